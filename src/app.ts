@@ -1,0 +1,39 @@
+// Builds the Fastify app from services. main.ts serves it; tests build it the same way.
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { sql } from 'drizzle-orm';
+import { BODY_LIMIT_BYTES, createMetricsRegistry, genRequestId, installErrorMapper, installJsonBody, installMetrics, installRequestId } from './platform/http/index.ts';
+import type { Services } from './services.ts';
+import { registerRoutes } from './routes.ts';
+
+export async function buildApp(services: Services): Promise<FastifyInstance> {
+  const { config, log, db } = services.platform;
+  const app = Fastify({
+    loggerInstance: log as unknown as FastifyBaseLogger,
+    genReqId: genRequestId,
+    requestIdHeader: false,
+    logController: new LogController({
+      requestIdLogLabel: 'request_id',
+      disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace',
+    }),
+    trustProxy: config.trustProxy,
+    bodyLimit: BODY_LIMIT_BYTES,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  installRequestId(app);
+  installJsonBody(app);
+  installErrorMapper(app);
+  installMetrics(app, createMetricsRegistry());
+
+  app.get('/healthz', async (_req, reply) => {
+    try {
+      await db.orm.execute(sql`select 1`);
+      return { status: 'ok' };
+    } catch {
+      return reply.code(503).send({ status: 'unavailable' });
+    }
+  });
+
+  await registerRoutes(app, services);
+  return app;
+}

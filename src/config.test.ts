@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ConfigError, loadConfig } from './config.ts';
+
+const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'gw-config-'));
+
+describe('config', () => {
+  it('has the contract defaults', () => {
+    const dir = tmp();
+    const c = loadConfig({ DATA_DIR: dir });
+    expect(c.port).toBe(3000);
+    expect(c.host).toBe('127.0.0.1');
+    expect(c.publicUrl).toBe('http://127.0.0.1:3000');
+    expect(c.checkoutUrl).toBe(c.publicUrl);
+    expect(c.databaseUrl).toBeNull();
+    expect(c.webhookRetryDelaysS).toEqual([60, 300, 1800, 7200, 21600, 86400]);
+    expect(c.webhookTimeoutMs).toBe(10000);
+    expect(c.simulationStepMs).toBe(2000);
+    expect(c.chainPollMs).toBe(5000);
+    expect(c.settlementDelayS).toBe(60);
+    expect(c.confirmations.bitcoin).toBe(3);
+    expect(c.confirmations.tron).toBe(20);
+    expect(c.adminToken).toBeNull();
+  });
+
+  it('generates AUTH_SECRET and WALLET_MNEMONIC once into DATA_DIR with mode 0600 and reuses them', () => {
+    const dir = tmp();
+    const a = loadConfig({ DATA_DIR: dir });
+    const b = loadConfig({ DATA_DIR: dir });
+    expect(a.authSecret).toBe(b.authSecret);
+    expect(a.walletMnemonic).toBe(b.walletMnemonic);
+    expect(a.walletMnemonicGenerated).toBe(true);
+    expect(a.walletMnemonic.split(' ')).toHaveLength(24);
+    for (const f of ['auth-secret', 'wallet-mnemonic']) {
+      expect(fs.statSync(path.join(dir, f)).mode & 0o777).toBe(0o600);
+    }
+  });
+
+  it('an empty CHECKOUT_URL serves no page', () => {
+    expect(loadConfig({ DATA_DIR: tmp(), CHECKOUT_URL: '' }).checkoutUrl).toBeNull();
+    expect(loadConfig({ DATA_DIR: tmp(), CHECKOUT_URL: 'https://pay.example.com/' }).checkoutUrl).toBe('https://pay.example.com');
+  });
+
+  it('parses lists and overrides', () => {
+    const c = loadConfig({
+      DATA_DIR: tmp(), WEBHOOK_RETRY_DELAYS: '1,1,1,1,1,1', CONFIRMATIONS_ETHEREUM: '2',
+      TOKEN_CONTRACTS: 'USDT_ERC20=0xabc,USDT_TRC20=Txyz', TRUST_PROXY: '1', PORT: '8080',
+    });
+    expect(c.webhookRetryDelaysS).toEqual([1, 1, 1, 1, 1, 1]);
+    expect(c.confirmations.ethereum).toBe(2);
+    expect(c.tokenContracts).toEqual({ USDT_ERC20: '0xabc', USDT_TRC20: 'Txyz' });
+    expect(c.trustProxy).toBe(true);
+    expect(c.publicUrl).toBe('http://127.0.0.1:8080');
+  });
+
+  const cases: [Record<string, string>, string][] = [
+    [{ PORT: 'abc' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ WALLET_MNEMONIC: 'not a mnemonic' }, 'WALLET_MNEMONIC'],
+    [{ AUTH_SECRET: 'short' }, 'AUTH_SECRET'],
+    [{ WEBHOOK_RETRY_DELAYS: '1,2' }, 'WEBHOOK_RETRY_DELAYS'],
+    [{ WEBHOOK_TIMEOUT_MS: '-1' }, 'WEBHOOK_TIMEOUT_MS'],
+    [{ TRUST_PROXY: 'yes' }, 'TRUST_PROXY'],
+    [{ MARKET_FILE: '/nonexistent/market.json' }, 'MARKET_FILE'],
+    [{ CONFIRMATIONS_BITCOIN: '0' }, 'CONFIRMATIONS_BITCOIN'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ PUBLIC_URL: 'nope' }, 'PUBLIC_URL'],
+    [{ TOKEN_CONTRACTS: 'garbage' }, 'TOKEN_CONTRACTS'],
+    [{ REDIS_URL: 'http://x' }, 'REDIS_URL'],
+  ];
+  it.each(cases)('refuses %j naming %s in one line', (env, name) => {
+    let err: unknown;
+    try { loadConfig({ DATA_DIR: tmp(), ...env }); } catch (e) { err = e; }
+    expect(err).toBeInstanceOf(ConfigError);
+    const msg = (err as Error).message;
+    expect(msg).toContain(name);
+    expect(msg).not.toContain('\n');
+  });
+});

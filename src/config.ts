@@ -1,0 +1,190 @@
+// The environment of CONTRACT.md, parsed and validated once at start. Anything wrong stops the
+// process with one line naming the variable (ConfigError), before any port or file is opened.
+import fs from 'node:fs';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import { generateMnemonic, validateMnemonic } from '@scure/bip39';
+import { wordlist } from '@scure/bip39/wordlists/english.js';
+
+export const CHAINS = ['bitcoin', 'litecoin', 'dogecoin', 'ethereum', 'bsc', 'tron', 'xrp'] as const;
+export type Chain = (typeof CHAINS)[number];
+
+/** Confirmations a deposit needs before it is final, per chain, unless CONFIRMATIONS_<CHAIN> says otherwise. */
+export const DEFAULT_CONFIRMATIONS: Record<Chain, number> = {
+  bitcoin: 3, litecoin: 6, dogecoin: 20, ethereum: 12, bsc: 15, tron: 20, xrp: 1,
+};
+
+export const DEFAULT_WEBHOOK_RETRY_DELAYS = [60, 300, 1800, 7200, 21600, 86400];
+
+export interface Config {
+  port: number;
+  host: string;
+  publicUrl: string;
+  /** Base of the hosted checkout page; null when CHECKOUT_URL is set to empty (no page). */
+  checkoutUrl: string | null;
+  databaseUrl: string | null;
+  dataDir: string;
+  authSecret: string;
+  walletMnemonic: string;
+  /** True when the mnemonic was generated into DATA_DIR (development only). */
+  walletMnemonicGenerated: boolean;
+  adminToken: string | null;
+  trustProxy: boolean;
+  webhookAllowPrivate: boolean;
+  webhookRetryDelaysS: number[];
+  webhookTimeoutMs: number;
+  simulationStepMs: number;
+  marketFile: string | null;
+  rpc: {
+    ethereum: string | null; bsc: string | null; bitcoin: string | null; litecoin: string | null;
+    dogecoin: string | null; tron: string | null; xrp: string | null;
+  };
+  confirmations: Record<Chain, number>;
+  tokenContracts: Record<string, string>;
+  chainPollMs: number;
+  settlementDelayS: number;
+  logLevel: string;
+  redisUrl: string | null;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function bad(name: string, why: string): never {
+  throw new ConfigError(`invalid configuration: ${name} ${why}`);
+}
+
+/** A set, non-empty value; undefined when unset. An empty string counts as unset except where noted. */
+function opt(env: Env, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+
+function int(env: Env, name: string, dflt: number, min: number, max: number): number {
+  const v = opt(env, name);
+  if (v === undefined) return dflt;
+  if (!/^\d+$/.test(v)) bad(name, `must be a whole number, got "${v}"`);
+  const n = Number(v);
+  if (n < min || n > max) bad(name, `must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function flag(env: Env, name: string): boolean {
+  const v = opt(env, name);
+  if (v === undefined || v === '0' || v === 'false') return false;
+  if (v === '1' || v === 'true') return true;
+  return bad(name, `must be 1 or 0, got "${v}"`);
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const v = opt(env, name);
+  if (v === undefined) return undefined;
+  let u: URL;
+  try { u = new URL(v); } catch { return bad(name, `must be a URL, got "${v}"`); }
+  if (!protocols.includes(u.protocol)) bad(name, `must use ${protocols.join(' or ')}, got "${u.protocol}"`);
+  return v.replace(/\/+$/, '');
+}
+
+/** Reads a secret from DATA_DIR, or creates it there (mode 0600) on first start. */
+function persistedSecret(dataDir: string, file: string, make: () => string): { value: string; generated: boolean } {
+  const p = path.join(dataDir, file);
+  if (fs.existsSync(p)) return { value: fs.readFileSync(p, 'utf8').trim(), generated: true };
+  fs.mkdirSync(dataDir, { recursive: true });
+  const value = make();
+  // 'wx' fails if another process created it meanwhile; then read theirs.
+  try {
+    fs.writeFileSync(p, `${value}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    return { value: fs.readFileSync(p, 'utf8').trim(), generated: true };
+  }
+  return { value, generated: true };
+}
+
+function parseRetryDelays(env: Env): number[] {
+  const v = opt(env, 'WEBHOOK_RETRY_DELAYS');
+  if (v === undefined) return DEFAULT_WEBHOOK_RETRY_DELAYS;
+  const parts = v.split(',').map((s) => s.trim());
+  if (parts.length !== 6 || parts.some((p) => !/^\d+$/.test(p))) {
+    bad('WEBHOOK_RETRY_DELAYS', `must be six whole numbers of seconds separated by commas, got "${v}"`);
+  }
+  return parts.map(Number);
+}
+
+function parseTokenContracts(env: Env): Record<string, string> {
+  const v = opt(env, 'TOKEN_CONTRACTS');
+  if (v === undefined) return {};
+  const out: Record<string, string> = {};
+  for (const item of v.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const m = /^([A-Z0-9_]+)=(\S+)$/.exec(item);
+    if (!m) bad('TOKEN_CONTRACTS', `must be TOKEN=address pairs separated by commas, got "${item}"`);
+    out[m[1]] = m[2];
+  }
+  return out;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = int(env, 'PORT', 3000, 0, 65535);
+  const host = opt(env, 'HOST') ?? '127.0.0.1';
+  const publicUrl = url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  // CHECKOUT_URL set to an empty string means "serve no page"; unset means PUBLIC_URL.
+  const checkoutUrl = env.CHECKOUT_URL === undefined ? publicUrl
+    : env.CHECKOUT_URL.trim() === '' ? null : url(env, 'CHECKOUT_URL', ['http:', 'https:'])!;
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']) ?? null;
+  const dataDir = path.resolve(opt(env, 'DATA_DIR') ?? './data');
+
+  let authSecret = opt(env, 'AUTH_SECRET');
+  if (authSecret !== undefined && authSecret.length < 32) bad('AUTH_SECRET', 'must be at least 32 characters');
+  authSecret ??= persistedSecret(dataDir, 'auth-secret', () => crypto.randomBytes(32).toString('hex')).value;
+
+  let walletMnemonic = opt(env, 'WALLET_MNEMONIC');
+  let walletMnemonicGenerated = false;
+  if (walletMnemonic !== undefined) {
+    walletMnemonic = walletMnemonic.split(/\s+/).join(' ');
+    if (!validateMnemonic(walletMnemonic, wordlist)) bad('WALLET_MNEMONIC', 'is not a valid BIP-39 English mnemonic');
+  } else {
+    walletMnemonic = persistedSecret(dataDir, 'wallet-mnemonic', () => generateMnemonic(wordlist, 256)).value;
+    walletMnemonicGenerated = true;
+    if (!validateMnemonic(walletMnemonic, wordlist)) bad('WALLET_MNEMONIC', `stored in ${dataDir} is not a valid mnemonic`);
+  }
+
+  const marketFile = opt(env, 'MARKET_FILE') ?? null;
+  if (marketFile !== null && !fs.existsSync(marketFile)) bad('MARKET_FILE', `names a file that does not exist: ${marketFile}`);
+
+  const confirmations = { ...DEFAULT_CONFIRMATIONS };
+  for (const chain of CHAINS) {
+    confirmations[chain] = int(env, `CONFIRMATIONS_${chain.toUpperCase()}`, DEFAULT_CONFIRMATIONS[chain], 1, 10_000);
+  }
+
+  const logLevel = opt(env, 'LOG_LEVEL') ?? 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    bad('LOG_LEVEL', `must be one of fatal, error, warn, info, debug, trace, silent, got "${logLevel}"`);
+  }
+
+  return {
+    port, host, publicUrl, checkoutUrl, databaseUrl, dataDir, authSecret, walletMnemonic, walletMnemonicGenerated,
+    adminToken: opt(env, 'ADMIN_TOKEN') ?? null,
+    trustProxy: flag(env, 'TRUST_PROXY'),
+    webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE'),
+    webhookRetryDelaysS: parseRetryDelays(env),
+    webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    simulationStepMs: int(env, 'SIMULATION_STEP_MS', 2000, 0, 600_000),
+    marketFile,
+    rpc: {
+      ethereum: url(env, 'ETHEREUM_RPC_URL', ['http:', 'https:', 'ws:', 'wss:']) ?? null,
+      bsc: url(env, 'BSC_RPC_URL', ['http:', 'https:', 'ws:', 'wss:']) ?? null,
+      bitcoin: url(env, 'BITCOIN_RPC_URL', ['http:', 'https:']) ?? null,
+      litecoin: url(env, 'LITECOIN_RPC_URL', ['http:', 'https:']) ?? null,
+      dogecoin: url(env, 'DOGECOIN_RPC_URL', ['http:', 'https:']) ?? null,
+      tron: url(env, 'TRON_API_URL', ['http:', 'https:']) ?? null,
+      xrp: url(env, 'XRP_RPC_URL', ['http:', 'https:', 'ws:', 'wss:']) ?? null,
+    },
+    confirmations,
+    tokenContracts: parseTokenContracts(env),
+    chainPollMs: int(env, 'CHAIN_POLL_MS', 5000, 100, 3_600_000),
+    settlementDelayS: int(env, 'SETTLEMENT_DELAY_S', 60, 0, 86_400),
+    logLevel,
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']) ?? null,
+  };
+}

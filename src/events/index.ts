@@ -1,0 +1,3 @@
+export { appendEvent, type NewEvent, type StoredEvent } from './outbox.ts';
+export { OutboxDispatcher, type Subscriber } from './dispatcher.ts';
+export { events } from './schema.ts';

@@ -1,0 +1,41 @@
+// Writing to the outbox. Always inside the transaction of the change the event records, so a
+// change without its event (or an event without its change) can never be committed.
+import { newEventId } from '../platform/ids.ts';
+import type { Executor } from '../platform/db/index.ts';
+import { events } from './schema.ts';
+
+export interface NewEvent {
+  type: string;
+  livemode: boolean;
+  merchantId?: string | null;
+  paymentId?: string | null;
+  data: unknown;
+  at: Date;
+}
+
+export interface StoredEvent {
+  seq: number;
+  id: string;
+  type: string;
+  merchantId: string | null;
+  paymentId: string | null;
+  livemode: boolean;
+  data: unknown;
+  createdAt: Date;
+}
+
+export async function appendEvent(tx: Executor, e: NewEvent): Promise<StoredEvent> {
+  const [row] = await tx.insert(events).values({
+    id: newEventId(e.at),
+    type: e.type,
+    merchantId: e.merchantId ?? null,
+    paymentId: e.paymentId ?? null,
+    livemode: e.livemode,
+    data: e.data,
+    createdAt: e.at,
+  }).returning();
+  return {
+    seq: row.seq, id: row.id, type: row.type, merchantId: row.merchantId, paymentId: row.paymentId,
+    livemode: row.livemode, data: row.data, createdAt: row.createdAt,
+  };
+}

@@ -1,0 +1,14 @@
+import { bigserial, boolean, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { at } from '../platform/db/index.ts';
+
+export const events = pgTable('events', {
+  seq: bigserial('seq', { mode: 'number' }).primaryKey(),
+  id: text('id').notNull().unique(),
+  type: text('type').notNull(),
+  merchantId: text('merchant_id'),
+  paymentId: text('payment_id'),
+  livemode: boolean('livemode').notNull(),
+  data: jsonb('data').notNull(),
+  createdAt: at('created_at').notNull(),
+  dispatchedAt: at('dispatched_at'),
+});

@@ -1,0 +1,67 @@
+// Composition root: configuration → database → services → HTTP, sockets, workers.
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { createLogger } from './platform/logger.ts';
+import { bootPlatform } from './platform/boot.ts';
+import { createServices } from './services.ts';
+import { buildApp } from './app.ts';
+import { startWorkers, stopWorkers } from './workers.ts';
+
+const SHUTDOWN_LIMIT_MS = 9000;
+
+function readConfig(): Config {
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
+async function main(): Promise<void> {
+  const config = readConfig();
+  const log = createLogger(config.logLevel);
+  if (config.walletMnemonicGenerated) {
+    log.warn(`WALLET_MNEMONIC is not set: using a development mnemonic generated in ${config.dataDir}; never use it for real funds`);
+  }
+  if (config.webhookAllowPrivate) {
+    log.warn('WEBHOOK_ALLOW_PRIVATE=1: webhook URLs may use http and private hosts; for development only');
+  }
+  const platform = await bootPlatform(config, log);
+  const services = await createServices(platform);
+  const app = await buildApp(services);
+  await app.listen({ port: config.port, host: config.host });
+  await startWorkers(services);
+  process.stdout.write(`listening on ${config.publicUrl}\n`);
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => {
+      log.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, SHUTDOWN_LIMIT_MS);
+    force.unref();
+    try {
+      await app.close();
+      await stopWorkers(services);
+      await platform.jobs?.stop();
+      await platform.db.close();
+      process.exit(0);
+    } catch (err) {
+      log.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((err) => {
+  process.stderr.write(`failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

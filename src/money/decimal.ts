@@ -1,0 +1,22 @@
+// The one Decimal configuration of the project: wide enough for 78-digit base units, and no
+// rounding unless a call asks for it by name.
+import { Decimal as DecimalJs } from 'decimal.js';
+
+export const Decimal = DecimalJs.clone({ precision: 120, rounding: DecimalJs.ROUND_HALF_UP, toExpNeg: -100, toExpPos: 100 });
+export type Decimal = InstanceType<typeof Decimal>;
+
+export const ROUND_UP = DecimalJs.ROUND_UP;
+export const ROUND_DOWN = DecimalJs.ROUND_DOWN;
+export const ROUND_HALF_UP = DecimalJs.ROUND_HALF_UP;
+
+export type DecimalInput = Decimal | string | number | bigint;
+
+export function dec(v: DecimalInput): Decimal {
+  return new Decimal(typeof v === 'bigint' ? v.toString() : v);
+}
+
+/** Plain decimal notation without trailing zeros ("25.5", "3000", "0.00000001"). */
+export function plain(d: Decimal): string {
+  const s = d.toFixed();
+  return s === '-0' ? '0' : s;
+}

@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { dec, formatUnits, formatUsd, formatUsd2, parseAmountUsd, parseUnits, rateHalfUp, roundUnitsUp, unitsRoundedUp, usdHalfUp, usdUp } from './index.ts';
+
+describe('coin units', () => {
+  it('formats base units without trailing zeros', () => {
+    expect(formatUnits(150000000n, 8)).toBe('1.5');
+    expect(formatUnits(1n, 8)).toBe('0.00000001');
+    expect(formatUnits(3000n * 10n ** 18n, 18)).toBe('3000');
+    expect(formatUnits(0n, 6)).toBe('0');
+    expect(formatUnits(-2500000n, 6)).toBe('-2.5');
+  });
+
+  it('parses decimal strings exactly and refuses more decimals than the coin has', () => {
+    expect(parseUnits('0.00000001', 8)).toBe(1n);
+    expect(parseUnits('1.50', 8)).toBe(150000000n);
+    expect(parseUnits('0.000000001', 8)).toBeUndefined();
+    expect(parseUnits('-1', 8)).toBeUndefined();
+    expect(parseUnits('1e3', 8)).toBeUndefined();
+  });
+
+  it('round-trips every amount through its string form (property)', () => {
+    fc.assert(fc.property(fc.bigInt({ min: 0n, max: 10n ** 40n }), fc.constantFrom(6, 8, 18), (units, decimals) => {
+      expect(parseUnits(formatUnits(units, decimals), decimals)).toBe(units);
+    }));
+  });
+
+  it('rounds a coin quantity up at its precision, never below the exact value (property)', () => {
+    fc.assert(fc.property(
+      fc.integer({ min: 1, max: 10_000_000 }), fc.integer({ min: 1, max: 10_000_000 }), fc.constantFrom([8, 18], [6, 6], [6, 18], [8, 8]),
+      (usdCents, ratePenny, [places, decimals]) => {
+        const exact = dec(usdCents).div(100).div(dec(ratePenny).div(100));
+        const units = unitsRoundedUp(exact, places, decimals);
+        const asDecimal = dec(units).div(dec(10n ** BigInt(decimals)));
+        expect(asDecimal.gte(exact)).toBe(true);
+        // less than one step of precision above the exact value
+        expect(asDecimal.minus(exact).lt(dec(10).pow(-places))).toBe(true);
+        // a multiple of the precision step
+        expect(units % 10n ** BigInt(decimals - places)).toBe(0n);
+      },
+    ));
+  });
+
+  it('rounds base units up to the precision step', () => {
+    expect(roundUnitsUp(1n, 8, 18)).toBe(10n ** 10n);
+    expect(roundUnitsUp(10n ** 10n, 8, 18)).toBe(10n ** 10n);
+    expect(roundUnitsUp(0n, 6, 6)).toBe(0n);
+  });
+});
+
+describe('dollars', () => {
+  it('rounds what the customer owes up to the cent and other figures half-up', () => {
+    expect(usdUp('25.001').toFixed()).toBe('25.01');
+    expect(usdUp('25.00').toFixed()).toBe('25');
+    expect(usdHalfUp('0.125').toFixed()).toBe('0.13');
+    expect(usdHalfUp('0.124999').toFixed()).toBe('0.12');
+    expect(rateHalfUp('2999.999999995').toFixed()).toBe('3000');
+  });
+
+  it('formats without trailing zeros, and with exactly two decimals for volumes', () => {
+    expect(formatUsd('25.50')).toBe('25.5');
+    expect(formatUsd('3000.00')).toBe('3000');
+    expect(formatUsd2('25.5')).toBe('25.50');
+    expect(formatUsd2('0')).toBe('0.00');
+  });
+
+  it('rounding up never loses a cent and never adds a whole one (property)', () => {
+    fc.assert(fc.property(fc.integer({ min: 0, max: 10 ** 9 }), fc.integer({ min: 0, max: 5 }), (n, scale) => {
+      const v = dec(n).div(dec(10).pow(scale));
+      const up = usdUp(v);
+      expect(up.gte(v)).toBe(true);
+      expect(up.minus(v).lt('0.01')).toBe(true);
+      expect(up.decimalPlaces()).toBeLessThanOrEqual(2);
+      const half = usdHalfUp(v);
+      expect(half.minus(v).abs().lte('0.005')).toBe(true);
+    }));
+  });
+
+  it('accepts amount_usd as a number or decimal string with at most 2 decimals', () => {
+    expect(parseAmountUsd(25).ok).toBe(true);
+    expect(parseAmountUsd('25.00').ok).toBe(true);
+    expect(parseAmountUsd('0.01').ok).toBe(true);
+    expect(parseAmountUsd(0)).toEqual({ ok: false, reason: 'must be greater than 0' });
+    expect(parseAmountUsd('-5')).toEqual({ ok: false, reason: 'must be greater than 0' });
+    expect(parseAmountUsd('1.005')).toEqual({ ok: false, reason: 'has more than 2 decimals' });
+    expect(parseAmountUsd('abc').ok).toBe(false);
+    expect(parseAmountUsd(null).ok).toBe(false);
+    expect(parseAmountUsd([25]).ok).toBe(false);
+    expect(parseAmountUsd('1e30').ok).toBe(false);
+    expect(parseAmountUsd(Number.POSITIVE_INFINITY).ok).toBe(false);
+  });
+});

@@ -1,0 +1,28 @@
+// Opens the database the configuration names: a PostgreSQL server, or PGlite in DATA_DIR.
+import fs from 'node:fs';
+import path from 'node:path';
+import { Database, type Orm } from './database.ts';
+
+export async function openPostgres(url: string, opts: { max?: number } = {}): Promise<Database> {
+  const { default: pg } = await import('pg');
+  const { drizzle } = await import('drizzle-orm/node-postgres');
+  const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10 });
+  // An idle connection dropped by the server must not crash the process.
+  pool.on('error', () => {});
+  const orm = drizzle(pool) as unknown as Orm;
+  return new Database({ kind: 'postgres', orm, pool, url, close: () => pool.end() });
+}
+
+/** PGlite in `dir` (persistent), or in memory when dir is null (tests). */
+export async function openPglite(dir: string | null): Promise<Database> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { drizzle } = await import('drizzle-orm/pglite');
+  if (dir) fs.mkdirSync(dir, { recursive: true });
+  const client = await PGlite.create(dir ?? undefined);
+  const orm = drizzle(client) as unknown as Orm;
+  return new Database({ kind: 'pglite', orm, pglite: client, close: () => client.close() });
+}
+
+export function openDatabase(cfg: { databaseUrl: string | null; dataDir: string }): Promise<Database> {
+  return cfg.databaseUrl ? openPostgres(cfg.databaseUrl) : openPglite(path.join(cfg.dataDir, 'pglite'));
+}

@@ -1,0 +1,22 @@
+// Domain errors carry the spec's exact message and an HTTP status; the edge maps them to
+// `{"error": message}`. Services throw these and never know about HTTP otherwise.
+export class AppError extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+    this.name = 'AppError';
+  }
+}
+
+export const badRequest = (message: string) => new AppError(400, message);
+export const unauthorized = (message: string) => new AppError(401, message);
+export const forbidden = (message: string) => new AppError(403, message);
+export const notFound = (message = 'not found') => new AppError(404, message);
+export const conflict = (message: string) => new AppError(409, message);
+export const tooManyRequests = (message = RATE_LIMITED) => new AppError(429, message);
+
+export const INVALID_REQUEST_BODY = 'invalid request body';
+export const RATE_LIMITED = 'rate limit exceeded';
+export const NOT_FOUND = 'not found';
+export const INTERNAL_ERROR = 'internal error';

@@ -1,0 +1,28 @@
+// The one place where errors become HTTP answers: `{"error": "<message>"}` with the spec's message.
+// Bad input is never a 500 and no answer ever carries a stack trace.
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { AppError, INTERNAL_ERROR, INVALID_REQUEST_BODY, NOT_FOUND, RATE_LIMITED } from '../errors.ts';
+
+export function installErrorMapper(app: FastifyInstance): void {
+  app.setNotFoundHandler((_req, reply) => {
+    reply.code(404).send({ error: NOT_FOUND });
+  });
+
+  app.setErrorHandler((err: FastifyError | AppError, req, reply) => {
+    if (err instanceof AppError) {
+      if (err.status >= 500) req.log.error({ err }, 'request failed');
+      return reply.code(err.status).send({ error: err.message });
+    }
+    const status = (err as FastifyError).statusCode ?? 500;
+    const code = (err as FastifyError).code ?? '';
+    if (status === 429) return reply.code(429).send({ error: RATE_LIMITED });
+    if (status === 413 || code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).send({ error: 'request body too large' });
+    if ((err as FastifyError).validation) return reply.code(400).send({ error: err.message });
+    if (code.startsWith('FST_ERR_CTP_') || code === 'FST_ERR_BAD_URL' || (status === 400 && !code)) {
+      return reply.code(400).send({ error: INVALID_REQUEST_BODY });
+    }
+    if (status >= 400 && status < 500) return reply.code(status).send({ error: err.message || INVALID_REQUEST_BODY });
+    req.log.error({ err }, 'request failed');
+    return reply.code(500).send({ error: INTERNAL_ERROR });
+  });
+}

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { newEventId, newId, randomHex, safeEqual } from './ids.ts';
+
+describe('ids', () => {
+  it('carries its prefix and sorts by creation time', () => {
+    const a = newId('pay', new Date('2026-01-01T00:00:00Z'));
+    const b = newId('pay', new Date('2026-01-01T00:00:00.001Z'));
+    expect(a).toMatch(/^pay_[0-9a-z]{26}$/);
+    expect(a < b).toBe(true);
+  });
+
+  it('event ids are 24 hex characters, sortable by time', () => {
+    const a = newEventId(new Date('2026-01-01T00:00:00Z'));
+    const b = newEventId(new Date('2026-01-02T00:00:00Z'));
+    expect(a).toMatch(/^[0-9a-f]{24}$/);
+    expect(a < b).toBe(true);
+  });
+
+  it('secrets are 64 hex characters and never repeat', () => {
+    const s = new Set(Array.from({ length: 100 }, () => randomHex()));
+    expect(s.size).toBe(100);
+    for (const v of s) expect(v).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('compares in constant time and tells equal from different', () => {
+    expect(safeEqual('abc', 'abc')).toBe(true);
+    expect(safeEqual('abc', 'abd')).toBe(false);
+    expect(safeEqual('abc', 'abcd')).toBe(false);
+  });
+});

@@ -1,0 +1,28 @@
+// Finds the PostgreSQL server for the PostgreSQL half of the integration suite, once per run.
+// Without one, that half is skipped with one printed line; the PGlite half always runs.
+import type { TestProject } from 'vitest/node';
+import pg from 'pg';
+
+export const DEFAULT_TEST_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    pgUrl: string;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<void> {
+  const url = process.env.TEST_DATABASE_URL || DEFAULT_TEST_DATABASE_URL;
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    project.provide('pgUrl', url);
+  } catch (err) {
+    const safe = url.replace(/\/\/[^@]*@/, '//');
+    console.log(`PostgreSQL tests skipped: no server reachable at ${safe} (${(err as Error).message}); set TEST_DATABASE_URL to run them`);
+    project.provide('pgUrl', '');
+  } finally {
+    await client.end().catch(() => {});
+  }
+}

@@ -1,0 +1,43 @@
+// The database layer on both engines: migrations once and safely, base units as bigint.
+import { expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { pgTable, text } from 'drizzle-orm/pg-core';
+import { describeEachDb } from '../harness/databases.ts';
+import { baseUnits, migrate, openPostgres, queryRows, splitStatements } from '../../src/platform/db/index.ts';
+
+const amounts = pgTable('amount_probe', { id: text('id').primaryKey(), units: baseUnits('units').notNull() });
+
+describeEachDb('database', (h) => {
+  it('applies each migration once (a second run applies nothing)', async () => {
+    expect(await migrate(h.db())).toEqual([]);
+    const rows = await queryRows<{ name: string }>(h.db().orm, sql`select name from schema_migrations order by name`);
+    expect(rows.map((r) => r.name)).toContain('0001_platform.sql');
+  });
+
+  it('round-trips NUMERIC(78,0) base units as bigint, beyond 2^64', async () => {
+    const db = h.db();
+    await db.orm.execute(sql`create table amount_probe (id text primary key, units numeric(78,0) not null)`);
+    const big = 2n ** 200n + 12345n;
+    await db.orm.insert(amounts).values([{ id: 'a', units: big }, { id: 'b', units: 1n }, { id: 'c', units: 0n }]);
+    const rows = await db.orm.select().from(amounts).orderBy(amounts.id);
+    expect(rows.map((r) => r.units)).toEqual([big, 1n, 0n]);
+    expect(typeof rows[0].units).toBe('bigint');
+  });
+
+  it('migrates safely when several runners start at once', async () => {
+    if (h.kind !== 'postgres') return; // PGlite is one process by construction
+    const dbs = await Promise.all([1, 2, 3].map(() => openPostgres(h.url()!)));
+    const results = await Promise.all(dbs.map((d) => migrate(d)));
+    expect(results.flat()).toEqual([]);
+    await Promise.all(dbs.map((d) => d.close()));
+  });
+});
+
+it('splits migration files into statements, keeping dollar-quoted bodies whole', () => {
+  const text = `-- comment\ncreate table a (x int);\ncreate function f() returns int as $$\nbegin\n  return 1;\nend;\n$$ language plpgsql;\ninsert into a values (1);`;
+  expect(splitStatements(text)).toEqual([
+    'create table a (x int);',
+    'create function f() returns int as $$\nbegin\n  return 1;\nend;\n$$ language plpgsql;',
+    'insert into a values (1);',
+  ]);
+});
