@@ -1,11 +1,14 @@
 // The composition of the rooms' services. Each room adds its service here; routes and workers
 // receive this object and never construct services themselves.
 import type { Platform } from './platform/context.ts';
+import { AccountsService } from './accounts/index.ts';
 
 export interface Services {
   platform: Platform;
+  accounts: AccountsService;
 }
 
 export async function createServices(platform: Platform): Promise<Services> {
-  return { platform };
+  const accounts = new AccountsService(platform);
+  return { platform, accounts };
 }

@@ -46,7 +46,7 @@ export interface TestAppOptions {
   /** Start pg-boss (default false: tests run due work by calling services). */
   jobs?: boolean;
   /** Extra routes for probing the plumbing, registered before the app is ready. */
-  extraRoutes?: (app: FastifyInstance) => void;
+  extraRoutes?: (app: FastifyInstance, services: Services) => void;
 }
 
 export async function startTestApp(db: Database, opts: TestAppOptions = {}): Promise<TestApp> {
@@ -54,7 +54,7 @@ export async function startTestApp(db: Database, opts: TestAppOptions = {}): Pro
   const platform = await bootPlatform(config, createLogger(config.logLevel), { db, clock: opts.clock, jobs: opts.jobs ?? false });
   const services = await createServices(platform);
   const app = await buildApp(services);
-  opts.extraRoutes?.(app);
+  opts.extraRoutes?.(app, services);
   await app.ready();
   return {
     app, services, platform, config,

@@ -1,0 +1,61 @@
+// Route declarations for the two authenticated surfaces. Every dashboard route names its roles
+// here (DASHBOARD_ROUTES records them for the route × role test); every /v1 route says whether a
+// read-only key may GET it.
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import { forbidden } from '../platform/errors.ts';
+import type { ApiKeyAuth, UserAuth } from './auth-context.ts';
+import type { Authenticator } from './authenticate.ts';
+import { INSUFFICIENT_PERMISSIONS, type Role } from './roles.ts';
+
+type Handler<A> = (req: FastifyRequest, reply: FastifyReply, auth: A) => Promise<unknown>;
+
+export interface DashboardRouteSpec {
+  method: HTTPMethods;
+  url: string;
+  roles: readonly Role[];
+}
+
+/** Every dashboard route with its roles, as registered (keyed by "METHOD url"). */
+export const DASHBOARD_ROUTES = new Map<string, DashboardRouteSpec>();
+
+function bearer(req: FastifyRequest): string | undefined {
+  const h = req.headers.authorization;
+  if (!h) return undefined;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
+  return m ? m[1] : undefined;
+}
+
+/** The API key of a /v1 request: X-API-Key wins over Authorization (spec 5 rule 1). */
+function apiKeyOf(req: FastifyRequest): string | undefined {
+  const x = req.headers['x-api-key'];
+  const v = Array.isArray(x) ? x[0] : x;
+  return v && v.trim() ? v.trim() : bearer(req);
+}
+
+export function dashboardRoute(app: FastifyInstance, authn: Authenticator, spec: DashboardRouteSpec & { handler: Handler<UserAuth> }): void {
+  DASHBOARD_ROUTES.set(`${spec.method} ${spec.url}`, { method: spec.method, url: spec.url, roles: spec.roles });
+  app.route({
+    method: spec.method,
+    url: spec.url,
+    // onRequest: credentials and roles are checked before the body is even read.
+    onRequest: async (req) => {
+      const auth = await authn.user(bearer(req));
+      if (!spec.roles.includes(auth.role)) throw forbidden(INSUFFICIENT_PERMISSIONS);
+      req.auth = auth;
+    },
+    handler: (req, reply) => spec.handler(req, reply, req.auth as UserAuth),
+  });
+}
+
+export function apiRoute(app: FastifyInstance, authn: Authenticator, spec: { method: HTTPMethods; url: string; readOnlyAllowed?: boolean; handler: Handler<ApiKeyAuth> }): void {
+  app.route({
+    method: spec.method,
+    url: spec.url,
+    onRequest: async (req) => {
+      req.auth = await authn.apiKey(apiKeyOf(req), { method: req.method, readAllowed: spec.readOnlyAllowed === true });
+    },
+    handler: (req, reply) => spec.handler(req, reply, req.auth as ApiKeyAuth),
+  });
+}
+
+export { bearer };

@@ -1,0 +1,35 @@
+// Sign-in sessions: an opaque refresh token in an httpOnly cookie, rotated on every use, stored
+// hashed. Presenting a token that was already exchanged (reuse) revokes the whole session.
+import { and, eq, isNull } from 'drizzle-orm';
+import { newId, randomHex } from '../platform/ids.ts';
+import type { Executor } from '../platform/db/index.ts';
+import { hashSecret } from './api-keys.ts';
+import { refreshTokens, sessions } from './schema.ts';
+
+export const REFRESH_TTL_MS = 7 * 24 * 3600 * 1000;
+export const REFRESH_COOKIE = 'refresh_token';
+export const REFRESH_COOKIE_PATH = '/merchant/auth';
+
+export async function openSession(tx: Executor, userId: string, merchantId: string, now: Date): Promise<{ sessionId: string; refreshToken: string }> {
+  const sessionId = newId('ses', now);
+  await tx.insert(sessions).values({ id: sessionId, userId, merchantId, createdAt: now, expiresAt: new Date(now.getTime() + REFRESH_TTL_MS) });
+  const refreshToken = await issueRefreshToken(tx, sessionId, now);
+  return { sessionId, refreshToken };
+}
+
+export async function issueRefreshToken(tx: Executor, sessionId: string, now: Date): Promise<string> {
+  const token = randomHex(32);
+  await tx.insert(refreshTokens).values({ tokenHash: hashSecret(token), sessionId, createdAt: now });
+  return token;
+}
+
+export async function revokeSession(tx: Executor, sessionId: string, reason: string, now: Date): Promise<void> {
+  await tx.update(sessions).set({ revokedAt: now, revokedReason: reason }).where(and(eq(sessions.id, sessionId), isNull(sessions.revokedAt)));
+}
+
+/** Ends every open session of a user (password change, role change, removal); returns their ids. */
+export async function revokeUserSessions(tx: Executor, userId: string, reason: string, now: Date): Promise<string[]> {
+  const rows = await tx.update(sessions).set({ revokedAt: now, revokedReason: reason })
+    .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt))).returning({ id: sessions.id });
+  return rows.map((r) => r.id);
+}

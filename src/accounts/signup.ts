@@ -1,0 +1,58 @@
+// Sign-up: a merchant, its owner, the first test and live keys and a session, in one transaction.
+import { badRequest, conflict } from '../platform/errors.ts';
+import { newId } from '../platform/ids.ts';
+import type { Database } from '../platform/db/index.ts';
+import { merchants, users, type ApiKeyRow, type MerchantRow, type UserRow } from './schema.ts';
+import { hashPassword } from './passwords.ts';
+import { insertApiKey } from './api-keys.ts';
+import { openSession } from './sessions.ts';
+import { DEFAULT_FEE_BPS } from './merchant.ts';
+import { EMAIL_TAKEN, isUniqueViolation, requireEmail, requireNewPassword } from './validate.ts';
+
+export const MERCHANT_NAME_REQUIRED = 'merchant_name is required';
+
+export interface SignupInput {
+  merchant_name?: unknown;
+  email?: unknown;
+  password?: unknown;
+  referral_code?: unknown;
+}
+
+export interface SignupResult {
+  merchant: MerchantRow;
+  user: UserRow;
+  keys: { row: ApiKeyRow; secret: string }[];
+  sessionId: string;
+  refreshToken: string;
+}
+
+export async function signup(db: Database, input: SignupInput, now: Date): Promise<SignupResult> {
+  const name = typeof input.merchant_name === 'string' ? input.merchant_name.trim() : '';
+  if (!name || name.length > 200) throw badRequest(MERCHANT_NAME_REQUIRED);
+  const email = requireEmail(input.email);
+  const password = requireNewPassword(input.password);
+  const referral = typeof input.referral_code === 'string' && input.referral_code.trim() ? input.referral_code.trim().toUpperCase().slice(0, 64) : null;
+  const passwordHash = await hashPassword(password);
+  try {
+    return await db.transaction(async (tx) => {
+      const [merchant] = await tx.insert(merchants).values({
+        id: newId('mer', now), name, status: 'active', feeBps: DEFAULT_FEE_BPS, liveEnabled: false,
+        underpaidToleranceBps: 50, acceptOtherAssets: false, settlement: 'direct', payoutSchedule: 'daily',
+        feesPaidByCustomer: true, convertInto: 'cheapest', hideBelowMinimum: false, enabledTokens: null,
+        referralCode: referral, createdAt: now, updatedAt: now,
+      }).returning();
+      const [user] = await tx.insert(users).values({
+        id: newId('usr', now), merchantId: merchant.id, email, passwordHash, role: 'owner', createdAt: now, lastLoginAt: now,
+      }).returning();
+      const keys = [
+        await insertApiKey(tx, { merchantId: merchant.id, livemode: false, label: 'default', access: 'full', createdBy: user.id, at: now }),
+        await insertApiKey(tx, { merchantId: merchant.id, livemode: true, label: 'default', access: 'full', createdBy: user.id, at: now }),
+      ];
+      const { sessionId, refreshToken } = await openSession(tx, user.id, merchant.id, now);
+      return { merchant, user, keys, sessionId, refreshToken };
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict(EMAIL_TAKEN);
+    throw err;
+  }
+}

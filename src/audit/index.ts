@@ -1,0 +1,1 @@
+export { recordAudit, requestOrigin, auditEntryJson, scrub, type Actor, type ActorKind, type AuditInput } from './audit.ts';

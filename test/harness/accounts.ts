@@ -1,0 +1,43 @@
+// Account fixtures through the public sign-up route, for every room's integration tests.
+import crypto from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+
+export const PASSWORD = 'correct-horse-9';
+export const uid = (): string => crypto.randomBytes(5).toString('hex');
+
+/** A distinct client address per call, so per-IP limits of one test never hit another. */
+export const randomIp = (): string => `10.${crypto.randomInt(256)}.${crypto.randomInt(256)}.${1 + crypto.randomInt(254)}`;
+
+export interface Account {
+  merchant: Record<string, unknown> & { id: string };
+  user: Record<string, unknown> & { id: string };
+  email: string;
+  password: string;
+  accessToken: string;
+  refreshCookie: string | null;
+  testKey: string;
+  liveKey: string;
+  testKeyId: string;
+  liveKeyId: string;
+}
+
+export async function signupAccount(app: FastifyInstance, body: Record<string, unknown> = {}): Promise<Account> {
+  const email = (body.email as string) ?? `owner-${uid()}@example.com`;
+  const res = await app.inject({
+    method: 'POST', url: '/merchant/signup', remoteAddress: randomIp(),
+    payload: { merchant_name: `Shop ${uid()}`, email, password: PASSWORD, ...body },
+  });
+  if (res.statusCode !== 201) throw new Error(`signup failed: ${res.statusCode} ${res.body}`);
+  const b = res.json();
+  const test = b.api_keys.find((k: { api_key: { livemode: boolean } }) => !k.api_key.livemode);
+  const live = b.api_keys.find((k: { api_key: { livemode: boolean } }) => k.api_key.livemode);
+  const setCookie = ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.startsWith('refresh_token='));
+  return {
+    merchant: b.merchant, user: b.user, email, password: PASSWORD, accessToken: b.access_token,
+    refreshCookie: setCookie ? setCookie.split(';')[0] : null,
+    testKey: test.secret, liveKey: live.secret, testKeyId: test.api_key.id, liveKeyId: live.api_key.id,
+  };
+}
+
+export const keyHeader = (key: string) => ({ authorization: `Bearer ${key}` });
+export const tokenHeader = (token: string) => ({ authorization: `Bearer ${token}` });
