@@ -1,5 +1,6 @@
 // Sign-up and the two guards every other route stands on (spec 4.4 Session, 5, 7).
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { InjectOptions } from 'fastify';
 import { eq } from 'drizzle-orm';
 import { describeEachDb } from '../harness/databases.ts';
 import { startTestApp, type TestApp } from '../harness/app.ts';
@@ -24,7 +25,7 @@ describeEachDb('accounts core', (h) => {
   });
   afterAll(async () => { await t.close(); });
 
-  const inject = (opts: Parameters<TestApp['app']['inject']>[0]) => t.app.inject(opts as never);
+  const inject = (opts: InjectOptions) => t.app.inject(opts);
 
   it('signs up with merchant, owner, two keys shown once, access token and refresh cookie', async () => {
     const email = `Owner-${uid()}@Example.com`;
