@@ -7,6 +7,8 @@ create table events (
   payment_id text,
   livemode boolean not null,
   data jsonb not null,
+  -- a payment's own webhook_url, when its payment.* and settlement.* events go there (spec 6.1 Routing)
+  webhook_url text,
   created_at timestamptz not null,
   dispatched_at timestamptz
 );

@@ -97,7 +97,7 @@ export class OutboxDispatcher {
       if (rows.length === 0) return 0;
       const batch: StoredEvent[] = rows.map((r) => ({
         seq: r.seq, id: r.id, type: r.type, merchantId: r.merchantId, paymentId: r.paymentId,
-        livemode: r.livemode, data: r.data, createdAt: r.createdAt,
+        livemode: r.livemode, data: r.data, webhookUrl: r.webhookUrl, createdAt: r.createdAt,
       }));
       for (const s of this.#subscribers) await s.handle(tx, batch);
       await tx.update(events).set({ dispatchedAt: this.#clock.now() }).where(inArray(events.seq, batch.map((e) => e.seq)));

@@ -10,6 +10,8 @@ export interface NewEvent {
   merchantId?: string | null;
   paymentId?: string | null;
   data: unknown;
+  /** The payment's own webhook_url for payment.* and settlement.* events of a payment that has one. */
+  webhookUrl?: string | null;
   at: Date;
 }
 
@@ -21,6 +23,7 @@ export interface StoredEvent {
   paymentId: string | null;
   livemode: boolean;
   data: unknown;
+  webhookUrl: string | null;
   createdAt: Date;
 }
 
@@ -32,10 +35,11 @@ export async function appendEvent(tx: Executor, e: NewEvent): Promise<StoredEven
     paymentId: e.paymentId ?? null,
     livemode: e.livemode,
     data: e.data,
+    webhookUrl: e.webhookUrl ?? null,
     createdAt: e.at,
   }).returning();
   return {
     seq: row.seq, id: row.id, type: row.type, merchantId: row.merchantId, paymentId: row.paymentId,
-    livemode: row.livemode, data: row.data, createdAt: row.createdAt,
+    livemode: row.livemode, data: row.data, webhookUrl: row.webhookUrl, createdAt: row.createdAt,
   };
 }

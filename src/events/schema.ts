@@ -9,6 +9,7 @@ export const events = pgTable('events', {
   paymentId: text('payment_id'),
   livemode: boolean('livemode').notNull(),
   data: jsonb('data').notNull(),
+  webhookUrl: text('webhook_url'),
   createdAt: at('created_at').notNull(),
   dispatchedAt: at('dispatched_at'),
 });
