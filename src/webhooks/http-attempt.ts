@@ -1,0 +1,170 @@
+// One delivery attempt (spec 6.1): re-check the URL, sign afresh, POST the stored body to exactly the
+// addresses just checked, and report what happened. Never follows a redirect, never reads more of
+// the answer than the 500 characters a history entry keeps, never waits longer than the timeout.
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { StringDecoder } from 'node:string_decoder';
+import { systemClock, type Clock } from '../platform/clock.ts';
+import { ipFamily } from './ip-ranges.ts';
+import { signatureHeader, unixSeconds } from './signing.ts';
+import { bareHost, checkWebhookUrl, type ResolvedAddress, type Resolver } from './url-policy.ts';
+import { describeAttemptError, timeoutError } from './attempt-errors.ts';
+
+export const USER_AGENT = 'gateway-webhooks/1.0';
+/** The error of an attempt to the account URL after it was removed; the caller records it. */
+export const NO_WEBHOOK_URL = 'no webhook url is set for this mode';
+/** History entries keep the first 500 characters of an answer (spec part 2, part 8). */
+export const RESPONSE_KEPT_CHARS = 500;
+
+export interface AttemptRequest {
+  url: string;
+  /** The stored payload, posted and signed byte for byte. */
+  body: string;
+  secret: string;
+  deliveryId: string;
+  eventType: string;
+  /** 1 to 7, sent as X-Webhook-Attempt. */
+  attempt: number;
+  /** WEBHOOK_TIMEOUT_MS: covers the URL check, connecting and the answer's status line. */
+  timeoutMs: number;
+  allowPrivate?: boolean;
+  resolve?: Resolver;
+  /** Prefix of policy messages: `webhook_url: ` for a payment's own URL. */
+  messagePrefix?: string;
+  /** Gives the signature's `t`. */
+  clock?: Clock;
+  /** Extra trusted certificates (tests with a local HTTPS server). */
+  ca?: string | Buffer;
+}
+
+export interface AttemptResult {
+  /** An answer with a 2xx status arrived within the timeout. */
+  ok: boolean;
+  statusCode?: number;
+  /** Set on every failure: a policy message, `endpoint answered 500`, `timeout after 10000 ms`, ... */
+  error?: string;
+  /** The first 500 characters of the answer ('' when there was none). */
+  response: string;
+  millis: number;
+  /** The `t` of this attempt's signature (the second the attempt was made when refused before sending). */
+  signedAt: number;
+}
+
+export const answeredError = (statusCode: number) => `endpoint answered ${statusCode}`;
+
+// Hands the socket only the addresses the policy approved, so no second DNS answer is ever used.
+function pinnedLookup(addresses: readonly ResolvedAddress[]): LookupFunction {
+  return (_hostname, options, callback) => {
+    const wanted = options.family === 4 || options.family === 6 ? options.family : 0;
+    const usable = addresses.filter((a) => wanted === 0 || a.family === wanted);
+    if (usable.length === 0) {
+      callback(Object.assign(new Error('no checked address of the requested family'), { code: 'ENOTFOUND' }), '');
+    } else if (options.all) {
+      callback(null, usable.map((a) => ({ address: a.address, family: a.family })));
+    } else {
+      callback(null, usable[0].address, usable[0].family);
+    }
+  };
+}
+
+// Keeps the first characters of a body; reports when enough has been read to stop.
+class AnswerText {
+  #decoder = new StringDecoder('utf8');
+  #text = '';
+  add(chunk: Buffer): boolean {
+    this.#text += this.#decoder.write(chunk);
+    // 2 code units per character at most, so this many always holds the characters kept.
+    return this.#text.length >= RESPONSE_KEPT_CHARS * 2;
+  }
+  get value(): string {
+    return Array.from(this.#text).slice(0, RESPONSE_KEPT_CHARS).join('');
+  }
+}
+
+export async function attemptDelivery(req: AttemptRequest): Promise<AttemptResult> {
+  const started = performance.now();
+  const millis = () => Math.round(performance.now() - started);
+  const clock = req.clock ?? systemClock;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), req.timeoutMs); });
+  try {
+    const check = await Promise.race([
+      checkWebhookUrl(req.url, { allowPrivate: req.allowPrivate, resolve: req.resolve, messagePrefix: req.messagePrefix }),
+      deadline,
+    ]);
+    const signedAt = unixSeconds(clock.now());
+    if (check === 'timeout') return { ok: false, error: timeoutError(req.timeoutMs), response: '', millis: millis(), signedAt };
+    if (!check.ok) return { ok: false, error: check.error, response: '', millis: millis(), signedAt };
+    const outcome = await post(req, check.parsed, check.addresses, signedAt, deadline);
+    return { ...outcome, millis: millis(), signedAt };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+type PostOutcome = Omit<AttemptResult, 'millis' | 'signedAt'>;
+
+function post(
+  req: AttemptRequest, target: URL, addresses: ResolvedAddress[], signedAt: number, deadline: Promise<'timeout'>,
+): Promise<PostOutcome> {
+  const body = Buffer.from(req.body, 'utf8');
+  const host = bareHost(target);
+  const options: https.RequestOptions = {
+    method: 'POST',
+    hostname: host,
+    port: target.port === '' ? undefined : Number(target.port),
+    path: `${target.pathname}${target.search}`,
+    agent: false, // a fresh connection to the checked address, never a pooled one
+    lookup: pinnedLookup(addresses),
+    headers: {
+      Host: target.host,
+      'Content-Type': 'application/json',
+      'User-Agent': USER_AGENT,
+      'X-Webhook-Id': req.deliveryId,
+      'X-Webhook-Event': req.eventType,
+      'X-Webhook-Attempt': String(req.attempt),
+      'X-Webhook-Signature': signatureHeader(req.secret, body, signedAt),
+      'Content-Length': String(body.length),
+    },
+  };
+  if (target.protocol === 'https:') {
+    if (ipFamily(host) === 0) options.servername = host;
+    if (req.ca !== undefined) options.ca = req.ca;
+  }
+
+  return new Promise<PostOutcome>((resolve) => {
+    let settled = false;
+    let statusCode: number | undefined;
+    const text = new AnswerText();
+    const finish = (outcome: PostOutcome) => {
+      if (settled) return;
+      settled = true;
+      request.destroy();
+      resolve(outcome);
+    };
+    const answered = () => {
+      const code = statusCode!;
+      const ok = code >= 200 && code < 300;
+      finish(ok ? { ok, statusCode: code, response: text.value } : { ok, statusCode: code, error: answeredError(code), response: text.value });
+    };
+
+    const request = (target.protocol === 'https:' ? https : http).request(options, (res) => {
+      statusCode = res.statusCode ?? 0;
+      res.on('data', (chunk: Buffer) => { if (text.add(chunk)) answered(); });
+      res.on('end', answered);
+      res.on('error', answered);
+      res.on('close', answered);
+    });
+    request.on('error', (err) => {
+      if (statusCode !== undefined) answered();
+      else finish({ ok: false, error: describeAttemptError(err), response: '' });
+    });
+    void deadline.then(() => {
+      // The status line decides; a body still trickling in is cut where it is.
+      if (statusCode !== undefined) answered();
+      else finish({ ok: false, error: timeoutError(req.timeoutMs), response: '' });
+    });
+    request.end(body);
+  });
+}

@@ -1,0 +1,98 @@
+// Where a webhook may be posted (spec 4.1 rule 1 and 5, spec 7 "Webhook routes"). Checked when a URL
+// is set and again right before every attempt; the addresses checked are the ones the attempt must
+// connect to, so a name that resolves differently a moment later (DNS rebinding) cannot redirect it.
+import { lookup } from 'node:dns/promises';
+import { ipFamily, isPublicAddress, type IpFamily } from './ip-ranges.ts';
+
+export const URL_REQUIRED = 'url is required';
+export const URL_NOT_ABSOLUTE = 'url must be an absolute http(s) URL';
+export const URL_NOT_HTTPS = 'url must use https';
+export const URL_DOES_NOT_RESOLVE = 'url host does not resolve';
+export const URL_NOT_PUBLIC = 'url must point at a public host';
+/** Prefix of the same messages for a payment's own `webhook_url`. */
+export const PAYMENT_URL_PREFIX = 'webhook_url: ';
+
+export interface ResolvedAddress {
+  address: string;
+  family: IpFamily;
+}
+
+/** Every A and AAAA answer for a name; an empty list or a rejection means it does not resolve. */
+export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
+
+export const systemResolver: Resolver = async (hostname) => {
+  const answers = await lookup(hostname, { all: true, verbatim: true });
+  return answers.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+};
+
+export interface UrlPolicyOptions {
+  /** WEBHOOK_ALLOW_PRIVATE=1: http and private hosts allowed (development only). */
+  allowPrivate?: boolean;
+  resolve?: Resolver;
+  /** Put before every message, e.g. PAYMENT_URL_PREFIX. */
+  messagePrefix?: string;
+}
+
+export type UrlCheck =
+  | { ok: true; url: string; parsed: URL; addresses: ResolvedAddress[] }
+  | { ok: false; error: string };
+
+// Names that always mean this machine, whatever a resolver says (RFC 6761).
+function isLocalhostName(host: string): boolean {
+  return host === 'localhost' || host.endsWith('.localhost');
+}
+
+// The text between `scheme://` and the path, query or fragment (backslashes count as slashes in http(s)).
+function authority(url: string): string {
+  return /^[a-z]+:[\\/]*([^\\/?#]*)/i.exec(url)?.[1] ?? '';
+}
+
+/** The host of a parsed URL as a resolver or socket wants it: no IPv6 brackets, no trailing dot. */
+export function bareHost(parsed: URL): string {
+  const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
+  return host.endsWith('.') ? host.slice(0, -1) : host;
+}
+
+export async function checkWebhookUrl(input: unknown, options: UrlPolicyOptions = {}): Promise<UrlCheck> {
+  const fail = (message: string): UrlCheck => ({ ok: false, error: (options.messagePrefix ?? '') + message });
+  const allowPrivate = options.allowPrivate === true;
+
+  if (typeof input !== 'string' || input.trim() === '') return fail(URL_REQUIRED);
+  const url = input.trim();
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return fail(URL_NOT_ABSOLUTE);
+  }
+  // `https:host` and `https:/host` parse too; an absolute URL spells its `//`.
+  if (!/^https?:\/\//i.test(url)) return fail(URL_NOT_ABSOLUTE);
+  // Refuse any user-info, even an empty one (`https://@host`) that the parser drops silently.
+  if (parsed.username !== '' || parsed.password !== '' || authority(url).includes('@')) return fail(URL_NOT_ABSOLUTE);
+  if (parsed.protocol === 'http:' && !allowPrivate) return fail(URL_NOT_HTTPS);
+
+  const host = bareHost(parsed);
+  if (host === '') return fail(URL_NOT_ABSOLUTE);
+  const literal = ipFamily(host);
+  if (literal !== 0) {
+    if (!allowPrivate && !isPublicAddress(host)) return fail(URL_NOT_PUBLIC);
+    return { ok: true, url, parsed, addresses: [{ address: host, family: literal }] };
+  }
+  if (!allowPrivate && isLocalhostName(host.toLowerCase())) return fail(URL_NOT_PUBLIC);
+
+  let addresses: ResolvedAddress[];
+  try {
+    addresses = await (options.resolve ?? systemResolver)(host);
+  } catch {
+    return fail(URL_DOES_NOT_RESOLVE);
+  }
+  if (addresses.length === 0) return fail(URL_DOES_NOT_RESOLVE);
+  // One private answer is enough to refuse: the connection could be steered to any of them.
+  if (!allowPrivate && addresses.some((a) => !isPublicAddress(a.address))) return fail(URL_NOT_PUBLIC);
+  return { ok: true, url, parsed, addresses };
+}
+
+/** The same rules for a payment's own `webhook_url`, messages prefixed `webhook_url: `. */
+export function checkPaymentWebhookUrl(input: unknown, options: Omit<UrlPolicyOptions, 'messagePrefix'> = {}): Promise<UrlCheck> {
+  return checkWebhookUrl(input, { ...options, messagePrefix: PAYMENT_URL_PREFIX });
+}
