@@ -1,6 +1,15 @@
 // What the customer is asked for, in dollars and in the coin (spec part 1 "Fees" and "Payment
 // behaviour"; CONTRACT.md "Conventions" for rounding). Pure: the market data, the merchant's
 // settings captured at creation and the coin's conversion route all come in as values.
+//
+// Checks, in order (the first failing one is the refusal, each a 400 with its exact message):
+//  1. the price (usd_amount) is at least the coin's minimum: min_usd, and with fees kept by the
+//     merchant also twice network_fee_usd → `amount_usd is below the minimum payment in ETH: $3
+//     right now` (the spec only says "creating below the token's current min_usd" is a 400);
+//  2. a coin routed `exchange` leaves the exchange 1.1 × exchange_min_usd (exchange-minimum.ts says
+//     which figure): fees passed on and not hidden → the customer is asked the difference
+//     (`extra_usd`); otherwise → `minimum payment in BTC is $21.88 right now (…)`, the amount
+//     being the lowest price that would be accepted.
 import { dec, formatUsd, unitsRoundedUp, usdUp, type Decimal } from '../money/index.ts';
 import { tokenDef, type TokenSymbol } from '../tokens/index.ts';
 import type { Chain } from '../config.ts';
