@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { dec } from '../money/index.ts';
+import { TOKENS, type TokenSymbol } from '../tokens/index.ts';
+import { DEFAULT_CONFIRMATIONS } from '../config.ts';
+import { loadMarketFile } from '../market/index.ts';
+import { feeNote, listTokens, tokenInfo, tokenOptions, type ListingContext } from './token-info.ts';
+import type { ConversionRoute } from './pricing.ts';
+
+const MARKET = loadMarketFile(new URL('../../test/fixtures/market.json', import.meta.url).pathname);
+const ctx = (over: Partial<ListingContext> = {}): ListingContext => ({
+  market: MARKET,
+  merchant: { feeBps: 100, feesPaidByCustomer: true, hideBelowMinimum: false },
+  routeOf: () => 'none',
+  confirmations: DEFAULT_CONFIRMATIONS,
+  ...over,
+});
+
+describe('fee_note', () => {
+  it('says when a deposit is final', () => {
+    expect(feeNote(3)).toBe('final after 3 confirmations');
+    expect(feeNote(1)).toBe('final after 1 confirmation');
+  });
+});
+
+describe('TokenInfo', () => {
+  it('lists a coin without an amount', () => {
+    expect(tokenInfo('BTC', ctx())).toEqual({
+      token: 'BTC', chain: 'bitcoin', min_usd: '5', network_fee_usd: '2', fee_note: 'final after 3 confirmations',
+    });
+    expect(tokenInfo('USDT_TRC20', ctx()).fee_note).toBe('final after 20 confirmations');
+  });
+
+  it('carries network_fee_bps only for a converted coin', () => {
+    const routes: Partial<Record<TokenSymbol, ConversionRoute>> = { ETH: 'swap', BTC: 'exchange', TRX: 'platform' };
+    const c = ctx({ routeOf: (t) => routes[t] ?? 'none' });
+    expect(tokenInfo('ETH', c).network_fee_bps).toBe(50);
+    expect(tokenInfo('BTC', c).network_fee_bps).toBe(50);
+    expect(tokenInfo('TRX', c).network_fee_bps).toBe(150);
+    expect('network_fee_bps' in tokenInfo('XRP', c)).toBe(false);
+  });
+
+  it('lists every enabled coin in catalog order', () => {
+    expect(listTokens(['XRP', 'BTC', 'ETH'], ctx()).map((t) => t.token)).toEqual(['BTC', 'ETH', 'XRP']);
+    expect(listTokens([...TOKENS], ctx())).toHaveLength(12);
+    expect(listTokens([...TOKENS], ctx()).every((t) => t.amount_due_usd === undefined)).toBe(true);
+  });
+});
+
+describe('token_options', () => {
+  it('leaves out coins too small for the amount and prices the rest', () => {
+    // $4: BTC (min 5), USDT_ERC20 and USDC_ERC20 (min 5) are too small
+    const options = tokenOptions(dec(4), [...TOKENS], ctx());
+    expect(options.map((o) => o.token)).toEqual(['LTC', 'DOGE', 'ETH', 'BNB', 'USDT_BEP20', 'USDC_BEP20', 'TRX', 'USDT_TRC20', 'XRP']);
+    const eth = options.find((o) => o.token === 'ETH');
+    expect(eth?.amount_due_usd).toBe('5.2'); // max(5 / 0.99, 4 + 1 + 0.20)
+  });
+
+  it('offers only enabled coins', () => {
+    expect(tokenOptions(dec(100), ['BTC'], ctx()).map((o) => o.token)).toEqual(['BTC']);
+  });
+
+  it('has no amount_due_usd when the merchant keeps the fees', () => {
+    const options = tokenOptions(dec(100), ['BTC', 'ETH'], ctx({ merchant: { feeBps: 100, feesPaidByCustomer: false, hideBelowMinimum: false } }));
+    expect(options).toHaveLength(2);
+    expect(options.every((o) => !('amount_due_usd' in o))).toBe(true);
+  });
+
+  it('offers an exchanged coin with the extra included, or hides it below the minimum', () => {
+    const c = ctx({ routeOf: (t) => (t === 'BTC' ? 'exchange' : 'none') });
+    expect(tokenOptions(dec(10), ['BTC'], c)).toEqual([{
+      token: 'BTC', chain: 'bitcoin', min_usd: '5', network_fee_usd: '2', network_fee_bps: 50,
+      fee_note: 'final after 3 confirmations', amount_due_usd: '24.25',
+    }]);
+    const hidden = { ...c, merchant: { ...c.merchant, hideBelowMinimum: true } };
+    expect(tokenOptions(dec(10), ['BTC'], hidden)).toEqual([]);
+    expect(tokenOptions(dec('21.88'), ['BTC'], hidden)).toHaveLength(1);
+  });
+
+  it('is what the amount_usd filter of the listing gives', () => {
+    expect(listTokens([...TOKENS], ctx(), dec(4))).toEqual(tokenOptions(dec(4), [...TOKENS], ctx()));
+  });
+});

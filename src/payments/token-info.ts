@@ -1,0 +1,75 @@
+// TokenInfo (spec part 2): the coin listings of GET /v1/tokens, GET /tokens and a payment's
+// token_options, in their wire shape (decimal strings without trailing zeros).
+import { formatUsd, type Decimal } from '../money/index.ts';
+import { TOKENS, tokenDef, type TokenSymbol } from '../tokens/index.ts';
+import type { Chain } from '../config.ts';
+import type { MarketData } from '../market/index.ts';
+import { CONVERSION_FEE_BPS, quotePayment, type ConversionRoute, type MerchantPricing } from './pricing.ts';
+
+export interface TokenInfo {
+  token: TokenSymbol;
+  chain: Chain;
+  min_usd: string;
+  network_fee_usd: string;
+  network_fee_bps?: number;
+  fee_note: string;
+  /** Only in token_options, and only when fees are passed on. */
+  amount_due_usd?: string;
+}
+
+/** What a listing needs besides the coins: market, merchant settings, routes, finality. */
+export interface ListingContext {
+  market: MarketData;
+  merchant: MerchantPricing;
+  routeOf: (token: TokenSymbol) => ConversionRoute;
+  /** Confirmations required per chain (config.confirmations). */
+  confirmations: Readonly<Record<Chain, number>>;
+}
+
+/** The finality note of a chain: "final after 3 confirmations". */
+export function feeNote(confirmations: number): string {
+  return `final after ${confirmations} confirmation${confirmations === 1 ? '' : 's'}`;
+}
+
+/** The listing entry of one coin, without an amount. */
+export function tokenInfo(token: TokenSymbol, ctx: ListingContext): TokenInfo {
+  const { chain } = tokenDef(token);
+  const m = ctx.market[token];
+  const bps = CONVERSION_FEE_BPS[ctx.routeOf(token)];
+  return {
+    token,
+    chain,
+    min_usd: formatUsd(m.minUsd),
+    network_fee_usd: formatUsd(m.networkFeeUsd),
+    ...(bps !== undefined ? { network_fee_bps: bps } : {}),
+    fee_note: feeNote(ctx.confirmations[chain]),
+  };
+}
+
+/** The given coins in catalog order (the merchant's enabled_tokens may be stored in any order). */
+const inCatalogOrder = (tokens: readonly TokenSymbol[]): TokenSymbol[] => TOKENS.filter((t) => tokens.includes(t));
+
+/**
+ * token_options of a payment of `usdAmount` with no coin yet: the enabled coins that accept this
+ * amount (quotePayment says ok), each with its own amount_due_usd (extra included) when fees are
+ * passed on. Coins too small for the amount are left out.
+ */
+export function tokenOptions(usdAmount: Decimal, enabled: readonly TokenSymbol[], ctx: ListingContext): TokenInfo[] {
+  const options: TokenInfo[] = [];
+  for (const token of inCatalogOrder(enabled)) {
+    const priced = quotePayment({ usdAmount, token, merchant: ctx.merchant, market: ctx.market, route: ctx.routeOf(token) });
+    if (!priced.ok) continue;
+    const info = tokenInfo(token, ctx);
+    options.push(ctx.merchant.feesPaidByCustomer ? { ...info, amount_due_usd: formatUsd(priced.quote.amountDueUsd) } : info);
+  }
+  return options;
+}
+
+/**
+ * GET /v1/tokens and GET /tokens: every enabled coin, or with the `amount_usd` filter only those
+ * that accept that amount (then shaped like token_options).
+ */
+export function listTokens(enabled: readonly TokenSymbol[], ctx: ListingContext, amountUsd?: Decimal): TokenInfo[] {
+  if (amountUsd !== undefined) return tokenOptions(amountUsd, enabled, ctx);
+  return inCatalogOrder(enabled).map((t) => tokenInfo(t, ctx));
+}
