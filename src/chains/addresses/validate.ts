@@ -1,7 +1,8 @@
 // Payout-address validation per token's network (spec part 7 "Payout addresses") and XRP destination tags.
 import type { Chain } from '../../config.ts';
 import { isToken, tokenDef, type TokenSymbol } from '../../tokens/index.ts';
-import { decodeBase58Check, decodeSegwit, decodeXrpBase58Check, toChecksumAddress } from './encoding.ts';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { concat, decodeBase58Check, decodeSegwit, decodeXrpBase58Check, toChecksumAddress } from './encoding.ts';
 import { NETWORK_NAMES, TRON_PREFIX, UTXO_NETWORKS, XRP_ACCOUNT_PREFIX, isUtxoChain, type UtxoNetwork } from './networks.ts';
 import { hex } from '@scure/base';
 
@@ -49,14 +50,25 @@ function utxoAddress(network: UtxoNetwork, text: string): string | undefined {
     const segwit = decodeSegwit(text, network.hrp);
     if (!segwit) return undefined;
     const { version, program } = segwit;
-    // v0: key hash (20) or script hash (32); v1: taproot (32). Later versions are not spendable
-    // rules yet, so coins sent there could be lost: refused.
-    const known = (version === 0 && (program.length === 20 || program.length === 32)) || (version === 1 && program.length === 32);
+    // v0: key hash (20) or script hash (32); v1: taproot (32), whose output key must lie on the
+    // curve or nothing can ever spend it. Later versions have no spending rules yet, so coins sent
+    // there could be lost: refused.
+    const known = (version === 0 && (program.length === 20 || program.length === 32)) || (version === 1 && isXOnlyKey(program));
     return known ? text.toLowerCase() : undefined;
   }
   const decoded = decodeBase58Check(text);
   if (!decoded) return undefined;
   return decoded.version === network.p2pkh || network.p2sh.includes(decoded.version) ? text : undefined;
+}
+
+function isXOnlyKey(program: Uint8Array): boolean {
+  if (program.length !== 32) return false;
+  try {
+    secp256k1.Point.fromBytes(concat([0x02], program));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function evmAddress(text: string): string | undefined {
