@@ -1,0 +1,113 @@
+// Payout-address validation per token's network (spec part 7 "Payout addresses") and XRP destination tags.
+import type { Chain } from '../../config.ts';
+import { isToken, tokenDef, type TokenSymbol } from '../../tokens/index.ts';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { concat, decodeBase58Check, decodeSegwit, decodeXrpBase58Check, toChecksumAddress } from './encoding.ts';
+import { NETWORK_NAMES, TRON_PREFIX, UTXO_NETWORKS, XRP_ACCOUNT_PREFIX, isUtxoChain, type UtxoNetwork } from './networks.ts';
+import { hex } from '@scure/base';
+
+export type AddressCheck = { ok: true; normalized: string } | { ok: false; message: string; hint?: string };
+export type TagCheck = { ok: true; tag: number } | { ok: false; message: string };
+
+export const invalidAddressMessage = (chain: Chain): string => `address is not a valid ${NETWORK_NAMES[chain]} address`;
+export const X_ADDRESS_HINT = 'X-addresses are not accepted: give the classic address (r…) and its destination tag';
+
+export const MAX_DESTINATION_TAG = 4294967295;
+export const INVALID_TAG_MESSAGE = `tag must be an integer from 0 to ${MAX_DESTINATION_TAG}`;
+
+/**
+ * Checks `address` for the network of a token (or chain). Surrounding whitespace is ignored;
+ * `normalized` is the form to store (bech32 in lowercase, EVM in EIP-55 checksum case).
+ * A test Bitcoin or Litecoin address may be mainnet or testnet (spec); everything else is mainnet only.
+ */
+export function validatePayoutAddress(tokenOrChain: TokenSymbol | Chain, address: unknown, livemode: boolean): AddressCheck {
+  const chain = isToken(tokenOrChain) ? tokenDef(tokenOrChain).chain : tokenOrChain;
+  const text = typeof address === 'string' ? address.trim() : '';
+  if (chain === 'xrp' && /^[XT][1-9A-HJ-NP-Za-km-z]{46}$/.test(text)) {
+    return { ok: false, message: invalidAddressMessage(chain), hint: X_ADDRESS_HINT };
+  }
+  const normalized = text === '' ? undefined : normalize(chain, text, livemode);
+  return normalized === undefined ? { ok: false, message: invalidAddressMessage(chain) } : { ok: true, normalized };
+}
+
+function normalize(chain: Chain, text: string, livemode: boolean): string | undefined {
+  if (isUtxoChain(chain)) {
+    const { main, test } = UTXO_NETWORKS[chain];
+    const networks = livemode || chain === 'dogecoin' ? [main] : [main, test];
+    for (const network of networks) {
+      const found = utxoAddress(network, text);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (chain === 'ethereum' || chain === 'bsc') return evmAddress(text);
+  if (chain === 'tron') return tronAddress(text);
+  return xrpAddress(text);
+}
+
+function utxoAddress(network: UtxoNetwork, text: string): string | undefined {
+  if (network.hrp && text.toLowerCase().startsWith(`${network.hrp}1`)) {
+    const segwit = decodeSegwit(text, network.hrp);
+    if (!segwit) return undefined;
+    const { version, program } = segwit;
+    // v0: key hash (20) or script hash (32); v1: taproot (32), whose output key must lie on the
+    // curve or nothing can ever spend it. Later versions have no spending rules yet, so coins sent
+    // there could be lost: refused.
+    const known = (version === 0 && (program.length === 20 || program.length === 32)) || (version === 1 && isXOnlyKey(program));
+    return known ? text.toLowerCase() : undefined;
+  }
+  const decoded = decodeBase58Check(text);
+  if (!decoded) return undefined;
+  return decoded.version === network.p2pkh || network.p2sh.includes(decoded.version) ? text : undefined;
+}
+
+function isXOnlyKey(program: Uint8Array): boolean {
+  if (program.length !== 32) return false;
+  try {
+    secp256k1.Point.fromBytes(concat([0x02], program));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function evmAddress(text: string): string | undefined {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(text)) return undefined;
+  const body = text.slice(2);
+  const checksummed = toChecksumAddress(hex.decode(body.toLowerCase()));
+  // One case throughout carries no checksum; mixed case must be exactly the EIP-55 form.
+  const singleCase = body === body.toLowerCase() || body === body.toUpperCase();
+  if (!singleCase && checksummed !== text) return undefined;
+  // The zero address burns whatever is sent to it.
+  return /^0x0{40}$/.test(text) ? undefined : checksummed;
+}
+
+function tronAddress(text: string): string | undefined {
+  if (!/^T[1-9A-HJ-NP-Za-km-z]{33}$/.test(text)) return undefined;
+  const decoded = decodeBase58Check(text);
+  return decoded && decoded.version === TRON_PREFIX ? text : undefined;
+}
+
+function xrpAddress(text: string): string | undefined {
+  if (!/^r[1-9A-HJ-NP-Za-km-z]{24,34}$/.test(text)) return undefined;
+  const decoded = decodeXrpBase58Check(text);
+  if (!decoded || decoded.version !== XRP_ACCOUNT_PREFIX) return undefined;
+  // Account zero and account one are the ledger's black holes: nobody holds their keys.
+  const id = decoded.payload;
+  const blackHole = id.slice(0, 19).every((b) => b === 0) && (id[19] === 0 || id[19] === 1);
+  return blackHole ? undefined : text;
+}
+
+/** A payout address's XRP destination tag: an integer 0 … 4294967295. */
+export function validateDestinationTag(value: unknown): TagCheck {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_DESTINATION_TAG
+    ? { ok: true, tag: value }
+    : { ok: false, message: INVALID_TAG_MESSAGE };
+}
+
+/**
+ * Whether a tag may identify an XRP deposit: 1 … 4294967295. Zero is left out because wallets
+ * treat a zero or absent tag alike, so a payment sent without a tag could never be told apart.
+ */
+export const isDepositDestinationTag = (tag: unknown): tag is number =>
+  typeof tag === 'number' && Number.isInteger(tag) && tag >= 1 && tag <= MAX_DESTINATION_TAG;
