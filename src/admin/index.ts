@@ -1,0 +1,1 @@
+export { adminRoute, INVALID_ADMIN_TOKEN } from './guard.ts';
