@@ -125,7 +125,9 @@ function buildPlan(b: PlanBase, input: PlanInput): SettlementPlan {
   const direct = input.payment.livemode ? input.payment.settlement === 'direct' : route.kind === 'as_is';
   if (b.service + b.network >= amount) return held(b, direct);
   const afterFees = amount - b.service - b.network;
-  if (route.kind === 'as_is' || route.kind === 'awaits_address' || route.kind === 'balance') {
+  const asItIs = route.kind === 'as_is' || route.kind === 'awaits_address' || route.kind === 'balance'
+    || (route.kind === 'balance_fallback' && route.from === BALANCE_TOKEN);
+  if (asItIs) {
     return finish(b, input, { service_fee: b.service, network_fee: b.network, conversion_fee: 0n, net: afterFees });
   }
   const convFee = conversionFeeUnits(token, afterFees, conversionFeeBps(route));
