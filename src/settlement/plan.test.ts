@@ -72,7 +72,8 @@ describe('planSettlement: direct', () => {
     const p = planSettlement(input('ETH', '0.1', { addresses: [address('USDT_ERC20')], market: m }));
     expect(p).toMatchObject({ mode: 'custodial', status: 'completed', note: NOTE_SWAP_PRICE_OFF_MARKET });
     expect(p.conversion).toMatchObject({ via: 'swap', status: 'skipped', note: NOTE_SWAP_PRICE_OFF_MARKET });
-    expect(p.balance_credit[0].token).toBe('USDT_TRC20');
+    expect(p.balance_purchase).toMatchObject({ via: 'platform', from: 'ETH', to: 'USDT_TRC20', status: 'done', amount_in: p.net });
+    expect(p.balance_credit).toEqual([{ token: 'USDT_TRC20', amount: p.balance_purchase!.amount_out }]);
     expect(p.conversion_fee).toBeGreaterThan(0n); // bought for the balance at 1.5%
     const within = market({ swap_quotes: [{ from: 'ETH', to: 'USDT_ERC20', price: dec(2950) }] });
     expect(planSettlement(input('ETH', '0.1', { addresses: [address('USDT_ERC20')], market: within })).conversion?.status).toBe('pending');

@@ -79,6 +79,8 @@ export interface SettlementPlan extends CoinSplit, UsdSplit {
   note?: string;
   awaits_address?: { until: Date };
   conversion?: ConversionPlan;
+  /** When a swap was skipped (rule 5): the purchase into the USDT_TRC20 balance the ledger records. */
+  balance_purchase?: ConversionPlan;
   completed_at?: Date;
   route: Route;
   transfers: TransferPlan[];
@@ -138,7 +140,7 @@ function buildPlan(b: PlanBase, input: PlanInput): SettlementPlan {
     if (!check.ok) {
       const skipped: ConversionPlan = { via: 'swap', from: token, amount_in: split.net, to: route.to, amount_out: check.amount_out, status: 'skipped', note: check.reason };
       const fallback = buildPlan({ ...b, route: { kind: 'balance_fallback', from: token, reason: check.reason } }, input);
-      return fallback.status === 'held' ? fallback : { ...fallback, conversion: skipped };
+      return fallback.status === 'held' ? fallback : { ...fallback, conversion: skipped, ...(fallback.conversion ? { balance_purchase: fallback.conversion } : {}) };
     }
     return finish(b, input, split, { via: 'swap', from: token, amount_in: split.net, to: route.to, amount_out: check.amount_out, status: 'pending', min_amount_out: check.min_amount_out });
   }

@@ -67,6 +67,9 @@ describe('routeCoin', () => {
     expect(route('BNB', [address('USDT_TRC20'), address('USDC_BEP20'), address('BTC', { ageHours: 900 })], order)).toMatchObject({ to: 'USDC_BEP20' });
     expect(route('BNB', [address('USDT_TRC20'), address('BTC', { ageHours: 900 })], order)).toMatchObject({ to: 'USDT_TRC20' });
     expect(route('BNB', [address('LTC', { ageHours: 50 }), address('BTC', { ageHours: 900 })], order)).toMatchObject({ to: 'BTC' });
+    expect(route('USDT_ERC20', [address('USDT_TRC20'), address('USDC_ERC20')], order)).toMatchObject({ kind: 'swap', to: 'USDC_ERC20' });
+    // USDT_TRC20 cannot become TRX: the oldest address it converts into is used
+    expect(route('USDT_TRC20', [address('TRX', { ageHours: 999 }), address('LTC', { ageHours: 10 })], order)).toMatchObject({ kind: 'exchange', to: 'LTC' });
   });
 
   it('a specific coin is used whenever the deposit converts into it, else the cheapest', () => {
@@ -106,5 +109,6 @@ describe('routeCoin', () => {
     expect(route('BTC', [address('BTC')], { livemode: false })).toMatchObject({ kind: 'as_is', token: 'BTC' });
     expect(route('BTC', [address('USDT_TRC20')], { livemode: false })).toEqual({ kind: 'balance', token: 'BTC' });
     expect(route('ETH', [address('USDT_ERC20')], { livemode: false, settlement: 'custodial' })).toEqual({ kind: 'balance', token: 'ETH' });
+    expect(route('ETH', [address('ETH')], { livemode: false, settlement: 'scheduled' })).toEqual({ kind: 'balance', token: 'ETH' });
   });
 });

@@ -54,8 +54,8 @@ export function conversionFeeBps(route: Route): number {
 export function routeCoin(input: RouteInput): Route {
   const { token, livemode, settlement, addresses, now } = input;
   if (!livemode) {
-    // Rule 8: test coins are never converted.
-    const own = addressFor(token, addresses, now, now);
+    // Rule 8: test coins are never converted; a custodial merchant's test money stays in the test balance.
+    const own = settlement === 'direct' ? addressFor(token, addresses, now, now) : { state: 'none' as const };
     return own.state === 'none' ? { kind: 'balance', token } : { kind: 'as_is', token, address: own.address };
   }
   if (settlement !== 'direct') return token === BALANCE_TOKEN ? { kind: 'balance', token } : { kind: 'platform', from: token, to: BALANCE_TOKEN };
