@@ -1,0 +1,1 @@
+export { adminRoute, adminTokenMatches, INVALID_ADMIN_TOKEN, type AdminRouteSpec } from './guard.ts';
