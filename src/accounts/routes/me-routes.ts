@@ -11,6 +11,8 @@ import { bodyObject } from '../validate.ts';
 import { memberActor } from '../actor.ts';
 import { changePassword, PASSWORD_CHANGED } from '../password-change.ts';
 import { clearRefreshCookie } from './cookies.ts';
+import { unauthorized } from '../../platform/errors.ts';
+import { INVALID_TOKEN } from '../authenticate.ts';
 
 export function registerMeRoutes(app: FastifyInstance, accounts: AccountsService): void {
   const { clock, config, db } = accounts.platform;
@@ -20,6 +22,7 @@ export function registerMeRoutes(app: FastifyInstance, accounts: AccountsService
     method: 'GET', url: '/merchant/me', roles: ANY_ROLE,
     handler: async (_req, _reply, auth) => {
       const [user] = await db.orm.select().from(users).where(eq(users.id, auth.userId)).limit(1);
+      if (!user) throw unauthorized(INVALID_TOKEN); // removed between the guard and this read
       return { merchant: merchantJson(auth.merchant), user: userJson(user) };
     },
   });
