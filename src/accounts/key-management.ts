@@ -44,7 +44,7 @@ export function listKeys(db: Database, merchantId: string, livemode: boolean): P
     .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
 }
 
-/** Revokes a key of the account (either mode); revoking it again changes nothing. Returns the key's secret hash for cache eviction. */
+/** Revokes a key of the account (either mode); revoking it again changes nothing. The caller evicts the returned key from the auth cache. */
 export async function revokeKey(db: Database, merchantId: string, id: string, actor: Actor, now: Date): Promise<ApiKeyRow> {
   return db.transaction(async (tx) => {
     const [before] = await tx.select().from(apiKeys).where(and(eq(apiKeys.id, id), eq(apiKeys.merchantId, merchantId))).limit(1);
