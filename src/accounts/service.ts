@@ -1,6 +1,7 @@
 // The accounts room's service object: what routes and other rooms use.
 import type { Platform } from '../platform/context.ts';
-import { MemoryRateLimiter, type RateLimiter } from '../platform/rate-limit.ts';
+import type { RateLimiter } from '../platform/rate-limit.ts';
+import { createRateLimiter } from '../platform/redis-rate-limit.ts';
 import { AccessTokens } from './access-tokens.ts';
 import { Authenticator } from './authenticate.ts';
 import { signup, type SignupInput, type SignupResult } from './signup.ts';
@@ -8,17 +9,22 @@ import { signup, type SignupInput, type SignupResult } from './signup.ts';
 export class AccountsService {
   readonly platform: Platform;
   readonly tokens: AccessTokens;
-  readonly limiter: RateLimiter;
+  /** Per-IP and per-key limits: shared through Redis when REDIS_URL is set, else counted in this process. */
+  readonly limiter: RateLimiter & { close?: () => Promise<void> };
   readonly authn: Authenticator;
 
-  constructor(platform: Platform, limiter: RateLimiter = new MemoryRateLimiter()) {
+  constructor(platform: Platform, limiter?: RateLimiter & { close?: () => Promise<void> }) {
     this.platform = platform;
     this.tokens = new AccessTokens(platform.config.authSecret);
-    this.limiter = limiter;
-    this.authn = new Authenticator(platform.db, platform.clock, limiter, this.tokens, platform.log);
+    this.limiter = limiter ?? createRateLimiter(platform.config.redisUrl, platform.log);
+    this.authn = new Authenticator(platform.db, platform.clock, this.limiter, this.tokens, platform.log);
   }
 
   signup(input: SignupInput): Promise<SignupResult> {
     return signup(this.platform.db, input, this.platform.clock.now());
+  }
+
+  async close(): Promise<void> {
+    await this.limiter.close?.();
   }
 }

@@ -33,3 +33,12 @@ export async function revokeUserSessions(tx: Executor, userId: string, reason: s
     .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt))).returning({ id: sessions.id });
   return rows.map((r) => r.id);
 }
+
+/** The open session a refresh token belongs to (sign-out with the cookie); null when unknown or ended. */
+export async function sessionOfRefreshToken(tx: Executor, token: string, now: Date): Promise<{ id: string; userId: string; merchantId: string } | null> {
+  const [row] = await tx.select({ id: sessions.id, userId: sessions.userId, merchantId: sessions.merchantId, revokedAt: sessions.revokedAt, expiresAt: sessions.expiresAt })
+    .from(refreshTokens).innerJoin(sessions, eq(sessions.id, refreshTokens.sessionId))
+    .where(eq(refreshTokens.tokenHash, hashSecret(token))).limit(1);
+  if (!row || row.revokedAt || row.expiresAt.getTime() <= now.getTime()) return null;
+  return { id: row.id, userId: row.userId, merchantId: row.merchantId };
+}

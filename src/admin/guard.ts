@@ -1,24 +1,35 @@
-// The operator API under /admin: `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time.
-// Without ADMIN_TOKEN configured the whole surface answers 404, as if it did not exist.
+// The operator API guard (CONTRACT.md "Operator API"): every /admin route is registered through
+// adminRoute. Without ADMIN_TOKEN the whole surface answers 404, as if it did not exist; with it, a
+// request must carry `Authorization: Bearer <ADMIN_TOKEN>`. The comparison hashes both sides
+// first, so it takes the same time whatever the length or content of the guess.
+import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { notFound, unauthorized } from '../platform/errors.ts';
-import { safeEqual } from '../platform/ids.ts';
+import { bearer } from '../accounts/guards.ts';
 import { requestOrigin, type Actor } from '../audit/index.ts';
 
 export const INVALID_ADMIN_TOKEN = 'invalid admin token';
 
-export function adminRoute(
-  app: FastifyInstance,
-  adminToken: string | null,
-  spec: { method: HTTPMethods; url: string; handler: (req: FastifyRequest, reply: FastifyReply, actor: Actor) => Promise<unknown> },
-): void {
+const digest = (s: string) => crypto.createHash('sha256').update(s).digest();
+
+export function adminTokenMatches(expected: string, given: string | undefined): boolean {
+  return crypto.timingSafeEqual(digest(expected), digest(given ?? '')) && given !== undefined;
+}
+
+export interface AdminRouteSpec {
+  method: HTTPMethods;
+  url: string;
+  /** `actor` is the audit actor of the operator (kind `admin`, with ip, user agent and request id). */
+  handler: (req: FastifyRequest, reply: FastifyReply, actor: Actor) => Promise<unknown>;
+}
+
+export function adminRoute(app: FastifyInstance, adminToken: string | null, spec: AdminRouteSpec): void {
   app.route({
     method: spec.method,
     url: spec.url,
     onRequest: async (req) => {
       if (!adminToken) throw notFound();
-      const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-      if (!m || !safeEqual(m[1], adminToken)) throw unauthorized(INVALID_ADMIN_TOKEN);
+      if (!adminTokenMatches(adminToken, bearer(req))) throw unauthorized(INVALID_ADMIN_TOKEN);
     },
     handler: (req, reply) => spec.handler(req, reply, { kind: 'admin', ...requestOrigin(req) }),
   });

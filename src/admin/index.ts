@@ -1,1 +1,1 @@
-export { adminRoute, INVALID_ADMIN_TOKEN } from './guard.ts';
+export { adminRoute, adminTokenMatches, INVALID_ADMIN_TOKEN, type AdminRouteSpec } from './guard.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LIST_AUDIT, LIST_EVENTS, LIST_LEDGER, listParams } from './list-params.ts';
+import { LIST_AUDIT, LIST_EVENTS, LIST_LEDGER, listParams, MAX_OFFSET } from './list-params.ts';
 
 describe('list params', () => {
   it('applies defaults and replaces out-of-range values', () => {
@@ -10,6 +10,10 @@ describe('list params', () => {
     expect(listParams({ limit: '200' })).toEqual({ limit: 200, offset: 0 });
     expect(listParams({ limit: 'abc', offset: '-3' })).toEqual({ limit: 50, offset: 0 });
     expect(listParams({ limit: '1.5' })).toEqual({ limit: 50, offset: 0 });
+  });
+  it('clamps an offset beyond the database integer range', () => {
+    expect(listParams({ offset: '9'.repeat(30) })).toEqual({ limit: 50, offset: MAX_OFFSET });
+    expect(listParams({ offset: String(MAX_OFFSET) }).offset).toBe(MAX_OFFSET);
   });
   it('uses the audit, ledger and events rules', () => {
     expect(listParams({}, LIST_AUDIT)).toEqual({ limit: 100, offset: 0 });

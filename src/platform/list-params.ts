@@ -14,6 +14,8 @@ export const LIST_DEFAULT: ListRule = { max: 200, dflt: 50 };
 export const LIST_AUDIT: ListRule = { max: 500, dflt: 100 };
 export const LIST_LEDGER: ListRule = { max: 500, dflt: 50 };
 export const LIST_EVENTS: ListRule = { max: 200, dflt: 100 };
+/** Offsets past any real list are clamped here, so the database never sees one beyond its integer range. */
+export const MAX_OFFSET = 2 ** 31 - 1;
 
 function toInt(v: unknown): number | null {
   if (typeof v === 'number' && Number.isInteger(v)) return v;
@@ -26,6 +28,6 @@ export function listParams(query: { limit?: unknown; offset?: unknown } | undefi
   const o = toInt(query?.offset);
   return {
     limit: l !== null && l >= 1 && l <= rule.max ? l : rule.dflt,
-    offset: o !== null && o >= 0 ? o : 0,
+    offset: o !== null && o >= 0 ? Math.min(o, MAX_OFFSET) : 0,
   };
 }

@@ -41,3 +41,37 @@ export async function signupAccount(app: FastifyInstance, body: Record<string, u
 
 export const keyHeader = (key: string) => ({ authorization: `Bearer ${key}` });
 export const tokenHeader = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** The `name=value` of a Set-Cookie header of a response, or null. */
+export function cookieOf(res: { headers: Record<string, unknown> }, name = 'refresh_token'): string | null {
+  const all = ([] as string[]).concat((res.headers['set-cookie'] as string | string[] | undefined) ?? []);
+  const c = all.find((x) => x.startsWith(`${name}=`));
+  return c ? c.split(';')[0] : null;
+}
+
+export interface SignedIn {
+  accessToken: string;
+  refreshCookie: string;
+  role: string;
+}
+
+export async function signIn(app: FastifyInstance, email: string, password = PASSWORD): Promise<SignedIn> {
+  const res = await app.inject({ method: 'POST', url: '/merchant/login', remoteAddress: randomIp(), payload: { email, password } });
+  if (res.statusCode !== 200) throw new Error(`login failed: ${res.statusCode} ${res.body}`);
+  const b = res.json();
+  return { accessToken: b.access_token, refreshCookie: cookieOf(res)!, role: b.role };
+}
+
+export interface Member extends SignedIn {
+  id: string;
+  email: string;
+  password: string;
+}
+
+/** Adds a team member of `role` through the owner's token and signs them in. */
+export async function addMember(app: FastifyInstance, ownerToken: string, role: string): Promise<Member> {
+  const email = `${role}-${uid()}@example.com`;
+  const res = await app.inject({ method: 'POST', url: '/merchant/users', headers: tokenHeader(ownerToken), payload: { email, password: PASSWORD, role } });
+  if (res.statusCode !== 201) throw new Error(`add member failed: ${res.statusCode} ${res.body}`);
+  return { id: res.json().user.id, email, password: PASSWORD, ...(await signIn(app, email)) };
+}

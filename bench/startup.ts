@@ -1,0 +1,77 @@
+// Start to `listening on`: PGlite with a fresh DATA_DIR, PGlite with an existing one, PostgreSQL;
+// against a baseline of a bare Node HTTP server started the same way. Then idle resident memory
+// of the service on PGlite (target < 200 MB).
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const node = process.execPath;
+
+function start(args: string[], env: Record<string, string>): Promise<{ ms: number; pid: number; stop: () => Promise<void> }> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(node, args, { cwd: root, env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const onData = (d: Buffer) => {
+      out += d;
+      if (/listening on /.test(out)) {
+        child.stdout!.off('data', onData);
+        resolve({
+          ms: performance.now() - t0, pid: child.pid!,
+          stop: () => new Promise((r) => { child.on('exit', () => r()); child.kill('SIGTERM'); }),
+        });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (d) => { out += d; });
+    child.on('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
+  });
+}
+
+const rssMb = (pid: number): number => {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+};
+
+const port = 39000 + Math.floor(Math.random() * 1000);
+const bare = await start(['-e', `require('node:http').createServer((q,s)=>s.end('ok')).listen(${port},()=>console.log('listening on x'))`], {});
+await bare.stop();
+const baseline = bare.ms;
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-bench-start-'));
+const env = { PORT: String(port), DATA_DIR: dataDir };
+const fresh = await start(['src/main.ts'], env);
+await fresh.stop();
+const existing = await start(['src/main.ts'], env);
+await new Promise((r) => setTimeout(r, 3000));
+const idle = rssMb(existing.pid);
+await existing.stop();
+
+let pgMs: number | null = null;
+const server = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+try {
+  const name = `gw_bench_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  const u = new URL(server);
+  u.pathname = `/${name}`;
+  const onPg = await start(['src/main.ts'], { ...env, DATABASE_URL: u.toString() });
+  pgMs = onPg.ms;
+  await onPg.stop();
+  await admin.query(`drop database ${name} with (force)`);
+  await admin.end();
+} catch (err) {
+  console.log(`PostgreSQL part skipped: ${(err as Error).message}`);
+}
+fs.rmSync(dataDir, { recursive: true, force: true });
+
+const s = (ms: number) => `${(ms / 1000).toFixed(2)} s (${(ms / baseline).toFixed(1)}× bare node ${(baseline / 1000).toFixed(2)} s)`;
+console.log(`start to listening, PGlite fresh DATA_DIR:    ${s(fresh.ms)}`);
+console.log(`start to listening, PGlite existing DATA_DIR: ${s(existing.ms)}`);
+if (pgMs !== null) console.log(`start to listening, PostgreSQL (fresh db):    ${s(pgMs)}`);
+console.log(`idle resident memory on PGlite: ${idle.toFixed(0)} MB (target < 200 MB)`);

@@ -1,0 +1,43 @@
+// Sign-in (spec 4.4 Session, 7). A wrong email and a wrong password answer alike and take the same
+// time (an unknown email still runs scrypt). The suspension is told only to someone who knows the
+// password, so it never reveals that an email exists.
+import { eq } from 'drizzle-orm';
+import { badRequest, forbidden, unauthorized } from '../platform/errors.ts';
+import type { Database } from '../platform/db/index.ts';
+import { merchants, users, type UserRow } from './schema.ts';
+import { verifyAgainstNobody, verifyPassword } from './passwords.ts';
+import { openSession } from './sessions.ts';
+import { SUSPENDED } from './merchant.ts';
+import { requireEmail } from './validate.ts';
+import { isRole, type Role } from './roles.ts';
+
+export const CREDENTIALS_REQUIRED = 'email and password are required';
+export const INVALID_CREDENTIALS = 'invalid credentials';
+
+export interface SignedIn {
+  user: UserRow;
+  role: Role;
+  sessionId: string;
+  refreshToken: string;
+}
+
+const present = (v: unknown): boolean => v !== undefined && v !== null && v !== '';
+
+export async function login(db: Database, body: Record<string, unknown>, now: Date): Promise<SignedIn> {
+  if (!present(body.email) || !present(body.password)) throw badRequest(CREDENTIALS_REQUIRED);
+  const email = requireEmail(body.email);
+  if (typeof body.password !== 'string') throw unauthorized(INVALID_CREDENTIALS);
+  const password = body.password;
+  const [row] = await db.orm.select({ user: users, merchant: merchants }).from(users)
+    .innerJoin(merchants, eq(merchants.id, users.merchantId)).where(eq(users.email, email)).limit(1);
+  const ok = row ? await verifyPassword(password, row.user.passwordHash) : await verifyAgainstNobody(password);
+  if (!row || !ok || !isRole(row.user.role)) throw unauthorized(INVALID_CREDENTIALS);
+  if (row.merchant.status === 'suspended') throw forbidden(SUSPENDED);
+  const role = row.user.role;
+  return db.transaction(async (tx) => {
+    const [user] = await tx.update(users).set({ lastLoginAt: now }).where(eq(users.id, row.user.id)).returning();
+    if (!user) throw unauthorized(INVALID_CREDENTIALS); // removed while signing in
+    const s = await openSession(tx, user.id, user.merchantId, now);
+    return { user, role, ...s };
+  });
+}

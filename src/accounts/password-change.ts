@@ -1,0 +1,30 @@
+// Changing one's own password (spec 4.4 Session): every session of the user ends, this one included.
+import { eq } from 'drizzle-orm';
+import { badRequest, forbidden } from '../platform/errors.ts';
+import type { Database } from '../platform/db/index.ts';
+import { recordAudit, type Actor } from '../audit/index.ts';
+import { users } from './schema.ts';
+import { hashPassword, verifyPassword } from './passwords.ts';
+import { revokeUserSessions } from './sessions.ts';
+import { requireNewPassword } from './validate.ts';
+import { emitSessionsRevoked } from './socket-events.ts';
+
+export const PASSWORDS_REQUIRED = 'current_password and new_password are required';
+export const WRONG_CURRENT_PASSWORD = 'current password is incorrect';
+export const PASSWORD_CHANGED = 'password changed; sign in again';
+
+const filled = (v: unknown): v is string => typeof v === 'string' && v !== '';
+
+export async function changePassword(db: Database, merchantId: string, userId: string, body: Record<string, unknown>, actor: Actor, now: Date): Promise<void> {
+  if (!filled(body.current_password) || !filled(body.new_password)) throw badRequest(PASSWORDS_REQUIRED);
+  const newPassword = requireNewPassword(body.new_password);
+  const [user] = await db.orm.select().from(users).where(eq(users.id, userId)).limit(1);
+  if (!user || !(await verifyPassword(body.current_password, user.passwordHash))) throw forbidden(WRONG_CURRENT_PASSWORD);
+  const passwordHash = await hashPassword(newPassword);
+  await db.transaction(async (tx) => {
+    await tx.update(users).set({ passwordHash }).where(eq(users.id, userId));
+    const ended = await revokeUserSessions(tx, userId, 'password_changed', now);
+    await recordAudit(tx, { merchantId, action: 'user.password_changed', actor, subject: userId, at: now });
+    await emitSessionsRevoked(tx, merchantId, userId, ended, 'session_revoked', now);
+  });
+}

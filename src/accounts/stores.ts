@@ -1,0 +1,53 @@
+// Stores: several shops on one account, each with its own keys and order-id space (spec 2, 4.4).
+import { and, desc, eq } from 'drizzle-orm';
+import { badRequest, notFound } from '../platform/errors.ts';
+import { newId } from '../platform/ids.ts';
+import type { Database, Executor } from '../platform/db/index.ts';
+import { recordAudit, type Actor } from '../audit/index.ts';
+import { stores, type StoreRow } from './schema.ts';
+import { iso } from './merchant.ts';
+import { emitStoreUpdate } from './socket-events.ts';
+
+export const STORE_NAME_INVALID = 'name is required (up to 100 characters)';
+const MAX_NAME = 100;
+
+export function storeJson(s: StoreRow): Record<string, unknown> {
+  return { id: s.id, merchant_id: s.merchantId, name: s.name, created_at: iso(s.createdAt), updated_at: iso(s.updatedAt) };
+}
+
+export function requireStoreName(v: unknown): string {
+  const name = typeof v === 'string' ? v.trim() : '';
+  if (!name || [...name].length > MAX_NAME) throw badRequest(STORE_NAME_INVALID);
+  return name;
+}
+
+export function listStores(db: Database, merchantId: string): Promise<StoreRow[]> {
+  return db.orm.select().from(stores).where(eq(stores.merchantId, merchantId)).orderBy(desc(stores.createdAt), desc(stores.id));
+}
+
+export async function findStore(ex: Executor, merchantId: string, id: string): Promise<StoreRow | null> {
+  const [row] = await ex.select().from(stores).where(and(eq(stores.id, id), eq(stores.merchantId, merchantId))).limit(1);
+  return row ?? null;
+}
+
+export async function createStore(db: Database, merchantId: string, body: Record<string, unknown>, actor: Actor, now: Date): Promise<StoreRow> {
+  const name = requireStoreName(body.name);
+  return db.transaction(async (tx) => {
+    const [row] = await tx.insert(stores).values({ id: newId('sto', now), merchantId, name, createdAt: now, updatedAt: now }).returning();
+    await recordAudit(tx, { merchantId, action: 'store.created', actor, subject: row.id, after: storeJson(row), at: now });
+    await emitStoreUpdate(tx, row, now);
+    return row;
+  });
+}
+
+export async function renameStore(db: Database, merchantId: string, id: string, body: Record<string, unknown>, actor: Actor, now: Date): Promise<StoreRow> {
+  const name = requireStoreName(body.name);
+  return db.transaction(async (tx) => {
+    const before = await findStore(tx, merchantId, id);
+    if (!before) throw notFound();
+    const [row] = await tx.update(stores).set({ name, updatedAt: now }).where(eq(stores.id, id)).returning();
+    await recordAudit(tx, { merchantId, action: 'store.updated', actor, subject: id, before: storeJson(before), after: storeJson(row), at: now });
+    await emitStoreUpdate(tx, row, now);
+    return row;
+  });
+}

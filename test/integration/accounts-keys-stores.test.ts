@@ -1,0 +1,148 @@
+// API keys and stores from the dashboard (spec 4.4 "API keys", "Stores").
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { InjectOptions } from 'fastify';
+import { and, eq } from 'drizzle-orm';
+import { describeEachDb } from '../harness/databases.ts';
+import { startTestApp, type TestApp } from '../harness/app.ts';
+import { addMember, keyHeader, randomIp, signupAccount, tokenHeader, type Account, type Member } from '../harness/accounts.ts';
+import { apiRoute } from '../../src/accounts/index.ts';
+import { auditEntries } from '../../src/accounts/schema.ts';
+import { events } from '../../src/events/index.ts';
+
+describeEachDb('accounts api keys and stores', (h) => {
+  let t: TestApp;
+  let acct: Account;
+  let dev: Member;
+  let viewer: Member;
+  beforeAll(async () => {
+    t = await startTestApp(h.db(), {
+      extraRoutes: (app, services) => {
+        apiRoute(app, services.accounts.authn, { method: 'GET', url: '/v1/__whoami', readOnlyAllowed: true, handler: async (_q, _r, auth) => ({ key: auth.keyId, store: auth.storeId, livemode: auth.livemode }) });
+      },
+    });
+    acct = await signupAccount(t.app);
+    dev = await addMember(t.app, acct.accessToken, 'developer');
+    viewer = await addMember(t.app, acct.accessToken, 'viewer');
+  });
+  afterAll(async () => { await t.close(); });
+
+  const inject = (opts: InjectOptions) => t.app.inject({ remoteAddress: randomIp(), ...opts });
+  const createKey = (token: string, payload: object, mode = '') => inject({ method: 'POST', url: `/merchant/api-keys${mode}`, headers: tokenHeader(token), payload });
+  const listKeys = (token: string, mode = '') => inject({ method: 'GET', url: `/merchant/api-keys${mode}`, headers: tokenHeader(token) });
+  const createStore = (token: string, payload: object) => inject({ method: 'POST', url: '/merchant/stores', headers: tokenHeader(token), payload });
+  const whoami = (secret: string) => inject({ method: 'GET', url: '/v1/__whoami', headers: keyHeader(secret) });
+
+  it('creates a test key only with ?mode=test: 201 {api_key, secret}, secret shown once', async () => {
+    const res = await createKey(dev.accessToken, { label: 'server', access: 'read' }, '?mode=test');
+    expect(res.statusCode).toBe(201);
+    const { api_key: key, secret } = res.json();
+    expect(secret).toMatch(/^[0-9a-f]{64}$/);
+    expect(key).toMatchObject({ livemode: false, label: 'server', access: 'read', last4: secret.slice(-4), created_by: dev.id, merchant_id: acct.merchant.id });
+    expect(key.secret).toBeUndefined();
+    expect((await whoami(secret)).json()).toMatchObject({ key: key.id, livemode: false, store: null });
+    const listed = (await listKeys(dev.accessToken, '?mode=test')).json().api_keys;
+    expect(listed.map((k: { id: string }) => k.id)).toContain(key.id);
+    expect(JSON.stringify(listed)).not.toContain(secret);
+    const ev = await h.db().orm.select().from(events).where(and(eq(events.type, 'api_key:update'), eq(events.merchantId, acct.merchant.id)));
+    expect(ev.length).toBeGreaterThan(0);
+    expect(JSON.stringify(ev.map((e) => e.data))).not.toContain(secret);
+    const [entry] = await h.db().orm.select().from(auditEntries).where(and(eq(auditEntries.subject, key.id), eq(auditEntries.action, 'api_key.created')));
+    expect(entry.actor).toMatchObject({ kind: 'merchant', id: dev.id, role: 'developer', email: dev.email });
+    expect(JSON.stringify(entry)).not.toContain(secret);
+  });
+
+  it.each(['', '?mode=live', '?mode=TEST'])('creates a live key for mode %j, and lists live keys without mode=test', async (mode) => {
+    const res = await createKey(acct.accessToken, {}, mode);
+    expect(res.statusCode).toBe(201);
+    expect(res.json().api_key).toMatchObject({ livemode: true, access: 'full' });
+    const live = (await listKeys(acct.accessToken, mode)).json().api_keys;
+    expect(live.every((k: { livemode: boolean }) => k.livemode)).toBe(true);
+    expect(live.map((k: { id: string }) => k.id)).toContain(res.json().api_key.id);
+  });
+
+  it('creates a storefront key for one of its stores; 400 `unknown store_id` for another account\'s', async () => {
+    const store = (await createStore(dev.accessToken, { name: 'Outlet' })).json().store;
+    const res = await createKey(dev.accessToken, { store_id: store.id }, '?mode=test');
+    expect(res.json().api_key.store_id).toBe(store.id);
+    expect((await whoami(res.json().secret)).json().store).toBe(store.id);
+    const other = await signupAccount(t.app);
+    const foreign = (await createStore(other.accessToken, { name: 'Theirs' })).json().store;
+    for (const store_id of [foreign.id, 'sto_nope', 7, '']) {
+      const bad = await createKey(dev.accessToken, { store_id }, '?mode=test');
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json()).toEqual({ error: 'unknown store_id' });
+    }
+  });
+
+  it.each(['write', '', 1, ['full']])('answers 400 `access must be "full" or "read"` to %j', async (access) => {
+    const res = await createKey(dev.accessToken, { access }, '?mode=test');
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: 'access must be "full" or "read"' });
+  });
+
+  it('revokes a key: 200 {message: api key revoked}, it stops at once even right after use', async () => {
+    const { api_key: key, secret } = (await createKey(dev.accessToken, {}, '?mode=test')).json();
+    expect((await whoami(secret)).statusCode).toBe(200);
+    const res = await inject({ method: 'DELETE', url: `/merchant/api-keys/${key.id}`, headers: tokenHeader(dev.accessToken) });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ message: 'api key revoked' });
+    const after = await whoami(secret);
+    expect(after.statusCode).toBe(401);
+    expect(after.json()).toEqual({ error: 'invalid api key' });
+    const listed = (await listKeys(dev.accessToken, '?mode=test')).json().api_keys.find((k: { id: string }) => k.id === key.id);
+    expect(listed.revoked_at).toBeDefined();
+    const audit = await h.db().orm.select().from(auditEntries).where(and(eq(auditEntries.subject, key.id), eq(auditEntries.action, 'api_key.revoked')));
+    expect(audit).toHaveLength(1);
+  });
+
+  it('answers 404 `not found` to revoking an unknown key or another account\'s', async () => {
+    const other = await signupAccount(t.app);
+    for (const id of ['key_nope', other.testKeyId]) {
+      const res = await inject({ method: 'DELETE', url: `/merchant/api-keys/${id}`, headers: tokenHeader(acct.accessToken) });
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toEqual({ error: 'not found' });
+    }
+    expect((await whoami(other.testKey)).statusCode).toBe(200);
+  });
+
+  it('keeps keys to owners and developers', async () => {
+    for (const res of [await createKey(viewer.accessToken, {}), await listKeys(viewer.accessToken)]) {
+      expect(res.statusCode).toBe(403);
+      expect(res.json()).toEqual({ error: 'insufficient permissions' });
+    }
+  });
+
+  it('creates (201 {store}), renames (200 {store}) and lists stores; audits and emits store:update', async () => {
+    const res = await createStore(acct.accessToken, { name: '  Main street  ' });
+    expect(res.statusCode).toBe(201);
+    const store = res.json().store;
+    expect(store).toMatchObject({ name: 'Main street', merchant_id: acct.merchant.id });
+    expect(Object.keys(store).sort()).toEqual(['created_at', 'id', 'merchant_id', 'name', 'updated_at']);
+    const renamed = await inject({ method: 'PATCH', url: `/merchant/stores/${store.id}`, headers: tokenHeader(dev.accessToken), payload: { name: 'High street' } });
+    expect(renamed.statusCode).toBe(200);
+    expect(renamed.json().store.name).toBe('High street');
+    const list = await inject({ method: 'GET', url: '/merchant/stores', headers: tokenHeader(viewer.accessToken) });
+    expect(list.statusCode).toBe(200);
+    expect(list.json().stores.find((s: { id: string }) => s.id === store.id).name).toBe('High street');
+    const actions = (await h.db().orm.select().from(auditEntries).where(eq(auditEntries.subject, store.id))).map((e) => e.action).sort();
+    expect(actions).toEqual(['store.created', 'store.updated']);
+    const ev = await h.db().orm.select().from(events).where(and(eq(events.type, 'store:update'), eq(events.merchantId, acct.merchant.id)));
+    expect(ev.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it.each([[{}], [{ name: '' }], [{ name: '   ' }], [{ name: 'x'.repeat(101) }], [{ name: 42 }]])('answers 400 `name is required (up to 100 characters)` to %j', async (payload) => {
+    const res = await createStore(acct.accessToken, payload);
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: 'name is required (up to 100 characters)' });
+  });
+
+  it('accepts a 100-character name; 404 `not found` renaming another account\'s store; viewers may not create', async () => {
+    expect((await createStore(acct.accessToken, { name: 'é'.repeat(100) })).statusCode).toBe(201);
+    const other = await signupAccount(t.app);
+    const theirs = (await createStore(other.accessToken, { name: 'Theirs' })).json().store;
+    const res = await inject({ method: 'PATCH', url: `/merchant/stores/${theirs.id}`, headers: tokenHeader(acct.accessToken), payload: { name: 'Mine' } });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({ error: 'not found' });
+    expect((await createStore(viewer.accessToken, { name: 'V' })).statusCode).toBe(403);
+  });
+});

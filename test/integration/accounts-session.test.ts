@@ -1,0 +1,252 @@
+// Sign-in, refresh, sign-out, me and password change (spec 4.4 Session, 5, 7, 8).
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { InjectOptions } from 'fastify';
+import { eq } from 'drizzle-orm';
+import { describeEachDb } from '../harness/databases.ts';
+import { startTestApp, type TestApp } from '../harness/app.ts';
+import { cookieOf, PASSWORD, randomIp, signIn, signupAccount, tokenHeader, type Account } from '../harness/accounts.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
+import { merchants, sessions, users } from '../../src/accounts/schema.ts';
+import { events } from '../../src/events/index.ts';
+
+describeEachDb('accounts sessions', (h) => {
+  let t: TestApp;
+  let acct: Account;
+  const clock = new ManualClock(new Date());
+  beforeAll(async () => {
+    t = await startTestApp(h.db(), { clock });
+    acct = await signupAccount(t.app);
+  });
+  afterAll(async () => { await t.close(); });
+
+  const inject = (opts: InjectOptions) => t.app.inject({ remoteAddress: randomIp(), ...opts });
+  const login = (payload: unknown, ip?: string) => inject({ method: 'POST', url: '/merchant/login', payload: payload as object, ...(ip ? { remoteAddress: ip } : {}) });
+  const refresh = (cookie?: string | null) => inject({ method: 'POST', url: '/merchant/auth/refresh', headers: cookie ? { cookie } : {} });
+  const me = (token: string) => inject({ method: 'GET', url: '/merchant/me', headers: tokenHeader(token) });
+
+  it('signs in with 200 {access_token, expires_at, role}, an httpOnly refresh cookie on /merchant/auth, and updates last_login_at', async () => {
+    clock.advance(60_000);
+    const res = await login({ email: acct.email.toUpperCase(), password: PASSWORD });
+    expect(res.statusCode).toBe(200);
+    const b = res.json();
+    expect(Object.keys(b).sort()).toEqual(['access_token', 'expires_at', 'role']);
+    expect(b.role).toBe('owner');
+    expect(new Date(b.expires_at).getTime()).toBe(Math.floor(clock.now().getTime() / 1000) * 1000 + 15 * 60_000);
+    const raw = ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.startsWith('refresh_token='))!;
+    expect(raw).toMatch(/HttpOnly/i);
+    expect(raw).toMatch(/Path=\/merchant\/auth(;|$)/);
+    expect((await me(b.access_token)).statusCode).toBe(200);
+    const [u] = await h.db().orm.select().from(users).where(eq(users.id, acct.user.id));
+    expect(u.lastLoginAt?.getTime()).toBe(clock.now().getTime());
+  });
+
+  it.each([
+    [{}, 'email and password are required'],
+    [{ email: 'a@b.co' }, 'email and password are required'],
+    [{ password: 'x' }, 'email and password are required'],
+    [{ email: '', password: 'x' }, 'email and password are required'],
+  ])('answers 400 `email and password are required` to %j', async (payload, message) => {
+    const res = await login(payload);
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: message });
+  });
+
+  it('answers 400 `invalid email address` to a malformed email', async () => {
+    const res = await login({ email: 'nope', password: 'whatever1' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: 'invalid email address' });
+  });
+
+  it('answers 401 `invalid credentials` alike for a wrong password and an unknown email, taking about the same time', async () => {
+    const time = async (payload: object) => {
+      const start = performance.now();
+      const res = await login(payload);
+      expect(res.statusCode).toBe(401);
+      expect(res.json()).toEqual({ error: 'invalid credentials' });
+      return performance.now() - start;
+    };
+    const wrong: number[] = [];
+    const unknown: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      wrong.push(await time({ email: acct.email, password: 'wrong-password' }));
+      unknown.push(await time({ email: `nobody-${i}@example.com`, password: 'wrong-password' }));
+    }
+    const median = (xs: number[]) => xs.sort((a, b) => a - b)[1];
+    // both run one scrypt: an unknown email must not answer in a fraction of the time
+    expect(median(unknown)).toBeGreaterThan(median(wrong) * 0.4);
+  });
+
+  it('limits sign-in to 5 attempts a second per IP with 429 `rate limit exceeded`', async () => {
+    const ip = randomIp();
+    const codes: number[] = [];
+    for (let i = 0; i < 6; i++) codes.push((await login({}, ip)).statusCode);
+    expect(codes).toEqual([400, 400, 400, 400, 400, 429]);
+    expect((await login({ email: acct.email, password: PASSWORD }, ip)).json()).toEqual({ error: 'rate limit exceeded' });
+    clock.advance(1000);
+    expect((await login({ email: acct.email, password: PASSWORD }, ip)).statusCode).toBe(200);
+  });
+
+  it('answers 403 `merchant account is suspended` to a correct sign-in of a suspended account, 401 to a wrong one', async () => {
+    const s = await signupAccount(t.app);
+    await h.db().orm.update(merchants).set({ status: 'suspended' }).where(eq(merchants.id, s.merchant.id));
+    const ok = await login({ email: s.email, password: PASSWORD });
+    expect(ok.statusCode).toBe(403);
+    expect(ok.json()).toEqual({ error: 'merchant account is suspended' });
+    expect((await login({ email: s.email, password: 'wrong-password' })).statusCode).toBe(401);
+    const r = await refresh(s.refreshCookie);
+    expect(r.statusCode).toBe(403);
+    expect(r.json()).toEqual({ error: 'merchant account is suspended' });
+  });
+
+  it('refreshes with the cookie: same answer as login, a new cookie each time', async () => {
+    const s = await signIn(t.app, acct.email);
+    const r1 = await refresh(s.refreshCookie);
+    expect(r1.statusCode).toBe(200);
+    expect(Object.keys(r1.json()).sort()).toEqual(['access_token', 'expires_at', 'role']);
+    expect(r1.json().role).toBe('owner');
+    const c2 = cookieOf(r1)!;
+    expect(c2).not.toBe(s.refreshCookie);
+    expect((await me(r1.json().access_token)).statusCode).toBe(200);
+    const r2 = await refresh(c2);
+    expect(r2.statusCode).toBe(200);
+    expect(cookieOf(r2)).not.toBe(c2);
+  });
+
+  it('answers 401 `no refresh token` without the cookie', async () => {
+    const res = await refresh(null);
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toEqual({ error: 'no refresh token' });
+  });
+
+  it('answers 401 `invalid or expired token` to an unknown cookie', async () => {
+    const res = await refresh(`refresh_token=${'a'.repeat(64)}`);
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toEqual({ error: 'invalid or expired token' });
+  });
+
+  it('treats reuse of an exchanged cookie as theft: 401 and the whole session ends', async () => {
+    const s = await signIn(t.app, acct.email);
+    const r1 = await refresh(s.refreshCookie);
+    const next = cookieOf(r1)!;
+    const reused = await refresh(s.refreshCookie);
+    expect(reused.statusCode).toBe(401);
+    expect(reused.json()).toEqual({ error: 'invalid or expired token' });
+    // the rightful next token and the session's access tokens stop too
+    expect((await refresh(next)).json()).toEqual({ error: 'invalid or expired token' });
+    expect((await me(r1.json().access_token)).json()).toEqual({ error: 'invalid or expired token' });
+    expect((await me(s.accessToken)).statusCode).toBe(401);
+  });
+
+  it('lets only one of two concurrent exchanges of the same cookie succeed', async () => {
+    const s = await signIn(t.app, acct.email);
+    const codes = (await Promise.all([refresh(s.refreshCookie), refresh(s.refreshCookie)])).map((r) => r.statusCode).sort();
+    expect(codes).toEqual([200, 401]);
+  });
+
+  it('keeps a session refreshable for up to 7 days from sign-in', async () => {
+    const s = await signIn(t.app, acct.email);
+    clock.advance(7 * 24 * 3600_000 - 60_000);
+    const ok = await refresh(s.refreshCookie);
+    expect(ok.statusCode).toBe(200);
+    clock.advance(120_000);
+    const late = await refresh(cookieOf(ok));
+    expect(late.statusCode).toBe(401);
+    expect(late.json()).toEqual({ error: 'invalid or expired token' });
+  });
+
+  it('signs out with the access token: 200 {message: logged out}, that session only', async () => {
+    const a = await signIn(t.app, acct.email);
+    const b = await signIn(t.app, acct.email);
+    const res = await inject({ method: 'POST', url: '/merchant/auth/logout', headers: tokenHeader(a.accessToken) });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ message: 'logged out' });
+    expect((await me(a.accessToken)).statusCode).toBe(401);
+    expect((await refresh(a.refreshCookie)).statusCode).toBe(401);
+    expect((await me(b.accessToken)).statusCode).toBe(200);
+    const [row] = await h.db().orm.select().from(events).where(eq(events.type, 'session:revoked')).limit(1);
+    expect(row).toBeDefined();
+  });
+
+  it('signs out with the refresh cookie alone (access token expired)', async () => {
+    const a = await signIn(t.app, acct.email);
+    const res = await inject({ method: 'POST', url: '/merchant/auth/logout', headers: { cookie: a.refreshCookie, authorization: 'Bearer expired.token.here' } });
+    expect(res.json()).toEqual({ message: 'logged out' });
+    expect((await refresh(a.refreshCookie)).statusCode).toBe(401);
+    expect((await me(a.accessToken)).statusCode).toBe(401);
+  });
+
+  it('answers 401 to a sign-out without any credential, or with an ended one', async () => {
+    const none = await inject({ method: 'POST', url: '/merchant/auth/logout' });
+    expect(none.statusCode).toBe(401);
+    expect(none.json()).toEqual({ error: 'missing token' });
+    const a = await signIn(t.app, acct.email);
+    await inject({ method: 'POST', url: '/merchant/auth/logout', headers: tokenHeader(a.accessToken) });
+    const again = await inject({ method: 'POST', url: '/merchant/auth/logout', headers: tokenHeader(a.accessToken) });
+    expect(again.json()).toEqual({ error: 'invalid or expired token' });
+  });
+
+  it('logout-all ends every session of the user: 200 {message: all sessions revoked}', async () => {
+    const a = await signIn(t.app, acct.email);
+    const b = await signIn(t.app, acct.email);
+    const res = await inject({ method: 'POST', url: '/merchant/auth/logout-all', headers: tokenHeader(a.accessToken) });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ message: 'all sessions revoked' });
+    for (const s of [a, b]) {
+      expect((await me(s.accessToken)).statusCode).toBe(401);
+      expect((await refresh(s.refreshCookie)).statusCode).toBe(401);
+    }
+    const open = await h.db().orm.select().from(sessions).where(eq(sessions.userId, acct.user.id));
+    expect(open.every((s) => s.revokedAt !== null)).toBe(true);
+  });
+
+  it('GET /merchant/me answers {merchant, user} without secrets', async () => {
+    const s = await signIn(t.app, acct.email);
+    const res = await me(s.accessToken);
+    expect(res.statusCode).toBe(200);
+    const b = res.json();
+    expect(b.merchant.id).toBe(acct.merchant.id);
+    expect(b.user).toMatchObject({ id: acct.user.id, email: acct.email, role: 'owner', merchant_id: acct.merchant.id });
+    expect(JSON.stringify(b)).not.toMatch(/password|hash/);
+  });
+
+  describePassword();
+
+  function describePassword(): void {
+    const change = (token: string, payload: object) => inject({ method: 'POST', url: '/merchant/me/password', headers: tokenHeader(token), payload });
+
+    it.each([
+      [{}], [{ current_password: PASSWORD }], [{ new_password: 'longenough2' }], [{ current_password: '', new_password: 'longenough2' }], [{ current_password: 5, new_password: 'longenough2' }],
+    ])('answers 400 `current_password and new_password are required` to %j', async (payload) => {
+      const s = await signIn(t.app, acct.email);
+      const res = await change(s.accessToken, payload);
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({ error: 'current_password and new_password are required' });
+    });
+
+    it('answers 403 `current password is incorrect`', async () => {
+      const s = await signIn(t.app, acct.email);
+      const res = await change(s.accessToken, { current_password: 'not-the-password', new_password: 'longenough2' });
+      expect(res.statusCode).toBe(403);
+      expect(res.json()).toEqual({ error: 'current password is incorrect' });
+    });
+
+    it('answers 400 `password must be at least 8 characters` to a short new password', async () => {
+      const s = await signIn(t.app, acct.email);
+      const res = await change(s.accessToken, { current_password: PASSWORD, new_password: 'short' });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({ error: 'password must be at least 8 characters' });
+    });
+
+    it('changes the password and ends every session of the user', async () => {
+      const other = await signupAccount(t.app);
+      const a = await signIn(t.app, other.email);
+      const res = await change(a.accessToken, { current_password: PASSWORD, new_password: 'brand-new-pass' });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({ message: 'password changed; sign in again' });
+      for (const tok of [a.accessToken, other.accessToken]) expect((await me(tok)).statusCode).toBe(401);
+      expect((await refresh(other.refreshCookie)).statusCode).toBe(401);
+      expect((await login({ email: other.email, password: PASSWORD })).statusCode).toBe(401);
+      expect((await login({ email: other.email, password: 'brand-new-pass' })).statusCode).toBe(200);
+    });
+  }
+});
