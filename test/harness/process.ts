@@ -37,7 +37,7 @@ export function spawnService(env: Record<string, string>): ServiceProcess {
 }
 
 /** Waits until the output says `listening on`, or fails with the output when the process exits first. */
-export async function waitListening(p: ServiceProcess, timeoutMs = 30_000): Promise<void> {
+export async function waitListening(p: ServiceProcess, timeoutMs = 90_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let exited = false;
   void p.exited.then(() => { exited = true; });

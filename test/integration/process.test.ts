@@ -41,7 +41,7 @@ describe('the service process', () => {
     expect(rows[0].n).toBe(1);
     await reopened.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
-  }, 60_000);
+  }, 150_000);
 
   it('SIGTERM lets an in-flight request finish before exiting', async () => {
     const port = await freePort();
@@ -53,7 +53,7 @@ describe('the service process', () => {
     // either answered in full or refused before it was accepted; never cut off half-way
     if (res) expect([200, 503]).toContain(res.status);
     expect((await p.exited).code).toBe(0);
-  }, 30_000);
+  }, 120_000);
 
   it.skipIf(!pgServerUrl())('starts on PostgreSQL with DATABASE_URL, two processes migrating at once', async () => {
     const created = await createPgDatabase();
@@ -67,7 +67,7 @@ describe('the service process', () => {
     expect((await a.exited).code).toBe(0);
     expect((await b.exited).code).toBe(0);
     await created.drop();
-  }, 60_000);
+  }, 150_000);
 
   it.each([
     [{ PORT: 'abc' }, 'PORT'],
@@ -80,5 +80,5 @@ describe('the service process', () => {
     const lines = p.output().trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(name);
-  }, 30_000);
+  }, 120_000);
 });
