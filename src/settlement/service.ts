@@ -29,7 +29,7 @@ export class SettlementService {
   }
 
   /** The chain room plugs its transfer service in; until then live direct settlements wait. */
-  useTransfers(port: TransferPort): void {
+  useTransfers(port: TransferPort | null): void {
     this.#transfers = port;
   }
 
