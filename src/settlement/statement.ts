@@ -31,7 +31,7 @@ export function csvField(v: string): string {
 }
 
 interface CsvRow {
-  seq: string; cursor_at: string; id: string; created_at: Date | string; type: string; token: string; chain: string;
+  cursor_seq: string; cursor_at: string; id: string; created_at: Date | string; type: string; token: string; chain: string;
   amount: string; usd_amount: string; reference: string; note: string | null;
 }
 
@@ -45,7 +45,8 @@ function csvLine(r: CsvRow): string {
 /**
  * The whole statement, newest first, a page at a time. Keyset paging on (created_at, seq) with a
  * row comparison the index answers directly; the cursor keeps the database's own timestamp text
- * so sub-millisecond times never skip a row. Figures are formatted by the database (trim_scale)
+ * so sub-millisecond times never skip a row (aliases differ from the column names: ORDER BY
+ * would otherwise sort by the text output column). Figures are formatted by the database (trim_scale)
  * and here with plain string work: no Decimal per row.
  */
 export async function* ledgerCsv(ex: Executor, f: LedgerFilter): AsyncGenerator<string> {
@@ -53,7 +54,7 @@ export async function* ledgerCsv(ex: Executor, f: LedgerFilter): AsyncGenerator<
   let after: { at: string; seq: string } | null = null;
   for (;;) {
     const rows: CsvRow[] = await queryRows<CsvRow>(ex, sql`
-      select seq::text as seq, created_at::text as cursor_at, id, created_at, type, token, chain, amount::text as amount,
+      select seq::text as cursor_seq, created_at::text as cursor_at, id, created_at, type, token, chain, amount::text as amount,
         trim_scale(usd_amount)::text as usd_amount, reference, note
       from ledger_entries
       where merchant_id = ${f.merchantId} and livemode = ${f.livemode}
@@ -66,7 +67,7 @@ export async function* ledgerCsv(ex: Executor, f: LedgerFilter): AsyncGenerator<
     for (const r of rows) chunk += csvLine(r);
     yield chunk;
     const last = rows[rows.length - 1];
-    after = { at: last.cursor_at, seq: last.seq };
+    after = { at: last.cursor_at, seq: last.cursor_seq };
     if (rows.length < CSV_PAGE) return;
   }
 }
