@@ -51,9 +51,7 @@ function csvLine(r: CsvRow): string {
  */
 export async function* ledgerCsv(ex: Executor, f: LedgerFilter): AsyncGenerator<string> {
   yield `${CSV_COLUMNS.join(',')}\r\n`;
-  let after: { at: string; seq: string } | null = null;
-  for (;;) {
-    const rows: CsvRow[] = await queryRows<CsvRow>(ex, sql`
+  const page = (after: { at: string; seq: string } | null): Promise<CsvRow[]> => queryRows<CsvRow>(ex, sql`
       select seq::text as cursor_seq, created_at::text as cursor_at, id, created_at, type, token, chain, amount::text as amount,
         trim_scale(usd_amount)::text as usd_amount, reference, note
       from ledger_entries
@@ -62,13 +60,18 @@ export async function* ledgerCsv(ex: Executor, f: LedgerFilter): AsyncGenerator<
         ${after ? sql`and (created_at, seq) < (${after.at}::timestamptz, ${after.seq}::bigint)` : sql``}
       order by created_at desc, seq desc
       limit ${CSV_PAGE}`);
+  let next: Promise<CsvRow[]> | null = page(null);
+  while (next) {
+    const rows: CsvRow[] = await next;
     if (rows.length === 0) return;
+    const last = rows[rows.length - 1];
+    // the next page is read while this one is formatted and sent
+    next = rows.length < CSV_PAGE ? null : page({ at: last.cursor_at, seq: last.cursor_seq });
+    // a client that hangs up stops the generator; a read still running then must not go unhandled
+    next?.catch(() => {});
     let chunk = '';
     for (const r of rows) chunk += csvLine(r);
     yield chunk;
-    const last = rows[rows.length - 1];
-    after = { at: last.cursor_at, seq: last.cursor_seq };
-    if (rows.length < CSV_PAGE) return;
   }
 }
 
