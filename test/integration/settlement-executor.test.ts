@@ -8,10 +8,11 @@ import { startTestApp, type TestApp } from '../harness/app.ts';
 import { signupAccount } from '../harness/accounts.ts';
 import { ADDR, addMember, expectLedgerHolds, input, payment, type Member } from '../harness/settlement.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
-import { events } from '../../src/events/index.ts';
+import { appendEvent, events } from '../../src/events/index.ts';
 import { merchants } from '../../src/accounts/schema.ts';
 import type { Actor } from '../../src/audit/index.ts';
 import type { Executor } from '../../src/platform/db/index.ts';
+import type { SettleInput } from '../../src/settlement/index.ts';
 import {
   balances, ledgerEntries, payouts, settlements, NOTE_WAITING_TRANSFER, settlementJson, type TransferRequest,
 } from '../../src/settlement/index.ts';
@@ -223,5 +224,27 @@ describeEachDb('settlement executor', (h) => {
     const all = await h.db().orm.select().from(payouts).where(eq(payouts.merchantId, m.id));
     expect(all).toHaveLength(2);
     expect(await balanceOf(m.id, true, 'USDT_TRC20')).toMatchObject({ available: 0n });
+  });
+
+  it('settles closed payments from the outbox through the DepositsPort, once however often they close', async () => {
+    const m = await newMerchant();
+    const p = payment(m.id, { token: 'TRX', rate_locked: '0.25' });
+    const known = new Map<string, SettleInput>([[p.id, input(p, [{ amount: 400_000_000n, usd: '100', tx: 'tx_trx' }])]]);
+    const asked: string[] = [];
+    const { outbox } = t.platform;
+    outbox.subscribe(t.services.settlement.subscriber(async (_tx, id) => { asked.push(id); return known.get(id) ?? null; }));
+    await h.db().transaction(async (tx) => {
+      await appendEvent(tx, { type: 'payment.detecting', livemode: false, merchantId: m.id, paymentId: p.id, data: {}, at: clock.now() });
+      await appendEvent(tx, { type: 'payment.confirmed', livemode: false, merchantId: m.id, paymentId: p.id, data: {}, at: clock.now() });
+      await appendEvent(tx, { type: 'payment.expired', livemode: false, merchantId: m.id, paymentId: 'pay_unknown', data: {}, at: clock.now() });
+    });
+    await outbox.drainNow();
+    await h.db().transaction((tx) => appendEvent(tx, { type: 'payment.late_deposit', livemode: false, merchantId: m.id, paymentId: p.id, data: {}, at: clock.now() }));
+    await outbox.drainNow();
+    expect(asked.filter((id) => id === p.id)).toHaveLength(2);
+    expect(asked).toContain('pay_unknown');
+    const rows = await h.db().orm.select().from(settlements).where(eq(settlements.paymentId, p.id));
+    expect(rows.map((r) => [r.token, r.status, r.mode])).toEqual([['TRX', 'completed', 'custodial']]);
+    expect((await balanceOf(m.id, false, 'TRX')).available).toBe(rows[0].net);
   });
 });
