@@ -83,10 +83,13 @@ create table ledger_entries (
   usd_amount numeric not null,
   reference text not null,
   note text,
+  -- the payment a settlement entry belongs to (its trail); null for payouts and adjustments
+  payment_id text,
   created_at timestamptz not null
 );
 create index ledger_by_merchant on ledger_entries (merchant_id, livemode, created_at desc, seq desc);
 create index ledger_by_merchant_token on ledger_entries (merchant_id, livemode, token, created_at desc, seq desc);
+create index ledger_by_payment on ledger_entries (payment_id, seq) where payment_id is not null;
 
 -- available = sum of the ledger; pending_payout = amounts held by open payouts.
 create table balances (

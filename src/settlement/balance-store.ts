@@ -12,6 +12,9 @@ import { balanceJson } from './json.ts';
 
 export interface BalanceKey { merchantId: string; livemode: boolean }
 
+/** Entries of a settlement name their payment (the payment's trail lists them). */
+export interface PostOptions { paymentId?: string }
+
 /** The balance row of a token, created empty when missing, locked until the transaction ends. */
 export async function lockBalance(tx: Executor, key: BalanceKey, token: TokenSymbol, at: Date): Promise<BalanceRow> {
   await tx.insert(balances).values({
@@ -35,7 +38,7 @@ function pendingDelta(e: LedgerEntryPlan): bigint {
  * Writes entries and moves the balances they touch. Tokens are locked in a fixed order so two
  * transactions touching the same balances never deadlock.
  */
-export async function postEntries(tx: Executor, key: BalanceKey, entries: readonly LedgerEntryPlan[], at: Date): Promise<LedgerRow[]> {
+export async function postEntries(tx: Executor, key: BalanceKey, entries: readonly LedgerEntryPlan[], at: Date, opts: PostOptions = {}): Promise<LedgerRow[]> {
   if (entries.length === 0) return [];
   const tokens = [...new Set(entries.map((e) => e.token))].sort();
   for (const token of tokens) {
@@ -49,7 +52,7 @@ export async function postEntries(tx: Executor, key: BalanceKey, entries: readon
   // one millisecond apart keeps the statement's order in "newest first" listings
   return tx.insert(ledgerEntries).values(entries.map((e, i) => ({
     id: newId('led', at), merchantId: key.merchantId, livemode: key.livemode, type: e.type, token: e.token,
-    chain: e.chain, amount: e.amount, usdAmount: e.usd_amount, reference: e.reference, note: e.note ?? null,
+    chain: e.chain, amount: e.amount, usdAmount: e.usd_amount, reference: e.reference, note: e.note ?? null, paymentId: opts.paymentId ?? null,
     createdAt: new Date(at.getTime() + i),
   }))).returning();
 }

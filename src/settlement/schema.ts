@@ -83,6 +83,7 @@ export const ledgerEntries = pgTable('ledger_entries', {
   usdAmount: decimalColumn('usd_amount').notNull(),
   reference: text('reference').notNull(),
   note: text('note'),
+  paymentId: text('payment_id'),
   createdAt: at('created_at').notNull(),
 });
 

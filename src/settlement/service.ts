@@ -12,6 +12,9 @@ import { runScheduledPayouts } from './payouts/scheduled.ts';
 import { adjustLedger } from './adjustments.ts';
 import { settlementSubscriber } from './subscriber.ts';
 import type { LedgerRow, PayoutRow, SettlementRow } from './schema.ts';
+import type { PayoutAddressInput } from './planner.ts';
+import { addressesInForce, planAddress } from './address-store.ts';
+import { paymentLedger, paymentSettlements } from './statement.ts';
 
 export class SettlementService {
   readonly platform: Platform;
@@ -59,6 +62,20 @@ export class SettlementService {
 
   adjust(body: Record<string, unknown>, actor: Actor): Promise<LedgerRow> {
     return adjustLedger(this.platform.db, this.platform.clock, this.market, body, actor);
+  }
+
+  /** Payout addresses in force for a merchant's mode, as the planner (and pricing) reads them. */
+  async payoutAddressInputs(merchantId: string, livemode: boolean): Promise<PayoutAddressInput[]> {
+    return (await addressesInForce(this.platform.db.orm, merchantId, livemode)).map(planAddress);
+  }
+
+  /** The payment trail's `settlements` ({settlement, transfers}) and `ledger` sections. */
+  trailSettlements(paymentId: string): Promise<unknown[]> {
+    return paymentSettlements(this.platform.db.orm, paymentId);
+  }
+
+  trailLedger(paymentId: string): Promise<unknown[]> {
+    return paymentLedger(this.platform.db.orm, paymentId);
   }
 
   /** The outbox subscriber that settles closed payments, given the payments room's DepositsPort. */

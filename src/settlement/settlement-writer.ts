@@ -68,7 +68,7 @@ export async function writePlan(tx: Executor, plan: SettlementPlan, ctx: WriteCo
     await tx.insert(settlementDeposits).values(ctx.deposits.map((d) => ({ paymentId: payment.id, txId: d.tx_id, settlementId: id })));
   }
   const key = { merchantId: payment.merchant_id, livemode: plan.livemode };
-  await postEntries(tx, key, plan.ledger, now);
+  await postEntries(tx, key, plan.ledger, now, { paymentId: payment.id });
   if (plan.payout_request) {
     const address = await addressById(tx, payment.merchant_id, plan.payout_request.address_id);
     try {

@@ -1,11 +1,12 @@
 // Reading the money: balances, the ledger (a page, or the whole statement as CSV streamed in
 // keyset pages so memory stays flat however long it is) and settlements.
-import { and, count, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Executor } from '../platform/db/index.ts';
 import { formatUnits } from '../money/index.ts';
 import { TOKEN_DEFS, isToken } from '../tokens/index.ts';
 import { notFound } from '../platform/errors.ts';
 import { ledgerEntries, settlements, type LedgerRow, type SettlementRow } from './schema.ts';
+import { ledgerEntryJson, settlementJson } from './json.ts';
 
 export const SETTLEMENT_NOT_FOUND = 'settlement not found';
 export const CSV_COLUMNS = ['id', 'created_at', 'type', 'token', 'chain', 'amount', 'usd_amount', 'reference', 'note'] as const;
@@ -99,4 +100,16 @@ export async function settlementById(ex: Executor, merchantId: string, id: strin
   const [row] = await ex.select().from(settlements).where(and(eq(settlements.id, id), eq(settlements.merchantId, merchantId)));
   if (!row) throw notFound(SETTLEMENT_NOT_FOUND);
   return row;
+}
+
+/** A payment's settlements for its trail: `{settlement, transfers}` (transfer intents so far). */
+export async function paymentSettlements(ex: Executor, paymentId: string): Promise<{ settlement: Record<string, unknown>; transfers: { intent_id: string }[] }[]> {
+  const rows = await ex.select().from(settlements).where(eq(settlements.paymentId, paymentId)).orderBy(asc(settlements.createdAt), asc(settlements.id));
+  return rows.map((s) => ({ settlement: settlementJson(s), transfers: (s.transferIntents ?? []).map((id) => ({ intent_id: id })) }));
+}
+
+/** A payment's ledger entries, in the order they were written. */
+export async function paymentLedger(ex: Executor, paymentId: string): Promise<Record<string, unknown>[]> {
+  const rows = await ex.select().from(ledgerEntries).where(eq(ledgerEntries.paymentId, paymentId)).orderBy(asc(ledgerEntries.seq));
+  return rows.map(ledgerEntryJson);
 }

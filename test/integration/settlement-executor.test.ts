@@ -121,6 +121,12 @@ describeEachDb('settlement executor', (h) => {
     expect(rows).toHaveLength(2);
     const credits = await h.db().orm.select().from(ledgerEntries).where(and(eq(ledgerEntries.merchantId, m.id), eq(ledgerEntries.type, 'payment_credit')));
     expect(credits.map((c) => c.amount).sort()).toEqual([USDT(25), USDT(5)].sort());
+    // the payment's trail sections
+    const trail = await t.services.settlement.trailSettlements(p.id) as { settlement: { id: string }; transfers: unknown[] }[];
+    expect(trail.map((x) => x.settlement.id).sort()).toEqual(rows.map((r) => r.id).sort());
+    expect(trail.every((x) => Array.isArray(x.transfers))).toBe(true);
+    const ledger = await t.services.settlement.trailLedger(p.id) as { type: string; reference: string }[];
+    expect(ledger.filter((e) => e.type === 'payment_credit').map((e) => e.reference).sort()).toEqual([`${p.id}:tx_a`, `${p.id}:tx_late`]);
   });
 
   it('keeps a live direct settlement pending until the chain transfer service exists, then sends through it', async () => {
@@ -155,6 +161,9 @@ describeEachDb('settlement executor', (h) => {
   it('waits for a changed address (awaits_address), then settles to it once active; deletion settles without it', async () => {
     const m = await newMerchant();
     const a = await addAddress(m, true, 'USDT_BEP20', ADDR.EVM);
+    expect(await t.services.settlement.payoutAddressInputs(m.id, true)).toEqual([
+      { id: a.id, token: 'USDT_BEP20', address: ADDR.EVM, default: true, created_at: a.createdAt, active_at: a.activeAt },
+    ]);
     await t.services.settlement.addresses.update({ merchantId: m.id, userId: m.owner.userId, actor: { kind: 'merchant' } }, a.id, { address: ADDR.EVM_2, password: m.owner.password });
     const p = payment(m.id, { livemode: true, token: 'USDT_BEP20' });
     const [s] = await settle(input(p, [{ amount: 30n * 10n ** 18n, usd: '30' }], clock.now()));
