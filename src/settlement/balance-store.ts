@@ -49,11 +49,11 @@ export async function postEntries(tx: Executor, key: BalanceKey, entries: readon
     await tx.update(balances).set({ available, pendingPayout: pending, updatedAt: at })
       .where(and(eq(balances.merchantId, key.merchantId), eq(balances.livemode, key.livemode), eq(balances.token, token)));
   }
-  // one millisecond apart keeps the statement's order in "newest first" listings
-  return tx.insert(ledgerEntries).values(entries.map((e, i) => ({
+  // entries of one change share its time; listings break the tie by seq (write order)
+  return tx.insert(ledgerEntries).values(entries.map((e) => ({
     id: newId('led', at), merchantId: key.merchantId, livemode: key.livemode, type: e.type, token: e.token,
     chain: e.chain, amount: e.amount, usdAmount: e.usd_amount, reference: e.reference, note: e.note ?? null, paymentId: opts.paymentId ?? null,
-    createdAt: new Date(at.getTime() + i),
+    createdAt: at,
   }))).returning();
 }
 
