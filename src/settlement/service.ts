@@ -10,6 +10,7 @@ import { PayoutAddressService } from './payout-address-service.ts';
 import { PayoutService } from './payouts/payout-service.ts';
 import { runScheduledPayouts } from './payouts/scheduled.ts';
 import { adjustLedger } from './adjustments.ts';
+import { sendWaitingTransfers } from './waiting-transfers.ts';
 import { settlementSubscriber } from './subscriber.ts';
 import type { LedgerRow, PayoutRow, SettlementRow } from './schema.ts';
 import type { PayoutAddressInput } from './planner.ts';
@@ -44,8 +45,11 @@ export class SettlementService {
     return settlePayment(ex, input, this.deps, this.platform.clock.now());
   }
 
-  replanDue(now = this.platform.clock.now()): Promise<number> {
-    return replanDue(this.platform.db, this.deps, now);
+  /** Plans waiting settlements again when due, and sends those that waited for a transfer service. */
+  async replanDue(now = this.platform.clock.now()): Promise<number> {
+    const n = await replanDue(this.platform.db, this.deps, now);
+    if (this.#transfers) await sendWaitingTransfers(this.platform.db, this.#transfers, now);
+    return n;
   }
 
   runScheduledPayouts(now = this.platform.clock.now()): Promise<PayoutRow[]> {

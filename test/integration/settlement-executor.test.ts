@@ -145,6 +145,13 @@ describeEachDb('settlement executor', (h) => {
       expect(sent.map((r) => [r.token, r.to, r.amount, r.from])).toEqual([
         ['USDT_TRC20', ADDR.TRON, s.net, 'TDeposit'], ['USDT_TRC20', undefined, s.serviceFee, 'TDeposit'],
       ]);
+      // the one that waited for the transfer service is sent at the next pass
+      await t.services.settlement.replanDue();
+      const [sentLater] = await h.db().orm.select().from(settlements).where(eq(settlements.id, waiting.id));
+      expect(sentLater).toMatchObject({ status: 'pending', note: null, transferIntents: ['intent_3', 'intent_4'] });
+      expect(sent.slice(2).map((r) => [r.token, r.to, r.amount])).toEqual([['USDT_TRC20', ADDR.TRON, waiting.net], ['USDT_TRC20', undefined, waiting.serviceFee]]);
+      await t.services.settlement.replanDue();
+      expect(sent).toHaveLength(4);
       const done = await h.db().transaction((tx) => t.services.settlement.completeSettlement(tx, waiting.id, '0xabc'));
       expect(settlementJson(done)).toMatchObject({ status: 'completed', tx_id: '0xabc', completed_at: clock.now().toISOString() });
       const hooks = await eventsOf(m.id, ['settlement.completed']);
