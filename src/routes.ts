@@ -2,7 +2,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from './services.ts';
 import { registerAccountRoutes } from './accounts/index.ts';
+import { registerSettlementRoutes } from './settlement/index.ts';
 
 export async function registerRoutes(app: FastifyInstance, services: Services): Promise<void> {
   registerAccountRoutes(app, services.accounts);
+  registerSettlementRoutes(app, services);
 }

@@ -2,13 +2,16 @@
 // receive this object and never construct services themselves.
 import type { Platform } from './platform/context.ts';
 import { AccountsService } from './accounts/index.ts';
+import { SettlementService } from './settlement/index.ts';
 
 export interface Services {
   platform: Platform;
   accounts: AccountsService;
+  settlement: SettlementService;
 }
 
 export async function createServices(platform: Platform): Promise<Services> {
   const accounts = new AccountsService(platform);
-  return { platform, accounts };
+  const settlement = new SettlementService(platform);
+  return { platform, accounts, settlement };
 }

@@ -1,9 +1,11 @@
 // Background work: outbox subscribers and scheduled jobs of every room, started after the app.
 import type { Services } from './services.ts';
+import { startSettlementWorkers } from './settlement/index.ts';
 
 export async function startWorkers(services: Services): Promise<void> {
   const { outbox } = services.platform;
   outbox.start();
+  await startSettlementWorkers(services.settlement, services.platform.jobs);
 }
 
 export async function stopWorkers(services: Services): Promise<void> {

@@ -1,0 +1,101 @@
+// The settlement executor: settles a closed payment's final deposits once per coin (spec 1
+// "A payment paid in parts…", Settlement modes, Direct settlement rules), in one transaction
+// with its ledger entries, balances, payouts and events. Idempotent per deposit: a deposit
+// already settled is never settled again, whoever calls and however often.
+import { and, asc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm';
+import { Database, type Executor, type Tx } from '../platform/db/index.ts';
+import type { MarketSource } from '../market/index.ts';
+import { notFound } from '../platform/errors.ts';
+import { BALANCE_TOKEN, planPaymentSettlements, planSettlement } from './planner.ts';
+import type { SettleInput, TransferPort } from './ports.ts';
+import { addressesInForce, planAddress } from './address-store.ts';
+import { lockBalance } from './balance-store.ts';
+import { marketQuotes } from './market-quotes.ts';
+import { settlementDeposits, settlements, type SettlementRow } from './schema.ts';
+import { settlementEvents, writePlan } from './settlement-writer.ts';
+import { loadInput, planDeposit, planPayment, type StoredInput } from './stored-input.ts';
+import { scheduledPayout } from './payouts/scheduled.ts';
+import { merchants } from '../accounts/schema.ts';
+
+export interface ExecutorDeps {
+  market: MarketSource;
+  transfers: TransferPort | null;
+}
+
+const inTx = <T>(ex: Database | Tx, fn: (tx: Executor) => Promise<T>): Promise<T> =>
+  ex instanceof Database ? ex.transaction(fn) : fn(ex);
+
+/** Settles what is not settled yet of a payment's final deposits; returns the settlements made. */
+export function settlePayment(ex: Database | Tx, input: SettleInput, deps: ExecutorDeps, now: Date): Promise<SettlementRow[]> {
+  return inTx(ex, async (tx) => {
+    const { payment } = input;
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`settle:${payment.id}`}))`);
+    const done = new Set((await tx.select({ txId: settlementDeposits.txId }).from(settlementDeposits)
+      .where(eq(settlementDeposits.paymentId, payment.id))).map((r) => r.txId));
+    const fresh = [...new Map(input.deposits.filter((d) => !done.has(d.tx_id) && d.amount > 0n).map((d) => [d.tx_id, d])).values()];
+    if (fresh.length === 0) return [];
+    const data = deps.market.snapshot();
+    const addresses = (await addressesInForce(tx, payment.merchant_id, payment.livemode)).map(planAddress);
+    const key = { merchantId: payment.merchant_id, livemode: payment.livemode };
+    const balance = payment.livemode ? (await lockBalance(tx, key, BALANCE_TOKEN, now)).available : 0n;
+    const plans = planPaymentSettlements({
+      payment: planPayment(payment), deposits: fresh.map(planDeposit), addresses, market: marketQuotes(data), now, balance_available: balance,
+    });
+    const rows: SettlementRow[] = [];
+    for (const plan of plans) {
+      const deposits = fresh.filter((d) => d.token === plan.token);
+      rows.push(await writePlan(tx, plan, { payment, deposits, market: data, transfers: deps.transfers, now }));
+    }
+    if (payment.livemode && payment.settlement === 'scheduled') await instantPayout(tx, payment.merchant_id, deps, now);
+    return rows;
+  });
+}
+
+/** Scheduled merchants on `instant`: a payout per credited payment (under $10 it waits). */
+async function instantPayout(tx: Executor, merchantId: string, deps: ExecutorDeps, now: Date): Promise<void> {
+  const [m] = await tx.select({ schedule: merchants.payoutSchedule }).from(merchants).where(eq(merchants.id, merchantId));
+  if (m?.schedule === 'instant') await scheduledPayout(tx, merchantId, deps.market.snapshot(), now);
+}
+
+/** Plans again every settlement waiting for an address whose time has come (rule 3); returns how many. */
+export async function replanDue(db: Database, deps: ExecutorDeps, now: Date): Promise<number> {
+  const due = await db.orm.select({ id: settlements.id }).from(settlements)
+    .where(and(isNotNull(settlements.replanAt), lte(settlements.replanAt, now), eq(settlements.status, 'pending')))
+    .orderBy(asc(settlements.replanAt)).limit(500);
+  let n = 0;
+  for (const { id } of due) if (await db.transaction((tx) => replanOne(tx, id, deps, now))) n++;
+  return n;
+}
+
+async function replanOne(tx: Executor, id: string, deps: ExecutorDeps, now: Date): Promise<boolean> {
+  const [row] = await tx.select().from(settlements).where(eq(settlements.id, id)).for('update');
+  if (!row || row.status !== 'pending' || !row.replanAt || row.replanAt > now) return false;
+  const { payment, deposits } = loadInput(row.input as StoredInput);
+  const data = deps.market.snapshot();
+  const addresses = (await addressesInForce(tx, payment.merchant_id, payment.livemode)).map(planAddress);
+  const key = { merchantId: payment.merchant_id, livemode: payment.livemode };
+  const balance = payment.livemode ? (await lockBalance(tx, key, BALANCE_TOKEN, now)).available : 0n;
+  const plan = planSettlement({
+    payment: planPayment(payment), deposits: deposits.map(planDeposit), addresses, market: marketQuotes(data), now, balance_available: balance,
+  });
+  await writePlan(tx, plan, { payment, deposits, market: data, transfers: deps.transfers, now }, row);
+  return true;
+}
+
+/** The chain room reports a direct settlement's transfer on chain. */
+export async function completeSettlement(tx: Executor, id: string, txId: string, now: Date): Promise<SettlementRow> {
+  return finish(tx, id, { status: 'completed', txId, completedAt: now, note: null }, now);
+}
+
+/** The chain room gives up on a direct settlement after repeated tries. */
+export async function failSettlement(tx: Executor, id: string, note: string, now: Date): Promise<SettlementRow> {
+  return finish(tx, id, { status: 'failed', note }, now);
+}
+
+async function finish(tx: Executor, id: string, set: Partial<SettlementRow>, now: Date): Promise<SettlementRow> {
+  const [row] = await tx.update(settlements).set({ ...set, replanAt: null, updatedAt: now })
+    .where(and(eq(settlements.id, id), inArray(settlements.status, ['pending']))).returning();
+  if (!row) throw notFound('settlement not found');
+  await settlementEvents(tx, row, now);
+  return row;
+}

@@ -1,0 +1,14 @@
+// Door of the settlement room: money after payment. The pure planner (planner.ts), the executor,
+// the ledger and balances, payout addresses, merchant payouts, their routes and workers.
+export * from './planner.ts';
+export { SettlementService } from './service.ts';
+export type { TransferPort, TransferRequest, DepositsPort, SettleInput, SettlePayment, SettleDeposit } from './ports.ts';
+export { settlePayment, replanDue, completeSettlement, failSettlement, type ExecutorDeps } from './executor.ts';
+export { NOTE_WAITING_TRANSFER } from './settlement-writer.ts';
+export { settlementSubscriber, SETTLING_EVENTS, type Settler } from './subscriber.ts';
+export { checkLedger, type LedgerMismatch } from './check-ledger.ts';
+export { runScheduledPayouts, payoutDue, REQUESTED_BY_SCHEDULER } from './payouts/scheduled.ts';
+export { registerSettlementRoutes } from './routes/index.ts';
+export { startSettlementWorkers } from './workers.ts';
+export { settlementJson, payoutJson, payoutAddressJson, ledgerEntryJson, balanceJson } from './json.ts';
+export { payoutAddresses, settlements, ledgerEntries, balances, payouts } from './schema.ts';

@@ -1,0 +1,156 @@
+// Payout addresses per mode: add, change, make default, delete (spec 4.4 Payout addresses, direct
+// rules 1-3). Every change is audited (`payout_address.updated`), told to the dashboard
+// (`payout_address:update`) and to the team (a `notification`), and makes settlements waiting for
+// that coin's address plan again.
+import { and, asc, eq, isNull, isNotNull, ne, sql } from 'drizzle-orm';
+import type { Database, Executor } from '../platform/db/index.ts';
+import type { Clock } from '../platform/clock.ts';
+import { newId } from '../platform/ids.ts';
+import { forbidden, notFound, badRequest } from '../platform/errors.ts';
+import { appendEvent } from '../events/index.ts';
+import { recordAudit, type Actor } from '../audit/index.ts';
+import { users } from '../accounts/schema.ts';
+import { verifyPassword } from '../accounts/passwords.ts';
+import { TOKEN_DEFS, type TokenSymbol } from '../tokens/index.ts';
+import {
+  activeAt, parseAddress, parseLabel, parseTag, parseToken, DEFAULT_ONLY_TRUE, NOTHING_TO_UPDATE, PASSWORD_INCORRECT,
+} from './address-rules.ts';
+import { payoutAddresses, settlements, type PayoutAddressRow } from './schema.ts';
+import { payoutAddressJson } from './json.ts';
+
+export interface AddressActor { merchantId: string; userId: string; actor: Actor }
+
+const inForce = (merchantId: string, livemode: boolean) =>
+  and(eq(payoutAddresses.merchantId, merchantId), eq(payoutAddresses.livemode, livemode), isNull(payoutAddresses.deletedAt));
+
+export class PayoutAddressService {
+  readonly #db: Database;
+  readonly #clock: Clock;
+
+  constructor(db: Database, clock: Clock) {
+    this.#db = db;
+    this.#clock = clock;
+  }
+
+  async list(merchantId: string, livemode: boolean): Promise<PayoutAddressRow[]> {
+    return this.#db.orm.select().from(payoutAddresses).where(inForce(merchantId, livemode))
+      .orderBy(asc(payoutAddresses.token), asc(payoutAddresses.createdAt), asc(payoutAddresses.id));
+  }
+
+  async add(who: AddressActor, livemode: boolean, body: Record<string, unknown>): Promise<PayoutAddressRow> {
+    const token = parseToken(body.token, livemode);
+    const address = parseAddress(token, body.address, livemode);
+    const tag = parseTag(token, body.tag);
+    const label = parseLabel(body.label) ?? '';
+    await this.#checkPassword(who.userId, body.password);
+    const now = this.#clock.now();
+    return this.#db.transaction(async (tx) => {
+      await lockCoin(tx, who.merchantId, livemode, token);
+      const same = await tx.select().from(payoutAddresses).where(and(
+        eq(payoutAddresses.merchantId, who.merchantId), eq(payoutAddresses.livemode, livemode), eq(payoutAddresses.token, token)));
+      const others = same.filter((a) => a.deletedAt === null);
+      const row: PayoutAddressRow = {
+        id: newId('pa', now), merchantId: who.merchantId, livemode, token, chain: TOKEN_DEFS[token].chain, address,
+        tag: tag ?? null, label, isDefault: others.length === 0,
+        activeAt: activeAt({ livemode, now, otherInForce: others.length > 0, deletedBefore: same.length > others.length, changed: false }),
+        createdBy: who.userId, createdAt: now, updatedAt: now, deletedAt: null,
+      };
+      await tx.insert(payoutAddresses).values(row);
+      await this.#changed(tx, who, null, row, 'added', now);
+      return row;
+    });
+  }
+
+  async update(who: AddressActor, id: string, body: Record<string, unknown>): Promise<PayoutAddressRow> {
+    const current = await this.#find(this.#db.orm, who.merchantId, id);
+    const token = current.token as TokenSymbol;
+    const address = body.address === undefined ? undefined : parseAddress(token, body.address, current.livemode);
+    const tag = parseTag(token, body.tag);
+    const label = parseLabel(body.label);
+    if (body.default !== undefined && body.default !== true) throw badRequest(DEFAULT_ONLY_TRUE);
+    if (address === undefined && tag === undefined && label === undefined && body.default === undefined) throw badRequest(NOTHING_TO_UPDATE);
+    const moves = (address !== undefined && address !== current.address) || (tag !== undefined && tag !== current.tag);
+    if (moves) await this.#checkPassword(who.userId, body.password);
+    const now = this.#clock.now();
+    return this.#db.transaction(async (tx) => {
+      await lockCoin(tx, who.merchantId, current.livemode, token);
+      const before = await this.#find(tx, who.merchantId, id);
+      const next: PayoutAddressRow = {
+        ...before, address: address ?? before.address, tag: tag === undefined ? before.tag : tag, label: label ?? before.label,
+        isDefault: body.default === true ? true : before.isDefault, updatedAt: now,
+        activeAt: moves ? activeAt({ livemode: before.livemode, now, otherInForce: false, deletedBefore: false, changed: true }) : before.activeAt,
+      };
+      if (body.default === true && !before.isDefault) {
+        await tx.update(payoutAddresses).set({ isDefault: false, updatedAt: now })
+          .where(and(inForce(who.merchantId, before.livemode), eq(payoutAddresses.token, token), ne(payoutAddresses.id, id)));
+      }
+      await tx.update(payoutAddresses).set({
+        address: next.address, tag: next.tag, label: next.label, isDefault: next.isDefault, activeAt: next.activeAt, updatedAt: now,
+      }).where(eq(payoutAddresses.id, id));
+      await this.#changed(tx, who, before, next, 'changed', now);
+      return next;
+    });
+  }
+
+  async remove(who: AddressActor, id: string): Promise<void> {
+    const current = await this.#find(this.#db.orm, who.merchantId, id);
+    const now = this.#clock.now();
+    await this.#db.transaction(async (tx) => {
+      await lockCoin(tx, who.merchantId, current.livemode, current.token);
+      const before = await this.#find(tx, who.merchantId, id);
+      await tx.update(payoutAddresses).set({ deletedAt: now, isDefault: false, updatedAt: now }).where(eq(payoutAddresses.id, id));
+      if (before.isDefault) {
+        // rule 1: a coin keeps a default while it has addresses; the oldest one left takes over
+        const [oldest] = await tx.select().from(payoutAddresses)
+          .where(and(inForce(who.merchantId, before.livemode), eq(payoutAddresses.token, before.token)))
+          .orderBy(asc(payoutAddresses.createdAt), asc(payoutAddresses.id)).limit(1);
+        if (oldest) await tx.update(payoutAddresses).set({ isDefault: true, updatedAt: now }).where(eq(payoutAddresses.id, oldest.id));
+      }
+      await this.#changed(tx, who, before, null, 'deleted', now);
+    });
+  }
+
+  async #find(ex: Executor, merchantId: string, id: string): Promise<PayoutAddressRow> {
+    const [row] = await ex.select().from(payoutAddresses)
+      .where(and(eq(payoutAddresses.id, id), eq(payoutAddresses.merchantId, merchantId), isNull(payoutAddresses.deletedAt)));
+    if (!row) throw notFound();
+    return row;
+  }
+
+  async #checkPassword(userId: string, password: unknown): Promise<void> {
+    const [user] = await this.#db.orm.select({ hash: users.passwordHash }).from(users).where(eq(users.id, userId));
+    const ok = typeof password === 'string' && password.length > 0 && user !== undefined && await verifyPassword(password, user.hash);
+    if (!ok) throw forbidden(PASSWORD_INCORRECT);
+  }
+
+  async #changed(tx: Executor, who: AddressActor, before: PayoutAddressRow | null, after: PayoutAddressRow | null, verb: string, now: Date): Promise<void> {
+    const row = (after ?? before)!;
+    await recordAudit(tx, {
+      merchantId: who.merchantId, action: 'payout_address.updated', actor: who.actor, subject: row.id,
+      before: before ? payoutAddressJson(before) : undefined, after: after ? payoutAddressJson(after) : undefined, note: verb, at: now,
+    });
+    await appendEvent(tx, {
+      type: 'payout_address:update', livemode: row.livemode, merchantId: who.merchantId,
+      data: { address: payoutAddressJson(row), deleted: after === null }, at: now,
+    });
+    await appendEvent(tx, {
+      type: 'notification', livemode: row.livemode, merchantId: who.merchantId,
+      data: { category: 'payout_addresses', livemode: row.livemode, text: notificationText(row, verb, after), created_at: now.toISOString() }, at: now,
+    });
+    // settlements waiting for this coin's address plan again: a new wait, or settled without it
+    await tx.update(settlements).set({ replanAt: now })
+      .where(and(eq(settlements.merchantId, who.merchantId), eq(settlements.livemode, row.livemode), eq(settlements.token, row.token),
+        eq(settlements.status, 'pending'), isNotNull(settlements.awaitsUntil)));
+  }
+}
+
+function notificationText(row: PayoutAddressRow, verb: string, after: PayoutAddressRow | null): string {
+  const mode = row.livemode ? 'live' : 'test';
+  const when = after && after.activeAt.getTime() > after.updatedAt.getTime() ? `; settlements use it from ${after.activeAt.toISOString()}` : '';
+  return `The ${mode} ${row.token} payout address ${row.address} was ${verb}${when}.`;
+}
+
+/** Serialises changes to one coin's addresses (first-is-default and rule 2 read the others). */
+async function lockCoin(tx: Executor, merchantId: string, livemode: boolean, token: string): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`pa:${merchantId}:${livemode}:${token}`}))`);
+}

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { dec } from '../../money/index.ts';
+import { TOKEN_DEFS, TOKENS } from '../../tokens/index.ts';
+import { parsePayoutAmount, payoutFigures, payoutNetworkFee, usdOf } from './payout-math.ts';
+import { payoutDue } from './scheduled.ts';
+
+describe('payout figures', () => {
+  it('charges the fee of the payout network in the balance coin, rounded up at its precision', () => {
+    expect(payoutNetworkFee('USDT_TRC20', 'USDT_BEP20', dec('0.5'), dec(1))).toBe(500_000n);
+    expect(payoutNetworkFee('BTC', 'BTC', dec(2), dec(60000))).toBe(3334n);
+    expect(payoutFigures('BTC', 1_000_000n, 3334n, dec(60000))).toMatchObject({ send_amount: 996_666n });
+  });
+
+  it('fixes dollar figures that add up exactly and a fee never below its exact value (property)', () => {
+    fc.assert(fc.property(
+      fc.constantFrom(...TOKENS), fc.bigInt({ min: 1n, max: 10n ** 24n }), fc.integer({ min: 1, max: 1_000_000 }), fc.integer({ min: 0, max: 500 }),
+      (token, amount, rateCents, feeCents) => {
+        const rate = dec(rateCents).div(100);
+        const feeUsd = dec(feeCents).div(100);
+        const { decimals } = TOKEN_DEFS[token];
+        const fee = payoutNetworkFee(token, token, feeUsd, rate);
+        // the fee in coin is worth at least its dollars, and less than one precision step more
+        const feeCoin = dec(fee).div(dec(10n ** BigInt(decimals)));
+        expect(feeCoin.mul(rate).gte(feeUsd)).toBe(true);
+        expect(feeCoin.minus(feeUsd.div(rate)).lt(dec(10).pow(-TOKEN_DEFS[token].precision))).toBe(true);
+        const f = payoutFigures(token, amount, fee, rate);
+        expect(f.send_amount).toBe(amount - fee);
+        expect(f.network_fee_usd.plus(f.send_amount_usd).eq(f.amount_usd)).toBe(true);
+        expect(f.amount_usd.decimalPlaces()).toBeLessThanOrEqual(2);
+        if (TOKEN_DEFS[token].stablecoin) expect(f.usd_rate.eq(1)).toBe(true);
+      },
+    ));
+  });
+
+  it('values stablecoins at one dollar whatever the rate says', () => {
+    expect(usdOf('USDT_TRC20', 12_345_678n, dec('0.99')).toFixed()).toBe('12.35');
+  });
+});
+
+describe('payout amounts', () => {
+  it('reads numbers and decimal strings at the coin precision; absent or zero means all', () => {
+    expect(parsePayoutAmount('12.5', 'USDT_BEP20')).toBe(125n * 10n ** 17n);
+    expect(parsePayoutAmount(0.001, 'BTC')).toBe(100_000n);
+    expect(parsePayoutAmount(undefined, 'BTC')).toBeUndefined();
+    expect(parsePayoutAmount(0, 'BTC')).toBeUndefined();
+    expect(() => parsePayoutAmount('1.0000001', 'USDT_TRC20')).toThrow('amount has more than 6 decimals');
+    expect(() => parsePayoutAmount('-1', 'USDT_TRC20')).toThrow('amount must be more than 0');
+    expect(() => parsePayoutAmount({}, 'USDT_TRC20')).toThrow('amount must be a number or a decimal string');
+  });
+
+  it('round-trips every amount at the precision (property)', () => {
+    fc.assert(fc.property(fc.constantFrom(...TOKENS), fc.bigInt({ min: 1n, max: 10n ** 15n }), (token, steps) => {
+      const { precision, decimals } = TOKEN_DEFS[token];
+      const text = dec(steps).div(dec(10).pow(precision)).toFixed();
+      expect(parsePayoutAmount(text, token)).toBe(steps * 10n ** BigInt(decimals - precision));
+    }));
+  });
+});
+
+describe('payout schedule', () => {
+  const monday = new Date('2026-03-02T05:00:00Z');
+  const tuesday = new Date('2026-03-03T05:00:00Z');
+  it('pays daily once per UTC day, weekly on Mondays only, instant always', () => {
+    expect(payoutDue('daily', null, tuesday)).toBe(true);
+    expect(payoutDue('daily', new Date('2026-03-03T00:00:00Z'), tuesday)).toBe(false);
+    expect(payoutDue('daily', new Date('2026-03-02T23:59:59Z'), tuesday)).toBe(true);
+    expect(payoutDue('weekly', null, tuesday)).toBe(false);
+    expect(payoutDue('weekly', null, monday)).toBe(true);
+    expect(payoutDue('weekly', new Date('2026-03-02T01:00:00Z'), monday)).toBe(false);
+    expect(payoutDue('instant', monday, monday)).toBe(true);
+  });
+});

@@ -1,0 +1,147 @@
+// Merchant payouts as use cases (spec 1 Payouts, 4.4 Payouts, operator routes of CONTRACT.md):
+// request, quote, cancel and list for a team member; approve, reject and mark sent for the operator.
+import { and, count, desc, eq, type SQL } from 'drizzle-orm';
+import type { Database } from '../../platform/db/index.ts';
+import type { Clock } from '../../platform/clock.ts';
+import { badRequest } from '../../platform/errors.ts';
+import type { MarketSource } from '../../market/index.ts';
+import { recordAudit, type Actor } from '../../audit/index.ts';
+import { formatUnits, formatUsd } from '../../money/index.ts';
+import { isToken, TOKEN_DEFS, TOKENS, type TokenSymbol } from '../../tokens/index.ts';
+import { MIN_PAYOUT_USD } from '../planner.ts';
+import { addressById } from '../address-store.ts';
+import { listBalances } from '../balance-store.ts';
+import { payouts, type PayoutAddressRow, type PayoutRow } from '../schema.ts';
+import { payoutJson } from '../json.ts';
+import { createPayout, movePayout, PAYOUT_STATUSES, type PayoutMove } from './payout-store.ts';
+import { parsePayoutAmount, payoutFigures, payoutNetworkFee } from './payout-math.ts';
+
+export const ADDRESS_ID_REQUIRED = 'address_id is required';
+export const UNKNOWN_PAYOUT_ADDRESS = 'unknown payout address: give the id of one of your live payout addresses';
+export const NOTE_REQUIRED = 'note is required';
+export const TX_ID_REQUIRED = 'tx_id is required';
+export const FROM_MISMATCH = 'from_token and from_chain name different balances';
+export const UNKNOWN_FROM = 'from_token must be one of your balance coins, e.g. USDT_TRC20';
+export const crossBalance = (from: string, to: string): string =>
+  `a ${from} balance cannot be paid to a ${to} address: only a USDT balance can go to a USDT address on another network`;
+
+const isUsdt = (t: string): boolean => t.startsWith('USDT_');
+
+export class PayoutService {
+  readonly #db: Database;
+  readonly #clock: Clock;
+  readonly #market: MarketSource;
+
+  constructor(db: Database, clock: Clock, market: MarketSource) {
+    this.#db = db;
+    this.#clock = clock;
+    this.#market = market;
+  }
+
+  async #address(merchantId: string, id: unknown): Promise<PayoutAddressRow> {
+    if (typeof id !== 'string' || id === '') throw badRequest(ADDRESS_ID_REQUIRED);
+    const a = await addressById(this.#db.orm, merchantId, id);
+    if (!a || !a.livemode) throw badRequest(UNKNOWN_PAYOUT_ADDRESS);
+    return a;
+  }
+
+  /**
+   * Which balance pays: `from_token` (or `from_chain`) when given; else the address's own coin,
+   * or for a USDT address whose own balance is empty, the USDT balance holding the most.
+   */
+  async #fromToken(merchantId: string, address: PayoutAddressRow, fromToken: unknown, fromChain: unknown): Promise<TokenSymbol> {
+    const to = address.token as TokenSymbol;
+    let from: TokenSymbol | undefined;
+    if (fromToken !== undefined && fromToken !== null) {
+      if (!isToken(fromToken)) throw badRequest(UNKNOWN_FROM);
+      from = fromToken;
+      if (fromChain !== undefined && fromChain !== null && fromChain !== TOKEN_DEFS[from].chain) throw badRequest(FROM_MISMATCH);
+    } else if (fromChain !== undefined && fromChain !== null) {
+      from = TOKENS.find((t) => TOKEN_DEFS[t].chain === fromChain && (isUsdt(to) ? isUsdt(t) : t === to));
+      if (!from) throw badRequest(crossBalance(`${String(fromChain)}`, to));
+    } else {
+      from = to;
+      if (isUsdt(to)) {
+        const rows = await listBalances(this.#db.orm, { merchantId, livemode: true });
+        const own = rows.find((b) => b.token === to);
+        if (!own || own.available === 0n) {
+          const best = rows.filter((b) => isUsdt(b.token) && b.available > 0n).sort((a, b) => (b.available > a.available ? 1 : -1))[0];
+          if (best) from = best.token as TokenSymbol;
+        }
+      }
+    }
+    if (from !== to && !(isUsdt(from) && isUsdt(to))) throw badRequest(crossBalance(from, to));
+    return from;
+  }
+
+  async request(merchantId: string, userId: string, actor: Actor, body: Record<string, unknown>): Promise<PayoutRow> {
+    const address = await this.#address(merchantId, body.address_id);
+    const fromToken = await this.#fromToken(merchantId, address, body.from_token, body.from_chain);
+    const amount = parsePayoutAmount(body.amount, fromToken);
+    const now = this.#clock.now();
+    return this.#db.transaction(async (tx) => {
+      const row = await createPayout(tx, { merchantId, address, fromToken, amount, requestedBy: userId, market: this.#market.snapshot(), now });
+      await recordAudit(tx, { merchantId, action: 'payout.requested', actor, subject: row.id, after: payoutJson(row), at: now });
+      return row;
+    });
+  }
+
+  /** Network fee and minimum for an address; with `amount`, the whole figures. Nothing is held. */
+  async quote(merchantId: string, query: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const address = await this.#address(merchantId, query.address_id);
+    const fromToken = await this.#fromToken(merchantId, address, query.from_token, query.from_chain);
+    const amount = parsePayoutAmount(query.amount, fromToken);
+    const market = this.#market.snapshot();
+    const rate = market[fromToken].rate;
+    const fee = payoutNetworkFee(fromToken, address.token as TokenSymbol, market[address.token as TokenSymbol].networkFeeUsd, rate);
+    const { decimals } = TOKEN_DEFS[fromToken];
+    const balance = (await listBalances(this.#db.orm, { merchantId, livemode: true })).find((b) => b.token === fromToken);
+    const fig = payoutFigures(fromToken, amount ?? 0n, fee, rate);
+    return {
+      address_id: address.id, token: address.token, chain: address.chain, from_token: fromToken, from_chain: TOKEN_DEFS[fromToken].chain,
+      network_fee: formatUnits(fee, decimals), network_fee_usd: formatUsd(fig.network_fee_usd), min_payout_usd: formatUsd(MIN_PAYOUT_USD),
+      available: formatUnits(balance?.available ?? 0n, decimals),
+      ...(amount !== undefined ? {
+        amount: formatUnits(amount, decimals), send_amount: formatUnits(fig.send_amount > 0n ? fig.send_amount : 0n, decimals),
+        amount_usd: formatUsd(fig.amount_usd), send_amount_usd: formatUsd(fig.send_amount_usd.gt(0) ? fig.send_amount_usd : 0), usd_rate: formatUsd(fig.usd_rate),
+      } : {}),
+    };
+  }
+
+  async list(filter: { merchantId?: string; status?: string; token?: string }, limit: number, offset: number): Promise<{ payouts: PayoutRow[]; total: number }> {
+    const conds: SQL[] = [];
+    if (filter.merchantId) conds.push(eq(payouts.merchantId, filter.merchantId));
+    if (filter.status && (PAYOUT_STATUSES as readonly string[]).includes(filter.status)) conds.push(eq(payouts.status, filter.status));
+    if (filter.token && isToken(filter.token)) conds.push(eq(payouts.token, filter.token));
+    const where = conds.length ? and(...conds) : undefined;
+    const rows = await this.#db.orm.select().from(payouts).where(where).orderBy(desc(payouts.createdAt), desc(payouts.id)).limit(limit).offset(offset);
+    const [{ n }] = await this.#db.orm.select({ n: count() }).from(payouts).where(where);
+    return { payouts: rows, total: Number(n) };
+  }
+
+  async cancel(merchantId: string, userId: string, actor: Actor, id: string): Promise<PayoutRow> {
+    return this.#move(id, merchantId, { to: 'canceled', by: userId }, actor);
+  }
+
+  /** Operator moves: approve, reject {note}, sent {tx_id}; audited in the merchant's log. */
+  async review(id: string, body: Record<string, unknown>, to: 'approved' | 'rejected' | 'sent', actor: Actor): Promise<PayoutRow> {
+    let move: PayoutMove = { to: 'approved' };
+    if (to === 'rejected') {
+      if (typeof body.note !== 'string' || body.note.trim() === '') throw badRequest(NOTE_REQUIRED);
+      move = { to, note: body.note.trim() };
+    } else if (to === 'sent') {
+      if (typeof body.tx_id !== 'string' || body.tx_id.trim() === '') throw badRequest(TX_ID_REQUIRED);
+      move = { to, txId: body.tx_id.trim() };
+    }
+    return this.#move(id, null, move, actor);
+  }
+
+  async #move(id: string, merchantId: string | null, move: PayoutMove, actor: Actor): Promise<PayoutRow> {
+    const now = this.#clock.now();
+    return this.#db.transaction(async (tx) => {
+      const row = await movePayout(tx, id, merchantId, move, now);
+      await recordAudit(tx, { merchantId: row.merchantId, action: `payout.${move.to}`, actor, subject: row.id, after: payoutJson(row), at: now });
+      return row;
+    });
+  }
+}

@@ -1,0 +1,52 @@
+// Scheduled settlement (spec 1 Settlement modes, `scheduled`): the whole USDT_TRC20 balance is
+// paid out to the merchant's USDT_TRC20 payout address in use, `instant` (after each credit),
+// `daily` or `weekly` (Mondays, UTC). A balance under the minimum payout waits.
+import { and, eq } from 'drizzle-orm';
+import type { Database, Executor } from '../../platform/db/index.ts';
+import type { MarketData } from '../../market/index.ts';
+import { merchants } from '../../accounts/schema.ts';
+import { addressFor, BALANCE_TOKEN, MIN_PAYOUT_USD } from '../planner.ts';
+import { addressesInForce, planAddress } from '../address-store.ts';
+import { lockBalance } from '../balance-store.ts';
+import type { PayoutRow } from '../schema.ts';
+import { createPayout } from './payout-store.ts';
+import { usdOf } from './payout-math.ts';
+
+export const REQUESTED_BY_SCHEDULER = 'scheduler';
+const DAY_MS = 86_400_000;
+
+const startOfUtcDay = (d: Date): number => Math.floor(d.getTime() / DAY_MS) * DAY_MS;
+
+/** Whether a merchant on `schedule`, last paid out at `last`, is due a payout at `now`. */
+export function payoutDue(schedule: string, last: Date | null, now: Date): boolean {
+  if (schedule === 'instant') return true;
+  const paidToday = last !== null && last.getTime() >= startOfUtcDay(now);
+  if (schedule === 'weekly') return now.getUTCDay() === 1 && !paidToday;
+  return !paidToday;
+}
+
+/** Pays out the merchant's whole live USDT_TRC20 balance when it reaches $10 and an address is in use. */
+export async function scheduledPayout(tx: Executor, merchantId: string, market: MarketData, now: Date): Promise<PayoutRow | null> {
+  const rows = await addressesInForce(tx, merchantId, true);
+  const target = addressFor(BALANCE_TOKEN, rows.map(planAddress), now, now);
+  if (target.state !== 'in_use') return null;
+  const balance = await lockBalance(tx, { merchantId, livemode: true }, BALANCE_TOKEN, now);
+  if (usdOf(BALANCE_TOKEN, balance.available, market[BALANCE_TOKEN].rate).lt(MIN_PAYOUT_USD)) return null;
+  const address = rows.find((r) => r.id === target.address.id)!;
+  const payout = await createPayout(tx, { merchantId, address, fromToken: BALANCE_TOKEN, amount: undefined, requestedBy: REQUESTED_BY_SCHEDULER, market, now });
+  await tx.update(merchants).set({ payoutScheduledAt: now }).where(eq(merchants.id, merchantId));
+  return payout;
+}
+
+/** One pass of the scheduler over every scheduled merchant due at `now`; returns the payouts made. */
+export async function runScheduledPayouts(db: Database, market: MarketData, now: Date): Promise<PayoutRow[]> {
+  const due = (await db.orm.select({ id: merchants.id, schedule: merchants.payoutSchedule, last: merchants.payoutScheduledAt })
+    .from(merchants).where(and(eq(merchants.settlement, 'scheduled'), eq(merchants.status, 'active'))))
+    .filter((m) => payoutDue(m.schedule, m.last, now));
+  const made: PayoutRow[] = [];
+  for (const m of due) {
+    const p = await db.transaction((tx) => scheduledPayout(tx, m.id, market, now));
+    if (p) made.push(p);
+  }
+  return made;
+}

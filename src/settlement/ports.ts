@@ -1,0 +1,59 @@
+// What the settlement executor needs from other rooms, as interfaces they implement.
+import type { Executor } from '../platform/db/index.ts';
+import type { Chain } from '../config.ts';
+import type { TokenSymbol } from '../tokens/index.ts';
+import type { SettlementSetting, ConvertInto } from './planner.ts';
+
+/** One transfer on chain. Implemented by the chain room: it records the intent in `tx` and sends after commit. */
+export interface TransferRequest {
+  chain: Chain;
+  token: TokenSymbol;
+  /** The deposit address the money sits on, when known. */
+  from?: string;
+  /** Absent for the service fee (the service's own wallet). */
+  to?: string;
+  amount: bigint;
+  tag?: number;
+  /** The settlement it belongs to. */
+  reference: string;
+}
+
+export interface TransferPort {
+  /** Records the transfer's intent; returns its id. Completion is reported through completeSettlement/failSettlement. */
+  send(tx: Executor, req: TransferRequest): Promise<string>;
+}
+
+/** The payment a settlement is made for: the settings it captured at creation. */
+export interface SettlePayment {
+  id: string;
+  merchant_id: string;
+  store_id?: string;
+  livemode: boolean;
+  token: TokenSymbol | '';
+  /** Decimal string: the dollar price of one token locked at coin choice. */
+  rate_locked?: string;
+  fee_bps: number;
+  settlement: SettlementSetting;
+  convert_into: ConvertInto;
+  webhook_url?: string;
+  deposit_address?: string;
+}
+
+export interface SettleDeposit {
+  tx_id: string;
+  token: TokenSymbol;
+  /** Base units. */
+  amount: bigint;
+  /** Decimal string (at rate_locked, or market price for another coin). */
+  usd_value: string;
+  final_at: Date;
+}
+
+export interface SettleInput { payment: SettlePayment; deposits: readonly SettleDeposit[] }
+
+/**
+ * Loads what a closed payment settles: the payment and its final deposits ready to settle (the
+ * payments room decides: none while the payment is still short or a deposit of that coin is
+ * confirming). Null when the payment is unknown.
+ */
+export type DepositsPort = (tx: Executor, paymentId: string) => Promise<SettleInput | null>;

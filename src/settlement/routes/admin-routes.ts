@@ -1,0 +1,28 @@
+// Operator routes of CONTRACT.md: payout review and ledger adjustments.
+import type { FastifyInstance } from 'fastify';
+import { adminRoute } from '../../admin/index.ts';
+import { bodyObject } from '../../accounts/index.ts';
+import { LIST_DEFAULT } from '../../platform/list-params.ts';
+import type { SettlementService } from '../service.ts';
+import { ledgerEntryJson, payoutJson } from '../json.ts';
+import { queryOf, str } from './helpers.ts';
+
+export function registerSettlementAdminRoutes(app: FastifyInstance, settlement: SettlementService): void {
+  const token = settlement.platform.config.adminToken;
+  const svc = settlement.payouts;
+
+  adminRoute(app, token, {
+    method: 'GET', url: '/admin/payouts',
+    handler: async (req) => ({ payouts: (await svc.list({ status: str(queryOf(req).status) }, LIST_DEFAULT.max, 0)).payouts.map(payoutJson) }),
+  });
+  for (const [verb, to] of [['approve', 'approved'], ['reject', 'rejected'], ['sent', 'sent']] as const) {
+    adminRoute(app, token, {
+      method: 'POST', url: `/admin/payouts/:id/${verb}`,
+      handler: async (req, _reply, actor) => ({ payout: payoutJson(await svc.review((req.params as { id: string }).id, bodyObject(req.body), to, actor)) }),
+    });
+  }
+  adminRoute(app, token, {
+    method: 'POST', url: '/admin/ledger/adjustments',
+    handler: async (req, reply, actor) => reply.code(201).send({ entry: ledgerEntryJson(await settlement.adjust(bodyObject(req.body), actor)) }),
+  });
+}

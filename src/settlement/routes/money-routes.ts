@@ -1,0 +1,72 @@
+// Balances, ledger (page and CSV statement) and settlements (spec 4.4 Balances, ledger, settlements).
+import { Readable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { ANY_ROLE, dashboardRoute, type AccountsService } from '../../accounts/index.ts';
+import { LIST_DEFAULT, LIST_LEDGER, listParams } from '../../platform/list-params.ts';
+import { isToken } from '../../tokens/index.ts';
+import type { SettlementService } from '../service.ts';
+import { listBalances } from '../balance-store.ts';
+import { balanceJson, ledgerEntryJson, settlementJson } from '../json.ts';
+import { ledgerCsv, ledgerPage, settlementById, settlementPage } from '../statement.ts';
+import { livemodeOf, queryOf, str } from './helpers.ts';
+
+const SETTLEMENT_STATUSES = ['pending', 'completed', 'held', 'failed'];
+const SETTLEMENT_MODES = ['direct', 'custodial'];
+
+export function registerMoneyRoutes(app: FastifyInstance, accounts: AccountsService, settlement: SettlementService): void {
+  const { authn } = accounts;
+  const db = () => settlement.platform.db.orm;
+
+  dashboardRoute(app, authn, {
+    method: 'GET', url: '/merchant/balances', roles: ANY_ROLE,
+    handler: async (req, _reply, auth) => ({
+      balances: (await listBalances(db(), { merchantId: auth.merchantId, livemode: livemodeOf(req) })).map(balanceJson),
+    }),
+  });
+
+  const ledgerFilter = (req: Parameters<typeof livemodeOf>[0], merchantId: string) => {
+    const token = queryOf(req).token;
+    return { merchantId, livemode: livemodeOf(req), ...(isToken(token) ? { token } : {}) };
+  };
+
+  dashboardRoute(app, authn, {
+    method: 'GET', url: '/merchant/ledger', roles: ANY_ROLE,
+    handler: async (req, _reply, auth) => {
+      const { limit, offset } = listParams(queryOf(req), LIST_LEDGER);
+      const page = await ledgerPage(db(), ledgerFilter(req, auth.merchantId), limit, offset);
+      return { entries: page.entries.map(ledgerEntryJson), total: page.total, limit, offset };
+    },
+  });
+
+  dashboardRoute(app, authn, {
+    method: 'GET', url: '/merchant/ledger.csv', roles: ANY_ROLE,
+    handler: async (req, reply, auth) => {
+      const mode = livemodeOf(req) ? 'live' : 'test';
+      reply.header('content-type', 'text/csv; charset=utf-8');
+      reply.header('content-disposition', `attachment; filename="ledger-${mode}.csv"`);
+      return reply.send(Readable.from(ledgerCsv(db(), ledgerFilter(req, auth.merchantId))));
+    },
+  });
+
+  dashboardRoute(app, authn, {
+    method: 'GET', url: '/merchant/settlements', roles: ANY_ROLE,
+    handler: async (req, _reply, auth) => {
+      const q = queryOf(req);
+      const { limit, offset } = listParams(q, LIST_DEFAULT);
+      const status = str(q.status);
+      const mode = str(q.settlement);
+      const page = await settlementPage(db(), {
+        merchantId: auth.merchantId, livemode: livemodeOf(req),
+        ...(status && SETTLEMENT_STATUSES.includes(status) ? { status } : {}),
+        ...(mode && SETTLEMENT_MODES.includes(mode) ? { mode } : {}),
+        ...(str(q.payment_id) ? { paymentId: str(q.payment_id) } : {}),
+      }, limit, offset);
+      return { settlements: page.settlements.map(settlementJson), total: page.total, limit, offset };
+    },
+  });
+
+  dashboardRoute(app, authn, {
+    method: 'GET', url: '/merchant/settlements/:id', roles: ANY_ROLE,
+    handler: async (req, _reply, auth) => ({ settlement: settlementJson(await settlementById(db(), auth.merchantId, (req.params as { id: string }).id)) }),
+  });
+}

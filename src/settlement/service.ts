@@ -1,0 +1,89 @@
+// The settlement room's service object: what routes, workers and other rooms use.
+import type { Platform } from '../platform/context.ts';
+import type { Database, Tx } from '../platform/db/index.ts';
+import type { Subscriber } from '../events/index.ts';
+import type { Actor } from '../audit/index.ts';
+import { DEFAULT_MARKET, loadMarketFile, staticMarketSource, type MarketSource } from '../market/index.ts';
+import { completeSettlement, failSettlement, replanDue, settlePayment, type ExecutorDeps } from './executor.ts';
+import type { DepositsPort, SettleInput, TransferPort } from './ports.ts';
+import { PayoutAddressService } from './payout-address-service.ts';
+import { PayoutService } from './payouts/payout-service.ts';
+import { runScheduledPayouts } from './payouts/scheduled.ts';
+import { adjustLedger } from './adjustments.ts';
+import { sendWaitingTransfers } from './waiting-transfers.ts';
+import { settlementSubscriber } from './subscriber.ts';
+import type { LedgerRow, PayoutRow, SettlementRow } from './schema.ts';
+import type { PayoutAddressInput } from './planner.ts';
+import { addressesInForce, planAddress } from './address-store.ts';
+import { paymentLedger, paymentSettlements } from './statement.ts';
+
+export class SettlementService {
+  readonly platform: Platform;
+  readonly market: MarketSource;
+  readonly addresses: PayoutAddressService;
+  readonly payouts: PayoutService;
+  #transfers: TransferPort | null;
+
+  constructor(platform: Platform, opts: { market?: MarketSource; transfers?: TransferPort | null } = {}) {
+    this.platform = platform;
+    this.market = opts.market ?? staticMarketSource(platform.config.marketFile ? loadMarketFile(platform.config.marketFile) : DEFAULT_MARKET);
+    this.#transfers = opts.transfers ?? null;
+    this.addresses = new PayoutAddressService(platform.db, platform.clock);
+    this.payouts = new PayoutService(platform.db, platform.clock, this.market);
+  }
+
+  /** The chain room plugs its transfer service in; until then live direct settlements wait. */
+  useTransfers(port: TransferPort | null): void {
+    this.#transfers = port;
+  }
+
+  get deps(): ExecutorDeps {
+    return { market: this.market, transfers: this.#transfers };
+  }
+
+  settle(ex: Database | Tx, input: SettleInput): Promise<SettlementRow[]> {
+    return settlePayment(ex, input, this.deps, this.platform.clock.now());
+  }
+
+  /** Plans waiting settlements again when due, and sends those that waited for a transfer service. */
+  async replanDue(now = this.platform.clock.now()): Promise<number> {
+    const n = await replanDue(this.platform.db, this.deps, now);
+    if (this.#transfers) await sendWaitingTransfers(this.platform.db, this.#transfers, now);
+    return n;
+  }
+
+  runScheduledPayouts(now = this.platform.clock.now()): Promise<PayoutRow[]> {
+    return runScheduledPayouts(this.platform.db, this.market.snapshot(), now);
+  }
+
+  completeSettlement(tx: Tx, id: string, txId: string): Promise<SettlementRow> {
+    return completeSettlement(tx, id, txId, this.platform.clock.now());
+  }
+
+  failSettlement(tx: Tx, id: string, note: string): Promise<SettlementRow> {
+    return failSettlement(tx, id, note, this.platform.clock.now());
+  }
+
+  adjust(body: Record<string, unknown>, actor: Actor): Promise<LedgerRow> {
+    return adjustLedger(this.platform.db, this.platform.clock, this.market, body, actor);
+  }
+
+  /** Payout addresses in force for a merchant's mode, as the planner (and pricing) reads them. */
+  async payoutAddressInputs(merchantId: string, livemode: boolean): Promise<PayoutAddressInput[]> {
+    return (await addressesInForce(this.platform.db.orm, merchantId, livemode)).map(planAddress);
+  }
+
+  /** The payment trail's `settlements` ({settlement, transfers}) and `ledger` sections. */
+  trailSettlements(paymentId: string): Promise<unknown[]> {
+    return paymentSettlements(this.platform.db.orm, paymentId);
+  }
+
+  trailLedger(paymentId: string): Promise<unknown[]> {
+    return paymentLedger(this.platform.db.orm, paymentId);
+  }
+
+  /** The outbox subscriber that settles closed payments, given the payments room's DepositsPort. */
+  subscriber(deposits: DepositsPort): Subscriber {
+    return settlementSubscriber(this, deposits);
+  }
+}

@@ -1,0 +1,99 @@
+// Carries out one settlement plan in the caller's transaction: the settlement row (new, or the
+// waiting one planned again), its ledger entries and balances, transfer intents for live direct
+// settlements, rule 6's automatic payout, and the events.
+import { eq } from 'drizzle-orm';
+import type { Executor } from '../platform/db/index.ts';
+import { newId } from '../platform/ids.ts';
+import { AppError } from '../platform/errors.ts';
+import { appendEvent } from '../events/index.ts';
+import type { MarketData } from '../market/index.ts';
+import type { TokenSymbol } from '../tokens/index.ts';
+import type { SettlementPlan } from './planner.ts';
+import type { SettleDeposit, SettlePayment, TransferPort } from './ports.ts';
+import { emitBalances, postEntries } from './balance-store.ts';
+import { addressById } from './address-store.ts';
+import { createPayout } from './payouts/payout-store.ts';
+import { settlementDeposits, settlements, type SettlementRow } from './schema.ts';
+import { settlementJson, type StoredConversion } from './json.ts';
+import { storeInput } from './stored-input.ts';
+
+/** A live direct settlement stays pending with this note until the chain room provides transfers. */
+export const NOTE_WAITING_TRANSFER = 'waiting for the chain transfer service';
+
+export interface WriteContext {
+  payment: SettlePayment;
+  deposits: readonly SettleDeposit[];
+  market: MarketData;
+  transfers: TransferPort | null;
+  now: Date;
+}
+
+function storedConversion(plan: SettlementPlan): StoredConversion | null {
+  const c = plan.conversion;
+  if (!c) return null;
+  return { via: c.via, from: c.from, amount_in: c.amount_in.toString(), to: c.to, amount_out: c.amount_out.toString(), status: c.status, ...(c.note ? { note: c.note } : {}) };
+}
+
+export async function writePlan(tx: Executor, plan: SettlementPlan, ctx: WriteContext, existing?: SettlementRow): Promise<SettlementRow> {
+  const { payment, now } = ctx;
+  const id = existing?.id ?? newId('stl', now);
+  const sends = plan.status === 'pending' && !plan.awaits_address && plan.transfers.length > 0;
+  const intents: string[] = [];
+  if (sends && ctx.transfers) {
+    for (const t of plan.transfers) {
+      intents.push(await ctx.transfers.send(tx, {
+        chain: plan.chain, token: t.token, ...(payment.deposit_address ? { from: payment.deposit_address } : {}),
+        ...(t.address ? { to: t.address } : {}), amount: t.amount, ...(t.tag !== undefined ? { tag: t.tag } : {}), reference: id,
+      }));
+    }
+  }
+  const note = sends && !ctx.transfers ? NOTE_WAITING_TRANSFER : plan.note ?? null;
+  const row: SettlementRow = {
+    id, merchantId: payment.merchant_id, paymentId: plan.payment_id, storeId: plan.store_id ?? null, livemode: plan.livemode,
+    mode: plan.mode, token: plan.token, chain: plan.chain, depositTx: plan.deposit_tx, depositTxs: plan.deposit_txs ?? null,
+    amount: plan.amount, serviceFee: plan.service_fee, networkFee: plan.network_fee, conversionFee: plan.conversion_fee, net: plan.net,
+    usdValue: plan.usd_value, usdRate: plan.usd_rate, serviceFeeUsd: plan.service_fee_usd, networkFeeUsd: plan.network_fee_usd,
+    conversionFeeUsd: plan.conversion_fee_usd, netUsd: plan.net_usd, destination: plan.destination ?? null,
+    destinationTag: plan.destination_tag ?? null, txId: null, status: plan.status, note,
+    awaitsUntil: plan.awaits_address?.until ?? null, replanAt: plan.replan_at ?? null, conversion: storedConversion(plan),
+    input: storeInput(payment, ctx.deposits), webhookUrl: payment.webhook_url ?? null,
+    transferIntents: intents.length > 0 ? intents : null, createdAt: existing?.createdAt ?? now, updatedAt: now,
+    completedAt: plan.completed_at ?? null,
+  };
+  if (existing) {
+    const { id: _id, createdAt: _c, ...changes } = row;
+    await tx.update(settlements).set(changes).where(eq(settlements.id, id));
+  } else {
+    await tx.insert(settlements).values(row);
+    await tx.insert(settlementDeposits).values(ctx.deposits.map((d) => ({ paymentId: payment.id, txId: d.tx_id, settlementId: id })));
+  }
+  const key = { merchantId: payment.merchant_id, livemode: plan.livemode };
+  await postEntries(tx, key, plan.ledger, now, { paymentId: payment.id });
+  if (plan.payout_request) {
+    const address = await addressById(tx, payment.merchant_id, plan.payout_request.address_id);
+    try {
+      if (address) {
+        await createPayout(tx, {
+          merchantId: payment.merchant_id, address, fromToken: plan.payout_request.from_token as TokenSymbol, amount: undefined,
+          requestedBy: plan.payout_request.requested_by, market: ctx.market, now,
+        });
+      }
+    } catch (err) {
+      // refused before writing anything (e.g. the fee takes it all): the balance waits for the next one
+      if (!(err instanceof AppError)) throw err;
+    }
+  }
+  if (plan.ledger.length > 0) await emitBalances(tx, key, now);
+  await settlementEvents(tx, row, now);
+  return row;
+}
+
+/** `settlement:update` on every change; direct settlements also raise `settlement.completed`/`.failed`. */
+export async function settlementEvents(tx: Executor, row: SettlementRow, now: Date): Promise<void> {
+  const data = settlementJson(row);
+  const base = { livemode: row.livemode, merchantId: row.merchantId, paymentId: row.paymentId, data, at: now };
+  if (row.mode === 'direct' && (row.status === 'completed' || row.status === 'failed')) {
+    await appendEvent(tx, { ...base, type: `settlement.${row.status}`, webhookUrl: row.webhookUrl });
+  }
+  await appendEvent(tx, { ...base, type: 'settlement:update' });
+}

@@ -1,0 +1,28 @@
+// Settles payments as they close: an outbox subscriber the composition root plugs in with the
+// payments room's DepositsPort. Runs inside the dispatch transaction, so the settlement commits
+// with the batch mark (at least once, and settling is idempotent per deposit).
+import type { Subscriber } from '../events/index.ts';
+import type { Tx } from '../platform/db/index.ts';
+import type { DepositsPort, SettleInput } from './ports.ts';
+
+/** Payment events after which final deposits may be ready to settle (closing, or a late deposit). */
+export const SETTLING_EVENTS: ReadonlySet<string> = new Set([
+  'payment.confirmed', 'payment.underpaid', 'payment.expired', 'payment.failed', 'payment.late_deposit',
+]);
+
+export interface Settler { settle(tx: Tx, input: SettleInput): Promise<unknown> }
+
+export function settlementSubscriber(settler: Settler, deposits: DepositsPort): Subscriber {
+  return {
+    name: 'settlement',
+    async handle(tx, batch) {
+      const seen = new Set<string>();
+      for (const e of batch) {
+        if (!SETTLING_EVENTS.has(e.type) || !e.paymentId || seen.has(e.paymentId)) continue;
+        seen.add(e.paymentId);
+        const input = await deposits(tx, e.paymentId);
+        if (input && input.deposits.length > 0) await settler.settle(tx, input);
+      }
+    },
+  };
+}

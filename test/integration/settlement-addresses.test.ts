@@ -1,0 +1,182 @@
+// Payout addresses (spec 4.4 Payout addresses, 7 Payout addresses, direct rules 1-2).
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { and, eq, sql } from 'drizzle-orm';
+import { describeEachDb } from '../harness/databases.ts';
+import { startTestApp, type TestApp } from '../harness/app.ts';
+import { randomIp, signupAccount } from '../harness/accounts.ts';
+import { ADDR, addMember, expectLedgerHolds, type Member } from '../harness/settlement.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
+import { events } from '../../src/events/index.ts';
+import { auditEntries } from '../../src/accounts/schema.ts';
+import { queryRows } from '../../src/platform/db/index.ts';
+
+const DAY = 86_400_000;
+
+describeEachDb('payout addresses', (h) => {
+  let t: TestApp;
+  let clock: ManualClock;
+  let merchantId: string;
+  let owner: Member;
+  let finance: Member;
+  let developer: Member;
+  let viewer: Member;
+
+  beforeAll(async () => {
+    clock = new ManualClock(new Date());
+    t = await startTestApp(h.db(), { clock });
+    const acct = await signupAccount(t.app);
+    merchantId = acct.merchant.id;
+    owner = await addMember(t, merchantId, 'owner');
+    finance = await addMember(t, merchantId, 'finance');
+    developer = await addMember(t, merchantId, 'developer');
+    viewer = await addMember(t, merchantId, 'viewer');
+  });
+  afterAll(async () => { await t.close(); });
+  afterEach(async () => { await expectLedgerHolds(h.db()); });
+
+  // each call a second later, so rows made by one test have distinct times
+  const call = async (m: Member, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown) =>
+    (clock.advance(1000), t.app.inject({ method, url, payload: payload as Record<string, unknown>, headers: { authorization: `Bearer ${await m.token()}` }, remoteAddress: randomIp() }));
+
+  const add = (m: Member, body: Record<string, unknown>, mode = '') =>
+    call(m, 'POST', `/merchant/payout-addresses${mode}`, { password: m.password, ...body });
+
+  describe('validation messages', () => {
+    it.each([
+      [{ token: 'DOGGO', address: ADDR.TRON }, '', 400, 'unsupported token in live mode'],
+      [{ address: ADDR.TRON }, '?mode=test', 400, 'unsupported token in test mode'],
+      [{ token: 'USDT_TRC20', address: 'Tnope' }, '', 400, 'address is not a valid tron address'],
+      [{ token: 'BTC', address: ADDR.BTC_TESTNET }, '', 400, 'address is not a valid bitcoin address'],
+      [{ token: 'USDT_BEP20' }, '', 400, 'address is not a valid bsc address'],
+      [{ token: 'USDT_TRC20', address: ADDR.TRON, tag: 5 }, '', 400, 'only XRP addresses take a destination tag'],
+      [{ token: 'XRP', address: ADDR.XRP, tag: -1 }, '', 400, 'tag must be an integer from 0 to 4294967295'],
+      [{ token: 'USDT_TRC20', address: ADDR.TRON, password: 'wrong-password' }, '', 403, 'password is incorrect'],
+      [{ token: 'USDT_TRC20', address: ADDR.TRON, password: '' }, '', 403, 'password is incorrect'],
+    ])('POST %j%s → %i %s', async (body, mode, status, message) => {
+      const res = await add(finance, body, mode);
+      expect(res.statusCode).toBe(status);
+      expect(res.json()).toEqual({ error: message });
+    });
+
+    it('refuses a missing password', async () => {
+      const res = await call(finance, 'POST', '/merchant/payout-addresses', { token: 'USDT_TRC20', address: ADDR.TRON });
+      expect(res.statusCode).toBe(403);
+      expect(res.json()).toEqual({ error: 'password is incorrect' });
+    });
+
+    it('accepts a testnet bitcoin address in test mode only', async () => {
+      const res = await add(finance, { token: 'BTC', address: ADDR.BTC_TESTNET }, '?mode=test');
+      expect(res.statusCode).toBe(201);
+      expect(res.json().address).toMatchObject({ livemode: false, token: 'BTC', chain: 'bitcoin', default: true });
+    });
+
+    it('answers 404 not found and 400 nothing to update', async () => {
+      const missing = await call(finance, 'PATCH', '/merchant/payout-addresses/pa_nope', { label: 'x' });
+      expect([missing.statusCode, missing.json()]).toEqual([404, { error: 'not found' }]);
+      const del = await call(finance, 'DELETE', '/merchant/payout-addresses/pa_nope');
+      expect([del.statusCode, del.json()]).toEqual([404, { error: 'not found' }]);
+      const created = (await add(finance, { token: 'LTC', address: 'LdP8Qox1VAhCzLJNqrr74YovaWYyNBUWvL' })).json().address;
+      const empty = await call(finance, 'PATCH', `/merchant/payout-addresses/${created.id}`, {});
+      expect([empty.statusCode, empty.json()]).toEqual([400, { error: 'nothing to update' }]);
+      const tag = await call(finance, 'PATCH', `/merchant/payout-addresses/${created.id}`, { tag: 7, password: finance.password });
+      expect([tag.statusCode, tag.json()]).toEqual([400, { error: 'only XRP addresses take a destination tag' }]);
+      const badPw = await call(finance, 'PATCH', `/merchant/payout-addresses/${created.id}`, { address: 'LUWPbpM43E2p7ZSh8cyTBEkvpHmr3cB8Ez', password: 'nope-nope' });
+      expect([badPw.statusCode, badPw.json()]).toEqual([403, { error: 'password is incorrect' }]);
+      // a label alone needs no password
+      const label = await call(finance, 'PATCH', `/merchant/payout-addresses/${created.id}`, { label: 'cold wallet' });
+      expect(label.statusCode).toBe(200);
+      expect(label.json().address.label).toBe('cold wallet');
+    });
+
+    it('lets any role read but only owners and finance change', async () => {
+      for (const m of [developer, viewer]) {
+        const res = await add(m, { token: 'USDT_TRC20', address: ADDR.TRON });
+        expect([res.statusCode, res.json()]).toEqual([403, { error: 'insufficient permissions' }]);
+        expect((await call(m, 'GET', '/merchant/payout-addresses')).statusCode).toBe(200);
+      }
+    });
+  });
+
+  describe('defaults and activation (rule 1 and 2)', () => {
+    let trc: Record<string, string | boolean>;
+
+    it('uses the first live address of a coin at once and makes it the default', async () => {
+      const res = await add(owner, { token: 'USDT_TRC20', address: ADDR.TRON, label: 'main' });
+      expect(res.statusCode).toBe(201);
+      trc = res.json().address;
+      expect(trc).toMatchObject({ merchant_id: merchantId, livemode: true, token: 'USDT_TRC20', chain: 'tron', address: ADDR.TRON, label: 'main', default: true, created_by: owner.userId });
+      expect(trc.active_at).toBe(clock.now().toISOString());
+      expect(trc.tag).toBeUndefined();
+    });
+
+    it('uses another address of the coin 24 hours later, not as default until switched', async () => {
+      const second = (await add(finance, { token: 'USDT_TRC20', address: ADDR.TRON_2 })).json().address;
+      expect(second.default).toBe(false);
+      expect(new Date(second.active_at).getTime() - clock.now().getTime()).toBe(DAY);
+      const sw = await call(finance, 'PATCH', `/merchant/payout-addresses/${second.id}`, { default: true });
+      expect(sw.statusCode).toBe(200);
+      expect(sw.json().address.default).toBe(true);
+      const list = (await call(viewer, 'GET', '/merchant/payout-addresses')).json().addresses.filter((a: { token: string }) => a.token === 'USDT_TRC20');
+      expect(list.map((a: { id: string; default: boolean }) => [a.id, a.default])).toEqual([[trc.id, false], [second.id, true]]);
+    });
+
+    it('delays a changed address or tag 24 hours and keeps test addresses at once', async () => {
+      clock.advance(1000);
+      const changed = await call(owner, 'PATCH', `/merchant/payout-addresses/${trc.id}`, { address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', password: owner.password });
+      expect(changed.statusCode).toBe(200);
+      expect(new Date(changed.json().address.active_at).getTime()).toBe(clock.now().getTime() + DAY);
+      const xrp = (await add(owner, { token: 'XRP', address: ADDR.XRP, tag: 42 })).json().address;
+      expect(xrp.tag).toBe(42);
+      expect(xrp.active_at).toBe(clock.now().toISOString());
+      const retag = (await call(owner, 'PATCH', `/merchant/payout-addresses/${xrp.id}`, { tag: 43, password: owner.password })).json().address;
+      expect(new Date(retag.active_at).getTime()).toBe(clock.now().getTime() + DAY);
+      const test1 = (await add(owner, { token: 'ETH', address: ADDR.EVM }, '?mode=test')).json().address;
+      const test2 = (await add(owner, { token: 'ETH', address: ADDR.EVM_2 }, '?mode=test')).json().address;
+      expect([test1.active_at, test2.active_at]).toEqual([test1.created_at, test2.created_at]);
+      expect([test1.default, test2.default]).toEqual([true, false]);
+      const liveEth = (await call(viewer, 'GET', '/merchant/payout-addresses')).json().addresses.filter((a: { token: string }) => a.token === 'ETH');
+      expect(liveEth).toEqual([]);
+    });
+
+    it('delays an address added after the coin\'s last address was deleted', async () => {
+      const first = (await add(owner, { token: 'BNB', address: ADDR.EVM })).json().address;
+      expect(first.active_at).toBe(clock.now().toISOString());
+      const del = await call(owner, 'DELETE', `/merchant/payout-addresses/${first.id}`);
+      expect([del.statusCode, del.json()]).toEqual([200, { message: 'address deleted' }]);
+      const again = (await add(owner, { token: 'BNB', address: ADDR.EVM_2 })).json().address;
+      expect(again.default).toBe(true);
+      expect(new Date(again.active_at).getTime()).toBe(clock.now().getTime() + DAY);
+    });
+
+    it('passes the default on to the oldest address left when the default is deleted', async () => {
+      const a = (await add(owner, { token: 'USDC_BEP20', address: ADDR.EVM })).json().address;
+      const b = (await add(owner, { token: 'USDC_BEP20', address: ADDR.EVM_2 })).json().address;
+      await call(owner, 'DELETE', `/merchant/payout-addresses/${a.id}`);
+      const list = (await call(owner, 'GET', '/merchant/payout-addresses')).json().addresses.filter((x: { token: string }) => x.token === 'USDC_BEP20');
+      expect(list.map((x: { id: string; default: boolean }) => [x.id, x.default])).toEqual([[b.id, true]]);
+    });
+  });
+
+  it('audits every change without the password, and tells the dashboard and the team', async () => {
+    const created = (await add(finance, { token: 'DOGE', address: 'DH5yaieqoZN36fDVciNyRueRGvGLR3mr7L' })).json();
+    expect(created.error ?? null).toBeNull();
+    const id = created.address.id;
+    await call(finance, 'PATCH', `/merchant/payout-addresses/${id}`, { label: 'doge' });
+    await call(finance, 'DELETE', `/merchant/payout-addresses/${id}`);
+    const audit = await h.db().orm.select().from(auditEntries).where(and(eq(auditEntries.merchantId, merchantId), eq(auditEntries.subject, id))).orderBy(auditEntries.at);
+    expect(audit.map((a) => [a.action, a.note])).toEqual([['payout_address.updated', 'added'], ['payout_address.updated', 'changed'], ['payout_address.updated', 'deleted']]);
+    expect(JSON.stringify(audit)).not.toContain(finance.password);
+    expect(audit[0].before).toBeNull();
+    expect((audit[1].before as { label: string }).label).toBe('');
+    expect((audit[1].after as { label: string }).label).toBe('doge');
+    expect(audit[2].after).toBeNull();
+    const outbox = await h.db().orm.select().from(events).where(eq(events.merchantId, merchantId));
+    const updates = outbox.filter((e) => e.type === 'payout_address:update' && (e.data as { address: { id: string } }).address.id === id);
+    expect(updates.map((e) => (e.data as { deleted: boolean }).deleted)).toEqual([false, false, true]);
+    const notes = outbox.filter((e) => e.type === 'notification' && String((e.data as { text: string }).text).includes('DH5yaieqoZN36fDVciNyRueRGvGLR3mr7L'));
+    expect(notes).toHaveLength(3);
+    expect((notes[0].data as { text: string }).text).toMatch(/live DOGE payout address .* was added/);
+    const [{ n }] = await queryRows<{ n: number }>(h.db().orm, sql`select count(*)::int as n from payout_addresses where id = ${id} and deleted_at is not null`);
+    expect(n).toBe(1);
+  });
+});

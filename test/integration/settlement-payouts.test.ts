@@ -1,0 +1,252 @@
+// Merchant payouts, operator review and adjustments, and the money read routes (spec 1 Payouts,
+// 4.4 Balances/ledger/settlements and Payouts, CONTRACT.md operator API).
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { and, eq, inArray } from 'drizzle-orm';
+import { describeEachDb } from '../harness/databases.ts';
+import { startTestApp, type TestApp } from '../harness/app.ts';
+import { randomIp, signupAccount, type Account } from '../harness/accounts.ts';
+import { ADDR, addMember, expectLedgerHolds, input, payment, type Member } from '../harness/settlement.ts';
+import { events } from '../../src/events/index.ts';
+import { auditEntries } from '../../src/accounts/schema.ts';
+
+const ADMIN = { authorization: 'Bearer test-admin-token' };
+
+describeEachDb('payouts and statements', (h) => {
+  let t: TestApp;
+  let acct: Account;
+  let merchantId: string;
+  let owner: Member;
+  let finance: Member;
+  let developer: Member;
+  let viewer: Member;
+  let trc: { id: string };
+  let bep: { id: string };
+  let btc: { id: string };
+  let testAddr: { id: string };
+
+  const call = async (m: Member, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown) =>
+    t.app.inject({ method, url, payload: payload as Record<string, unknown>, headers: { authorization: `Bearer ${await m.token()}` }, remoteAddress: randomIp() });
+  const admin = (method: 'GET' | 'POST', url: string, payload?: unknown) =>
+    t.app.inject({ method, url, payload: payload as Record<string, unknown>, headers: ADMIN, remoteAddress: randomIp() });
+  const adjust = (body: Record<string, unknown>) => admin('POST', '/admin/ledger/adjustments', body);
+  const balance = async (token: string, mode = '') =>
+    (await call(viewer, 'GET', `/merchant/balances${mode}`)).json().balances.find((b: { token: string }) => b.token === token);
+  const addAddr = async (token: string, address: string, mode = '') =>
+    (await call(owner, 'POST', `/merchant/payout-addresses${mode}`, { token, address, password: owner.password })).json().address;
+
+  beforeAll(async () => {
+    t = await startTestApp(h.db());
+    acct = await signupAccount(t.app);
+    merchantId = acct.merchant.id;
+    owner = await addMember(t, merchantId, 'owner');
+    finance = await addMember(t, merchantId, 'finance');
+    developer = await addMember(t, merchantId, 'developer');
+    viewer = await addMember(t, merchantId, 'viewer');
+    trc = await addAddr('USDT_TRC20', ADDR.TRON);
+    bep = await addAddr('USDT_BEP20', ADDR.EVM);
+    btc = await addAddr('BTC', ADDR.BTC);
+    testAddr = await addAddr('USDT_TRC20', ADDR.TRON, '?mode=test');
+  });
+  afterAll(async () => { await t.close(); });
+  afterEach(async () => { await expectLedgerHolds(h.db()); });
+
+  describe('operator adjustments', () => {
+    it.each([
+      [{ merchant_id: 'mer_nope', livemode: true, token: 'USDT_TRC20', amount: '1', note: 'x' }, 'unknown merchant_id'],
+      [{ livemode: 'yes', token: 'USDT_TRC20', amount: '1', note: 'x' }, 'livemode (true or false) is required'],
+      [{ livemode: true, token: 'USD', amount: '1', note: 'x' }, 'token must be one of the supported tokens'],
+      [{ livemode: true, token: 'USDT_TRC20', amount: '0', note: 'x' }, 'amount must be a non-zero signed decimal of the token (e.g. "-1.5")'],
+      [{ livemode: true, token: 'USDT_TRC20', amount: '1.0000001', note: 'x' }, 'amount must be a non-zero signed decimal of the token (e.g. "-1.5")'],
+      [{ livemode: true, token: 'USDT_TRC20', amount: '1', note: ' ' }, 'note is required'],
+      [{ livemode: true, token: 'USDT_TRC20', amount: '-1', note: 'x' }, 'the adjustment would take the balance below zero'],
+    ])('refuses %j with 400 %s', async (body, message) => {
+      const res = await adjust({ merchant_id: merchantId, ...body });
+      expect([res.statusCode, res.json()]).toEqual([400, { error: message }]);
+    });
+
+    it('needs the admin token', async () => {
+      const res = await t.app.inject({ method: 'POST', url: '/admin/ledger/adjustments', payload: {}, headers: { authorization: 'Bearer nope' } });
+      expect([res.statusCode, res.json()]).toEqual([401, { error: 'invalid admin token' }]);
+    });
+
+    it('credits the balance with an adjustment entry, audited as admin', async () => {
+      const res = await adjust({ merchant_id: merchantId, livemode: true, token: 'USDT_TRC20', amount: '1000', note: 'opening balance' });
+      expect(res.statusCode).toBe(201);
+      expect(res.json().entry).toMatchObject({ merchant_id: merchantId, type: 'adjustment', token: 'USDT_TRC20', chain: 'tron', amount: '1000', usd_amount: '1000', note: 'opening balance' });
+      expect(await balance('USDT_TRC20')).toEqual({ token: 'USDT_TRC20', chain: 'tron', available: '1000', pending_payout: '0' });
+      expect((await adjust({ merchant_id: merchantId, livemode: true, token: 'BTC', amount: 0.01, note: 'btc' })).json().entry).toMatchObject({ amount: '0.01', usd_amount: '600' });
+      const audit = await h.db().orm.select().from(auditEntries).where(and(eq(auditEntries.merchantId, merchantId), eq(auditEntries.action, 'ledger.adjusted')));
+      expect(audit).toHaveLength(2);
+      expect((audit[0].actor as { kind: string }).kind).toBe('admin');
+    });
+  });
+
+  describe('quote and request', () => {
+    it('quotes the network fee and minimum without an amount, and the figures with one, holding nothing', async () => {
+      const bare = await call(finance, 'GET', `/merchant/payouts/quote?address_id=${trc.id}`);
+      expect(bare.statusCode).toBe(200);
+      expect(bare.json().quote).toEqual({
+        address_id: trc.id, token: 'USDT_TRC20', chain: 'tron', from_token: 'USDT_TRC20', from_chain: 'tron',
+        network_fee: '1', network_fee_usd: '1', min_payout_usd: '10', available: '1000',
+      });
+      const full = (await call(owner, 'GET', `/merchant/payouts/quote?address_id=${bep.id}&amount=100&from_token=USDT_TRC20`)).json().quote;
+      expect(full).toMatchObject({ token: 'USDT_BEP20', from_token: 'USDT_TRC20', network_fee: '0.5', amount: '100', send_amount: '99.5', amount_usd: '100', send_amount_usd: '99.5', usd_rate: '1' });
+      expect((await balance('USDT_TRC20')).available).toBe('1000');
+      const viewerQuote = await call(viewer, 'GET', `/merchant/payouts/quote?address_id=${trc.id}`);
+      expect(viewerQuote.statusCode).toBe(403);
+    });
+
+    it.each([
+      [{ address_id: '' }, 'address_id is required'],
+      [{ address_id: 'pa_nope' }, 'unknown payout address: give the id of one of your live payout addresses'],
+      [{ amount: '9.99' }, 'the minimum payout is $10'],
+      [{ amount: '5000' }, 'your USDT_TRC20 balance holds 1000 USDT_TRC20'],
+      [{ amount: '-5' }, 'amount must be more than 0'],
+      [{ amount: '10.1234567' }, 'amount has more than 6 decimals'],
+      [{ amount: 'lots' }, 'amount must be a number or a decimal string'],
+      [{ from_token: 'BTC' }, 'a BTC balance cannot be paid to a USDT_TRC20 address: only a USDT balance can go to a USDT address on another network'],
+      [{ from_token: 'USDT_TRC20', from_chain: 'bsc' }, 'from_token and from_chain name different balances'],
+    ])('refuses %j with 400 %s', async (body, message) => {
+      const res = await call(finance, 'POST', '/merchant/payouts', { address_id: trc.id, ...body });
+      expect([res.statusCode, res.json()]).toEqual([400, { error: message }]);
+    });
+
+    it('refuses a test address, developers, viewers and API keys', async () => {
+      expect((await call(finance, 'POST', '/merchant/payouts', { address_id: testAddr.id })).json()).toEqual({ error: 'unknown payout address: give the id of one of your live payout addresses' });
+      for (const m of [developer, viewer]) {
+        const res = await call(m, 'POST', '/merchant/payouts', { address_id: trc.id });
+        expect([res.statusCode, res.json()]).toEqual([403, { error: 'insufficient permissions' }]);
+      }
+      const key = await t.app.inject({ method: 'POST', url: '/merchant/payouts', payload: { address_id: trc.id }, headers: { authorization: `Bearer ${acct.liveKey}` } });
+      expect(key.statusCode).toBe(401);
+    });
+
+    it('holds the amount in pending_payout and cancels back while requested', async () => {
+      const res = await call(finance, 'POST', '/merchant/payouts', { address_id: trc.id, amount: '100' });
+      expect(res.statusCode).toBe(201);
+      const p = res.json().payout;
+      expect(p).toMatchObject({
+        token: 'USDT_TRC20', chain: 'tron', from_token: 'USDT_TRC20', from_chain: 'tron', amount: '100', network_fee: '1', send_amount: '99',
+        amount_usd: '100', network_fee_usd: '1', send_amount_usd: '99', usd_rate: '1', address_id: trc.id, address: ADDR.TRON,
+        status: 'requested', requested_by: finance.userId, livemode: true,
+      });
+      expect(await balance('USDT_TRC20')).toMatchObject({ available: '900', pending_payout: '100' });
+      const c = await call(owner, 'POST', `/merchant/payouts/${p.id}/cancel`);
+      expect(c.statusCode).toBe(200);
+      expect(c.json().payout.status).toBe('canceled');
+      expect(await balance('USDT_TRC20')).toMatchObject({ available: '1000', pending_payout: '0' });
+      const again = await call(owner, 'POST', `/merchant/payouts/${p.id}/cancel`);
+      expect([again.statusCode, again.json()]).toEqual([409, { error: 'payout is not in a state that allows this' }]);
+      const missing = await call(owner, 'POST', '/merchant/payouts/po_nope/cancel');
+      expect(missing.statusCode).toBe(404);
+      const ledger = (await call(viewer, 'GET', '/merchant/ledger?token=USDT_TRC20&limit=2')).json();
+      expect(ledger.entries.map((e: { type: string; amount: string; reference: string }) => [e.type, e.amount, e.reference]))
+        .toEqual([['payout_release', '100', p.id], ['payout_hold', '-100', p.id]]);
+      const types = (await h.db().orm.select().from(events).where(and(eq(events.merchantId, merchantId), inArray(events.type, ['payout:update'])))).map((e) => (e.data as { status: string }).status);
+      expect(types).toEqual(['requested', 'canceled']);
+    });
+
+    it('pays a USDT_TRC20 balance to a USDT address on another network, and BTC to BTC; absent amount means all', async () => {
+      const cross = (await call(finance, 'POST', '/merchant/payouts', { address_id: bep.id, from_token: 'USDT_TRC20', amount: 50 })).json().payout;
+      expect(cross).toMatchObject({ token: 'USDT_BEP20', chain: 'bsc', from_token: 'USDT_TRC20', amount: '50', network_fee: '0.5', send_amount: '49.5' });
+      const all = (await call(finance, 'POST', '/merchant/payouts', { address_id: btc.id })).json().payout;
+      expect(all).toMatchObject({ token: 'BTC', from_token: 'BTC', amount: '0.01', amount_usd: '600', usd_rate: '60000', network_fee: '0.00003334', network_fee_usd: '2' });
+      expect(await balance('BTC')).toMatchObject({ available: '0', pending_payout: '0.01' });
+      const list = (await call(viewer, 'GET', '/merchant/payouts?limit=2')).json();
+      expect(list).toMatchObject({ total: 3, limit: 2, offset: 0 });
+      expect(list.payouts.map((p: { id: string }) => p.id)).toEqual([all.id, cross.id]);
+      expect((await call(viewer, 'GET', '/merchant/payouts?status=canceled')).json().payouts).toHaveLength(1);
+      expect((await call(viewer, 'GET', '/merchant/payouts?token=BTC')).json().payouts.map((p: { id: string }) => p.id)).toEqual([all.id]);
+    });
+  });
+
+  describe('operator review', () => {
+    it('approves, sends and rejects with webhooks (always live) and the amount back on rejection', async () => {
+      const requested = (await admin('GET', '/admin/payouts?status=requested')).json().payouts.filter((p: { merchant_id: string }) => p.merchant_id === merchantId);
+      expect(requested).toHaveLength(2);
+      const [btcPayout, cross] = requested;
+      expect((await admin('POST', `/admin/payouts/${btcPayout.id}/sent`, { tx_id: 'x' })).statusCode).toBe(409);
+      const approved = await admin('POST', `/admin/payouts/${btcPayout.id}/approve`);
+      expect([approved.statusCode, approved.json().payout.status]).toEqual([200, 'approved']);
+      expect((await call(owner, 'POST', `/merchant/payouts/${btcPayout.id}/cancel`)).statusCode).toBe(409);
+      expect((await admin('POST', `/admin/payouts/${btcPayout.id}/sent`, {})).json()).toEqual({ error: 'tx_id is required' });
+      const sent = (await admin('POST', `/admin/payouts/${btcPayout.id}/sent`, { tx_id: 'btc-tx-1' })).json().payout;
+      expect(sent).toMatchObject({ status: 'sent', tx_id: 'btc-tx-1' });
+      expect(await balance('BTC')).toMatchObject({ available: '0', pending_payout: '0' });
+      expect((await admin('POST', `/admin/payouts/${cross.id}/reject`, {})).json()).toEqual({ error: 'note is required' });
+      const rejected = (await admin('POST', `/admin/payouts/${cross.id}/reject`, { note: 'address under review' })).json().payout;
+      expect(rejected).toMatchObject({ status: 'rejected', review_note: 'address under review' });
+      expect(await balance('USDT_TRC20')).toMatchObject({ available: '1000', pending_payout: '0' });
+      const hooks = await h.db().orm.select().from(events).where(and(eq(events.merchantId, merchantId), inArray(events.type, ['payout.approved', 'payout.sent', 'payout.rejected']))).orderBy(events.seq);
+      expect(hooks.map((e) => [e.type, e.livemode, (e.data as { id: string }).id])).toEqual([
+        ['payout.approved', true, btcPayout.id], ['payout.sent', true, btcPayout.id], ['payout.rejected', true, cross.id],
+      ]);
+      expect((hooks[2].data as { review_note: string }).review_note).toBe('address under review');
+      expect((await admin('POST', '/admin/payouts/po_missing/approve')).statusCode).toBe(404);
+    });
+  });
+
+  it('never overdraws a balance with 20 payout requests at once', async () => {
+    const other = await signupAccount(t.app);
+    const fin = await addMember(t, other.merchant.id, 'finance');
+    const addr = (await t.app.inject({ method: 'POST', url: '/merchant/payout-addresses', headers: { authorization: `Bearer ${await fin.token()}` }, payload: { token: 'USDT_TRC20', address: ADDR.TRON, password: fin.password } })).json().address;
+    await adjust({ merchant_id: other.merchant.id, livemode: true, token: 'USDT_TRC20', amount: '105', note: 'funding' });
+    const token = await fin.token();
+    const results = await Promise.all(Array.from({ length: 20 }, () => t.app.inject({
+      method: 'POST', url: '/merchant/payouts', headers: { authorization: `Bearer ${token}` }, payload: { address_id: addr.id, amount: '10' }, remoteAddress: randomIp(),
+    })));
+    const codes = results.map((r) => r.statusCode);
+    expect(codes.filter((c) => c === 201)).toHaveLength(10);
+    expect(codes.filter((c) => c === 400)).toHaveLength(10);
+    // every refusal saw the balance after the ten holds: requests queued on the balance row's lock
+    for (const r of results.filter((x) => x.statusCode === 400)) expect(r.json()).toEqual({ error: 'your USDT_TRC20 balance holds 5 USDT_TRC20' });
+    const b = (await t.app.inject({ method: 'GET', url: '/merchant/balances', headers: { authorization: `Bearer ${token}` } })).json().balances[0];
+    expect(b).toMatchObject({ available: '5', pending_payout: '100' });
+  });
+
+  describe('statements', () => {
+    it('lists the ledger newest first with total, limit and offset, replacing an out-of-range limit', async () => {
+      const all = (await call(viewer, 'GET', '/merchant/ledger?limit=500')).json();
+      expect(all.limit).toBe(500);
+      expect(all.total).toBe(all.entries.length);
+      const times = all.entries.map((e: { created_at: string }) => e.created_at);
+      expect(times).toEqual([...times].sort().reverse());
+      const page = (await call(viewer, 'GET', '/merchant/ledger?limit=501&offset=-3')).json();
+      expect([page.limit, page.offset]).toEqual([50, 0]);
+      const second = (await call(viewer, 'GET', '/merchant/ledger?limit=2&offset=1')).json();
+      expect(second.entries.map((e: { id: string }) => e.id)).toEqual(all.entries.slice(1, 3).map((e: { id: string }) => e.id));
+      expect((await call(viewer, 'GET', '/merchant/ledger?mode=test')).json()).toEqual({ entries: [], total: 0, limit: 50, offset: 0 });
+    });
+
+    it('streams the statement as RFC 4180 CSV, newest first', async () => {
+      const note = 'refund, "partial"\nline two';
+      await adjust({ merchant_id: merchantId, livemode: true, token: 'USDT_TRC20', amount: '1.5', note });
+      const res = await call(viewer, 'GET', '/merchant/ledger.csv?token=USDT_TRC20');
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^text\/csv/);
+      const [header, first] = res.body.split('\r\n');
+      expect(header).toBe('id,created_at,type,token,chain,amount,usd_amount,reference,note');
+      expect(first).toMatch(/^led_[0-9a-z]+,[^,]+,adjustment,USDT_TRC20,tron,1\.5,1\.5,adj_[0-9a-z]+,"refund, ""partial""\nline two"$/);
+      const list = (await call(viewer, 'GET', '/merchant/ledger?token=USDT_TRC20&limit=500')).json();
+      // one CSV record per entry (the quoted note holds a bare newline)
+      expect(res.body.split('\r\n').filter((l) => l !== '')).toHaveLength(list.total + 1);
+      expect(res.body.split('\r\n')[list.total]).toContain(list.entries.at(-1).id);
+    });
+
+    it('lists settlements with filters and answers 404 settlement not found', async () => {
+      const p = payment(merchantId);
+      const [s] = await t.services.settlement.settle(h.db(), input(p, [{ amount: 20_000_000n, usd: '20' }]));
+      const list = (await call(viewer, 'GET', '/merchant/settlements?mode=test')).json();
+      expect(list).toMatchObject({ total: 1, limit: 50, offset: 0 });
+      expect(list.settlements[0]).toMatchObject({ id: s.id, mode: 'direct', status: 'completed', destination: ADDR.TRON });
+      expect((await call(viewer, 'GET', '/merchant/settlements')).json().total).toBe(0);
+      expect((await call(viewer, 'GET', '/merchant/settlements?mode=test&settlement=custodial')).json().total).toBe(0);
+      expect((await call(viewer, 'GET', '/merchant/settlements?mode=test&status=pending')).json().total).toBe(0);
+      expect((await call(viewer, 'GET', `/merchant/settlements?mode=test&payment_id=${p.id}&status=completed&settlement=direct`)).json().total).toBe(1);
+      expect((await call(viewer, 'GET', `/merchant/settlements/${s.id}`)).json().settlement.id).toBe(s.id);
+      const missing = await call(viewer, 'GET', '/merchant/settlements/stl_nope');
+      expect([missing.statusCode, missing.json()]).toEqual([404, { error: 'settlement not found' }]);
+      expect((await balance('USDT_TRC20', '?mode=test'))).toMatchObject({ available: '0' });
+    });
+  });
+});
