@@ -2,13 +2,20 @@
 // receive this object and never construct services themselves.
 import type { Platform } from './platform/context.ts';
 import { AccountsService } from './accounts/index.ts';
+import { PaymentsService } from './payments/index.ts';
+import { DEFAULT_MARKET, loadMarketFile, staticMarketSource, type MarketSource } from './market/index.ts';
 
 export interface Services {
   platform: Platform;
   accounts: AccountsService;
+  market: MarketSource;
+  payments: PaymentsService;
 }
 
 export async function createServices(platform: Platform): Promise<Services> {
   const accounts = new AccountsService(platform);
-  return { platform, accounts };
+  const { marketFile } = platform.config;
+  const market = staticMarketSource(marketFile ? loadMarketFile(marketFile) : DEFAULT_MARKET);
+  const payments = new PaymentsService(platform, { market });
+  return { platform, accounts, market, payments };
 }

@@ -1,11 +1,14 @@
 // Background work: outbox subscribers and scheduled jobs of every room, started after the app.
 import type { Services } from './services.ts';
+import { startPaymentWorkers, stopPaymentWorkers } from './payments/index.ts';
 
 export async function startWorkers(services: Services): Promise<void> {
   const { outbox } = services.platform;
   outbox.start();
+  startPaymentWorkers(services.payments);
 }
 
 export async function stopWorkers(services: Services): Promise<void> {
+  await stopPaymentWorkers(services.payments);
   await services.platform.outbox.stop();
 }
