@@ -3,6 +3,6 @@ export { Realtime, type RealtimeSources, type FiguresSource } from './realtime.t
 export type { CheckoutSource } from './checkout-namespace.ts';
 export type { UserAuthenticator } from './merchant-namespace.ts';
 export { chooseFanout, LocalFanout, PgNotifyFanout, RedisFanout, type Fanout } from './fanout.ts';
-export { payerView, checkoutUpdate, dashboardUpdate, PRIVATE_FIELDS, type PaymentJson } from './payer-view.ts';
+export { payerView, checkoutUpdate, dashboardUpdate, foundOrNull, PRIVATE_FIELDS, type PaymentJson } from './payer-view.ts';
 export { routeEvent, AUDIENCE } from './routing.ts';
 export * as socketWords from './events.ts';

@@ -67,3 +67,14 @@ export function dashboardUpdate(type: string, payment: PaymentJson, merchantId: 
 
 export const isPaymentJson = (v: unknown): v is PaymentJson =>
   typeof v === 'object' && v !== null && typeof (v as { id?: unknown }).id === 'string';
+
+/** A payment read that answers 404 for an unknown token, as null. */
+export async function foundOrNull(read: Promise<Record<string, unknown>>): Promise<PaymentJson | null> {
+  try {
+    const p = await read;
+    return isPaymentJson(p) ? p : null;
+  } catch (err) {
+    if ((err as { status?: unknown }).status === 404) return null;
+    throw err;
+  }
+}
