@@ -15,13 +15,14 @@ export interface SocketApp extends TestApp {
   payments: Map<string, PaymentJson>;
 }
 
-export async function startSocketApp(db: Database, opts: TestAppOptions = {}): Promise<SocketApp> {
+/** `dispatch: false` leaves this process's outbox dispatcher off (another process dispatches). */
+export async function startSocketApp(db: Database, opts: TestAppOptions & { dispatch?: boolean } = {}): Promise<SocketApp> {
   const t = await startTestApp(db, opts);
   const payments = new Map<string, PaymentJson>();
   t.services.realtime.use({ checkout: { payerViewByToken: async (tok) => payments.get(tok) ?? null } });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   await t.services.realtime.start();
-  t.platform.outbox.start();
+  if (opts.dispatch !== false) t.platform.outbox.start();
   const { port } = t.app.server.address() as AddressInfo;
   return {
     ...t, payments, url: `http://127.0.0.1:${port}`,
