@@ -110,7 +110,8 @@
     show('choose', choosing);
     if (choosing) renderCoins(p);
 
-    var paying = !!p.token && p.deposit_address;
+    // Instructions only while money is still expected (or being confirmed).
+    var paying = !!p.token && p.deposit_address && OPEN.indexOf(p.status) >= 0;
     show('pay', !!paying);
     if (paying) {
       text('amount', p.crypto_amount);
