@@ -1,7 +1,8 @@
 // Every process must see every committed event, but the outbox dispatcher hands each batch to one
 // process only (one dispatcher at a time across processes). A fan-out carries the batch to all:
 // - PostgreSQL: the dispatch transaction NOTIFYs the batch's seqs (delivered only if it commits);
-//   every process LISTENs and reads those events back, in order.
+//   the dispatching process emits its batch at once after commit, every other process LISTENs and
+//   reads those events back. One queue per process keeps batches in the order they arrived.
 // - Redis (REDIS_URL): the batch itself is published after commit on a channel all processes read.
 // - PGlite runs one process: the batch is delivered locally after commit.
 // Each process then emits to its own sockets (in-memory adapter, which also keeps the 2-minute
@@ -9,6 +10,7 @@
 import { inArray, asc, sql } from 'drizzle-orm';
 import type { Database, Tx } from '../platform/db/index.ts';
 import type { Logger } from '../platform/logger.ts';
+import { randomHex } from '../platform/ids.ts';
 import { events, type StoredEvent } from '../events/index.ts';
 
 export type Deliver = (batch: StoredEvent[]) => void;
@@ -41,6 +43,8 @@ export class PgNotifyFanout implements Fanout {
   readonly kind = 'postgres';
   readonly #db: Database;
   readonly #log: Logger;
+  /** Names this process in its notifications, so it skips its own (it emitted them after commit). */
+  readonly #origin = randomHex(8);
   #client: import('pg').Client | null = null;
   #deliver: Deliver | null = null;
   #chain: Promise<void> = Promise.resolve();
@@ -54,11 +58,18 @@ export class PgNotifyFanout implements Fanout {
   async inTransaction(tx: Tx, batch: StoredEvent[]): Promise<void> {
     for (let i = 0; i < batch.length; i += SEQS_PER_NOTIFY) {
       const seqs = batch.slice(i, i + SEQS_PER_NOTIFY).map((e) => e.seq).join(',');
-      await tx.execute(sql`select pg_notify(${NOTIFY_CHANNEL}, ${seqs})`);
+      await tx.execute(sql`select pg_notify(${NOTIFY_CHANNEL}, ${`${this.#origin}|${seqs}`})`);
     }
   }
 
-  afterCommit(): void {}
+  afterCommit(batch: StoredEvent[]): void {
+    this.#enqueue(async () => this.#deliver?.(batch));
+  }
+
+  /** One step at a time, so batches are emitted in the order they were committed. */
+  #enqueue(step: () => Promise<void>): void {
+    this.#chain = this.#chain.then(step).catch((err: unknown) => this.#log.error({ err }, 'realtime fan-out failed'));
+  }
 
   async start(deliver: Deliver): Promise<void> {
     this.#deliver = deliver;
@@ -79,9 +90,10 @@ export class PgNotifyFanout implements Fanout {
     const client = new pg.Client({ connectionString: this.#db.url ?? undefined });
     client.on('notification', (n) => {
       if (n.channel !== NOTIFY_CHANNEL || !n.payload) return;
-      const seqs = n.payload.split(',').map(Number).filter(Number.isSafeInteger);
-      // One read at a time, so batches are emitted in the order they were committed.
-      this.#chain = this.#chain.then(() => this.#read(seqs)).catch((err: unknown) => this.#log.error({ err }, 'realtime fan-out read failed'));
+      const [origin, list = ''] = n.payload.split('|');
+      if (origin === this.#origin) return;
+      const seqs = list.split(',').map(Number).filter(Number.isSafeInteger);
+      this.#enqueue(() => this.#read(seqs));
     });
     client.on('error', (err) => {
       this.#log.warn({ err }, 'realtime LISTEN connection lost; reconnecting');

@@ -15,7 +15,7 @@ describe('routeEvent', () => {
     expect(checkout).toMatchObject({ paymentId: 'pay_1', event: 'payment:update' });
     expect(checkout.payload.payment).not.toHaveProperty('metadata');
     expect(checkout.payload.crypto_amount).toBe('0.5');
-    const merchant = routes[1] as { roles: string[]; payload: { merchant_id: string; payment: object } };
+    const merchant = routes[1] as unknown as { roles: string[]; payload: { merchant_id: string; payment: object } };
     expect(merchant.roles).toEqual(['owner', 'developer', 'finance', 'viewer']);
     expect(merchant.payload.merchant_id).toBe('mer_1');
     expect(merchant.payload.payment).toHaveProperty('metadata');
@@ -32,7 +32,7 @@ describe('routeEvent', () => {
   });
 
   it('filters by role as spec 6.3 says', () => {
-    const roles = (type: string, data: unknown = {}) => (routeEvent(ev(type, data))[0] as { roles: string[] }).roles;
+    const roles = (type: string, data: unknown = {}) => (routeEvent(ev(type, data))[0] as unknown as { roles: string[] }).roles;
     expect(roles('audit:entry')).toEqual(['owner']);
     expect(roles('team:update')).toEqual(['owner']);
     expect(roles('api_key:update')).toEqual(['owner', 'developer']);

@@ -39,7 +39,7 @@ for (const via of ['postgres', 'redis'] as const) {
       opened = await openTestDatabase('postgres');
       dbB = await openPostgres(opened.url!, { max: 4 });
       if (via === 'redis') redis = await startRedis();
-      const env = redis ? { REDIS_URL: redis.url } : {};
+      const env: Record<string, string> = redis ? { REDIS_URL: redis.url } : {};
       a = await startSocketApp(opened.db, { env });
       // B never dispatches: everything it emits came from A's dispatcher.
       b = await startSocketApp(dbB, { env, dispatch: false });
@@ -53,19 +53,25 @@ for (const via of ['postgres', 'redis'] as const) {
     });
     afterEach(() => closeSockets());
 
-    it('delivers an event committed through process A to a client of process B', async () => {
+    it('delivers an event committed through process A to clients of A and of process B, once each, in order', async () => {
       expect(b.services.realtime.fanoutKind).toBe(via);
       const merchantId = (await signupAccount(a.app)).merchant.id;
       const p = fakePayment(merchantId);
-      b.payments.set(p.checkout_token as string, p);
-      const s = connect(b.url);
-      const got = collect<{ type: string; id: string }>(s, 'payment:update');
-      await ask(s, 'subscribe', p.checkout_token);
-      await until(() => got.length === 1);
-      await commitEvent(a.platform.db, { type: 'payment.detecting', merchantId, paymentId: p.id, data: { ...p, status: 'detecting' } });
-      await commitEvent(a.platform.db, { type: 'payment.confirmed', merchantId, paymentId: p.id, data: { ...p, status: 'confirmed' } });
-      await until(() => got.length === 3);
-      expect(got.map((u) => u.type)).toEqual(['payment.snapshot', 'payment.detecting', 'payment.confirmed']);
+      const clients = [a, b].map((app) => {
+        app.payments.set(p.checkout_token as string, p);
+        const s = connect(app.url);
+        return { s, got: collect<{ type: string; id: string }>(s, 'payment:update') };
+      });
+      for (const c of clients) await ask(c.s, 'subscribe', p.checkout_token);
+      await until(() => clients.every((c) => c.got.length === 1));
+      for (const status of ['partially_paid', 'detecting', 'confirmed']) {
+        await commitEvent(a.platform.db, { type: `payment.${status}`, merchantId, paymentId: p.id, data: { ...p, status } });
+      }
+      await until(() => clients.every((c) => c.got.length >= 4));
+      await new Promise((r) => setTimeout(r, 150));
+      for (const c of clients) {
+        expect(c.got.map((u) => u.type)).toEqual(['payment.snapshot', 'payment.partially_paid', 'payment.detecting', 'payment.confirmed']);
+      }
     });
   });
 }
