@@ -115,6 +115,18 @@ describe.skipIf(!hasChromium)('hosted checkout page in Chromium', () => {
     await page.close();
   });
 
+  it('falls back to polling GET /checkout/{token} when the socket cannot connect', async () => {
+    const p = await createPayment(t.app, owner.testKey, { token: 'LTC' });
+    const page = await context.newPage();
+    await page.route('**/socket.io/**', (route) => route.abort());
+    await page.goto(`${t.url}/pay/${p.checkout_token}`);
+    await page.locator('#address').filter({ hasText: /\S/ }).waitFor();
+    expect(await page.evaluate(() => typeof (window as unknown as { io?: unknown }).io)).toBe('undefined');
+    await page.locator('#simulate-run').click();
+    await page.locator('#status', { hasText: 'Payment confirmed' }).waitFor({ timeout: 15_000 });
+    await page.close();
+  });
+
   it('stays small: page, styles, script and socket client under 150 kB gzipped', async () => {
     const p = await createPayment(t.app, owner.testKey, { token: 'BTC' });
     let total = 0;

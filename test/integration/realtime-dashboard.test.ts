@@ -3,7 +3,9 @@
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { describeEachDb } from '../harness/databases.ts';
 import { signupAccount, type Account } from '../harness/accounts.ts';
+import { eq } from 'drizzle-orm';
 import { ManualClock } from '../../src/platform/clock.ts';
+import { merchants } from '../../src/accounts/index.ts';
 import { ask, closeSockets, collect, commitEvent, connect, fakePayment, memberToken, next, sleep, startSocketApp, until, type SocketApp } from './realtime-support.ts';
 
 interface ConnectError extends Error { data?: { code?: string } }
@@ -32,6 +34,14 @@ describeEachDb('dashboard socket', (h) => {
       expect(err.message).toBe('unauthorized');
       expect(err.data?.code, String(token)).toBe(code);
     }
+  });
+
+  it('refuses the handshake of a suspended account with code suspended', async () => {
+    const other = await signupAccount(t.app);
+    await t.platform.db.orm.update(merchants).set({ status: 'suspended' }).where(eq(merchants.id, other.merchant.id));
+    const err = await refused(other.accessToken);
+    expect(err.message).toBe('unauthorized');
+    expect(err.data?.code).toBe('suspended');
   });
 
   it('sends the session on connect and refreshes it with a new token', async () => {
