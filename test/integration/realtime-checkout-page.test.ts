@@ -30,7 +30,7 @@ describe.skipIf(!hasChromium)('hosted checkout page in Chromium', () => {
 
   beforeAll(async () => {
     opened = await openTestDatabase('pglite');
-    t = await startSocketApp(opened.db, { env: { SIMULATION_STEP_MS: '300' } });
+    t = await startSocketApp(opened.db, { env: { SIMULATION_STEP_MS: '1500' } });
     // The real payer view, not the fake one of the socket tests.
     t.services.realtime.use({ checkout: { payerViewByToken: (tok) => foundOrNull(t.services.payments.checkoutView(tok)) } });
     t.services.payments.timers.start();
@@ -66,6 +66,8 @@ describe.skipIf(!hasChromium)('hosted checkout page in Chromium', () => {
   it('lists coins, shows address and QR after the choice, and reaches confirmed live', async () => {
     const p = await createPayment(t.app, owner.testKey, { token: undefined, amount_usd: '25', success_url: 'https://shop.example/thanks', cancel_url: 'https://shop.example/cart' });
     const page = await context.newPage();
+    const websockets: string[] = [];
+    page.on('websocket', (ws) => websockets.push(ws.url()));
     await page.goto(`${t.url}/pay/${p.checkout_token}`);
     await page.locator('#coins button').first().waitFor();
     expect(await page.locator('#test-banner').isVisible()).toBe(true);
@@ -82,18 +84,31 @@ describe.skipIf(!hasChromium)('hosted checkout page in Chromium', () => {
     expect(await page.locator('#tag-field').isVisible()).toBe(false);
     await shoot(page, '2-pending');
 
-    await page.evaluate(() => { (window as unknown as { marker: number }).marker = 42; });
+    // Every status text the page shows, in order (a reload would lose the marker and the list).
+    await page.evaluate(() => {
+      const w = window as unknown as { marker: number; seen: string[] };
+      w.marker = 42;
+      w.seen = [];
+      const status = document.getElementById('status')!;
+      new MutationObserver(() => { if (w.seen[w.seen.length - 1] !== status.textContent) w.seen.push(status.textContent ?? ''); })
+        .observe(status, { childList: true, characterData: true, subtree: true });
+    });
     await page.selectOption('#outcome', 'confirmed');
     await page.locator('#simulate-run').click();
-    await page.locator('#status', { hasText: 'Waiting for network confirmations' }).waitFor({ timeout: 10_000 });
+    await page.locator('#status', { hasText: 'Waiting for network confirmations' }).waitFor({ timeout: 20_000 });
     expect(await page.locator('#countdown').textContent()).toBe('');
     await shoot(page, '3-detecting');
-    await page.locator('#status', { hasText: 'Payment confirmed' }).waitFor({ timeout: 10_000 });
+    await page.locator('#status', { hasText: 'Payment confirmed' }).waitFor({ timeout: 20_000 });
     expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(42);
+    const seen = await page.evaluate(() => (window as unknown as { seen: string[] }).seen);
+    expect(seen).toContain('Payment received. Waiting for network confirmations.');
+    expect(seen[seen.length - 1]).toBe('Payment confirmed. Thank you!');
     const success = page.locator('#success');
     expect(await success.isVisible()).toBe(true);
     expect(await success.getAttribute('href')).toBe('https://shop.example/thanks');
     expect(page.url()).toContain('/pay/');
+    // The page's policy lets the socket upgrade to WebSocket.
+    expect(websockets.some((u) => u.includes('/socket.io/'))).toBe(true);
     await shoot(page, '4-confirmed');
     await page.close();
   });
@@ -107,7 +122,7 @@ describe.skipIf(!hasChromium)('hosted checkout page in Chromium', () => {
     await shoot(page, '5-xrp-tag');
     await page.selectOption('#outcome', 'expired');
     await page.locator('#simulate-run').click();
-    await page.locator('#status', { hasText: 'This payment expired' }).waitFor({ timeout: 10_000 });
+    await page.locator('#status', { hasText: 'This payment expired' }).waitFor({ timeout: 20_000 });
     expect(await page.locator('#cancel').getAttribute('href')).toBe('https://shop.example/cart');
     expect(await page.locator('#success').isVisible()).toBe(false);
     expect(await page.locator('#simulate').isVisible()).toBe(false);
@@ -123,7 +138,7 @@ describe.skipIf(!hasChromium)('hosted checkout page in Chromium', () => {
     await page.locator('#address').filter({ hasText: /\S/ }).waitFor();
     expect(await page.evaluate(() => typeof (window as unknown as { io?: unknown }).io)).toBe('undefined');
     await page.locator('#simulate-run').click();
-    await page.locator('#status', { hasText: 'Payment confirmed' }).waitFor({ timeout: 15_000 });
+    await page.locator('#status', { hasText: 'Payment confirmed' }).waitFor({ timeout: 20_000 });
     await page.close();
   });
 
