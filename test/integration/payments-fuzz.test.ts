@@ -54,7 +54,7 @@ describeEachDb('payments fuzz', (h) => {
       const r = routes()[i];
       const res = r.method === 'GET'
         ? await t.app.inject({ method: 'GET', url: r.url, headers: r.headers, remoteAddress: randomIp(), query: (payload && typeof payload === 'object' && !Array.isArray(payload) ? Object.fromEntries(Object.entries(payload).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v) ?? ''])) : {}) })
-        : await t.app.inject({ method: 'POST', url: r.url, headers: r.headers, remoteAddress: randomIp(), payload: JSON.stringify(payload) ?? 'null', ...({ headers: { ...r.headers, 'content-type': 'application/json' } }) });
+        : await t.app.inject({ method: 'POST', url: r.url, headers: { ...r.headers, 'content-type': 'application/json' }, remoteAddress: randomIp(), payload: JSON.stringify(payload) ?? 'null' });
       expect(res.statusCode, `${r.url} ${JSON.stringify(payload)} → ${res.body}`).toBeLessThan(500);
       if (res.statusCode >= 400) expect(typeof res.json().error).toBe('string');
     }), { numRuns: 150 });
