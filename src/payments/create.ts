@@ -3,7 +3,7 @@
 // inside a savepoint and it answers the winner's payment.
 import crypto from 'node:crypto';
 import type { Database, Executor } from '../platform/db/index.ts';
-import { badRequest } from '../platform/errors.ts';
+import { AppError, badRequest } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { recordAudit, type Actor } from '../audit/index.ts';
 import { captureSettings, type Merchant } from '../accounts/index.ts';
@@ -13,7 +13,7 @@ import type { TokenSymbol } from '../tokens/index.ts';
 import { parseCreateInput, type CreateInput } from './create-input.ts';
 import { allowedCoins, CHOOSE_DEADLINE_MS, coinFields, noNode, notEnabled, optionsOf, type CoinDeps } from './coin.ts';
 import { CHOOSE_COIN_FIRST, ONLY_TEST, type Simulator } from './simulation.ts';
-import { findOpenByOrder, insertPayment, lockPayment } from './repository.ts';
+import { findOpenByOrder, insertPayment } from './repository.ts';
 import type { NewPaymentRow, PaymentRow } from './schema.ts';
 import { emitPaymentEvent, SOCKET_EVENTS } from './payment-events.ts';
 import type { Timers } from '../platform/timers.ts';
@@ -59,8 +59,6 @@ export async function createPayment(deps: CreateDeps, caller: CreateCaller, body
     webhookUrl = String(input.webhookUrl);
   }
   const scope = { merchantId: caller.merchant.id, livemode: caller.livemode, storeId: caller.storeId };
-  const existing = await findOpenByOrder(deps.db.orm, scope, input.orderId);
-  if (existing) return { payment: existing, created: false };
 
   const base: NewPaymentRow = {
     id: newId('pay', now), merchantId: caller.merchant.id, storeId: caller.storeId, livemode: caller.livemode,
@@ -72,30 +70,44 @@ export async function createPayment(deps: CreateDeps, caller: CreateCaller, body
     priceAmount: input.priceAmount ?? null, priceCurrency: input.priceCurrency ?? null, priceRate: input.priceRate ?? null,
     expiresAt: new Date(now.getTime() + CHOOSE_DEADLINE_MS), createdAt: now, updatedAt: now,
   };
+  // A price no coin accepts is refused, unless the order is already open (a safe retry answers it unchanged).
+  const refuse = async (message: string): Promise<CreateResult> => {
+    const open = await findOpenByOrder(deps.db.orm, scope, input.orderId);
+    if (open) return { payment: open, created: false };
+    throw badRequest(message);
+  };
   if (!input.token) {
-    // Without a coin, at least one coin must accept the price.
     const options = await optionsOf(base as PaymentRow, deps.catalog, now);
-    if (options.length === 0) throw badRequest(lowestMinimumMessage(base as PaymentRow, deps, now));
+    if (options.length === 0) return refuse(lowestMinimumMessage(base as PaymentRow, deps));
   }
 
   for (let attempt = 0; attempt < 3; attempt++) {
+    let refusal: string | undefined;
     const result = await deps.db.transaction(async (tx) => {
-      const row: NewPaymentRow = input.token
-        ? { ...base, ...(await coinFields(tx, deps, { merchantId: base.merchantId, settings, livemode: base.livemode, usdAmount: input.usdAmount }, input.token, now)) }
-        : base;
-      if (!(await insertPayment(tx, row))) {
+      let row: NewPaymentRow = base;
+      if (input.token) {
+        const priced = await coinFields(tx, deps, { merchantId: base.merchantId, settings, livemode: base.livemode, usdAmount: input.usdAmount }, input.token, now).catch((err: unknown) => {
+          if (err instanceof AppError && err.status === 400) { refusal = err.message; return undefined; }
+          throw err;
+        });
+        if (!priced) return null;
+        row = { ...base, ...priced };
+      }
+      const inserted = await insertPayment(tx, row);
+      if (!inserted) {
         const winner = await findOpenByOrder(tx, scope, input.orderId);
         return winner ? { payment: winner, created: false } : null;
       }
-      return { payment: await afterInsert(tx, deps, caller, row, input, now), created: true };
+      return { payment: await afterInsert(tx, deps, caller, inserted, input, now), created: true };
     });
+    if (refusal !== undefined) return refuse(refusal);
     if (result) return result;
   }
   throw new Error('could not create the payment: its order_id kept changing state');
 }
 
-async function afterInsert(tx: Executor, deps: CreateDeps, caller: CreateCaller, row: NewPaymentRow, input: CreateInput, now: Date): Promise<PaymentRow> {
-  let p = (await lockPayment(tx, row.id))!;
+async function afterInsert(tx: Executor, deps: CreateDeps, caller: CreateCaller, inserted: PaymentRow, input: CreateInput, now: Date): Promise<PaymentRow> {
+  let p = inserted;
   await recordAudit(tx, {
     merchantId: p.merchantId, action: 'payment.created', actor: caller.actor, subject: p.id, paymentId: p.id,
     after: { order_id: p.orderId, usd_amount: p.usdAmount, token: p.token, livemode: p.livemode }, at: now,
@@ -106,7 +118,7 @@ async function afterInsert(tx: Executor, deps: CreateDeps, caller: CreateCaller,
   return p;
 }
 
-function lowestMinimumMessage(p: PaymentRow, deps: CoinDeps, _now: Date): string {
+function lowestMinimumMessage(p: PaymentRow, deps: CoinDeps): string {
   const market = deps.catalog.market();
   const coins = allowedCoins(p, deps.catalog);
   const pricing = { feeBps: p.settings.fee_bps, feesPaidByCustomer: p.settings.fees_paid_by_customer, hideBelowMinimum: p.settings.hide_below_minimum };
