@@ -71,7 +71,7 @@ export class PaymentsService {
 
   get #deps() {
     const { db, config } = this.#p;
-    return { db, catalog: this.catalog, seed: this.#seed, numbers: this.#numbers, timers: this.timers, simulator: this.simulator, allowPrivateWebhooks: config.webhookAllowPrivate };
+    return { db, catalog: this.catalog, seed: this.#seed, numbers: this.#numbers, timers: this.timers, simulator: this.simulator, allowPrivateWebhooks: config.webhookAllowPrivate, outbox: this.#p.outbox };
   }
 
   #now(): Date { return this.#p.clock.now(); }
