@@ -11,7 +11,7 @@ import type { CapturedSettings } from '../accounts/index.ts';
 import { canChooseCoin, quotePayment, tokenOptions, type PaymentStatus, type TokenInfo } from './pure.ts';
 import type { Catalog } from './catalog.ts';
 import type { NewPaymentRow, PaymentRow } from './schema.ts';
-import { nextAddressIndex, nextDestinationTag } from './repository.ts';
+import type { NumberReserve } from './repository.ts';
 
 export const COIN_DEADLINE_MS = 15 * 60 * 1000;
 export const CHOOSE_DEADLINE_MS = 60 * 60 * 1000;
@@ -26,6 +26,7 @@ export const noNode = (t: TokenSymbol): string => `${t} cannot be paid in live m
 export interface CoinDeps {
   catalog: Catalog;
   seed: WalletSeed;
+  numbers: NumberReserve;
 }
 
 export interface PricedPayment {
@@ -47,9 +48,9 @@ export async function coinFields(tx: Executor, deps: CoinDeps, p: PricedPayment,
   let destinationTag: number | null = null;
   if (chain === 'xrp') {
     address = xrpServiceAddress(deps.seed, p.livemode).address;
-    destinationTag = await nextDestinationTag(tx, p.livemode);
+    destinationTag = await deps.numbers.destinationTag(tx, p.livemode);
   } else {
-    addressIndex = await nextAddressIndex(tx, chain, p.livemode);
+    addressIndex = await deps.numbers.addressIndex(tx, chain, p.livemode);
     address = deriveDepositAddress(deps.seed, chain, p.livemode, addressIndex).address;
   }
   return {

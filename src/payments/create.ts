@@ -2,18 +2,20 @@
 // retry). The partial unique index on open payments decides a race: the loser's insert is refused
 // inside a savepoint and it answers the winner's payment.
 import crypto from 'node:crypto';
-import type { Database, Executor } from '../platform/db/index.ts';
-import { badRequest } from '../platform/errors.ts';
+import type { Database } from '../platform/db/index.ts';
+import { AppError, badRequest } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { recordAudit, type Actor } from '../audit/index.ts';
 import { captureSettings, type Merchant } from '../accounts/index.ts';
 import { checkPaymentWebhookUrl } from '../webhooks/core.ts';
 import { belowMinimumMessage, minimumPriceUsd } from './pure.ts';
 import type { TokenSymbol } from '../tokens/index.ts';
-import { parseCreateInput, type CreateInput } from './create-input.ts';
+import { parseCreateInput, type CreateInput, type SimulationOutcome } from './create-input.ts';
+import { insertCreatedPayment } from './create-statement.ts';
+import { CREATED_ACTION, createdAuditAfter } from './create-audit.ts';
 import { allowedCoins, CHOOSE_DEADLINE_MS, coinFields, noNode, notEnabled, optionsOf, type CoinDeps } from './coin.ts';
 import { CHOOSE_COIN_FIRST, ONLY_TEST, type Simulator } from './simulation.ts';
-import { findOpenByOrder, insertPayment, lockPayment } from './repository.ts';
+import { findOpenByOrder, insertPayment } from './repository.ts';
 import type { NewPaymentRow, PaymentRow } from './schema.ts';
 import { emitPaymentEvent, SOCKET_EVENTS } from './payment-events.ts';
 import type { Timers } from '../platform/timers.ts';
@@ -31,6 +33,7 @@ export interface CreateDeps extends CoinDeps {
   timers: Timers;
   simulator: Simulator;
   allowPrivateWebhooks: boolean;
+  outbox: { kick(): void };
 }
 
 export interface CreateResult {
@@ -59,8 +62,6 @@ export async function createPayment(deps: CreateDeps, caller: CreateCaller, body
     webhookUrl = String(input.webhookUrl);
   }
   const scope = { merchantId: caller.merchant.id, livemode: caller.livemode, storeId: caller.storeId };
-  const existing = await findOpenByOrder(deps.db.orm, scope, input.orderId);
-  if (existing) return { payment: existing, created: false };
 
   const base: NewPaymentRow = {
     id: newId('pay', now), merchantId: caller.merchant.id, storeId: caller.storeId, livemode: caller.livemode,
@@ -72,41 +73,70 @@ export async function createPayment(deps: CreateDeps, caller: CreateCaller, body
     priceAmount: input.priceAmount ?? null, priceCurrency: input.priceCurrency ?? null, priceRate: input.priceRate ?? null,
     expiresAt: new Date(now.getTime() + CHOOSE_DEADLINE_MS), createdAt: now, updatedAt: now,
   };
+  // A price no coin accepts is refused, unless the order is already open (a safe retry answers it unchanged).
+  const refuse = async (message: string): Promise<CreateResult> => {
+    const open = await findOpenByOrder(deps.db.orm, scope, input.orderId);
+    if (open) return { payment: open, created: false };
+    throw badRequest(message);
+  };
   if (!input.token) {
-    // Without a coin, at least one coin must accept the price.
     const options = await optionsOf(base as PaymentRow, deps.catalog, now);
-    if (options.length === 0) throw badRequest(lowestMinimumMessage(base as PaymentRow, deps, now));
+    if (options.length === 0) return refuse(lowestMinimumMessage(base as PaymentRow, deps));
   }
 
   for (let attempt = 0; attempt < 3; attempt++) {
-    const result = await deps.db.transaction(async (tx) => {
-      const row: NewPaymentRow = input.token
-        ? { ...base, ...(await coinFields(tx, deps, { merchantId: base.merchantId, settings, livemode: base.livemode, usdAmount: input.usdAmount }, input.token, now)) }
-        : base;
-      if (!(await insertPayment(tx, row))) {
-        const winner = await findOpenByOrder(tx, scope, input.orderId);
-        return winner ? { payment: winner, created: false } : null;
+    let row: PaymentRow = completeRow(base);
+    if (input.token) {
+      try {
+        row = completeRow({ ...base, ...(await coinFields(deps.db.orm, deps, { merchantId: base.merchantId, settings, livemode: base.livemode, usdAmount: input.usdAmount }, input.token, now)) });
+      } catch (err) {
+        if (err instanceof AppError && err.status === 400) return refuse(err.message);
+        throw err;
       }
-      return { payment: await afterInsert(tx, deps, caller, row, input, now), created: true };
-    });
-    if (result) return result;
+    }
+    const payment = input.simulate ? await insertAndSimulate(deps, caller, row, input.simulate, now) : await insertPlain(deps, caller, row, now);
+    if (payment) return { payment, created: true };
+    const winner = await findOpenByOrder(deps.db.orm, scope, input.orderId);
+    if (winner) return { payment: winner, created: false };
+    // The open payment closed between our insert and the read: try once more.
   }
   throw new Error('could not create the payment: its order_id kept changing state');
 }
 
-async function afterInsert(tx: Executor, deps: CreateDeps, caller: CreateCaller, row: NewPaymentRow, input: CreateInput, now: Date): Promise<PaymentRow> {
-  let p = (await lockPayment(tx, row.id))!;
-  await recordAudit(tx, {
-    merchantId: p.merchantId, action: 'payment.created', actor: caller.actor, subject: p.id, paymentId: p.id,
-    after: { order_id: p.orderId, usd_amount: p.usdAmount, token: p.token, livemode: p.livemode }, at: now,
-  });
-  await emitPaymentEvent(tx, SOCKET_EVENTS.created, p, [], now);
-  await deps.timers.schedule(tx, { kind: DEADLINE_TIMER, key: p.id, runAt: p.expiresAt });
-  if (input.simulate) p = await deps.simulator.start(tx, p, input.simulate, now);
-  return p;
+/** The row as the database will hold it (column defaults filled in). */
+function completeRow(r: NewPaymentRow): PaymentRow {
+  return {
+    storeId: null, token: '', chain: '', depositAddress: '', addressIndex: null, destinationTag: null, extraUsd: null,
+    cryptoAmount: null, rateLocked: null, networkFee: null, networkFeeUsd: null, networkFeeBps: null,
+    receivedAmount: 0n, receivedUsd: '0', confirmations: null, confirmationsRequired: null, allowedTokens: null,
+    description: null, metadata: null, customerEmail: null, successUrl: null, cancelUrl: null, webhookUrl: null,
+    priceAmount: null, priceCurrency: null, priceRate: null, simulation: null, confirmedAt: null, closedAt: null,
+    ...r,
+  } as PaymentRow;
 }
 
-function lowestMinimumMessage(p: PaymentRow, deps: CoinDeps, _now: Date): string {
+/** The usual path: one statement (create-statement.ts). */
+async function insertPlain(deps: CreateDeps, caller: CreateCaller, row: PaymentRow, now: Date): Promise<PaymentRow | undefined> {
+  if (!(await insertCreatedPayment(deps.db.orm, row, caller.actor, now))) return undefined;
+  deps.timers.wake();
+  // Written outside db.transaction, so the outbox is told here that events are waiting.
+  deps.outbox.kick();
+  return row;
+}
+
+/** With `simulate`: the payment and the start of its simulation in one transaction. */
+async function insertAndSimulate(deps: CreateDeps, caller: CreateCaller, row: PaymentRow, outcome: SimulationOutcome, now: Date): Promise<PaymentRow | undefined> {
+  return deps.db.transaction(async (tx) => {
+    const inserted = await insertPayment(tx, row);
+    if (!inserted) return undefined;
+    await recordAudit(tx, { merchantId: inserted.merchantId, action: CREATED_ACTION, actor: caller.actor, subject: inserted.id, paymentId: inserted.id, after: createdAuditAfter(inserted), at: now });
+    await emitPaymentEvent(tx, SOCKET_EVENTS.created, inserted, [], now);
+    await deps.timers.schedule(tx, { kind: DEADLINE_TIMER, key: inserted.id, runAt: inserted.expiresAt });
+    return deps.simulator.start(tx, inserted, outcome, now);
+  });
+}
+
+function lowestMinimumMessage(p: PaymentRow, deps: CoinDeps): string {
   const market = deps.catalog.market();
   const coins = allowedCoins(p, deps.catalog);
   const pricing = { feeBps: p.settings.fee_bps, feesPaidByCustomer: p.settings.fees_paid_by_customer, hideBelowMinimum: p.settings.hide_below_minimum };

@@ -29,21 +29,14 @@ function scopeWhere(s: PaymentScope): SQL[] {
   return w;
 }
 
-/** Inserts; false when an open payment with this order_id already exists in the scope (unique index). */
-export async function insertPayment(tx: Executor, row: NewPaymentRow): Promise<boolean> {
-  try {
-    // In a savepoint, so a refused insert leaves the caller's transaction usable.
-    await tx.transaction(async (sp) => { await sp.insert(payments).values(row); });
-    return true;
-  } catch (err) {
-    if (isUniqueViolation(err)) return false;
-    throw err;
-  }
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: string; cause?: { code?: string } };
-  return e?.code === '23505' || e?.cause?.code === '23505';
+/**
+ * Inserts; undefined when an open payment with this order_id already exists in the scope. ON
+ * CONFLICT DO NOTHING with no target covers the partial unique index on open orders (ids and
+ * checkout tokens are random, so that index is the only one a new row can meet).
+ */
+export async function insertPayment(tx: Executor, row: NewPaymentRow): Promise<PaymentRow | undefined> {
+  const [inserted] = await tx.insert(payments).values(row).onConflictDoNothing().returning();
+  return inserted;
 }
 
 export async function findOpenByOrder(ex: Executor, scope: { merchantId: string; livemode: boolean; storeId: string | null }, orderId: string): Promise<PaymentRow | undefined> {
@@ -60,6 +53,30 @@ export async function findPayment(ex: Executor, id: string, scope?: PaymentScope
 export async function findByCheckoutToken(ex: Executor, token: string): Promise<PaymentRow | undefined> {
   const [row] = await ex.select().from(payments).where(eq(payments.checkoutToken, token)).limit(1);
   return row;
+}
+
+type JoinedRow = { payments: PaymentRow; deposits: DepositRow | null };
+
+const joined = (ex: Executor) => ex.select().from(payments).leftJoin(deposits, eq(deposits.paymentId, payments.id));
+
+/** The public checkout read is the hottest query: built once per database, as a prepared statement. */
+const byCheckoutToken = new WeakMap<Executor, { execute(v: { token: string }): Promise<JoinedRow[]> }>();
+function checkoutQuery(ex: Executor) {
+  let q = byCheckoutToken.get(ex);
+  if (!q) {
+    q = joined(ex).where(eq(payments.checkoutToken, sql.placeholder('token'))).orderBy(asc(deposits.seenAt), asc(deposits.id)).prepare('payment_by_checkout_token');
+    byCheckoutToken.set(ex, q);
+  }
+  return q;
+}
+
+/** A payment with its deposits in one round trip (payment by id in a scope, or by checkout token). */
+export async function findWithDeposits(ex: Executor, by: { id: string; scope?: PaymentScope } | { checkoutToken: string }): Promise<{ payment: PaymentRow; deposits: DepositRow[] } | undefined> {
+  const rows: JoinedRow[] = 'checkoutToken' in by
+    ? await checkoutQuery(ex).execute({ token: by.checkoutToken })
+    : await joined(ex).where(and(eq(payments.id, by.id), ...(by.scope ? scopeWhere(by.scope) : []))).orderBy(asc(deposits.seenAt), asc(deposits.id));
+  if (rows.length === 0) return undefined;
+  return { payment: rows[0].payments, deposits: rows.flatMap((r) => (r.deposits ? [r.deposits] : [])) };
 }
 
 /** The payment row locked for the rest of the transaction. */
@@ -96,18 +113,43 @@ export async function depositsOf(ex: Executor, paymentIds: readonly string[]): P
   return out;
 }
 
-/** The next never-used deposit address index of a chain and mode. */
-export async function nextAddressIndex(ex: Executor, chain: Chain, livemode: boolean): Promise<number> {
-  const seq = `deposit_index_${chain}_${livemode ? 'live' : 'test'}`;
-  const [r] = await queryRows<{ n: string }>(ex, sql`select nextval(${seq}) as n`);
-  return Number(r.n);
-}
+const RESERVE_BLOCK = 20;
 
-/** The next XRP destination tag of a mode, unique across payments. */
-export async function nextDestinationTag(ex: Executor, livemode: boolean): Promise<number> {
-  const seq = `xrp_destination_tag_${livemode ? 'live' : 'test'}`;
-  const [r] = await queryRows<{ n: string }>(ex, sql`select nextval(${seq}) as n`);
-  return Number(r.n);
+/**
+ * Never-used numbers from the database sequences (deposit address indexes per chain and mode, XRP
+ * destination tags per mode), reserved a block at a time so most payments need no round trip for
+ * them. Sequences never hand a number out twice, across processes too; numbers reserved by a
+ * process that stops are simply skipped.
+ */
+export class NumberReserve {
+  readonly #free = new Map<string, number[]>();
+  readonly #pending = new Map<string, Promise<void>>();
+
+  async #take(ex: Executor, seq: string): Promise<number> {
+    for (;;) {
+      const free = this.#free.get(seq);
+      if (free && free.length > 0) return free.shift()!;
+      let refill = this.#pending.get(seq);
+      if (!refill) {
+        refill = (async () => {
+          const rows = await queryRows<{ n: string }>(ex, sql`select nextval(${seq}) as n from generate_series(1, ${RESERVE_BLOCK})`);
+          this.#free.set(seq, [...(this.#free.get(seq) ?? []), ...rows.map((r) => Number(r.n)).sort((a, b) => a - b)]);
+        })().finally(() => this.#pending.delete(seq));
+        this.#pending.set(seq, refill);
+      }
+      await refill;
+    }
+  }
+
+  /** The next never-used deposit address index of a chain and mode. */
+  addressIndex(ex: Executor, chain: Chain, livemode: boolean): Promise<number> {
+    return this.#take(ex, `deposit_index_${chain}_${livemode ? 'live' : 'test'}`);
+  }
+
+  /** The next XRP destination tag of a mode, unique across payments. */
+  destinationTag(ex: Executor, livemode: boolean): Promise<number> {
+    return this.#take(ex, `xrp_destination_tag_${livemode ? 'live' : 'test'}`);
+  }
 }
 
 /** The open-or-recent payment that owns a deposit address (and XRP tag), newest first. */

@@ -20,8 +20,8 @@ import { createPayment } from './create.ts';
 import { chooseCoin } from './choose-coin.ts';
 import { allowedCoins, optionsOf } from './coin.ts';
 import { parseUsdField } from './create-input.ts';
-import { depositsOf, findByCheckoutToken, findPayment, listPayments, lockPayment, type PaymentFilters, type PaymentScope } from './repository.ts';
-import type { PaymentRow } from './schema.ts';
+import { depositsOf, findPayment, findWithDeposits, listPayments, lockPayment, NumberReserve, type PaymentFilters, type PaymentScope } from './repository.ts';
+import type { DepositRow, PaymentRow } from './schema.ts';
 import { paymentJson, publicPaymentJson } from './views.ts';
 import { dashboardFigures, type FailedWebhooksCounter } from './dashboard.ts';
 import { EMPTY_TRAIL_SECTIONS, paymentEvents, paymentTrail, type TrailSections } from './timeline.ts';
@@ -53,6 +53,7 @@ export class PaymentsService {
   readonly simulator: Simulator;
   readonly #p: Platform;
   readonly #seed: WalletSeed;
+  readonly #numbers = new NumberReserve();
   readonly #failedWebhooks: FailedWebhooksCounter;
   readonly #trail: TrailSections;
 
@@ -70,13 +71,14 @@ export class PaymentsService {
 
   get #deps() {
     const { db, config } = this.#p;
-    return { db, catalog: this.catalog, seed: this.#seed, timers: this.timers, simulator: this.simulator, allowPrivateWebhooks: config.webhookAllowPrivate };
+    return { db, catalog: this.catalog, seed: this.#seed, numbers: this.#numbers, timers: this.timers, simulator: this.simulator, allowPrivateWebhooks: config.webhookAllowPrivate, outbox: this.#p.outbox };
   }
 
   #now(): Date { return this.#p.clock.now(); }
 
-  async #view(p: PaymentRow, publicView = false): Promise<Record<string, unknown>> {
-    const deps = (await depositsOf(this.#p.db.orm, [p.id])).get(p.id) ?? [];
+  /** The JSON of a payment; its deposits are read when not given. */
+  async #view(p: PaymentRow, publicView = false, given?: readonly DepositRow[]): Promise<Record<string, unknown>> {
+    const deps = given ?? (await depositsOf(this.#p.db.orm, [p.id])).get(p.id) ?? [];
     const ctx = { checkoutBase: this.#p.config.checkoutUrl, ...(p.token === '' ? { tokenOptions: await optionsOf(p, this.catalog, this.#now()) } : {}) };
     return publicView ? publicPaymentJson(p, deps, ctx) : paymentJson(p, deps, ctx);
   }
@@ -114,7 +116,7 @@ export class PaymentsService {
 
   async create(c: KeyCaller, body: Record<string, unknown>): Promise<{ payment: Record<string, unknown>; created: boolean }> {
     const r = await createPayment(this.#deps, c, body, this.#now());
-    return { payment: await this.#view(r.payment), created: r.created };
+    return { payment: await this.#view(r.payment, false, r.created ? [] : undefined), created: r.created };
   }
 
   #keyScope(c: KeyCaller): PaymentScope {
@@ -134,14 +136,27 @@ export class PaymentsService {
   }
 
   async #byCheckout(token: string): Promise<PaymentRow> {
-    const p = await findByCheckoutToken(this.#p.db.orm, token);
-    if (!p) throw notFound(PAYMENT_NOT_FOUND);
-    return p;
+    return (await this.#withDeposits({ checkoutToken: token })).payment;
   }
 
-  async getForKey(c: KeyCaller, id: string) { return this.#view(await this.#forKey(c, id)); }
-  async getForMerchant(merchantId: string, id: string) { return this.#view(await this.#forMerchant(merchantId, id)); }
-  async checkoutView(token: string) { return this.#view(await this.#byCheckout(token), true); }
+  async #withDeposits(by: Parameters<typeof findWithDeposits>[1]) {
+    const found = await findWithDeposits(this.#p.db.orm, by);
+    if (!found) throw notFound(PAYMENT_NOT_FOUND);
+    return found;
+  }
+
+  async getForKey(c: KeyCaller, id: string) {
+    const f = await this.#withDeposits({ id, scope: this.#keyScope(c) });
+    return this.#view(f.payment, false, f.deposits);
+  }
+  async getForMerchant(merchantId: string, id: string) {
+    const f = await this.#withDeposits({ id, scope: { merchantId } });
+    return this.#view(f.payment, false, f.deposits);
+  }
+  async checkoutView(token: string) {
+    const f = await this.#withDeposits({ checkoutToken: token });
+    return this.#view(f.payment, true, f.deposits);
+  }
 
   async #list(scope: PaymentScope, query: Query) {
     const page = listParams(query, LIST_DEFAULT);
@@ -155,8 +170,9 @@ export class PaymentsService {
     const store = str(query.store_id);
     if (store !== undefined && scope.storeId === undefined) f.storeId = store;
     const { rows, total } = await listPayments(this.#p.db.orm, scope, f, page);
+    const deps = await depositsOf(this.#p.db.orm, rows.map((r) => r.id));
     const payments = [];
-    for (const r of rows) payments.push(await this.#view(r));
+    for (const r of rows) payments.push(await this.#view(r, false, deps.get(r.id) ?? []));
     return { payments, total, limit: page.limit, offset: page.offset };
   }
 
