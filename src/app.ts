@@ -38,5 +38,6 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   });
 
   await registerRoutes(app, services);
+  services.realtime.register(app);
   return app;
 }

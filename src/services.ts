@@ -2,16 +2,29 @@
 // receive this object and never construct services themselves.
 import type { Platform } from './platform/context.ts';
 import { AccountsService } from './accounts/index.ts';
+import { PaymentsService } from './payments/index.ts';
+import { DEFAULT_MARKET, loadMarketFile, staticMarketSource, type MarketSource } from './market/index.ts';
+import { Realtime, foundOrNull } from './realtime/index.ts';
 import { SettlementService } from './settlement/index.ts';
 
 export interface Services {
   platform: Platform;
   accounts: AccountsService;
+  market: MarketSource;
+  payments: PaymentsService;
+  realtime: Realtime;
   settlement: SettlementService;
 }
 
 export async function createServices(platform: Platform): Promise<Services> {
   const accounts = new AccountsService(platform);
-  const settlement = new SettlementService(platform);
-  return { platform, accounts, settlement };
+  const { marketFile } = platform.config;
+  const market = staticMarketSource(marketFile ? loadMarketFile(marketFile) : DEFAULT_MARKET);
+  const payments = new PaymentsService(platform, { market });
+  const settlement = new SettlementService(platform, { market });
+  const realtime = new Realtime(platform, accounts.authn, {
+    checkout: { payerViewByToken: (t) => foundOrNull(payments.checkoutView(t)) },
+    figures: (merchantId, livemode) => payments.dashboard(merchantId, livemode),
+  });
+  return { platform, accounts, market, payments, realtime, settlement };
 }

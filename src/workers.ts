@@ -1,13 +1,18 @@
 // Background work: outbox subscribers and scheduled jobs of every room, started after the app.
 import type { Services } from './services.ts';
+import { startPaymentWorkers, stopPaymentWorkers } from './payments/index.ts';
 import { startSettlementWorkers } from './settlement/index.ts';
 
 export async function startWorkers(services: Services): Promise<void> {
   const { outbox } = services.platform;
+  await services.realtime.start();
   outbox.start();
+  startPaymentWorkers(services.payments);
   await startSettlementWorkers(services.settlement, services.platform.jobs);
 }
 
 export async function stopWorkers(services: Services): Promise<void> {
+  await stopPaymentWorkers(services.payments);
   await services.platform.outbox.stop();
+  await services.realtime.stop();
 }

@@ -1,0 +1,16 @@
+// The part of autocannon's API the benchmarks use (the package ships no types).
+declare module 'autocannon' {
+  namespace autocannon {
+    interface RequestParams { method?: string; path?: string; headers?: Record<string, string>; body?: string }
+    interface Request extends RequestParams { setupRequest?: (req: RequestParams) => RequestParams }
+    interface Options { url: string; connections?: number; duration?: number; requests?: Request[] }
+    interface Result {
+      requests: { average: number };
+      latency: { p50: number; p99: number };
+      errors: number;
+      non2xx: number;
+    }
+  }
+  function autocannon(opts: autocannon.Options): Promise<autocannon.Result>;
+  export default autocannon;
+}

@@ -1,0 +1,101 @@
+// Coin listings and prices for one merchant and mode: the market snapshot, the settings a payment
+// keeps, the settlement route of each coin (its conversion share is network_fee_bps) and, in live
+// mode, which chains have a node. Used by GET /v1/tokens, /tokens, /merchant/tokens and pricing.
+import type { Config } from '../config.ts';
+import { dec, unitsRoundedUp, type Decimal } from '../money/index.ts';
+import { TOKENS, tokenDef, type TokenSymbol } from '../tokens/index.ts';
+import type { MarketData, MarketSource } from '../market/index.ts';
+import { routeCoin, type MarketQuotes, type PayoutAddressInput, type Route } from '../settlement/planner.ts';
+import type { CapturedSettings } from '../accounts/index.ts';
+import type { ConversionRoute, ListingContext, MerchantPricing } from './pure.ts';
+
+/** Payout addresses in force for a merchant's mode; the settlement room provides them (none until then). */
+export type PayoutAddressSource = (merchantId: string, livemode: boolean) => Promise<PayoutAddressInput[]>;
+
+/** The settings of a merchant that never changed anything: what GET /tokens lists for. */
+export const DEFAULT_SETTINGS: CapturedSettings = {
+  fee_bps: 100, underpaid_tolerance_bps: 50, accept_other_assets: false, settlement: 'direct', payout_schedule: 'daily',
+  fees_paid_by_customer: true, convert_into: 'cheapest', hide_below_minimum: false, enabled_tokens: [...TOKENS],
+};
+
+export interface PricingContext extends ListingContext {
+  livemode: boolean;
+  routes: ReadonlyMap<TokenSymbol, Route>;
+}
+
+export function marketQuotes(m: MarketData): MarketQuotes {
+  const rates: MarketQuotes['rates'] = {};
+  const fee: MarketQuotes['network_fee_usd'] = {};
+  const exMin: MarketQuotes['exchange_min_usd'] = {};
+  for (const t of TOKENS) {
+    rates[t] = m[t].rate;
+    fee[t] = m[t].networkFeeUsd;
+    exMin[t] = m[t].exchangeMinUsd;
+  }
+  return { rates, network_fee_usd: fee, exchange_min_usd: exMin };
+}
+
+/** Pricing's view of a settlement route: how the coin reaches the merchant. */
+export function conversionRouteOf(route: Route): ConversionRoute {
+  switch (route.kind) {
+    case 'swap': return 'swap';
+    case 'exchange': return 'exchange';
+    case 'platform': return 'platform';
+    case 'balance_fallback': return route.from === 'USDT_TRC20' ? 'none' : 'platform';
+    default: return 'none';
+  }
+}
+
+export const pricingOf = (s: CapturedSettings): MerchantPricing => ({
+  feeBps: s.fee_bps, feesPaidByCustomer: s.fees_paid_by_customer, hideBelowMinimum: s.hide_below_minimum,
+});
+
+export class Catalog {
+  readonly #market: MarketSource;
+  readonly #config: Config;
+  readonly #addresses: PayoutAddressSource;
+
+  constructor(market: MarketSource, config: Config, addresses: PayoutAddressSource) {
+    this.#market = market;
+    this.#config = config;
+    this.#addresses = addresses;
+  }
+
+  market(): MarketData {
+    return this.#market.snapshot();
+  }
+
+  /** A live coin needs a node on its chain (CONTRACT.md); test mode never does. */
+  available(token: TokenSymbol, livemode: boolean): boolean {
+    return !livemode || this.#config.rpc[tokenDef(token).chain] !== null;
+  }
+
+  /** Listing and pricing context of a merchant's settings in a mode; `usdAmount` sizes the route's conversion. */
+  async context(merchantId: string | null, settings: CapturedSettings, livemode: boolean, now: Date, usdAmount?: Decimal): Promise<PricingContext> {
+    const market = this.market();
+    const quotes = marketQuotes(market);
+    const addresses = merchantId ? await this.#addresses(merchantId, livemode) : [];
+    const routes = new Map<TokenSymbol, Route>();
+    for (const token of TOKENS) {
+      const def = tokenDef(token);
+      const amount = usdAmount ? unitsRoundedUp(usdAmount.div(market[token].rate), def.precision, def.decimals) : 0n;
+      routes.set(token, routeCoin({
+        token, livemode, settlement: settings.settlement, convert_into: settings.convert_into as never,
+        addresses, market: quotes, amount, now,
+      }));
+    }
+    return {
+      livemode, routes, market,
+      merchant: pricingOf(settings),
+      routeOf: (t) => conversionRouteOf(routes.get(t)!),
+      confirmations: this.#config.confirmations,
+    };
+  }
+
+  /** Coins a payment may be offered in: enabled, and in live mode on a chain with a node. */
+  offered(settings: CapturedSettings, livemode: boolean): TokenSymbol[] {
+    return TOKENS.filter((t) => settings.enabled_tokens.includes(t) && this.available(t, livemode));
+  }
+}
+
+export const ZERO = dec(0);

@@ -1,0 +1,91 @@
+// Giving a payment its coin: the price in that coin (quotePayment with the settings kept at
+// creation), a never-used deposit address (an XRP payment shares the service address and gets its
+// own destination tag) and the 15-minute deadline. Used by creation with `token` and by the coin
+// choice of the checkout and /v1 routes.
+import type { Executor } from '../platform/db/index.ts';
+import { badRequest, conflict } from '../platform/errors.ts';
+import { dec, type Decimal } from '../money/index.ts';
+import { isToken, tokenDef, TOKENS, type TokenSymbol } from '../tokens/index.ts';
+import { deriveDepositAddress, xrpServiceAddress, type WalletSeed } from '../chains/addresses/index.ts';
+import type { CapturedSettings } from '../accounts/index.ts';
+import { canChooseCoin, quotePayment, tokenOptions, type PaymentStatus, type TokenInfo } from './pure.ts';
+import type { Catalog } from './catalog.ts';
+import type { NewPaymentRow, PaymentRow } from './schema.ts';
+import type { NumberReserve } from './repository.ts';
+
+export const COIN_DEADLINE_MS = 15 * 60 * 1000;
+export const CHOOSE_DEADLINE_MS = 60 * 60 * 1000;
+
+export const TOKEN_REQUIRED = 'token is required';
+export const NOT_AN_OPTION = "token is not one of this payment's options";
+export const NO_LONGER_PAYABLE = 'this payment can no longer be paid';
+export const COIN_ALREADY_CHOSEN = 'the coin for this payment has already been chosen';
+export const notEnabled = (t: string): string => `not enabled for your account: ${t}`;
+export const noNode = (t: TokenSymbol): string => `${t} cannot be paid in live mode right now: no ${tokenDef(t).chain} node is configured`;
+
+export interface CoinDeps {
+  catalog: Catalog;
+  seed: WalletSeed;
+  numbers: NumberReserve;
+}
+
+export interface PricedPayment {
+  merchantId: string;
+  settings: CapturedSettings;
+  livemode: boolean;
+  usdAmount: Decimal;
+}
+
+/** The coin's fields of the payment row; 400 with the pricing message when the amount does not fit. */
+export async function coinFields(tx: Executor, deps: CoinDeps, p: PricedPayment, token: TokenSymbol, now: Date): Promise<Partial<NewPaymentRow>> {
+  const ctx = await deps.catalog.context(p.merchantId, p.settings, p.livemode, now, p.usdAmount);
+  const priced = quotePayment({ usdAmount: p.usdAmount, token, merchant: ctx.merchant, market: ctx.market, route: ctx.routeOf(token) });
+  if (!priced.ok) throw badRequest(priced.message);
+  const q = priced.quote;
+  const chain = tokenDef(token).chain;
+  let address: string;
+  let addressIndex: number | null = null;
+  let destinationTag: number | null = null;
+  if (chain === 'xrp') {
+    address = xrpServiceAddress(deps.seed, p.livemode).address;
+    destinationTag = await deps.numbers.destinationTag(tx, p.livemode);
+  } else {
+    addressIndex = await deps.numbers.addressIndex(tx, chain, p.livemode);
+    address = deriveDepositAddress(deps.seed, chain, p.livemode, addressIndex).address;
+  }
+  return {
+    token, chain, depositAddress: address, addressIndex, destinationTag,
+    amountDueUsd: q.amountDueUsd.toFixed(),
+    extraUsd: q.extraUsd ? q.extraUsd.toFixed() : null,
+    cryptoAmount: q.cryptoAmount,
+    rateLocked: q.rateLocked.toFixed(),
+    networkFee: q.networkFee,
+    networkFeeUsd: q.networkFeeUsd.toFixed(),
+    networkFeeBps: q.networkFeeBps ?? null,
+    expiresAt: new Date(now.getTime() + COIN_DEADLINE_MS),
+  };
+}
+
+/** The coins this payment may still be paid in: its `tokens` subset of the enabled coins, available in its mode. */
+export function allowedCoins(p: Pick<PaymentRow, 'allowedTokens' | 'settings' | 'livemode'>, catalog: Catalog): TokenSymbol[] {
+  return catalog.offered(p.settings, p.livemode).filter((t) => !p.allowedTokens || p.allowedTokens.includes(t));
+}
+
+/** token_options of a payment with no coin (recomputed from the current market). */
+export async function optionsOf(p: PaymentRow, catalog: Catalog, now: Date): Promise<TokenInfo[]> {
+  const usdAmount = dec(p.usdAmount);
+  const ctx = await catalog.context(p.merchantId, p.settings, p.livemode, now, usdAmount);
+  return tokenOptions(usdAmount, allowedCoins(p, catalog), ctx);
+}
+
+/** The checks of a coin choice before any change, in the order of spec 7; returns the coin. */
+export function checkChoice(p: PaymentRow, input: unknown, catalog: Catalog, now: Date): TokenSymbol {
+  if (typeof input !== 'string' || input.trim() === '') throw badRequest(TOKEN_REQUIRED);
+  if (p.token !== '') throw conflict(COIN_ALREADY_CHOSEN);
+  if (!canChooseCoin(p.status as PaymentStatus, false) || now.getTime() >= p.expiresAt.getTime()) throw badRequest(NO_LONGER_PAYABLE);
+  const token = input.trim();
+  if (!isToken(token) || !allowedCoins(p, catalog).includes(token)) throw badRequest(NOT_AN_OPTION);
+  return token;
+}
+
+export { TOKENS };

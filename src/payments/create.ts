@@ -1,0 +1,149 @@
+// POST /v1/payments: a new payment, or the open one of the same order_id in the same scope (safe
+// retry). The partial unique index on open payments decides a race: the loser's insert is refused
+// inside a savepoint and it answers the winner's payment.
+import crypto from 'node:crypto';
+import type { Database } from '../platform/db/index.ts';
+import { AppError, badRequest } from '../platform/errors.ts';
+import { newId } from '../platform/ids.ts';
+import { recordAudit, type Actor } from '../audit/index.ts';
+import { captureSettings, type Merchant } from '../accounts/index.ts';
+import { checkPaymentWebhookUrl } from '../webhooks/core.ts';
+import { belowMinimumMessage, minimumPriceUsd } from './pure.ts';
+import type { TokenSymbol } from '../tokens/index.ts';
+import { parseCreateInput, type CreateInput, type SimulationOutcome } from './create-input.ts';
+import { insertCreatedPayment } from './create-statement.ts';
+import { CREATED_ACTION, createdAuditAfter } from './create-audit.ts';
+import { allowedCoins, CHOOSE_DEADLINE_MS, coinFields, noNode, notEnabled, optionsOf, type CoinDeps } from './coin.ts';
+import { CHOOSE_COIN_FIRST, ONLY_TEST, type Simulator } from './simulation.ts';
+import { findOpenByOrder, insertPayment } from './repository.ts';
+import type { NewPaymentRow, PaymentRow } from './schema.ts';
+import { emitPaymentEvent, SOCKET_EVENTS } from './payment-events.ts';
+import type { Timers } from '../platform/timers.ts';
+import { DEADLINE_TIMER } from './deadlines.ts';
+
+export interface CreateCaller {
+  merchant: Merchant;
+  livemode: boolean;
+  storeId: string | null;
+  actor: Actor;
+}
+
+export interface CreateDeps extends CoinDeps {
+  db: Database;
+  timers: Timers;
+  simulator: Simulator;
+  allowPrivateWebhooks: boolean;
+  outbox: { kick(): void };
+}
+
+export interface CreateResult {
+  payment: PaymentRow;
+  created: boolean;
+}
+
+/** Checks the coins asked for against the merchant's enabled coins and, live, the configured nodes. */
+function checkCoins(input: CreateInput, caller: CreateCaller, deps: CoinDeps, enabled: readonly TokenSymbol[]): void {
+  for (const t of [...(input.token ? [input.token] : []), ...(input.tokens ?? [])]) {
+    if (!enabled.includes(t)) throw badRequest(notEnabled(t));
+    if (!deps.catalog.available(t, caller.livemode)) throw badRequest(noNode(t));
+  }
+}
+
+export async function createPayment(deps: CreateDeps, caller: CreateCaller, body: Record<string, unknown>, now: Date): Promise<CreateResult> {
+  const input = parseCreateInput(body);
+  const settings = captureSettings(caller.merchant);
+  if (input.simulate && caller.livemode) throw badRequest(ONLY_TEST);
+  checkCoins(input, caller, deps, settings.enabled_tokens);
+  if (input.simulate && !input.token && input.simulate !== 'expired') throw badRequest(CHOOSE_COIN_FIRST);
+  let webhookUrl: string | null = null;
+  if (input.webhookUrl !== undefined && input.webhookUrl !== null) {
+    const checked = await checkPaymentWebhookUrl(input.webhookUrl, { allowPrivate: deps.allowPrivateWebhooks });
+    if (!checked.ok) throw badRequest(checked.error);
+    webhookUrl = String(input.webhookUrl);
+  }
+  const scope = { merchantId: caller.merchant.id, livemode: caller.livemode, storeId: caller.storeId };
+
+  const base: NewPaymentRow = {
+    id: newId('pay', now), merchantId: caller.merchant.id, storeId: caller.storeId, livemode: caller.livemode,
+    orderId: input.orderId, status: 'pending', usdAmount: input.usdAmount.toFixed(), amountDueUsd: input.usdAmount.toFixed(),
+    settings, allowedTokens: input.tokens ?? null,
+    description: input.description ?? null, metadata: input.metadata ?? null, customerEmail: input.customerEmail ?? null,
+    successUrl: input.successUrl ?? null, cancelUrl: input.cancelUrl ?? null, webhookUrl,
+    checkoutToken: crypto.randomBytes(24).toString('base64url'),
+    priceAmount: input.priceAmount ?? null, priceCurrency: input.priceCurrency ?? null, priceRate: input.priceRate ?? null,
+    expiresAt: new Date(now.getTime() + CHOOSE_DEADLINE_MS), createdAt: now, updatedAt: now,
+  };
+  // A price no coin accepts is refused, unless the order is already open (a safe retry answers it unchanged).
+  const refuse = async (message: string): Promise<CreateResult> => {
+    const open = await findOpenByOrder(deps.db.orm, scope, input.orderId);
+    if (open) return { payment: open, created: false };
+    throw badRequest(message);
+  };
+  if (!input.token) {
+    const options = await optionsOf(base as PaymentRow, deps.catalog, now);
+    if (options.length === 0) return refuse(lowestMinimumMessage(base as PaymentRow, deps));
+  }
+
+  for (let attempt = 0; attempt < 3; attempt++) {
+    let row: PaymentRow = completeRow(base);
+    if (input.token) {
+      try {
+        row = completeRow({ ...base, ...(await coinFields(deps.db.orm, deps, { merchantId: base.merchantId, settings, livemode: base.livemode, usdAmount: input.usdAmount }, input.token, now)) });
+      } catch (err) {
+        if (err instanceof AppError && err.status === 400) return refuse(err.message);
+        throw err;
+      }
+    }
+    const payment = input.simulate ? await insertAndSimulate(deps, caller, row, input.simulate, now) : await insertPlain(deps, caller, row, now);
+    if (payment) return { payment, created: true };
+    const winner = await findOpenByOrder(deps.db.orm, scope, input.orderId);
+    if (winner) return { payment: winner, created: false };
+    // The open payment closed between our insert and the read: try once more.
+  }
+  throw new Error('could not create the payment: its order_id kept changing state');
+}
+
+/** The row as the database will hold it (column defaults filled in). */
+function completeRow(r: NewPaymentRow): PaymentRow {
+  return {
+    storeId: null, token: '', chain: '', depositAddress: '', addressIndex: null, destinationTag: null, extraUsd: null,
+    cryptoAmount: null, rateLocked: null, networkFee: null, networkFeeUsd: null, networkFeeBps: null,
+    receivedAmount: 0n, receivedUsd: '0', confirmations: null, confirmationsRequired: null, allowedTokens: null,
+    description: null, metadata: null, customerEmail: null, successUrl: null, cancelUrl: null, webhookUrl: null,
+    priceAmount: null, priceCurrency: null, priceRate: null, simulation: null, confirmedAt: null, closedAt: null,
+    ...r,
+  } as PaymentRow;
+}
+
+/** The usual path: one statement (create-statement.ts). */
+async function insertPlain(deps: CreateDeps, caller: CreateCaller, row: PaymentRow, now: Date): Promise<PaymentRow | undefined> {
+  if (!(await insertCreatedPayment(deps.db.orm, row, caller.actor, now))) return undefined;
+  deps.timers.wake();
+  // Written outside db.transaction, so the outbox is told here that events are waiting.
+  deps.outbox.kick();
+  return row;
+}
+
+/** With `simulate`: the payment and the start of its simulation in one transaction. */
+async function insertAndSimulate(deps: CreateDeps, caller: CreateCaller, row: PaymentRow, outcome: SimulationOutcome, now: Date): Promise<PaymentRow | undefined> {
+  return deps.db.transaction(async (tx) => {
+    const inserted = await insertPayment(tx, row);
+    if (!inserted) return undefined;
+    await recordAudit(tx, { merchantId: inserted.merchantId, action: CREATED_ACTION, actor: caller.actor, subject: inserted.id, paymentId: inserted.id, after: createdAuditAfter(inserted), at: now });
+    await emitPaymentEvent(tx, SOCKET_EVENTS.created, inserted, [], now);
+    await deps.timers.schedule(tx, { kind: DEADLINE_TIMER, key: inserted.id, runAt: inserted.expiresAt });
+    return deps.simulator.start(tx, inserted, outcome, now);
+  });
+}
+
+function lowestMinimumMessage(p: PaymentRow, deps: CoinDeps): string {
+  const market = deps.catalog.market();
+  const coins = allowedCoins(p, deps.catalog);
+  const pricing = { feeBps: p.settings.fee_bps, feesPaidByCustomer: p.settings.fees_paid_by_customer, hideBelowMinimum: p.settings.hide_below_minimum };
+  let best: { token: TokenSymbol; min: ReturnType<typeof minimumPriceUsd> } | undefined;
+  for (const t of coins) {
+    const min = minimumPriceUsd(t, market, pricing);
+    if (!best || min.lt(best.min)) best = { token: t, min };
+  }
+  return best ? belowMinimumMessage(best.token, best.min) : 'no coin is available for this payment';
+}

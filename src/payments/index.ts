@@ -1,0 +1,34 @@
+// Door of the payments room: the pure half, the service, its routes and its workers.
+import type { FastifyInstance } from 'fastify';
+import type { AccountsService } from '../accounts/index.ts';
+import type { Clock } from '../platform/clock.ts';
+import type { PaymentsService } from './service.ts';
+import { registerV1PaymentRoutes } from './routes/v1-routes.ts';
+import { registerCheckoutRoutes } from './routes/checkout-routes.ts';
+import { registerMerchantPaymentRoutes } from './routes/merchant-routes.ts';
+
+export * from './pure.ts';
+export { PaymentsService, PAYMENT_NOT_FOUND, type KeyCaller, type PaymentsOptions } from './service.ts';
+export { DepositIntake, type DepositReport, type PaymentRef, type IntakeResult } from './intake.ts';
+export { payments, deposits, type PaymentRow, type DepositRow } from './schema.ts';
+export { paymentJson, publicPaymentJson, paymentEventData } from './views.ts';
+export { SOCKET_EVENTS, WEBHOOK_PAYMENT_EVENTS } from './payment-events.ts';
+export { SIMULATION_OUTCOMES } from './create-input.ts';
+export type { TrailSections } from './timeline.ts';
+export type { FailedWebhooksCounter } from './dashboard.ts';
+export type { PayoutAddressSource } from './catalog.ts';
+
+export async function registerPaymentRoutes(app: FastifyInstance, accounts: AccountsService, payments: PaymentsService, clock: Clock): Promise<void> {
+  registerV1PaymentRoutes(app, accounts, payments);
+  registerMerchantPaymentRoutes(app, accounts, payments);
+  await registerCheckoutRoutes(app, accounts, payments, clock);
+}
+
+/** Starts the timer scheduler (deadlines, simulation steps). */
+export function startPaymentWorkers(payments: PaymentsService): void {
+  payments.timers.start();
+}
+
+export async function stopPaymentWorkers(payments: PaymentsService): Promise<void> {
+  await payments.timers.stop();
+}

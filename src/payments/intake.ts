@@ -1,0 +1,148 @@
+// Deposit intake: what simulations report now and chain watchers later. A transfer is matched to
+// its payment (by id, or by deposit address and XRP tag), recorded once per tx_id, and every change
+// (seen, confirmations, final, failed, deadline) is one transaction: lock the payment, change the
+// deposit, let applyChange decide, store with a compare-and-set, write the events.
+import { and, eq } from 'drizzle-orm';
+import type { Config } from '../config.ts';
+import type { Database, Executor } from '../platform/db/index.ts';
+import { newId } from '../platform/ids.ts';
+import { dec } from '../money/index.ts';
+import { tokenDef, type TokenSymbol } from '../tokens/index.ts';
+import type { MarketSource } from '../market/index.ts';
+import { depositUsdValue, isClosed, withinLateWindow, type PaymentStatus } from './pure.ts';
+import { deposits, type DepositRow, type PaymentRow } from './schema.ts';
+import { depositsOf, findByAddress, lockPayment } from './repository.ts';
+import { applyAndStore } from './accounting.ts';
+import { emitPaymentEvent, SOCKET_EVENTS } from './payment-events.ts';
+
+export type PaymentRef = { paymentId: string } | { address: string; tag?: number };
+
+export interface DepositReport {
+  txId: string;
+  token: TokenSymbol;
+  /** Base units of `token`. */
+  amount: bigint;
+  confirmations: number;
+  /** Default: the chain's CONFIRMATIONS_<CHAIN>. */
+  confirmationsRequired?: number;
+  sender?: string;
+  block?: number;
+  simulated?: boolean;
+  at: Date;
+}
+
+export type IntakeResult =
+  | { kind: 'recorded'; payment: PaymentRow; deposits: DepositRow[] }
+  /** No payment takes it (unknown address, or past the late window): the chain room records it unmatched. */
+  | { kind: 'unmatched' };
+
+export class DepositIntake {
+  readonly #db: Database;
+  readonly #config: Config;
+  readonly #market: MarketSource;
+
+  constructor(db: Database, config: Config, market: MarketSource) {
+    this.#db = db;
+    this.#config = config;
+    this.#market = market;
+  }
+
+  #inTx<T>(tx: Executor | undefined, fn: (tx: Executor) => Promise<T>): Promise<T> {
+    return tx ? fn(tx) : this.#db.transaction(fn);
+  }
+
+  async #lock(tx: Executor, ref: PaymentRef): Promise<PaymentRow | undefined> {
+    const id = 'paymentId' in ref ? ref.paymentId : (await findByAddress(tx, ref.address, ref.tag))?.id;
+    return id ? lockPayment(tx, id) : undefined;
+  }
+
+  async #depositsOf(tx: Executor, id: string): Promise<DepositRow[]> {
+    return (await depositsOf(tx, [id])).get(id) ?? [];
+  }
+
+  /** A transfer seen on chain (or simulated). Recording the same tx_id again changes nothing. */
+  recordDeposit(ref: PaymentRef, r: DepositReport, tx?: Executor): Promise<IntakeResult> {
+    return this.#inTx(tx, async (tx) => {
+      const p = await this.#lock(tx, ref);
+      if (!p || p.token === '') return { kind: 'unmatched' };
+      const existing = await this.#depositsOf(tx, p.id);
+      if (existing.some((d) => d.txId === r.txId)) return { kind: 'recorded', payment: p, deposits: existing };
+      const closed = isClosed(p.status as PaymentStatus);
+      if (closed && !withinLateWindow(p.expiresAt, r.at)) return { kind: 'unmatched' };
+      const required = r.confirmationsRequired ?? this.#config.confirmations[tokenDef(r.token).chain];
+      const rate = r.token === p.token ? dec(p.rateLocked ?? '0') : this.#market.snapshot()[r.token].rate;
+      const row: DepositRow = {
+        id: newId('dep', r.at), paymentId: p.id, txId: r.txId, token: r.token, amount: r.amount,
+        usdValue: depositUsdValue(r.token, r.amount, rate).toFixed(), counted: false,
+        confirmations: r.confirmations, confirmationsRequired: required,
+        status: r.confirmations >= required ? 'final' : 'pending',
+        simulated: r.simulated ?? false, late: closed, sender: r.sender ?? null, block: r.block ?? null,
+        seenAt: r.at, finalAt: r.confirmations >= required ? r.at : null,
+      };
+      await tx.insert(deposits).values(row);
+      const stored = await applyAndStore(tx, p, [...existing, row], { kind: 'deposit_seen', deposit: row.id }, r.at);
+      return { kind: 'recorded', ...stored };
+    });
+  }
+
+  /** New confirmation count of a deposit; final once it reaches the required count. */
+  updateConfirmations(ref: PaymentRef, txId: string, confirmations: number, at: Date, tx?: Executor): Promise<IntakeResult> {
+    return this.#inTx(tx, async (tx) => {
+      const found = await this.#find(tx, ref, txId);
+      if (!found) return { kind: 'unmatched' };
+      const { p, deps, d } = found;
+      if (d.status !== 'pending' || confirmations <= d.confirmations) return { kind: 'recorded', payment: p, deposits: deps };
+      if (confirmations >= d.confirmationsRequired) return this.#final(tx, p, deps, d, at, confirmations);
+      await tx.update(deposits).set({ confirmations }).where(eq(deposits.id, d.id));
+      const next = deps.map((x) => (x.id === d.id ? { ...x, confirmations } : x));
+      const stored = await applyAndStore(tx, p, next, { kind: 'deposit_confirmations', deposit: d.id }, at);
+      await emitPaymentEvent(tx, SOCKET_EVENTS.confirmations, stored.payment, stored.deposits, at);
+      return { kind: 'recorded', ...stored };
+    });
+  }
+
+  markFinal(ref: PaymentRef, txId: string, at: Date, tx?: Executor): Promise<IntakeResult> {
+    return this.#inTx(tx, async (tx) => {
+      const found = await this.#find(tx, ref, txId);
+      if (!found) return { kind: 'unmatched' };
+      if (found.d.status !== 'pending') return { kind: 'recorded', payment: found.p, deposits: found.deps };
+      return this.#final(tx, found.p, found.deps, found.d, at, Math.max(found.d.confirmations, found.d.confirmationsRequired));
+    });
+  }
+
+  markFailed(ref: PaymentRef, txId: string, at: Date, tx?: Executor): Promise<IntakeResult> {
+    return this.#inTx(tx, async (tx) => {
+      const found = await this.#find(tx, ref, txId);
+      if (!found) return { kind: 'unmatched' };
+      const { p, deps, d } = found;
+      if (d.status !== 'pending') return { kind: 'recorded', payment: p, deposits: deps };
+      await tx.update(deposits).set({ status: 'failed' }).where(eq(deposits.id, d.id));
+      const next = deps.map((x) => (x.id === d.id ? { ...x, status: 'failed' } : x));
+      return { kind: 'recorded', ...(await applyAndStore(tx, p, next, { kind: 'deposit_failed', deposit: d.id }, at)) };
+    });
+  }
+
+  /** The payment's deadline: expired or underpaid when it passed while waiting; otherwise nothing. */
+  deadline(paymentId: string, now: Date, tx?: Executor): Promise<IntakeResult> {
+    return this.#inTx(tx, async (tx) => {
+      const p = await lockPayment(tx, paymentId);
+      if (!p) return { kind: 'unmatched' };
+      const deps = await this.#depositsOf(tx, p.id);
+      return { kind: 'recorded', ...(await applyAndStore(tx, p, deps, { kind: 'deadline' }, now)) };
+    });
+  }
+
+  async #final(tx: Executor, p: PaymentRow, deps: DepositRow[], d: DepositRow, at: Date, confirmations: number): Promise<IntakeResult> {
+    await tx.update(deposits).set({ status: 'final', confirmations, finalAt: at }).where(and(eq(deposits.id, d.id), eq(deposits.status, 'pending')));
+    const next = deps.map((x) => (x.id === d.id ? { ...x, status: 'final', confirmations, finalAt: at } : x));
+    return { kind: 'recorded', ...(await applyAndStore(tx, p, next, { kind: 'deposit_final', deposit: d.id }, at)) };
+  }
+
+  async #find(tx: Executor, ref: PaymentRef, txId: string): Promise<{ p: PaymentRow; deps: DepositRow[]; d: DepositRow } | undefined> {
+    const p = await this.#lock(tx, ref);
+    if (!p) return undefined;
+    const deps = await this.#depositsOf(tx, p.id);
+    const d = deps.find((x) => x.txId === txId);
+    return d ? { p, deps, d } : undefined;
+  }
+}

@@ -1,0 +1,30 @@
+// Public checkout API (spec 4.2): no credential, the checkout token is in the path; CORS open to
+// any website on /checkout* and /tokens. Coin choice and simulate are limited to 5/s per IP.
+import type { FastifyInstance } from 'fastify';
+import cors from '@fastify/cors';
+import { bodyObject, limitByIp, type AccountsService } from '../../accounts/index.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { PaymentsService } from '../service.ts';
+import { param, query } from './caller.ts';
+
+const PER_IP_PER_SECOND = 5;
+
+export async function registerCheckoutRoutes(app: FastifyInstance, accounts: AccountsService, payments: PaymentsService, clock: Clock): Promise<void> {
+  await app.register(async (scope) => {
+    await scope.register(cors, { origin: '*' });
+    scope.get('/:checkoutToken', async (req) => payments.checkoutView(param(req, 'checkoutToken')));
+    scope.post('/:checkoutToken/token', async (req) => {
+      await limitByIp(accounts.limiter, 'checkout-token', req, PER_IP_PER_SECOND, clock.now().getTime());
+      return payments.chooseByCheckout(param(req, 'checkoutToken'), bodyObject(req.body).token);
+    });
+    scope.post('/:checkoutToken/simulate', async (req) => {
+      await limitByIp(accounts.limiter, 'checkout-simulate', req, PER_IP_PER_SECOND, clock.now().getTime());
+      return payments.simulateByCheckout(param(req, 'checkoutToken'), bodyObject(req.body).outcome);
+    });
+  }, { prefix: '/checkout' });
+
+  await app.register(async (scope) => {
+    await scope.register(cors, { origin: '*' });
+    scope.get('/', async (req) => ({ tokens: await payments.publicTokens(query(req).mode !== 'test') }));
+  }, { prefix: '/tokens' });
+}

@@ -1,0 +1,38 @@
+// Dashboard payments routes (spec 4.4 "Payments and dashboard", tokens listing): any role reads,
+// owners, developers and finance simulate.
+import type { FastifyInstance } from 'fastify';
+import { ANY_ROLE, SIMULATORS, bodyObject, dashboardRoute, type AccountsService } from '../../accounts/index.ts';
+import type { PaymentsService } from '../service.ts';
+import { livemodeOf, param, query } from './caller.ts';
+
+export function registerMerchantPaymentRoutes(app: FastifyInstance, accounts: AccountsService, payments: PaymentsService): void {
+  const authn = accounts.authn;
+  dashboardRoute(app, authn, {
+    method: 'GET', url: '/merchant/tokens', roles: ANY_ROLE,
+    handler: async (req, _reply, auth) => ({ tokens: await payments.merchantTokens(auth.merchant, livemodeOf(req)) }),
+  });
+  dashboardRoute(app, authn, {
+    method: 'GET', url: '/merchant/dashboard', roles: ANY_ROLE,
+    handler: async (req, _reply, auth) => payments.dashboard(auth.merchantId, livemodeOf(req)),
+  });
+  dashboardRoute(app, authn, {
+    method: 'GET', url: '/merchant/payments', roles: ANY_ROLE,
+    handler: async (req, _reply, auth) => payments.listForMerchant(auth.merchantId, livemodeOf(req), query(req)),
+  });
+  dashboardRoute(app, authn, {
+    method: 'GET', url: '/merchant/payments/:id', roles: ANY_ROLE,
+    handler: async (req, _reply, auth) => payments.getForMerchant(auth.merchantId, param(req, 'id')),
+  });
+  dashboardRoute(app, authn, {
+    method: 'GET', url: '/merchant/payments/:id/events', roles: ANY_ROLE,
+    handler: async (req, _reply, auth) => payments.events(auth.merchantId, param(req, 'id'), query(req)),
+  });
+  dashboardRoute(app, authn, {
+    method: 'GET', url: '/merchant/payments/:id/trail', roles: ANY_ROLE,
+    handler: async (req, _reply, auth) => ({ trail: await payments.trail(auth.merchantId, param(req, 'id')) }),
+  });
+  dashboardRoute(app, authn, {
+    method: 'POST', url: '/merchant/payments/:id/simulate', roles: SIMULATORS,
+    handler: async (req, _reply, auth) => payments.simulateByMerchant(auth.merchantId, param(req, 'id'), bodyObject(req.body).outcome),
+  });
+}

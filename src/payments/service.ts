@@ -1,0 +1,233 @@
+// The payments room's service: what its routes call. Each method is one use case; the JSON views
+// are built here so routes only validate, call and answer.
+import type { Platform } from '../platform/context.ts';
+import { notFound } from '../platform/errors.ts';
+import { listParams, LIST_DEFAULT, LIST_EVENTS } from '../platform/list-params.ts';
+import { Timers } from '../platform/timers.ts';
+import { dec } from '../money/index.ts';
+import { TOKENS, isToken } from '../tokens/index.ts';
+import { CHAINS } from '../config.ts';
+import { seedFromMnemonic, type WalletSeed } from '../chains/addresses/index.ts';
+import { captureSettings, type Merchant } from '../accounts/index.ts';
+import type { Actor } from '../audit/index.ts';
+import type { MarketSource } from '../market/index.ts';
+import { listTokens, isPaymentStatus } from './pure.ts';
+import { Catalog, DEFAULT_SETTINGS, type PayoutAddressSource } from './catalog.ts';
+import { DepositIntake } from './intake.ts';
+import { Simulator, checkSimulation } from './simulation.ts';
+import { registerDeadlines } from './deadlines.ts';
+import { createPayment } from './create.ts';
+import { chooseCoin } from './choose-coin.ts';
+import { allowedCoins, optionsOf } from './coin.ts';
+import { parseUsdField } from './create-input.ts';
+import { depositsOf, findPayment, findWithDeposits, listPayments, lockPayment, NumberReserve, type PaymentFilters, type PaymentScope } from './repository.ts';
+import type { DepositRow, PaymentRow } from './schema.ts';
+import { paymentJson, publicPaymentJson } from './views.ts';
+import { dashboardFigures, type FailedWebhooksCounter } from './dashboard.ts';
+import { EMPTY_TRAIL_SECTIONS, paymentEvents, paymentTrail, type TrailSections } from './timeline.ts';
+
+export const PAYMENT_NOT_FOUND = 'payment not found';
+
+/** Who asks through /v1: the key's merchant, mode and store. */
+export interface KeyCaller {
+  merchant: Merchant;
+  livemode: boolean;
+  storeId: string | null;
+  actor: Actor;
+}
+
+export interface PaymentsOptions {
+  market: MarketSource;
+  payoutAddresses?: PayoutAddressSource;
+  failedWebhooks?: FailedWebhooksCounter;
+  trailSections?: TrailSections;
+}
+
+type Query = Record<string, unknown>;
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+export class PaymentsService {
+  readonly timers: Timers;
+  readonly intake: DepositIntake;
+  readonly catalog: Catalog;
+  readonly simulator: Simulator;
+  readonly #p: Platform;
+  readonly #seed: WalletSeed;
+  readonly #numbers = new NumberReserve();
+  readonly #failedWebhooks: FailedWebhooksCounter;
+  readonly #trail: TrailSections;
+
+  constructor(platform: Platform, opts: PaymentsOptions) {
+    this.#p = platform;
+    this.#seed = seedFromMnemonic(platform.config.walletMnemonic);
+    this.catalog = new Catalog(opts.market, platform.config, opts.payoutAddresses ?? (async () => []));
+    this.timers = new Timers(platform.db, platform.clock, platform.log, { pollMs: platform.db.kind === 'pglite' ? 500 : 1000 });
+    this.intake = new DepositIntake(platform.db, platform.config, opts.market);
+    this.simulator = new Simulator(this.timers, this.intake, opts.market, platform.config.simulationStepMs);
+    registerDeadlines(this.timers, this.intake);
+    this.#failedWebhooks = opts.failedWebhooks ?? (async () => 0);
+    this.#trail = opts.trailSections ?? EMPTY_TRAIL_SECTIONS;
+  }
+
+  get #deps() {
+    const { db, config } = this.#p;
+    return { db, catalog: this.catalog, seed: this.#seed, numbers: this.#numbers, timers: this.timers, simulator: this.simulator, allowPrivateWebhooks: config.webhookAllowPrivate, outbox: this.#p.outbox };
+  }
+
+  #now(): Date { return this.#p.clock.now(); }
+
+  /** The JSON of a payment; its deposits are read when not given. */
+  async #view(p: PaymentRow, publicView = false, given?: readonly DepositRow[]): Promise<Record<string, unknown>> {
+    const deps = given ?? (await depositsOf(this.#p.db.orm, [p.id])).get(p.id) ?? [];
+    const ctx = { checkoutBase: this.#p.config.checkoutUrl, ...(p.token === '' ? { tokenOptions: await optionsOf(p, this.catalog, this.#now()) } : {}) };
+    return publicView ? publicPaymentJson(p, deps, ctx) : paymentJson(p, deps, ctx);
+  }
+
+  // ---- token listings
+
+  async tokensForKey(c: KeyCaller, query: Query): Promise<unknown[]> {
+    const amount = query.amount_usd === undefined ? undefined : parseUsdField('amount_usd', query.amount_usd);
+    const settings = captureSettings(c.merchant);
+    const ctx = await this.catalog.context(c.merchant.id, settings, c.livemode, this.#now(), amount);
+    return listTokens(this.catalog.offered(settings, c.livemode), ctx, amount);
+  }
+
+  async publicTokens(livemode: boolean): Promise<unknown[]> {
+    const ctx = await this.catalog.context(null, DEFAULT_SETTINGS, livemode, this.#now());
+    return listTokens(TOKENS, ctx);
+  }
+
+  async merchantTokens(m: Merchant, livemode: boolean): Promise<unknown[]> {
+    const settings = captureSettings(m);
+    const ctx = await this.catalog.context(m.id, settings, livemode, this.#now());
+    return listTokens(TOKENS, ctx).map((info) => {
+      const route = ctx.routes.get(info.token)!;
+      const wallet = route.kind === 'as_is' || route.kind === 'awaits_address' || route.kind === 'swap' || route.kind === 'exchange';
+      return {
+        ...info,
+        enabled: settings.enabled_tokens.includes(info.token),
+        settles_to: wallet ? 'wallet' : 'balance',
+        ...(route.kind === 'swap' || route.kind === 'exchange' ? { paid_out_in: route.to } : {}),
+      };
+    });
+  }
+
+  // ---- creation and reads
+
+  async create(c: KeyCaller, body: Record<string, unknown>): Promise<{ payment: Record<string, unknown>; created: boolean }> {
+    const r = await createPayment(this.#deps, c, body, this.#now());
+    return { payment: await this.#view(r.payment, false, r.created ? [] : undefined), created: r.created };
+  }
+
+  #keyScope(c: KeyCaller): PaymentScope {
+    return { merchantId: c.merchant.id, livemode: c.livemode, storeId: c.storeId ?? undefined };
+  }
+
+  async #forKey(c: KeyCaller, id: string): Promise<PaymentRow> {
+    const p = await findPayment(this.#p.db.orm, id, this.#keyScope(c));
+    if (!p) throw notFound(PAYMENT_NOT_FOUND);
+    return p;
+  }
+
+  async #forMerchant(merchantId: string, id: string): Promise<PaymentRow> {
+    const p = await findPayment(this.#p.db.orm, id, { merchantId });
+    if (!p) throw notFound(PAYMENT_NOT_FOUND);
+    return p;
+  }
+
+  async #byCheckout(token: string): Promise<PaymentRow> {
+    return (await this.#withDeposits({ checkoutToken: token })).payment;
+  }
+
+  async #withDeposits(by: Parameters<typeof findWithDeposits>[1]) {
+    const found = await findWithDeposits(this.#p.db.orm, by);
+    if (!found) throw notFound(PAYMENT_NOT_FOUND);
+    return found;
+  }
+
+  async getForKey(c: KeyCaller, id: string) {
+    const f = await this.#withDeposits({ id, scope: this.#keyScope(c) });
+    return this.#view(f.payment, false, f.deposits);
+  }
+  async getForMerchant(merchantId: string, id: string) {
+    const f = await this.#withDeposits({ id, scope: { merchantId } });
+    return this.#view(f.payment, false, f.deposits);
+  }
+  async checkoutView(token: string) {
+    const f = await this.#withDeposits({ checkoutToken: token });
+    return this.#view(f.payment, true, f.deposits);
+  }
+
+  async #list(scope: PaymentScope, query: Query) {
+    const page = listParams(query, LIST_DEFAULT);
+    const f: PaymentFilters = {};
+    const status = str(query.status);
+    if (status !== undefined) f.status = isPaymentStatus(status) ? status : '__none__';
+    const token = str(query.token);
+    if (token !== undefined) f.token = isToken(token) ? token : '__none__';
+    const chain = str(query.chain);
+    if (chain !== undefined) f.chain = (CHAINS as readonly string[]).includes(chain) ? chain : '__none__';
+    const store = str(query.store_id);
+    if (store !== undefined && scope.storeId === undefined) f.storeId = store;
+    const { rows, total } = await listPayments(this.#p.db.orm, scope, f, page);
+    const deps = await depositsOf(this.#p.db.orm, rows.map((r) => r.id));
+    const payments = [];
+    for (const r of rows) payments.push(await this.#view(r, false, deps.get(r.id) ?? []));
+    return { payments, total, limit: page.limit, offset: page.offset };
+  }
+
+  listForKey(c: KeyCaller, query: Query) { return this.#list(this.#keyScope(c), query); }
+  listForMerchant(merchantId: string, livemode: boolean, query: Query) { return this.#list({ merchantId, livemode }, query); }
+
+  // ---- coin choice and simulation
+
+  async chooseByCheckout(token: string, coin: unknown) {
+    return this.#view(await chooseCoin(this.#deps, await this.#byCheckout(token), coin, this.#now()), true);
+  }
+
+  async chooseByKey(c: KeyCaller, id: string, coin: unknown) {
+    return this.#view(await chooseCoin(this.#deps, await this.#forKey(c, id), coin, this.#now()));
+  }
+
+  async #simulate(p: PaymentRow, outcome: unknown): Promise<PaymentRow> {
+    // Checked before locking for a quick answer, then again under the lock (a running one may have started).
+    checkSimulation(p, outcome);
+    const now = this.#now();
+    return this.#p.db.transaction(async (tx) => {
+      const locked = (await lockPayment(tx, p.id))!;
+      return this.simulator.start(tx, locked, checkSimulation(locked, outcome), now);
+    });
+  }
+
+  async simulateByKey(c: KeyCaller, id: string, outcome: unknown) { return this.#view(await this.#simulate(await this.#forKey(c, id), outcome)); }
+  async simulateByCheckout(token: string, outcome: unknown) { return this.#view(await this.#simulate(await this.#byCheckout(token), outcome), true); }
+  async simulateByMerchant(merchantId: string, id: string, outcome: unknown) { return this.#view(await this.#simulate(await this.#forMerchant(merchantId, id), outcome)); }
+
+  // ---- timeline, trail, dashboard
+
+  async events(merchantId: string, id: string, query: Query) {
+    const p = await this.#forMerchant(merchantId, id);
+    const page = listParams(query, LIST_EVENTS);
+    const { events, total } = await paymentEvents(this.#p.db.orm, p.id, page);
+    return { events, total, limit: page.limit, offset: page.offset };
+  }
+
+  async trail(merchantId: string, id: string) {
+    const p = await this.#forMerchant(merchantId, id);
+    const deps = (await depositsOf(this.#p.db.orm, [p.id])).get(p.id) ?? [];
+    return paymentTrail(this.#p.db.orm, p, await this.#view(p), deps, this.#trail, this.#now());
+  }
+
+  dashboard(merchantId: string, livemode: boolean) {
+    return dashboardFigures(this.#p.db.orm, merchantId, livemode, this.#now(), this.#failedWebhooks);
+  }
+
+  /** Runs every due timer (deadlines, simulation steps) at `now`: the scheduler's work, for tests. */
+  runDue(now: Date = this.#now()): Promise<number> {
+    return this.timers.runDue(now);
+  }
+
+
+}
+
+

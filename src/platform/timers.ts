@@ -1,0 +1,155 @@
+// Durable timers: due work kept in the `timers` table (kind, key, run_at, payload), one row per
+// (kind, key) so scheduling twice moves the same timer. A due row is claimed with FOR UPDATE SKIP
+// LOCKED, its handler runs inside that transaction and the row is deleted there too: the work and
+// the end of the timer commit together, so a crash or a second process never runs it twice.
+// An in-process scheduler sleeps until the nearest run_at (and polls for other processes' rows);
+// tests call runDue(now) with a ManualClock instead.
+import { sql } from 'drizzle-orm';
+import type { Database, Executor, Tx } from './db/index.ts';
+import { queryRows } from './db/index.ts';
+import type { Clock } from './clock.ts';
+import type { Logger } from './logger.ts';
+
+export interface TimerRow {
+  kind: string;
+  key: string;
+  runAt: Date;
+  payload: Record<string, unknown>;
+  attempts: number;
+}
+
+/** Runs one due timer inside the claiming transaction; must be idempotent (it may see a stale row). */
+export type TimerHandler = (tx: Tx, timer: TimerRow, now: Date) => Promise<void>;
+
+export interface NewTimer {
+  kind: string;
+  key: string;
+  runAt: Date;
+  payload?: Record<string, unknown>;
+}
+
+const RETRY_DELAY_MS = 5_000;
+const BATCH = 50;
+
+/** Schedules (or moves) a timer in the caller's transaction. */
+export async function scheduleTimer(tx: Executor, t: NewTimer): Promise<void> {
+  await tx.execute(sql`insert into timers (kind, key, run_at, payload) values (${t.kind}, ${t.key}, ${t.runAt.toISOString()}, ${JSON.stringify(t.payload ?? {})}::jsonb)
+    on conflict (kind, key) do update set run_at = excluded.run_at, payload = excluded.payload, attempts = 0, last_error = null`);
+}
+
+export async function cancelTimer(tx: Executor, kind: string, key: string): Promise<void> {
+  await tx.execute(sql`delete from timers where kind = ${kind} and key = ${key}`);
+}
+
+interface RawTimer { kind: string; key: string; run_at: string | Date; payload: Record<string, unknown>; attempts: number }
+
+export class Timers {
+  readonly #db: Database;
+  readonly #clock: Clock;
+  readonly #log: Logger;
+  readonly #handlers = new Map<string, TimerHandler>();
+  readonly #pollMs: number;
+  #timer: NodeJS.Timeout | null = null;
+  #running: Promise<void> | null = null;
+  #again = false;
+  #stopped = true;
+
+  constructor(db: Database, clock: Clock, log: Logger, opts: { pollMs?: number } = {}) {
+    this.#db = db;
+    this.#clock = clock;
+    this.#log = log;
+    this.#pollMs = opts.pollMs ?? 1000;
+  }
+
+  handle(kind: string, handler: TimerHandler): void {
+    this.#handlers.set(kind, handler);
+  }
+
+  /** Schedules in the caller's transaction and wakes the local scheduler after it. */
+  async schedule(tx: Executor, t: NewTimer): Promise<void> {
+    await scheduleTimer(tx, t);
+    queueMicrotask(() => this.wake());
+  }
+
+  /** Runs every timer due at `now`, one transaction each; returns how many ran. */
+  async runDue(now: Date = this.#clock.now()): Promise<number> {
+    let ran = 0;
+    for (;;) {
+      const n = await this.#runBatch(now);
+      ran += n;
+      if (n === 0) return ran;
+    }
+  }
+
+  async #runBatch(now: Date): Promise<number> {
+    const due = await queryRows<RawTimer>(this.#db.orm, sql`select kind, key from timers where run_at <= ${now.toISOString()} and attempts < 1000 order by run_at limit ${BATCH}`);
+    let ran = 0;
+    for (const d of due) if (await this.#runOne(d.kind, d.key, now)) ran++;
+    return ran;
+  }
+
+  /** Claims one timer (skipped when another process holds it or it moved later) and runs it. */
+  async #runOne(kind: string, key: string, now: Date): Promise<boolean> {
+    try {
+      return await this.#db.transaction(async (tx) => {
+        const [row] = await queryRows<RawTimer>(tx, sql`select kind, key, run_at, payload, attempts from timers
+          where kind = ${kind} and key = ${key} and run_at <= ${now.toISOString()} for update skip locked`);
+        if (!row) return false;
+        const handler = this.#handlers.get(kind);
+        if (!handler) throw new Error(`no handler for timer kind ${kind}`);
+        const timer: TimerRow = { kind, key, runAt: new Date(row.run_at), payload: row.payload ?? {}, attempts: row.attempts };
+        // Deleted first: a handler may schedule the same (kind, key) again for a later step.
+        await tx.execute(sql`delete from timers where kind = ${kind} and key = ${key}`);
+        await handler(tx, timer, now);
+        return true;
+      });
+    } catch (err) {
+      this.#log.error({ err, kind, key }, 'timer failed; retrying later');
+      await this.#db.orm.execute(sql`update timers set attempts = attempts + 1, last_error = ${String(err instanceof Error ? err.message : err).slice(0, 500)},
+        run_at = ${new Date(now.getTime() + RETRY_DELAY_MS).toISOString()} where kind = ${kind} and key = ${key}`);
+      return false;
+    }
+  }
+
+  start(): void {
+    this.#stopped = false;
+    this.wake();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    await this.#running;
+  }
+
+  /** Runs what is due, then sleeps until the nearest run_at (at most the poll interval). */
+  wake(): void {
+    if (this.#stopped) return;
+    if (this.#running) {
+      this.#again = true;
+      return;
+    }
+    this.#running = this.#cycle().finally(() => {
+      this.#running = null;
+      if (this.#again && !this.#stopped) {
+        this.#again = false;
+        this.wake();
+      }
+    });
+  }
+
+  async #cycle(): Promise<void> {
+    let sleep = this.#pollMs;
+    try {
+      await this.runDue(this.#clock.now());
+      const [next] = await queryRows<{ run_at: string | Date }>(this.#db.orm, sql`select run_at from timers where attempts < 1000 order by run_at limit 1`);
+      if (next) sleep = Math.max(0, Math.min(sleep, new Date(next.run_at).getTime() - this.#clock.now().getTime()));
+    } catch (err) {
+      this.#log.error({ err }, 'timer scheduler failed');
+    }
+    if (this.#stopped) return;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.wake(), sleep);
+    this.#timer.unref();
+  }
+}

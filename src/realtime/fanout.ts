@@ -1,0 +1,166 @@
+// Every process must see every committed event, but the outbox dispatcher hands each batch to one
+// process only (one dispatcher at a time across processes). A fan-out carries the batch to all:
+// - PostgreSQL: the dispatch transaction NOTIFYs the batch's seqs (delivered only if it commits);
+//   the dispatching process emits its batch at once after commit, every other process LISTENs and
+//   reads those events back. One queue per process keeps batches in the order they arrived.
+// - Redis (REDIS_URL): the batch itself is published after commit on a channel all processes read.
+// - PGlite runs one process: the batch is delivered locally after commit.
+// Each process then emits to its own sockets (in-memory adapter, which also keeps the 2-minute
+// replay buffer for connection state recovery).
+import { inArray, asc, sql } from 'drizzle-orm';
+import type { Database, Tx } from '../platform/db/index.ts';
+import type { Logger } from '../platform/logger.ts';
+import { randomHex } from '../platform/ids.ts';
+import { events, type StoredEvent } from '../events/index.ts';
+
+export type Deliver = (batch: StoredEvent[]) => void;
+
+export interface Fanout {
+  readonly kind: 'local' | 'postgres' | 'redis';
+  /** Inside the dispatch transaction. */
+  inTransaction(tx: Tx, batch: StoredEvent[]): Promise<void>;
+  /** After the dispatch transaction committed. */
+  afterCommit(batch: StoredEvent[]): void;
+  start(deliver: Deliver): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export class LocalFanout implements Fanout {
+  readonly kind = 'local';
+  #deliver: Deliver | null = null;
+  async inTransaction(): Promise<void> {}
+  afterCommit(batch: StoredEvent[]): void { this.#deliver?.(batch); }
+  async start(deliver: Deliver): Promise<void> { this.#deliver = deliver; }
+  async stop(): Promise<void> { this.#deliver = null; }
+}
+
+export const NOTIFY_CHANNEL = 'gateway_realtime';
+/** NOTIFY payloads must stay under 8000 bytes; seqs are sent in chunks well below that. */
+const SEQS_PER_NOTIFY = 400;
+const RELISTEN_MS = 1000;
+
+export class PgNotifyFanout implements Fanout {
+  readonly kind = 'postgres';
+  readonly #db: Database;
+  readonly #log: Logger;
+  /** Names this process in its notifications, so it skips its own (it emitted them after commit). */
+  readonly #origin = randomHex(8);
+  #client: import('pg').Client | null = null;
+  #deliver: Deliver | null = null;
+  #chain: Promise<void> = Promise.resolve();
+  #stopped = true;
+
+  constructor(db: Database, log: Logger) {
+    this.#db = db;
+    this.#log = log;
+  }
+
+  async inTransaction(tx: Tx, batch: StoredEvent[]): Promise<void> {
+    for (let i = 0; i < batch.length; i += SEQS_PER_NOTIFY) {
+      const seqs = batch.slice(i, i + SEQS_PER_NOTIFY).map((e) => e.seq).join(',');
+      await tx.execute(sql`select pg_notify(${NOTIFY_CHANNEL}, ${`${this.#origin}|${seqs}`})`);
+    }
+  }
+
+  afterCommit(batch: StoredEvent[]): void {
+    this.#enqueue(async () => this.#deliver?.(batch));
+  }
+
+  /** One step at a time, so batches are emitted in the order they were committed. */
+  #enqueue(step: () => Promise<void>): void {
+    this.#chain = this.#chain.then(step).catch((err: unknown) => this.#log.error({ err }, 'realtime fan-out failed'));
+  }
+
+  async start(deliver: Deliver): Promise<void> {
+    this.#deliver = deliver;
+    this.#stopped = false;
+    await this.#listen();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    const c = this.#client;
+    this.#client = null;
+    await c?.end().catch(() => {});
+    await this.#chain;
+  }
+
+  async #listen(): Promise<void> {
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: this.#db.url ?? undefined });
+    client.on('notification', (n) => {
+      if (n.channel !== NOTIFY_CHANNEL || !n.payload) return;
+      const [origin, list = ''] = n.payload.split('|');
+      if (origin === this.#origin) return;
+      const seqs = list.split(',').map(Number).filter(Number.isSafeInteger);
+      this.#enqueue(() => this.#read(seqs));
+    });
+    client.on('error', (err) => {
+      this.#log.warn({ err }, 'realtime LISTEN connection lost; reconnecting');
+      if (this.#client === client) this.#client = null;
+      client.end().catch(() => {});
+      if (!this.#stopped) setTimeout(() => void this.#listen().catch(() => {}), RELISTEN_MS).unref();
+    });
+    await client.connect();
+    await client.query(`listen ${NOTIFY_CHANNEL}`);
+    if (this.#stopped) { await client.end(); return; }
+    this.#client = client;
+  }
+
+  async #read(seqs: number[]): Promise<void> {
+    if (seqs.length === 0) return;
+    const rows = await this.#db.orm.select().from(events).where(inArray(events.seq, seqs)).orderBy(asc(events.seq));
+    this.#deliver?.(rows.map((r) => ({
+      seq: r.seq, id: r.id, type: r.type, merchantId: r.merchantId, paymentId: r.paymentId,
+      livemode: r.livemode, data: r.data, webhookUrl: r.webhookUrl, createdAt: r.createdAt,
+    })));
+  }
+}
+
+export const REDIS_CHANNEL = 'gateway:realtime';
+
+export class RedisFanout implements Fanout {
+  readonly kind = 'redis';
+  readonly #url: string;
+  readonly #log: Logger;
+  #pub: import('ioredis').Redis | null = null;
+  #sub: import('ioredis').Redis | null = null;
+
+  constructor(url: string, log: Logger) {
+    this.#url = url;
+    this.#log = log;
+  }
+
+  async inTransaction(): Promise<void> {}
+
+  afterCommit(batch: StoredEvent[]): void {
+    this.#pub?.publish(REDIS_CHANNEL, JSON.stringify(batch)).catch((err: unknown) => this.#log.error({ err }, 'realtime publish failed'));
+  }
+
+  async start(deliver: Deliver): Promise<void> {
+    const { Redis } = await import('ioredis');
+    this.#pub = new Redis(this.#url, { lazyConnect: true });
+    this.#sub = new Redis(this.#url, { lazyConnect: true });
+    for (const c of [this.#pub, this.#sub]) c.on('error', (err) => this.#log.warn({ err }, 'realtime redis connection error'));
+    await Promise.all([this.#pub.connect(), this.#sub.connect()]);
+    this.#sub.on('message', (channel: string, message: string) => {
+      if (channel !== REDIS_CHANNEL) return;
+      const batch = (JSON.parse(message) as (StoredEvent & { createdAt: string })[]).map((e) => ({ ...e, createdAt: new Date(e.createdAt) }));
+      deliver(batch);
+    });
+    await this.#sub.subscribe(REDIS_CHANNEL);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([this.#pub?.quit().catch(() => {}), this.#sub?.quit().catch(() => {})]);
+    this.#pub = null;
+    this.#sub = null;
+  }
+}
+
+/** Redis when configured, else PostgreSQL LISTEN/NOTIFY on a server, else in-process (PGlite). */
+export function chooseFanout(db: Database, redisUrl: string | null, log: Logger): Fanout {
+  if (redisUrl) return new RedisFanout(redisUrl, log);
+  if (db.kind === 'postgres' && db.url) return new PgNotifyFanout(db, log);
+  return new LocalFanout();
+}

@@ -1,0 +1,135 @@
+// The dashboard socket (spec 4.5, 5 "Socket authentication"): an access token in the handshake,
+// the `session` event, `auth:refresh`, the end at the token's expiry, and the rooms events go to.
+import type { Namespace, Socket } from 'socket.io';
+import type { UserAuth } from '../accounts/index.ts';
+import { AppError } from '../platform/errors.ts';
+import type { Clock } from '../platform/clock.ts';
+import type { Logger } from '../platform/logger.ts';
+import {
+  AUTH_ERROR, AUTH_REFRESH, INVALID_TOKEN, MISSING_TOKEN, SESSION, SUSPENDED, TOKEN_EXPIRED, UNAUTHORIZED, WRONG_KIND,
+} from './events.ts';
+import { credentialShape } from './credential-kind.ts';
+import type { Role } from './routing.ts';
+
+export interface UserAuthenticator {
+  /** Throws AppError 401 for a bad token, 403 for a suspended account (accounts' Authenticator.user). */
+  user(bearer: string | undefined): Promise<UserAuth>;
+}
+
+export const merchantRoom = (merchantId: string, role: Role): string => `m:${merchantId}:${role}`;
+export const sessionRoom = (sessionId: string): string => `s:${sessionId}`;
+const ROLES: readonly Role[] = ['owner', 'developer', 'finance', 'viewer'];
+export const allRoleRooms = (merchantId: string): string[] => ROLES.map((r) => merchantRoom(merchantId, r));
+/** setTimeout's limit; a later expiry is re-armed when that timer fires. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+interface DashboardData {
+  auth?: UserAuth;
+}
+
+export interface SessionInfo {
+  user: { id: string; email: string };
+  role: string;
+  merchant_id: string;
+  expires_at: string;
+  recovered: boolean;
+}
+
+function refusal(code: string): Error & { data: { code: string } } {
+  return Object.assign(new Error(UNAUTHORIZED), { data: { code } });
+}
+
+/** The socket code for a credential the accounts room refused. */
+function codeOf(err: unknown): string {
+  if (err instanceof AppError && err.status === 403) return SUSPENDED;
+  return INVALID_TOKEN;
+}
+
+async function authenticate(authn: UserAuthenticator, token: unknown): Promise<{ auth: UserAuth } | { code: string }> {
+  if (typeof token !== 'string' || token === '') return { code: MISSING_TOKEN };
+  const shape = credentialShape(token);
+  if (shape === 'other_kind') return { code: WRONG_KIND };
+  if (shape === 'garbage') return { code: INVALID_TOKEN };
+  try {
+    return { auth: await authn.user(token) };
+  } catch (err) {
+    return { code: codeOf(err) };
+  }
+}
+
+function sessionInfo(auth: UserAuth, recovered: boolean): SessionInfo {
+  return {
+    user: { id: auth.userId, email: auth.email }, role: auth.role, merchant_id: auth.merchantId,
+    expires_at: auth.tokenExpiresAt.toISOString(), recovered,
+  };
+}
+
+export class MerchantSockets {
+  readonly #clock: Clock;
+  readonly #timers = new Map<string, NodeJS.Timeout>();
+
+  constructor(nsp: Namespace, authn: UserAuthenticator, clock: Clock, log: Logger) {
+    this.#clock = clock;
+    // Runs on recovery too (skipMiddlewares: false), so a revoked session cannot come back.
+    nsp.use((socket, next) => {
+      authenticate(authn, (socket.handshake.auth as { token?: unknown } | undefined)?.token).then((r) => {
+        if ('code' in r) return next(refusal(r.code));
+        (socket.data as DashboardData).auth = r.auth;
+        next();
+      }, (err: unknown) => { log.error({ err }, 'dashboard socket authentication failed'); next(refusal(INVALID_TOKEN)); });
+    });
+    nsp.on('connection', (socket: Socket) => {
+      const auth = (socket.data as DashboardData).auth!;
+      this.#enter(socket, auth);
+      socket.emit(SESSION, sessionInfo(auth, socket.recovered));
+      socket.on(AUTH_REFRESH, async (token: unknown, ack?: unknown) => {
+        const reply = typeof ack === 'function' ? (ack as (a: unknown) => void) : () => {};
+        const r = await authenticate(authn, token);
+        const current = (socket.data as DashboardData).auth!;
+        if ('code' in r) return reply({ ok: false, error: r.code });
+        // Another member's token cannot take this socket over.
+        if (r.auth.userId !== current.userId) return reply({ ok: false, error: INVALID_TOKEN });
+        this.#enter(socket, r.auth);
+        reply({ ok: true, session: sessionInfo(r.auth, false) });
+      });
+      socket.on('disconnect', () => this.#clearTimer(socket.id));
+    });
+  }
+
+  /** Joins the rooms of this credential (leaving those of a previous one) and arms the expiry. */
+  #enter(socket: Socket, auth: UserAuth): void {
+    (socket.data as DashboardData).auth = auth;
+    for (const room of socket.rooms) if (room !== socket.id) socket.leave(room);
+    socket.join([merchantRoom(auth.merchantId, auth.role), sessionRoom(auth.sessionId)]);
+    this.#arm(socket, auth.tokenExpiresAt);
+  }
+
+  #arm(socket: Socket, expiresAt: Date): void {
+    this.#clearTimer(socket.id);
+    const left = expiresAt.getTime() - this.#clock.now().getTime();
+    const timer = setTimeout(() => {
+      if (left > MAX_TIMER_MS) return this.#arm(socket, expiresAt);
+      this.end(socket, TOKEN_EXPIRED);
+    }, Math.max(0, Math.min(left, MAX_TIMER_MS)));
+    timer.unref();
+    this.#timers.set(socket.id, timer);
+  }
+
+  #clearTimer(id: string): void {
+    const t = this.#timers.get(id);
+    if (t) clearTimeout(t);
+    this.#timers.delete(id);
+  }
+
+  /** Sends `auth:error` and disconnects: the socket is not recovered (a server disconnect). */
+  end(socket: Socket, code: string): void {
+    this.#clearTimer(socket.id);
+    socket.emit(AUTH_ERROR, { code });
+    socket.disconnect(true);
+  }
+
+  stop(): void {
+    for (const t of this.#timers.values()) clearTimeout(t);
+    this.#timers.clear();
+  }
+}

@@ -1,0 +1,80 @@
+// Pure: what a payer may see of a payment (spec 4.2) and the `payment:update` payload of spec 6.2,
+// whole payment plus the older flat form.
+export type PaymentJson = Record<string, unknown> & { id: string };
+
+/** Fields of the payment object the public checkout view leaves out (spec 4.2). */
+export const PRIVATE_FIELDS = ['merchant_id', 'metadata', 'customer_email', 'webhook_url', 'checkout_token', 'checkout_url'] as const;
+
+export function payerView(payment: PaymentJson): PaymentJson {
+  const out: PaymentJson = { ...payment };
+  for (const f of PRIVATE_FIELDS) delete out[f];
+  return out;
+}
+
+interface DepositJson {
+  tx_id?: unknown;
+  confirmations?: unknown;
+}
+
+/** The deposit the flat form speaks of: the latest one (deposits are listed oldest first). */
+function latestDeposit(payment: PaymentJson): DepositJson | undefined {
+  const d = payment.deposits;
+  return Array.isArray(d) && d.length > 0 ? (d[d.length - 1] as DepositJson) : undefined;
+}
+
+export interface CheckoutUpdate {
+  type: string;
+  payment: PaymentJson;
+  id: string;
+  livemode: unknown;
+  order_id: unknown;
+  status: unknown;
+  tx_id?: unknown;
+  confirmations?: unknown;
+  /** Here the amount received so far (spec 6.2), not the amount asked. */
+  crypto_amount: unknown;
+  token: unknown;
+  chain: unknown;
+  confirmed_at?: unknown;
+}
+
+/** `payment:update` for the checkout socket: `payment` is the payer's view. */
+export function checkoutUpdate(type: string, payment: PaymentJson): CheckoutUpdate {
+  const last = latestDeposit(payment);
+  const out: CheckoutUpdate = {
+    type,
+    payment: payerView(payment),
+    id: payment.id,
+    livemode: payment.livemode,
+    order_id: payment.order_id,
+    status: payment.status,
+    crypto_amount: payment.received_amount ?? '0',
+    token: payment.token,
+    chain: payment.chain,
+  };
+  const txId = payment.tx_id ?? last?.tx_id;
+  const confirmations = payment.confirmations ?? last?.confirmations;
+  if (txId !== undefined) out.tx_id = txId;
+  if (confirmations !== undefined) out.confirmations = confirmations;
+  if (payment.confirmed_at !== undefined) out.confirmed_at = payment.confirmed_at;
+  return out;
+}
+
+/** `payment:update` for the dashboard: the checkout event plus `merchant_id`, with the whole payment. */
+export function dashboardUpdate(type: string, payment: PaymentJson, merchantId: string): CheckoutUpdate & { merchant_id: string } {
+  return { ...checkoutUpdate(type, payment), payment, merchant_id: merchantId };
+}
+
+export const isPaymentJson = (v: unknown): v is PaymentJson =>
+  typeof v === 'object' && v !== null && typeof (v as { id?: unknown }).id === 'string';
+
+/** A payment read that answers 404 for an unknown token, as null. */
+export async function foundOrNull(read: Promise<Record<string, unknown>>): Promise<PaymentJson | null> {
+  try {
+    const p = await read;
+    return isPaymentJson(p) ? p : null;
+  } catch (err) {
+    if ((err as { status?: unknown }).status === 404) return null;
+    throw err;
+  }
+}

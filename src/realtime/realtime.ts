@@ -1,0 +1,166 @@
+// The realtime room's service: an outbox subscriber whose batches reach every process through the
+// fan-out, and the socket.io server those processes emit from (attached to Fastify's HTTP server).
+import type { Server as HttpServer } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import { Server } from 'socket.io';
+import type { Platform } from '../platform/context.ts';
+import type { StoredEvent, Subscriber } from '../events/index.ts';
+import { DASHBOARD_UPDATE, FIGURES_INTERVAL_MS, MERCHANT_NAMESPACE, RECOVERY_WINDOW_MS, SOCKET_PATH } from './events.ts';
+import { chooseFanout, type Fanout } from './fanout.ts';
+import { routeEvent, type Route } from './routing.ts';
+import { paymentRoom, setUpCheckoutNamespace, type CheckoutSource } from './checkout-namespace.ts';
+import { allRoleRooms, merchantRoom, MerchantSockets, sessionRoom, type UserAuthenticator } from './merchant-namespace.ts';
+import { FiguresThrottle } from './figures-throttle.ts';
+import type { PaymentJson } from './payer-view.ts';
+import { registerCheckoutPage, registerQrRoute } from './checkout-page.ts';
+
+/** Dashboard figures of one mode (spec part 2 "Dashboard figures"), from the payments room. */
+export type FiguresSource = (merchantId: string, livemode: boolean) => Promise<Record<string, unknown>>;
+
+export interface RealtimeSources {
+  checkout?: CheckoutSource;
+  figures?: FiguresSource;
+}
+
+/** Until the payments room is wired in, no checkout token is known. */
+const NO_PAYMENTS: CheckoutSource = { payerViewByToken: async (): Promise<PaymentJson | null> => null };
+
+export class Realtime {
+  readonly subscriber: Subscriber;
+  readonly #platform: Platform;
+  readonly #authn: UserAuthenticator;
+  readonly #fanout: Fanout;
+  readonly #throttle: FiguresThrottle;
+  #checkout: CheckoutSource = NO_PAYMENTS;
+  #figures: FiguresSource | null = null;
+  #io: Server | null = null;
+  #merchant: MerchantSockets | null = null;
+
+  constructor(platform: Platform, authn: UserAuthenticator, sources: RealtimeSources = {}, fanout?: Fanout) {
+    this.#platform = platform;
+    this.#authn = authn;
+    this.#fanout = fanout ?? chooseFanout(platform.db, platform.config.redisUrl, platform.log);
+    this.#throttle = new FiguresThrottle(FIGURES_INTERVAL_MS, (m, live) => void this.#pushFigures(m, live));
+    this.use(sources);
+    this.subscriber = {
+      name: 'realtime',
+      handle: (tx, batch) => this.#fanout.inTransaction(tx, batch),
+      afterCommit: (batch) => this.#fanout.afterCommit(batch),
+    };
+    platform.outbox.subscribe(this.subscriber);
+  }
+
+  get fanoutKind(): Fanout['kind'] {
+    return this.#fanout.kind;
+  }
+
+  /** Wires the payments room in (its payer view and dashboard figures). */
+  use(sources: RealtimeSources): void {
+    if (sources.checkout) this.#checkout = sources.checkout;
+    if (sources.figures) this.#figures = sources.figures;
+  }
+
+  /** The payer's view by checkout token (the payments room's, once wired in). */
+  get checkout(): CheckoutSource {
+    return this.#checkout;
+  }
+
+  /**
+   * On the app: socket.io on its HTTP server, the QR route, and the hosted page when CHECKOUT_URL
+   * is set. Sockets are closed before the HTTP server, so it can drain.
+   */
+  register(app: FastifyInstance): void {
+    const { checkoutUrl, publicUrl } = this.#platform.config;
+    const io = this.attach(app.server);
+    registerQrRoute(app, () => this.#checkout);
+    if (checkoutUrl) registerCheckoutPage(app, new URL(checkoutUrl).origin === new URL(publicUrl).origin ? '' : publicUrl);
+    app.addHook('preClose', async () => {
+      this.#merchant?.stop();
+      io.local.disconnectSockets(true);
+      io.engine.close();
+    });
+  }
+
+  /** Attaches socket.io to the HTTP server (same port, path /socket.io, long-polling and WebSocket). */
+  attach(server: HttpServer): Server {
+    const io = new Server(server, {
+      path: SOCKET_PATH,
+      serveClient: true,
+      // The checkout socket is public and any website may embed the checkout (spec 1 "Surfaces").
+      cors: { origin: true },
+      connectionStateRecovery: { maxDisconnectionDuration: RECOVERY_WINDOW_MS, skipMiddlewares: false },
+    });
+    setUpCheckoutNamespace(io.of('/'), { payerViewByToken: (t) => this.#checkout.payerViewByToken(t) }, this.#platform.log);
+    this.#merchant = new MerchantSockets(io.of(MERCHANT_NAMESPACE), this.#authn, this.#platform.clock, this.#platform.log);
+    this.#io = io;
+    return io;
+  }
+
+  async start(): Promise<void> {
+    await this.#fanout.start((batch) => this.deliver(batch));
+  }
+
+  async stop(): Promise<void> {
+    this.#throttle.stop();
+    this.#merchant?.stop();
+    await this.#fanout.stop();
+  }
+
+  /** Emits one committed batch to this process's sockets, in order. */
+  deliver(batch: StoredEvent[]): void {
+    if (!this.#io) return;
+    for (const e of batch) {
+      for (const r of routeEvent(e)) {
+        try {
+          this.#apply(this.#io, r);
+        } catch (err) {
+          this.#platform.log.error({ err, event: e.id }, 'realtime emit failed');
+        }
+      }
+    }
+  }
+
+  #apply(io: Server, r: Route): void {
+    const nsp = io.of(MERCHANT_NAMESPACE);
+    switch (r.kind) {
+      case 'checkout':
+        io.of('/').to(paymentRoom(r.paymentId)).emit(r.event, r.payload);
+        return;
+      case 'merchant':
+        nsp.to(r.roles.map((role) => merchantRoom(r.merchantId, role))).emit(r.event, r.payload);
+        return;
+      case 'figures':
+        if (this.#figures) this.#throttle.request(r.merchantId, r.livemode);
+        return;
+      case 'end_sessions':
+        this.#endSockets(r.sessionIds.map(sessionRoom), r.code);
+        return;
+      case 'end_merchant':
+        this.#endSockets(allRoleRooms(r.merchantId), r.code);
+    }
+  }
+
+  #endSockets(rooms: string[], code: string): void {
+    const nsp = this.#io?.of(MERCHANT_NAMESPACE);
+    if (!nsp || !this.#merchant) return;
+    const ids = new Set<string>();
+    for (const room of rooms) for (const id of nsp.adapter.rooms.get(room) ?? []) ids.add(id);
+    for (const id of ids) {
+      const socket = nsp.sockets.get(id);
+      if (socket) this.#merchant.end(socket, code);
+    }
+  }
+
+  /** Only merchants with a dashboard open here are computed; every process pushes to its own sockets. */
+  async #pushFigures(merchantId: string, livemode: boolean): Promise<void> {
+    const nsp = this.#io?.of(MERCHANT_NAMESPACE);
+    const rooms = allRoleRooms(merchantId);
+    if (!nsp || !this.#figures || !rooms.some((room) => nsp.adapter.rooms.has(room))) return;
+    try {
+      const figures = await this.#figures(merchantId, livemode);
+      nsp.to(rooms).emit(DASHBOARD_UPDATE, { ...figures, livemode });
+    } catch (err) {
+      this.#platform.log.error({ err, merchantId }, 'dashboard figures failed');
+    }
+  }
+}

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { routeEvent, AUDIENCE } from './routing.ts';
+import type { StoredEvent } from '../events/index.ts';
+
+const ev = (type: string, data: unknown, over: Partial<StoredEvent> = {}): StoredEvent => ({
+  seq: 1, id: 'evt_1', type, merchantId: 'mer_1', paymentId: 'pay_1', livemode: false, data, webhookUrl: null, createdAt: new Date(), ...over,
+});
+const payment = { id: 'pay_1', merchant_id: 'mer_1', status: 'detecting', metadata: { a: 1 }, received_amount: '0.5' };
+
+describe('routeEvent', () => {
+  it('sends a payment change to its checkout room, the merchant and the figures', () => {
+    const routes = routeEvent(ev('payment.detecting', payment));
+    expect(routes.map((r) => r.kind)).toEqual(['checkout', 'merchant', 'figures']);
+    const checkout = routes[0] as { paymentId: string; event: string; payload: { payment: object; crypto_amount: string } };
+    expect(checkout).toMatchObject({ paymentId: 'pay_1', event: 'payment:update' });
+    expect(checkout.payload.payment).not.toHaveProperty('metadata');
+    expect(checkout.payload.crypto_amount).toBe('0.5');
+    const merchant = routes[1] as unknown as { roles: string[]; payload: { merchant_id: string; payment: object } };
+    expect(merchant.roles).toEqual(['owner', 'developer', 'finance', 'viewer']);
+    expect(merchant.payload.merchant_id).toBe('mer_1');
+    expect(merchant.payload.payment).toHaveProperty('metadata');
+    expect(routes[2]).toEqual({ kind: 'figures', merchantId: 'mer_1', livemode: false });
+  });
+
+  it('keeps payment.created off the checkout socket', () => {
+    expect(routeEvent(ev('payment.created', payment)).map((r) => r.kind)).toEqual(['merchant', 'figures']);
+  });
+
+  it('maps settlement and payout webhook events to their socket events', () => {
+    expect(routeEvent(ev('settlement.completed', { id: 's' }))).toMatchObject([{ event: 'settlement:update', payload: { id: 's' } }]);
+    expect(routeEvent(ev('payout.sent', { id: 'p' }))).toMatchObject([{ event: 'payout:update' }]);
+  });
+
+  it('filters by role as spec 6.3 says', () => {
+    const roles = (type: string, data: unknown = {}) => (routeEvent(ev(type, data))[0] as unknown as { roles: string[] }).roles;
+    expect(roles('audit:entry')).toEqual(['owner']);
+    expect(roles('team:update')).toEqual(['owner']);
+    expect(roles('api_key:update')).toEqual(['owner', 'developer']);
+    expect(roles('webhook:update')).toEqual(['owner', 'developer']);
+    expect(roles('affiliate:balance')).toEqual(['owner', 'finance']);
+    expect(roles('notification', { category: 'affiliates' })).toEqual(['owner', 'finance']);
+    expect(roles('notification', { category: 'support' })).toHaveLength(4);
+    expect(roles('balance:update')).toHaveLength(4);
+  });
+
+  it('ignores events it does not know, pings and events without a merchant', () => {
+    expect(routeEvent(ev('ping', {}))).toEqual([]);
+    expect(routeEvent(ev('something:new', {}))).toEqual([]);
+    expect(routeEvent(ev('store:update', {}, { merchantId: null }))).toEqual([]);
+    expect(AUDIENCE['session:revoked']).toBeUndefined();
+  });
+
+  it('ends sessions named by session:revoked with the reason as code', () => {
+    expect(routeEvent(ev('session:revoked', { user_id: 'u', session_ids: ['s1', 's2'], reason: 'role_changed' })))
+      .toEqual([{ kind: 'end_sessions', sessionIds: ['s1', 's2'], code: 'role_changed' }]);
+    expect(routeEvent(ev('session:revoked', { session_ids: ['s1'], reason: 'bogus' })))
+      .toEqual([{ kind: 'end_sessions', sessionIds: ['s1'], code: 'session_revoked' }]);
+    expect(routeEvent(ev('session:revoked', { session_ids: [] }))).toEqual([]);
+  });
+
+  it('ends every socket of a suspended merchant after telling them', () => {
+    expect(routeEvent(ev('merchant:update', { status: 'suspended' })).map((r) => r.kind)).toEqual(['merchant', 'end_merchant']);
+    expect(routeEvent(ev('merchant:update', { status: 'active' })).map((r) => r.kind)).toEqual(['merchant']);
+  });
+});

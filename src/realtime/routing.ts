@@ -1,0 +1,96 @@
+// Pure: what one committed outbox event means for the sockets. Every process runs this on every
+// event (see fanout.ts), then emits only to the rooms it holds.
+import type { StoredEvent } from '../events/index.ts';
+import {
+  MERCHANT_UPDATE, PAYMENT_CREATED, PAYMENT_UPDATE, PAYOUT_UPDATE, REVOKE_CODES, SESSIONS_REVOKED, SETTLEMENT_UPDATE, SUSPENDED,
+} from './events.ts';
+import { checkoutUpdate, dashboardUpdate, isPaymentJson } from './payer-view.ts';
+
+export type Role = 'owner' | 'developer' | 'finance' | 'viewer';
+const EVERYONE: readonly Role[] = ['owner', 'developer', 'finance', 'viewer'];
+const OWNERS_DEVELOPERS: readonly Role[] = ['owner', 'developer'];
+const OWNERS_FINANCE: readonly Role[] = ['owner', 'finance'];
+const OWNERS: readonly Role[] = ['owner'];
+
+/** Who receives each dashboard event (spec 6.3 "Who"); events not listed are not sent. */
+export const AUDIENCE: Readonly<Record<string, readonly Role[]>> = {
+  'payment:update': EVERYONE,
+  'dashboard:update': EVERYONE,
+  'balance:update': EVERYONE,
+  'settlement:update': EVERYONE,
+  'payout:update': EVERYONE,
+  'payout_address:update': EVERYONE,
+  'webhook:delivery': EVERYONE,
+  'webhook:update': OWNERS_DEVELOPERS,
+  'merchant:update': EVERYONE,
+  'store:update': EVERYONE,
+  'api_key:update': OWNERS_DEVELOPERS,
+  'team:update': OWNERS,
+  'link:update': EVERYONE,
+  'customer:update': EVERYONE,
+  'audit:entry': OWNERS,
+  'support:message': EVERYONE,
+  'support:message:update': EVERYONE,
+  'support:read': EVERYONE,
+  'support:typing': EVERYONE,
+  'affiliate:referral': OWNERS_FINANCE,
+  'affiliate:commission': OWNERS_FINANCE,
+  'affiliate:balance': OWNERS_FINANCE,
+  'affiliate:payout': OWNERS_FINANCE,
+};
+
+/** Notifications go by category: affiliates to owners and finance, anything else to everyone. */
+const NOTIFICATION_AUDIENCE: Readonly<Record<string, readonly Role[]>> = { affiliates: OWNERS_FINANCE };
+
+export type Route =
+  | { kind: 'checkout'; paymentId: string; event: string; payload: unknown }
+  | { kind: 'merchant'; merchantId: string; roles: readonly Role[]; event: string; payload: unknown }
+  | { kind: 'figures'; merchantId: string; livemode: boolean }
+  | { kind: 'end_sessions'; sessionIds: string[]; code: string }
+  | { kind: 'end_merchant'; merchantId: string; code: string };
+
+function paymentRoutes(e: StoredEvent): Route[] {
+  if (!isPaymentJson(e.data)) return [];
+  const paymentId = e.paymentId ?? e.data.id;
+  const out: Route[] = [];
+  // The checkout socket never hears of creation (spec 6.2 has no payment.created).
+  if (e.type !== PAYMENT_CREATED) out.push({ kind: 'checkout', paymentId, event: PAYMENT_UPDATE, payload: checkoutUpdate(e.type, e.data) });
+  if (e.merchantId) {
+    out.push({ kind: 'merchant', merchantId: e.merchantId, roles: EVERYONE, event: PAYMENT_UPDATE, payload: dashboardUpdate(e.type, e.data, e.merchantId) });
+    out.push({ kind: 'figures', merchantId: e.merchantId, livemode: e.livemode });
+  }
+  return out;
+}
+
+function controlRoutes(e: StoredEvent): Route[] {
+  if (e.type === SESSIONS_REVOKED) {
+    const d = e.data as { session_ids?: unknown; reason?: unknown };
+    const ids = Array.isArray(d.session_ids) ? d.session_ids.filter((s): s is string => typeof s === 'string') : [];
+    const code = (REVOKE_CODES as readonly unknown[]).includes(d.reason) ? (d.reason as string) : REVOKE_CODES[0];
+    return ids.length > 0 ? [{ kind: 'end_sessions', sessionIds: ids, code }] : [];
+  }
+  if (e.type === MERCHANT_UPDATE && e.merchantId && (e.data as { status?: unknown }).status === SUSPENDED) {
+    return [{ kind: 'end_merchant', merchantId: e.merchantId, code: SUSPENDED }];
+  }
+  return [];
+}
+
+/** The socket deliveries and session endings one outbox event asks for (spec 6.2, 6.3, 5). */
+export function routeEvent(e: StoredEvent): Route[] {
+  if (e.type.startsWith('payment.')) return paymentRoutes(e);
+  return [...dashboardRoutes(e), ...controlRoutes(e)];
+}
+
+function dashboardRoutes(e: StoredEvent): Route[] {
+  if (!e.merchantId) return [];
+  const merchantId = e.merchantId;
+  if (e.type.startsWith('settlement.')) return [{ kind: 'merchant', merchantId, roles: EVERYONE, event: SETTLEMENT_UPDATE, payload: e.data }];
+  if (e.type.startsWith('payout.')) return [{ kind: 'merchant', merchantId, roles: EVERYONE, event: PAYOUT_UPDATE, payload: e.data }];
+  if (e.type === 'notification') {
+    const category = (e.data as { category?: unknown }).category;
+    const roles = typeof category === 'string' ? NOTIFICATION_AUDIENCE[category] ?? EVERYONE : EVERYONE;
+    return [{ kind: 'merchant', merchantId, roles, event: e.type, payload: e.data }];
+  }
+  const roles = AUDIENCE[e.type];
+  return roles ? [{ kind: 'merchant', merchantId, roles, event: e.type, payload: e.data }] : [];
+}

@@ -1,0 +1,97 @@
+// Who sees which payment (storefront keys, modes), live mode's node rule (CONTRACT.md) and
+// `simulate` at creation.
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import type { InjectOptions } from 'fastify';
+import { eq } from 'drizzle-orm';
+import { describeEachDb } from '../harness/databases.ts';
+import { startTestApp, type TestApp } from '../harness/app.ts';
+import { keyHeader, signupAccount, uid, type Account } from '../harness/accounts.ts';
+import { createPayment, type Json } from '../harness/payments.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
+import { merchants, stores } from '../../src/accounts/index.ts';
+import { insertApiKey } from '../../src/accounts/api-keys.ts';
+
+describeEachDb('payments scope', (h) => {
+  let t: TestApp;
+  let withNode: TestApp;
+  let acct: Account;
+  let storeKey: string;
+  let otherStoreKey: string;
+  let readKey: string;
+  let storeId: string;
+  const clock = new ManualClock(new Date());
+  beforeAll(async () => {
+    t = await startTestApp(h.db(), { clock });
+    withNode = await startTestApp(h.db(), { clock, env: { ETHEREUM_RPC_URL: 'http://127.0.0.1:8545' } });
+    acct = await signupAccount(t.app);
+    const db = h.db().orm;
+    const now = clock.now();
+    storeId = `sto_${uid()}`;
+    const other = `sto_${uid()}`;
+    await db.insert(stores).values([{ id: storeId, merchantId: acct.merchant.id, name: 'A', createdAt: now, updatedAt: now }, { id: other, merchantId: acct.merchant.id, name: 'B', createdAt: now, updatedAt: now }]);
+    storeKey = (await insertApiKey(db, { merchantId: acct.merchant.id, livemode: false, storeId, label: 's', access: 'full', createdBy: null, at: now })).secret;
+    otherStoreKey = (await insertApiKey(db, { merchantId: acct.merchant.id, livemode: false, storeId: other, label: 's2', access: 'full', createdBy: null, at: now })).secret;
+    readKey = (await insertApiKey(db, { merchantId: acct.merchant.id, livemode: false, label: 'r', access: 'read', createdBy: null, at: now })).secret;
+    await db.update(merchants).set({ liveEnabled: true }).where(eq(merchants.id, acct.merchant.id));
+  });
+  afterAll(async () => { await withNode.close(); await t.close(); });
+  beforeEach(() => { clock.advance(1100); });
+
+  const inject = (opts: InjectOptions, app = t.app) => app.inject(opts);
+
+  it('a storefront key sets store_id, sees only its store, and keeps its own order-id space', async () => {
+    const order = `o-${uid()}`;
+    const s = await createPayment(t.app, storeKey, { order_id: order });
+    expect(s.store_id).toBe(storeId);
+    const account = await createPayment(t.app, acct.testKey, { order_id: order });
+    expect(account.id).not.toBe(s.id);
+    expect(account.store_id).toBeUndefined();
+    const o = await createPayment(t.app, otherStoreKey, { order_id: order });
+    expect(o.id).not.toBe(s.id);
+    expect((await inject({ method: 'GET', url: `/v1/payments/${s.id}`, headers: keyHeader(otherStoreKey) })).json()).toEqual({ error: 'payment not found' });
+    const listed = (await inject({ method: 'GET', url: `/v1/payments?store_id=${'x'}&limit=200`, headers: keyHeader(storeKey) })).json();
+    expect(listed.payments.length).toBeGreaterThan(0);
+    expect(listed.payments.every((p: Json) => p.store_id === storeId)).toBe(true);
+    const filtered = (await inject({ method: 'GET', url: `/v1/payments?store_id=${storeId}&limit=200`, headers: keyHeader(acct.testKey) })).json();
+    expect(filtered.payments.map((p: Json) => p.id)).toEqual([s.id]);
+  });
+
+  it('a read-only key reads but cannot create', async () => {
+    expect((await inject({ method: 'GET', url: '/v1/payments', headers: keyHeader(readKey) })).statusCode).toBe(200);
+    const res = await inject({ method: 'POST', url: '/v1/payments', headers: keyHeader(readKey), payload: { order_id: 'r', amount_usd: 10, token: 'ETH' } });
+    expect(res.statusCode).toBe(403);
+  });
+
+  it('live: a coin with no node is refused and left out of live lists; test never needs one', async () => {
+    const res = await inject({ method: 'POST', url: '/v1/payments', headers: keyHeader(acct.liveKey), payload: { order_id: `l-${uid()}`, amount_usd: '25', token: 'ETH' } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: 'ETH cannot be paid in live mode right now: no ethereum node is configured' });
+    expect((await inject({ method: 'GET', url: '/v1/tokens', headers: keyHeader(acct.liveKey) })).json().tokens).toEqual([]);
+    const live = await inject({ method: 'POST', url: '/v1/payments', headers: keyHeader(acct.liveKey), payload: { order_id: `l-${uid()}`, amount_usd: '25', token: 'ETH' } }, withNode.app);
+    expect(live.statusCode).toBe(201);
+    expect(live.json()).toMatchObject({ livemode: true, token: 'ETH' });
+    const listed = (await inject({ method: 'GET', url: '/v1/tokens', headers: keyHeader(acct.liveKey) }, withNode.app)).json().tokens;
+    expect(listed.map((x: Json) => x.chain)).toEqual(['ethereum', 'ethereum', 'ethereum']);
+    const bare = (await inject({ method: 'POST', url: '/v1/payments', headers: keyHeader(acct.liveKey), payload: { order_id: `l-${uid()}`, amount_usd: '25' } }, withNode.app)).json();
+    expect(bare.token_options.map((x: Json) => x.token)).toEqual(['ETH', 'USDT_ERC20', 'USDC_ERC20']);
+    // the test payment of the same merchant is unaffected
+    expect((await inject({ method: 'GET', url: `/v1/payments/${live.json().id}`, headers: keyHeader(acct.testKey) })).statusCode).toBe(404);
+    clock.advance(1100);
+    const sim = await inject({ method: 'POST', url: `/v1/payments/${live.json().id}/simulate`, headers: keyHeader(acct.liveKey), payload: { outcome: 'confirmed' } }, withNode.app);
+    expect(sim.json()).toEqual({ error: 'only test payments can be simulated: use a test key' });
+    const atCreate = await inject({ method: 'POST', url: '/v1/payments', headers: keyHeader(acct.liveKey), payload: { order_id: `l-${uid()}`, amount_usd: '25', token: 'ETH', simulate: 'confirmed' } }, withNode.app);
+    expect(atCreate.json()).toEqual({ error: 'only test payments can be simulated: use a test key' });
+  });
+
+  it('`simulate` at creation starts the outcome at once', async () => {
+    const p = await createPayment(t.app, acct.testKey, { simulate: 'confirmed' });
+    expect(p.simulation).toEqual({ outcome: 'confirmed', state: 'running' });
+    for (let i = 0; i < 3; i++) {
+      clock.advance(t.config.simulationStepMs);
+      await t.services.payments.runDue();
+    }
+    clock.advance(1100);
+    const done = (await inject({ method: 'GET', url: `/v1/payments/${p.id}`, headers: keyHeader(acct.testKey) })).json();
+    expect(done).toMatchObject({ status: 'confirmed', simulation: { outcome: 'confirmed', state: 'done' } });
+  });
+});

@@ -1,0 +1,134 @@
+// Checkout socket (spec 4.3, 6.2): acknowledgements, snapshot, updates fed from the outbox,
+// several payments on one socket, and replay of missed events after a short drop (spec 8).
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { describeEachDb } from '../harness/databases.ts';
+import { signupAccount } from '../harness/accounts.ts';
+import { ask, closeSockets, collect, commitEvent, connect, fakePayment, next, sleep, startSocketApp, until, type SocketApp } from './realtime-support.ts';
+import type { PaymentJson } from '../../src/realtime/index.ts';
+
+interface Update { type: string; payment: PaymentJson; [k: string]: unknown }
+
+describeEachDb('checkout socket', (h) => {
+  let t: SocketApp;
+  let merchantId: string;
+  beforeAll(async () => {
+    t = await startSocketApp(h.db());
+    merchantId = (await signupAccount(t.app)).merchant.id;
+  });
+  afterAll(async () => { await t.close(); });
+  afterEach(() => closeSockets());
+
+  function addPayment(over: Record<string, unknown> = {}): PaymentJson {
+    const p = fakePayment(merchantId, over);
+    t.payments.set(p.checkout_token as string, p);
+    return p;
+  }
+
+  it('asks for a checkout token when subscribe has none, null or an empty string', async () => {
+    const s = connect(t.url);
+    for (const args of [[], [null], [''], [42]]) {
+      expect(await ask(s, 'subscribe', ...args)).toEqual({ ok: false, error: 'checkout token required' });
+    }
+    expect(await ask(s, 'unsubscribe')).toEqual({ ok: false, error: 'checkout token required' });
+    expect(s.connected).toBe(true);
+  });
+
+  it('answers payment not found to an unknown token and disconnects', async () => {
+    const s = connect(t.url, { reconnection: false });
+    await next(s, 'connect');
+    const gone = next<string>(s, 'disconnect');
+    expect(await ask(s, 'subscribe', 'ct_nope')).toEqual({ ok: false, error: 'payment not found' });
+    expect(await gone).toBe('io server disconnect');
+  });
+
+  it('acknowledges with the payer view, then sends a snapshot', async () => {
+    const p = addPayment();
+    const s = connect(t.url);
+    const snapshot = next<Update>(s, 'payment:update');
+    const ack = await ask<{ ok: boolean; payment: PaymentJson }>(s, 'subscribe', p.checkout_token);
+    expect(ack.ok).toBe(true);
+    expect(ack.payment.id).toBe(p.id);
+    const u = await snapshot;
+    expect(u.type).toBe('payment.snapshot');
+    expect(u.payment.id).toBe(p.id);
+    for (const f of ['merchant_id', 'metadata', 'customer_email', 'webhook_url', 'checkout_token', 'checkout_url']) expect(u.payment).not.toHaveProperty(f);
+  });
+
+  it('sends every committed change as payment:update with the flat form; never payment.created', async () => {
+    const p = addPayment();
+    const s = connect(t.url);
+    const snapshot = next(s, 'payment:update');
+    await ask(s, 'subscribe', p.checkout_token);
+    await snapshot;
+    const got = collect<Update>(s, 'payment:update');
+    await commitEvent(t.platform.db, { type: 'payment.created', merchantId, paymentId: p.id, data: p });
+    const detecting = { ...p, status: 'detecting', received_amount: '0.001', deposits: [{ tx_id: 'tx-1', amount: '0.001', confirmations: 1, confirmations_required: 3 }] };
+    await commitEvent(t.platform.db, { type: 'payment.detecting', merchantId, paymentId: p.id, data: detecting });
+    await commitEvent(t.platform.db, { type: 'payment.confirmed', merchantId, paymentId: p.id, data: { ...detecting, status: 'confirmed', confirmed_at: '2026-01-05T12:00:00.000Z' } });
+    await until(() => got.length >= 2);
+    await sleep(100);
+    expect(got.map((u) => u.type)).toEqual(['payment.detecting', 'payment.confirmed']);
+    expect(got[0]).toMatchObject({
+      id: p.id, livemode: false, order_id: p.order_id, status: 'detecting', tx_id: 'tx-1', confirmations: 1,
+      crypto_amount: '0.001', token: 'BTC', chain: 'bitcoin',
+    });
+    expect(got[0].payment).not.toHaveProperty('metadata');
+    expect(got[1].confirmed_at).toBe('2026-01-05T12:00:00.000Z');
+  });
+
+  it('follows several payments on one socket; unsubscribe stops one of them', async () => {
+    const a = addPayment();
+    const b = addPayment();
+    const s = connect(t.url);
+    await ask(s, 'subscribe', a.checkout_token);
+    await ask(s, 'subscribe', b.checkout_token);
+    await sleep(50);
+    const got = collect<Update>(s, 'payment:update');
+    expect(await ask(s, 'unsubscribe', a.checkout_token)).toEqual({ ok: true });
+    expect(await ask(s, 'unsubscribe', 'never-subscribed')).toEqual({ ok: true });
+    await commitEvent(t.platform.db, { type: 'payment.expired', merchantId, paymentId: a.id, data: { ...a, status: 'expired' } });
+    await commitEvent(t.platform.db, { type: 'payment.expired', merchantId, paymentId: b.id, data: { ...b, status: 'expired' } });
+    await until(() => got.length >= 1);
+    await sleep(150);
+    expect(got.map((u) => u.id)).toEqual([b.id]);
+  });
+
+  it('replays events missed during a drop under 2 minutes', async () => {
+    const p = addPayment();
+    const s = connect(t.url, { reconnection: false });
+    const snapshot = next(s, 'payment:update');
+    await ask(s, 'subscribe', p.checkout_token);
+    await snapshot;
+    const got = collect<Update>(s, 'payment:update');
+    // The transport drops (not a deliberate disconnect), so the server keeps the session.
+    const dropped = next(s, 'disconnect');
+    s.io.engine.close();
+    await dropped;
+    await commitEvent(t.platform.db, { type: 'payment.partially_paid', merchantId, paymentId: p.id, data: { ...p, status: 'partially_paid' } });
+    await sleep(300);
+    expect(got).toHaveLength(0);
+    s.connect();
+    await next(s, 'connect');
+    expect(s.recovered).toBe(true);
+    await until(() => got.length >= 1);
+    expect(got[0].type).toBe('payment.partially_paid');
+  });
+
+  it('serves the socket.io client at /socket.io/socket.io.min.js', async () => {
+    const res = await fetch(`${t.url}/socket.io/socket.io.min.js`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('io');
+  });
+
+  it('works over long-polling too', async () => {
+    const p = addPayment();
+    const s = connect(t.url, { transports: ['polling'] });
+    const got = collect<Update>(s, 'payment:update');
+    const ack = await ask<{ ok: boolean }>(s, 'subscribe', p.checkout_token);
+    expect(ack.ok).toBe(true);
+    await until(() => got.length === 1);
+    await commitEvent(t.platform.db, { type: 'payment.failed', merchantId, paymentId: p.id, data: { ...p, status: 'failed' } });
+    await until(() => got.length === 2);
+    expect(got.map((u) => u.type)).toEqual(['payment.snapshot', 'payment.failed']);
+  });
+});

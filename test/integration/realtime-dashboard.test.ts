@@ -1,0 +1,161 @@
+// Dashboard socket (spec 4.5, 5 "Socket authentication", 6.3): handshake refusals, session,
+// refresh, expiry, revocation, suspension and role filtering, fed from the outbox.
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { describeEachDb } from '../harness/databases.ts';
+import { signupAccount, type Account } from '../harness/accounts.ts';
+import { eq } from 'drizzle-orm';
+import { ManualClock } from '../../src/platform/clock.ts';
+import { merchants } from '../../src/accounts/index.ts';
+import { ask, closeSockets, collect, commitEvent, connect, fakePayment, memberToken, next, sleep, startSocketApp, until, type SocketApp } from './realtime-support.ts';
+
+interface ConnectError extends Error { data?: { code?: string } }
+
+describeEachDb('dashboard socket', (h) => {
+  let t: SocketApp;
+  let owner: Account;
+  const clock = new ManualClock(new Date());
+  beforeAll(async () => {
+    t = await startSocketApp(h.db(), { clock });
+    owner = await signupAccount(t.app);
+  });
+  afterAll(async () => { await t.close(); });
+  afterEach(() => closeSockets());
+
+  const dashboard = (token?: unknown) => connect(`${t.url}/merchant`, { reconnection: false, auth: token === undefined ? {} : { token } });
+
+  async function refused(token?: unknown): Promise<ConnectError> {
+    return next<ConnectError>(dashboard(token), 'connect_error');
+  }
+
+  it('refuses a handshake without a token, with a bad one, and with another kind of credential', async () => {
+    for (const [token, code] of [[undefined, 'missing_token'], ['', 'missing_token'], ['not-a-token', 'invalid_token'],
+      ['eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl', 'invalid_token'], [owner.testKey, 'wrong_kind'], [owner.liveKey, 'wrong_kind']] as const) {
+      const err = await refused(token);
+      expect(err.message).toBe('unauthorized');
+      expect(err.data?.code, String(token)).toBe(code);
+    }
+  });
+
+  it('refuses the handshake of a suspended account with code suspended', async () => {
+    const other = await signupAccount(t.app);
+    await t.platform.db.orm.update(merchants).set({ status: 'suspended' }).where(eq(merchants.id, other.merchant.id));
+    const err = await refused(other.accessToken);
+    expect(err.message).toBe('unauthorized');
+    expect(err.data?.code).toBe('suspended');
+  });
+
+  it('sends the session on connect and refreshes it with a new token', async () => {
+    const s = dashboard(owner.accessToken);
+    const session = await next<Record<string, unknown>>(s, 'session');
+    expect(session).toMatchObject({ user: { id: owner.user.id, email: owner.email }, role: 'owner', merchant_id: owner.merchant.id, recovered: false });
+    expect(typeof session.expires_at).toBe('string');
+    const fresh = await memberToken(t, owner.merchant.id, 'owner');
+    expect(await ask(s, 'auth:refresh', 'garbage')).toEqual({ ok: false, error: 'invalid_token' });
+    expect(await ask(s, 'auth:refresh', owner.testKey)).toEqual({ ok: false, error: 'wrong_kind' });
+    // Another member's token cannot take the socket over.
+    expect(await ask(s, 'auth:refresh', fresh.token)).toEqual({ ok: false, error: 'invalid_token' });
+    clock.advance(60_000);
+    const again = await t.services.accounts.tokens.issue({ userId: owner.user.id, merchantId: owner.merchant.id, sessionId: sessionOf(owner.accessToken), role: 'owner' }, clock.now());
+    const ack = await ask<{ ok: boolean; session: { expires_at: string } }>(s, 'auth:refresh', again.token);
+    expect(ack.ok).toBe(true);
+    expect(ack.session.expires_at).toBe(again.expiresAt.toISOString());
+  });
+
+  it('ends the socket with token_expired when its token expires', async () => {
+    const m = await memberToken(t, owner.merchant.id, 'viewer');
+    // 300 ms of life left on the injected clock.
+    clock.set(new Date(m.expiresAt.getTime() - 300));
+    const s = dashboard(m.token);
+    await next(s, 'session');
+    const error = next<{ code: string }>(s, 'auth:error', 3000);
+    const gone = next<string>(s, 'disconnect', 3000);
+    expect(await error).toEqual({ code: 'token_expired' });
+    expect(await gone).toBe('io server disconnect');
+    clock.set(new Date());
+  });
+
+  it('ends sockets at once on sign-out, role change, removal and suspension', async () => {
+    for (const reason of ['session_revoked', 'role_changed', 'removed']) {
+      const m = await memberToken(t, owner.merchant.id, 'developer');
+      const s = dashboard(m.token);
+      await next(s, 'session');
+      const error = next<{ code: string }>(s, 'auth:error');
+      await commitEvent(t.platform.db, { type: 'session:revoked', merchantId: owner.merchant.id, data: { user_id: m.userId, session_ids: [m.sessionId], reason } });
+      expect(await error).toEqual({ code: reason });
+      await until(() => !s.connected);
+    }
+    const other = await signupAccount(t.app);
+    const s = dashboard(other.accessToken);
+    const bystander = dashboard(owner.accessToken);
+    await Promise.all([next(s, 'session'), next(bystander, 'session')]);
+    const error = next<{ code: string }>(s, 'auth:error');
+    await commitEvent(t.platform.db, { type: 'merchant:update', merchantId: other.merchant.id, data: { ...other.merchant, status: 'suspended' } });
+    expect(await error).toEqual({ code: 'suspended' });
+    await until(() => !s.connected);
+    expect(bystander.connected).toBe(true);
+  });
+
+  it('sends each event only to the roles spec 6.3 names, test and live together', async () => {
+    const roles = ['owner', 'developer', 'finance', 'viewer'] as const;
+    const got: Record<string, string[]> = {};
+    for (const role of roles) {
+      const m = await memberToken(t, owner.merchant.id, role);
+      const s = dashboard(m.token);
+      await next(s, 'session');
+      got[role] = [];
+      s.onAny((event: string) => { if (event !== 'dashboard:update') got[role].push(event); });
+    }
+    const merchantId = owner.merchant.id;
+    const p = fakePayment(merchantId);
+    await commitEvent(t.platform.db, { type: 'payment.created', merchantId, paymentId: p.id, data: p });
+    await commitEvent(t.platform.db, { type: 'payment.confirmed', merchantId, paymentId: p.id, livemode: true, data: { ...p, livemode: true } });
+    for (const type of ['api_key:update', 'webhook:update', 'audit:entry', 'team:update', 'store:update', 'balance:update', 'webhook:delivery', 'affiliate:payout']) {
+      await commitEvent(t.platform.db, { type, merchantId, data: { id: type } });
+    }
+    await commitEvent(t.platform.db, { type: 'settlement.completed', merchantId, data: { id: 'set_1' } });
+    // Another merchant's event reaches nobody here.
+    await commitEvent(t.platform.db, { type: 'store:update', merchantId: 'mer_other', data: { id: 'x' } });
+    await until(() => got.viewer.length >= 5);
+    await sleep(200);
+    const everyone = ['payment:update', 'payment:update', 'store:update', 'balance:update', 'webhook:delivery', 'settlement:update'];
+    expect(got.owner).toEqual(['payment:update', 'payment:update', 'api_key:update', 'webhook:update', 'audit:entry', 'team:update', 'store:update', 'balance:update', 'webhook:delivery', 'affiliate:payout', 'settlement:update']);
+    expect(got.developer).toEqual(['payment:update', 'payment:update', 'api_key:update', 'webhook:update', 'store:update', 'balance:update', 'webhook:delivery', 'settlement:update']);
+    expect(got.finance).toEqual(['payment:update', 'payment:update', 'store:update', 'balance:update', 'webhook:delivery', 'affiliate:payout', 'settlement:update']);
+    expect(got.viewer).toEqual(everyone);
+  });
+
+  it('sends payment:update with merchant_id and the whole payment, and dashboard figures', async () => {
+    const m = await memberToken(t, owner.merchant.id, 'viewer');
+    const s = dashboard(m.token);
+    await next(s, 'session');
+    const update = next<Record<string, unknown>>(s, 'payment:update');
+    const figures = next<Record<string, unknown>>(s, 'dashboard:update', 5000);
+    const p = fakePayment(owner.merchant.id);
+    await commitEvent(t.platform.db, { type: 'payment.created', merchantId: owner.merchant.id, paymentId: p.id, data: p });
+    const u = await update;
+    expect(u).toMatchObject({ type: 'payment.created', merchant_id: owner.merchant.id, id: p.id });
+    expect((u.payment as Record<string, unknown>).metadata).toEqual({ customer: 'c-1' });
+    const f = await figures;
+    expect(f.livemode).toBe(false);
+    expect(f).toHaveProperty('periods');
+  });
+
+  it('replays missed dashboard events after a short drop and says so in the session', async () => {
+    const s = connect(`${t.url}/merchant`, { reconnection: false, auth: { token: owner.accessToken } });
+    await next(s, 'session');
+    const dropped = next(s, 'disconnect');
+    s.io.engine.close();
+    await dropped;
+    await commitEvent(t.platform.db, { type: 'store:update', merchantId: owner.merchant.id, data: { id: 'sto_missed' } });
+    await sleep(200);
+    const session = next<{ recovered: boolean }>(s, 'session');
+    const store = next<{ id: string }>(s, 'store:update');
+    s.connect();
+    expect((await session).recovered).toBe(true);
+    expect(await store).toEqual({ id: 'sto_missed' });
+  });
+});
+
+function sessionOf(jwt: string): string {
+  return JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString()).sid as string;
+}

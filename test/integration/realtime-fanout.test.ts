@@ -1,0 +1,77 @@
+// Several processes on one database (spec 8 of DESIGN: scale out by running more copies): a client
+// connected to process B receives an event committed and dispatched by process A, through
+// PostgreSQL LISTEN/NOTIFY, and through Redis pub/sub when REDIS_URL is set.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openPostgres, type Database } from '../../src/platform/db/index.ts';
+import { openTestDatabase, pgServerUrl } from '../harness/databases.ts';
+import { freePort } from '../harness/process.ts';
+import { signupAccount } from '../harness/accounts.ts';
+import { ask, closeSockets, collect, commitEvent, connect, fakePayment, startSocketApp, until, type SocketApp } from './realtime-support.ts';
+
+const REDIS_SERVER = '/usr/bin/redis-server';
+
+async function startRedis(): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const url = `redis://127.0.0.1:${port}`;
+  const { Redis } = await import('ioredis');
+  for (let i = 0; i < 50; i++) {
+    const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    probe.on('error', () => {});
+    try { await probe.connect(); await probe.quit(); return { url, child }; } catch { await new Promise((r) => setTimeout(r, 100)); }
+  }
+  child.kill();
+  throw new Error('redis-server did not start');
+}
+
+for (const via of ['postgres', 'redis'] as const) {
+  const skip = !pgServerUrl() ? 'no PostgreSQL server' : via === 'redis' && !fs.existsSync(REDIS_SERVER) ? `no ${REDIS_SERVER}` : '';
+  if (skip) console.log(`realtime fan-out over ${via} skipped: ${skip}`);
+  describe.skipIf(Boolean(skip))(`socket fan-out across processes over ${via}`, () => {
+    let opened: Awaited<ReturnType<typeof openTestDatabase>>;
+    let dbB: Database;
+    let a: SocketApp;
+    let b: SocketApp;
+    let redis: { url: string; child: ChildProcess } | null = null;
+    beforeAll(async () => {
+      opened = await openTestDatabase('postgres');
+      dbB = await openPostgres(opened.url!, { max: 4 });
+      if (via === 'redis') redis = await startRedis();
+      const env: Record<string, string> = redis ? { REDIS_URL: redis.url } : {};
+      a = await startSocketApp(opened.db, { env });
+      // B never dispatches: everything it emits came from A's dispatcher.
+      b = await startSocketApp(dbB, { env, dispatch: false });
+    });
+    afterAll(async () => {
+      await b?.close();
+      await a?.close();
+      await dbB?.close();
+      await opened?.dispose();
+      redis?.child.kill();
+    });
+    afterEach(() => closeSockets());
+
+    it('delivers an event committed through process A to clients of A and of process B, once each, in order', async () => {
+      expect(b.services.realtime.fanoutKind).toBe(via);
+      const merchantId = (await signupAccount(a.app)).merchant.id;
+      const p = fakePayment(merchantId);
+      const clients = [a, b].map((app) => {
+        app.payments.set(p.checkout_token as string, p);
+        const s = connect(app.url);
+        return { s, got: collect<{ type: string; id: string }>(s, 'payment:update') };
+      });
+      for (const c of clients) await ask(c.s, 'subscribe', p.checkout_token);
+      await until(() => clients.every((c) => c.got.length === 1));
+      for (const status of ['partially_paid', 'detecting', 'confirmed']) {
+        await commitEvent(a.platform.db, { type: `payment.${status}`, merchantId, paymentId: p.id, data: { ...p, status } });
+      }
+      await until(() => clients.every((c) => c.got.length >= 4));
+      await new Promise((r) => setTimeout(r, 150));
+      for (const c of clients) {
+        expect(c.got.map((u) => u.type)).toEqual(['payment.snapshot', 'payment.partially_paid', 'payment.detecting', 'payment.confirmed']);
+      }
+    });
+  });
+}

@@ -1,0 +1,58 @@
+// The sockets fed by the real payments room: creation reaches the dashboard, a coin choice and a
+// simulation reach the checkout socket in the payer's view.
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { describeEachDb } from '../harness/databases.ts';
+import { randomIp, signupAccount, type Account } from '../harness/accounts.ts';
+import { createPayment } from '../harness/payments.ts';
+import { foundOrNull, type PaymentJson } from '../../src/realtime/index.ts';
+import { ask, closeSockets, collect, connect, next, startSocketApp, until, type SocketApp } from './realtime-support.ts';
+
+interface Update { type: string; status: string; payment: PaymentJson; merchant_id?: string }
+
+describeEachDb('sockets fed by payments', (h) => {
+  let t: SocketApp;
+  let owner: Account;
+  beforeAll(async () => {
+    t = await startSocketApp(h.db(), { env: { SIMULATION_STEP_MS: '50' } });
+    t.services.realtime.use({ checkout: { payerViewByToken: (tok) => foundOrNull(t.services.payments.checkoutView(tok)) } });
+    t.services.payments.timers.start();
+    owner = await signupAccount(t.app);
+  });
+  afterAll(async () => {
+    await t.services.payments.timers.stop();
+    await t.close();
+  });
+  afterEach(() => closeSockets());
+
+  it('tells the dashboard of creation, and the payer of the coin choice and every simulated step', async () => {
+    const dash = connect(`${t.url}/merchant`, { auth: { token: owner.accessToken } });
+    await next(dash, 'session');
+    const dashUpdates = collect<Update>(dash, 'payment:update');
+    const p = await createPayment(t.app, owner.testKey, { token: undefined });
+    await until(() => dashUpdates.some((u) => u.type === 'payment.created'));
+    expect(dashUpdates[0]).toMatchObject({ merchant_id: owner.merchant.id, status: 'pending' });
+
+    const s = connect(t.url);
+    const got = collect<Update>(s, 'payment:update');
+    const ack = await ask<{ ok: boolean; payment: PaymentJson }>(s, 'subscribe', p.checkout_token);
+    expect(ack.ok).toBe(true);
+    expect(ack.payment.token_options).toBeDefined();
+    expect(ack.payment).not.toHaveProperty('merchant_id');
+
+    const chose = await t.app.inject({ method: 'POST', url: `/checkout/${p.checkout_token}/token`, payload: { token: 'BTC' }, remoteAddress: randomIp() });
+    expect(chose.statusCode).toBe(200);
+    await until(() => got.some((u) => u.type === 'payment.coin_chosen'));
+    const chosen = got.find((u) => u.type === 'payment.coin_chosen')!;
+    expect(chosen.payment.deposit_address).toBe(chose.json().deposit_address);
+    expect(chosen.payment).not.toHaveProperty('merchant_id');
+
+    const sim = await t.app.inject({ method: 'POST', url: `/checkout/${p.checkout_token}/simulate`, payload: { outcome: 'confirmed' }, remoteAddress: randomIp() });
+    expect(sim.statusCode).toBe(200);
+    await until(() => got.some((u) => u.type === 'payment.confirmed'), 15_000);
+    const types = got.map((u) => u.type);
+    expect(types[0]).toBe('payment.snapshot');
+    expect(types).toContain('payment.simulation');
+    expect(types.indexOf('payment.detecting')).toBeLessThan(types.indexOf('payment.confirmed'));
+    expect(got.find((u) => u.type === 'payment.confirmed')!.status).toBe('confirmed');
+  });
+});

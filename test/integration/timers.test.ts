@@ -1,0 +1,97 @@
+// Durable timers (src/platform/timers.ts): due work runs once, moves when rescheduled, survives a
+// restart (a new scheduler finds the rows), is retried after a failure, and two schedulers racing
+// on one database never run a timer twice.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { describeEachDb } from '../harness/databases.ts';
+import { Timers, scheduleTimer } from '../../src/platform/timers.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import { queryRows } from '../../src/platform/db/index.ts';
+import { uid } from '../harness/accounts.ts';
+
+describeEachDb('timers', (h) => {
+  const log = createLogger('silent');
+  const clock = new ManualClock('2026-02-01T00:00:00Z');
+  beforeAll(async () => {
+    await h.db().orm.execute(sql`create table if not exists timer_probe (key text, at timestamptz)`);
+  });
+  afterAll(async () => { await h.db().orm.execute(sql`drop table if exists timer_probe`); });
+
+  const probe = (kind: string) => {
+    const timers = new Timers(h.db(), clock, log);
+    timers.handle(kind, async (tx, t, now) => {
+      await tx.execute(sql`insert into timer_probe (key, at) values (${t.key}, ${now.toISOString()})`);
+    });
+    return timers;
+  };
+  const ran = async (key: string) => (await queryRows<{ key: string }>(h.db().orm, sql`select key from timer_probe where key = ${key}`)).length;
+
+  it('runs a timer once when due, not before; rescheduling moves it', async () => {
+    const kind = `k-${uid()}`;
+    const timers = probe(kind);
+    const key = uid();
+    await timers.schedule(h.db().orm, { kind, key, runAt: new Date(clock.now().getTime() + 1000) });
+    expect(await timers.runDue(clock.now())).toBe(0);
+    await timers.schedule(h.db().orm, { kind, key, runAt: new Date(clock.now().getTime() + 5000) });
+    expect(await timers.runDue(new Date(clock.now().getTime() + 2000))).toBe(0);
+    expect(await timers.runDue(new Date(clock.now().getTime() + 5000))).toBe(1);
+    expect(await timers.runDue(new Date(clock.now().getTime() + 9000))).toBe(0);
+    expect(await ran(key)).toBe(1);
+  });
+
+  it('survives a restart: another scheduler runs what an earlier one scheduled', async () => {
+    const kind = `k-${uid()}`;
+    const key = uid();
+    await scheduleTimer(h.db().orm, { kind, key, runAt: clock.now() });
+    const fresh = probe(kind);
+    expect(await fresh.runDue(clock.now())).toBe(1);
+    expect(await ran(key)).toBe(1);
+  });
+
+  it('a failing handler rolls its work back and is retried later', async () => {
+    const kind = `k-${uid()}`;
+    const key = uid();
+    let fail = true;
+    const timers = new Timers(h.db(), clock, log);
+    timers.handle(kind, async (tx, t) => {
+      await tx.execute(sql`insert into timer_probe (key, at) values (${t.key}, now())`);
+      if (fail) throw new Error('boom');
+    });
+    await timers.schedule(h.db().orm, { kind, key, runAt: clock.now() });
+    expect(await timers.runDue(clock.now())).toBe(0);
+    expect(await ran(key)).toBe(0);
+    fail = false;
+    expect(await timers.runDue(new Date(clock.now().getTime() + 10_000))).toBe(1);
+    expect(await ran(key)).toBe(1);
+  });
+
+  it('two schedulers racing run each timer exactly once', async () => {
+    const kind = `k-${uid()}`;
+    const a = probe(kind);
+    const b = probe(kind);
+    const keys = Array.from({ length: 20 }, () => uid());
+    for (const key of keys) await scheduleTimer(h.db().orm, { kind, key, runAt: clock.now() });
+    const [x, y] = await Promise.all([a.runDue(clock.now()), b.runDue(clock.now())]);
+    expect(x + y).toBe(20);
+    for (const key of keys) expect(await ran(key)).toBe(1);
+  });
+
+  it('the scheduler wakes itself for a timer due soon', async () => {
+    const kind = `k-${uid()}`;
+    const real = { now: () => new Date() };
+    const timers = new Timers(h.db(), real, log, { pollMs: 5000 });
+    const seen: string[] = [];
+    timers.handle(kind, async (_tx, t) => { seen.push(t.key); });
+    timers.start();
+    try {
+      const key = uid();
+      await timers.schedule(h.db().orm, { kind, key, runAt: new Date(Date.now() + 150) });
+      const t0 = Date.now();
+      while (seen.length === 0 && Date.now() - t0 < 3000) await new Promise((r) => setTimeout(r, 20));
+      expect(seen).toEqual([key]);
+    } finally {
+      await timers.stop();
+    }
+  });
+});
