@@ -101,7 +101,7 @@ export class PaymentsService {
     const settings = captureSettings(m);
     const ctx = await this.catalog.context(m.id, settings, livemode, this.#now());
     return listTokens(TOKENS, ctx).map((info) => {
-      const route = ctx.routes.get(info.token)!;
+      const route = ctx.route(info.token);
       const wallet = route.kind === 'as_is' || route.kind === 'awaits_address' || route.kind === 'swap' || route.kind === 'exchange';
       return {
         ...info,
