@@ -88,7 +88,7 @@ export async function createPayment(deps: CreateDeps, caller: CreateCaller, body
     let row: PaymentRow = completeRow(base);
     if (input.token) {
       try {
-        row = completeRow({ ...base, ...(await coinFields(deps.db.orm, deps, { merchantId: base.merchantId, settings, livemode: base.livemode, usdAmount: input.usdAmount }, input.token, now)) });
+        row = completeRow({ ...base, ...(await coinFields(deps, { merchantId: base.merchantId, settings, livemode: base.livemode, usdAmount: input.usdAmount }, input.token, now)) });
       } catch (err) {
         if (err instanceof AppError && err.status === 400) return refuse(err.message);
         throw err;

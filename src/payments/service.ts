@@ -53,13 +53,14 @@ export class PaymentsService {
   readonly simulator: Simulator;
   readonly #p: Platform;
   readonly #seed: WalletSeed;
-  readonly #numbers = new NumberReserve();
+  readonly #numbers: NumberReserve;
   readonly #failedWebhooks: FailedWebhooksCounter;
   readonly #trail: TrailSections;
 
   constructor(platform: Platform, opts: PaymentsOptions) {
     this.#p = platform;
     this.#seed = seedFromMnemonic(platform.config.walletMnemonic);
+    this.#numbers = new NumberReserve(platform.db);
     this.catalog = new Catalog(opts.market, platform.config, opts.payoutAddresses ?? (async () => []));
     this.timers = new Timers(platform.db, platform.clock, platform.log, { pollMs: platform.db.kind === 'pglite' ? 500 : 1000 });
     this.intake = new DepositIntake(platform.db, platform.config, opts.market);

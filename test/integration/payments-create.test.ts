@@ -137,6 +137,16 @@ describeEachDb('payments create', (h) => {
     expect(new Set(results.map((r) => r.payment.id)).size).toBe(1);
   });
 
+  it('concurrent creations never share a deposit address or XRP tag', async () => {
+    const [merchant] = await h.db().orm.select().from(merchants).where(eq(merchants.id, acct.merchant.id));
+    const caller = { merchant, livemode: false, storeId: null, actor: { kind: 'api_key' as const, id: acct.testKeyId } };
+    const made = await Promise.all(Array.from({ length: 45 }, (_, i) => t.services.payments.create(caller, { order_id: `u-${uid()}`, amount_usd: '25', token: i % 3 === 0 ? 'XRP' : 'TRX' })));
+    const trx = made.filter((m) => m.payment.token === 'TRX').map((m) => m.payment.deposit_address);
+    const tags = made.filter((m) => m.payment.token === 'XRP').map((m) => m.payment.destination_tag);
+    expect(new Set(trx).size).toBe(30);
+    expect(new Set(tags).size).toBe(15);
+  });
+
   it('reads a payment by id; 404 across mode; lists with filters and the wrapper', async () => {
     const p = await createPayment(t.app, acct.testKey, { token: 'TRX' });
     expect((await inject({ method: 'GET', url: `/v1/payments/${p.id}`, headers: keyHeader(acct.testKey) })).json().id).toBe(p.id);
