@@ -117,7 +117,7 @@ function completeRow(r: NewPaymentRow): PaymentRow {
 
 /** The usual path: one statement (create-statement.ts). */
 async function insertPlain(deps: CreateDeps, caller: CreateCaller, row: PaymentRow, now: Date): Promise<PaymentRow | undefined> {
-  if (!(await insertCreatedPayment(deps.db.orm, row, caller.actor, now))) return undefined;
+  if (!(await insertCreatedPayment(deps.db, row, caller.actor, now))) return undefined;
   deps.timers.wake();
   // Written outside db.transaction, so the outbox is told here that events are waiting.
   deps.outbox.kick();

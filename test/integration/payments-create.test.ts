@@ -89,6 +89,8 @@ describeEachDb('payments create', (h) => {
     [{ order_id: 'a', amount_usd: '10', simulate: 'maybe' }, 'simulate must be one of: confirmed, overpaid, partially_paid, underpaid, expired, failed, wrong_asset, paid_late'],
     [{ order_id: 'a', amount_usd: '10', simulate: 'confirmed' }, "choose the payment's coin first"],
     [{ order_id: 'a', amount_usd: '2', token: 'BTC' }, 'amount_usd is below the minimum payment in BTC: $5 right now'],
+    [{ order_id: 'a\u0000', amount_usd: '10', token: 'ETH' }, 'order_id must not contain NUL characters'],
+    [{ order_id: 'a', amount_usd: '10', token: 'ETH', metadata: { k: 'x\u0000' } }, 'metadata must not contain NUL characters'],
   ])('refuses %j with 400 %s', async (payload, message) => {
     const res = await post(payload);
     expect(res.statusCode).toBe(400);
