@@ -6,7 +6,7 @@ import type { Executor } from '../platform/db/index.ts';
 import { conflict } from '../platform/errors.ts';
 import { dec } from '../money/index.ts';
 import type { TokenSymbol } from '../tokens/index.ts';
-import { applyChange, isClosed, type AccountedPayment, type DepositFacts, type PaymentChange, type PaymentStatus } from './pure.ts';
+import { applyChange, isClosed, PAYMENT_EVENTS, type AccountedPayment, type DepositFacts, type PaymentChange, type PaymentStatus } from './pure.ts';
 import { deposits, type DepositRow, type PaymentRow } from './schema.ts';
 import { updatePaymentIf } from './repository.ts';
 import { emitPaymentEvent, SOCKET_EVENTS } from './payment-events.ts';
@@ -61,7 +61,13 @@ export async function applyAndStore(tx: Executor, p: PaymentRow, deps: DepositRo
     updatedAt: now,
   });
   if (!row) throw conflict(CHANGED_CONCURRENTLY);
-  for (const type of outcome.events) await emitPaymentEvent(tx, type, row, stored, now);
+  // Paid and final at once: the events before payment.confirmed describe the payment as it was
+  // while detecting (data.status is the truth a receiver acts on).
+  const confirmedAt = outcome.events.indexOf(PAYMENT_EVENTS.confirmed);
+  const detectingView: PaymentRow = { ...row, status: 'detecting', confirmedAt: null, closedAt: null };
+  for (const [i, type] of outcome.events.entries()) {
+    await emitPaymentEvent(tx, type, confirmedAt > i && row.status === 'confirmed' ? detectingView : row, stored, now);
+  }
   if (!outcome.changed && (change.kind === 'deposit_final' || change.kind === 'deposit_failed')) {
     await emitPaymentEvent(tx, SOCKET_EVENTS.deposit, row, stored, now);
   }

@@ -2,10 +2,10 @@
 // keeps, the settlement route of each coin (its conversion share is network_fee_bps) and, in live
 // mode, which chains have a node. Used by GET /v1/tokens, /tokens, /merchant/tokens and pricing.
 import type { Config } from '../config.ts';
-import { dec, unitsRoundedUp, type Decimal } from '../money/index.ts';
+import { unitsRoundedUp, type Decimal } from '../money/index.ts';
 import { TOKENS, tokenDef, type TokenSymbol } from '../tokens/index.ts';
 import type { MarketData, MarketSource } from '../market/index.ts';
-import { routeCoin, type MarketQuotes, type PayoutAddressInput, type Route } from '../settlement/planner.ts';
+import { routeCoin, type ConvertInto, type MarketQuotes, type PayoutAddressInput, type Route } from '../settlement/planner.ts';
 import type { CapturedSettings } from '../accounts/index.ts';
 import type { ConversionRoute, ListingContext, MerchantPricing } from './pure.ts';
 
@@ -20,7 +20,8 @@ export const DEFAULT_SETTINGS: CapturedSettings = {
 
 export interface PricingContext extends ListingContext {
   livemode: boolean;
-  routes: ReadonlyMap<TokenSymbol, Route>;
+  /** The settlement route of a coin for this merchant and mode. */
+  route: (token: TokenSymbol) => Route;
 }
 
 export function marketQuotes(m: MarketData): MarketQuotes {
@@ -75,19 +76,22 @@ export class Catalog {
     const market = this.market();
     const quotes = marketQuotes(market);
     const addresses = merchantId ? await this.#addresses(merchantId, livemode) : [];
+    // Routes are worked out on first use: a payment in one coin needs one, a listing all twelve.
     const routes = new Map<TokenSymbol, Route>();
-    for (const token of TOKENS) {
-      const def = tokenDef(token);
-      const amount = usdAmount ? unitsRoundedUp(usdAmount.div(market[token].rate), def.precision, def.decimals) : 0n;
-      routes.set(token, routeCoin({
-        token, livemode, settlement: settings.settlement, convert_into: settings.convert_into as never,
-        addresses, market: quotes, amount, now,
-      }));
-    }
+    const routeOf = (token: TokenSymbol): Route => {
+      let r = routes.get(token);
+      if (!r) {
+        const def = tokenDef(token);
+        const amount = usdAmount ? unitsRoundedUp(usdAmount.div(market[token].rate), def.precision, def.decimals) : 0n;
+        r = routeCoin({ token, livemode, settlement: settings.settlement, convert_into: settings.convert_into as ConvertInto, addresses, market: quotes, amount, now });
+        routes.set(token, r);
+      }
+      return r;
+    };
     return {
-      livemode, routes, market,
+      livemode, route: routeOf, market,
       merchant: pricingOf(settings),
-      routeOf: (t) => conversionRouteOf(routes.get(t)!),
+      routeOf: (t) => conversionRouteOf(routeOf(t)),
       confirmations: this.#config.confirmations,
     };
   }
@@ -98,4 +102,3 @@ export class Catalog {
   }
 }
 
-export const ZERO = dec(0);

@@ -18,8 +18,8 @@ export interface ChooseDeps extends CoinDeps {
 
 export async function chooseCoin(deps: ChooseDeps, p: PaymentRow, tokenInput: unknown, now: Date): Promise<PaymentRow> {
   const token = checkChoice(p, tokenInput, deps.catalog, now);
+  const fields = await coinFields(deps, { merchantId: p.merchantId, settings: p.settings, livemode: p.livemode, usdAmount: dec(p.usdAmount) }, token, now);
   return deps.db.transaction(async (tx) => {
-    const fields = await coinFields(tx, deps, { merchantId: p.merchantId, settings: p.settings, livemode: p.livemode, usdAmount: dec(p.usdAmount) }, token, now);
     const row = await updatePaymentIf(tx, p.id, { status: 'pending', token: '' }, { ...fields, updatedAt: now });
     if (!row) {
       const current = await findPayment(tx, p.id);

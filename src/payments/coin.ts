@@ -2,7 +2,6 @@
 // creation), a never-used deposit address (an XRP payment shares the service address and gets its
 // own destination tag) and the 15-minute deadline. Used by creation with `token` and by the coin
 // choice of the checkout and /v1 routes.
-import type { Executor } from '../platform/db/index.ts';
 import { badRequest, conflict } from '../platform/errors.ts';
 import { dec, type Decimal } from '../money/index.ts';
 import { isToken, tokenDef, TOKENS, type TokenSymbol } from '../tokens/index.ts';
@@ -36,8 +35,8 @@ export interface PricedPayment {
   usdAmount: Decimal;
 }
 
-/** The coin's fields of the payment row; 400 with the pricing message when the amount does not fit. */
-export async function coinFields(tx: Executor, deps: CoinDeps, p: PricedPayment, token: TokenSymbol, now: Date): Promise<Partial<NewPaymentRow>> {
+/** The coin's fields of the payment row (no transaction needed: the address number is never reused); 400 with the pricing message when the amount does not fit. */
+export async function coinFields(deps: CoinDeps, p: PricedPayment, token: TokenSymbol, now: Date): Promise<Partial<NewPaymentRow>> {
   const ctx = await deps.catalog.context(p.merchantId, p.settings, p.livemode, now, p.usdAmount);
   const priced = quotePayment({ usdAmount: p.usdAmount, token, merchant: ctx.merchant, market: ctx.market, route: ctx.routeOf(token) });
   if (!priced.ok) throw badRequest(priced.message);
@@ -48,9 +47,9 @@ export async function coinFields(tx: Executor, deps: CoinDeps, p: PricedPayment,
   let destinationTag: number | null = null;
   if (chain === 'xrp') {
     address = xrpServiceAddress(deps.seed, p.livemode).address;
-    destinationTag = await deps.numbers.destinationTag(tx, p.livemode);
+    destinationTag = await deps.numbers.destinationTag(p.livemode);
   } else {
-    addressIndex = await deps.numbers.addressIndex(tx, chain, p.livemode);
+    addressIndex = await deps.numbers.addressIndex(chain, p.livemode);
     address = deriveDepositAddress(deps.seed, chain, p.livemode, addressIndex).address;
   }
   return {

@@ -82,7 +82,16 @@ function positiveDecimal(name: string, v: unknown): string | undefined {
   return dec(s).toFixed();
 }
 
+/** PostgreSQL text and jsonb cannot hold the NUL character. */
+function refuseNul(body: Record<string, unknown>): void {
+  for (const [k, v] of Object.entries(body)) {
+    const text = typeof v === 'string' ? v : v !== null && typeof v === 'object' ? JSON.stringify(v) : '';
+    if (text.includes('\u0000') || text.includes('\\u0000')) throw badRequest(`${k.slice(0, 40)} must not contain NUL characters`);
+  }
+}
+
 export function parseCreateInput(body: Record<string, unknown>): CreateInput {
+  refuseNul(body);
   const o = body.order_id;
   if (!present(o) || o === '') throw badRequest(ORDER_ID_REQUIRED);
   if (typeof o !== 'string' || o.length > MAX_ORDER_ID) throw badRequest(ORDER_ID_LENGTH);

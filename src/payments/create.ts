@@ -88,7 +88,7 @@ export async function createPayment(deps: CreateDeps, caller: CreateCaller, body
     let row: PaymentRow = completeRow(base);
     if (input.token) {
       try {
-        row = completeRow({ ...base, ...(await coinFields(deps.db.orm, deps, { merchantId: base.merchantId, settings, livemode: base.livemode, usdAmount: input.usdAmount }, input.token, now)) });
+        row = completeRow({ ...base, ...(await coinFields(deps, { merchantId: base.merchantId, settings, livemode: base.livemode, usdAmount: input.usdAmount }, input.token, now)) });
       } catch (err) {
         if (err instanceof AppError && err.status === 400) return refuse(err.message);
         throw err;
@@ -117,7 +117,7 @@ function completeRow(r: NewPaymentRow): PaymentRow {
 
 /** The usual path: one statement (create-statement.ts). */
 async function insertPlain(deps: CreateDeps, caller: CreateCaller, row: PaymentRow, now: Date): Promise<PaymentRow | undefined> {
-  if (!(await insertCreatedPayment(deps.db.orm, row, caller.actor, now))) return undefined;
+  if (!(await insertCreatedPayment(deps.db, row, caller.actor, now))) return undefined;
   deps.timers.wake();
   // Written outside db.transaction, so the outbox is told here that events are waiting.
   deps.outbox.kick();

@@ -1,7 +1,7 @@
 // The payments tables: reads by scope, the insert guarded by the open-order index, row locks and
 // compare-and-set updates. No HTTP here; callers pass a transaction when they change state.
 import { and, asc, count, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
-import type { Executor } from '../platform/db/index.ts';
+import type { Database, Executor } from '../platform/db/index.ts';
 import { queryRows } from '../platform/db/index.ts';
 import type { Chain } from '../config.ts';
 import { OPEN_STATUSES } from './pure.ts';
@@ -124,8 +124,18 @@ const RESERVE_BLOCK = 20;
 export class NumberReserve {
   readonly #free = new Map<string, number[]>();
   readonly #pending = new Map<string, Promise<void>>();
+  readonly #db: Database;
 
-  async #take(ex: Executor, seq: string): Promise<number> {
+  /**
+   * Reserves outside any transaction, always: on PGlite a query behind an open transaction waits
+   * for it, and a transaction waiting for that same refill would never end.
+   */
+  constructor(db: Database) {
+    this.#db = db;
+  }
+
+  async #take(seq: string): Promise<number> {
+    const ex = this.#db.orm;
     for (;;) {
       const free = this.#free.get(seq);
       if (free && free.length > 0) return free.shift()!;
@@ -142,13 +152,13 @@ export class NumberReserve {
   }
 
   /** The next never-used deposit address index of a chain and mode. */
-  addressIndex(ex: Executor, chain: Chain, livemode: boolean): Promise<number> {
-    return this.#take(ex, `deposit_index_${chain}_${livemode ? 'live' : 'test'}`);
+  addressIndex(chain: Chain, livemode: boolean): Promise<number> {
+    return this.#take(`deposit_index_${chain}_${livemode ? 'live' : 'test'}`);
   }
 
   /** The next XRP destination tag of a mode, unique across payments. */
-  destinationTag(ex: Executor, livemode: boolean): Promise<number> {
-    return this.#take(ex, `xrp_destination_tag_${livemode ? 'live' : 'test'}`);
+  destinationTag(livemode: boolean): Promise<number> {
+    return this.#take(`xrp_destination_tag_${livemode ? 'live' : 'test'}`);
   }
 }
 

@@ -27,6 +27,8 @@ import { dashboardFigures, type FailedWebhooksCounter } from './dashboard.ts';
 import { EMPTY_TRAIL_SECTIONS, paymentEvents, paymentTrail, type TrailSections } from './timeline.ts';
 
 export const PAYMENT_NOT_FOUND = 'payment not found';
+/** Payment ids and checkout tokens are short URL-safe words; anything else names no payment (and never reaches SQL). */
+const ID_SHAPE = /^[A-Za-z0-9_-]{1,100}$/;
 
 /** Who asks through /v1: the key's merchant, mode and store. */
 export interface KeyCaller {
@@ -53,13 +55,14 @@ export class PaymentsService {
   readonly simulator: Simulator;
   readonly #p: Platform;
   readonly #seed: WalletSeed;
-  readonly #numbers = new NumberReserve();
+  readonly #numbers: NumberReserve;
   readonly #failedWebhooks: FailedWebhooksCounter;
   readonly #trail: TrailSections;
 
   constructor(platform: Platform, opts: PaymentsOptions) {
     this.#p = platform;
     this.#seed = seedFromMnemonic(platform.config.walletMnemonic);
+    this.#numbers = new NumberReserve(platform.db);
     this.catalog = new Catalog(opts.market, platform.config, opts.payoutAddresses ?? (async () => []));
     this.timers = new Timers(platform.db, platform.clock, platform.log, { pollMs: platform.db.kind === 'pglite' ? 500 : 1000 });
     this.intake = new DepositIntake(platform.db, platform.config, opts.market);
@@ -101,7 +104,7 @@ export class PaymentsService {
     const settings = captureSettings(m);
     const ctx = await this.catalog.context(m.id, settings, livemode, this.#now());
     return listTokens(TOKENS, ctx).map((info) => {
-      const route = ctx.routes.get(info.token)!;
+      const route = ctx.route(info.token);
       const wallet = route.kind === 'as_is' || route.kind === 'awaits_address' || route.kind === 'swap' || route.kind === 'exchange';
       return {
         ...info,
@@ -124,12 +127,14 @@ export class PaymentsService {
   }
 
   async #forKey(c: KeyCaller, id: string): Promise<PaymentRow> {
+    if (!ID_SHAPE.test(id)) throw notFound(PAYMENT_NOT_FOUND);
     const p = await findPayment(this.#p.db.orm, id, this.#keyScope(c));
     if (!p) throw notFound(PAYMENT_NOT_FOUND);
     return p;
   }
 
   async #forMerchant(merchantId: string, id: string): Promise<PaymentRow> {
+    if (!ID_SHAPE.test(id)) throw notFound(PAYMENT_NOT_FOUND);
     const p = await findPayment(this.#p.db.orm, id, { merchantId });
     if (!p) throw notFound(PAYMENT_NOT_FOUND);
     return p;
@@ -140,6 +145,7 @@ export class PaymentsService {
   }
 
   async #withDeposits(by: Parameters<typeof findWithDeposits>[1]) {
+    if (!ID_SHAPE.test('checkoutToken' in by ? by.checkoutToken : by.id)) throw notFound(PAYMENT_NOT_FOUND);
     const found = await findWithDeposits(this.#p.db.orm, by);
     if (!found) throw notFound(PAYMENT_NOT_FOUND);
     return found;
@@ -168,7 +174,7 @@ export class PaymentsService {
     const chain = str(query.chain);
     if (chain !== undefined) f.chain = (CHAINS as readonly string[]).includes(chain) ? chain : '__none__';
     const store = str(query.store_id);
-    if (store !== undefined && scope.storeId === undefined) f.storeId = store;
+    if (store !== undefined && scope.storeId === undefined) f.storeId = ID_SHAPE.test(store) ? store : '__none__';
     const { rows, total } = await listPayments(this.#p.db.orm, scope, f, page);
     const deps = await depositsOf(this.#p.db.orm, rows.map((r) => r.id));
     const payments = [];

@@ -29,6 +29,8 @@ export interface NewTimer {
 }
 
 const RETRY_DELAY_MS = 5_000;
+/** Never spin: a due row another process holds (skipped, still due) is looked at again after this. */
+const MIN_SLEEP_MS = 20;
 const BATCH = 50;
 
 /** Schedules (or moves) a timer in the caller's transaction. */
@@ -53,6 +55,9 @@ export class Timers {
   #running: Promise<void> | null = null;
   #again = false;
   #stopped = true;
+  /** A timer was scheduled in a transaction not yet known to be committed. */
+  #scheduled = false;
+  #unlisten: (() => void) | null = null;
 
   constructor(db: Database, clock: Clock, log: Logger, opts: { pollMs?: number } = {}) {
     this.#db = db;
@@ -65,10 +70,10 @@ export class Timers {
     this.#handlers.set(kind, handler);
   }
 
-  /** Schedules in the caller's transaction and wakes the local scheduler after it. */
+  /** Schedules in the caller's transaction; the local scheduler wakes after the next commit. */
   async schedule(tx: Executor, t: NewTimer): Promise<void> {
     await scheduleTimer(tx, t);
-    queueMicrotask(() => this.wake());
+    this.#scheduled = true;
   }
 
   /** Runs every timer due at `now`, one transaction each; returns how many ran. */
@@ -113,11 +118,18 @@ export class Timers {
 
   start(): void {
     this.#stopped = false;
+    // Woken after the commit that scheduled something, so the new row is visible to the cycle.
+    this.#unlisten = this.#db.onCommit(() => {
+      if (!this.#scheduled) return;
+      this.#scheduled = false;
+      this.wake();
+    });
     this.wake();
   }
 
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#unlisten?.();
     if (this.#timer) clearTimeout(this.#timer);
     await this.#running;
   }
@@ -143,7 +155,7 @@ export class Timers {
     try {
       await this.runDue(this.#clock.now());
       const [next] = await queryRows<{ run_at: string | Date }>(this.#db.orm, sql`select run_at from timers where attempts < 1000 order by run_at limit 1`);
-      if (next) sleep = Math.max(0, Math.min(sleep, new Date(next.run_at).getTime() - this.#clock.now().getTime()));
+      if (next) sleep = Math.max(MIN_SLEEP_MS, Math.min(sleep, new Date(next.run_at).getTime() - this.#clock.now().getTime()));
     } catch (err) {
       this.#log.error({ err }, 'timer scheduler failed');
     }

@@ -89,6 +89,8 @@ describeEachDb('payments create', (h) => {
     [{ order_id: 'a', amount_usd: '10', simulate: 'maybe' }, 'simulate must be one of: confirmed, overpaid, partially_paid, underpaid, expired, failed, wrong_asset, paid_late'],
     [{ order_id: 'a', amount_usd: '10', simulate: 'confirmed' }, "choose the payment's coin first"],
     [{ order_id: 'a', amount_usd: '2', token: 'BTC' }, 'amount_usd is below the minimum payment in BTC: $5 right now'],
+    [{ order_id: 'a\u0000', amount_usd: '10', token: 'ETH' }, 'order_id must not contain NUL characters'],
+    [{ order_id: 'a', amount_usd: '10', token: 'ETH', metadata: { k: 'x\u0000' } }, 'metadata must not contain NUL characters'],
   ])('refuses %j with 400 %s', async (payload, message) => {
     const res = await post(payload);
     expect(res.statusCode).toBe(400);
@@ -135,6 +137,16 @@ describeEachDb('payments create', (h) => {
     const results = await Promise.all(Array.from({ length: 50 }, () => t.services.payments.create(caller, { order_id: order, amount_usd: '25', token: 'ETH' })));
     expect(results.filter((r) => r.created)).toHaveLength(1);
     expect(new Set(results.map((r) => r.payment.id)).size).toBe(1);
+  });
+
+  it('concurrent creations never share a deposit address or XRP tag', async () => {
+    const [merchant] = await h.db().orm.select().from(merchants).where(eq(merchants.id, acct.merchant.id));
+    const caller = { merchant, livemode: false, storeId: null, actor: { kind: 'api_key' as const, id: acct.testKeyId } };
+    const made = await Promise.all(Array.from({ length: 45 }, (_, i) => t.services.payments.create(caller, { order_id: `u-${uid()}`, amount_usd: '25', token: i % 3 === 0 ? 'XRP' : 'TRX' })));
+    const trx = made.filter((m) => m.payment.token === 'TRX').map((m) => m.payment.deposit_address);
+    const tags = made.filter((m) => m.payment.token === 'XRP').map((m) => m.payment.destination_tag);
+    expect(new Set(trx).size).toBe(30);
+    expect(new Set(tags).size).toBe(15);
   });
 
   it('reads a payment by id; 404 across mode; lists with filters and the wrapper', async () => {

@@ -25,7 +25,7 @@ describeEachDb('payments fuzz', (h) => {
 
   const scalar = fc.oneof(
     fc.string({ maxLength: 30 }), fc.integer(), fc.double(), fc.boolean(), fc.constant(null),
-    fc.constantFrom(...TOKENS_FOR_TESTS, ...SIMULATION_OUTCOMES, '25', '0.001', '-1', '1e999', 'NaN', 'https://x.example/y', 'http://127.0.0.1:1/'),
+    fc.constantFrom(...TOKENS_FOR_TESTS, ...SIMULATION_OUTCOMES, '25', '0.001', '-1', '1e999', 'NaN', 'https://x.example/y', 'http://127.0.0.1:1/', 'a\u0000b'),
   );
   const value = fc.oneof(scalar, fc.array(scalar, { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 5 }), scalar, { maxKeys: 3 }));
   const body = fc.oneof(
@@ -48,8 +48,10 @@ describeEachDb('payments fuzz', (h) => {
       { method: 'GET' as const, url: '/v1/tokens', headers: keyHeader(acct.testKey) },
       { method: 'GET' as const, url: '/v1/payments', headers: keyHeader(acct.testKey) },
       { method: 'GET' as const, url: '/merchant/payments', headers: tokenHeader(acct.accessToken) },
+      { method: 'GET' as const, url: '/checkout/%00x', headers: {} },
+      { method: 'GET' as const, url: '/v1/payments/%00', headers: keyHeader(acct.testKey) },
     ];
-    await fc.assert(fc.asyncProperty(fc.nat({ max: 8 }), body, async (i, payload) => {
+    await fc.assert(fc.asyncProperty(fc.nat({ max: 10 }), body, async (i, payload) => {
       clock.advance(1100);
       const r = routes()[i];
       const res = r.method === 'GET'

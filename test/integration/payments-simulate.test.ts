@@ -183,6 +183,18 @@ describeEachDb('payments simulate', (h) => {
     expect((await getPayment(t.app, acct.testKey, q.id)).deposits).toHaveLength(1);
   });
 
+  it('a deposit already final when it pays raises detecting (as detecting) then confirmed', async () => {
+    const p = await createPayment(t.app, acct.testKey, { token: 'XRP' });
+    const r = await t.services.payments.intake.recordDeposit({ address: p.deposit_address, tag: p.destination_tag },
+      { txId: 'xrp-final', token: 'XRP', amount: parseUnits(p.crypto_amount, 6)!, confirmations: 1, at: clock.now() });
+    expect(r.kind).toBe('recorded');
+    const rows = (await h.db().orm.select().from(events).where(eq(events.paymentId, p.id)).orderBy(asc(events.seq)))
+      .filter((e) => WEBHOOK_PAYMENT_EVENTS.includes(e.type));
+    expect(rows.map((e) => [e.type, (e.data as Json).status])).toEqual([['payment.detecting', 'detecting'], ['payment.confirmed', 'confirmed']]);
+    expect((rows[1].data as Json).confirmed_at).toBeDefined();
+    expect((rows[0].data as Json).confirmed_at).toBeUndefined();
+  });
+
   it('takes a late deposit within 24 hours of expires_at, by address; after that it is unmatched', async () => {
     const intake = t.services.payments.intake;
     const p = await createPayment(t.app, acct.testKey, { token: 'BNB' });

@@ -77,7 +77,7 @@ describeEachDb('timers', (h) => {
     for (const key of keys) expect(await ran(key)).toBe(1);
   });
 
-  it('the scheduler wakes itself for a timer due soon', async () => {
+  it('the scheduler wakes after the commit that scheduled a timer, and sleeps until it is due', async () => {
     const kind = `k-${uid()}`;
     const real = { now: () => new Date() };
     const timers = new Timers(h.db(), real, log, { pollMs: 5000 });
@@ -86,7 +86,7 @@ describeEachDb('timers', (h) => {
     timers.start();
     try {
       const key = uid();
-      await timers.schedule(h.db().orm, { kind, key, runAt: new Date(Date.now() + 150) });
+      await h.db().transaction((tx) => timers.schedule(tx, { kind, key, runAt: new Date(Date.now() + 150) }));
       const t0 = Date.now();
       while (seen.length === 0 && Date.now() - t0 < 3000) await new Promise((r) => setTimeout(r, 20));
       expect(seen).toEqual([key]);
