@@ -2,7 +2,7 @@
 // receive this object and never construct services themselves.
 import type { Platform } from './platform/context.ts';
 import { AccountsService } from './accounts/index.ts';
-import { PaymentsService } from './payments/index.ts';
+import { EMPTY_TRAIL_SECTIONS, PaymentsService, settleInputOf } from './payments/index.ts';
 import { DEFAULT_MARKET, loadMarketFile, staticMarketSource, type MarketSource } from './market/index.ts';
 import { Realtime, foundOrNull } from './realtime/index.ts';
 import { SettlementService } from './settlement/index.ts';
@@ -20,8 +20,18 @@ export async function createServices(platform: Platform): Promise<Services> {
   const accounts = new AccountsService(platform);
   const { marketFile } = platform.config;
   const market = staticMarketSource(marketFile ? loadMarketFile(marketFile) : DEFAULT_MARKET);
-  const payments = new PaymentsService(platform, { market });
   const settlement = new SettlementService(platform, { market });
+  const payments = new PaymentsService(platform, {
+    market,
+    payoutAddresses: (merchantId, livemode) => settlement.payoutAddressInputs(merchantId, livemode),
+    trailSections: {
+      ...EMPTY_TRAIL_SECTIONS,
+      settlements: (id) => settlement.trailSettlements(id),
+      ledger: (id) => settlement.trailLedger(id),
+    },
+  });
+  // Closed payments settle from the outbox, in the dispatch transaction.
+  platform.outbox.subscribe(settlement.subscriber(settleInputOf));
   const realtime = new Realtime(platform, accounts.authn, {
     checkout: { payerViewByToken: (t) => foundOrNull(payments.checkoutView(t)) },
     figures: (merchantId, livemode) => payments.dashboard(merchantId, livemode),

@@ -81,9 +81,11 @@ export class OutboxDispatcher {
   async drainNow(): Promise<number> {
     let total = 0;
     for (;;) {
+      // Until a batch comes back empty: subscribers may append events (a settlement raised by a
+      // payment's confirmation) that are dispatched in the next batch, without waiting for the poll.
       const n = await this.dispatchBatch();
       total += n;
-      if (n < this.#batchSize) return total;
+      if (n === 0) return total;
     }
   }
 

@@ -11,10 +11,11 @@ export * from './pure.ts';
 export { PaymentsService, PAYMENT_NOT_FOUND, type KeyCaller, type PaymentsOptions } from './service.ts';
 export { DepositIntake, type DepositReport, type PaymentRef, type IntakeResult } from './intake.ts';
 export { payments, deposits, type PaymentRow, type DepositRow } from './schema.ts';
+export { settleInputOf } from './settle-port.ts';
 export { paymentJson, publicPaymentJson, paymentEventData } from './views.ts';
 export { SOCKET_EVENTS, WEBHOOK_PAYMENT_EVENTS } from './payment-events.ts';
 export { SIMULATION_OUTCOMES } from './create-input.ts';
-export type { TrailSections } from './timeline.ts';
+export { EMPTY_TRAIL_SECTIONS, type TrailSections } from './timeline.ts';
 export type { FailedWebhooksCounter } from './dashboard.ts';
 export type { PayoutAddressSource } from './catalog.ts';
 

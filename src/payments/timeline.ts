@@ -25,19 +25,25 @@ export const EMPTY_TRAIL_SECTIONS: TrailSections = {
 
 type EventRow = typeof events.$inferSelect;
 
+/**
+ * A payment's timeline: the events its webhook receives (spec 4.4 "the same events the webhook
+ * receives"), which for a payment are its payment.* events and its direct settlements' settlement.*.
+ */
+export const TIMELINE_EVENTS: readonly string[] = [...WEBHOOK_PAYMENT_EVENTS, 'settlement.completed', 'settlement.failed'];
+
 function storedEventJson(e: EventRow): Record<string, unknown> {
   return { ...buildEnvelope({ id: e.id, type: e.type, livemode: e.livemode, createdAt: e.createdAt, data: e.data }), merchant_id: e.merchantId, payment_id: e.paymentId };
 }
 
 export async function paymentEvents(ex: Executor, paymentId: string, page: ListParams): Promise<{ events: unknown[]; total: number }> {
-  const where = and(eq(events.paymentId, paymentId), inArray(events.type, [...WEBHOOK_PAYMENT_EVENTS]));
+  const where = and(eq(events.paymentId, paymentId), inArray(events.type, [...TIMELINE_EVENTS]));
   const rows = await ex.select().from(events).where(where).orderBy(asc(events.seq)).limit(page.limit).offset(page.offset);
   const [{ n }] = await ex.select({ n: count() }).from(events).where(where);
   return { events: rows.map(storedEventJson), total: Number(n) };
 }
 
 export async function paymentTrail(ex: Executor, p: PaymentRow, paymentView: Record<string, unknown>, deps: readonly DepositRow[], sections: TrailSections, now: Date): Promise<Record<string, unknown>> {
-  const evs = await ex.select().from(events).where(and(eq(events.paymentId, p.id), inArray(events.type, [...WEBHOOK_PAYMENT_EVENTS]))).orderBy(asc(events.seq));
+  const evs = await ex.select().from(events).where(and(eq(events.paymentId, p.id), inArray(events.type, [...TIMELINE_EVENTS]))).orderBy(asc(events.seq));
   const audit = await ex.select().from(auditEntries).where(eq(auditEntries.paymentId, p.id)).orderBy(asc(auditEntries.at));
   return {
     payment: paymentView,
