@@ -160,10 +160,13 @@ export class DeliveryWorker {
 
   // One attempt with the URL and secret as they are now (account URL at each attempt; a payment's
   // own URL re-checked before each attempt; always the mode's current secret).
-  async #post(c: Claimed, webhook: Webhook | undefined): Promise<AttemptOutcome> {
+  async #post(c: Claimed, found: Webhook | undefined): Promise<AttemptOutcome> {
     const { row } = c;
     const startedAt = this.#clock.now();
+    let webhook = found;
     const url = row.target === 'payment' ? row.url : webhook?.url ?? null;
+    // A payment's own URL is signed with the mode's secret even if the account never read it yet.
+    if (url && !webhook && row.target === 'payment') webhook = await this.#endpoints.get(row.merchantId, row.livemode);
     if (!url || !webhook) {
       return { ok: false, url: null, error: NO_WEBHOOK_URL, response: '', millis: 0, startedAt, endedAt: this.#clock.now() };
     }
