@@ -30,6 +30,7 @@ export class WebhooksService {
   readonly endpoints: WebhookEndpoints;
   readonly worker: DeliveryWorker;
   readonly subscriber: Subscriber;
+  #subscribed = false;
 
   constructor(platform: Platform, opts: WebhooksOptions = {}) {
     this.platform = platform;
@@ -46,7 +47,8 @@ export class WebhooksService {
 
   /** Registers the subscriber on the outbox and starts the worker. */
   start(): void {
-    this.platform.outbox.subscribe(this.subscriber);
+    if (!this.#subscribed) this.platform.outbox.subscribe(this.subscriber);
+    this.#subscribed = true;
     this.worker.start();
   }
 

@@ -51,6 +51,7 @@ export class DeliveryWorker {
   }
 
   start(): void {
+    if (!this.#stopped) return;
     this.#stopped = false;
     this.#poll();
     this.wake();
