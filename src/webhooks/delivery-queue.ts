@@ -2,11 +2,13 @@
 // claims due rows (pending and due, or `sending` whose lease ran out because the process holding
 // it died), moving them to `sending` under a claim token and a lease; it records each attempt
 // with a compare-and-set on that token, so of several processes only the claimant writes it.
-import { and, asc, eq, inArray, lte, notInArray, or, type SQL } from 'drizzle-orm';
-import type { Database } from '../platform/db/index.ts';
-import { randomHex } from '../platform/ids.ts';
+import { and, asc, eq, inArray, lte, notInArray, or, sql, type SQL } from 'drizzle-orm';
+import { queryRows, type Database } from '../platform/db/index.ts';
+import { newEventId, randomHex } from '../platform/ids.ts';
+import { events } from '../events/index.ts';
+import { deliveryJson, HISTORY_KEPT } from './delivery-json.ts';
 import { afterFailedAttempt, destinationKey } from './core.ts';
-import { announceDelivery, appendHistory } from './delivery-store.ts';
+import { appendHistory, DELIVERY_EVENT } from './delivery-store.ts';
 import { deliveries, type DeliveryRow, type HistoryEntry } from './schema.ts';
 
 export interface Claimed {
@@ -34,9 +36,11 @@ export async function claimDue(db: Database, now: Date, leaseMs: number, limit: 
 
 /** Gives claimed rows back untouched (their host filled up meanwhile, or the worker is stopping). */
 export async function releaseClaims(db: Database, claimed: Claimed[]): Promise<void> {
-  if (claimed.length === 0) return;
-  await db.orm.update(deliveries).set({ status: 'pending', claim: null, leaseUntil: null })
-    .where(and(inArray(deliveries.id, claimed.map((c) => c.row.id)), eq(deliveries.status, 'sending'), eq(deliveries.claim, claimed[0].claim)));
+  for (const claim of new Set(claimed.map((c) => c.claim))) {
+    const ids = claimed.filter((c) => c.claim === claim).map((c) => c.row.id);
+    await db.orm.update(deliveries).set({ status: 'pending', claim: null, leaseUntil: null })
+      .where(and(inArray(deliveries.id, ids), eq(deliveries.status, 'sending'), eq(deliveries.claim, claim)));
+  }
 }
 
 export interface AttemptOutcome {
@@ -52,13 +56,15 @@ export interface AttemptOutcome {
   endedAt: Date;
 }
 
-/**
- * Writes one attempt: `delivered`, or `pending` at the next time of the schedule counted from the
- * end of the attempt, or `failed` after the 7th. When the claim is gone (redelivered meanwhile) only
- * the history learns of it. Either way the dashboard is told (`webhook:delivery`).
- */
-export async function recordAttempt(db: Database, c: Claimed, o: AttemptOutcome, delaysS: readonly number[]): Promise<DeliveryRow | null> {
+interface Written {
+  c: Claimed;
+  o: AttemptOutcome;
+}
+
+// One attempt as the columns it sets, for the batch update below.
+function columnsOf({ c, o }: Written, delaysS: readonly number[]): Record<string, unknown> {
   const made = c.row.attempts + 1;
+  const next = o.ok ? null : afterFailedAttempt(made, delaysS, o.endedAt);
   const entry: HistoryEntry = {
     at: o.startedAt.toISOString(),
     ...(o.url !== null ? { url: o.url } : {}),
@@ -68,26 +74,70 @@ export async function recordAttempt(db: Database, c: Claimed, o: AttemptOutcome,
     response: o.response,
     millis: o.millis,
   };
-  const next = o.ok ? null : afterFailedAttempt(made, delaysS, o.endedAt);
-  return db.transaction(async (tx) => {
-    let [row] = await tx.update(deliveries).set({
-      status: o.ok ? 'delivered' : next!.status,
-      attempts: made,
-      ...(next?.status === 'pending' ? { nextAttemptAt: next.nextAttemptAt } : {}),
-      claim: null,
-      leaseUntil: null,
-      ...(o.url !== null ? { url: o.url, host: destinationKey(o.url) } : {}),
-      lastStatusCode: o.statusCode ?? null,
-      lastError: o.error ?? null,
-      lastAttemptAt: o.startedAt,
-      ...(o.ok ? { deliveredAt: o.endedAt } : {}),
-      history: appendHistory(entry),
-    }).where(and(eq(deliveries.id, c.row.id), eq(deliveries.status, 'sending'), eq(deliveries.claim, c.claim))).returning();
-    if (!row) {
-      [row] = await tx.update(deliveries).set({ history: appendHistory({ ...entry, note: 'recorded late: the delivery was redelivered or taken over meanwhile' }) })
-        .where(eq(deliveries.id, c.row.id)).returning();
+  return {
+    id: c.row.id, claim: c.claim, status: o.ok ? 'delivered' : next!.status, attempts: made,
+    next_attempt_at: next?.status === 'pending' ? next.nextAttemptAt.toISOString() : null,
+    url: o.url, host: o.url !== null ? destinationKey(o.url) : null,
+    last_status_code: o.statusCode ?? null, last_error: o.error ?? null, last_attempt_at: o.startedAt.toISOString(),
+    delivered_at: o.ok ? o.endedAt.toISOString() : null, entry,
+  };
+}
+
+const COLUMNS = sql.raw(`id text, claim text, status text, attempts int, next_attempt_at timestamptz, url text, host text,
+  last_status_code int, last_error text, last_attempt_at timestamptz, delivered_at timestamptz, entry jsonb`);
+
+/**
+ * Writes attempts, each with its own state: `delivered`, or `pending` at the next time of the
+ * schedule counted from the end of the attempt, or `failed` after the 7th; one history entry each.
+ * The write is a compare-and-set on the claim: when the claim is gone (redelivered or taken over
+ * meanwhile) only the history learns of the attempt. The dashboard is told of each (`webhook:delivery`).
+ * Many attempts share one transaction, which is what lets a worker keep up with fast receivers.
+ */
+export async function recordAttempts(db: Database, items: Written[], delaysS: readonly number[]): Promise<void> {
+  if (items.length === 0) return;
+  const json = JSON.stringify(items.map((w) => columnsOf(w, delaysS)));
+  await db.transaction(async (tx) => {
+    const written = (await queryRows<Record<string, unknown>>(tx, sql`
+      update deliveries d set
+        status = v.status, attempts = v.attempts, next_attempt_at = coalesce(v.next_attempt_at, d.next_attempt_at),
+        claim = null, lease_until = null, url = coalesce(v.url, d.url), host = coalesce(v.host, d.host),
+        last_status_code = v.last_status_code, last_error = v.last_error, last_attempt_at = v.last_attempt_at,
+        delivered_at = coalesce(v.delivered_at, d.delivered_at),
+        history = case when jsonb_array_length(d.history) >= ${HISTORY_KEPT}
+          then (d.history - 0) || jsonb_build_array(v.entry) else d.history || jsonb_build_array(v.entry) end
+      from jsonb_to_recordset(${json}::jsonb) as v(${COLUMNS})
+      where d.id = v.id and d.claim = v.claim and d.status = 'sending'
+      returning d.*`)).map(rowFromSql);
+    const done = new Set(written.map((r) => r.id));
+    for (const { c, o } of items) {
+      if (done.has(c.row.id)) continue;
+      const entry = { ...(columnsOf({ c, o }, delaysS).entry as HistoryEntry), note: 'recorded late: the delivery was redelivered or taken over meanwhile' };
+      const [row] = await tx.update(deliveries).set({ history: appendHistory(entry) }).where(eq(deliveries.id, c.row.id)).returning();
+      if (row) written.push(row);
     }
-    if (row) await announceDelivery(tx, row, o.endedAt);
-    return row ?? null;
+    const at = new Date();
+    if (written.length > 0) {
+      await tx.insert(events).values(written.map((row) => ({
+        id: newEventId(at), type: DELIVERY_EVENT, merchantId: row.merchantId, paymentId: row.paymentId,
+        livemode: row.livemode, data: deliveryJson(row), webhookUrl: null, createdAt: at,
+      })));
+    }
   });
+}
+
+const asDate = (v: unknown): Date | null => (v === null || v === undefined ? null : v instanceof Date ? v : new Date(String(v)));
+
+// A `returning d.*` row of raw SQL as the Drizzle row type.
+function rowFromSql(r: Record<string, unknown>): DeliveryRow {
+  return {
+    id: String(r.id), merchantId: String(r.merchant_id), livemode: Boolean(r.livemode), target: r.target as DeliveryRow['target'],
+    url: (r.url as string | null) ?? null, host: String(r.host), paymentId: (r.payment_id as string | null) ?? null,
+    eventId: String(r.event_id), eventType: String(r.event_type), payload: String(r.payload), status: r.status as DeliveryRow['status'],
+    attempts: Number(r.attempts), maxAttempts: Number(r.max_attempts), nextAttemptAt: asDate(r.next_attempt_at)!,
+    claim: (r.claim as string | null) ?? null, leaseUntil: asDate(r.lease_until),
+    lastStatusCode: r.last_status_code === null ? null : Number(r.last_status_code), lastError: (r.last_error as string | null) ?? null,
+    lastAttemptAt: asDate(r.last_attempt_at), deliveredAt: asDate(r.delivered_at), resolvedAt: asDate(r.resolved_at),
+    resolutionNote: (r.resolution_note as string | null) ?? null,
+    history: (typeof r.history === 'string' ? JSON.parse(r.history) : r.history) as HistoryEntry[], createdAt: asDate(r.created_at)!,
+  };
 }

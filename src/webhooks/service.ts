@@ -52,8 +52,9 @@ export class WebhooksService {
     this.worker.start();
   }
 
-  stop(): Promise<void> {
-    return this.worker.stop();
+  /** Stops the worker; attempts in flight get `graceMs` to finish and be recorded. */
+  stop(graceMs?: number): Promise<void> {
+    return this.worker.stop(graceMs);
   }
 
   /** Queues one more `ping` to the account URL of the mode (spec 4.1 rule 4). */

@@ -6,7 +6,8 @@ import type { Database } from '../platform/db/index.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Logger } from '../platform/logger.ts';
 import { AttemptLimiter, attemptDelivery, NO_WEBHOOK_URL, PAYMENT_URL_PREFIX, type Resolver } from './core.ts';
-import { claimDue, recordAttempt, releaseClaims, type AttemptOutcome, type Claimed } from './delivery-queue.ts';
+import { claimDue, recordAttempts, releaseClaims, type AttemptOutcome, type Claimed } from './delivery-queue.ts';
+import { WriteBatcher } from './write-batcher.ts';
 import type { Webhook, WebhookEndpoints } from './endpoints.ts';
 import { secretContext } from './secret-box.ts';
 
@@ -32,7 +33,13 @@ export class DeliveryWorker {
   readonly #endpoints: WebhookEndpoints;
   readonly #opts: Required<Omit<WorkerOptions, 'resolve' | 'ca'>> & Pick<WorkerOptions, 'resolve' | 'ca'>;
   readonly limiter: AttemptLimiter;
+  readonly #writes: WriteBatcher<{ c: Claimed; o: AttemptOutcome }>;
   readonly #inFlight = new Set<Promise<void>>();
+  /** Attempts in flight per host. */
+  readonly #hosts = new Map<string, number>();
+  /** Claimed rows waiting for a slot of their host. */
+  readonly #backlog = new Map<string, Claimed[]>();
+  #backlogSize = 0;
   #running: Promise<void> | null = null;
   #again = false;
   #starved = false;
@@ -47,6 +54,7 @@ export class DeliveryWorker {
     this.#opts = {
       maxInFlight: 512, maxPerHost: 32, pollMs: db.kind === 'pglite' ? 1000 : 500, claimBatch: 100, leaseMarginMs: 60_000, ...opts,
     };
+    this.#writes = new WriteBatcher((items) => recordAttempts(db, items, this.#opts.retryDelaysS));
     this.limiter = new AttemptLimiter({ maxInFlight: this.#opts.maxInFlight, maxPerHost: this.#opts.maxPerHost });
   }
 
@@ -90,6 +98,11 @@ export class DeliveryWorker {
     this.#stopped = true;
     if (this.#timer) clearTimeout(this.#timer);
     await this.#running;
+    // Rows still waiting for a slot go back to the queue for whichever process runs next.
+    const waiting = [...this.#backlog.values()].flat();
+    this.#backlog.clear();
+    this.#backlogSize = 0;
+    await releaseClaims(this.#db, waiting).catch((err) => this.#log.error({ err }, 'webhook worker could not give back its backlog'));
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.idle(), new Promise((r) => { timer = setTimeout(r, graceMs); })]);
     clearTimeout(timer);
@@ -101,61 +114,99 @@ export class DeliveryWorker {
     this.#timer.unref();
   }
 
-  // Claims due rows while there is room, and starts their attempts.
+  // Claims due rows while there is room, and starts their attempts. A claimed row whose host is
+  // full waits in a short per-host backlog (at most one round of that host's slots, so it starts
+  // within one timeout, well inside its lease) and starts the moment a slot of its host frees;
+  // beyond that it is given back. Hosts with a full backlog are left out of the claim.
   async #fill(): Promise<void> {
-    const { maxInFlight, maxPerHost, claimBatch, timeoutMs, leaseMarginMs } = this.#opts;
+    const { maxInFlight, maxPerHost, claimBatch } = this.#opts;
     for (;;) {
-      const room = maxInFlight - this.limiter.inFlight;
+      const room = maxInFlight - this.limiter.inFlight - this.#backlogSize;
       if (room <= 0) { this.#starved = true; return; }
-      const busy = [...this.#hostsInFlight()].filter((h) => this.limiter.inFlightFor(h) >= maxPerHost);
-      const claimed = await claimDue(this.#db, this.#clock.now(), timeoutMs + leaseMarginMs, Math.min(room, claimBatch), busy);
-      const giveBack: Claimed[] = [];
+      const full = [...this.#hosts.keys()].filter((h) => this.limiter.inFlightFor(h) + (this.#backlog.get(h)?.length ?? 0) >= 2 * maxPerHost);
+      // Rows of a full host are left out: look again as soon as one of its attempts ends.
+      if (full.length > 0) this.#starved = true;
+      const want = Math.min(room, claimBatch);
+      const claimed = await claimDue(this.#db, this.#clock.now(), this.#leaseMs, want, full);
       // The endpoints as they are right now, read once for the batch whose attempts start now.
-      const endpoints = claimed.length === 0 ? new Map<string, Webhook>()
+      const snapshot = claimed.length === 0 ? null
         : await this.#endpoints.current(this.#db.orm, claimed.map((c) => ({ merchantId: c.row.merchantId, livemode: c.row.livemode })));
+      const giveBack: Claimed[] = [];
       for (const c of claimed) {
-        const release = this.limiter.tryAcquire(c.row.host);
-        if (release) this.#track(this.#attempt(c, endpoints.get(secretContext(c.row.merchantId, c.row.livemode))).finally(release));
-        else giveBack.push(c);
+        const host = c.row.host;
+        const release = this.#acquire(host);
+        if (release) {
+          this.#track(this.#attempt(c, snapshot, release));
+        } else if ((this.#backlog.get(host)?.length ?? 0) < maxPerHost) {
+          this.#backlog.set(host, [...(this.#backlog.get(host) ?? []), c]);
+          this.#backlogSize += 1;
+        } else {
+          giveBack.push(c);
+        }
       }
       if (giveBack.length > 0) {
         this.#starved = true;
         await releaseClaims(this.#db, giveBack);
       }
-      if (claimed.length < Math.min(room, claimBatch) || giveBack.length > 0) return;
+      if (claimed.length < want || giveBack.length > 0) return;
     }
   }
 
-  readonly #hosts = new Map<string, number>();
-  #hostsInFlight(): IterableIterator<string> {
-    return this.#hosts.keys();
+  get #leaseMs(): number {
+    // waiting in the backlog (one timeout at most) + the attempt itself + a margin
+    return 2 * this.#opts.timeoutMs + this.#opts.leaseMarginMs;
   }
 
   #track(p: Promise<void>): void {
     this.#inFlight.add(p);
-    void p.finally(() => {
-      this.#inFlight.delete(p);
-      // A slot came free: if rows were left waiting for one, look again at once.
+    void p.finally(() => this.#inFlight.delete(p));
+  }
+
+  // A slot for an attempt to `host`, or null when the host or the worker is full. Releasing it
+  // starts the host's next backlogged row at once, and wakes the claim loop if it was held back.
+  #acquire(host: string): (() => void) | null {
+    const release = this.limiter.tryAcquire(host);
+    if (!release) return null;
+    this.#hosts.set(host, (this.#hosts.get(host) ?? 0) + 1);
+    return () => {
+      release();
+      const left = (this.#hosts.get(host) ?? 1) - 1;
+      if (left === 0) this.#hosts.delete(host);
+      else this.#hosts.set(host, left);
+      const waiting = this.#backlog.get(host);
+      if (waiting && waiting.length > 0) {
+        const next = waiting.shift()!;
+        if (waiting.length === 0) this.#backlog.delete(host);
+        this.#backlogSize -= 1;
+        const again = this.#acquire(host);
+        if (again) this.#track(this.#attempt(next, null, again));
+      }
       if (this.#starved) {
         this.#starved = false;
         this.wake();
       }
-    });
+    };
   }
 
-  async #attempt(c: Claimed, webhook: Webhook | undefined): Promise<void> {
-    const host = c.row.host;
-    this.#hosts.set(host, (this.#hosts.get(host) ?? 0) + 1);
+  // The slot is given back as soon as the receiver has answered; writing the outcome (batched with
+  // other attempts' outcomes) does not hold the destination's slot.
+  async #attempt(c: Claimed, snapshot: Map<string, Webhook> | null, release: () => void): Promise<void> {
+    let outcome: AttemptOutcome;
     try {
-      const outcome = await this.#post(c, webhook);
-      await recordAttempt(this.#db, c, outcome, this.#opts.retryDelaysS);
+      const key = secretContext(c.row.merchantId, c.row.livemode);
+      const endpoints = snapshot ?? await this.#endpoints.current(this.#db.orm, [c.row]);
+      outcome = await this.#post(c, endpoints.get(key));
+    } catch (err) {
+      release();
+      this.#log.error({ err, delivery: c.row.id }, 'webhook attempt could not be made');
+      return;
+    }
+    release();
+    try {
+      await this.#writes.add({ c, o: outcome });
     } catch (err) {
       // The row keeps its claim and lease; after the lease it is taken again.
       this.#log.error({ err, delivery: c.row.id }, 'webhook attempt could not be recorded');
-    } finally {
-      const left = (this.#hosts.get(host) ?? 1) - 1;
-      if (left === 0) this.#hosts.delete(host);
-      else this.#hosts.set(host, left);
     }
   }
 

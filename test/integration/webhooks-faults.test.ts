@@ -68,9 +68,13 @@ describeEachDb('webhook worker faults', (h) => {
       const ids = rx.got.map((g) => g.headers['x-webhook-id']);
       expect(new Set(ids).size).toBe(n);
       expect(ids).toHaveLength(n);
-      const all = await rows();
+      let all = await rows();
+      for (let i = 0; i < 50 && all.some((r) => r.status !== 'delivered'); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        all = await rows();
+      }
       expect(all).toHaveLength(n);
-      expect(all.every((r) => r.status === 'delivered' && r.attempts === 1 && r.history.length === 1)).toBe(true);
+      expect(all.map((r) => [r.status, r.attempts, r.history.length])).toEqual(all.map(() => ['delivered', 1, 1]));
     } finally {
       await t.platform.outbox.stop();
       await t.services.webhooks.worker.stop();
@@ -98,9 +102,10 @@ describeEachDb('webhook worker faults', (h) => {
       await rx.waitFor(1);
       expect(rx.got[0].at - started).toBeLessThan(1000);
       const all = await rows();
+      // 32 at once; the other 8 waited for a slot of their host and then timed out too
       const hung = all.filter((r) => r.url === hanging.url);
-      expect(hung.filter((r) => r.lastError === 'timeout after 1500 ms')).toHaveLength(32);
-      expect(hung.filter((r) => r.attempts === 0 && r.status === 'pending')).toHaveLength(8);
+      expect(hung.map((r) => [r.attempts, r.lastError])).toEqual(hung.map(() => [1, 'timeout after 1500 ms']));
+      expect(hanging.got).toHaveLength(40);
     } finally {
       await hanging.close();
     }
