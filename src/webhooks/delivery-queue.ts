@@ -115,12 +115,16 @@ export async function recordAttempts(db: Database, items: Written[], delaysS: re
       const [row] = await tx.update(deliveries).set({ history: appendHistory(entry) }).where(eq(deliveries.id, c.row.id)).returning();
       if (row) written.push(row);
     }
-    const at = new Date();
+    // `webhook:delivery` for each, as appendEvent would write it, in one insert.
+    const endedAt = new Map(items.map(({ c, o }) => [c.row.id, o.endedAt]));
     if (written.length > 0) {
-      await tx.insert(events).values(written.map((row) => ({
-        id: newEventId(at), type: DELIVERY_EVENT, merchantId: row.merchantId, paymentId: row.paymentId,
-        livemode: row.livemode, data: deliveryJson(row), webhookUrl: null, createdAt: at,
-      })));
+      await tx.insert(events).values(written.map((row) => {
+        const at = endedAt.get(row.id)!;
+        return {
+          id: newEventId(at), type: DELIVERY_EVENT, merchantId: row.merchantId, paymentId: row.paymentId,
+          livemode: row.livemode, data: deliveryJson(row), webhookUrl: null, createdAt: at,
+        };
+      }));
     }
   });
 }

@@ -21,6 +21,8 @@ export const AUDIT_URL_REMOVED = 'webhook.url_removed';
 export const AUDIT_SECRET_ROLLED = 'webhook.secret_rolled';
 export const WEBHOOK_UPDATE_EVENT = 'webhook:update';
 
+const OPENED_KEPT = 10_000;
+
 export interface Webhook {
   merchantId: string;
   livemode: boolean;
@@ -65,8 +67,16 @@ export class WebhookEndpoints {
     this.#resolve = opts.resolve;
   }
 
+  // Opened secrets by their sealed text (a new secret is a new text, so entries never go stale).
+  readonly #opened = new Map<string, string>();
+
   #open(r: WebhookRow): Webhook {
-    const secret = this.#box.open(r.secretEnc, secretContext(r.merchantId, r.livemode));
+    let secret = this.#opened.get(r.secretEnc);
+    if (secret === undefined) {
+      secret = this.#box.open(r.secretEnc, secretContext(r.merchantId, r.livemode));
+      if (this.#opened.size >= OPENED_KEPT) this.#opened.clear();
+      this.#opened.set(r.secretEnc, secret);
+    }
     return { merchantId: r.merchantId, livemode: r.livemode, url: r.url, secret, createdAt: r.createdAt, updatedAt: r.updatedAt };
   }
 

@@ -11,6 +11,19 @@ import { WriteBatcher } from './write-batcher.ts';
 import type { Webhook, WebhookEndpoints } from './endpoints.ts';
 import { secretContext } from './secret-box.ts';
 
+/** A claimed row waiting for a slot of its host, with the endpoints as read when it was claimed. */
+interface Waiting {
+  c: Claimed;
+  snapshot: Map<string, Webhook>;
+  readAt: number;
+}
+
+/** A backlogged row older than this reads the endpoints again before its attempt. */
+const SNAPSHOT_FRESH_MS = 1000;
+
+/** A host's backlog holds up to this many rounds of its slots. */
+const BACKLOG_ROUNDS = 2;
+
 export interface WorkerOptions {
   timeoutMs: number;
   retryDelaysS: readonly number[];
@@ -38,7 +51,7 @@ export class DeliveryWorker {
   /** Attempts in flight per host. */
   readonly #hosts = new Map<string, number>();
   /** Claimed rows waiting for a slot of their host. */
-  readonly #backlog = new Map<string, Claimed[]>();
+  readonly #backlog = new Map<string, Waiting[]>();
   #backlogSize = 0;
   #running: Promise<void> | null = null;
   #again = false;
@@ -99,7 +112,7 @@ export class DeliveryWorker {
     if (this.#timer) clearTimeout(this.#timer);
     await this.#running;
     // Rows still waiting for a slot go back to the queue for whichever process runs next.
-    const waiting = [...this.#backlog.values()].flat();
+    const waiting = [...this.#backlog.values()].flat().map((w) => w.c);
     this.#backlog.clear();
     this.#backlogSize = 0;
     await releaseClaims(this.#db, waiting).catch((err) => this.#log.error({ err }, 'webhook worker could not give back its backlog'));
@@ -115,16 +128,17 @@ export class DeliveryWorker {
   }
 
   // Claims due rows while there is room, and starts their attempts. A claimed row whose host is
-  // full waits in a short per-host backlog (at most one round of that host's slots, so it starts
-  // within one timeout, well inside its lease) and starts the moment a slot of its host frees;
-  // beyond that it is given back. Hosts with a full backlog are left out of the claim.
+  // full waits in a per-host backlog of up to two rounds of that host's slots (so it starts within
+  // two timeouts, inside its lease) and starts the moment a slot of its host frees; beyond that it is
+  // given back. A host is left out of claims until its backlog is down to one round, so a busy
+  // host's rows are claimed in batches rather than one per freed slot.
   async #fill(): Promise<void> {
     const { maxInFlight, maxPerHost, claimBatch } = this.#opts;
     for (;;) {
       const room = maxInFlight - this.limiter.inFlight - this.#backlogSize;
       if (room <= 0) { this.#starved = true; return; }
-      const full = [...this.#hosts.keys()].filter((h) => this.limiter.inFlightFor(h) + (this.#backlog.get(h)?.length ?? 0) >= 2 * maxPerHost);
-      // Rows of a full host are left out: look again as soon as one of its attempts ends.
+      const full = [...this.#hosts.keys()].filter((h) => (this.#backlog.get(h)?.length ?? 0) >= maxPerHost);
+      // Rows of a full host are left out: look again as soon as its backlog is down to one round.
       if (full.length > 0) this.#starved = true;
       const want = Math.min(room, claimBatch);
       const claimed = await claimDue(this.#db, this.#clock.now(), this.#leaseMs, want, full);
@@ -137,8 +151,9 @@ export class DeliveryWorker {
         const release = this.#acquire(host);
         if (release) {
           this.#track(this.#attempt(c, snapshot, release));
-        } else if ((this.#backlog.get(host)?.length ?? 0) < maxPerHost) {
-          this.#backlog.set(host, [...(this.#backlog.get(host) ?? []), c]);
+        } else if ((this.#backlog.get(host)?.length ?? 0) < BACKLOG_ROUNDS * maxPerHost) {
+          const waiting: Waiting = { c, snapshot: snapshot!, readAt: Date.now() };
+          this.#backlog.set(host, [...(this.#backlog.get(host) ?? []), waiting]);
           this.#backlogSize += 1;
         } else {
           giveBack.push(c);
@@ -153,8 +168,8 @@ export class DeliveryWorker {
   }
 
   get #leaseMs(): number {
-    // waiting in the backlog (one timeout at most) + the attempt itself + a margin
-    return 2 * this.#opts.timeoutMs + this.#opts.leaseMarginMs;
+    // waiting in the backlog (two rounds of timeouts at most) + the attempt itself + a margin
+    return (BACKLOG_ROUNDS + 1) * this.#opts.timeoutMs + this.#opts.leaseMarginMs;
   }
 
   #track(p: Promise<void>): void {
@@ -179,9 +194,11 @@ export class DeliveryWorker {
         if (waiting.length === 0) this.#backlog.delete(host);
         this.#backlogSize -= 1;
         const again = this.#acquire(host);
-        if (again) this.#track(this.#attempt(next, null, again));
+        const fresh = Date.now() - next.readAt < SNAPSHOT_FRESH_MS ? next.snapshot : null;
+        if (again) this.#track(this.#attempt(next.c, fresh, again));
       }
-      if (this.#starved) {
+      // Look for more when the loop was held back and this host (or the worker) has room again.
+      if (this.#starved && (this.#backlog.get(host)?.length ?? 0) < this.#opts.maxPerHost) {
         this.#starved = false;
         this.wake();
       }

@@ -65,16 +65,20 @@ describeEachDb('webhook worker faults', (h) => {
       await Promise.all(Array.from({ length: n }, (_, i) => emit({ type: 'payment.confirmed', data: { i } })));
       await rx.waitFor(n, 10_000);
       await new Promise((r) => setTimeout(r, 1200)); // time for any duplicate to show up
-      const ids = rx.got.map((g) => g.headers['x-webhook-id']);
-      expect(new Set(ids).size).toBe(n);
-      expect(ids).toHaveLength(n);
+      const pairs = rx.got.map((g) => `${g.headers['x-webhook-id']}#${g.headers['x-webhook-attempt']}`);
+      expect(new Set(pairs).size).toBe(pairs.length);
       let all = await rows();
-      for (let i = 0; i < 50 && all.some((r) => r.status !== 'delivered'); i++) {
+      for (let i = 0; i < 50 && all.some((r) => r.status === 'sending'); i++) {
         await new Promise((r) => setTimeout(r, 100));
         all = await rows();
       }
       expect(all).toHaveLength(n);
-      expect(all.map((r) => [r.status, r.attempts, r.history.length])).toEqual(all.map(() => ['delivered', 1, 1]));
+      // every attempt recorded is one request received, and the other way round
+      const received = (id: string) => rx.got.filter((g) => g.headers['x-webhook-id'] === id).length;
+      expect(all.map((r) => [r.attempts, r.history.length])).toEqual(all.map((r) => [received(r.id), received(r.id)]));
+      expect(all.every((r) => r.attempts === 1)).toBe(true);
+      // on a loaded machine an answer may miss the short test timeout; it is then a failed attempt, never a repeat
+      for (const r of all) if (r.status !== 'delivered') expect(r).toMatchObject({ status: 'pending', lastError: 'timeout after 1500 ms' });
     } finally {
       await t.platform.outbox.stop();
       await t.services.webhooks.worker.stop();
@@ -94,13 +98,17 @@ describeEachDb('webhook worker faults', (h) => {
       const run = worker.runDue();
       await hanging.waitFor(32);
       expect(worker.limiter.inFlightFor('127.0.0.2')).toBe(32);
+      let hangingAtArrival = -1;
+      rx.behaviour = () => { hangingAtArrival = worker.limiter.inFlightFor('127.0.0.2'); return { status: 200 }; };
       const started = Date.now();
       await emit({ type: 'payment.detecting' });
       await t.platform.outbox.drainNow();
       await worker.runDue().catch(() => undefined);
       await run;
       await rx.waitFor(1);
-      expect(rx.got[0].at - started).toBeLessThan(1000);
+      // it arrived while all 32 hanging attempts were still waiting for their timeout
+      expect(hangingAtArrival).toBe(32);
+      expect(rx.got[0].at - started).toBeLessThan(1500);
       const all = await rows();
       // 32 at once; the other 8 waited for a slot of their host and then timed out too
       const hung = all.filter((r) => r.url === hanging.url);
@@ -119,7 +127,8 @@ describeEachDb('webhook worker faults', (h) => {
       const started = Date.now();
       await emit({ type: 'payment.confirmed' });
       await rx.waitFor(1);
-      expect(rx.got[0].at - started).toBeLessThan(900);
+      // spec: within about 5 s; woken by the commit it is far sooner (loaded CI machines included)
+      expect(rx.got[0].at - started).toBeLessThan(1500);
     } finally {
       await t.platform.outbox.stop();
       await worker.stop();
