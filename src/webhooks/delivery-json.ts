@@ -1,6 +1,6 @@
 // The Delivery object of spec part 2, from its row. Optional fields are absent when unset; the
 // history goes only where the full delivery is asked for (one delivery, a payment's trail).
-import type { DeliveryRow, HistoryEntry } from './schema.ts';
+import type { DeliveryRow } from './schema.ts';
 
 export const HISTORY_KEPT = 50;
 
@@ -27,10 +27,4 @@ export function deliveryJson(r: DeliveryRow, opts: { history?: boolean } = {}): 
     created_at: r.createdAt.toISOString(),
     ...(opts.history ? { history: r.history } : {}),
   };
-}
-
-/** The history with one more entry, keeping the latest 50, oldest first. */
-export function withEntry(history: readonly HistoryEntry[], entry: HistoryEntry): HistoryEntry[] {
-  const next = [...history, entry];
-  return next.length > HISTORY_KEPT ? next.slice(next.length - HISTORY_KEPT) : next;
 }

@@ -2,7 +2,7 @@
 // claims due rows (pending and due, or `sending` whose lease ran out because the process holding
 // it died), moving them to `sending` under a claim token and a lease; it records each attempt
 // with a compare-and-set on that token, so of several processes only the claimant writes it.
-import { and, asc, eq, inArray, lte, notInArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, lte, notInArray, sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Database } from '../platform/db/index.ts';
 import { newEventId, randomHex } from '../platform/ids.ts';
 import { events } from '../events/index.ts';
@@ -19,17 +19,19 @@ export interface Claimed {
 /** Takes up to `limit` due deliveries, leaving out hosts that have no room now. */
 export async function claimDue(db: Database, now: Date, leaseMs: number, limit: number, busyHosts: string[]): Promise<Claimed[]> {
   const claim = randomHex(12);
-  const due: SQL = or(
-    and(eq(deliveries.status, 'pending'), lte(deliveries.nextAttemptAt, now)),
-    and(eq(deliveries.status, 'sending'), lte(deliveries.leaseUntil, now)),
-  )!;
-  const where = busyHosts.length > 0 ? and(due, notInArray(deliveries.host, busyHosts)) : due;
+  const notBusy = (c: SQL): SQL => (busyHosts.length > 0 ? and(c, notInArray(deliveries.host, busyHosts))! : c);
   const rows = await db.transaction(async (tx) => {
-    const ids = await tx.select({ id: deliveries.id }).from(deliveries).where(where)
-      .orderBy(asc(deliveries.nextAttemptAt)).limit(limit).for('update', { skipLocked: true });
+    // Two index scans rather than one OR: rows whose lease ran out (rare), then pending rows in due order.
+    const pick = (where: SQL, n: number, order: SQL) => tx.select({ id: deliveries.id }).from(deliveries)
+      .where(notBusy(where)).orderBy(order).limit(n).for('update', { skipLocked: true });
+    const expired = await pick(and(eq(deliveries.status, 'sending'), lte(deliveries.leaseUntil, now))!, limit, asc(deliveries.leaseUntil));
+    const due = expired.length < limit
+      ? await pick(and(eq(deliveries.status, 'pending'), lte(deliveries.nextAttemptAt, now))!, limit - expired.length, asc(deliveries.nextAttemptAt))
+      : [];
+    const ids = [...expired, ...due].map((r) => r.id);
     if (ids.length === 0) return [];
     return tx.update(deliveries).set({ status: 'sending', claim, leaseUntil: new Date(now.getTime() + leaseMs) })
-      .where(inArray(deliveries.id, ids.map((r) => r.id))).returning();
+      .where(inArray(deliveries.id, ids)).returning();
   }, { silent: true });
   return rows.map((row) => ({ row, claim }));
 }

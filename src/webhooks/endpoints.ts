@@ -1,7 +1,7 @@
 // The account's webhook endpoints: one per merchant and mode (spec part 2 Webhook, 4.1 rules 1-3,
 // 4.4). The secret is made on first read and kept on DELETE; `updated_at` moves only when the URL
 // or the secret changes. Every change is audited (never the secret) and told to the dashboard.
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import type { Database, Executor, Tx } from '../platform/db/index.ts';
 import type { Clock } from '../platform/clock.ts';
 import { AppError, badRequest } from '../platform/errors.ts';
@@ -165,10 +165,4 @@ export class WebhookEndpoints {
       data: webhookJson(after, { secret: false }), at,
     });
   }
-}
-
-/** Used by tests and diagnostics: the sealed text as stored. */
-export async function storedSecretText(ex: Executor, merchantId: string, livemode: boolean): Promise<string | null> {
-  const rows = await ex.execute(sql`select secret_enc from webhooks where merchant_id = ${merchantId} and livemode = ${livemode}`) as unknown as { rows: { secret_enc: string }[] };
-  return rows.rows[0]?.secret_enc ?? null;
 }
