@@ -5,8 +5,7 @@
 import { and, asc, eq, inArray, lte, notInArray, sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Database } from '../platform/db/index.ts';
 import { newEventId, randomHex } from '../platform/ids.ts';
-import { events } from '../events/index.ts';
-import { deliveryJson, HISTORY_KEPT } from './delivery-json.ts';
+import { deliveryFromSql, deliveryJson, HISTORY_KEPT } from './delivery-json.ts';
 import { afterFailedAttempt, destinationKey } from './core.ts';
 import { appendHistory, DELIVERY_EVENT } from './delivery-store.ts';
 import { deliveries, type DeliveryRow, type HistoryEntry } from './schema.ts';
@@ -109,7 +108,7 @@ export async function recordAttempts(db: Database, items: Written[], delaysS: re
           then (d.history - 0) || jsonb_build_array(v.entry) else d.history || jsonb_build_array(v.entry) end
       from jsonb_to_recordset(${json}::jsonb) as v(${COLUMNS})
       where d.id = v.id and d.claim = v.claim and d.status = 'sending'
-      returning d.*`)).map(rowFromSql);
+      returning d.*`)).map(deliveryFromSql);
     const done = new Set(written.map((r) => r.id));
     for (const { c, o } of items) {
       if (done.has(c.row.id)) continue;
@@ -117,33 +116,19 @@ export async function recordAttempts(db: Database, items: Written[], delaysS: re
       const [row] = await tx.update(deliveries).set({ history: appendHistory(entry) }).where(eq(deliveries.id, c.row.id)).returning();
       if (row) written.push(row);
     }
-    // `webhook:delivery` for each, as appendEvent would write it, in one insert.
+    // `webhook:delivery` for each, as appendEvent would write it, in one statement.
     const endedAt = new Map(items.map(({ c, o }) => [c.row.id, o.endedAt]));
     if (written.length > 0) {
-      await tx.insert(events).values(written.map((row) => {
+      const rows = JSON.stringify(written.map((row) => {
         const at = endedAt.get(row.id)!;
         return {
-          id: newEventId(at), type: DELIVERY_EVENT, merchantId: row.merchantId, paymentId: row.paymentId,
-          livemode: row.livemode, data: deliveryJson(row), webhookUrl: null, createdAt: at,
+          id: newEventId(at), merchant_id: row.merchantId, payment_id: row.paymentId,
+          livemode: row.livemode, data: deliveryJson(row), created_at: at.toISOString(),
         };
       }));
+      await tx.execute(sql`insert into events (id, type, merchant_id, payment_id, livemode, data, created_at)
+        select v.id, ${DELIVERY_EVENT}, v.merchant_id, v.payment_id, v.livemode, v.data, v.created_at
+        from jsonb_to_recordset(${rows}::jsonb) as v(id text, merchant_id text, payment_id text, livemode boolean, data jsonb, created_at timestamptz)`);
     }
   });
-}
-
-const asDate = (v: unknown): Date | null => (v === null || v === undefined ? null : v instanceof Date ? v : new Date(String(v)));
-
-// A `returning d.*` row of raw SQL as the Drizzle row type.
-function rowFromSql(r: Record<string, unknown>): DeliveryRow {
-  return {
-    id: String(r.id), merchantId: String(r.merchant_id), livemode: Boolean(r.livemode), target: r.target as DeliveryRow['target'],
-    url: (r.url as string | null) ?? null, host: String(r.host), paymentId: (r.payment_id as string | null) ?? null,
-    eventId: String(r.event_id), eventType: String(r.event_type), payload: String(r.payload), status: r.status as DeliveryRow['status'],
-    attempts: Number(r.attempts), maxAttempts: Number(r.max_attempts), nextAttemptAt: asDate(r.next_attempt_at)!,
-    claim: (r.claim as string | null) ?? null, leaseUntil: asDate(r.lease_until),
-    lastStatusCode: r.last_status_code === null ? null : Number(r.last_status_code), lastError: (r.last_error as string | null) ?? null,
-    lastAttemptAt: asDate(r.last_attempt_at), deliveredAt: asDate(r.delivered_at), resolvedAt: asDate(r.resolved_at),
-    resolutionNote: (r.resolution_note as string | null) ?? null,
-    history: (typeof r.history === 'string' ? JSON.parse(r.history) : r.history) as HistoryEntry[], createdAt: asDate(r.created_at)!,
-  };
 }

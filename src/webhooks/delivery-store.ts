@@ -1,12 +1,12 @@
 // Reading and changing deliveries for the API (spec 4.4 "Webhook and deliveries", part 3 delivery
 // status): lists, one delivery, redeliver, resolve; and the figures other rooms show.
 import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
-import type { Executor, Tx } from '../platform/db/index.ts';
+import { queryRows, type Executor, type Tx } from '../platform/db/index.ts';
 import { badRequest, conflict, notFound } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { appendEvent } from '../events/index.ts';
 import { destinationKey, MAX_ATTEMPTS } from './core.ts';
-import { deliveryJson, HISTORY_KEPT } from './delivery-json.ts';
+import { deliveryFromSql, deliveryJson, HISTORY_KEPT } from './delivery-json.ts';
 import { DELIVERY_STATUSES, deliveries, type DeliveryRow, type DeliveryStatus, type DeliveryTarget, type HistoryEntry } from './schema.ts';
 
 export const DELIVERY_EVENT = 'webhook:delivery';
@@ -31,11 +31,22 @@ export interface NewDelivery {
 /** Inserts deliveries, skipping any (event, target) already queued; returns the rows inserted. */
 export async function insertDeliveries(ex: Executor, items: NewDelivery[]): Promise<DeliveryRow[]> {
   if (items.length === 0) return [];
-  return ex.insert(deliveries).values(items.map((d) => ({
-    id: newId('dlv', d.at), merchantId: d.merchantId, livemode: d.livemode, target: d.target, url: d.url,
-    host: destinationKey(d.url), paymentId: d.paymentId, eventId: d.eventId, eventType: d.eventType, payload: d.payload,
-    status: 'pending' as const, attempts: 0, maxAttempts: MAX_ATTEMPTS, nextAttemptAt: d.at, history: [], createdAt: d.at,
-  }))).onConflictDoNothing({ target: [deliveries.eventId, deliveries.target] }).returning();
+  // One statement whatever the batch size: the rows travel as one JSON parameter.
+  const json = JSON.stringify(items.map((d) => ({
+    id: newId('dlv', d.at), merchant_id: d.merchantId, livemode: d.livemode, target: d.target, url: d.url,
+    host: destinationKey(d.url), payment_id: d.paymentId, event_id: d.eventId, event_type: d.eventType,
+    payload: d.payload, at: d.at.toISOString(),
+  })));
+  const rows = await queryRows<Record<string, unknown>>(ex, sql`
+    insert into deliveries (id, merchant_id, livemode, target, url, host, payment_id, event_id, event_type, payload,
+      status, attempts, max_attempts, next_attempt_at, history, created_at)
+    select v.id, v.merchant_id, v.livemode, v.target, v.url, v.host, v.payment_id, v.event_id, v.event_type, v.payload,
+      'pending', 0, ${MAX_ATTEMPTS}, v.at, '[]'::jsonb, v.at
+    from jsonb_to_recordset(${json}::jsonb) as v(id text, merchant_id text, livemode boolean, target text, url text,
+      host text, payment_id text, event_id text, event_type text, payload text, at timestamptz)
+    on conflict (event_id, target) do nothing
+    returning *`);
+  return rows.map(deliveryFromSql);
 }
 
 /** SQL that appends one history entry, keeping the latest 50 (safe against concurrent writers). */
