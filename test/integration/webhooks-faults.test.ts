@@ -9,6 +9,7 @@ import { keyHeader, randomIp, signupAccount, type Account } from '../harness/acc
 import { Receiver } from '../harness/webhooks.ts';
 import { appendEvent, type NewEvent } from '../../src/events/index.ts';
 import { deliveries, type DeliveryRow } from '../../src/webhooks/index.ts';
+import { claimDue } from '../../src/webhooks/delivery-queue.ts';
 
 const ENV = { WEBHOOK_TIMEOUT_MS: '1500' };
 
@@ -51,6 +52,27 @@ describeEachDb('webhook worker faults', (h) => {
     const after = Object.fromEntries((await rows()).map((r) => [r.id, r]));
     expect(after[a.id]).toMatchObject({ status: 'delivered', attempts: 3, claim: null, leaseUntil: null });
     expect(after[b.id]).toMatchObject({ status: 'sending', claim: 'alive', attempts: 0 });
+  });
+
+  it('claims at most the limit, expired leases first, and never a row of a host with no room', async () => {
+    for (let i = 0; i < 4; i++) await emit({ type: 'payment.confirmed', data: { i } });
+    await t.platform.outbox.drainNow();
+    const [a, b] = await rows();
+    await h.db().orm.update(deliveries).set({ status: 'sending', claim: 'dead', leaseUntil: new Date(Date.now() - 1000) }).where(eq(deliveries.merchantId, acct.merchant.id));
+    await h.db().orm.update(deliveries).set({ status: 'pending', claim: null, leaseUntil: null }).where(eq(deliveries.id, a.id));
+    await h.db().orm.update(deliveries).set({ status: 'pending', claim: null, leaseUntil: null }).where(eq(deliveries.id, b.id));
+    expect(await claimDue(h.db(), new Date(), 60_000, 3, ['127.0.0.1'])).toEqual([]);
+    const got = await claimDue(h.db(), new Date(), 60_000, 3, ['other.example']);
+    expect(got).toHaveLength(3);
+    const after = await rows();
+    const claimed = after.filter((r) => r.claim === got[0].claim);
+    expect(claimed.map((r) => r.id).sort()).toEqual(got.map((c) => c.row.id).sort());
+    expect(claimed.every((r) => r.status === 'sending' && r.leaseUntil!.getTime() > Date.now())).toBe(true);
+    // both expired rows came first; one pending row was left as it was
+    const left = after.filter((r) => r.claim === null && r.status === 'pending');
+    expect(left).toHaveLength(1);
+    expect([a.id, b.id]).toContain(left[0].id);
+    await h.db().orm.delete(deliveries).where(eq(deliveries.merchantId, acct.merchant.id));
   });
 
   it('makes each attempt exactly once with two dispatcher/worker instances running at once', async () => {
