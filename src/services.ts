@@ -6,6 +6,7 @@ import { EMPTY_TRAIL_SECTIONS, PaymentsService, settleInputOf } from './payments
 import { DEFAULT_MARKET, loadMarketFile, staticMarketSource, type MarketSource } from './market/index.ts';
 import { Realtime, foundOrNull } from './realtime/index.ts';
 import { SettlementService } from './settlement/index.ts';
+import { WebhooksService, countFailedDeliveries, deliveriesForPayment } from './webhooks/index.ts';
 
 export interface Services {
   platform: Platform;
@@ -14,20 +15,24 @@ export interface Services {
   payments: PaymentsService;
   realtime: Realtime;
   settlement: SettlementService;
+  webhooks: WebhooksService;
 }
 
 export async function createServices(platform: Platform): Promise<Services> {
+  const { db, config } = platform;
   const accounts = new AccountsService(platform);
-  const { marketFile } = platform.config;
-  const market = staticMarketSource(marketFile ? loadMarketFile(marketFile) : DEFAULT_MARKET);
+  const market = staticMarketSource(config.marketFile ? loadMarketFile(config.marketFile) : DEFAULT_MARKET);
   const settlement = new SettlementService(platform, { market });
+  const webhooks = new WebhooksService(platform);
   const payments = new PaymentsService(platform, {
     market,
     payoutAddresses: (merchantId, livemode) => settlement.payoutAddressInputs(merchantId, livemode),
+    failedWebhooks: (merchantId, livemode) => countFailedDeliveries(db.orm, merchantId, livemode),
     trailSections: {
       ...EMPTY_TRAIL_SECTIONS,
       settlements: (id) => settlement.trailSettlements(id),
       ledger: (id) => settlement.trailLedger(id),
+      webhookDeliveries: (id) => deliveriesForPayment(db.orm, id),
     },
   });
   // Closed payments settle from the outbox, in the dispatch transaction.
@@ -36,5 +41,5 @@ export async function createServices(platform: Platform): Promise<Services> {
     checkout: { payerViewByToken: (t) => foundOrNull(payments.checkoutView(t)) },
     figures: (merchantId, livemode) => payments.dashboard(merchantId, livemode),
   });
-  return { platform, accounts, market, payments, realtime, settlement };
+  return { platform, accounts, market, payments, realtime, settlement, webhooks };
 }

@@ -5,7 +5,9 @@ import { startSettlementWorkers } from './settlement/index.ts';
 
 export async function startWorkers(services: Services): Promise<void> {
   const { outbox } = services.platform;
+  // Subscribers attach before the dispatcher starts handing events over.
   await services.realtime.start();
+  services.webhooks.start();
   outbox.start();
   startPaymentWorkers(services.payments);
   await startSettlementWorkers(services.settlement, services.platform.jobs);
@@ -14,5 +16,6 @@ export async function startWorkers(services: Services): Promise<void> {
 export async function stopWorkers(services: Services): Promise<void> {
   await stopPaymentWorkers(services.payments);
   await services.platform.outbox.stop();
+  await services.webhooks.stop();
   await services.realtime.stop();
 }

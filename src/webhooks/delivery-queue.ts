@@ -1,0 +1,133 @@
+// The deliveries table as a queue (DESIGN: FOR UPDATE SKIP LOCKED on next_attempt_at). A worker
+// claims due rows (pending and due, or `sending` whose lease ran out because the process holding
+// it died), moving them to `sending` under a claim token and a lease; it records each attempt
+// with a compare-and-set on that token, so of several processes only the claimant writes it.
+import { and, asc, eq, inArray, lte, notInArray, sql, type SQL } from 'drizzle-orm';
+import { queryRows, type Database } from '../platform/db/index.ts';
+import { newEventId, randomHex } from '../platform/ids.ts';
+import { deliveryFromSql, deliveryJson, HISTORY_KEPT } from './delivery-json.ts';
+import { afterFailedAttempt, destinationKey } from './core.ts';
+import { appendHistory, DELIVERY_EVENT } from './delivery-store.ts';
+import { deliveries, type DeliveryRow, type HistoryEntry } from './schema.ts';
+
+export interface Claimed {
+  row: DeliveryRow;
+  claim: string;
+}
+
+/**
+ * Takes up to `limit` due deliveries, leaving out hosts that have no room now: rows whose lease ran
+ * out (rare), then pending rows in due order, each by its own partial index, in one statement.
+ */
+export async function claimDue(db: Database, now: Date, leaseMs: number, limit: number, busyHosts: string[]): Promise<Claimed[]> {
+  const claim = randomHex(12);
+  const at = now.toISOString();
+  const hosts = sql`(select jsonb_array_elements_text(${JSON.stringify(busyHosts)}::jsonb))`;
+  const rows = await queryRows<Record<string, unknown>>(db.orm, sql`
+    update deliveries d set status = 'sending', claim = ${claim}, lease_until = ${new Date(now.getTime() + leaseMs).toISOString()}::timestamptz
+    where d.id = any((
+      array(select id from deliveries where status = 'sending' and lease_until <= ${at}::timestamptz and host not in ${hosts}
+            order by lease_until limit ${limit} for update skip locked)
+      || array(select id from deliveries where status = 'pending' and next_attempt_at <= ${at}::timestamptz and host not in ${hosts}
+            order by next_attempt_at limit ${limit} for update skip locked))[1:${limit}])
+    returning d.*`);
+  return rows.map((r) => ({ row: deliveryFromSql(r), claim }));
+}
+
+/** Gives claimed rows back untouched (their host filled up meanwhile, or the worker is stopping). */
+export async function releaseClaims(db: Database, claimed: Claimed[]): Promise<void> {
+  for (const claim of new Set(claimed.map((c) => c.claim))) {
+    const ids = claimed.filter((c) => c.claim === claim).map((c) => c.row.id);
+    await db.orm.update(deliveries).set({ status: 'pending', claim: null, leaseUntil: null })
+      .where(and(inArray(deliveries.id, ids), eq(deliveries.status, 'sending'), eq(deliveries.claim, claim)));
+  }
+}
+
+export interface AttemptOutcome {
+  ok: boolean;
+  /** Where the attempt went (null: the account URL was removed, nothing was posted). */
+  url: string | null;
+  statusCode?: number;
+  error?: string;
+  response: string;
+  millis: number;
+  signedAt?: number;
+  startedAt: Date;
+  endedAt: Date;
+}
+
+interface Written {
+  c: Claimed;
+  o: AttemptOutcome;
+}
+
+// One attempt as the columns it sets, for the batch update below.
+function columnsOf({ c, o }: Written, delaysS: readonly number[]): Record<string, unknown> {
+  const made = c.row.attempts + 1;
+  const next = o.ok ? null : afterFailedAttempt(made, delaysS, o.endedAt);
+  const entry: HistoryEntry = {
+    at: o.startedAt.toISOString(),
+    ...(o.url !== null ? { url: o.url } : {}),
+    ...(o.signedAt !== undefined ? { signed: o.signedAt } : {}),
+    ...(o.statusCode !== undefined ? { status_code: o.statusCode } : {}),
+    ...(o.error !== undefined ? { error: o.error } : {}),
+    response: o.response,
+    millis: o.millis,
+  };
+  return {
+    id: c.row.id, claim: c.claim, status: o.ok ? 'delivered' : next!.status, attempts: made,
+    next_attempt_at: next?.status === 'pending' ? next.nextAttemptAt.toISOString() : null,
+    url: o.url, host: o.url !== null ? destinationKey(o.url) : null,
+    last_status_code: o.statusCode ?? null, last_error: o.error ?? null, last_attempt_at: o.startedAt.toISOString(),
+    delivered_at: o.ok ? o.endedAt.toISOString() : null, entry,
+  };
+}
+
+const COLUMNS = sql.raw(`id text, claim text, status text, attempts int, next_attempt_at timestamptz, url text, host text,
+  last_status_code int, last_error text, last_attempt_at timestamptz, delivered_at timestamptz, entry jsonb`);
+
+/**
+ * Writes attempts, each with its own state: `delivered`, or `pending` at the next time of the
+ * schedule counted from the end of the attempt, or `failed` after the 7th; one history entry each.
+ * The write is a compare-and-set on the claim: when the claim is gone (redelivered or taken over
+ * meanwhile) only the history learns of the attempt. The dashboard is told of each (`webhook:delivery`).
+ * Many attempts share one transaction, which is what lets a worker keep up with fast receivers.
+ */
+export async function recordAttempts(db: Database, items: Written[], delaysS: readonly number[]): Promise<void> {
+  if (items.length === 0) return;
+  const json = JSON.stringify(items.map((w) => columnsOf(w, delaysS)));
+  await db.transaction(async (tx) => {
+    const written = (await queryRows<Record<string, unknown>>(tx, sql`
+      update deliveries d set
+        status = v.status, attempts = v.attempts, next_attempt_at = coalesce(v.next_attempt_at, d.next_attempt_at),
+        claim = null, lease_until = null, url = coalesce(v.url, d.url), host = coalesce(v.host, d.host),
+        last_status_code = v.last_status_code, last_error = v.last_error, last_attempt_at = v.last_attempt_at,
+        delivered_at = coalesce(v.delivered_at, d.delivered_at),
+        history = case when jsonb_array_length(d.history) >= ${HISTORY_KEPT}
+          then (d.history - 0) || jsonb_build_array(v.entry) else d.history || jsonb_build_array(v.entry) end
+      from jsonb_to_recordset(${json}::jsonb) as v(${COLUMNS})
+      where d.id = v.id and d.claim = v.claim and d.status = 'sending'
+      returning d.*`)).map(deliveryFromSql);
+    const done = new Set(written.map((r) => r.id));
+    for (const { c, o } of items) {
+      if (done.has(c.row.id)) continue;
+      const entry = { ...(columnsOf({ c, o }, delaysS).entry as HistoryEntry), note: 'recorded late: the delivery was redelivered or taken over meanwhile' };
+      const [row] = await tx.update(deliveries).set({ history: appendHistory(entry) }).where(eq(deliveries.id, c.row.id)).returning();
+      if (row) written.push(row);
+    }
+    // `webhook:delivery` for each, as appendEvent would write it, in one statement.
+    const endedAt = new Map(items.map(({ c, o }) => [c.row.id, o.endedAt]));
+    if (written.length > 0) {
+      const rows = JSON.stringify(written.map((row) => {
+        const at = endedAt.get(row.id)!;
+        return {
+          id: newEventId(at), merchant_id: row.merchantId, payment_id: row.paymentId,
+          livemode: row.livemode, data: deliveryJson(row), created_at: at.toISOString(),
+        };
+      }));
+      await tx.execute(sql`insert into events (id, type, merchant_id, payment_id, livemode, data, created_at)
+        select v.id, ${DELIVERY_EVENT}, v.merchant_id, v.payment_id, v.livemode, v.data, v.created_at
+        from jsonb_to_recordset(${rows}::jsonb) as v(id text, merchant_id text, payment_id text, livemode boolean, data jsonb, created_at timestamptz)`);
+    }
+  });
+}

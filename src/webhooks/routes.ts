@@ -1,0 +1,122 @@
+// HTTP edge of webhooks (spec 4.1 webhook routes, 4.4 "Webhook and deliveries", CONTRACT /admin):
+// validate, call the service, shape the answer.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { apiRoute, dashboardRoute, ANY_ROLE, OWNER, OWNER_DEVELOPER, bodyObject, type AccountsService, type ApiKeyAuth, type UserAuth } from '../accounts/index.ts';
+import { adminRoute } from '../admin/index.ts';
+import { requestOrigin, type Actor } from '../audit/index.ts';
+import { forbidden } from '../platform/errors.ts';
+import { listParams, LIST_DEFAULT } from '../platform/list-params.ts';
+import { deliveryJson } from './delivery-json.ts';
+import { parseNote, parseStatusFilter, REDELIVERY_QUEUED } from './delivery-store.ts';
+import { webhookJson } from './endpoints.ts';
+import type { WebhooksService } from './service.ts';
+
+export const STOREFRONT_CANNOT_CHANGE = "a storefront's key cannot change the account's webhook: set webhook_url on its payments instead";
+
+function actorOf(req: FastifyRequest, auth: ApiKeyAuth | UserAuth): Actor {
+  return auth.kind === 'api_key'
+    ? { kind: 'api_key', id: auth.keyId, ...requestOrigin(req) }
+    : { kind: 'merchant', id: auth.userId, email: auth.email, role: auth.role, ...requestOrigin(req) };
+}
+
+/** `?mode=test` reads test data; anything else live (spec 4.4). */
+const isLive = (req: FastifyRequest) => (req.query as { mode?: unknown } | undefined)?.mode !== 'test';
+
+function denyStorefront(auth: ApiKeyAuth): void {
+  if (auth.storeId !== null) throw forbidden(STOREFRONT_CANNOT_CHANGE);
+}
+
+export function registerWebhookRoutes(app: FastifyInstance, services: { accounts: AccountsService; webhooks: WebhooksService }): void {
+  const { authn } = services.accounts;
+  const wh = services.webhooks;
+  const { endpoints } = wh;
+
+  // /v1: the key decides the mode.
+  apiRoute(app, authn, {
+    method: 'GET', url: '/v1/webhook', readOnlyAllowed: true,
+    handler: async (_req, _reply, auth) => ({ webhook: webhookJson(await endpoints.get(auth.merchantId, auth.livemode)) }),
+  });
+  apiRoute(app, authn, {
+    method: 'PUT', url: '/v1/webhook',
+    handler: async (req, _reply, auth) => {
+      denyStorefront(auth);
+      const w = await endpoints.setUrl(auth.merchantId, auth.livemode, bodyObject(req.body).url, actorOf(req, auth));
+      return { webhook: webhookJson(w) };
+    },
+  });
+  apiRoute(app, authn, {
+    method: 'DELETE', url: '/v1/webhook',
+    handler: async (req, _reply, auth) => {
+      denyStorefront(auth);
+      return { webhook: webhookJson(await endpoints.removeUrl(auth.merchantId, auth.livemode, actorOf(req, auth))) };
+    },
+  });
+  apiRoute(app, authn, {
+    method: 'POST', url: '/v1/webhook/test',
+    handler: async (_req, reply, auth) => reply.code(202).send({ delivery: deliveryJson(await wh.testPing(auth.merchantId, auth.livemode)) }),
+  });
+
+  // /merchant: the dashboard picks the mode with ?mode=test.
+  dashboardRoute(app, authn, {
+    method: 'GET', url: '/merchant/webhook', roles: OWNER_DEVELOPER,
+    handler: async (req, _reply, auth) => ({ webhook: webhookJson(await endpoints.get(auth.merchantId, isLive(req))) }),
+  });
+  dashboardRoute(app, authn, {
+    method: 'PUT', url: '/merchant/webhook', roles: OWNER_DEVELOPER,
+    handler: async (req, _reply, auth) => {
+      const w = await endpoints.setUrl(auth.merchantId, isLive(req), bodyObject(req.body).url, actorOf(req, auth));
+      return { webhook: webhookJson(w) };
+    },
+  });
+  dashboardRoute(app, authn, {
+    method: 'DELETE', url: '/merchant/webhook', roles: OWNER_DEVELOPER,
+    handler: async (req, _reply, auth) => ({ webhook: webhookJson(await endpoints.removeUrl(auth.merchantId, isLive(req), actorOf(req, auth))) }),
+  });
+  dashboardRoute(app, authn, {
+    method: 'POST', url: '/merchant/webhook/test', roles: OWNER_DEVELOPER,
+    handler: async (req, reply, auth) => reply.code(202).send({ delivery: deliveryJson(await wh.testPing(auth.merchantId, isLive(req))) }),
+  });
+  dashboardRoute(app, authn, {
+    method: 'POST', url: '/merchant/webhook/roll-secret', roles: OWNER,
+    handler: async (req, _reply, auth) => ({ webhook: webhookJson(await endpoints.rollSecret(auth.merchantId, isLive(req), actorOf(req, auth))) }),
+  });
+
+  dashboardRoute(app, authn, {
+    method: 'GET', url: '/merchant/webhooks/deliveries', roles: ANY_ROLE,
+    handler: async (req, _reply, auth) => {
+      const q = (req.query ?? {}) as Record<string, unknown>;
+      const { limit } = listParams(q, LIST_DEFAULT);
+      const rows = await wh.list({ merchantId: auth.merchantId, livemode: isLive(req), status: parseStatusFilter(q.status), limit });
+      return { deliveries: rows.map((r) => deliveryJson(r)), limit };
+    },
+  });
+  dashboardRoute(app, authn, {
+    method: 'GET', url: '/merchant/webhooks/deliveries/:id', roles: ANY_ROLE,
+    handler: async (req, _reply, auth) => ({ delivery: deliveryJson(await wh.get(auth.merchantId, (req.params as { id: string }).id), { history: true }) }),
+  });
+  dashboardRoute(app, authn, {
+    method: 'POST', url: '/merchant/webhooks/deliveries/:id/redeliver', roles: OWNER_DEVELOPER,
+    handler: async (req, reply, auth) => {
+      await wh.redeliver(auth.merchantId, (req.params as { id: string }).id, actorOf(req, auth));
+      return reply.code(202).send({ message: REDELIVERY_QUEUED });
+    },
+  });
+  dashboardRoute(app, authn, {
+    method: 'POST', url: '/merchant/webhooks/deliveries/:id/resolve', roles: OWNER_DEVELOPER,
+    handler: async (req, _reply, auth) => {
+      const note = parseNote(bodyObject(req.body).note);
+      const row = await wh.resolve(auth.merchantId, (req.params as { id: string }).id, actorOf(req, auth), note);
+      return { delivery: deliveryJson(row, { history: true }) };
+    },
+  });
+
+  adminRoute(app, wh.platform.config.adminToken, {
+    method: 'GET', url: '/admin/deliveries',
+    handler: async (req) => {
+      const q = (req.query ?? {}) as Record<string, unknown>;
+      const { limit } = listParams(q, LIST_DEFAULT);
+      const rows = await wh.list({ status: parseStatusFilter(q.status), limit });
+      return { deliveries: rows.map((r) => deliveryJson(r)), limit };
+    },
+  });
+}

@@ -1,0 +1,106 @@
+// The webhooks room's service: endpoints, the test ping, the deliveries API, the outbox subscriber
+// and the delivery worker, built from the platform once.
+import type { Platform } from '../platform/context.ts';
+import { badRequest } from '../platform/errors.ts';
+import { newEventId } from '../platform/ids.ts';
+import type { Actor } from '../audit/index.ts';
+import type { Subscriber } from '../events/index.ts';
+import { webhookBody, type Resolver } from './core.ts';
+import {
+  findDelivery, insertDeliveries, listDeliveries, redeliver, resolveDelivery,
+} from './delivery-store.ts';
+import { orFail, WebhookEndpoints } from './endpoints.ts';
+import { PING } from './routing.ts';
+import type { DeliveryRow, DeliveryStatus } from './schema.ts';
+import { SecretBox, secretContext } from './secret-box.ts';
+import { deliverySubscriber } from './subscriber.ts';
+import { DeliveryWorker, type WorkerOptions } from './worker.ts';
+
+export const NO_URL_SET_FIRST = 'no webhook url is set for this mode: set one first';
+export const COULD_NOT_QUEUE_TEST = 'could not queue the test';
+export const PING_MESSAGE = 'this is a test webhook';
+
+export interface WebhooksOptions {
+  resolve?: Resolver;
+  worker?: Partial<WorkerOptions>;
+}
+
+export class WebhooksService {
+  readonly platform: Platform;
+  readonly endpoints: WebhookEndpoints;
+  readonly worker: DeliveryWorker;
+  readonly subscriber: Subscriber;
+  #subscribed = false;
+
+  constructor(platform: Platform, opts: WebhooksOptions = {}) {
+    this.platform = platform;
+    const { config, db, clock, log } = platform;
+    this.endpoints = new WebhookEndpoints(db, clock, new SecretBox(config.authSecret), {
+      allowPrivate: config.webhookAllowPrivate, resolve: opts.resolve,
+    });
+    this.worker = new DeliveryWorker(db, clock, log, this.endpoints, {
+      timeoutMs: config.webhookTimeoutMs, retryDelaysS: config.webhookRetryDelaysS,
+      allowPrivate: config.webhookAllowPrivate, resolve: opts.resolve, ...opts.worker,
+    });
+    this.subscriber = deliverySubscriber(this.endpoints, () => this.worker.wake());
+  }
+
+  /** Registers the subscriber on the outbox and starts the worker. */
+  start(): void {
+    if (!this.#subscribed) this.platform.outbox.subscribe(this.subscriber);
+    this.#subscribed = true;
+    this.worker.start();
+  }
+
+  /** Stops the worker; attempts in flight get `graceMs` to finish and be recorded. */
+  stop(graceMs?: number): Promise<void> {
+    return this.worker.stop(graceMs);
+  }
+
+  /** Queues one more `ping` to the account URL of the mode (spec 4.1 rule 4). */
+  async testPing(merchantId: string, livemode: boolean): Promise<DeliveryRow> {
+    const { db, clock } = this.platform;
+    const row = await orFail(COULD_NOT_QUEUE_TEST, () => db.transaction(async (tx) => {
+      const webhook = (await this.endpoints.current(tx, [{ merchantId, livemode }])).get(secretContext(merchantId, livemode));
+      if (!webhook?.url) throw badRequest(NO_URL_SET_FIRST);
+      const at = clock.now();
+      const eventId = newEventId(at);
+      const [inserted] = await insertDeliveries(tx, [{
+        merchantId, livemode, target: 'account', url: webhook.url, paymentId: null, eventId, eventType: PING, at,
+        payload: webhookBody({ id: eventId, type: PING, livemode, createdAt: at, data: { message: PING_MESSAGE } }),
+      }]);
+      return inserted;
+    }));
+    this.worker.wake();
+    return row;
+  }
+
+  list(q: { merchantId?: string; livemode?: boolean; status?: DeliveryStatus; limit: number }): Promise<DeliveryRow[]> {
+    return listDeliveries(this.platform.db.orm, q);
+  }
+
+  get(merchantId: string, id: string): Promise<DeliveryRow> {
+    return findDelivery(this.platform.db.orm, merchantId, id);
+  }
+
+  async redeliver(merchantId: string, id: string, actor: Actor): Promise<DeliveryRow> {
+    const { db, clock } = this.platform;
+    const row = await db.transaction(async (tx) => {
+      const found = await findDelivery(tx, merchantId, id);
+      const url = (await this.endpoints.current(tx, [found])).get(secretContext(found.merchantId, found.livemode))?.url ?? null;
+      return redeliver(tx, merchantId, id, whoOf(actor), clock.now(), url);
+    });
+    this.worker.wake();
+    return row;
+  }
+
+  resolve(merchantId: string, id: string, actor: Actor, note: string | null): Promise<DeliveryRow> {
+    const { db, clock } = this.platform;
+    return db.transaction((tx) => resolveDelivery(tx, merchantId, id, whoOf(actor), note, clock.now()));
+  }
+}
+
+/** How a history note names who asked: a member's email, else the actor kind and id. */
+export function whoOf(actor: Actor): string {
+  return actor.email ?? [actor.kind, actor.id].filter(Boolean).join(' ');
+}

@@ -1,0 +1,254 @@
+// Makes delivery attempts (spec 6.1 "Delivery, acknowledgement and retries"). Woken right after a
+// dispatch queued deliveries, and by a poll for retries and for rows another process left behind.
+// Attempts run under an AttemptLimiter (overall and per destination host): rows are claimed only for
+// hosts with room, so a receiver hanging for the whole timeout holds its host's slots and nothing else.
+import type { Database } from '../platform/db/index.ts';
+import type { Clock } from '../platform/clock.ts';
+import type { Logger } from '../platform/logger.ts';
+import { AttemptLimiter, attemptDelivery, NO_WEBHOOK_URL, PAYMENT_URL_PREFIX, type Resolver } from './core.ts';
+import { claimDue, recordAttempts, releaseClaims, type AttemptOutcome, type Claimed } from './delivery-queue.ts';
+import { WriteBatcher } from './write-batcher.ts';
+import type { Webhook, WebhookEndpoints } from './endpoints.ts';
+import { secretContext } from './secret-box.ts';
+
+/** A claimed row waiting for a slot of its host, with the endpoints as read when it was claimed. */
+interface Waiting {
+  c: Claimed;
+  snapshot: Map<string, Webhook>;
+  readAt: number;
+}
+
+/** A backlogged row older than this reads the endpoints again before its attempt. */
+const SNAPSHOT_FRESH_MS = 1000;
+
+/** A host's backlog holds up to this many rounds of its slots. */
+const BACKLOG_ROUNDS = 2;
+
+export interface WorkerOptions {
+  timeoutMs: number;
+  retryDelaysS: readonly number[];
+  allowPrivate: boolean;
+  maxInFlight?: number;
+  maxPerHost?: number;
+  pollMs?: number;
+  claimBatch?: number;
+  /** How long a claim holds beyond the attempt's timeout before another process may take the row. */
+  leaseMarginMs?: number;
+  resolve?: Resolver;
+  /** Extra trusted certificates (tests with a local HTTPS receiver). */
+  ca?: string | Buffer;
+}
+
+export class DeliveryWorker {
+  readonly #db: Database;
+  readonly #clock: Clock;
+  readonly #log: Logger;
+  readonly #endpoints: WebhookEndpoints;
+  readonly #opts: Required<Omit<WorkerOptions, 'resolve' | 'ca'>> & Pick<WorkerOptions, 'resolve' | 'ca'>;
+  readonly limiter: AttemptLimiter;
+  readonly #writes: WriteBatcher<{ c: Claimed; o: AttemptOutcome }>;
+  readonly #inFlight = new Set<Promise<void>>();
+  /** Attempts in flight per host. */
+  readonly #hosts = new Map<string, number>();
+  /** Claimed rows waiting for a slot of their host. */
+  readonly #backlog = new Map<string, Waiting[]>();
+  #backlogSize = 0;
+  #running: Promise<void> | null = null;
+  #again = false;
+  #starved = false;
+  #stopped = true;
+  #timer: NodeJS.Timeout | null = null;
+
+  constructor(db: Database, clock: Clock, log: Logger, endpoints: WebhookEndpoints, opts: WorkerOptions) {
+    this.#db = db;
+    this.#clock = clock;
+    this.#log = log;
+    this.#endpoints = endpoints;
+    this.#opts = {
+      maxInFlight: 512, maxPerHost: 32, pollMs: db.kind === 'pglite' ? 1000 : 500, claimBatch: 100, leaseMarginMs: 60_000, ...opts,
+    };
+    this.#writes = new WriteBatcher((items) => recordAttempts(db, items, this.#opts.retryDelaysS));
+    this.limiter = new AttemptLimiter({ maxInFlight: this.#opts.maxInFlight, maxPerHost: this.#opts.maxPerHost });
+  }
+
+  start(): void {
+    if (!this.#stopped) return;
+    this.#stopped = false;
+    this.#poll();
+    this.wake();
+  }
+
+  /** Look for due deliveries now (coalesced while a look is going on). */
+  wake(): void {
+    if (this.#stopped) return;
+    if (this.#running) {
+      this.#again = true;
+      return;
+    }
+    this.#running = this.#fill().catch((err) => this.#log.error({ err }, 'webhook worker could not claim deliveries'))
+      .finally(() => {
+        this.#running = null;
+        if (this.#again) {
+          this.#again = false;
+          this.wake();
+        }
+      });
+  }
+
+  /** Claims what is due now and waits for those attempts (tests and benchmarks drive it by hand). */
+  async runDue(): Promise<void> {
+    await this.#fill();
+    await this.idle();
+  }
+
+  /** Resolves when no attempt is in flight. */
+  async idle(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+  }
+
+  /** Stops claiming; waits up to `graceMs` for attempts in flight; a row still unrecorded keeps its lease. */
+  async stop(graceMs = 3000): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    await this.#running;
+    // Rows still waiting for a slot go back to the queue for whichever process runs next.
+    const waiting = [...this.#backlog.values()].flat().map((w) => w.c);
+    this.#backlog.clear();
+    this.#backlogSize = 0;
+    await releaseClaims(this.#db, waiting).catch((err) => this.#log.error({ err }, 'webhook worker could not give back its backlog'));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.idle(), new Promise((r) => { timer = setTimeout(r, graceMs); })]);
+    clearTimeout(timer);
+  }
+
+  #poll(): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => { this.wake(); this.#poll(); }, this.#opts.pollMs);
+    this.#timer.unref();
+  }
+
+  // Claims due rows while there is room, and starts their attempts. A claimed row whose host is
+  // full waits in a per-host backlog of up to two rounds of that host's slots (so it starts within
+  // two timeouts, inside its lease) and starts the moment a slot of its host frees; beyond that it is
+  // given back. A host is left out of claims until its backlog is down to one round, so a busy
+  // host's rows are claimed in batches rather than one per freed slot.
+  async #fill(): Promise<void> {
+    const { maxInFlight, maxPerHost, claimBatch } = this.#opts;
+    for (;;) {
+      const room = maxInFlight - this.limiter.inFlight - this.#backlogSize;
+      if (room <= 0) { this.#starved = true; return; }
+      const full = [...this.#hosts.keys()].filter((h) => (this.#backlog.get(h)?.length ?? 0) >= maxPerHost);
+      // Rows of a full host are left out: look again as soon as its backlog is down to one round.
+      if (full.length > 0) this.#starved = true;
+      const want = Math.min(room, claimBatch);
+      const claimed = await claimDue(this.#db, this.#clock.now(), this.#leaseMs, want, full);
+      // The endpoints as they are right now, read once for the batch whose attempts start now.
+      const snapshot = claimed.length === 0 ? null
+        : await this.#endpoints.current(this.#db.orm, claimed.map((c) => ({ merchantId: c.row.merchantId, livemode: c.row.livemode })));
+      const giveBack: Claimed[] = [];
+      for (const c of claimed) {
+        const host = c.row.host;
+        const release = this.#acquire(host);
+        if (release) {
+          this.#track(this.#attempt(c, snapshot, release));
+        } else if ((this.#backlog.get(host)?.length ?? 0) < BACKLOG_ROUNDS * maxPerHost) {
+          const waiting: Waiting = { c, snapshot: snapshot!, readAt: Date.now() };
+          this.#backlog.set(host, [...(this.#backlog.get(host) ?? []), waiting]);
+          this.#backlogSize += 1;
+        } else {
+          giveBack.push(c);
+        }
+      }
+      if (giveBack.length > 0) {
+        this.#starved = true;
+        await releaseClaims(this.#db, giveBack);
+      }
+      if (claimed.length < want || giveBack.length > 0) return;
+    }
+  }
+
+  get #leaseMs(): number {
+    // waiting in the backlog (two rounds of timeouts at most) + the attempt itself + a margin
+    return (BACKLOG_ROUNDS + 1) * this.#opts.timeoutMs + this.#opts.leaseMarginMs;
+  }
+
+  #track(p: Promise<void>): void {
+    this.#inFlight.add(p);
+    void p.finally(() => this.#inFlight.delete(p));
+  }
+
+  // A slot for an attempt to `host`, or null when the host or the worker is full. Releasing it
+  // starts the host's next backlogged row at once, and wakes the claim loop if it was held back.
+  #acquire(host: string): (() => void) | null {
+    const release = this.limiter.tryAcquire(host);
+    if (!release) return null;
+    this.#hosts.set(host, (this.#hosts.get(host) ?? 0) + 1);
+    return () => {
+      release();
+      const left = (this.#hosts.get(host) ?? 1) - 1;
+      if (left === 0) this.#hosts.delete(host);
+      else this.#hosts.set(host, left);
+      const waiting = this.#backlog.get(host);
+      if (waiting && waiting.length > 0) {
+        const next = waiting.shift()!;
+        if (waiting.length === 0) this.#backlog.delete(host);
+        this.#backlogSize -= 1;
+        const again = this.#acquire(host);
+        const fresh = Date.now() - next.readAt < SNAPSHOT_FRESH_MS ? next.snapshot : null;
+        if (again) this.#track(this.#attempt(next.c, fresh, again));
+      }
+      // Look for more when the loop was held back and this host (or the worker) has room again.
+      if (this.#starved && (this.#backlog.get(host)?.length ?? 0) < this.#opts.maxPerHost) {
+        this.#starved = false;
+        this.wake();
+      }
+    };
+  }
+
+  // The slot is given back as soon as the receiver has answered; writing the outcome (batched with
+  // other attempts' outcomes) does not hold the destination's slot.
+  async #attempt(c: Claimed, snapshot: Map<string, Webhook> | null, release: () => void): Promise<void> {
+    let outcome: AttemptOutcome;
+    try {
+      const key = secretContext(c.row.merchantId, c.row.livemode);
+      const endpoints = snapshot ?? await this.#endpoints.current(this.#db.orm, [c.row]);
+      outcome = await this.#post(c, endpoints.get(key));
+    } catch (err) {
+      release();
+      this.#log.error({ err, delivery: c.row.id }, 'webhook attempt could not be made');
+      return;
+    }
+    release();
+    try {
+      await this.#writes.add({ c, o: outcome });
+    } catch (err) {
+      // The row keeps its claim and lease; after the lease it is taken again.
+      this.#log.error({ err, delivery: c.row.id }, 'webhook attempt could not be recorded');
+    }
+  }
+
+  // One attempt with the URL and secret as they are now (account URL at each attempt; a payment's
+  // own URL re-checked before each attempt; always the mode's current secret).
+  async #post(c: Claimed, found: Webhook | undefined): Promise<AttemptOutcome> {
+    const { row } = c;
+    const startedAt = this.#clock.now();
+    let webhook = found;
+    const url = row.target === 'payment' ? row.url : webhook?.url ?? null;
+    // A payment's own URL is signed with the mode's secret even if the account never read it yet.
+    if (url && !webhook && row.target === 'payment') webhook = await this.#endpoints.get(row.merchantId, row.livemode);
+    if (!url || !webhook) {
+      return { ok: false, url: null, error: NO_WEBHOOK_URL, response: '', millis: 0, startedAt, endedAt: this.#clock.now() };
+    }
+    const r = await attemptDelivery({
+      url, body: row.payload, secret: webhook.secret, deliveryId: row.id, eventType: row.eventType,
+      attempt: row.attempts + 1, timeoutMs: this.#opts.timeoutMs, allowPrivate: this.#opts.allowPrivate,
+      resolve: this.#opts.resolve, ca: this.#opts.ca, clock: this.#clock,
+      ...(row.target === 'payment' ? { messagePrefix: PAYMENT_URL_PREFIX } : {}),
+    });
+    return {
+      ok: r.ok, url, statusCode: r.statusCode, error: r.error, response: r.response, millis: r.millis,
+      signedAt: r.signedAt, startedAt, endedAt: this.#clock.now(),
+    };
+  }
+}
+

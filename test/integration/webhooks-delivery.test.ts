@@ -1,0 +1,253 @@
+// Routing of outbox events into deliveries, and the attempts made of them (spec 6.1, part 3
+// "Webhook delivery status", CONTRACT "Delivery and real time"). The clock is moved by hand; the
+// receiver is a real local HTTP server.
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { and, eq } from 'drizzle-orm';
+import { describeEachDb } from '../harness/databases.ts';
+import { startTestApp, type TestApp } from '../harness/app.ts';
+import { keyHeader, randomIp, signupAccount, tokenHeader, type Account } from '../harness/accounts.ts';
+import { Receiver } from '../harness/webhooks.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
+import { appendEvent, events, type NewEvent } from '../../src/events/index.ts';
+import { deliveries, verifyWebhook, type DeliveryRow } from '../../src/webhooks/index.ts';
+
+const PAYMENT = {
+  id: 'pay_1', status: 'confirmed', livemode: false, order_id: 'o-1', checkout_token: 'ct_secret',
+  checkout_url: 'https://pay.example/pay/ct_secret', token_options: [{ token: 'BTC' }], usd_amount: '10',
+};
+
+describeEachDb('webhook deliveries', (h) => {
+  let t: TestApp;
+  let clock: ManualClock;
+  let rx: Receiver;
+  let other: Receiver;
+  let acct: Account;
+
+  beforeAll(async () => {
+    clock = new ManualClock(new Date());
+    t = await startTestApp(h.db(), { clock });
+    t.platform.outbox.subscribe(t.services.webhooks.subscriber);
+    rx = await Receiver.start();
+    other = await Receiver.start();
+  });
+  afterAll(async () => { await t.close(); await rx.close(); await other.close(); });
+  beforeEach(async () => {
+    rx.got.length = 0;
+    other.got.length = 0;
+    rx.behaviour = { status: 200, body: 'ok' };
+    other.behaviour = { status: 200, body: 'ok' };
+    acct = await signupAccount(t.app);
+  });
+
+  const inject = (method: 'GET' | 'PUT' | 'DELETE' | 'POST', url: string, headers: Record<string, string>, payload?: object) =>
+    t.app.inject({ method, url, headers, remoteAddress: randomIp(), ...(payload ? { payload } : {}) });
+  const setUrl = async (url: string, key = acct.testKey) => {
+    const res = await inject('PUT', '/v1/webhook', keyHeader(key), { url });
+    expect(res.statusCode).toBe(200);
+    return res.json().webhook as { secret: string };
+  };
+  const emit = (e: Partial<NewEvent> & { type: string }) => t.platform.db.transaction((tx) => appendEvent(tx, {
+    livemode: false, merchantId: acct.merchant.id, paymentId: PAYMENT.id, data: PAYMENT, at: clock.now(), ...e,
+  }));
+  const pump = async () => { await t.platform.outbox.drainNow(); await t.services.webhooks.worker.runDue(); };
+  const rows = (): Promise<DeliveryRow[]> => h.db().orm.select().from(deliveries).where(eq(deliveries.merchantId, acct.merchant.id));
+
+  it('posts a payment event to the account URL of its mode with the exact headers, signed, body without checkout fields', async () => {
+    const { secret } = await setUrl(rx.url);
+    const ev = await emit({ type: 'payment.confirmed' });
+    await pump();
+    expect(rx.got).toHaveLength(1);
+    const [got] = rx.got;
+    const [d] = await rows();
+    expect(got.headers).toMatchObject({
+      'content-type': 'application/json', 'user-agent': 'gateway-webhooks/1.0', 'x-webhook-id': d.id,
+      'x-webhook-event': 'payment.confirmed', 'x-webhook-attempt': '1', 'content-length': String(Buffer.byteLength(got.body)),
+    });
+    expect(got.headers['x-webhook-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    const verified = verifyWebhook(got.body, got.headers['x-webhook-signature'] as string, secret, { now: clock.now() });
+    expect(verified.ok).toBe(true);
+    expect(got.body).toBe(d.payload);
+    const body = JSON.parse(got.body);
+    expect(Object.keys(body)).toEqual(['created_at', 'data', 'id', 'livemode', 'type']);
+    expect(body).toMatchObject({ id: ev.id, type: 'payment.confirmed', livemode: false });
+    expect(body.data).toEqual({ id: 'pay_1', status: 'confirmed', livemode: false, order_id: 'o-1', usd_amount: '10' });
+    expect(d).toMatchObject({ target: 'account', url: rx.url, status: 'delivered', attempts: 1, lastStatusCode: 200, lastError: null, eventId: ev.id });
+    expect(d.deliveredAt).not.toBeNull();
+    expect(d.history).toEqual([{ at: expect.any(String), url: rx.url, signed: expect.any(Number), status_code: 200, response: 'ok', millis: expect.any(Number) }]);
+  });
+
+  it('sends a payment\'s own webhook_url its payment and settlement events, and nothing of it to the account URL', async () => {
+    const { secret } = await setUrl(rx.url);
+    await emit({ type: 'payment.detecting', webhookUrl: other.url });
+    await emit({ type: 'settlement.completed', webhookUrl: other.url, data: { id: 'set_1', status: 'completed' } });
+    await pump();
+    expect(rx.got).toHaveLength(0);
+    expect(other.got.map((g) => g.headers['x-webhook-event'])).toEqual(['payment.detecting', 'settlement.completed']);
+    for (const g of other.got) expect(verifyWebhook(g.body, g.headers['x-webhook-signature'] as string, secret, { now: clock.now() }).ok).toBe(true);
+    expect((await rows()).map((d) => d.target)).toEqual(['payment', 'payment']);
+  });
+
+  it('queues nothing when the mode has no URL, and nothing is replayed once one is set; the event stays stored', async () => {
+    await setUrl(rx.url, acct.liveKey).catch(() => undefined); // live mode is off: no live URL through the key
+    const ev = await emit({ type: 'payment.expired' });
+    await pump();
+    expect(await rows()).toHaveLength(0);
+    await setUrl(rx.url);
+    await pump();
+    expect(rx.got).toHaveLength(0);
+    expect(await h.db().orm.select().from(events).where(eq(events.id, ev.id))).toHaveLength(1);
+  });
+
+  it('sends payout events to the live URL only', async () => {
+    await setUrl(rx.url);
+    await emit({ type: 'payout.sent', livemode: true, paymentId: null, data: { id: 'po_1', tx_id: '0xabc' } });
+    await pump();
+    expect(await rows()).toHaveLength(0);
+    const owner = tokenHeader(acct.accessToken);
+    expect((await inject('PUT', '/merchant/webhook', owner, { url: other.url })).statusCode).toBe(200);
+    await emit({ type: 'payout.approved', livemode: true, paymentId: null, data: { id: 'po_1' } });
+    await pump();
+    expect(rx.got).toHaveLength(0);
+    expect(other.got.map((g) => g.headers['x-webhook-event'])).toEqual(['payout.approved']);
+    expect(JSON.parse(other.got[0].body).data).toEqual({ id: 'po_1' });
+    expect((await rows())[0]).toMatchObject({ livemode: true, target: 'account' });
+  });
+
+  it('never posts socket-only or internal events', async () => {
+    await setUrl(rx.url);
+    for (const type of ['payment.created', 'payment.coin_chosen', 'payment.confirmations', 'payment:update', 'webhook:delivery', 'payout.requested']) {
+      await emit({ type, webhookUrl: other.url });
+    }
+    await pump();
+    expect(await rows()).toHaveLength(0);
+    expect(rx.got.length + other.got.length).toBe(0);
+  });
+
+  it('queues each (event, target) once when a batch is handed over twice', async () => {
+    await setUrl(rx.url);
+    const ev = await emit({ type: 'payment.underpaid' });
+    const batch = [ev];
+    for (let i = 0; i < 2; i++) await t.platform.db.transaction((tx) => t.services.webhooks.subscriber.handle(tx, batch));
+    await pump();
+    expect(await rows()).toHaveLength(1);
+    expect(rx.got).toHaveLength(1);
+  });
+
+  it('retries a failed attempt on schedule, counted from the end of the attempt, keeping 500 characters of the answer', async () => {
+    await setUrl(rx.url);
+    rx.behaviour = { status: 500, body: 'x'.repeat(700) };
+    await emit({ type: 'payment.failed' });
+    await pump();
+    let [d] = await rows();
+    expect(d).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: 500, lastError: 'endpoint answered 500' });
+    expect(d.nextAttemptAt.getTime()).toBe(clock.now().getTime() + 60_000);
+    expect(d.history[0].response).toHaveLength(500);
+    clock.advance(59_000);
+    await pump();
+    expect(rx.got).toHaveLength(1);
+    clock.advance(1000);
+    rx.behaviour = { status: 204 };
+    await pump();
+    expect(rx.got.map((g) => g.headers['x-webhook-attempt'])).toEqual(['1', '2']);
+    expect(rx.got[1].headers['x-webhook-id']).toBe(d.id);
+    [d] = await rows();
+    expect(d).toMatchObject({ status: 'delivered', attempts: 2, lastStatusCode: 204, lastError: null });
+    expect(d.history).toHaveLength(2);
+  });
+
+  it('gives up after the 7th failure (about 33 hours): failed, counted in failed_webhooks', async () => {
+    const { countFailedDeliveries } = await import('../../src/webhooks/index.ts');
+    await setUrl(rx.url);
+    rx.behaviour = { status: 302, body: 'moved' };
+    await emit({ type: 'payment.confirmed' });
+    const start = clock.now().getTime();
+    await pump();
+    for (const delay of [60, 300, 1800, 7200, 21600, 86400]) {
+      clock.advance(delay * 1000);
+      await pump();
+    }
+    expect(rx.got.map((g) => g.headers['x-webhook-attempt'])).toEqual(['1', '2', '3', '4', '5', '6', '7']);
+    const [d] = await rows();
+    expect(d).toMatchObject({ status: 'failed', attempts: 7, maxAttempts: 7, lastStatusCode: 302, lastError: 'endpoint answered 302' });
+    expect(clock.now().getTime() - start).toBe(117_360_000); // 32.6 hours
+    expect(await countFailedDeliveries(h.db().orm, acct.merchant.id, false)).toBe(1);
+    expect(await countFailedDeliveries(h.db().orm, acct.merchant.id, true)).toBe(0);
+    clock.advance(10 * 86_400_000);
+    await pump();
+    expect(rx.got).toHaveLength(7);
+  });
+
+  it('goes to the account URL as it is at each attempt: removed → fails and keeps its schedule; changed → the new URL', async () => {
+    await setUrl(rx.url);
+    rx.behaviour = { status: 503 };
+    await emit({ type: 'payment.partially_paid' });
+    await emit({ type: 'payment.confirmed', webhookUrl: other.url });
+    other.behaviour = { status: 503 };
+    await pump();
+    expect((await inject('DELETE', '/v1/webhook', keyHeader(acct.testKey))).statusCode).toBe(200);
+    clock.advance(60_000);
+    other.behaviour = { status: 200 };
+    await pump();
+    const byTarget = Object.fromEntries((await rows()).map((d) => [d.target, d]));
+    expect(byTarget.account).toMatchObject({ status: 'pending', attempts: 2, lastError: 'no webhook url is set for this mode', lastStatusCode: null, url: rx.url });
+    expect(byTarget.account.history[1]).toEqual({ at: expect.any(String), error: 'no webhook url is set for this mode', response: '', millis: 0 });
+    expect(byTarget.account.nextAttemptAt.getTime()).toBe(clock.now().getTime() + 300_000);
+    expect(byTarget.payment.status).toBe('delivered');
+    await setUrl(other.url);
+    clock.advance(300_000);
+    await pump();
+    const [acc] = (await rows()).filter((d) => d.target === 'account');
+    expect(acc).toMatchObject({ status: 'delivered', attempts: 3, url: other.url });
+    expect(other.got.at(-1)!.headers['x-webhook-attempt']).toBe('3');
+  });
+
+  it('signs a retry with the secret of the moment: after a roll the old secret no longer verifies', async () => {
+    const { secret: old } = await setUrl(rx.url);
+    rx.behaviour = { status: 500 };
+    await emit({ type: 'payment.confirmed' });
+    await pump();
+    const rolled = await inject('POST', '/merchant/webhook/roll-secret?mode=test', tokenHeader(acct.accessToken));
+    const fresh = rolled.json().webhook.secret as string;
+    clock.advance(60_000);
+    await pump();
+    const retry = rx.got[1];
+    const sig = retry.headers['x-webhook-signature'] as string;
+    expect(verifyWebhook(retry.body, sig, fresh, { now: clock.now() }).ok).toBe(true);
+    expect(verifyWebhook(retry.body, sig, old, { now: clock.now() })).toEqual({ ok: false, reason: 'signature does not match' });
+  });
+
+  it('re-checks a payment\'s own URL before each attempt', async () => {
+    await emit({ type: 'payment.confirmed', webhookUrl: 'ftp://files.example/hook' });
+    await pump();
+    const [d] = await rows();
+    expect(d).toMatchObject({ target: 'payment', status: 'pending', lastError: 'webhook_url: url must be an absolute http(s) URL' });
+  });
+
+  it('queues a ping to the mode\'s URL on each test call, and refuses without a URL', async () => {
+    const none = await inject('POST', '/v1/webhook/test', keyHeader(acct.testKey));
+    expect(none.statusCode).toBe(400);
+    expect(none.json()).toEqual({ error: 'no webhook url is set for this mode: set one first' });
+    const { secret } = await setUrl(rx.url);
+    const first = await inject('POST', '/v1/webhook/test', keyHeader(acct.testKey));
+    expect(first.statusCode).toBe(202);
+    const d = first.json().delivery;
+    expect(d).toMatchObject({ merchant_id: acct.merchant.id, livemode: false, target: 'account', url: rx.url, event_type: 'ping', status: 'pending', attempts: 0, max_attempts: 7 });
+    expect(JSON.parse(d.payload)).toEqual({ created_at: expect.any(String), data: { message: 'this is a test webhook' }, id: d.event_id, livemode: false, type: 'ping' });
+    expect((await inject('POST', '/merchant/webhook/test?mode=test', tokenHeader(acct.accessToken))).statusCode).toBe(202);
+    await pump();
+    expect(rx.got.map((g) => g.headers['x-webhook-event'])).toEqual(['ping', 'ping']);
+    expect(verifyWebhook(rx.got[0].body, rx.got[0].headers['x-webhook-signature'] as string, secret, { now: clock.now() }).ok).toBe(true);
+  });
+
+  it('emits webhook:delivery (without history) on every attempt', async () => {
+    await setUrl(rx.url);
+    rx.behaviour = { status: 500 };
+    await emit({ type: 'payment.confirmed' });
+    await pump();
+    clock.advance(60_000);
+    await pump();
+    const evs = await h.db().orm.select().from(events).where(and(eq(events.merchantId, acct.merchant.id), eq(events.type, 'webhook:delivery'))).orderBy(events.seq);
+    expect(evs.map((e) => (e.data as { attempts: number }).attempts)).toEqual([1, 2]);
+    expect(evs[0].data).not.toHaveProperty('history');
+  });
+});
