@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import pg from 'pg';
+import { createPgDatabase } from '../test/harness/scratch-db.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import { bootPlatform } from '../src/platform/boot.ts';
@@ -27,19 +27,11 @@ const CONNECTIONS = 50;
 const TARGET = 0.8;
 
 async function withDatabase<T>(fn: (url: string) => Promise<T>): Promise<T> {
-  const name = `gw_bench_${crypto.randomBytes(6).toString('hex')}`;
-  const admin = async (q: string) => {
-    const c = new pg.Client({ connectionString: SERVER });
-    await c.connect();
-    try { await c.query(q); } finally { await c.end(); }
-  };
-  await admin(`create database ${name}`);
-  const u = new URL(SERVER);
-  u.pathname = `/${name}`;
+  const created = await createPgDatabase(SERVER, 'gw_bench');
   try {
-    return await fn(u.toString());
+    return await fn(created.url);
   } finally {
-    await admin(`drop database if exists ${name} with (force)`);
+    await created.drop();
   }
 }
 

@@ -2,44 +2,24 @@
 // the process's resident memory while it streams (it must stay flat: keyset pages, not one array).
 // Uses the PostgreSQL server of TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test)
 // in a fresh database, else embedded PGlite. Run: node_modules/.bin/node bench/ledger-csv.ts [entries]
-import crypto from 'node:crypto';
-import pg from 'pg';
 import { sql } from 'drizzle-orm';
-import { migrate, openPglite, openPostgres, type Database } from '../src/platform/db/index.ts';
+import type { Database } from '../src/platform/db/index.ts';
+import { openScratchDatabase, testServerUrl } from '../test/harness/scratch-db.ts';
 import { startTestApp } from '../test/harness/app.ts';
 import { signupAccount } from '../test/harness/accounts.ts';
 
 const ENTRIES = Number(process.argv[2] ?? 100_000);
-const SERVER = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+const SERVER = testServerUrl();
 
 async function openDb(): Promise<{ db: Database; engine: string; drop: () => Promise<void> }> {
-  const admin = new pg.Client({ connectionString: SERVER, connectionTimeoutMillis: 2000 });
   try {
-    await admin.connect();
+    return { ...(await openScratchDatabase('postgres', { serverUrl: SERVER, prefix: 'gw_bench' })), engine: 'postgresql' };
   } catch {
-    const db = await openPglite(null);
-    return { db, engine: 'pglite', drop: () => db.close() };
+    return { ...(await openScratchDatabase('pglite')), engine: 'pglite' };
   }
-  const name = `gw_bench_${crypto.randomBytes(5).toString('hex')}`;
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const u = new URL(SERVER);
-  u.pathname = `/${name}`;
-  const db = await openPostgres(u.toString());
-  return {
-    db, engine: 'postgresql',
-    drop: async () => {
-      await db.close();
-      const c = new pg.Client({ connectionString: SERVER });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    },
-  };
 }
 
 const { db, engine, drop } = await openDb();
-await migrate(db);
 const t = await startTestApp(db);
 const acct = await signupAccount(t.app);
 const insertStart = performance.now();

@@ -12,12 +12,12 @@ import crypto from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
-import pg from 'pg';
 import { sql } from 'drizzle-orm';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import { bootPlatform } from '../src/platform/boot.ts';
-import { migrate, openPglite, openPostgres, type Database } from '../src/platform/db/index.ts';
+import type { Database } from '../src/platform/db/index.ts';
+import { openScratchDatabase } from '../test/harness/scratch-db.ts';
 import { queryRows } from '../src/platform/db/index.ts';
 import { createServices } from '../src/services.ts';
 import { buildApp } from '../src/app.ts';
@@ -38,31 +38,7 @@ async function cannon(url: string, request: autocannon.Request): Promise<Run> {
 }
 
 async function openDb(kind: 'pglite' | 'postgres'): Promise<{ db: Database; drop: () => Promise<void> }> {
-  if (kind === 'pglite') {
-    const db = await openPglite(null);
-    await migrate(db);
-    return { db, drop: () => db.close() };
-  }
-  const server = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
-  const name = `gw_bench_${crypto.randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: server });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const u = new URL(server);
-  u.pathname = `/${name}`;
-  const db = await openPostgres(u.toString(), { max: 20 });
-  await migrate(db);
-  return {
-    db,
-    drop: async () => {
-      await db.close();
-      const c = new pg.Client({ connectionString: server });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    },
-  };
+  return openScratchDatabase(kind, { poolMax: 20, prefix: 'gw_bench' });
 }
 
 /** The baseline: the same Fastify and JSON handling, one INSERT or one SELECT through the same pool. */

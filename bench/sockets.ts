@@ -16,6 +16,7 @@ async function server(): Promise<void> {
   const { createLogger } = await import('../src/platform/logger.ts');
   const { bootPlatform } = await import('../src/platform/boot.ts');
   const { openPglite, openPostgres, migrate } = await import('../src/platform/db/index.ts');
+  const { createPgDatabase } = await import('../test/harness/scratch-db.ts');
   const { createServices } = await import('../src/services.ts');
   const { buildApp } = await import('../src/app.ts');
   const { appendEvent } = await import('../src/events/index.ts');
@@ -31,21 +32,9 @@ async function server(): Promise<void> {
   let dropDb = async (): Promise<void> => {};
   let db;
   if (serverUrl) {
-    const { default: pg } = await import('pg');
-    const name = `gw_bench_${process.pid}`;
-    const admin = new pg.Client({ connectionString: serverUrl });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    await admin.end();
-    const u = new URL(serverUrl);
-    u.pathname = `/${name}`;
-    db = await openPostgres(u.toString());
-    dropDb = async () => {
-      const c = new pg.Client({ connectionString: serverUrl });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    };
+    const created = await createPgDatabase(serverUrl, 'gw_bench');
+    db = await openPostgres(created.url);
+    dropDb = created.drop;
   } else {
     db = await openPglite(null);
   }

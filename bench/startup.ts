@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
+import { createPgDatabase, testServerUrl } from '../test/harness/scratch-db.ts';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -52,19 +52,12 @@ const idle = rssMb(existing.pid);
 await existing.stop();
 
 let pgMs: number | null = null;
-const server = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 try {
-  const name = `gw_bench_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: server });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  const u = new URL(server);
-  u.pathname = `/${name}`;
-  const onPg = await start(['src/main.ts'], { ...env, DATABASE_URL: u.toString() });
+  const created = await createPgDatabase(testServerUrl(), 'gw_bench');
+  const onPg = await start(['src/main.ts'], { ...env, DATABASE_URL: created.url });
   pgMs = onPg.ms;
   await onPg.stop();
-  await admin.query(`drop database ${name} with (force)`);
-  await admin.end();
+  await created.drop();
 } catch (err) {
   console.log(`PostgreSQL part skipped: ${(err as Error).message}`);
 }

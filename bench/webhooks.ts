@@ -8,20 +8,19 @@
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
-import crypto from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
 import { count, eq, and, isNotNull } from 'drizzle-orm';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import { systemClock } from '../src/platform/clock.ts';
-import { migrate, openPostgres, type Database } from '../src/platform/db/index.ts';
+import type { Database } from '../src/platform/db/index.ts';
+import { openScratchDatabase, testServerUrl } from '../test/harness/scratch-db.ts';
 import { appendEvent, OutboxDispatcher } from '../src/events/index.ts';
 import { attemptDelivery, deliveries, WebhooksService } from '../src/webhooks/index.ts';
 import type { Platform } from '../src/platform/context.ts';
 
-const SERVER = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+const SERVER = testServerUrl();
 const N = Number(process.env.BENCH_DELIVERIES ?? 20_000);
 const HANGING = 200;
 const HANG_TIMEOUT_MS = Number(process.env.BENCH_HANG_TIMEOUT_MS ?? 10_000);
@@ -61,25 +60,7 @@ const ready = new Promise<Ready>((resolve) => {
 });
 
 async function freshDatabase(): Promise<{ db: Database; drop: () => Promise<void> }> {
-  const name = `gw_bench_${crypto.randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: SERVER });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const u = new URL(SERVER);
-  u.pathname = `/${name}`;
-  const db = await openPostgres(u.toString(), { max: 20 });
-  await migrate(db);
-  return {
-    db,
-    drop: async () => {
-      await db.close();
-      const c = new pg.Client({ connectionString: SERVER });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    },
-  };
+  return openScratchDatabase('postgres', { serverUrl: SERVER, poolMax: 20, prefix: 'gw_bench' });
 }
 
 function platformOn(db: Database, env: Record<string, string>): Platform {

@@ -1,9 +1,8 @@
 // Each integration file runs once on PGlite (in memory) and once on a fresh PostgreSQL database
 // of its own (created and dropped here), so files never see each other's rows.
 import { afterAll, beforeAll, describe, inject } from 'vitest';
-import crypto from 'node:crypto';
-import pg from 'pg';
-import { migrate, openPglite, openPostgres, type Database, type EngineKind } from '../../src/platform/db/index.ts';
+import type { Database, EngineKind } from '../../src/platform/db/index.ts';
+import { createPgDatabase as createScratchPg, openScratchDatabase } from './scratch-db.ts';
 
 export interface DbHandle {
   kind: EngineKind;
@@ -15,36 +14,12 @@ export interface DbHandle {
 
 export const pgServerUrl = (): string => inject('pgUrl');
 
-/** A fresh, empty PostgreSQL database on the test server; returns its URL and a drop function. */
-export async function createPgDatabase(serverUrl = pgServerUrl()): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `gw_test_${crypto.randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const u = new URL(serverUrl);
-  u.pathname = `/${name}`;
-  return {
-    url: u.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: serverUrl });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    },
-  };
-}
+/** A fresh, empty database on the test server (the one global setup found). */
+export const createPgDatabase = (serverUrl = pgServerUrl()) => createScratchPg(serverUrl);
 
 export async function openTestDatabase(kind: EngineKind): Promise<{ db: Database; url: string | null; dispose: () => Promise<void> }> {
-  if (kind === 'pglite') {
-    const db = await openPglite(null);
-    await migrate(db);
-    return { db, url: null, dispose: () => db.close() };
-  }
-  const created = await createPgDatabase();
-  const db = await openPostgres(created.url, { max: 10 });
-  await migrate(db);
-  return { db, url: created.url, dispose: async () => { await db.close(); await created.drop(); } };
+  const s = await openScratchDatabase(kind, { serverUrl: pgServerUrl() });
+  return { db: s.db, url: s.url, dispose: s.drop };
 }
 
 /** Defines the suite once per engine; the PostgreSQL one is skipped when no server is reachable. */

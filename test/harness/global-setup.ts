@@ -2,8 +2,8 @@
 // Without one, that half is skipped with one printed line; the PGlite half always runs.
 import type { TestProject } from 'vitest/node';
 import pg from 'pg';
+import { testServerUrl } from './scratch-db.ts';
 
-export const DEFAULT_TEST_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -12,7 +12,7 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<void> {
-  const url = process.env.TEST_DATABASE_URL || DEFAULT_TEST_DATABASE_URL;
+  const url = testServerUrl();
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
   try {
     await client.connect();
