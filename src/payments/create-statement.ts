@@ -62,8 +62,11 @@ const STATEMENT = `
   )
   select id from p`;
 
+/** Named, so each pooled connection parses and plans the statement once and then only binds values. */
+const PREPARED_NAME = 'payments_create_v1';
+
 async function run(db: Database, text: string, params: unknown[]): Promise<unknown[]> {
-  if (db.pool) return (await db.pool.query(text, params)).rows;
+  if (db.pool) return (await db.pool.query({ name: PREPARED_NAME, text, values: params })).rows;
   return (await db.pglite!.query(text, params)).rows;
 }
 
