@@ -3,13 +3,13 @@
 // the answer than the 500 characters a history entry keeps, never waits longer than the timeout.
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
 import { systemClock, type Clock } from '../platform/clock.ts';
 import { ipFamily } from './ip-ranges.ts';
 import { signatureHeader, unixSeconds } from './signing.ts';
 import { bareHost, checkWebhookUrl, type ResolvedAddress, type Resolver } from './url-policy.ts';
 import { describeAttemptError, timeoutError } from './attempt-errors.ts';
+import { pinnedLookup, type ConnectionPool } from './connection-pool.ts';
 
 export const USER_AGENT = 'gateway-webhooks/1.0';
 /** The error of an attempt to the account URL after it was removed; the caller records it. */
@@ -36,6 +36,8 @@ export interface AttemptRequest {
   clock?: Clock;
   /** Extra trusted certificates (tests with a local HTTPS server). */
   ca?: string | Buffer;
+  /** Kept-alive connections keyed by the checked destination; without one, every attempt opens a fresh connection. */
+  pool?: ConnectionPool;
 }
 
 export interface AttemptResult {
@@ -52,21 +54,6 @@ export interface AttemptResult {
 }
 
 export const answeredError = (statusCode: number) => `endpoint answered ${statusCode}`;
-
-// Hands the socket only the addresses the policy approved, so no second DNS answer is ever used.
-function pinnedLookup(addresses: readonly ResolvedAddress[]): LookupFunction {
-  return (_hostname, options, callback) => {
-    const wanted = options.family === 4 || options.family === 6 ? options.family : 0;
-    const usable = addresses.filter((a) => wanted === 0 || a.family === wanted);
-    if (usable.length === 0) {
-      callback(Object.assign(new Error('no checked address of the requested family'), { code: 'ENOTFOUND' }), '');
-    } else if (options.all) {
-      callback(null, usable.map((a) => ({ address: a.address, family: a.family })));
-    } else {
-      callback(null, usable[0].address, usable[0].family);
-    }
-  };
-}
 
 // Keeps the first characters of a body; reports when enough has been read to stop.
 class AnswerText {
@@ -105,17 +92,22 @@ export async function attemptDelivery(req: AttemptRequest): Promise<AttemptResul
 
 type PostOutcome = Omit<AttemptResult, 'millis' | 'signedAt'>;
 
+// A kept-alive connection the receiver closed just as it was reused fails before any answer; such
+// a request never reached the application, so it is sent once more on a fresh connection.
+const STALE_CONNECTION = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+
 function post(
   req: AttemptRequest, target: URL, addresses: ResolvedAddress[], signedAt: number, deadline: Promise<'timeout'>,
 ): Promise<PostOutcome> {
   const body = Buffer.from(req.body, 'utf8');
   const host = bareHost(target);
+  const https_ = target.protocol === 'https:';
+  const port = target.port === '' ? (https_ ? 443 : 80) : Number(target.port);
   const options: https.RequestOptions = {
     method: 'POST',
     hostname: host,
-    port: target.port === '' ? undefined : Number(target.port),
+    port,
     path: `${target.pathname}${target.search}`,
-    agent: false, // a fresh connection to the checked address, never a pooled one
     lookup: pinnedLookup(addresses),
     headers: {
       Host: target.host,
@@ -128,7 +120,7 @@ function post(
       'Content-Length': String(body.length),
     },
   };
-  if (target.protocol === 'https:') {
+  if (https_) {
     if (ipFamily(host) === 0) options.servername = host;
     if (req.ca !== undefined) options.ca = req.ca;
   }
@@ -137,10 +129,13 @@ function post(
     let settled = false;
     let statusCode: number | undefined;
     const text = new AnswerText();
+    let request: http.ClientRequest;
+    let answer: http.IncomingMessage | undefined;
     const finish = (outcome: PostOutcome) => {
       if (settled) return;
       settled = true;
-      request.destroy();
+      // A complete exchange leaves a kept-alive connection to its agent; anything else closes it.
+      if (!outcome.ok || !answer?.complete) request.destroy();
       resolve(outcome);
     };
     const answered = () => {
@@ -148,23 +143,30 @@ function post(
       const ok = code >= 200 && code < 300;
       finish(ok ? { ok, statusCode: code, response: text.value } : { ok, statusCode: code, error: answeredError(code), response: text.value });
     };
-
-    const request = (target.protocol === 'https:' ? https : http).request(options, (res) => {
-      statusCode = res.statusCode ?? 0;
-      res.on('data', (chunk: Buffer) => { if (text.add(chunk)) answered(); });
-      res.on('end', answered);
-      res.on('error', answered);
-      res.on('close', answered);
-    });
-    request.on('error', (err) => {
-      if (statusCode !== undefined) answered();
-      else finish({ ok: false, error: describeAttemptError(err), response: '' });
-    });
+    const send = (agent: http.Agent | false) => {
+      request = (https_ ? https : http).request({ ...options, agent }, (res) => {
+        answer = res;
+        statusCode = res.statusCode ?? 0;
+        res.on('data', (chunk: Buffer) => { if (text.add(chunk)) answered(); });
+        res.on('end', answered);
+        res.on('error', answered);
+        res.on('close', answered);
+      });
+      const sent = request;
+      sent.on('error', (err: NodeJS.ErrnoException) => {
+        if (settled || sent !== request) return;
+        if (statusCode !== undefined) answered();
+        else if (agent !== false && sent.reusedSocket && STALE_CONNECTION.has(err.code ?? '')) send(false);
+        else finish({ ok: false, error: describeAttemptError(err), response: '' });
+      });
+      sent.end(body);
+    };
     void deadline.then(() => {
       // The status line decides; a body still trickling in is cut where it is.
       if (statusCode !== undefined) answered();
       else finish({ ok: false, error: timeoutError(req.timeoutMs), response: '' });
     });
-    request.end(body);
+    // Connections are reused only for this scheme, host, port and these checked addresses.
+    send(req.pool?.agentFor(https_ ? 'https:' : 'http:', host, port, addresses) ?? false);
   });
 }

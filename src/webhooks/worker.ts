@@ -10,6 +10,7 @@ import { claimDue, recordAttempts, releaseClaims, type AttemptOutcome, type Clai
 import { WriteBatcher } from './write-batcher.ts';
 import type { Webhook, WebhookEndpoints } from './endpoints.ts';
 import { secretContext } from './secret-box.ts';
+import { ConnectionPool } from './connection-pool.ts';
 
 /** A claimed row waiting for a slot of its host, with the endpoints as read when it was claimed. */
 interface Waiting {
@@ -58,6 +59,8 @@ export class DeliveryWorker {
   #starved = false;
   #stopped = true;
   #timer: NodeJS.Timeout | null = null;
+  /** Kept-alive connections per checked destination, opened afresh by each start. */
+  #pool: ConnectionPool;
 
   constructor(db: Database, clock: Clock, log: Logger, endpoints: WebhookEndpoints, opts: WorkerOptions) {
     this.#db = db;
@@ -69,11 +72,18 @@ export class DeliveryWorker {
     };
     this.#writes = new WriteBatcher((items) => recordAttempts(db, items, this.#opts.retryDelaysS));
     this.limiter = new AttemptLimiter({ maxInFlight: this.#opts.maxInFlight, maxPerHost: this.#opts.maxPerHost });
+    this.#pool = this.#newPool();
+  }
+
+  #newPool(): ConnectionPool {
+    return new ConnectionPool({ maxSocketsPerKey: this.#opts.maxPerHost, maxFreePerKey: this.#opts.maxPerHost });
   }
 
   start(): void {
     if (!this.#stopped) return;
     this.#stopped = false;
+    this.#pool.close();
+    this.#pool = this.#newPool();
     this.#poll();
     this.wake();
   }
@@ -119,6 +129,7 @@ export class DeliveryWorker {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.idle(), new Promise((r) => { timer = setTimeout(r, graceMs); })]);
     clearTimeout(timer);
+    this.#pool.close();
   }
 
   #poll(): void {
@@ -242,7 +253,7 @@ export class DeliveryWorker {
     const r = await attemptDelivery({
       url, body: row.payload, secret: webhook.secret, deliveryId: row.id, eventType: row.eventType,
       attempt: row.attempts + 1, timeoutMs: this.#opts.timeoutMs, allowPrivate: this.#opts.allowPrivate,
-      resolve: this.#opts.resolve, ca: this.#opts.ca, clock: this.#clock,
+      resolve: this.#opts.resolve, ca: this.#opts.ca, clock: this.#clock, pool: this.#pool,
       ...(row.target === 'payment' ? { messagePrefix: PAYMENT_URL_PREFIX } : {}),
     });
     return {
