@@ -10,6 +10,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
+import { Session } from 'node:inspector/promises';
 import { count, eq, and, isNotNull } from 'drizzle-orm';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/platform/logger.ts';
@@ -25,13 +26,16 @@ const N = Number(process.env.BENCH_DELIVERIES ?? 20_000);
 const HANGING = 200;
 const HANG_TIMEOUT_MS = Number(process.env.BENCH_HANG_TIMEOUT_MS ?? 10_000);
 const BARE_CONCURRENCY = 32;
+// How long the healthy receiver keeps an idle connection: Node's default 5 s; BENCH_RECEIVER_KEEP_ALIVE_MS=1 makes
+// it close each at once (a receiver without keep-alive), as the bench did before connections were reused.
+const RECEIVER_KEEP_ALIVE_MS = Number(process.env.BENCH_RECEIVER_KEEP_ALIVE_MS ?? 5000);
 
 // ---- receivers (own thread, so they never compete with the worker's event loop) ----
 const RECEIVERS = `
 const http = require('node:http');
 const { parentPort, workerData } = require('node:worker_threads');
 let count = 0;
-const healthy = http.createServer({ keepAliveTimeout: 1 }, (req, res) => {
+const healthy = http.createServer({ keepAliveTimeout: workerData.keepAliveMs }, (req, res) => {
   req.resume();
   req.on('end', () => { count++; parentPort.postMessage({ t: 'got', at: Date.now(), id: req.headers['x-webhook-id'] }); res.writeHead(200).end('ok'); });
 });
@@ -49,7 +53,7 @@ healthy.listen(0, '127.0.0.1', () => {
 `;
 
 interface Ready { healthy: string; hanging: string[] }
-const receiverThread = new Worker(RECEIVERS, { eval: true, workerData: { hanging: HANGING } });
+const receiverThread = new Worker(RECEIVERS, { eval: true, workerData: { hanging: HANGING, keepAliveMs: RECEIVER_KEEP_ALIVE_MS } });
 const arrivals = new Map<string, number>();
 let received = 0;
 const ready = new Promise<Ready>((resolve) => {
@@ -97,6 +101,9 @@ async function sustained(urls: Ready): Promise<number> {
     await platform.outbox.drainNow();
     routed = rate(N, performance.now() - routeStart);
     // Attempts: the worker drains the queue while the outbox dispatches its `webhook:delivery` events.
+    // BENCH_CPU_PROF=file.cpuprofile: a CPU profile of this phase alone.
+    const profiler = process.env.BENCH_CPU_PROF ? new Session() : null;
+    if (profiler) { profiler.connect(); await profiler.post('Profiler.enable'); await profiler.post('Profiler.start'); }
     const start = performance.now();
     const elu = performance.eventLoopUtilization();
     webhooks.worker.start();
@@ -111,6 +118,7 @@ async function sustained(urls: Ready): Promise<number> {
     }
     const ms = performance.now() - start;
     clearInterval(sampler);
+    if (profiler) fs.writeFileSync(process.env.BENCH_CPU_PROF!, JSON.stringify((await profiler.post('Profiler.stop')).profile));
     if (process.env.BENCH_DEBUG) console.log(`event loop busy ${(performance.eventLoopUtilization(elu).utilization * 100).toFixed(0)}%; attempts in flight: mean ${(samples.reduce((a, b) => a + b, 0) / samples.length).toFixed(1)}, max ${Math.max(...samples)}`);
     await platform.outbox.stop();
     await webhooks.stop();

@@ -10,7 +10,13 @@ import { afterFailedAttempt, destinationKey } from './core.ts';
 import { appendHistory, DELIVERY_EVENT } from './delivery-store.ts';
 import { deliveries, type DeliveryRow, type HistoryEntry } from './schema.ts';
 
+// Every column but the history (up to 50 entries): neither an attempt nor the dashboard event needs it.
+const WITHOUT_HISTORY = sql.raw(`d.id, d.merchant_id, d.livemode, d.target, d.url, d.host, d.payment_id, d.event_id, d.event_type,
+  d.payload, d.status, d.attempts, d.max_attempts, d.next_attempt_at, d.claim, d.lease_until, d.last_status_code, d.last_error,
+  d.last_attempt_at, d.delivered_at, d.resolved_at, d.resolution_note, '[]'::jsonb as history, d.created_at`);
+
 export interface Claimed {
+  /** The row as claimed, its history left out (empty): an attempt never needs it. */
   row: DeliveryRow;
   claim: string;
 }
@@ -30,7 +36,7 @@ export async function claimDue(db: Database, now: Date, leaseMs: number, limit: 
             order by lease_until limit ${limit} for update skip locked)
       || array(select id from deliveries where status = 'pending' and next_attempt_at <= ${at}::timestamptz and host not in ${hosts}
             order by next_attempt_at limit ${limit} for update skip locked))[1:${limit}])
-    returning d.*`);
+    returning ${WITHOUT_HISTORY}`);
   return rows.map((r) => ({ row: deliveryFromSql(r), claim }));
 }
 
@@ -107,7 +113,7 @@ export async function recordAttempts(db: Database, items: Written[], delaysS: re
           then (d.history - 0) || jsonb_build_array(v.entry) else d.history || jsonb_build_array(v.entry) end
       from jsonb_to_recordset(${json}::jsonb) as v(${COLUMNS})
       where d.id = v.id and d.claim = v.claim and d.status = 'sending'
-      returning d.*`)).map(deliveryFromSql);
+      returning ${WITHOUT_HISTORY}`)).map(deliveryFromSql);
     const done = new Set(written.map((r) => r.id));
     for (const { c, o } of items) {
       if (done.has(c.row.id)) continue;

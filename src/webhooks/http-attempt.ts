@@ -99,7 +99,8 @@ const STALE_CONNECTION = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
 function post(
   req: AttemptRequest, target: URL, addresses: ResolvedAddress[], signedAt: number, deadline: Promise<'timeout'>,
 ): Promise<PostOutcome> {
-  const body = Buffer.from(req.body, 'utf8');
+  // Kept as text: the headers and the body then leave in one write.
+  const body = req.body;
   const host = bareHost(target);
   const https_ = target.protocol === 'https:';
   const port = target.port === '' ? (https_ ? 443 : 80) : Number(target.port);
@@ -117,7 +118,7 @@ function post(
       'X-Webhook-Event': req.eventType,
       'X-Webhook-Attempt': String(req.attempt),
       'X-Webhook-Signature': signatureHeader(req.secret, body, signedAt),
-      'Content-Length': String(body.length),
+      'Content-Length': String(Buffer.byteLength(body, 'utf8')),
     },
   };
   if (https_) {
@@ -159,7 +160,7 @@ function post(
         else if (agent !== false && sent.reusedSocket && STALE_CONNECTION.has(err.code ?? '')) send(false);
         else finish({ ok: false, error: describeAttemptError(err), response: '' });
       });
-      sent.end(body);
+      sent.end(body, 'utf8');
     };
     void deadline.then(() => {
       // The status line decides; a body still trickling in is cut where it is.

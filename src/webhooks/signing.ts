@@ -7,7 +7,8 @@ export const SIGNATURE_VERSION = 'v1';
 
 /** Lowercase hex HMAC-SHA256 of `<t>.<body>`; the body is hashed as the exact bytes that are sent. */
 export function signatureDigest(secret: string, body: string | Uint8Array, unixSeconds: number): string {
-  const hmac = crypto.createHmac('sha256', Buffer.from(secret, 'utf8'));
+  // A string key is taken as UTF-8, the same bytes; a Buffer key costs several times more per call.
+  const hmac = crypto.createHmac('sha256', secret);
   hmac.update(`${unixSeconds}.`, 'utf8');
   hmac.update(typeof body === 'string' ? Buffer.from(body, 'utf8') : body);
   return hmac.digest('hex');
