@@ -59,6 +59,12 @@ export class DeliveryWorker {
   #starved = false;
   #stopped = true;
   #timer: NodeJS.Timeout | null = null;
+  /**
+   * Rows asked for per claim: shrinks to what the last claim could place when it had to give rows
+   * back (one busy host), grows back to claimBatch while claims are placed whole. Rows claimed only
+   * to be given back cost two writes each and bring nothing.
+   */
+  #claimSize: number;
   /** Kept-alive connections per checked destination, opened afresh by each start. */
   #pool: ConnectionPool;
 
@@ -73,6 +79,7 @@ export class DeliveryWorker {
     this.#writes = new WriteBatcher((items) => recordAttempts(db, items, this.#opts.retryDelaysS));
     this.limiter = new AttemptLimiter({ maxInFlight: this.#opts.maxInFlight, maxPerHost: this.#opts.maxPerHost });
     this.#pool = this.#newPool();
+    this.#claimSize = this.#opts.claimBatch;
   }
 
   #newPool(): ConnectionPool {
@@ -151,7 +158,7 @@ export class DeliveryWorker {
       const full = [...this.#hosts.keys()].filter((h) => (this.#backlog.get(h)?.length ?? 0) >= maxPerHost);
       // Rows of a full host are left out: look again as soon as its backlog is down to one round.
       if (full.length > 0) this.#starved = true;
-      const want = Math.min(room, claimBatch);
+      const want = Math.min(room, this.#claimSize);
       const claimed = await claimDue(this.#db, this.#clock.now(), this.#leaseMs, want, full);
       // The endpoints as they are right now, read once for the batch whose attempts start now.
       const snapshot = claimed.length === 0 ? null
@@ -170,6 +177,9 @@ export class DeliveryWorker {
           giveBack.push(c);
         }
       }
+      this.#claimSize = giveBack.length > 0
+        ? Math.max(1, claimed.length - giveBack.length)
+        : claimed.length === want ? Math.min(claimBatch, this.#claimSize * 2) : this.#claimSize;
       if (giveBack.length > 0) {
         this.#starved = true;
         await releaseClaims(this.#db, giveBack);
