@@ -5,13 +5,12 @@
 import { badRequest, conflict } from '../platform/errors.ts';
 import { dec, type Decimal } from '../money/index.ts';
 import { isToken, tokenDef, TOKENS, type TokenSymbol } from '../tokens/index.ts';
-import { xrpServiceAddress, type WalletSeed } from '../chains/addresses/index.ts';
+import { deriveDepositAddress, xrpServiceAddress, type WalletSeed } from '../chains/addresses/index.ts';
 import type { CapturedSettings } from '../accounts/index.ts';
 import { canChooseCoin, quotePayment, tokenOptions, type PaymentStatus, type TokenInfo } from './pure.ts';
 import type { Catalog } from './catalog.ts';
 import type { NewPaymentRow, PaymentRow } from './schema.ts';
 import type { NumberReserve } from './repository.ts';
-import type { AddressDeriver } from './address-deriver.ts';
 
 export const COIN_DEADLINE_MS = 15 * 60 * 1000;
 export const CHOOSE_DEADLINE_MS = 60 * 60 * 1000;
@@ -27,8 +26,6 @@ export interface CoinDeps {
   catalog: Catalog;
   seed: WalletSeed;
   numbers: NumberReserve;
-  /** Deposit addresses, derived off the event loop. */
-  addresses: AddressDeriver;
 }
 
 export interface PricedPayment {
@@ -53,7 +50,7 @@ export async function coinFields(deps: CoinDeps, p: PricedPayment, token: TokenS
     destinationTag = await deps.numbers.destinationTag(p.livemode);
   } else {
     addressIndex = await deps.numbers.addressIndex(chain, p.livemode);
-    address = await deps.addresses.depositAddress(chain, p.livemode, addressIndex);
+    address = deriveDepositAddress(deps.seed, chain, p.livemode, addressIndex).address;
   }
   return {
     token, chain, depositAddress: address, addressIndex, destinationTag,

@@ -20,7 +20,6 @@ import { createPayment } from './create.ts';
 import { chooseCoin } from './choose-coin.ts';
 import { allowedCoins, optionsOf } from './coin.ts';
 import { parseUsdField } from './create-input.ts';
-import { AddressDeriver } from './address-deriver.ts';
 import { depositsOf, findPayment, findWithDeposits, listPayments, lockPayment, NumberReserve, type PaymentFilters, type PaymentScope } from './repository.ts';
 import type { DepositRow, PaymentRow } from './schema.ts';
 import { paymentJson, publicPaymentJson } from './views.ts';
@@ -57,7 +56,6 @@ export class PaymentsService {
   readonly #p: Platform;
   readonly #seed: WalletSeed;
   readonly #numbers: NumberReserve;
-  readonly #addresses: AddressDeriver;
   readonly #failedWebhooks: FailedWebhooksCounter;
   readonly #trail: TrailSections;
 
@@ -65,7 +63,6 @@ export class PaymentsService {
     this.#p = platform;
     this.#seed = seedFromMnemonic(platform.config.walletMnemonic);
     this.#numbers = new NumberReserve(platform.db);
-    this.#addresses = new AddressDeriver(platform.config.walletMnemonic, this.#seed);
     this.catalog = new Catalog(opts.market, platform.config, opts.payoutAddresses ?? (async () => []));
     this.timers = new Timers(platform.db, platform.clock, platform.log, { pollMs: platform.db.kind === 'pglite' ? 500 : 1000 });
     this.intake = new DepositIntake(platform.db, platform.config, opts.market);
@@ -77,7 +74,7 @@ export class PaymentsService {
 
   get #deps() {
     const { db, config } = this.#p;
-    return { db, catalog: this.catalog, seed: this.#seed, numbers: this.#numbers, addresses: this.#addresses, timers: this.timers, simulator: this.simulator, allowPrivateWebhooks: config.webhookAllowPrivate, outbox: this.#p.outbox };
+    return { db, catalog: this.catalog, seed: this.#seed, numbers: this.#numbers, timers: this.timers, simulator: this.simulator, allowPrivateWebhooks: config.webhookAllowPrivate, outbox: this.#p.outbox };
   }
 
   #now(): Date { return this.#p.clock.now(); }
