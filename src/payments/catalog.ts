@@ -72,10 +72,24 @@ export class Catalog {
   }
 
   /** Listing and pricing context of a merchant's settings in a mode; `usdAmount` sizes the route's conversion. */
-  async context(merchantId: string | null, settings: CapturedSettings, livemode: boolean, now: Date, usdAmount?: Decimal): Promise<PricingContext> {
+  context(merchantId: string | null, settings: CapturedSettings, livemode: boolean, now: Date, usdAmount?: Decimal): Promise<PricingContext> {
+    return this.#context(merchantId, settings, livemode, now, usdAmount, true);
+  }
+
+  /**
+   * The same context for prices only (routeOf, not route): payout addresses are read only where they
+   * can change a price, a live direct-settlement merchant's. In test mode a coin is never converted
+   * and a custodial merchant's conversion does not depend on them, so a payment's creation there
+   * skips that query (it is the hottest write of the service).
+   */
+  pricingContext(merchantId: string | null, settings: CapturedSettings, livemode: boolean, now: Date, usdAmount?: Decimal): Promise<ListingContext> {
+    return this.#context(merchantId, settings, livemode, now, usdAmount, livemode && settings.settlement === 'direct');
+  }
+
+  async #context(merchantId: string | null, settings: CapturedSettings, livemode: boolean, now: Date, usdAmount: Decimal | undefined, readAddresses: boolean): Promise<PricingContext> {
     const market = this.market();
     const quotes = marketQuotes(market);
-    const addresses = merchantId ? await this.#addresses(merchantId, livemode) : [];
+    const addresses = merchantId && readAddresses ? await this.#addresses(merchantId, livemode) : [];
     // Routes are worked out on first use: a payment in one coin needs one, a listing all twelve.
     const routes = new Map<TokenSymbol, Route>();
     const routeOf = (token: TokenSymbol): Route => {

@@ -37,7 +37,7 @@ export interface PricedPayment {
 
 /** The coin's fields of the payment row (no transaction needed: the address number is never reused); 400 with the pricing message when the amount does not fit. */
 export async function coinFields(deps: CoinDeps, p: PricedPayment, token: TokenSymbol, now: Date): Promise<Partial<NewPaymentRow>> {
-  const ctx = await deps.catalog.context(p.merchantId, p.settings, p.livemode, now, p.usdAmount);
+  const ctx = await deps.catalog.pricingContext(p.merchantId, p.settings, p.livemode, now, p.usdAmount);
   const priced = quotePayment({ usdAmount: p.usdAmount, token, merchant: ctx.merchant, market: ctx.market, route: ctx.routeOf(token) });
   if (!priced.ok) throw badRequest(priced.message);
   const q = priced.quote;
@@ -73,7 +73,7 @@ export function allowedCoins(p: Pick<PaymentRow, 'allowedTokens' | 'settings' | 
 /** token_options of a payment with no coin (recomputed from the current market). */
 export async function optionsOf(p: PaymentRow, catalog: Catalog, now: Date): Promise<TokenInfo[]> {
   const usdAmount = dec(p.usdAmount);
-  const ctx = await catalog.context(p.merchantId, p.settings, p.livemode, now, usdAmount);
+  const ctx = await catalog.pricingContext(p.merchantId, p.settings, p.livemode, now, usdAmount);
   return tokenOptions(usdAmount, allowedCoins(p, catalog), ctx);
 }
 

@@ -1,10 +1,9 @@
 // POST /v1/payments: a new payment, or the open one of the same order_id in the same scope (safe
 // retry). The partial unique index on open payments decides a race: the loser's insert is refused
 // inside a savepoint and it answers the winner's payment.
-import crypto from 'node:crypto';
 import type { Database } from '../platform/db/index.ts';
 import { AppError, badRequest } from '../platform/errors.ts';
-import { newId } from '../platform/ids.ts';
+import { newId, pooledRandomBytes } from '../platform/ids.ts';
 import { recordAudit, type Actor } from '../audit/index.ts';
 import { captureSettings, type Merchant } from '../accounts/index.ts';
 import { checkPaymentWebhookUrl } from '../webhooks/core.ts';
@@ -69,7 +68,7 @@ export async function createPayment(deps: CreateDeps, caller: CreateCaller, body
     settings, allowedTokens: input.tokens ?? null,
     description: input.description ?? null, metadata: input.metadata ?? null, customerEmail: input.customerEmail ?? null,
     successUrl: input.successUrl ?? null, cancelUrl: input.cancelUrl ?? null, webhookUrl,
-    checkoutToken: crypto.randomBytes(24).toString('base64url'),
+    checkoutToken: pooledRandomBytes(24).toString('base64url'),
     priceAmount: input.priceAmount ?? null, priceCurrency: input.priceCurrency ?? null, priceRate: input.priceRate ?? null,
     expiresAt: new Date(now.getTime() + CHOOSE_DEADLINE_MS), createdAt: now, updatedAt: now,
   };

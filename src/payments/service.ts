@@ -91,7 +91,7 @@ export class PaymentsService {
   async tokensForKey(c: KeyCaller, query: Query): Promise<unknown[]> {
     const amount = query.amount_usd === undefined ? undefined : parseUsdField('amount_usd', query.amount_usd);
     const settings = captureSettings(c.merchant);
-    const ctx = await this.catalog.context(c.merchant.id, settings, c.livemode, this.#now(), amount);
+    const ctx = await this.catalog.pricingContext(c.merchant.id, settings, c.livemode, this.#now(), amount);
     return listTokens(this.catalog.offered(settings, c.livemode), ctx, amount);
   }
 

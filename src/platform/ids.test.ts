@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newEventId, newId, randomHex, safeEqual } from './ids.ts';
+import { newEventId, newId, pooledRandomBytes, randomHex, safeEqual } from './ids.ts';
 
 describe('ids', () => {
   it('carries its prefix and sorts by creation time', () => {
@@ -14,6 +14,24 @@ describe('ids', () => {
     const b = newEventId(new Date('2026-01-02T00:00:00Z'));
     expect(a).toMatch(/^[0-9a-f]{24}$/);
     expect(a < b).toBe(true);
+  });
+
+  it('pooled random bytes have the asked length, never repeat across refills, and go past the pool size', () => {
+    const seen = new Set<string>();
+    // 3,000 × 10 bytes crosses the 4 KiB pool several times, at offsets that do not divide it.
+    for (let i = 0; i < 3000; i++) {
+      const b = pooledRandomBytes(10);
+      expect(b.length).toBe(10);
+      seen.add(b.toString('hex'));
+    }
+    expect(seen.size).toBe(3000);
+    expect(pooledRandomBytes(5000).length).toBe(5000);
+    // Copies, not views of the pool: a later call does not change an earlier answer.
+    const first = pooledRandomBytes(24);
+    const copy = Buffer.from(first);
+    for (let i = 0; i < 400; i++) pooledRandomBytes(24);
+    expect(first.equals(copy)).toBe(true);
+    expect(first.equals(Buffer.alloc(24))).toBe(false);
   });
 
   it('secrets are 64 hex characters and never repeat', () => {
