@@ -9,7 +9,7 @@ export { limitByIp } from './routes/ip-limit.ts';
 export { bodyObject } from './validate.ts';
 export { registerAccountRoutes } from './routes/index.ts';
 export { updateMerchant } from './settings.ts';
-export { memberActor, adminActor } from './actor.ts';
+export { memberActor, adminActor, keyActor, actorOf } from './actor.ts';
 export { MERCHANT_UPDATE, STORE_UPDATE, API_KEY_UPDATE, TEAM_UPDATE, SESSIONS_REVOKED } from './socket-events.ts';
 export { isTestMode } from './key-management.ts';
 export { findStore, storeJson } from './stores.ts';

@@ -7,6 +7,7 @@ import { apiKeys, type ApiKeyRow } from './schema.ts';
 import { apiKeyJson, insertApiKey, KEY_ACCESS, type KeyAccess } from './api-keys.ts';
 import { findStore } from './stores.ts';
 import { emitApiKeyUpdate } from './socket-events.ts';
+import { isLiveQuery } from '../platform/http/index.ts';
 
 export const UNKNOWN_STORE = 'unknown store_id';
 export const ACCESS_INVALID = 'access must be "full" or "read"';
@@ -15,7 +16,7 @@ export const KEY_REVOKED = 'api key revoked';
 const MAX_LABEL = 100;
 
 /** `?mode=test` means test; anything else, or nothing, means live (spec 4.4). */
-export const isTestMode = (query: unknown): boolean => (query as { mode?: unknown } | undefined)?.mode === 'test';
+export const isTestMode = (query: unknown): boolean => !isLiveQuery(query);
 
 function parseKeyBody(body: Record<string, unknown>): { label: string; storeId: string | null; access: KeyAccess } {
   const label = body.label ?? '';

@@ -4,14 +4,16 @@ import { badRequest } from '../platform/errors.ts';
 import { isToken, TOKENS, type TokenSymbol } from '../tokens/index.ts';
 import { PAYOUT_SCHEDULES, SETTLEMENT_MODES, type PayoutSchedule, type SettlementMode } from './merchant.ts';
 
-export const NOTHING_TO_UPDATE = 'nothing to update';
+export { NOTHING_TO_UPDATE } from '../platform/errors.ts';
+import { NOTHING_TO_UPDATE } from '../platform/errors.ts';
 export const TOLERANCE_RANGE = 'underpaid_tolerance_bps must be between 0 and 2000';
 export const SETTLEMENT_INVALID = 'settlement must be "custodial", "direct" or "scheduled"';
 export const PAYOUT_SCHEDULE_INVALID = 'payout_schedule must be "instant", "daily" or "weekly"';
 export const CONVERT_INTO_INVALID = 'convert_into must be "cheapest", "order" or a supported token';
 export const ENABLED_TOKENS_EMPTY = 'enabled_tokens must enable at least one token';
 export const ENABLED_TOKENS_LIST = 'enabled_tokens must be a list of tokens, or null for every token';
-export const unsupportedToken = (t: string) => `unsupported token: ${t}`;
+export { unsupportedToken } from '../tokens/index.ts';
+import { unsupportedToken } from '../tokens/index.ts';
 export const mustBeBoolean = (field: string) => `${field} must be true or false`;
 
 export const MAX_TOLERANCE_BPS = 2000;

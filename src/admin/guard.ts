@@ -6,7 +6,8 @@ import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { notFound, unauthorized } from '../platform/errors.ts';
 import { bearer } from '../accounts/guards.ts';
-import { requestOrigin, type Actor } from '../audit/index.ts';
+import type { Actor } from '../audit/index.ts';
+import { adminActor } from '../accounts/actor.ts';
 
 export const INVALID_ADMIN_TOKEN = 'invalid admin token';
 
@@ -31,6 +32,6 @@ export function adminRoute(app: FastifyInstance, adminToken: string | null, spec
       if (!adminToken) throw notFound();
       if (!adminTokenMatches(adminToken, bearer(req))) throw unauthorized(INVALID_ADMIN_TOKEN);
     },
-    handler: (req, reply) => spec.handler(req, reply, { kind: 'admin', ...requestOrigin(req) }),
+    handler: (req, reply) => spec.handler(req, reply, adminActor(req)),
   });
 }

@@ -22,17 +22,8 @@ export const countdownRuns = (s: PaymentStatus): boolean => s === 'pending' || s
 /** `confirmations` and `confirmations_required` are reported while detecting. */
 export const reportsConfirmations = (s: PaymentStatus): boolean => s === 'detecting';
 
-export const PAYMENT_EVENTS = {
-  partiallyPaid: 'payment.partially_paid',
-  detecting: 'payment.detecting',
-  confirmed: 'payment.confirmed',
-  underpaid: 'payment.underpaid',
-  expired: 'payment.expired',
-  failed: 'payment.failed',
-  wrongAsset: 'payment.wrong_asset',
-  lateDeposit: 'payment.late_deposit',
-} as const;
-export type PaymentEventType = (typeof PAYMENT_EVENTS)[keyof typeof PAYMENT_EVENTS];
+export { PAYMENT_EVENTS, type PaymentEventType } from '../events/webhook-types.ts';
+import { PAYMENT_EVENTS, type PaymentEventType } from '../events/webhook-types.ts';
 const E = PAYMENT_EVENTS;
 
 /** How much of amount_due_usd the counted deposits cover, judged with the underpaid tolerance. */

@@ -8,6 +8,7 @@ import { auditEntryJson } from '../audit/index.ts';
 import { buildEnvelope } from '../webhooks/core.ts';
 import type { ListParams } from '../platform/list-params.ts';
 import { WEBHOOK_PAYMENT_EVENTS } from './payment-events.ts';
+import { SETTLEMENT_EVENTS } from '../events/webhook-types.ts';
 import type { DepositRow, PaymentRow } from './schema.ts';
 import { depositJson } from './views.ts';
 
@@ -29,7 +30,7 @@ type EventRow = typeof events.$inferSelect;
  * A payment's timeline: the events its webhook receives (spec 4.4 "the same events the webhook
  * receives"), which for a payment are its payment.* events and its direct settlements' settlement.*.
  */
-export const TIMELINE_EVENTS: readonly string[] = [...WEBHOOK_PAYMENT_EVENTS, 'settlement.completed', 'settlement.failed'];
+export const TIMELINE_EVENTS: readonly string[] = [...WEBHOOK_PAYMENT_EVENTS, ...Object.values(SETTLEMENT_EVENTS)];
 
 function storedEventJson(e: EventRow): Record<string, unknown> {
   return { ...buildEnvelope({ id: e.id, type: e.type, livemode: e.livemode, createdAt: e.createdAt, data: e.data }), merchant_id: e.merchantId, payment_id: e.paymentId };

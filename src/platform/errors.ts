@@ -19,4 +19,6 @@ export const tooManyRequests = (message = RATE_LIMITED) => new AppError(429, mes
 export const INVALID_REQUEST_BODY = 'invalid request body';
 export const RATE_LIMITED = 'rate limit exceeded';
 export const NOT_FOUND = 'not found';
+/** An empty PATCH (settings, payout address, operator merchant update). */
+export const NOTHING_TO_UPDATE = 'nothing to update';
 export const INTERNAL_ERROR = 'internal error';

@@ -22,7 +22,7 @@ export const AUTH_ERROR = 'auth:error';
 export const DASHBOARD_UPDATE = 'dashboard:update';
 
 // Acknowledgement texts (spec 4.3, CONTRACT.md "Delivery and real time").
-export const PAYMENT_NOT_FOUND = 'payment not found';
+export { PAYMENT_NOT_FOUND } from '../payments/service.ts';
 export const CHECKOUT_TOKEN_REQUIRED = 'checkout token required';
 
 // Handshake refusal (spec 5): connect_error message and err.data.code.
@@ -44,8 +44,7 @@ export const PAYMENT_SNAPSHOT = 'payment.snapshot';
 export const PAYMENT_CREATED = 'payment.created';
 
 // Outbox event types read here. `session:revoked` and `merchant:update` are written by accounts.
-export const SESSIONS_REVOKED = 'session:revoked';
-export const MERCHANT_UPDATE = 'merchant:update';
+export { SESSIONS_REVOKED, MERCHANT_UPDATE } from '../accounts/socket-events.ts';
 /** Settlement and payout webhook events also reach the dashboard as their socket event. */
 export const SETTLEMENT_UPDATE = 'settlement:update';
 export const PAYOUT_UPDATE = 'payout:update';

@@ -7,7 +7,7 @@ import { isToken, type TokenSymbol } from '../tokens/index.ts';
 export const ACTIVATION_DELAY_MS = 24 * 60 * 60 * 1000;
 
 export const ONLY_XRP_TAGS = 'only XRP addresses take a destination tag';
-export const NOTHING_TO_UPDATE = 'nothing to update';
+export { NOTHING_TO_UPDATE } from '../platform/errors.ts';
 export const PASSWORD_INCORRECT = 'password is incorrect';
 export const ADDRESS_DELETED = 'address deleted';
 export const LABEL_INVALID = 'label must be text of up to 100 characters';

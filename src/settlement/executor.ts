@@ -16,6 +16,7 @@ import { settlementEvents, writePlan } from './settlement-writer.ts';
 import { loadInput, planDeposit, planPayment, type StoredInput } from './stored-input.ts';
 import { scheduledPayout } from './payouts/scheduled.ts';
 import { merchants } from '../accounts/schema.ts';
+import { SETTLEMENT_NOT_FOUND } from './statement.ts';
 
 export interface ExecutorDeps {
   market: MarketSource;
@@ -95,7 +96,7 @@ export async function failSettlement(tx: Executor, id: string, note: string, now
 async function finish(tx: Executor, id: string, set: Partial<SettlementRow>, now: Date): Promise<SettlementRow> {
   const [row] = await tx.update(settlements).set({ ...set, replanAt: null, updatedAt: now })
     .where(and(eq(settlements.id, id), inArray(settlements.status, ['pending']))).returning();
-  if (!row) throw notFound('settlement not found');
+  if (!row) throw notFound(SETTLEMENT_NOT_FOUND);
   await settlementEvents(tx, row, now);
   return row;
 }

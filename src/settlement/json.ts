@@ -3,9 +3,10 @@
 import { formatUnits, formatUsd } from '../money/index.ts';
 import { TOKEN_DEFS, isToken, type TokenSymbol } from '../tokens/index.ts';
 import type { BalanceRow, LedgerRow, PayoutAddressRow, PayoutRow, SettlementRow } from './schema.ts';
+import { iso } from '../accounts/index.ts';
 
 const units = (token: string, v: bigint): string => formatUnits(v, isToken(token) ? TOKEN_DEFS[token].decimals : 0);
-const iso = (d: Date | null | undefined): string | undefined => (d ? d.toISOString() : undefined);
+
 const opt = <T>(key: string, v: T | null | undefined): Record<string, T> => (v === null || v === undefined ? {} : { [key]: v });
 
 export function balanceJson(b: BalanceRow): Record<string, unknown> {

@@ -6,6 +6,7 @@ import type { Executor } from '../platform/db/index.ts';
 import { newId } from '../platform/ids.ts';
 import { AppError } from '../platform/errors.ts';
 import { appendEvent } from '../events/index.ts';
+import { SETTLEMENT_EVENTS } from '../events/webhook-types.ts';
 import type { MarketData } from '../market/index.ts';
 import type { TokenSymbol } from '../tokens/index.ts';
 import type { SettlementPlan } from './planner.ts';
@@ -93,7 +94,7 @@ export async function settlementEvents(tx: Executor, row: SettlementRow, now: Da
   const data = settlementJson(row);
   const base = { livemode: row.livemode, merchantId: row.merchantId, paymentId: row.paymentId, data, at: now };
   if (row.mode === 'direct' && (row.status === 'completed' || row.status === 'failed')) {
-    await appendEvent(tx, { ...base, type: `settlement.${row.status}`, webhookUrl: row.webhookUrl });
+    await appendEvent(tx, { ...base, type: row.status === 'completed' ? SETTLEMENT_EVENTS.completed : SETTLEMENT_EVENTS.failed, webhookUrl: row.webhookUrl });
   }
   await appendEvent(tx, { ...base, type: 'settlement:update' });
 }

@@ -2,12 +2,13 @@
 // payments room's DepositsPort. Runs inside the dispatch transaction, so the settlement commits
 // with the batch mark (at least once, and settling is idempotent per deposit).
 import type { Subscriber } from '../events/index.ts';
+import { PAYMENT_EVENTS } from '../events/webhook-types.ts';
 import type { Tx } from '../platform/db/index.ts';
 import type { DepositsPort, SettleInput } from './ports.ts';
 
 /** Payment events after which final deposits may be ready to settle (closing, or a late deposit). */
 export const SETTLING_EVENTS: ReadonlySet<string> = new Set([
-  'payment.confirmed', 'payment.underpaid', 'payment.expired', 'payment.failed', 'payment.late_deposit',
+  PAYMENT_EVENTS.confirmed, PAYMENT_EVENTS.underpaid, PAYMENT_EVENTS.expired, PAYMENT_EVENTS.failed, PAYMENT_EVENTS.lateDeposit,
 ]);
 
 export interface Settler { settle(tx: Tx, input: SettleInput): Promise<unknown> }

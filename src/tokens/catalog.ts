@@ -39,6 +39,9 @@ export const TOKEN_DEFS: Record<TokenSymbol, TokenDef> = {
   XRP: def('XRP', 'xrp', 6, 6),
 };
 
+/** Spec 7: a token symbol the gateway does not know. */
+export const unsupportedToken = (t: string): string => `unsupported token: ${t}`;
+
 export function isToken(value: unknown): value is TokenSymbol {
   return typeof value === 'string' && (TOKENS as readonly string[]).includes(value);
 }

@@ -1,1 +1,1 @@
-export { TOKENS, TOKEN_DEFS, isToken, tokenDef, tokensOnChain, type TokenSymbol, type TokenDef } from './catalog.ts';
+export { TOKENS, TOKEN_DEFS, isToken, unsupportedToken, tokenDef, tokensOnChain, type TokenSymbol, type TokenDef } from './catalog.ts';

@@ -1,26 +1,19 @@
 // HTTP edge of webhooks (spec 4.1 webhook routes, 4.4 "Webhook and deliveries", CONTRACT /admin):
 // validate, call the service, shape the answer.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { apiRoute, dashboardRoute, ANY_ROLE, OWNER, OWNER_DEVELOPER, bodyObject, type AccountsService, type ApiKeyAuth, type UserAuth } from '../accounts/index.ts';
+import type { FastifyInstance } from 'fastify';
+import { actorOf, apiRoute, dashboardRoute, ANY_ROLE, OWNER, OWNER_DEVELOPER, bodyObject, type AccountsService, type ApiKeyAuth } from '../accounts/index.ts';
 import { adminRoute } from '../admin/index.ts';
-import { requestOrigin, type Actor } from '../audit/index.ts';
 import { forbidden } from '../platform/errors.ts';
 import { listParams, LIST_DEFAULT } from '../platform/list-params.ts';
 import { deliveryJson } from './delivery-json.ts';
 import { parseNote, parseStatusFilter, REDELIVERY_QUEUED } from './delivery-store.ts';
 import { webhookJson } from './endpoints.ts';
 import type { WebhooksService } from './service.ts';
+import { livemodeOf } from '../platform/http/index.ts';
 
 export const STOREFRONT_CANNOT_CHANGE = "a storefront's key cannot change the account's webhook: set webhook_url on its payments instead";
 
-function actorOf(req: FastifyRequest, auth: ApiKeyAuth | UserAuth): Actor {
-  return auth.kind === 'api_key'
-    ? { kind: 'api_key', id: auth.keyId, ...requestOrigin(req) }
-    : { kind: 'merchant', id: auth.userId, email: auth.email, role: auth.role, ...requestOrigin(req) };
-}
 
-/** `?mode=test` reads test data; anything else live (spec 4.4). */
-const isLive = (req: FastifyRequest) => (req.query as { mode?: unknown } | undefined)?.mode !== 'test';
 
 function denyStorefront(auth: ApiKeyAuth): void {
   if (auth.storeId !== null) throw forbidden(STOREFRONT_CANNOT_CHANGE);
@@ -59,26 +52,26 @@ export function registerWebhookRoutes(app: FastifyInstance, services: { accounts
   // /merchant: the dashboard picks the mode with ?mode=test.
   dashboardRoute(app, authn, {
     method: 'GET', url: '/merchant/webhook', roles: OWNER_DEVELOPER,
-    handler: async (req, _reply, auth) => ({ webhook: webhookJson(await endpoints.get(auth.merchantId, isLive(req))) }),
+    handler: async (req, _reply, auth) => ({ webhook: webhookJson(await endpoints.get(auth.merchantId, livemodeOf(req))) }),
   });
   dashboardRoute(app, authn, {
     method: 'PUT', url: '/merchant/webhook', roles: OWNER_DEVELOPER,
     handler: async (req, _reply, auth) => {
-      const w = await endpoints.setUrl(auth.merchantId, isLive(req), bodyObject(req.body).url, actorOf(req, auth));
+      const w = await endpoints.setUrl(auth.merchantId, livemodeOf(req), bodyObject(req.body).url, actorOf(req, auth));
       return { webhook: webhookJson(w) };
     },
   });
   dashboardRoute(app, authn, {
     method: 'DELETE', url: '/merchant/webhook', roles: OWNER_DEVELOPER,
-    handler: async (req, _reply, auth) => ({ webhook: webhookJson(await endpoints.removeUrl(auth.merchantId, isLive(req), actorOf(req, auth))) }),
+    handler: async (req, _reply, auth) => ({ webhook: webhookJson(await endpoints.removeUrl(auth.merchantId, livemodeOf(req), actorOf(req, auth))) }),
   });
   dashboardRoute(app, authn, {
     method: 'POST', url: '/merchant/webhook/test', roles: OWNER_DEVELOPER,
-    handler: async (req, reply, auth) => reply.code(202).send({ delivery: deliveryJson(await wh.testPing(auth.merchantId, isLive(req))) }),
+    handler: async (req, reply, auth) => reply.code(202).send({ delivery: deliveryJson(await wh.testPing(auth.merchantId, livemodeOf(req))) }),
   });
   dashboardRoute(app, authn, {
     method: 'POST', url: '/merchant/webhook/roll-secret', roles: OWNER,
-    handler: async (req, _reply, auth) => ({ webhook: webhookJson(await endpoints.rollSecret(auth.merchantId, isLive(req), actorOf(req, auth))) }),
+    handler: async (req, _reply, auth) => ({ webhook: webhookJson(await endpoints.rollSecret(auth.merchantId, livemodeOf(req), actorOf(req, auth))) }),
   });
 
   dashboardRoute(app, authn, {
@@ -86,7 +79,7 @@ export function registerWebhookRoutes(app: FastifyInstance, services: { accounts
     handler: async (req, _reply, auth) => {
       const q = (req.query ?? {}) as Record<string, unknown>;
       const { limit } = listParams(q, LIST_DEFAULT);
-      const rows = await wh.list({ merchantId: auth.merchantId, livemode: isLive(req), status: parseStatusFilter(q.status), limit });
+      const rows = await wh.list({ merchantId: auth.merchantId, livemode: livemodeOf(req), status: parseStatusFilter(q.status), limit });
       return { deliveries: rows.map((r) => deliveryJson(r)), limit };
     },
   });

@@ -1,16 +1,8 @@
 // Which outbox events become webhook deliveries, and where they go (spec 6.1 "Webhook events" and
 // "Routing"). Pure: the caller looks up the account URLs.
 
-/** The webhook event types of spec 6.1; every other event (socket-only, internal) is never posted. */
-export const WEBHOOK_EVENT_TYPES: ReadonlySet<string> = new Set([
-  'payment.partially_paid', 'payment.detecting', 'payment.confirmed', 'payment.underpaid', 'payment.expired',
-  'payment.failed', 'payment.wrong_asset', 'payment.late_deposit',
-  'settlement.completed', 'settlement.failed',
-  'payout.approved', 'payout.rejected', 'payout.sent',
-  'ping',
-]);
-
-export const PING = 'ping';
+export { WEBHOOK_EVENT_TYPES, PING } from '../events/webhook-types.ts';
+import { WEBHOOK_EVENT_TYPES, PAYOUT_EVENTS, PING } from '../events/webhook-types.ts';
 
 export interface RoutableEvent {
   type: string;
@@ -28,10 +20,12 @@ export type Route =
   | { target: 'account'; livemode: boolean }
   | null;
 
+const PAYOUT_TYPES: ReadonlySet<string> = new Set(Object.values(PAYOUT_EVENTS));
+
 export function routeEvent(e: RoutableEvent): Route {
   if (!WEBHOOK_EVENT_TYPES.has(e.type) || !e.merchantId) return null;
   // Payouts are live only and always go to the live URL.
-  if (e.type.startsWith('payout.')) return { target: 'account', livemode: true };
+  if (PAYOUT_TYPES.has(e.type)) return { target: 'account', livemode: true };
   const ofPayment = e.type.startsWith('payment.') || e.type.startsWith('settlement.');
   if (ofPayment && e.webhookUrl) return { target: 'payment', url: e.webhookUrl, livemode: e.livemode };
   return { target: 'account', livemode: e.livemode };

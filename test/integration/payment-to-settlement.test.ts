@@ -8,6 +8,7 @@ import { randomIp, signupAccount, tokenHeader, type Account } from '../harness/a
 import { createPayment, getPayment, type Json } from '../harness/payments.ts';
 import { ADDR, expectLedgerHolds } from '../harness/settlement.ts';
 import { keyHeader } from '../harness/accounts.ts';
+import { dec, parseUnits, type Decimal } from '../../src/money/index.ts';
 
 describeEachDb('payment to settlement', (h) => {
   let t: TestApp;
@@ -41,9 +42,11 @@ describeEachDb('payment to settlement', (h) => {
     const s = trail.settlements[0].settlement;
     expect(s).toMatchObject({ payment_id: trail.payment.id, livemode: false, mode: 'custodial', token: 'USDT_TRC20', status: 'completed' });
     // amount = fees + net, and the dollars add up exactly
-    const units = (v: string) => BigInt(Math.round(Number(v) * 1e6));
+    // exact, in base units and in cents: no float anywhere near money, in tests either
+    const units = (v: string) => parseUnits(v, 6)!;
     expect(units(s.amount)).toBe(units(s.service_fee) + units(s.network_fee) + units(s.conversion_fee) + units(s.net));
-    expect(Number(s.usd_value)).toBeCloseTo(Number(s.service_fee_usd) + Number(s.network_fee_usd) + Number(s.conversion_fee_usd) + Number(s.net_usd), 8);
+    const cents = [s.service_fee_usd, s.network_fee_usd, s.conversion_fee_usd, s.net_usd].reduce((a: Decimal, v: string) => a.plus(dec(v)), dec(0));
+    expect(cents.eq(dec(s.usd_value))).toBe(true);
     expect(s.usd_rate).toBe('1');
     expect(trail.ledger.length).toBeGreaterThan(0);
     const balances = await t.app.inject({ method: 'GET', url: '/merchant/balances?mode=test', headers: tokenHeader(acct.accessToken) });

@@ -6,6 +6,7 @@ import { bodyObject, limitByIp, type AccountsService } from '../../accounts/inde
 import type { Clock } from '../../platform/clock.ts';
 import type { PaymentsService } from '../service.ts';
 import { param, query } from './caller.ts';
+import { isLiveQuery } from '../../platform/http/index.ts';
 
 const PER_IP_PER_SECOND = 5;
 
@@ -25,6 +26,6 @@ export async function registerCheckoutRoutes(app: FastifyInstance, accounts: Acc
 
   await app.register(async (scope) => {
     await scope.register(cors, { origin: '*' });
-    scope.get('/', async (req) => ({ tokens: await payments.publicTokens(query(req).mode !== 'test') }));
+    scope.get('/', async (req) => ({ tokens: await payments.publicTokens(isLiveQuery(req.query)) }));
   }, { prefix: '/tokens' });
 }

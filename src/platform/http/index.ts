@@ -2,3 +2,4 @@ export { installRequestId, genRequestId } from './request-id.ts';
 export { installJsonBody, BODY_LIMIT_BYTES } from './body.ts';
 export { installErrorMapper } from './error-mapper.ts';
 export { createMetricsRegistry, installMetrics } from './metrics.ts';
+export { isLiveQuery, livemodeOf } from './mode.ts';

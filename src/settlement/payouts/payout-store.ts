@@ -7,6 +7,7 @@ import type { Executor } from '../../platform/db/index.ts';
 import { newId } from '../../platform/ids.ts';
 import { badRequest, conflict, notFound } from '../../platform/errors.ts';
 import { appendEvent } from '../../events/index.ts';
+import { PAYOUT_EVENTS } from '../../events/webhook-types.ts';
 import type { MarketData } from '../../market/index.ts';
 import { formatUnits } from '../../money/index.ts';
 import { TOKEN_DEFS, type TokenSymbol } from '../../tokens/index.ts';
@@ -98,7 +99,7 @@ export async function movePayout(tx: Executor, id: string, merchantId: string | 
     }], now);
   }
   if (move.to === 'sent') await releasePending(tx, key, fromToken, row.amount, now);
-  await payoutEvents(tx, row, move.to === 'canceled' ? null : `payout.${move.to}`, now);
+  await payoutEvents(tx, row, move.to === 'canceled' ? null : PAYOUT_EVENTS[move.to], now);
   return row;
 }
 
