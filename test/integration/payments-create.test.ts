@@ -62,7 +62,8 @@ describeEachDb('payments create', (h) => {
     expect(p.crypto_amount).toBeUndefined();
     // BTC's minimum is 5: left out of the options
     expect(p.token_options.map((o: Json) => o.token)).toEqual(['ETH', 'TRX']);
-    expect(p.token_options[0].amount_due_usd).toBeDefined();
+    // (4 + 1) / 0.99 = 5.06 is below the floor 4 + 1 + 0.20: the floor applies ($1 network fee for both)
+    expect(p.token_options.map((o: Json) => o.amount_due_usd)).toEqual(['5.2', '5.2']);
     expect(new Date(p.expires_at).getTime() - new Date(p.created_at).getTime()).toBe(60 * 60 * 1000);
   });
 
