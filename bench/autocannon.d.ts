@@ -5,7 +5,7 @@ declare module 'autocannon' {
     interface Request extends RequestParams { setupRequest?: (req: RequestParams) => RequestParams }
     interface Options { url: string; connections?: number; duration?: number; requests?: Request[] }
     interface Result {
-      requests: { average: number };
+      requests: { average: number; total: number };
       latency: { p50: number; p99: number };
       errors: number;
       non2xx: number;

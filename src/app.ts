@@ -1,7 +1,6 @@
 // Builds the Fastify app from services. main.ts serves it; tests build it the same way.
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { sql } from 'drizzle-orm';
-import cookie from '@fastify/cookie';
 import { BODY_LIMIT_BYTES, createMetricsRegistry, genRequestId, installErrorMapper, installJsonBody, installMetrics, installRequestId } from './platform/http/index.ts';
 import type { Services } from './services.ts';
 import { registerRoutes } from './routes.ts';
@@ -21,7 +20,6 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   });
-  await app.register(cookie);
   app.decorateRequest('auth', null);
   installRequestId(app);
   installJsonBody(app);

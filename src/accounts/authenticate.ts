@@ -1,5 +1,5 @@
 // Turning a credential into an Auth, with the spec's messages (part 7 "Authentication and access").
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '../platform/db/index.ts';
 import { forbidden, tooManyRequests, unauthorized } from '../platform/errors.ts';
 import type { RateLimiter } from '../platform/rate-limit.ts';
@@ -43,6 +43,9 @@ export class Authenticator {
   readonly #keyCache = new Map<string, CachedKey>();
   readonly #keyCacheMs: number;
   #generation = 0;
+  /** The key lookup and the last-use write, built once: Drizzle's query building costs more than the query on the hot path. */
+  readonly #lookup;
+  readonly #touchQuery;
 
   constructor(db: Database, clock: Clock, limiter: RateLimiter, tokens: AccessTokens, log: Logger, opts: { keyCacheMs?: number } = {}) {
     this.#keyCacheMs = opts.keyCacheMs ?? KEY_CACHE_MS;
@@ -51,6 +54,12 @@ export class Authenticator {
     this.#limiter = limiter;
     this.#tokens = tokens;
     this.#log = log;
+    this.#lookup = db.orm.select({ key: apiKeys, merchant: merchants }).from(apiKeys)
+      .innerJoin(merchants, eq(merchants.id, apiKeys.merchantId))
+      .where(eq(apiKeys.secretHash, sql.placeholder('hash'))).limit(1)
+      .prepare('accounts_key_lookup');
+    this.#touchQuery = db.orm.update(apiKeys).set({ lastUsedAt: sql.placeholder('at') as unknown as Date })
+      .where(eq(apiKeys.id, sql.placeholder('id'))).prepare('accounts_key_touch');
   }
 
   /** `readAllowed`: the route is one of the four a read-only key may GET. */
@@ -99,9 +108,7 @@ export class Authenticator {
     const hit = this.#keyCache.get(hash);
     if (hit && hit.until > t) return hit;
     const generation = this.#generation;
-    const [row] = await this.#db.orm.select({ key: apiKeys, merchant: merchants }).from(apiKeys)
-      .innerJoin(merchants, eq(merchants.id, apiKeys.merchantId))
-      .where(eq(apiKeys.secretHash, hash)).limit(1);
+    const [row] = await this.#lookup.execute({ hash });
     if (!row) return null;
     const entry = { ...row, until: t + this.#keyCacheMs };
     if (this.#keyCacheMs > 0 && generation === this.#generation) {
@@ -127,7 +134,7 @@ export class Authenticator {
     const last = this.#lastUsedWritten.get(keyId) ?? 0;
     if (now.getTime() - last < LAST_USED_EVERY_MS) return;
     this.#lastUsedWritten.set(keyId, now.getTime());
-    this.#db.orm.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, keyId))
+    this.#touchQuery.execute({ at: now, id: keyId })
       .catch((err: unknown) => this.#log.warn({ err }, 'could not record api key use'));
   }
 }

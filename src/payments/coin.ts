@@ -5,12 +5,13 @@
 import { badRequest, conflict } from '../platform/errors.ts';
 import { dec, type Decimal } from '../money/index.ts';
 import { isToken, tokenDef, TOKENS, type TokenSymbol } from '../tokens/index.ts';
-import { deriveDepositAddress, xrpServiceAddress, type WalletSeed } from '../chains/addresses/index.ts';
+import { xrpServiceAddress, type WalletSeed } from '../chains/addresses/index.ts';
 import type { CapturedSettings } from '../accounts/index.ts';
 import { canChooseCoin, quotePayment, tokenOptions, type PaymentStatus, type TokenInfo } from './pure.ts';
 import type { Catalog } from './catalog.ts';
 import type { NewPaymentRow, PaymentRow } from './schema.ts';
 import type { NumberReserve } from './repository.ts';
+import type { DepositAddressReserve } from './address-reserve.ts';
 
 export const COIN_DEADLINE_MS = 15 * 60 * 1000;
 export const CHOOSE_DEADLINE_MS = 60 * 60 * 1000;
@@ -26,6 +27,7 @@ export interface CoinDeps {
   catalog: Catalog;
   seed: WalletSeed;
   numbers: NumberReserve;
+  addresses: DepositAddressReserve;
 }
 
 export interface PricedPayment {
@@ -35,7 +37,7 @@ export interface PricedPayment {
   usdAmount: Decimal;
 }
 
-/** The coin's fields of the payment row (no transaction needed: the address number is never reused); 400 with the pricing message when the amount does not fit. */
+/** The coin's fields of the payment row (no transaction needed: the address is never handed out twice); 400 with the pricing message when the amount does not fit. */
 export async function coinFields(deps: CoinDeps, p: PricedPayment, token: TokenSymbol, now: Date): Promise<Partial<NewPaymentRow>> {
   const ctx = await deps.catalog.pricingContext(p.merchantId, p.settings, p.livemode, now, p.usdAmount);
   const priced = quotePayment({ usdAmount: p.usdAmount, token, merchant: ctx.merchant, market: ctx.market, route: ctx.routeOf(token) });
@@ -49,8 +51,7 @@ export async function coinFields(deps: CoinDeps, p: PricedPayment, token: TokenS
     address = xrpServiceAddress(deps.seed, p.livemode).address;
     destinationTag = await deps.numbers.destinationTag(p.livemode);
   } else {
-    addressIndex = await deps.numbers.addressIndex(chain, p.livemode);
-    address = deriveDepositAddress(deps.seed, chain, p.livemode, addressIndex).address;
+    ({ index: addressIndex, address } = await deps.addresses.next(chain, p.livemode));
   }
   return {
     token, chain, depositAddress: address, addressIndex, destinationTag,

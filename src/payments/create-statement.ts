@@ -1,23 +1,26 @@
-// A new payment written in ONE statement: the payment row (refused by the open-order index on a
-// repeated order_id), its `payment.created` audit entry with the entry's `audit:entry` event, the
-// socket event `payment.created` and the deadline timer, chained by CTEs on the inserted row. One
-// statement is one atomic change, with a single round trip instead of a transaction of six: the
-// create route is the hottest write of the service, so its SQL text is also written out once
-// rather than built per request. The rows mirror what recordAudit, appendEvent and scheduleTimer
-// write (same tables, same shapes); create.ts uses those helpers directly when a simulation
-// starts with the payment.
+// New payments written in ONE statement each time: the payment rows (a repeated order_id is refused
+// by the open-order index), each one's `payment.created` audit entry with the entry's `audit:entry`
+// event, the socket event `payment.created` and the deadline timer, chained by CTEs on the rows
+// actually inserted. One statement is one atomic change and a single round trip.
+//
+// The creations that arrive while earlier ones are being written go together in the next statement
+// (group write): under load, fifty creations cost one round trip, one plan and one commit instead of
+// fifty, and alone a creation is sent at once (after the current tick). The rows travel as JSON
+// arrays, so the statement text is the same whatever the batch size and each pooled connection
+// prepares it once. The rows mirror what recordAudit, appendEvent and scheduleTimer write (same
+// tables, same shapes); create.ts uses those helpers directly when a simulation starts with the
+// payment.
 import type { Database } from '../platform/db/index.ts';
 import { newEventId, newId } from '../platform/ids.ts';
 import { auditEntryJson, scrub, type Actor } from '../audit/index.ts';
 import type { PaymentRow } from './schema.ts';
-import { paymentEventData } from './views.ts';
 import { SOCKET_EVENTS } from './payment-events.ts';
 import { DEADLINE_TIMER } from './deadlines.ts';
 import { CREATED_ACTION, createdAuditAfter } from './create-audit.ts';
 
 const AUDIT_EVENT = 'audit:entry';
 
-/** payments columns in insert order, with the value each takes from the row. */
+/** payments columns, with the JSON value each takes from the row (jsonb_populate_recordset types it). */
 const PAYMENT_COLUMNS: readonly [string, (p: PaymentRow) => unknown][] = [
   ['id', (p) => p.id], ['merchant_id', (p) => p.merchantId], ['store_id', (p) => p.storeId], ['livemode', (p) => p.livemode],
   ['order_id', (p) => p.orderId], ['status', (p) => p.status], ['token', (p) => p.token], ['chain', (p) => p.chain],
@@ -26,63 +29,140 @@ const PAYMENT_COLUMNS: readonly [string, (p: PaymentRow) => unknown][] = [
   ['crypto_amount', (p) => p.cryptoAmount?.toString() ?? null], ['rate_locked', (p) => p.rateLocked],
   ['network_fee', (p) => p.networkFee?.toString() ?? null], ['network_fee_usd', (p) => p.networkFeeUsd], ['network_fee_bps', (p) => p.networkFeeBps],
   ['received_amount', (p) => p.receivedAmount.toString()], ['received_usd', (p) => p.receivedUsd],
-  ['settings', (p) => JSON.stringify(p.settings)], ['allowed_tokens', (p) => (p.allowedTokens ? `{${p.allowedTokens.join(',')}}` : null)],
-  ['description', (p) => p.description], ['metadata', (p) => (p.metadata === null ? null : JSON.stringify(p.metadata))],
+  ['settings', (p) => p.settings], ['allowed_tokens', (p) => p.allowedTokens],
+  ['description', (p) => p.description], ['metadata', (p) => p.metadata],
   ['customer_email', (p) => p.customerEmail], ['success_url', (p) => p.successUrl], ['cancel_url', (p) => p.cancelUrl],
   ['webhook_url', (p) => p.webhookUrl], ['checkout_token', (p) => p.checkoutToken], ['price_amount', (p) => p.priceAmount],
   ['price_currency', (p) => p.priceCurrency], ['price_rate', (p) => p.priceRate],
   ['expires_at', (p) => p.expiresAt.toISOString()], ['created_at', (p) => p.createdAt.toISOString()], ['updated_at', (p) => p.updatedAt.toISOString()],
 ];
-/** Casts for columns a bare text parameter does not convert to by itself on both engines. */
-const CASTS: Record<string, string> = { settings: '::jsonb', metadata: '::jsonb', allowed_tokens: '::text[]', livemode: '::boolean' };
+const COLUMN_LIST = PAYMENT_COLUMNS.map(([c]) => c).join(', ');
 
-const n = PAYMENT_COLUMNS.length;
-const param = (i: number) => `$${n + i}`;
+// $1 payments, $2 audit entries, $3 events (`of` names the payment they belong to, `ord` keeps their
+// order in the outbox), $4 deadline timers: each a JSON array.
 const STATEMENT = `
   with p as (
-    insert into payments (${PAYMENT_COLUMNS.map(([c]) => c).join(', ')})
-    values (${PAYMENT_COLUMNS.map(([c], i) => `$${i + 1}${CASTS[c] ?? ''}`).join(', ')})
+    insert into payments (${COLUMN_LIST})
+    select ${COLUMN_LIST} from jsonb_populate_recordset(null::payments, $1::jsonb)
     on conflict do nothing returning id
   ),
   a as (
     insert into audit_entries (id, merchant_id, at, action, actor, subject, payment_id, before, after, note)
-    select ${param(1)}::text, ${param(2)}::text, ${param(3)}::timestamptz, ${param(4)}::text, ${param(5)}::jsonb, ${param(6)}::text, ${param(6)}::text, null::jsonb, ${param(7)}::jsonb, null::text from p
+    select x.id, x.merchant_id, x.at, x.action, x.actor, x.subject, x.payment_id, null, x.after, null
+    from jsonb_populate_recordset(null::audit_entries, $2::jsonb) x where x.payment_id in (select id from p)
   ),
   e as (
     insert into events (id, type, merchant_id, payment_id, livemode, data, created_at)
-    select v.* from (values
-      (${param(8)}::text, '${AUDIT_EVENT}', ${param(2)}::text, null::text, false, ${param(9)}::jsonb, ${param(3)}::timestamptz),
-      (${param(10)}::text, '${SOCKET_EVENTS.created}', ${param(2)}::text, ${param(6)}::text, ${param(11)}::boolean, ${param(12)}::jsonb, ${param(3)}::timestamptz)
-    ) as v(id, type, merchant_id, payment_id, livemode, data, created_at)
-    where exists (select 1 from p)
+    select x.id, x.type, x.merchant_id, x.payment_id, x.livemode, x.data, x.created_at
+    from jsonb_to_recordset($3::jsonb) as x(ord integer, "of" text, id text, type text, merchant_id text, payment_id text, livemode boolean, data jsonb, created_at timestamptz)
+    where x."of" in (select id from p) order by x.ord
   ),
   t as (
-    insert into timers (kind, key, run_at, payload) select '${DEADLINE_TIMER}', ${param(6)}::text, ${param(13)}::timestamptz, '{}'::jsonb from p
+    insert into timers (kind, key, run_at, payload)
+    select '${DEADLINE_TIMER}', x.key, x.run_at, '{}'::jsonb
+    from jsonb_to_recordset($4::jsonb) as x(key text, run_at timestamptz) where x.key in (select id from p)
     on conflict (kind, key) do update set run_at = excluded.run_at, payload = excluded.payload, attempts = 0, last_error = null
   )
   select id from p`;
 
 /** Named, so each pooled connection parses and plans the statement once and then only binds values. */
-const PREPARED_NAME = 'payments_create_v1';
+const PREPARED_NAME = 'payments_create_v2';
 
-async function run(db: Database, text: string, params: unknown[]): Promise<unknown[]> {
-  if (db.pool) return (await db.pool.query({ name: PREPARED_NAME, text, values: params })).rows;
-  return (await db.pglite!.query(text, params)).rows;
+/** One creation to write: the row, who created it, and the data of its `payment.created` event. */
+export interface CreatedPayment {
+  payment: PaymentRow;
+  actor: Actor;
+  eventData: Record<string, unknown>;
+  now: Date;
 }
 
-/** Inserts the payment and everything that goes with its creation; false when its order is already open. */
-export async function insertCreatedPayment(db: Database, p: PaymentRow, actor: Actor, now: Date): Promise<boolean> {
-  const audit = {
-    id: newId('aud', now), merchantId: p.merchantId, at: now, action: CREATED_ACTION,
-    actor: { ...actor, merchant_id: actor.merchant_id ?? p.merchantId } as Record<string, unknown>,
-    subject: p.id, paymentId: p.id, before: null, after: scrub(createdAuditAfter(p)), note: null,
-  };
-  const params = [
-    ...PAYMENT_COLUMNS.map(([, value]) => value(p)),
-    audit.id, p.merchantId, now.toISOString(), CREATED_ACTION, JSON.stringify(audit.actor), p.id, JSON.stringify(audit.after),
-    newEventId(now), JSON.stringify(auditEntryJson(audit)),
-    newEventId(now), p.livemode, JSON.stringify(paymentEventData(p, [])),
-    p.expiresAt.toISOString(),
-  ];
-  return (await run(db, STATEMENT, params)).length === 1;
+interface Waiting {
+  item: CreatedPayment;
+  resolve: (inserted: boolean) => void;
+  reject: (err: unknown) => void;
+}
+
+/** Most rows one statement carries; a longer queue is split. */
+const MAX_BATCH = 100;
+
+export class CreatedPaymentWriter {
+  readonly #db: Database;
+  /** Statements in flight at once: the pool keeps connections for everything else. */
+  readonly #maxInFlight: number;
+  #queue: Waiting[] = [];
+  #inFlight = 0;
+  #scheduled = false;
+  /** Statements sent so far (each carries one or more creations). */
+  statements = 0;
+
+  constructor(db: Database) {
+    this.#db = db;
+    // PGlite runs one statement at a time: a second in flight would only wait.
+    this.#maxInFlight = db.pool ? 4 : 1;
+  }
+
+  /** Writes the payment and everything that goes with its creation; false when its order is already open. */
+  write(item: CreatedPayment): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ item, resolve, reject });
+      this.#schedule();
+    });
+  }
+
+  #schedule(): void {
+    if (this.#scheduled || this.#inFlight >= this.#maxInFlight || this.#queue.length === 0) return;
+    this.#scheduled = true;
+    // After the current tick: the creations read together from the sockets go together.
+    setImmediate(() => {
+      this.#scheduled = false;
+      while (this.#inFlight < this.#maxInFlight && this.#queue.length > 0) void this.#send(this.#queue.splice(0, MAX_BATCH));
+    });
+  }
+
+  async #send(batch: Waiting[]): Promise<void> {
+    this.#inFlight++;
+    try {
+      const inserted = await this.#run(batch.map((w) => w.item));
+      for (const w of batch) w.resolve(inserted.has(w.item.payment.id));
+    } catch (err) {
+      if (batch.length === 1) batch[0].reject(err);
+      // One bad row (or a deadlock between two batches) must not fail the others: each is retried alone.
+      else for (const w of batch) this.#run([w.item]).then((ids) => w.resolve(ids.has(w.item.payment.id)), w.reject);
+    } finally {
+      this.#inFlight--;
+      this.#schedule();
+    }
+  }
+
+  async #run(items: readonly CreatedPayment[]): Promise<Set<string>> {
+    // A steady order of the rows makes two batches that both repeat orders wait on each other in the same order.
+    const sorted = items.length > 1 ? [...items].sort((x, y) => (x.payment.orderId < y.payment.orderId ? -1 : x.payment.orderId > y.payment.orderId ? 1 : 0)) : items;
+    const payments: Record<string, unknown>[] = [];
+    const audits: Record<string, unknown>[] = [];
+    const events: Record<string, unknown>[] = [];
+    const timers: Record<string, unknown>[] = [];
+    for (const { payment: p, actor, eventData, now } of sorted) {
+      const row: Record<string, unknown> = {};
+      for (const [column, value] of PAYMENT_COLUMNS) row[column] = value(p);
+      payments.push(row);
+      const audit = {
+        id: newId('aud', now), merchantId: p.merchantId, at: now, action: CREATED_ACTION,
+        actor: { ...actor, merchant_id: actor.merchant_id ?? p.merchantId } as Record<string, unknown>,
+        subject: p.id, paymentId: p.id, before: null, after: scrub(createdAuditAfter(p)), note: null,
+      };
+      const at = now.toISOString();
+      audits.push({ id: audit.id, merchant_id: p.merchantId, at, action: CREATED_ACTION, actor: audit.actor, subject: p.id, payment_id: p.id, after: audit.after });
+      events.push(
+        { ord: events.length, of: p.id, id: newEventId(now), type: AUDIT_EVENT, merchant_id: p.merchantId, payment_id: null, livemode: false, data: auditEntryJson(audit), created_at: at },
+        { ord: events.length + 1, of: p.id, id: newEventId(now), type: SOCKET_EVENTS.created, merchant_id: p.merchantId, payment_id: p.id, livemode: p.livemode, data: eventData, created_at: at },
+      );
+      timers.push({ key: p.id, run_at: p.expiresAt.toISOString() });
+    }
+    this.statements++;
+    const params = [JSON.stringify(payments), JSON.stringify(audits), JSON.stringify(events), JSON.stringify(timers)];
+    const rows = this.#db.pool
+      ? (await this.#db.pool.query<{ id: string }>({ name: PREPARED_NAME, text: STATEMENT, values: params })).rows
+      : (await this.#db.pglite!.query<{ id: string }>(STATEMENT, params)).rows;
+    return new Set(rows.map((r) => r.id));
+  }
 }

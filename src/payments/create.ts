@@ -6,11 +6,12 @@ import { AppError, badRequest } from '../platform/errors.ts';
 import { newId, pooledRandomBytes } from '../platform/ids.ts';
 import { recordAudit, type Actor } from '../audit/index.ts';
 import { captureSettings, type Merchant } from '../accounts/index.ts';
-import { checkPaymentWebhookUrl } from '../webhooks/core.ts';
+import { checkPaymentWebhookUrl, paymentForWebhook } from '../webhooks/core.ts';
 import { belowMinimumMessage, minimumPriceUsd } from './pure.ts';
 import type { TokenSymbol } from '../tokens/index.ts';
 import { parseCreateInput, type CreateInput, type SimulationOutcome } from './create-input.ts';
-import { insertCreatedPayment } from './create-statement.ts';
+import type { CreatedPaymentWriter } from './create-statement.ts';
+import { paymentJson } from './views.ts';
 import { CREATED_ACTION, createdAuditAfter } from './create-audit.ts';
 import { allowedCoins, CHOOSE_DEADLINE_MS, coinFields, noNode, notEnabled, optionsOf, type CoinDeps } from './coin.ts';
 import { CHOOSE_COIN_FIRST, ONLY_TEST, type Simulator } from './simulation.ts';
@@ -33,11 +34,16 @@ export interface CreateDeps extends CoinDeps {
   simulator: Simulator;
   allowPrivateWebhooks: boolean;
   outbox: { kick(): void };
+  writer: CreatedPaymentWriter;
+  /** `{checkout_base}` of checkout_url; null when no page is served. */
+  checkoutBase: string | null;
 }
 
 export interface CreateResult {
   payment: PaymentRow;
   created: boolean;
+  /** The merchant's JSON of a payment created here without a simulation: built once, for the answer and the event. */
+  view?: Record<string, unknown>;
 }
 
 /** Checks the coins asked for against the merchant's enabled coins and, live, the configured nodes. */
@@ -78,8 +84,9 @@ export async function createPayment(deps: CreateDeps, caller: CreateCaller, body
     if (open) return { payment: open, created: false };
     throw badRequest(message);
   };
+  let options: Awaited<ReturnType<typeof optionsOf>> | undefined;
   if (!input.token) {
-    const options = await optionsOf(base as PaymentRow, deps.catalog, now);
+    options = await optionsOf(base as PaymentRow, deps.catalog, now);
     if (options.length === 0) return refuse(lowestMinimumMessage(base as PaymentRow, deps));
   }
 
@@ -93,8 +100,13 @@ export async function createPayment(deps: CreateDeps, caller: CreateCaller, body
         throw err;
       }
     }
-    const payment = input.simulate ? await insertAndSimulate(deps, caller, row, input.simulate, now) : await insertPlain(deps, caller, row, now);
-    if (payment) return { payment, created: true };
+    if (input.simulate) {
+      const payment = await insertAndSimulate(deps, caller, row, input.simulate, now);
+      if (payment) return { payment, created: true };
+    } else {
+      const view = paymentJson(row, [], { checkoutBase: deps.checkoutBase, tokenOptions: options });
+      if (await insertPlain(deps, caller, row, view, now)) return { payment: row, created: true, view };
+    }
     const winner = await findOpenByOrder(deps.db.orm, scope, input.orderId);
     if (winner) return { payment: winner, created: false };
     // The open payment closed between our insert and the read: try once more.
@@ -114,13 +126,15 @@ function completeRow(r: NewPaymentRow): PaymentRow {
   } as PaymentRow;
 }
 
-/** The usual path: one statement (create-statement.ts). */
-async function insertPlain(deps: CreateDeps, caller: CreateCaller, row: PaymentRow, now: Date): Promise<PaymentRow | undefined> {
-  if (!(await insertCreatedPayment(deps.db, row, caller.actor, now))) return undefined;
+/** The usual path: one statement, shared with the creations written at the same time (create-statement.ts). */
+async function insertPlain(deps: CreateDeps, caller: CreateCaller, row: PaymentRow, view: Record<string, unknown>, now: Date): Promise<boolean> {
+  // The event carries what a webhook shows: the merchant's view without the checkout fields.
+  const eventData = paymentForWebhook(view) as Record<string, unknown>;
+  if (!(await deps.writer.write({ payment: row, actor: caller.actor, eventData, now }))) return false;
   deps.timers.wake();
   // Written outside db.transaction, so the outbox is told here that events are waiting.
   deps.outbox.kick();
-  return row;
+  return true;
 }
 
 /** With `simulate`: the payment and the start of its simulation in one transaction. */

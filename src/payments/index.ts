@@ -32,4 +32,5 @@ export function startPaymentWorkers(payments: PaymentsService): void {
 
 export async function stopPaymentWorkers(payments: PaymentsService): Promise<void> {
   await payments.timers.stop();
+  await payments.close();
 }

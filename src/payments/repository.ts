@@ -134,26 +134,30 @@ export class NumberReserve {
     this.#db = db;
   }
 
+  /** RESERVE_BLOCK never-used numbers of a sequence, ascending (one round trip). */
+  async reserveBlock(seq: string): Promise<number[]> {
+    const rows = await queryRows<{ n: string }>(this.#db.orm, sql`select nextval(${seq}) as n from generate_series(1, ${RESERVE_BLOCK})`);
+    return rows.map((r) => Number(r.n)).sort((a, b) => a - b);
+  }
+
   async #take(seq: string): Promise<number> {
-    const ex = this.#db.orm;
     for (;;) {
       const free = this.#free.get(seq);
       if (free && free.length > 0) return free.shift()!;
       let refill = this.#pending.get(seq);
       if (!refill) {
-        refill = (async () => {
-          const rows = await queryRows<{ n: string }>(ex, sql`select nextval(${seq}) as n from generate_series(1, ${RESERVE_BLOCK})`);
-          this.#free.set(seq, [...(this.#free.get(seq) ?? []), ...rows.map((r) => Number(r.n)).sort((a, b) => a - b)]);
-        })().finally(() => this.#pending.delete(seq));
+        refill = this.reserveBlock(seq)
+          .then((numbers) => { this.#free.set(seq, [...(this.#free.get(seq) ?? []), ...numbers]); })
+          .finally(() => this.#pending.delete(seq));
         this.#pending.set(seq, refill);
       }
       await refill;
     }
   }
 
-  /** The next never-used deposit address index of a chain and mode. */
-  addressIndex(chain: Chain, livemode: boolean): Promise<number> {
-    return this.#take(`deposit_index_${chain}_${livemode ? 'live' : 'test'}`);
+  /** The sequence of the deposit address indexes of a chain and mode. */
+  static addressSequence(chain: Chain, livemode: boolean): string {
+    return `deposit_index_${chain}_${livemode ? 'live' : 'test'}`;
   }
 
   /** The next XRP destination tag of a mode, unique across payments. */

@@ -7,7 +7,7 @@ import { Timers } from '../platform/timers.ts';
 import { dec } from '../money/index.ts';
 import { TOKENS, isToken } from '../tokens/index.ts';
 import { CHAINS } from '../config.ts';
-import { seedFromMnemonic, type WalletSeed } from '../chains/addresses/index.ts';
+import { DepositAddressDeriver, seedFromMnemonic, type WalletSeed } from '../chains/addresses/index.ts';
 import { captureSettings, type Merchant } from '../accounts/index.ts';
 import type { Actor } from '../audit/index.ts';
 import type { MarketSource } from '../market/index.ts';
@@ -17,6 +17,8 @@ import { DepositIntake } from './intake.ts';
 import { Simulator, checkSimulation } from './simulation.ts';
 import { registerDeadlines } from './deadlines.ts';
 import { createPayment } from './create.ts';
+import { CreatedPaymentWriter } from './create-statement.ts';
+import { DepositAddressReserve } from './address-reserve.ts';
 import { chooseCoin } from './choose-coin.ts';
 import { allowedCoins, optionsOf } from './coin.ts';
 import { parseUsdField } from './create-input.ts';
@@ -56,6 +58,9 @@ export class PaymentsService {
   readonly #p: Platform;
   readonly #seed: WalletSeed;
   readonly #numbers: NumberReserve;
+  readonly #writer: CreatedPaymentWriter;
+  readonly #deriver: DepositAddressDeriver;
+  readonly #addresses: DepositAddressReserve;
   readonly #failedWebhooks: FailedWebhooksCounter;
   readonly #trail: TrailSections;
 
@@ -63,6 +68,9 @@ export class PaymentsService {
     this.#p = platform;
     this.#seed = seedFromMnemonic(platform.config.walletMnemonic);
     this.#numbers = new NumberReserve(platform.db);
+    this.#writer = new CreatedPaymentWriter(platform.db);
+    this.#deriver = new DepositAddressDeriver(platform.config.walletMnemonic, this.#seed);
+    this.#addresses = new DepositAddressReserve(this.#numbers, this.#deriver);
     this.catalog = new Catalog(opts.market, platform.config, opts.payoutAddresses ?? (async () => []));
     this.timers = new Timers(platform.db, platform.clock, platform.log, { pollMs: platform.db.kind === 'pglite' ? 500 : 1000 });
     this.intake = new DepositIntake(platform.db, platform.config, opts.market);
@@ -74,10 +82,15 @@ export class PaymentsService {
 
   get #deps() {
     const { db, config } = this.#p;
-    return { db, catalog: this.catalog, seed: this.#seed, numbers: this.#numbers, timers: this.timers, simulator: this.simulator, allowPrivateWebhooks: config.webhookAllowPrivate, outbox: this.#p.outbox };
+    return { db, catalog: this.catalog, seed: this.#seed, numbers: this.#numbers, addresses: this.#addresses, timers: this.timers, simulator: this.simulator, allowPrivateWebhooks: config.webhookAllowPrivate, outbox: this.#p.outbox, writer: this.#writer, checkoutBase: config.checkoutUrl };
   }
 
   #now(): Date { return this.#p.clock.now(); }
+
+  /** Stops the address worker thread; addresses asked for later are derived inline. */
+  async close(): Promise<void> {
+    await this.#deriver.close();
+  }
 
   /** The JSON of a payment; its deposits are read when not given. */
   async #view(p: PaymentRow, publicView = false, given?: readonly DepositRow[]): Promise<Record<string, unknown>> {
@@ -119,7 +132,7 @@ export class PaymentsService {
 
   async create(c: KeyCaller, body: Record<string, unknown>): Promise<{ payment: Record<string, unknown>; created: boolean }> {
     const r = await createPayment(this.#deps, c, body, this.#now());
-    return { payment: await this.#view(r.payment, false, r.created ? [] : undefined), created: r.created };
+    return { payment: r.view ?? await this.#view(r.payment, false, r.created ? [] : undefined), created: r.created };
   }
 
   #keyScope(c: KeyCaller): PaymentScope {

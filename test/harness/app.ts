@@ -62,6 +62,7 @@ export async function startTestApp(db: Database, opts: TestAppOptions = {}): Pro
       await app.close();
       await platform.outbox.stop();
       await platform.jobs?.stop();
+      await services.payments.close();
       fs.rmSync(config.dataDir, { recursive: true, force: true });
     },
   };

@@ -51,6 +51,21 @@ describeEachDb('accounts api keys and stores', (h) => {
     expect(JSON.stringify(entry)).not.toContain(secret);
   });
 
+  it('records last_used_at when a key is used (written soon after the use, not before it)', async () => {
+    const { api_key: key, secret } = (await createKey(dev.accessToken, { label: 'used' }, '?mode=test')).json();
+    const before = Date.now();
+    expect(key.last_used_at).toBeUndefined();
+    expect((await whoami(secret)).statusCode).toBe(200);
+    let seen: string | undefined;
+    for (let i = 0; i < 50 && !seen; i++) {
+      seen = (await listKeys(dev.accessToken, '?mode=test')).json().api_keys.find((k: { id: string }) => k.id === key.id)?.last_used_at;
+      if (!seen) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(seen).toBeDefined();
+    expect(Date.parse(seen!)).toBeGreaterThanOrEqual(before - 1000);
+    expect(Date.parse(seen!)).toBeLessThanOrEqual(Date.now());
+  });
+
   it.each(['', '?mode=live', '?mode=TEST'])('creates a live key for mode %j, and lists live keys without mode=test', async (mode) => {
     const res = await createKey(acct.accessToken, {}, mode);
     expect(res.statusCode).toBe(201);

@@ -1,5 +1,6 @@
 // Every accounts route (issue 3), registered in one call from src/routes.ts.
 import type { FastifyInstance } from 'fastify';
+import cookie from '@fastify/cookie';
 import type { AccountsService } from '../service.ts';
 import { registerSignupRoutes } from './signup-routes.ts';
 import { registerSessionRoutes } from './session-routes.ts';
@@ -13,9 +14,14 @@ import { registerAdminMerchantRoutes } from './admin-merchant-routes.ts';
 
 /** Also closes the shared rate limiter's connection when the app closes. */
 export function registerAccountRoutes(app: FastifyInstance, accounts: AccountsService): void {
-  registerSignupRoutes(app, accounts);
-  registerSessionRoutes(app, accounts);
-  registerMeRoutes(app, accounts);
+  // The refresh cookie is read and written only by these routes: the cookie plugin's hooks stay off
+  // every other request (the /v1 API and the checkout run without them).
+  void app.register(async (withCookies) => {
+    await withCookies.register(cookie);
+    registerSignupRoutes(withCookies, accounts);
+    registerSessionRoutes(withCookies, accounts);
+    registerMeRoutes(withCookies, accounts);
+  });
   registerTeamRoutes(app, accounts);
   registerApiKeyRoutes(app, accounts);
   registerStoreRoutes(app, accounts);

@@ -9,3 +9,4 @@ export {
   MAX_DESTINATION_TAG, INVALID_TAG_MESSAGE, X_ADDRESS_HINT, type AddressCheck, type TagCheck,
 } from './validate.ts';
 export { NETWORK_NAMES } from './networks.ts';
+export { DepositAddressDeriver } from './derive-off-thread.ts';

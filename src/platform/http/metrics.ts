@@ -16,11 +16,13 @@ export function installMetrics(app: FastifyInstance, registry: Registry): void {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   });
-  app.addHook('onResponse', async (req, reply) => {
+  // A callback hook (no promise per request), like request-id.ts.
+  app.addHook('onResponse', (req, reply, done) => {
     duration.observe(
       { method: req.method, route: req.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) },
       reply.elapsedTime / 1000,
     );
+    done();
   });
   app.get('/metrics', async (_req, reply) => {
     reply.header('content-type', registry.contentType);
