@@ -2,6 +2,7 @@
 // PostgreSQL database, each against a bare Fastify baseline on the same pool:
 //   1. POST /v1/payments with a coin  vs  a bare route doing one INSERT (target ratio ≥ 0.5, p99 < 25 ms)
 //   2. GET /checkout/{token}          vs  a bare route doing one SELECT by key (target ratio ≥ 0.7)
+// Each run is preceded by a warm-up run (BENCH_WARMUP_SECONDS, default 3) of the same requests.
 // The API-key limit (20 requests a second per key) stays as it is: the bench spreads the load over
 // enough test keys of one merchant (each request takes the next key) that no key reaches it.
 // Run: node_modules/.bin/node bench/payments.ts   (TEST_DATABASE_URL for the server; default postgres://postgres@127.0.0.1:5432/test)
@@ -30,10 +31,13 @@ const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abando
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 8);
 const KEYS = 100;
+/** Each measured run follows a warm-up run of the same requests, so the JIT's first seconds count for neither side. */
+const WARMUP_S = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 
 interface Run { rps: number; p99: number; errors: number; non2xx: number; cpuUs: number }
 
 async function cannon(url: string, request: autocannon.Request): Promise<Run> {
+  if (WARMUP_S > 0) await autocannon({ url, connections: CONNECTIONS, duration: WARMUP_S, requests: [request] });
   const before = process.threadCpuUsage();
   const r = await autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, requests: [request] });
   const used = process.threadCpuUsage(before);

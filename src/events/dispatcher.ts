@@ -5,11 +5,10 @@
 // let each subscriber act inside that transaction (webhook deliveries are inserted there, so they
 // commit together with the mark), then mark the batch dispatched. A crash before the commit
 // leaves the batch undispatched, and it is handed over again after restart.
-import { asc, inArray, isNull, sql } from 'drizzle-orm';
-import type { Database, Tx } from '../platform/db/index.ts';
+import { sql } from 'drizzle-orm';
+import { queryRows, type Database, type Tx } from '../platform/db/index.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Logger } from '../platform/logger.ts';
-import { events } from './schema.ts';
 import type { StoredEvent } from './outbox.ts';
 
 export interface Subscriber {
@@ -21,6 +20,17 @@ export interface Subscriber {
 }
 
 const DISPATCH_LOCK = 7_270_002;
+
+/** An events row as the raw read returns it (int8 as text or bigint, depending on the engine). */
+interface EventRecord {
+  seq: string | number | bigint; id: string; type: string; merchant_id: string | null; payment_id: string | null;
+  livemode: boolean; data: unknown; webhook_url: string | null; created_at: Date | string;
+}
+
+const storedEvent = (r: EventRecord): StoredEvent => ({
+  seq: Number(r.seq), id: r.id, type: r.type, merchantId: r.merchant_id, paymentId: r.payment_id,
+  livemode: r.livemode, data: r.data, webhookUrl: r.webhook_url, createdAt: new Date(r.created_at),
+});
 
 export class OutboxDispatcher {
   readonly #db: Database;
@@ -81,37 +91,52 @@ export class OutboxDispatcher {
   async drainNow(): Promise<number> {
     let total = 0;
     for (;;) {
-      // Until a batch comes back empty: subscribers may append events (a settlement raised by a
-      // payment's confirmation) that are dispatched in the next batch, without waiting for the poll.
-      const n = await this.dispatchBatch();
-      total += n;
-      if (n === 0) return total;
+      // Until nothing waits: subscribers may append events (a settlement raised by a payment's
+      // confirmation) that are dispatched in the next batch, without waiting for the poll.
+      const { handed, more } = await this.#batch();
+      total += handed;
+      if (handed === 0 || !more) return total;
     }
   }
 
   /** One batch; 0 when nothing was pending or another process holds the dispatch lock. */
   async dispatchBatch(): Promise<number> {
+    return (await this.#batch()).handed;
+  }
+
+  /**
+   * One batch in four round trips besides the subscribers' own: the lock and the read in one
+   * statement, the mark and "is anything still waiting?" in another, so a drain ends without an
+   * extra, empty transaction. The outbox is read on every commit under load: its SQL is written
+   * out, not built per batch.
+   */
+  async #batch(): Promise<{ handed: number; more: boolean }> {
     let handed: StoredEvent[] = [];
-    const n = await this.#db.transaction(async (tx) => {
-      const [lock] = (await tx.execute(sql`select pg_try_advisory_xact_lock(${DISPATCH_LOCK}) as ok`) as unknown as { rows: { ok: boolean }[] }).rows;
-      if (!lock.ok) return 0;
-      const rows = await tx.select().from(events).where(isNull(events.dispatchedAt)).orderBy(asc(events.seq)).limit(this.#batchSize);
-      if (rows.length === 0) return 0;
-      const batch: StoredEvent[] = rows.map((r) => ({
-        seq: r.seq, id: r.id, type: r.type, merchantId: r.merchantId, paymentId: r.paymentId,
-        livemode: r.livemode, data: r.data, webhookUrl: r.webhookUrl, createdAt: r.createdAt,
-      }));
+    const more = await this.#db.transaction(async (tx) => {
+      // No rows when another process holds the lock (it is dispatching) or nothing is pending.
+      const rows = await queryRows<EventRecord>(tx, sql`
+        with l as materialized (select pg_try_advisory_xact_lock(${DISPATCH_LOCK}) as ok)
+        select e.seq, e.id, e.type, e.merchant_id, e.payment_id, e.livemode, e.data, e.webhook_url, e.created_at
+        from l, events e where l.ok and e.dispatched_at is null order by e.seq limit ${this.#batchSize}`);
+      if (rows.length === 0) return false;
+      const batch = rows.map(storedEvent);
       for (const s of this.#subscribers) await s.handle(tx, batch);
-      await tx.update(events).set({ dispatchedAt: this.#clock.now() }).where(inArray(events.seq, batch.map((e) => e.seq)));
+      // The statement sees the batch as still pending, so its own rows are left out of the question.
+      const [mark] = await queryRows<{ more: boolean }>(tx, sql`
+        with marked as (
+          update events set dispatched_at = ${this.#clock.now().toISOString()}::timestamptz
+          where seq = any(string_to_array(${batch.map((e) => e.seq).join(',')}, ',')::bigint[]) returning seq
+        )
+        select exists (select 1 from events where dispatched_at is null and seq not in (select seq from marked)) as more`);
       handed = batch;
-      return batch.length;
+      return mark.more;
     }, { silent: true });
     if (handed.length > 0) {
       for (const s of this.#subscribers) {
         try { s.afterCommit?.(handed); } catch (err) { this.#log.error({ err, subscriber: s.name }, 'outbox afterCommit failed'); }
       }
     }
-    return n;
+    return { handed: handed.length, more };
   }
 
   async #drain(): Promise<void> {
