@@ -6,13 +6,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createPgDatabase, testServerUrl } from '../test/harness/scratch-db.ts';
-import { fileURLToPath } from 'node:url';
+import { PROJECT_ROOT as root, START_ARGS } from '../test/harness/node.ts';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const node = process.execPath;
 /** The service is started exactly as `npm start` does, with the same Node flags. */
-const startScript: string = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.start;
-const MAIN = startScript.split(/\s+/).slice(1);
+const MAIN = START_ARGS;
 
 function start(args: string[], env: Record<string, string>): Promise<{ ms: number; pid: number; stop: () => Promise<void> }> {
   return new Promise((resolve, reject) => {

@@ -1,4 +1,5 @@
 // Composition root: configuration → database → services → HTTP, sockets, workers.
+import module from 'node:module';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createLogger } from './platform/logger.ts';
 import { bootPlatform } from './platform/boot.ts';
@@ -35,6 +36,9 @@ async function main(): Promise<void> {
   await app.listen({ port: config.port, host: config.host });
   await startWorkers(services);
   process.stdout.write(`listening on ${config.publicUrl}\n`);
+  // Node writes the compile cache (src/compile-cache.js) at exit; written now, a process that is
+  // killed still leaves the next start a warm cache. A no-op when the cache is off.
+  module.flushCompileCache();
 
   let stopping = false;
   const shutdown = async (signal: string) => {

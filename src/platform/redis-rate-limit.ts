@@ -4,7 +4,8 @@
 // When Redis cannot answer, the limiter falls back to this process's own memory count (a limit
 // per process is better than none, and better than refusing every sign-in).
 import crypto from 'node:crypto';
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 import { MemoryRateLimiter, type RateLimiter } from './rate-limit.ts';
 import type { Logger } from './logger.ts';
 
@@ -27,7 +28,9 @@ export class RedisRateLimiter implements RateLimiter {
   #lastWarn = 0;
 
   constructor(url: string, log: Logger | null = null) {
-    this.#redis = new Redis(url, {
+    // Loaded here, not at module load: without REDIS_URL the client library is never needed.
+    const { Redis: RedisClient } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+    this.#redis = new RedisClient(url, {
       // Fail fast instead of queueing while disconnected: the fallback answers meanwhile.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,

@@ -13,12 +13,21 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
   return new Database({ kind: 'postgres', orm, pool, url, close: () => pool.end() });
 }
 
+/**
+ * Not PostgreSQL's default of 128 MB shared buffers: PGlite's WebAssembly build touches all of its
+ * shared memory at start, so all of it stays resident (~120 MB of an idle service). 16 MB holds this
+ * service's hot tables and indexes; an evicted page is read back from the files (OS page cache).
+ * The `-c` settings override postgresql.conf in DATA_DIR without rewriting it.
+ */
+const PGLITE_SETTINGS = ['shared_buffers=16MB'];
+
 /** PGlite in `dir` (persistent), or in memory when dir is null (tests). */
 export async function openPglite(dir: string | null): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle } = await import('drizzle-orm/pglite');
   if (dir) fs.mkdirSync(dir, { recursive: true });
-  const client = await PGlite.create(dir ?? undefined);
+  const startParams = [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((s) => ['-c', s])];
+  const client = await PGlite.create(dir ?? undefined, { startParams });
   const orm = drizzle(client) as unknown as Orm;
   return new Database({ kind: 'pglite', orm, pglite: client, close: () => client.close() });
 }
