@@ -1,6 +1,7 @@
 // Opens the database the configuration names: a PostgreSQL server, or PGlite in DATA_DIR.
 import fs from 'node:fs';
 import path from 'node:path';
+import v8 from 'node:v8';
 import { Database, type Orm } from './database.ts';
 
 export async function openPostgres(url: string, opts: { max?: number } = {}): Promise<Database> {
@@ -21,8 +22,22 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
  */
 const PGLITE_SETTINGS = ['shared_buffers=16MB'];
 
+/**
+ * On PGlite, WebAssembly stays on V8's baseline compiler (Liftoff): its optimising compiler needs
+ * ~600 MB for one function of PGlite (PostgreSQL's SQL parser) a few seconds after start, and the
+ * allocator keeps ~40 MB of it. Set here, at run time, rather than as `--liftoff-only` in the start
+ * script, so that on a PostgreSQL server the other WebAssembly of the process (libsecp256k1, which
+ * derives deposit addresses) keeps its optimised code: it is ~4× slower on baseline code. V8 reads
+ * these two flags when it decides a tier-up, so setting them before PGlite starts is enough.
+ */
+function keepWebAssemblyOnBaselineCode(): void {
+  v8.setFlagsFromString('--no-wasm-dynamic-tiering');
+  v8.setFlagsFromString('--no-wasm-tier-up');
+}
+
 /** PGlite in `dir` (persistent), or in memory when dir is null (tests). */
 export async function openPglite(dir: string | null): Promise<Database> {
+  keepWebAssemblyOnBaselineCode();
   const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle } = await import('drizzle-orm/pglite');
   if (dir) fs.mkdirSync(dir, { recursive: true });
