@@ -1,7 +1,9 @@
 // Deposit addresses ready to hand out, per chain and mode: their numbers reserved from the
 // database sequence a block at a time (NumberReserve), their addresses derived for the whole block
-// off the event loop (DepositAddressDeriver). The next block is prepared when half of the current
-// one is used, so under steady creation a payment neither waits for the sequence nor derives.
+// off the event loop (DepositAddressDeriver). The next block is prepared as soon as the current one
+// starts being used (double buffering), so under steady creation a payment neither waits for the
+// sequence nor derives: a block of 100 is derived in ~15 ms and lasts ~50 ms at 2,000 payments a
+// second. The first block of a chain and mode is small: it is derived inline while the worker starts.
 // Numbers are never handed out twice; those a process held when it stopped are simply skipped.
 import type { Chain } from '../config.ts';
 import type { DepositAddressDeriver } from '../chains/addresses/index.ts';
@@ -12,8 +14,9 @@ export interface DepositAddress {
   address: string;
 }
 
-/** Ready addresses left when the next block is prepared (a block is NumberReserve's 20). */
-const LOW_WATER = 10;
+/** Addresses reserved and derived together. */
+const BLOCK = 100;
+const FIRST_BLOCK = 10;
 
 export class DepositAddressReserve {
   readonly #numbers: NumberReserve;
@@ -33,7 +36,7 @@ export class DepositAddressReserve {
       const ready = this.#ready.get(seq);
       if (ready && ready.length > 0) {
         const a = ready.shift()!;
-        if (ready.length <= LOW_WATER) void this.#refill(seq, chain, livemode).catch(() => {
+        if (ready.length < BLOCK) void this.#refill(seq, chain, livemode).catch(() => {
           // Prepared ahead of need: a failure here is met again, and reported, by the payment that waits for it.
         });
         return a;
@@ -47,7 +50,7 @@ export class DepositAddressReserve {
     let refill = this.#pending.get(seq);
     if (!refill) {
       refill = (async () => {
-        const indexes = await this.#numbers.reserveBlock(seq);
+        const indexes = await this.#numbers.reserveBlock(seq, this.#ready.has(seq) ? BLOCK : FIRST_BLOCK);
         const addresses = await this.#deriver.block(chain, livemode, indexes);
         const ready = this.#ready.get(seq) ?? [];
         indexes.forEach((index, i) => ready.push({ index, address: addresses[i] }));

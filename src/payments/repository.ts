@@ -134,9 +134,9 @@ export class NumberReserve {
     this.#db = db;
   }
 
-  /** RESERVE_BLOCK never-used numbers of a sequence, ascending (one round trip). */
-  async reserveBlock(seq: string): Promise<number[]> {
-    const rows = await queryRows<{ n: string }>(this.#db.orm, sql`select nextval(${seq}) as n from generate_series(1, ${RESERVE_BLOCK})`);
+  /** `size` never-used numbers of a sequence, ascending (one round trip). */
+  async reserveBlock(seq: string, size = RESERVE_BLOCK): Promise<number[]> {
+    const rows = await queryRows<{ n: string }>(this.#db.orm, sql`select nextval(${seq}) as n from generate_series(1, ${size})`);
     return rows.map((r) => Number(r.n)).sort((a, b) => a - b);
   }
 
