@@ -52,6 +52,32 @@ describeEachDb('outbox', (h) => {
     expect(await d.drainNow()).toBe(0);
   });
 
+  it('drains past full batches and dispatches events a subscriber appends, in the same drain', async () => {
+    const db = h.db();
+    // A fresh dispatcher sees every pending event of the database: start from an empty outbox.
+    await new OutboxDispatcher(db, systemClock, log).drainNow();
+    const d = new OutboxDispatcher(db, systemClock, log, { batchSize: 2 });
+    const seen: StoredEvent[] = [];
+    d.subscribe({
+      name: 'chain',
+      // Like the settlement subscriber: an event handed over raises another, written in the batch's transaction.
+      handle: async (tx, batch) => {
+        for (const e of batch) if (e.type === 'chain.first') await appendEvent(tx, { type: 'chain.second', livemode: false, data: { of: (e.data as { i: number }).i }, at: new Date() });
+      },
+    });
+    d.subscribe({ name: 'recorder', handle: async (_tx, batch) => { seen.push(...batch); } });
+    for (let i = 0; i < 5; i++) await db.transaction((tx) => appendEvent(tx, { type: 'chain.first', livemode: false, data: { i }, at: new Date() }));
+    // 5 events and the 5 they raise, two at a time: one drainNow hands over all ten.
+    expect(await d.drainNow()).toBe(10);
+    expect(seen.filter((e) => e.type === 'chain.first').map((e) => (e.data as { i: number }).i)).toEqual([0, 1, 2, 3, 4]);
+    expect(seen.filter((e) => e.type === 'chain.second').map((e) => (e.data as { of: number }).of)).toEqual([0, 1, 2, 3, 4]);
+    const pending = await queryRows<{ n: number }>(db.orm, sql`select count(*)::int as n from events where dispatched_at is null`);
+    expect(pending[0].n).toBe(0);
+    // Read back as written: seq, timestamps and JSON data of both engines.
+    expect(seen.every((e) => Number.isInteger(e.seq) && e.createdAt instanceof Date && !Number.isNaN(e.createdAt.getTime()))).toBe(true);
+    expect(await d.drainNow()).toBe(0);
+  });
+
   it('wakes on commit and dispatches without waiting for the poll', async () => {
     const db = h.db();
     const d = new OutboxDispatcher(db, systemClock, log, { pollMs: 60_000 });
