@@ -35,6 +35,8 @@ export class Realtime {
   #figures: FiguresSource | null = null;
   #io: Server | null = null;
   #merchant: MerchantSockets | null = null;
+  /** When a socket of this process last disconnected (performance.now()). */
+  #lastDrop = -Infinity;
 
   constructor(platform: Platform, authn: UserAuthenticator, sources: RealtimeSources = {}, fanout?: Fanout) {
     this.#platform = platform;
@@ -90,6 +92,9 @@ export class Realtime {
       cors: { origin: true },
       connectionStateRecovery: { maxDisconnectionDuration: RECOVERY_WINDOW_MS, skipMiddlewares: false },
     });
+    for (const nsp of [io.of('/'), io.of(MERCHANT_NAMESPACE)]) {
+      nsp.on('connection', (socket) => socket.on('disconnect', () => { this.#lastDrop = performance.now(); }));
+    }
     setUpCheckoutNamespace(io.of('/'), { payerViewByToken: (t) => this.#checkout.payerViewByToken(t) }, this.#platform.log);
     this.#merchant = new MerchantSockets(io.of(MERCHANT_NAMESPACE), this.#authn, this.#platform.clock, this.#platform.log);
     this.#io = io;
@@ -108,7 +113,9 @@ export class Realtime {
 
   /** Emits one committed batch to this process's sockets, in order. */
   deliver(batch: StoredEvent[]): void {
-    if (!this.#io) return;
+    // Most events concern payments nobody is watching: with no socket here to hear them, and none
+    // dropped recently enough to come back and be handed what it missed, nothing is built or sent.
+    if (!this.#io || !this.#mayHear(this.#io)) return;
     for (const e of batch) {
       for (const r of routeEvent(e)) {
         try {
@@ -120,15 +127,32 @@ export class Realtime {
     }
   }
 
+  /**
+   * Connection-state recovery replays to a returning socket only what was emitted while it was
+   * away, so after a drop everything is emitted for RECOVERY_WINDOW_MS; otherwise a room nobody is
+   * in here is skipped (emitting would encode and store the packet for no one).
+   */
+  #mayHear(io: Server): boolean {
+    return io.of('/').sockets.size > 0 || io.of(MERCHANT_NAMESPACE).sockets.size > 0 || this.#recentDrop();
+  }
+
+  #recentDrop(): boolean {
+    return performance.now() - this.#lastDrop < RECOVERY_WINDOW_MS;
+  }
+
   #apply(io: Server, r: Route): void {
     const nsp = io.of(MERCHANT_NAMESPACE);
     switch (r.kind) {
-      case 'checkout':
-        io.of('/').to(paymentRoom(r.paymentId)).emit(r.event, r.payload);
+      case 'checkout': {
+        const room = paymentRoom(r.paymentId);
+        if (this.#recentDrop() || io.of('/').adapter.rooms.has(room)) io.of('/').to(room).emit(r.event, r.payload);
         return;
-      case 'merchant':
-        nsp.to(r.roles.map((role) => merchantRoom(r.merchantId, role))).emit(r.event, r.payload);
+      }
+      case 'merchant': {
+        const rooms = r.roles.map((role) => merchantRoom(r.merchantId, role));
+        if (this.#recentDrop() || rooms.some((room) => nsp.adapter.rooms.has(room))) nsp.to(rooms).emit(r.event, r.payload);
         return;
+      }
       case 'figures':
         if (this.#figures) this.#throttle.request(r.merchantId, r.livemode);
         return;
