@@ -74,7 +74,7 @@ function platformOn(db: Database, env: Record<string, string>): Platform {
     WALLET_MNEMONIC: 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about', ...env,
   });
   const log = createLogger('silent');
-  return { config, db, clock: systemClock, log, jobs: null, outbox: new OutboxDispatcher(db, systemClock, log) };
+  return { config, db, clock: systemClock, log, jobs: null, outbox: new OutboxDispatcher(db, log) };
 }
 
 const system = { kind: 'system' as const };

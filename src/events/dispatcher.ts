@@ -1,13 +1,13 @@
 // Hands committed outbox events to subscribers, oldest first, at least once, across restarts.
 //
 // One batch is one transaction: take the dispatch lock (one dispatcher at a time across every
-// process, which keeps events of a payment in order), read undispatched events in `seq` order,
-// let each subscriber act inside that transaction (webhook deliveries are inserted there, so they
-// commit together with the mark), then mark the batch dispatched. A crash before the commit
-// leaves the batch undispatched, and it is handed over again after restart.
+// process, which keeps events of a payment in order), read the events waiting in outbox_pending in
+// `seq` order, let each subscriber act inside that transaction (webhook deliveries are inserted
+// there, so they commit together with the batch leaving the queue), then take the batch off the
+// queue. A crash before the commit leaves the batch waiting, and it is handed over again after
+// restart. Whoever writes an event adds its seq to outbox_pending in the same statement.
 import { sql } from 'drizzle-orm';
 import { queryRows, type Database, type Tx } from '../platform/db/index.ts';
-import type { Clock } from '../platform/clock.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { StoredEvent } from './outbox.ts';
 
@@ -34,7 +34,6 @@ const storedEvent = (r: EventRecord): StoredEvent => ({
 
 export class OutboxDispatcher {
   readonly #db: Database;
-  readonly #clock: Clock;
   readonly #log: Logger;
   readonly #subscribers: Subscriber[] = [];
   readonly #pollMs: number;
@@ -45,9 +44,8 @@ export class OutboxDispatcher {
   #stopped = true;
   #unlisten: (() => void) | null = null;
 
-  constructor(db: Database, clock: Clock, log: Logger, opts: { pollMs?: number; batchSize?: number } = {}) {
+  constructor(db: Database, log: Logger, opts: { pollMs?: number; batchSize?: number } = {}) {
     this.#db = db;
-    this.#clock = clock;
     this.#log = log;
     this.#pollMs = opts.pollMs ?? (db.kind === 'pglite' ? 1000 : 250);
     this.#batchSize = opts.batchSize ?? 200;
@@ -106,8 +104,8 @@ export class OutboxDispatcher {
 
   /**
    * One batch in four round trips besides the subscribers' own: the lock and the read in one
-   * statement, the mark and "is anything still waiting?" in another, so a drain ends without an
-   * extra, empty transaction. The outbox is read on every commit under load: its SQL is written
+   * statement, leaving the queue and "is anything still waiting?" in another, so a drain ends
+   * without an extra, empty transaction. The outbox is read on every commit under load: its SQL is written
    * out, not built per batch.
    */
   async #batch(): Promise<{ handed: number; more: boolean }> {
@@ -117,17 +115,18 @@ export class OutboxDispatcher {
       const rows = await queryRows<EventRecord>(tx, sql`
         with l as materialized (select pg_try_advisory_xact_lock(${DISPATCH_LOCK}) as ok)
         select e.seq, e.id, e.type, e.merchant_id, e.payment_id, e.livemode, e.data, e.webhook_url, e.created_at
-        from l, events e where l.ok and e.dispatched_at is null order by e.seq limit ${this.#batchSize}`);
+        from l, events e
+        where l.ok and e.seq = any(array(select seq from outbox_pending order by seq limit ${this.#batchSize}))
+        order by e.seq`);
       if (rows.length === 0) return false;
       const batch = rows.map(storedEvent);
       for (const s of this.#subscribers) await s.handle(tx, batch);
       // The statement sees the batch as still pending, so its own rows are left out of the question.
       const [mark] = await queryRows<{ more: boolean }>(tx, sql`
-        with marked as (
-          update events set dispatched_at = ${this.#clock.now().toISOString()}::timestamptz
-          where seq = any(string_to_array(${batch.map((e) => e.seq).join(',')}, ',')::bigint[]) returning seq
+        with handed as (
+          delete from outbox_pending where seq = any(string_to_array(${batch.map((e) => e.seq).join(',')}, ',')::bigint[]) returning seq
         )
-        select exists (select 1 from events where dispatched_at is null and seq not in (select seq from marked)) as more`);
+        select exists (select 1 from outbox_pending where seq not in (select seq from handed)) as more`);
       handed = batch;
       return mark.more;
     }, { silent: true });

@@ -1,8 +1,8 @@
 // Writing to the outbox. Always inside the transaction of the change the event records, so a
 // change without its event (or an event without its change) can never be committed.
 import { newEventId } from '../platform/ids.ts';
-import type { Executor } from '../platform/db/index.ts';
-import { events } from './schema.ts';
+import { sql } from 'drizzle-orm';
+import { queryRows, type Executor } from '../platform/db/index.ts';
 
 export interface NewEvent {
   type: string;
@@ -28,18 +28,18 @@ export interface StoredEvent {
 }
 
 export async function appendEvent(tx: Executor, e: NewEvent): Promise<StoredEvent> {
-  const [row] = await tx.insert(events).values({
-    id: newEventId(e.at),
-    type: e.type,
-    merchantId: e.merchantId ?? null,
-    paymentId: e.paymentId ?? null,
-    livemode: e.livemode,
-    data: e.data,
-    webhookUrl: e.webhookUrl ?? null,
-    createdAt: e.at,
-  }).returning();
+  // The event and its place in the dispatcher's queue (outbox_pending), in one statement.
+  const [row] = await queryRows<{ seq: string | number | bigint; id: string; created_at: Date | string }>(tx, sql`
+    with e as (
+      insert into events (id, type, merchant_id, payment_id, livemode, data, webhook_url, created_at)
+      values (${newEventId(e.at)}, ${e.type}, ${e.merchantId ?? null}, ${e.paymentId ?? null}, ${e.livemode},
+        ${JSON.stringify(e.data)}::jsonb, ${e.webhookUrl ?? null}, ${e.at.toISOString()}::timestamptz)
+      returning seq, id, created_at
+    ),
+    q as (insert into outbox_pending (seq) select seq from e)
+    select seq, id, created_at from e`);
   return {
-    seq: row.seq, id: row.id, type: row.type, merchantId: row.merchantId, paymentId: row.paymentId,
-    livemode: row.livemode, data: row.data, webhookUrl: row.webhookUrl, createdAt: row.createdAt,
+    seq: Number(row.seq), id: row.id, type: e.type, merchantId: e.merchantId ?? null, paymentId: e.paymentId ?? null,
+    livemode: e.livemode, data: e.data, webhookUrl: e.webhookUrl ?? null, createdAt: new Date(row.created_at),
   };
 }

@@ -1,6 +1,8 @@
 import { bigserial, boolean, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { at } from '../platform/db/index.ts';
 
+// An event waits for the dispatcher while its seq is in outbox_pending (migrations/0003): every
+// writer of events adds it there in the same statement.
 export const events = pgTable('events', {
   seq: bigserial('seq', { mode: 'number' }).primaryKey(),
   id: text('id').notNull().unique(),
@@ -11,5 +13,4 @@ export const events = pgTable('events', {
   data: jsonb('data').notNull(),
   webhookUrl: text('webhook_url'),
   createdAt: at('created_at').notNull(),
-  dispatchedAt: at('dispatched_at'),
 });

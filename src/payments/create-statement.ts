@@ -56,7 +56,9 @@ const STATEMENT = `
     select x.id, x.type, x.merchant_id, x.payment_id, x.livemode, x.data, x.created_at
     from jsonb_to_recordset($3::jsonb) as x(ord integer, "of" text, id text, type text, merchant_id text, payment_id text, livemode boolean, data jsonb, created_at timestamptz)
     where x."of" in (select id from p) order by x.ord
+    returning seq
   ),
+  q as (insert into outbox_pending (seq) select seq from e),
   t as (
     insert into timers (kind, key, run_at, payload)
     select '${DEADLINE_TIMER}', x.key, x.run_at, '{}'::jsonb

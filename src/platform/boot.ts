@@ -21,6 +21,6 @@ export async function bootPlatform(config: Config, log: Logger, opts: BootOption
   if (applied.length > 0) log.info({ applied }, 'migrations applied');
   const clock = opts.clock ?? systemClock;
   const jobs = opts.jobs === false ? null : await Jobs.start(db, log);
-  const outbox = new OutboxDispatcher(db, clock, log);
+  const outbox = new OutboxDispatcher(db, log);
   return { config, db, clock, log, jobs, outbox };
 }

@@ -131,9 +131,11 @@ export async function recordAttempts(db: Database, items: Written[], delaysS: re
           livemode: row.livemode, data: deliveryJson(row), created_at: at.toISOString(),
         };
       }));
-      await tx.execute(sql`insert into events (id, type, merchant_id, payment_id, livemode, data, created_at)
+      await tx.execute(sql`with e as (insert into events (id, type, merchant_id, payment_id, livemode, data, created_at)
         select v.id, ${DELIVERY_EVENT}, v.merchant_id, v.payment_id, v.livemode, v.data, v.created_at
-        from jsonb_to_recordset(${rows}::jsonb) as v(id text, merchant_id text, payment_id text, livemode boolean, data jsonb, created_at timestamptz)`);
+        from jsonb_to_recordset(${rows}::jsonb) as v(id text, merchant_id text, payment_id text, livemode boolean, data jsonb, created_at timestamptz)
+        returning seq)
+        insert into outbox_pending (seq) select seq from e`);
     }
   });
 }

@@ -8,7 +8,6 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { migrate, openPglite, openPostgres, queryRows, type Database } from '../../src/platform/db/index.ts';
 import { OutboxDispatcher, type StoredEvent } from '../../src/events/index.ts';
-import { systemClock } from '../../src/platform/clock.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { createPgDatabase, pgServerUrl } from '../harness/databases.ts';
 import { NODE } from '../harness/node.ts';
@@ -47,7 +46,7 @@ async function verify(db: Database, lastReported: number): Promise<void> {
   expect(rows.map((r) => r.n)).toEqual(Array.from({ length: rows.length }, (_, i) => i + 1));
 
   const seen: StoredEvent[] = [];
-  const dispatcher = new OutboxDispatcher(db, systemClock, createLogger('silent'));
+  const dispatcher = new OutboxDispatcher(db, createLogger('silent'));
   dispatcher.subscribe({ name: 'recorder', handle: async (_tx, batch) => { seen.push(...batch); } });
   await dispatcher.drainNow();
   expect(seen.map((e) => (e.data as { n: number }).n)).toEqual(rows.map((r) => r.n));

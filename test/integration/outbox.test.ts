@@ -5,7 +5,6 @@ import { sql } from 'drizzle-orm';
 import { describeEachDb } from '../harness/databases.ts';
 import { appendEvent, OutboxDispatcher, type StoredEvent } from '../../src/events/index.ts';
 import { queryRows } from '../../src/platform/db/index.ts';
-import { systemClock } from '../../src/platform/clock.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 
 const log = createLogger('silent');
@@ -23,7 +22,7 @@ describeEachDb('outbox', (h) => {
 
   it('dispatches in order per payment, once, and again after a subscriber failure', async () => {
     const db = h.db();
-    const d = new OutboxDispatcher(db, systemClock, log, { batchSize: 3 });
+    const d = new OutboxDispatcher(db, log, { batchSize: 3 });
     const seen: StoredEvent[] = [];
     let failOnce = true;
     d.subscribe({
@@ -55,8 +54,8 @@ describeEachDb('outbox', (h) => {
   it('drains past full batches and dispatches events a subscriber appends, in the same drain', async () => {
     const db = h.db();
     // A fresh dispatcher sees every pending event of the database: start from an empty outbox.
-    await new OutboxDispatcher(db, systemClock, log).drainNow();
-    const d = new OutboxDispatcher(db, systemClock, log, { batchSize: 2 });
+    await new OutboxDispatcher(db, log).drainNow();
+    const d = new OutboxDispatcher(db, log, { batchSize: 2 });
     const seen: StoredEvent[] = [];
     d.subscribe({
       name: 'chain',
@@ -71,7 +70,7 @@ describeEachDb('outbox', (h) => {
     expect(await d.drainNow()).toBe(10);
     expect(seen.filter((e) => e.type === 'chain.first').map((e) => (e.data as { i: number }).i)).toEqual([0, 1, 2, 3, 4]);
     expect(seen.filter((e) => e.type === 'chain.second').map((e) => (e.data as { of: number }).of)).toEqual([0, 1, 2, 3, 4]);
-    const pending = await queryRows<{ n: number }>(db.orm, sql`select count(*)::int as n from events where dispatched_at is null`);
+    const pending = await queryRows<{ n: number }>(db.orm, sql`select count(*)::int as n from outbox_pending`);
     expect(pending[0].n).toBe(0);
     // Read back as written: seq, timestamps and JSON data of both engines.
     expect(seen.every((e) => Number.isInteger(e.seq) && e.createdAt instanceof Date && !Number.isNaN(e.createdAt.getTime()))).toBe(true);
@@ -80,7 +79,7 @@ describeEachDb('outbox', (h) => {
 
   it('wakes on commit and dispatches without waiting for the poll', async () => {
     const db = h.db();
-    const d = new OutboxDispatcher(db, systemClock, log, { pollMs: 60_000 });
+    const d = new OutboxDispatcher(db, log, { pollMs: 60_000 });
     const got = new Promise<StoredEvent>((resolve) => {
       d.subscribe({ name: 'w', handle: async (_tx, batch) => { const e = batch.find((x) => x.type === 'wake.probe'); if (e) resolve(e); } });
     });
@@ -99,7 +98,7 @@ describeEachDb('outbox', (h) => {
     }
     const counts = new Map<string, number>();
     const make = () => {
-      const d = new OutboxDispatcher(db, systemClock, log, { batchSize: 5 });
+      const d = new OutboxDispatcher(db, log, { batchSize: 5 });
       d.subscribe({ name: 'count', handle: async (_tx, batch) => { for (const e of batch) counts.set(e.id, (counts.get(e.id) ?? 0) + 1); } });
       return d;
     };
