@@ -47,8 +47,14 @@ export function requestOrigin(req: FastifyRequest): Pick<Actor, 'ip' | 'user_age
   return { ip: req.ip, ...(ua ? { user_agent: String(ua).slice(0, 500) } : {}), request_id: String(req.id) };
 }
 
-export async function recordAudit(tx: Executor, e: AuditInput): Promise<Record<string, unknown>> {
-  const row = {
+/** The socket event of a new audit entry: owners watch the log live (dashboard socket `audit:entry`). */
+export const AUDIT_EVENT = 'audit:entry';
+
+export type AuditRow = ReturnType<typeof auditRow>;
+
+/** The audit_entries row of an input: a new id, the actor's merchant filled in, secrets scrubbed. */
+export function auditRow(e: AuditInput) {
+  return {
     id: newId('aud', e.at),
     merchantId: e.merchantId,
     at: e.at,
@@ -60,10 +66,13 @@ export async function recordAudit(tx: Executor, e: AuditInput): Promise<Record<s
     after: e.after === undefined ? null : scrub(e.after),
     note: e.note ?? null,
   };
+}
+
+export async function recordAudit(tx: Executor, e: AuditInput): Promise<Record<string, unknown>> {
+  const row = auditRow(e);
   await tx.insert(auditEntries).values(row);
   const json = auditEntryJson(row);
-  // owners watch the log live (dashboard socket `audit:entry`)
-  await appendEvent(tx, { type: 'audit:entry', livemode: false, merchantId: e.merchantId, data: json, at: e.at });
+  await appendEvent(tx, { type: AUDIT_EVENT, livemode: false, merchantId: e.merchantId, data: json, at: e.at });
   return json;
 }
 

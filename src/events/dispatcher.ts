@@ -8,8 +8,9 @@
 // restart. Whoever writes an event adds its seq to outbox_pending in the same statement.
 import { sql } from 'drizzle-orm';
 import { queryRows, type Database, type Tx } from '../platform/db/index.ts';
+import { CoalescedRun } from '../platform/coalesced-run.ts';
 import type { Logger } from '../platform/logger.ts';
-import type { StoredEvent } from './outbox.ts';
+import { EVENT_COLUMNS, storedEvent, type EventRecord, type StoredEvent } from './outbox.ts';
 
 export interface Subscriber {
   name: string;
@@ -21,17 +22,6 @@ export interface Subscriber {
 
 const DISPATCH_LOCK = 7_270_002;
 
-/** An events row as the raw read returns it (int8 as text or bigint, depending on the engine). */
-interface EventRecord {
-  seq: string | number | bigint; id: string; type: string; merchant_id: string | null; payment_id: string | null;
-  livemode: boolean; data: unknown; webhook_url: string | null; created_at: Date | string;
-}
-
-const storedEvent = (r: EventRecord): StoredEvent => ({
-  seq: Number(r.seq), id: r.id, type: r.type, merchantId: r.merchant_id, paymentId: r.payment_id,
-  livemode: r.livemode, data: r.data, webhookUrl: r.webhook_url, createdAt: new Date(r.created_at),
-});
-
 export class OutboxDispatcher {
   readonly #db: Database;
   readonly #log: Logger;
@@ -39,8 +29,7 @@ export class OutboxDispatcher {
   readonly #pollMs: number;
   readonly #batchSize: number;
   #timer: NodeJS.Timeout | null = null;
-  #running: Promise<void> | null = null;
-  #again = false;
+  readonly #run = new CoalescedRun(() => this.#drain(), () => this.#stopped);
   #stopped = true;
   #unlisten: (() => void) | null = null;
 
@@ -64,25 +53,14 @@ export class OutboxDispatcher {
 
   /** Dispatch soon (after a local commit); coalesces while a run is going on. */
   kick(): void {
-    if (this.#stopped) return;
-    if (this.#running) {
-      this.#again = true;
-      return;
-    }
-    this.#running = this.#drain().finally(() => {
-      this.#running = null;
-      if (this.#again && !this.#stopped) {
-        this.#again = false;
-        this.kick();
-      }
-    });
+    this.#run.request();
   }
 
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#unlisten?.();
     if (this.#timer) clearTimeout(this.#timer);
-    await this.#running;
+    await this.#run.settled();
   }
 
   /** Dispatches everything pending now; returns how many events were handed over. */
@@ -114,7 +92,7 @@ export class OutboxDispatcher {
       // No rows when another process holds the lock (it is dispatching) or nothing is pending.
       const rows = await queryRows<EventRecord>(tx, sql`
         with l as materialized (select pg_try_advisory_xact_lock(${DISPATCH_LOCK}) as ok)
-        select e.seq, e.id, e.type, e.merchant_id, e.payment_id, e.livemode, e.data, e.webhook_url, e.created_at
+        select ${sql.raw(EVENT_COLUMNS.map((c) => `e.${c}`).join(', '))}
         from l, events e
         where l.ok and e.seq = any(array(select seq from outbox_pending order by seq limit ${this.#batchSize}))
         order by e.seq`);

@@ -27,19 +27,28 @@ export interface StoredEvent {
   createdAt: Date;
 }
 
+/** An events row as a raw query returns it (int8 as text or bigint, depending on the engine). */
+export interface EventRecord {
+  seq: string | number | bigint; id: string; type: string; merchant_id: string | null; payment_id: string | null;
+  livemode: boolean; data: unknown; webhook_url: string | null; created_at: Date | string;
+}
+export const EVENT_COLUMNS = ['seq', 'id', 'type', 'merchant_id', 'payment_id', 'livemode', 'data', 'webhook_url', 'created_at'] as const;
+
+export const storedEvent = (r: EventRecord): StoredEvent => ({
+  seq: Number(r.seq), id: r.id, type: r.type, merchantId: r.merchant_id, paymentId: r.payment_id,
+  livemode: r.livemode, data: r.data, webhookUrl: r.webhook_url, createdAt: new Date(r.created_at),
+});
+
 export async function appendEvent(tx: Executor, e: NewEvent): Promise<StoredEvent> {
   // The event and its place in the dispatcher's queue (outbox_pending), in one statement.
-  const [row] = await queryRows<{ seq: string | number | bigint; id: string; created_at: Date | string }>(tx, sql`
+  const [row] = await queryRows<EventRecord>(tx, sql`
     with e as (
       insert into events (id, type, merchant_id, payment_id, livemode, data, webhook_url, created_at)
       values (${newEventId(e.at)}, ${e.type}, ${e.merchantId ?? null}, ${e.paymentId ?? null}, ${e.livemode},
         ${JSON.stringify(e.data)}::jsonb, ${e.webhookUrl ?? null}, ${e.at.toISOString()}::timestamptz)
-      returning seq, id, created_at
+      returning ${sql.raw(EVENT_COLUMNS.join(', '))}
     ),
     q as (insert into outbox_pending (seq) select seq from e)
-    select seq, id, created_at from e`);
-  return {
-    seq: Number(row.seq), id: row.id, type: e.type, merchantId: e.merchantId ?? null, paymentId: e.paymentId ?? null,
-    livemode: e.livemode, data: e.data, webhookUrl: e.webhookUrl ?? null, createdAt: new Date(row.created_at),
-  };
+    select * from e`);
+  return storedEvent(row);
 }

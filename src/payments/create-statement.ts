@@ -7,18 +7,16 @@
 // (group write): under load, fifty creations cost one round trip, one plan and one commit instead of
 // fifty, and alone a creation is sent at once (after the current tick). The rows travel as JSON
 // arrays, so the statement text is the same whatever the batch size and each pooled connection
-// prepares it once. The rows mirror what recordAudit, appendEvent and scheduleTimer write (same
-// tables, same shapes); create.ts uses those helpers directly when a simulation starts with the
-// payment.
+// prepares it once. The audit row is recordAudit's own (auditRow); the event, queue and timer rows
+// mirror what appendEvent and scheduleTimer write (same tables, same shapes); create.ts uses those
+// helpers directly when a simulation starts with the payment.
 import type { Database } from '../platform/db/index.ts';
-import { newEventId, newId } from '../platform/ids.ts';
-import { auditEntryJson, scrub, type Actor } from '../audit/index.ts';
+import { newEventId } from '../platform/ids.ts';
+import { AUDIT_EVENT, auditEntryJson, auditRow, type Actor } from '../audit/index.ts';
 import type { PaymentRow } from './schema.ts';
 import { SOCKET_EVENTS } from './payment-events.ts';
 import { DEADLINE_TIMER } from './deadlines.ts';
-import { CREATED_ACTION, createdAuditAfter } from './create-audit.ts';
-
-const AUDIT_EVENT = 'audit:entry';
+import { createdAuditInput } from './create-audit.ts';
 
 /** payments columns, with the JSON value each takes from the row (jsonb_populate_recordset types it). */
 const PAYMENT_COLUMNS: readonly [string, (p: PaymentRow) => unknown][] = [
@@ -48,7 +46,7 @@ const STATEMENT = `
   ),
   a as (
     insert into audit_entries (id, merchant_id, at, action, actor, subject, payment_id, before, after, note)
-    select x.id, x.merchant_id, x.at, x.action, x.actor, x.subject, x.payment_id, null, x.after, null
+    select x.id, x.merchant_id, x.at, x.action, x.actor, x.subject, x.payment_id, x.before, x.after, x.note
     from jsonb_populate_recordset(null::audit_entries, $2::jsonb) x where x.payment_id in (select id from p)
   ),
   e as (
@@ -147,13 +145,12 @@ export class CreatedPaymentWriter {
       const row: Record<string, unknown> = {};
       for (const [column, value] of PAYMENT_COLUMNS) row[column] = value(p);
       payments.push(row);
-      const audit = {
-        id: newId('aud', now), merchantId: p.merchantId, at: now, action: CREATED_ACTION,
-        actor: { ...actor, merchant_id: actor.merchant_id ?? p.merchantId } as Record<string, unknown>,
-        subject: p.id, paymentId: p.id, before: null, after: scrub(createdAuditAfter(p)), note: null,
-      };
+      const audit = auditRow(createdAuditInput(p, actor, now));
       const at = now.toISOString();
-      audits.push({ id: audit.id, merchant_id: p.merchantId, at, action: CREATED_ACTION, actor: audit.actor, subject: p.id, payment_id: p.id, after: audit.after });
+      audits.push({
+        id: audit.id, merchant_id: audit.merchantId, at, action: audit.action, actor: audit.actor, subject: audit.subject,
+        payment_id: audit.paymentId, before: audit.before, after: audit.after, note: audit.note,
+      });
       events.push(
         { ord: events.length, of: p.id, id: newEventId(now), type: AUDIT_EVENT, merchant_id: p.merchantId, payment_id: null, livemode: false, data: auditEntryJson(audit), created_at: at },
         { ord: events.length + 1, of: p.id, id: newEventId(now), type: SOCKET_EVENTS.created, merchant_id: p.merchantId, payment_id: p.id, livemode: p.livemode, data: eventData, created_at: at },

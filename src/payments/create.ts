@@ -6,13 +6,13 @@ import { AppError, badRequest } from '../platform/errors.ts';
 import { newId, pooledRandomBytes } from '../platform/ids.ts';
 import { recordAudit, type Actor } from '../audit/index.ts';
 import { captureSettings, type Merchant } from '../accounts/index.ts';
-import { checkPaymentWebhookUrl, paymentForWebhook } from '../webhooks/core.ts';
+import { checkPaymentWebhookUrl } from '../webhooks/core.ts';
 import { belowMinimumMessage, minimumPriceUsd } from './pure.ts';
 import type { TokenSymbol } from '../tokens/index.ts';
 import { parseCreateInput, type CreateInput, type SimulationOutcome } from './create-input.ts';
 import type { CreatedPaymentWriter } from './create-statement.ts';
-import { paymentJson } from './views.ts';
-import { CREATED_ACTION, createdAuditAfter } from './create-audit.ts';
+import { eventDataOfView, paymentJson } from './views.ts';
+import { createdAuditInput } from './create-audit.ts';
 import { allowedCoins, CHOOSE_DEADLINE_MS, coinFields, noNode, notEnabled, optionsOf, type CoinDeps } from './coin.ts';
 import { CHOOSE_COIN_FIRST, ONLY_TEST, type Simulator } from './simulation.ts';
 import { findOpenByOrder, insertPayment } from './repository.ts';
@@ -128,9 +128,7 @@ function completeRow(r: NewPaymentRow): PaymentRow {
 
 /** The usual path: one statement, shared with the creations written at the same time (create-statement.ts). */
 async function insertPlain(deps: CreateDeps, caller: CreateCaller, row: PaymentRow, view: Record<string, unknown>, now: Date): Promise<boolean> {
-  // The event carries what a webhook shows: the merchant's view without the checkout fields.
-  const eventData = paymentForWebhook(view) as Record<string, unknown>;
-  if (!(await deps.writer.write({ payment: row, actor: caller.actor, eventData, now }))) return false;
+  if (!(await deps.writer.write({ payment: row, actor: caller.actor, eventData: eventDataOfView(view), now }))) return false;
   deps.timers.wake();
   // Written outside db.transaction, so the outbox is told here that events are waiting.
   deps.outbox.kick();
@@ -142,7 +140,7 @@ async function insertAndSimulate(deps: CreateDeps, caller: CreateCaller, row: Pa
   return deps.db.transaction(async (tx) => {
     const inserted = await insertPayment(tx, row);
     if (!inserted) return undefined;
-    await recordAudit(tx, { merchantId: inserted.merchantId, action: CREATED_ACTION, actor: caller.actor, subject: inserted.id, paymentId: inserted.id, after: createdAuditAfter(inserted), at: now });
+    await recordAudit(tx, createdAuditInput(inserted, caller.actor, now));
     await emitPaymentEvent(tx, SOCKET_EVENTS.created, inserted, [], now);
     await deps.timers.schedule(tx, { kind: DEADLINE_TIMER, key: inserted.id, runAt: inserted.expiresAt });
     return deps.simulator.start(tx, inserted, outcome, now);

@@ -103,5 +103,9 @@ export function publicPaymentJson(p: PaymentRow, deps: readonly DepositRow[], ct
 
 /** The data of a payment.* event: exactly what the webhook receives. */
 export function paymentEventData(p: PaymentRow, deps: readonly DepositRow[]): Record<string, unknown> {
-  return paymentForWebhook(paymentJson(p, deps, { checkoutBase: null })) as Record<string, unknown>;
+  return eventDataOfView(paymentJson(p, deps, { checkoutBase: null }));
 }
+
+/** The same data from a merchant's view already built (the checkout fields left out). */
+export const eventDataOfView = (view: Record<string, unknown>): Record<string, unknown> =>
+  paymentForWebhook(view) as Record<string, unknown>;

@@ -7,6 +7,7 @@
 import { sql } from 'drizzle-orm';
 import type { Database, Executor, Tx } from './db/index.ts';
 import { queryRows } from './db/index.ts';
+import { CoalescedRun } from './coalesced-run.ts';
 import type { Clock } from './clock.ts';
 import type { Logger } from './logger.ts';
 
@@ -52,8 +53,7 @@ export class Timers {
   readonly #handlers = new Map<string, TimerHandler>();
   readonly #pollMs: number;
   #timer: NodeJS.Timeout | null = null;
-  #running: Promise<void> | null = null;
-  #again = false;
+  readonly #run = new CoalescedRun(() => this.#cycle(), () => this.#stopped);
   #stopped = true;
   /** A timer was scheduled in a transaction not yet known to be committed. */
   #scheduled = false;
@@ -131,23 +131,12 @@ export class Timers {
     this.#stopped = true;
     this.#unlisten?.();
     if (this.#timer) clearTimeout(this.#timer);
-    await this.#running;
+    await this.#run.settled();
   }
 
   /** Runs what is due, then sleeps until the nearest run_at (at most the poll interval). */
   wake(): void {
-    if (this.#stopped) return;
-    if (this.#running) {
-      this.#again = true;
-      return;
-    }
-    this.#running = this.#cycle().finally(() => {
-      this.#running = null;
-      if (this.#again && !this.#stopped) {
-        this.#again = false;
-        this.wake();
-      }
-    });
+    this.#run.request();
   }
 
   async #cycle(): Promise<void> {

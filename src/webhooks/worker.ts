@@ -5,6 +5,7 @@
 import type { Database } from '../platform/db/index.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Logger } from '../platform/logger.ts';
+import { CoalescedRun } from '../platform/coalesced-run.ts';
 import { AttemptLimiter, attemptDelivery, NO_WEBHOOK_URL, PAYMENT_URL_PREFIX, type Resolver } from './core.ts';
 import { claimDue, recordAttempts, releaseClaims, type AttemptOutcome, type Claimed } from './delivery-queue.ts';
 import { WriteBatcher } from './write-batcher.ts';
@@ -54,8 +55,10 @@ export class DeliveryWorker {
   /** Claimed rows waiting for a slot of their host. */
   readonly #backlog = new Map<string, Waiting[]>();
   #backlogSize = 0;
-  #running: Promise<void> | null = null;
-  #again = false;
+  readonly #run = new CoalescedRun(
+    () => this.#fill().catch((err) => this.#log.error({ err }, 'webhook worker could not claim deliveries')),
+    () => this.#stopped,
+  );
   #starved = false;
   #stopped = true;
   #timer: NodeJS.Timeout | null = null;
@@ -97,19 +100,7 @@ export class DeliveryWorker {
 
   /** Look for due deliveries now (coalesced while a look is going on). */
   wake(): void {
-    if (this.#stopped) return;
-    if (this.#running) {
-      this.#again = true;
-      return;
-    }
-    this.#running = this.#fill().catch((err) => this.#log.error({ err }, 'webhook worker could not claim deliveries'))
-      .finally(() => {
-        this.#running = null;
-        if (this.#again) {
-          this.#again = false;
-          this.wake();
-        }
-      });
+    this.#run.request();
   }
 
   /** Claims what is due now and waits for those attempts (tests and benchmarks drive it by hand). */
@@ -127,7 +118,7 @@ export class DeliveryWorker {
   async stop(graceMs = 3000): Promise<void> {
     this.#stopped = true;
     if (this.#timer) clearTimeout(this.#timer);
-    await this.#running;
+    await this.#run.settled();
     // Rows still waiting for a slot go back to the queue for whichever process runs next.
     const waiting = [...this.#backlog.values()].flat().map((w) => w.c);
     this.#backlog.clear();
