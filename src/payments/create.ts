@@ -129,7 +129,7 @@ function completeRow(r: NewPaymentRow): PaymentRow {
 /** The usual path: one statement, shared with the creations written at the same time (create-statement.ts). */
 async function insertPlain(deps: CreateDeps, caller: CreateCaller, row: PaymentRow, view: Record<string, unknown>, now: Date): Promise<boolean> {
   if (!(await deps.writer.write({ payment: row, actor: caller.actor, eventData: eventDataOfView(view), now }))) return false;
-  deps.timers.wake();
+  deps.timers.committed(row.expiresAt);
   // Written outside db.transaction, so the outbox is told here that events are waiting.
   deps.outbox.kick();
   return true;

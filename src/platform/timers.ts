@@ -58,6 +58,8 @@ export class Timers {
   /** A timer was scheduled in a transaction not yet known to be committed. */
   #scheduled = false;
   #unlisten: (() => void) | null = null;
+  /** Scheduler cycles run so far (each is two queries when nothing is due). */
+  cycles = 0;
 
   constructor(db: Database, clock: Clock, log: Logger, opts: { pollMs?: number } = {}) {
     this.#db = db;
@@ -70,10 +72,26 @@ export class Timers {
     this.#handlers.set(kind, handler);
   }
 
-  /** Schedules in the caller's transaction; the local scheduler wakes after the next commit. */
+  /** Schedules in the caller's transaction; the local scheduler wakes after the next commit if it must. */
   async schedule(tx: Executor, t: NewTimer): Promise<void> {
     await scheduleTimer(tx, t);
-    this.#scheduled = true;
+    if (this.#dueBeforeNextLook(t.runAt)) this.#scheduled = true;
+  }
+
+  /** A timer due at `runAt` was committed outside schedule(): wakes the scheduler if it must. */
+  committed(runAt: Date): void {
+    if (this.#dueBeforeNextLook(runAt)) this.wake();
+  }
+
+  /**
+   * Whether a timer committed now could be missed by the scheduler's next look. The scheduler never
+   * sleeps longer than the poll interval, and each cycle reads the nearest run_at after what it ran,
+   * so a timer due two poll intervals or more from now (one more for a cycle that read just before
+   * this commit) is found in time without waking it. Under load every payment schedules its
+   * 15-minute or 1-hour deadline: waking for each would cost two queries a batch for nothing.
+   */
+  #dueBeforeNextLook(runAt: Date): boolean {
+    return runAt.getTime() - this.#clock.now().getTime() < 2 * this.#pollMs;
   }
 
   /** Runs every timer due at `now`, one transaction each; returns how many ran. */
@@ -140,6 +158,7 @@ export class Timers {
   }
 
   async #cycle(): Promise<void> {
+    this.cycles++;
     let sleep = this.#pollMs;
     try {
       await this.runDue(this.#clock.now());

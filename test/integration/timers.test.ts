@@ -94,4 +94,31 @@ describeEachDb('timers', (h) => {
       await timers.stop();
     }
   });
+
+  it('a timer due later than the next look does not wake the scheduler, and still runs when due', async () => {
+    const kind = `k-${uid()}`;
+    const real = { now: () => new Date() };
+    const timers = new Timers(h.db(), real, log, { pollMs: 300 });
+    const seen: string[] = [];
+    timers.handle(kind, async (_tx, t) => { seen.push(t.key); });
+    timers.start();
+    try {
+      while (timers.cycles === 0) await new Promise((r) => setTimeout(r, 5));
+      // Far off (a payment deadline): committing it costs the scheduler nothing, until its next poll.
+      await h.db().transaction((tx) => timers.schedule(tx, { kind, key: uid(), runAt: new Date(Date.now() + 3_600_000) }));
+      timers.committed(new Date(Date.now() + 3_600_000));
+      await new Promise((r) => setTimeout(r, 60));
+      expect(timers.cycles).toBe(1);
+      // Due in 700 ms, beyond two poll intervals: found by a polling cycle, and run on time.
+      const key = uid();
+      const t0 = Date.now();
+      await h.db().transaction((tx) => timers.schedule(tx, { kind, key, runAt: new Date(t0 + 700) }));
+      while (seen.length === 0 && Date.now() - t0 < 3000) await new Promise((r) => setTimeout(r, 10));
+      expect(seen).toEqual([key]);
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(690);
+      expect(Date.now() - t0).toBeLessThan(1500);
+    } finally {
+      await timers.stop();
+    }
+  });
 });

@@ -16,6 +16,23 @@ export interface ChildKey {
   uncompressedPublicKey: Uint8Array;
 }
 
+type Hmac = ReturnType<typeof hmac.create>;
+
+/**
+ * HMAC-SHA512 keyed with a parent's chain code, its key blocks already hashed: every child of a
+ * branch uses the same key, and cloning the keyed state halves the SHA-512 work of each child.
+ */
+const keyedByParent = new WeakMap<HDKey, Hmac>();
+
+function keyedHmac(parent: HDKey, chainCode: Uint8Array): Hmac {
+  let keyed = keyedByParent.get(parent);
+  if (!keyed) {
+    keyed = hmac.create(sha512, chainCode);
+    keyedByParent.set(parent, keyed);
+  }
+  return keyed;
+}
+
 /** Child `index` (0 … 2^31-1, non-hardened) of a private extended key. */
 export function deriveChildKey(parent: HDKey, index: number): ChildKey {
   const parentPrivate = parent.privateKey;
@@ -25,7 +42,7 @@ export function deriveChildKey(parent: HDKey, index: number): ChildKey {
   const data = new Uint8Array(37);
   data.set(parentPublic, 0);
   new DataView(data.buffer).setUint32(33, index, false);
-  const tweak = hmac(sha512, chainCode, data).subarray(0, 32);
+  const tweak = keyedHmac(parent, chainCode).clone().update(data).digest().subarray(0, 32);
   // BIP-32: an IL ≥ n or a zero child key makes the index invalid (odds about 2^-127); refused
   // rather than skipped, as @scure/bip32 does.
   const privateKey = ecc.isPrivate(tweak) ? ecc.privateAdd(parentPrivate, tweak) : null;

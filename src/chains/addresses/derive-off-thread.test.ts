@@ -1,4 +1,7 @@
+import fs from 'node:fs';
+import os from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
+import { WORKER_NICE_OFFSET } from './worker-priority.ts';
 import { DepositAddressDeriver } from './derive-off-thread.ts';
 import { deriveDepositAddress, seedFromMnemonic } from './derive.ts';
 import { CHAINS } from '../../config.ts';
@@ -22,6 +25,22 @@ describe('DepositAddressDeriver', () => {
       }
     }
     expect(deriver.blocksOffThread).toBe(CHAINS.length * 2);
+  });
+
+  // Linux names threads to setpriority; elsewhere the worker keeps the process's priority.
+  it.runIf(fs.existsSync('/proc/thread-self'))('runs its worker at a lower priority than the event loop', async () => {
+    const niceOfThreads = () => new Map(fs.readdirSync('/proc/self/task').map((tid) => {
+      const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      return [tid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])] as const;
+    }));
+    const before = niceOfThreads();
+    deriver = new DepositAddressDeriver(MNEMONIC, seedFromMnemonic(MNEMONIC));
+    expect(await deriver.ready()).toBe(true);
+    await deriver.block('ethereum', false, [1]);
+    const base = os.getPriority();
+    const lowered = [...niceOfThreads()].filter(([tid, nice]) => !before.has(tid) && nice === Math.min(19, base + WORKER_NICE_OFFSET));
+    expect(lowered).toHaveLength(1);
+    expect(os.getPriority()).toBe(base);
   });
 
   it('derives the first block inline while the worker starts, and everything inline after close', async () => {
