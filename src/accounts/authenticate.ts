@@ -7,6 +7,7 @@ import type { Clock } from '../platform/clock.ts';
 import type { Logger } from '../platform/logger.ts';
 import { apiKeys, merchants, sessions, users } from './schema.ts';
 import { ApiKeyCache } from './key-cache.ts';
+import { KeyUseRecorder } from './key-uses.ts';
 import { hashSecret, type KeyAccess } from './api-keys.ts';
 import { SUSPENDED } from './merchant.ts';
 import type { AccessTokens } from './access-tokens.ts';
@@ -21,8 +22,6 @@ export const MISSING_TOKEN = 'missing token';
 export const INVALID_TOKEN = 'invalid or expired token';
 
 export const API_KEY_RATE = { limit: 20, windowMs: 1000 };
-/** last_used_at may lag a use by up to 5 seconds (CONTRACT.md): write it at most that often per key. */
-const LAST_USED_EVERY_MS = 4000;
 
 export class Authenticator {
   readonly #db: Database;
@@ -30,10 +29,8 @@ export class Authenticator {
   readonly #limiter: RateLimiter;
   readonly #tokens: AccessTokens;
   readonly #log: Logger;
-  readonly #lastUsedWritten = new Map<string, number>();
   readonly #keys: ApiKeyCache;
-  /** The last-use write, built once: Drizzle's query building costs more than the query on the hot path. */
-  readonly #touchQuery;
+  readonly #uses: KeyUseRecorder;
 
   constructor(db: Database, clock: Clock, limiter: RateLimiter, tokens: AccessTokens, log: Logger, opts: { keyCacheMs?: number } = {}) {
     this.#keys = new ApiKeyCache(db, { ttlMs: opts.keyCacheMs });
@@ -42,8 +39,7 @@ export class Authenticator {
     this.#limiter = limiter;
     this.#tokens = tokens;
     this.#log = log;
-    this.#touchQuery = db.orm.update(apiKeys).set({ lastUsedAt: sql.placeholder('at') as unknown as Date })
-      .where(eq(apiKeys.id, sql.placeholder('id'))).prepare('accounts_key_touch');
+    this.#uses = new KeyUseRecorder(db, log);
   }
 
   /** `readAllowed`: the route is one of the four a read-only key may GET. */
@@ -56,7 +52,7 @@ export class Authenticator {
     if (row.merchant.status === 'suspended') throw forbidden(SUSPENDED);
     if (row.key.livemode && !row.merchant.liveEnabled) throw forbidden(LIVE_MODE_OFF);
     if (row.key.access === 'read' && !(opts.method === 'GET' && opts.readAllowed)) throw forbidden(READ_ONLY_KEY);
-    this.#touch(row.key.id, now);
+    this.#uses.record(row.key.id, now);
     return {
       kind: 'api_key', keyId: row.key.id, merchantId: row.key.merchantId, livemode: row.key.livemode,
       storeId: row.key.storeId, access: row.key.access as KeyAccess, merchant: row.merchant,
@@ -91,11 +87,8 @@ export class Authenticator {
     this.#keys.forgetMerchant(merchantId);
   }
 
-  #touch(keyId: string, now: Date): void {
-    const last = this.#lastUsedWritten.get(keyId) ?? 0;
-    if (now.getTime() - last < LAST_USED_EVERY_MS) return;
-    this.#lastUsedWritten.set(keyId, now.getTime());
-    this.#touchQuery.execute({ at: now, id: keyId })
-      .catch((err: unknown) => this.#log.warn({ err }, 'could not record api key use'));
+  /** Writes the key uses not yet written (shutdown). */
+  close(): Promise<void> {
+    return this.#uses.flush();
   }
 }

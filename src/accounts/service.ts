@@ -25,6 +25,7 @@ export class AccountsService {
   }
 
   async close(): Promise<void> {
+    await this.authn.close();
     await this.limiter.close?.();
   }
 }

@@ -84,6 +84,14 @@ interface Waiting {
 
 /** Most rows one statement carries; a longer queue is split. */
 const MAX_BATCH = 100;
+/**
+ * A queue this long is sent without waiting for the end of the event-loop turn. Fifty connections
+ * answered together come back together: sent as one group, the event loop would prepare all fifty
+ * while the database waits, then wait while the database writes them. Measured on 2 cores with 50
+ * connections: about 15% more payments a second with groups of 12 than with one group a turn
+ * (6 and 24 were both slower).
+ */
+export const SEND_AT = 12;
 
 export class CreatedPaymentWriter {
   readonly #db: Database;
@@ -105,7 +113,10 @@ export class CreatedPaymentWriter {
   write(item: CreatedPayment): Promise<boolean> {
     return new Promise((resolve, reject) => {
       this.#queue.push({ item, resolve, reject });
-      this.#schedule();
+      // A full group goes at once: the database writes it while the event loop handles the rest of
+      // the requests that arrived together, instead of both taking turns on one large group.
+      if (this.#queue.length >= SEND_AT && this.#inFlight < this.#maxInFlight) void this.#send(this.#queue.splice(0, MAX_BATCH));
+      else this.#schedule();
     });
   }
 

@@ -1,0 +1,48 @@
+// api_keys.last_used_at written in groups (src/accounts/key-uses.ts), on a real database.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { inArray } from 'drizzle-orm';
+import { describeEachDb } from '../harness/databases.ts';
+import { startTestApp, type TestApp } from '../harness/app.ts';
+import { signupAccount } from '../harness/accounts.ts';
+import { KeyUseRecorder } from '../../src/accounts/key-uses.ts';
+import { insertApiKey } from '../../src/accounts/api-keys.ts';
+import { apiKeys } from '../../src/accounts/schema.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+
+describeEachDb('api key uses', (h) => {
+  let t: TestApp;
+  const ids: string[] = [];
+  const lastUsed = async () => new Map((await h.db().orm.select().from(apiKeys).where(inArray(apiKeys.id, ids))).map((k) => [k.id, k.lastUsedAt?.getTime() ?? null]));
+
+  beforeAll(async () => {
+    t = await startTestApp(h.db());
+    const account = await signupAccount(t.app);
+    for (let i = 0; i < 3; i++) ids.push((await insertApiKey(h.db().orm, { merchantId: account.merchant.id, livemode: false, label: `use-${i}`, access: 'full', createdBy: null, at: new Date() })).row.id);
+  });
+  afterAll(async () => { await t.close(); });
+
+  it('writes the uses of many keys in one statement, soon after, and each key at most every 4 seconds', async () => {
+    const recorder = new KeyUseRecorder(h.db(), createLogger('silent'));
+    const at = new Date(Date.now() - 1000);
+    for (const id of ids) recorder.record(id, at);
+    // A second use of a key recorded moments ago waits for a later one.
+    recorder.record(ids[0], new Date(at.getTime() + 10));
+    expect([...(await lastUsed()).values()]).toEqual([null, null, null]);
+    const t0 = Date.now();
+    while (recorder.writes === 0 && Date.now() - t0 < 2000) await new Promise((r) => setTimeout(r, 20));
+    await recorder.flush();
+    expect(recorder.writes).toBe(1);
+    expect([...(await lastUsed()).values()]).toEqual([at.getTime(), at.getTime(), at.getTime()]);
+  });
+
+  it('never moves last_used_at backwards, and writes what is waiting when flushed (shutdown)', async () => {
+    const later = new Date(Date.now() + 60_000);
+    const recorder = new KeyUseRecorder(h.db(), createLogger('silent'));
+    recorder.record(ids[1], later);
+    await recorder.flush();
+    const other = new KeyUseRecorder(h.db(), createLogger('silent'));
+    other.record(ids[1], new Date(later.getTime() - 30_000));
+    await other.flush();
+    expect((await lastUsed()).get(ids[1])).toBe(later.getTime());
+  });
+});
