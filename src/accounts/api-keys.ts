@@ -9,7 +9,8 @@ import { iso } from './merchant.ts';
 export const KEY_ACCESS = ['full', 'read'] as const;
 export type KeyAccess = (typeof KEY_ACCESS)[number];
 
-export const hashSecret = (secret: string): string => crypto.createHash('sha256').update(secret).digest('hex');
+// One-shot hash: no Hash object per request.
+export const hashSecret = (secret: string): string => crypto.hash('sha256', secret, 'hex');
 
 export interface NewKey {
   merchantId: string;

@@ -10,10 +10,16 @@ import { sql } from 'drizzle-orm';
 import { queryRows, type Database, type Tx } from '../platform/db/index.ts';
 import { CoalescedRun } from '../platform/coalesced-run.ts';
 import type { Logger } from '../platform/logger.ts';
-import { EVENT_COLUMNS, storedEvent, type EventRecord, type StoredEvent } from './outbox.ts';
+import { HEAD_COLUMNS, storedEvent, type EventHead, type EventRecord, type StoredEvent } from './outbox.ts';
 
 export interface Subscriber {
   name: string;
+  /**
+   * Optional: whether this subscriber reads the `data` of an event (given without it). An event no
+   * subscriber wants reaches handle() with `data` undefined: most events under load (a payment's
+   * creation and its audit entry) are then never read back. Without wants(), every event's data is read.
+   */
+  wants?(e: EventHead): boolean;
   /** Runs inside the batch transaction; throwing rolls the batch back to be tried again. */
   handle(tx: Tx, batch: StoredEvent[]): Promise<void>;
   /** Optional: runs after the batch committed (e.g. to wake a worker for rows the batch inserted). */
@@ -102,12 +108,13 @@ export class OutboxDispatcher {
       // No rows when another process holds the lock (it is dispatching) or nothing is pending.
       const rows = await queryRows<EventRecord>(tx, sql`
         with l as materialized (select pg_try_advisory_xact_lock(${DISPATCH_LOCK}) as ok)
-        select ${sql.raw(EVENT_COLUMNS.map((c) => `e.${c}`).join(', '))}
+        select ${sql.raw(HEAD_COLUMNS.map((c) => `e.${c}`).join(', '))}
         from l, events e
         where l.ok and e.seq = any(array(select seq from outbox_pending order by seq limit ${this.#batchSize}))
         order by e.seq`);
       if (rows.length === 0) return false;
       const batch = rows.map(storedEvent);
+      await this.#readWantedData(tx, batch);
       for (const s of this.#subscribers) await s.handle(tx, batch);
       // The statement sees the batch as still pending, so its own rows are left out of the question.
       const [mark] = await queryRows<{ more: boolean }>(tx, sql`
@@ -124,6 +131,16 @@ export class OutboxDispatcher {
       }
     }
     return { handed: handed.length, more };
+  }
+
+  /** Fills in `data` of the events some subscriber wants, in one more query when there are any. */
+  async #readWantedData(tx: Tx, batch: StoredEvent[]): Promise<void> {
+    const wanted = batch.filter((e) => this.#subscribers.some((s) => !s.wants || s.wants(e)));
+    if (wanted.length === 0) return;
+    const rows = await queryRows<{ seq: string | number | bigint; data: unknown }>(tx, sql`
+      select seq, data from events where seq = any(string_to_array(${wanted.map((e) => e.seq).join(',')}, ',')::bigint[])`);
+    const data = new Map(rows.map((r) => [Number(r.seq), r.data]));
+    for (const e of wanted) e.data = data.get(e.seq);
   }
 
   async #drain(): Promise<void> {

@@ -33,6 +33,11 @@ export interface EventRecord {
   livemode: boolean; data: unknown; webhook_url: string | null; created_at: Date | string;
 }
 export const EVENT_COLUMNS = ['seq', 'id', 'type', 'merchant_id', 'payment_id', 'livemode', 'data', 'webhook_url', 'created_at'] as const;
+/** Every column but `data`: what the dispatcher reads first (see Subscriber.wants). */
+export const HEAD_COLUMNS = EVENT_COLUMNS.filter((c) => c !== 'data');
+
+/** An event without its data. */
+export type EventHead = Omit<StoredEvent, 'data'>;
 
 export const storedEvent = (r: EventRecord): StoredEvent => ({
   seq: Number(r.seq), id: r.id, type: r.type, merchantId: r.merchant_id, paymentId: r.payment_id,

@@ -46,6 +46,9 @@ export class Realtime {
     this.use(sources);
     this.subscriber = {
       name: 'realtime',
+      // Redis carries the events themselves to every process; otherwise this process emits only to
+      // its own sockets (the others read the events by seq), so with nobody here to hear, none is read.
+      wants: () => this.#fanout.kind === 'redis' || (this.#io !== null && this.#mayHear(this.#io)),
       handle: (tx, batch) => this.#fanout.inTransaction(tx, batch),
       afterCommit: (batch) => this.#fanout.afterCommit(batch),
     };
@@ -117,6 +120,8 @@ export class Realtime {
     // dropped recently enough to come back and be handed what it missed, nothing is built or sent.
     if (!this.#io || !this.#mayHear(this.#io)) return;
     for (const e of batch) {
+      // Not read: nobody could hear it when the batch was read (a socket connected since).
+      if (e.data === undefined) continue;
       for (const r of routeEvent(e)) {
         try {
           this.#apply(this.#io, r);

@@ -16,6 +16,8 @@ export interface Settler { settle(tx: Tx, input: SettleInput): Promise<unknown> 
 export function settlementSubscriber(settler: Settler, deposits: DepositsPort): Subscriber {
   return {
     name: 'settlement',
+    // Reads the payment itself: the event's type and payment id are all it needs.
+    wants: () => false,
     async handle(tx, batch) {
       const seen = new Set<string>();
       for (const e of batch) {

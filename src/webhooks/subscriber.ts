@@ -14,6 +14,8 @@ export function deliverySubscriber(endpoints: WebhookEndpoints, wake: () => void
   let queued = false;
   return {
     name: 'webhook-deliveries',
+    // Only an event that may become a delivery is read whole (its data is the delivery's payload).
+    wants: (e) => routeEvent(e) !== null,
     async handle(tx: Tx, batch: StoredEvent[]): Promise<void> {
       const routed = batch.flatMap((e) => {
         const route = routeEvent(e);

@@ -133,4 +133,28 @@ describeEachDb('outbox', (h) => {
       await d.stop();
     }
   });
+
+  it('reads the data only of events a subscriber wants; the others arrive without it', async () => {
+    const db = h.db();
+    await new OutboxDispatcher(db, log).drainNow();
+    const d = new OutboxDispatcher(db, log);
+    const seen: StoredEvent[] = [];
+    d.subscribe({ name: 'picky', wants: (e) => e.type === 'wanted.probe', handle: async (_tx, batch) => { seen.push(...batch); } });
+    d.subscribe({ name: 'incurious', wants: () => false, handle: async () => {} });
+    for (const type of ['wanted.probe', 'unwanted.probe', 'wanted.probe']) {
+      await db.transaction((tx) => appendEvent(tx, { type, livemode: false, merchantId: 'mer_probe', data: { type }, at: new Date() }));
+    }
+    expect(await d.drainNow()).toBe(3);
+    expect(seen.map((e) => [e.type, e.data])).toEqual([
+      ['wanted.probe', { type: 'wanted.probe' }], ['unwanted.probe', undefined], ['wanted.probe', { type: 'wanted.probe' }],
+    ]);
+    expect(seen[1]).toMatchObject({ merchantId: 'mer_probe', livemode: false });
+    // A subscriber without wants() is handed every event whole.
+    const all = new OutboxDispatcher(db, log);
+    const whole: StoredEvent[] = [];
+    all.subscribe({ name: 'all', handle: async (_tx, batch) => { whole.push(...batch); } });
+    await db.transaction((tx) => appendEvent(tx, { type: 'unwanted.probe', livemode: false, data: { n: 1 }, at: new Date() }));
+    await all.drainNow();
+    expect(whole.map((e) => e.data)).toEqual([{ n: 1 }]);
+  });
 });
