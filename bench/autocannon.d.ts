@@ -9,6 +9,8 @@ declare module 'autocannon' {
       latency: { p50: number; p99: number };
       errors: number;
       non2xx: number;
+      /** Seconds the run lasted. */
+      duration: number;
     }
   }
   function autocannon(opts: autocannon.Options): Promise<autocannon.Result>;

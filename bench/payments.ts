@@ -2,7 +2,8 @@
 // PostgreSQL database, each against a bare Fastify baseline on the same pool:
 //   1. POST /v1/payments with a coin  vs  a bare route doing one INSERT (target ratio ≥ 0.5, p99 < 25 ms)
 //   2. GET /checkout/{token}          vs  a bare route doing one SELECT by key (target ratio ≥ 0.7)
-// Each run is preceded by a warm-up run (BENCH_WARMUP_SECONDS, default 3) of the same requests.
+// Each side is warmed up first (BENCH_WARMUP_SECONDS, default 3), then the two are measured in
+// alternating halves of BENCH_SECONDS (default 8): service, bare, bare, service.
 // The API-key limit (20 requests a second per key) stays as it is: the bench spreads the load over
 // enough test keys of one merchant (each request takes the next key) that no key reaches it (400 keys: 8,000 a second).
 // Run: node_modules/.bin/node bench/payments.ts   (TEST_DATABASE_URL for the server; default postgres://postgres@127.0.0.1:5432/test)
@@ -31,19 +32,49 @@ const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abando
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 8);
 const KEYS = 400;
-/** Each measured run follows a warm-up run of the same requests, so the JIT's first seconds count for neither side. */
+/** Each side is warmed up with the same requests first, so the JIT's first seconds count for neither side. */
 const WARMUP_S = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 
 interface Run { rps: number; p99: number; errors: number; non2xx: number; cpuUs: number }
 
-async function cannon(url: string, request: autocannon.Request): Promise<Run> {
-  if (WARMUP_S > 0) await autocannon({ url, connections: CONNECTIONS, duration: WARMUP_S, requests: [request] });
+interface Slice { requests: number; seconds: number; p99: number; errors: number; non2xx: number; cpuUs: number }
+
+async function slice(url: string, request: autocannon.Request, seconds: number): Promise<Slice> {
   const before = process.threadCpuUsage();
-  const r = await autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, requests: [request] });
+  const r = await autocannon({ url, connections: CONNECTIONS, duration: seconds, requests: [request] });
   const used = process.threadCpuUsage(before);
-  // Main-thread CPU per request (service and in-process client together): steadier than req/s on a busy machine.
-  const cpuUs = (used.user + used.system) / Math.max(1, r.requests.total);
-  return { rps: r.requests.average, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx, cpuUs };
+  return { requests: r.requests.total, seconds: r.duration, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx, cpuUs: used.user + used.system };
+}
+
+const total = (slices: Slice[]): Run => {
+  const requests = slices.reduce((a, x) => a + x.requests, 0);
+  return {
+    rps: requests / slices.reduce((a, x) => a + x.seconds, 0),
+    // The worst slice's p99: an upper bound of the side's own.
+    p99: Math.max(...slices.map((x) => x.p99)),
+    errors: slices.reduce((a, x) => a + x.errors, 0),
+    non2xx: slices.reduce((a, x) => a + x.non2xx, 0),
+    // Main-thread CPU per request (service and in-process client together): steadier than req/s on a busy machine.
+    cpuUs: slices.reduce((a, x) => a + x.cpuUs, 0) / Math.max(1, requests),
+  };
+};
+
+/**
+ * The service's route against its bare baseline in the same run: each warmed up first, then
+ * measured in alternating halves (service, bare, bare, service), so a machine whose speed drifts
+ * during the run (a shared VM's does, by 20% and more) weighs on both sides alike.
+ */
+async function pair(a: { url: string; request: autocannon.Request }, b: { url: string; request: autocannon.Request }): Promise<[Run, Run]> {
+  if (WARMUP_S > 0) {
+    await autocannon({ url: a.url, connections: CONNECTIONS, duration: WARMUP_S, requests: [a.request] });
+    await autocannon({ url: b.url, connections: CONNECTIONS, duration: WARMUP_S, requests: [b.request] });
+  }
+  const half = DURATION_S / 2;
+  const a1 = await slice(a.url, a.request, half);
+  const b1 = await slice(b.url, b.request, half);
+  const b2 = await slice(b.url, b.request, half);
+  const a2 = await slice(a.url, a.request, half);
+  return [total([a1, a2]), total([b1, b2])];
 }
 
 async function openDb(kind: 'pglite' | 'postgres'): Promise<{ db: Database; drop: () => Promise<void> }> {
@@ -97,13 +128,14 @@ async function benchEngine(kind: 'pglite' | 'postgres'): Promise<void> {
       method: 'POST', path: '/bare',
       setupRequest: (req) => ({ ...req, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ order_id: `bare-${n++}`, amount_usd: '25.00', token: 'ETH' }) }),
     };
-    const created = await cannon(base, createReq);
-    const baseline = await cannon(bare, bareReq);
+    const [created, baseline] = await pair({ url: base, request: createReq }, { url: bare, request: bareReq });
 
     const tokens = (await queryRows<{ checkout_token: string }>(db.orm, sql`select checkout_token from payments limit 2000`)).map((r) => r.checkout_token);
     let m = 0;
-    const read = await cannon(base, { method: 'GET', setupRequest: (req) => ({ ...req, path: `/checkout/${tokens[m++ % tokens.length]}` }) });
-    const bareRead = await cannon(bare, { method: 'GET', setupRequest: (req) => ({ ...req, path: `/bare/${tokens[m++ % tokens.length]}` }) });
+    const [read, bareRead] = await pair(
+      { url: base, request: { method: 'GET', setupRequest: (req) => ({ ...req, path: `/checkout/${tokens[m++ % tokens.length]}` }) } },
+      { url: bare, request: { method: 'GET', setupRequest: (req) => ({ ...req, path: `/bare/${tokens[m++ % tokens.length]}` }) } },
+    );
 
     const line = (label: string, a: Run, b: Run, target: number) =>
       console.log(`${kind.padEnd(8)} ${label.padEnd(28)} ${a.rps.toFixed(0).padStart(6)} req/s p99 ${String(a.p99).padStart(4)} ms (non-2xx ${a.non2xx}, errors ${a.errors}) | bare ${b.rps.toFixed(0).padStart(6)} req/s p99 ${String(b.p99).padStart(4)} ms | ratio ${(a.rps / b.rps).toFixed(2)} (target ≥ ${target}) | main-thread CPU per request ${a.cpuUs.toFixed(0)} µs vs ${b.cpuUs.toFixed(0)} µs bare`);
