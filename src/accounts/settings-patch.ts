@@ -3,9 +3,10 @@
 import { badRequest } from '../platform/errors.ts';
 import { isToken, TOKENS, type TokenSymbol } from '../tokens/index.ts';
 import { PAYOUT_SCHEDULES, SETTLEMENT_MODES, type PayoutSchedule, type SettlementMode } from './merchant.ts';
+import { NOTHING_TO_UPDATE } from '../platform/errors.ts';
+import { unsupportedToken } from '../tokens/index.ts';
 
 export { NOTHING_TO_UPDATE } from '../platform/errors.ts';
-import { NOTHING_TO_UPDATE } from '../platform/errors.ts';
 export const TOLERANCE_RANGE = 'underpaid_tolerance_bps must be between 0 and 2000';
 export const SETTLEMENT_INVALID = 'settlement must be "custodial", "direct" or "scheduled"';
 export const PAYOUT_SCHEDULE_INVALID = 'payout_schedule must be "instant", "daily" or "weekly"';
@@ -13,7 +14,6 @@ export const CONVERT_INTO_INVALID = 'convert_into must be "cheapest", "order" or
 export const ENABLED_TOKENS_EMPTY = 'enabled_tokens must enable at least one token';
 export const ENABLED_TOKENS_LIST = 'enabled_tokens must be a list of tokens, or null for every token';
 export { unsupportedToken } from '../tokens/index.ts';
-import { unsupportedToken } from '../tokens/index.ts';
 export const mustBeBoolean = (field: string) => `${field} must be true or false`;
 
 export const MAX_TOLERANCE_BPS = 2000;

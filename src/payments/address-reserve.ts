@@ -7,6 +7,7 @@
 // Numbers are never handed out twice; those a process held when it stopped are simply skipped.
 import type { Chain } from '../config.ts';
 import type { DepositAddressDeriver } from '../chains/addresses/index.ts';
+import { RefilledStock } from '../platform/refilled-stock.ts';
 import { NumberReserve } from './repository.ts';
 
 export interface DepositAddress {
@@ -19,45 +20,23 @@ const BLOCK = 100;
 const FIRST_BLOCK = 10;
 
 export class DepositAddressReserve {
-  readonly #numbers: NumberReserve;
-  readonly #deriver: DepositAddressDeriver;
-  readonly #ready = new Map<string, DepositAddress[]>();
-  readonly #pending = new Map<string, Promise<void>>();
+  readonly #stock: RefilledStock<DepositAddress>;
+  /** The chain and mode of each address sequence asked for so far (what its blocks are derived for). */
+  readonly #wanted = new Map<string, { chain: Chain; livemode: boolean }>();
 
   constructor(numbers: NumberReserve, deriver: DepositAddressDeriver) {
-    this.#numbers = numbers;
-    this.#deriver = deriver;
+    this.#stock = new RefilledStock(async (seq, first) => {
+      const { chain, livemode } = this.#wanted.get(seq)!;
+      const indexes = await numbers.reserveBlock(seq, first ? FIRST_BLOCK : BLOCK);
+      const addresses = await deriver.block(chain, livemode, indexes);
+      return indexes.map((index, i) => ({ index, address: addresses[i] }));
+    }, { refillBelow: BLOCK });
   }
 
   /** A never-used deposit address of a chain and mode, with its derivation index. */
-  async next(chain: Chain, livemode: boolean): Promise<DepositAddress> {
+  next(chain: Chain, livemode: boolean): Promise<DepositAddress> {
     const seq = NumberReserve.addressSequence(chain, livemode);
-    for (;;) {
-      const ready = this.#ready.get(seq);
-      if (ready && ready.length > 0) {
-        const a = ready.shift()!;
-        if (ready.length < BLOCK) void this.#refill(seq, chain, livemode).catch(() => {
-          // Prepared ahead of need: a failure here is met again, and reported, by the payment that waits for it.
-        });
-        return a;
-      }
-      await this.#refill(seq, chain, livemode);
-    }
-  }
-
-  /** One refill at a time per sequence: blocks arrive in the order they were reserved. */
-  #refill(seq: string, chain: Chain, livemode: boolean): Promise<void> {
-    let refill = this.#pending.get(seq);
-    if (!refill) {
-      refill = (async () => {
-        const indexes = await this.#numbers.reserveBlock(seq, this.#ready.has(seq) ? BLOCK : FIRST_BLOCK);
-        const addresses = await this.#deriver.block(chain, livemode, indexes);
-        const ready = this.#ready.get(seq) ?? [];
-        indexes.forEach((index, i) => ready.push({ index, address: addresses[i] }));
-        this.#ready.set(seq, ready);
-      })().finally(() => this.#pending.delete(seq));
-      this.#pending.set(seq, refill);
-    }
-    return refill;
+    if (!this.#wanted.has(seq)) this.#wanted.set(seq, { chain, livemode });
+    return this.#stock.take(seq);
   }
 }

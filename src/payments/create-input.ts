@@ -4,6 +4,7 @@
 import { badRequest } from '../platform/errors.ts';
 import { dec, parseAmountUsd, type Decimal } from '../money/index.ts';
 import { isToken, type TokenSymbol } from '../tokens/index.ts';
+import { unsupportedToken } from '../tokens/index.ts';
 
 export const SIMULATION_OUTCOMES = ['confirmed', 'overpaid', 'partially_paid', 'underpaid', 'expired', 'failed', 'wrong_asset', 'paid_late'] as const;
 export type SimulationOutcome = (typeof SIMULATION_OUTCOMES)[number];
@@ -18,7 +19,6 @@ export const TOKEN_NOT_IN_TOKENS = 'token must be one of tokens';
 export const SIMULATE_UNKNOWN = `simulate must be one of: ${SIMULATION_OUTCOMES.join(', ')}`;
 export const OUTCOME_UNKNOWN = SIMULATE_UNKNOWN;
 export { unsupportedToken } from '../tokens/index.ts';
-import { unsupportedToken } from '../tokens/index.ts';
 export const MAX_AMOUNT_USD = '1000000000';
 const MAX_ORDER_ID = 200;
 const MAX_TEXT = 1000;

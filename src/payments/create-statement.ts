@@ -3,9 +3,9 @@
 // event, the socket event `payment.created` and the deadline timer, chained by CTEs on the rows
 // actually inserted. One statement is one atomic change and a single round trip.
 //
-// The creations that arrive while earlier ones are being written go together in the next statement
-// (group write): under load, fifty creations cost one round trip, one plan and one commit instead of
-// fifty, and alone a creation is sent at once (after the current tick). The rows travel as JSON
+// The creations that arrive together go in one statement (group write): a group of SEND_AT as soon
+// as it is full, what is left at the end of the event-loop turn then, a lone creation at once. Under
+// load a dozen creations cost one round trip, one plan and one commit instead of twelve. The rows travel as JSON
 // arrays, so the statement text is the same whatever the batch size and each pooled connection
 // prepares it once. The audit row is recordAudit's own (auditRow); the event, queue and timer rows
 // mirror what appendEvent and scheduleTimer write (same tables, same shapes); create.ts uses those

@@ -4,6 +4,7 @@ import { and, asc, count, desc, eq, inArray, isNull, sql, type SQL } from 'drizz
 import type { Database, Executor } from '../platform/db/index.ts';
 import { queryRows } from '../platform/db/index.ts';
 import type { Chain } from '../config.ts';
+import { RefilledStock } from '../platform/refilled-stock.ts';
 import { OPEN_STATUSES } from './pure.ts';
 import { deposits, payments, type DepositRow, type NewPaymentRow, type PaymentRow } from './schema.ts';
 
@@ -122,9 +123,8 @@ const RESERVE_BLOCK = 20;
  * process that stops are simply skipped.
  */
 export class NumberReserve {
-  readonly #free = new Map<string, number[]>();
-  readonly #pending = new Map<string, Promise<void>>();
   readonly #db: Database;
+  readonly #stock = new RefilledStock<number>((seq) => this.reserveBlock(seq));
 
   /**
    * Reserves outside any transaction, always: on PGlite a query behind an open transaction waits
@@ -140,21 +140,6 @@ export class NumberReserve {
     return rows.map((r) => Number(r.n)).sort((a, b) => a - b);
   }
 
-  async #take(seq: string): Promise<number> {
-    for (;;) {
-      const free = this.#free.get(seq);
-      if (free && free.length > 0) return free.shift()!;
-      let refill = this.#pending.get(seq);
-      if (!refill) {
-        refill = this.reserveBlock(seq)
-          .then((numbers) => { this.#free.set(seq, [...(this.#free.get(seq) ?? []), ...numbers]); })
-          .finally(() => this.#pending.delete(seq));
-        this.#pending.set(seq, refill);
-      }
-      await refill;
-    }
-  }
-
   /** The sequence of the deposit address indexes of a chain and mode. */
   static addressSequence(chain: Chain, livemode: boolean): string {
     return `deposit_index_${chain}_${livemode ? 'live' : 'test'}`;
@@ -162,7 +147,7 @@ export class NumberReserve {
 
   /** The next XRP destination tag of a mode, unique across payments. */
   destinationTag(livemode: boolean): Promise<number> {
-    return this.#take(`xrp_destination_tag_${livemode ? 'live' : 'test'}`);
+    return this.#stock.take(`xrp_destination_tag_${livemode ? 'live' : 'test'}`);
   }
 }
 

@@ -1,6 +1,7 @@
 // The payment state machine of spec part 3, as data: each row says which trigger moves which
 // statuses, under which facts, to what, raising which webhook events (spec 6.1). Pure: the facts
 // are computed by deposit-accounting.ts, the caller persists the result with a compare-and-set.
+import { PAYMENT_EVENTS, type PaymentEventType } from '../events/webhook-types.ts';
 
 export const PAYMENT_STATUSES = ['pending', 'partially_paid', 'detecting', 'confirmed', 'underpaid', 'expired', 'failed'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
@@ -23,7 +24,6 @@ export const countdownRuns = (s: PaymentStatus): boolean => s === 'pending' || s
 export const reportsConfirmations = (s: PaymentStatus): boolean => s === 'detecting';
 
 export { PAYMENT_EVENTS, type PaymentEventType } from '../events/webhook-types.ts';
-import { PAYMENT_EVENTS, type PaymentEventType } from '../events/webhook-types.ts';
 const E = PAYMENT_EVENTS;
 
 /** How much of amount_due_usd the counted deposits cover, judged with the underpaid tolerance. */

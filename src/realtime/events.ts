@@ -1,6 +1,7 @@
 // The socket vocabulary of spec 4.3, 4.5, 5 ("Socket authentication") and 6.2/6.3, once.
 // Outbox event types written by other rooms that only the sockets read are named here too, with
 // the same strings those rooms write (accounts: src/accounts/socket-events.ts).
+import { SOCKET_EVENTS } from '../payments/payment-events.ts';
 
 export const CHECKOUT_NAMESPACE = '/';
 export const MERCHANT_NAMESPACE = '/merchant';
@@ -41,7 +42,8 @@ export const REVOKE_CODES = [SESSION_REVOKED, ROLE_CHANGED, REMOVED] as const;
 
 // Checkout-only event types (spec 6.2) and the dashboard-only creation event (spec 6.3).
 export const PAYMENT_SNAPSHOT = 'payment.snapshot';
-export const PAYMENT_CREATED = 'payment.created';
+/** The outbox type of a new payment (written by the payments room). */
+export const PAYMENT_CREATED = SOCKET_EVENTS.created;
 
 // Outbox event types read here. `session:revoked` and `merchant:update` are written by accounts.
 export { SESSIONS_REVOKED, MERCHANT_UPDATE } from '../accounts/socket-events.ts';

@@ -1,6 +1,7 @@
 // Pure: what one committed outbox event means for the sockets. Every process runs this on every
 // event (see fanout.ts), then emits only to the rooms it holds.
 import type { StoredEvent } from '../events/index.ts';
+import { AUDIT_EVENT } from '../audit/index.ts';
 import {
   MERCHANT_UPDATE, PAYMENT_CREATED, PAYMENT_UPDATE, PAYOUT_UPDATE, REVOKE_CODES, SESSIONS_REVOKED, SETTLEMENT_UPDATE, SUSPENDED,
 } from './events.ts';
@@ -28,7 +29,7 @@ export const AUDIENCE: Readonly<Record<string, readonly Role[]>> = {
   'team:update': OWNERS,
   'link:update': EVERYONE,
   'customer:update': EVERYONE,
-  'audit:entry': OWNERS,
+  [AUDIT_EVENT]: OWNERS,
   'support:message': EVERYONE,
   'support:message:update': EVERYONE,
   'support:read': EVERYONE,

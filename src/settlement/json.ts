@@ -6,7 +6,6 @@ import type { BalanceRow, LedgerRow, PayoutAddressRow, PayoutRow, SettlementRow 
 import { iso } from '../accounts/index.ts';
 
 const units = (token: string, v: bigint): string => formatUnits(v, isToken(token) ? TOKEN_DEFS[token].decimals : 0);
-
 const opt = <T>(key: string, v: T | null | undefined): Record<string, T> => (v === null || v === undefined ? {} : { [key]: v });
 
 export function balanceJson(b: BalanceRow): Record<string, unknown> {

@@ -13,8 +13,6 @@ import { livemodeOf } from '../platform/http/index.ts';
 
 export const STOREFRONT_CANNOT_CHANGE = "a storefront's key cannot change the account's webhook: set webhook_url on its payments instead";
 
-
-
 function denyStorefront(auth: ApiKeyAuth): void {
   if (auth.storeId !== null) throw forbidden(STOREFRONT_CANNOT_CHANGE);
 }

@@ -4,7 +4,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { deriveDepositAddress, seedFromMnemonic } from './derive.ts';
 import type { BlockReply, BlockRequest } from './derive-off-thread.ts';
-
 import { yieldToRequests } from './worker-priority.ts';
 
 yieldToRequests();

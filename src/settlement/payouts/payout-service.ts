@@ -15,11 +15,11 @@ import { payouts, type PayoutAddressRow, type PayoutRow } from '../schema.ts';
 import { payoutJson } from '../json.ts';
 import { createPayout, movePayout, PAYOUT_STATUSES, type PayoutMove } from './payout-store.ts';
 import { parsePayoutAmount, payoutFigures, payoutNetworkFee } from './payout-math.ts';
+import { ADJUST_NOTE_REQUIRED as NOTE_REQUIRED } from '../adjustments.ts';
 
 export const ADDRESS_ID_REQUIRED = 'address_id is required';
 export const UNKNOWN_PAYOUT_ADDRESS = 'unknown payout address: give the id of one of your live payout addresses';
 export { ADJUST_NOTE_REQUIRED as NOTE_REQUIRED } from '../adjustments.ts';
-import { ADJUST_NOTE_REQUIRED as NOTE_REQUIRED } from '../adjustments.ts';
 export const TX_ID_REQUIRED = 'tx_id is required';
 export const FROM_MISMATCH = 'from_token and from_chain name different balances';
 export const UNKNOWN_FROM = 'from_token must be one of your balance coins, e.g. USDT_TRC20';
