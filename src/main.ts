@@ -35,10 +35,6 @@ async function main(): Promise<void> {
   const app = await buildApp(services);
   await app.listen({ port: config.port, host: config.host });
   await startWorkers(services);
-  process.stdout.write(`listening on ${config.publicUrl}\n`);
-  // Node writes the compile cache (src/compile-cache.js) at exit; written now, a process that is
-  // killed still leaves the next start a warm cache. A no-op when the cache is off.
-  module.flushCompileCache();
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -61,8 +57,14 @@ async function main(): Promise<void> {
       process.exit(1);
     }
   };
+  // Handlers first, then `listening on`: whoever sees that line may stop the service at once, and a
+  // SIGTERM that came before the handler would kill the process mid-request (Node's default).
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.stdout.write(`listening on ${config.publicUrl}\n`);
+  // Node writes the compile cache (src/compile-cache.js) at exit; written now, a process that is
+  // killed still leaves the next start a warm cache. A no-op when the cache is off.
+  module.flushCompileCache();
 }
 
 main().catch((err) => {
