@@ -100,20 +100,24 @@ export class OutboxDispatcher {
   }
 
   /**
-   * One batch in four round trips besides the subscribers' own (and the read of wanted data): the
-   * lock and the read in one statement, leaving the queue and "is anything still waiting?" in
-   * another, so a drain ends without an extra, empty transaction. The outbox is read many times a
-   * second under load: its SQL is written out, not built per batch.
+   * One batch in five round trips besides the subscribers' own (and the read of wanted data): the
+   * lock, the read, then leaving the queue and "is anything still waiting?" in one statement, so a
+   * drain ends without an extra, empty transaction. The outbox is read many times a second under
+   * load: its SQL is written out, not built per batch.
    */
   async #batch(): Promise<{ handed: number; more: boolean }> {
     let handed: StoredEvent[] = [];
     const more = await this.#db.transaction(async (tx) => {
-      // No rows when another process holds the lock (it is dispatching) or nothing is pending.
+      // Another process holds the lock: it is dispatching.
+      const [lock] = await queryRows<{ ok: boolean }>(tx, sql`select pg_try_advisory_xact_lock(${DISPATCH_LOCK}) as ok`);
+      if (!lock.ok) return false;
+      // Read in a statement of its own, after the lock: a statement sees the database as it was when
+      // the statement began, and one begun before the previous holder committed would hand its
+      // batch over a second time.
       const rows = await queryRows<EventRecord>(tx, sql`
-        with l as materialized (select pg_try_advisory_xact_lock(${DISPATCH_LOCK}) as ok)
         select ${sql.raw(HEAD_COLUMNS.map((c) => `e.${c}`).join(', '))}
-        from l, events e
-        where l.ok and e.seq = any(array(select seq from outbox_pending order by seq limit ${this.#batchSize}))
+        from events e
+        where e.seq = any(array(select seq from outbox_pending order by seq limit ${this.#batchSize}))
         order by e.seq`);
       if (rows.length === 0) return false;
       const batch = rows.map(storedEvent);

@@ -27,6 +27,12 @@ export interface StoredEvent {
   createdAt: Date;
 }
 
+/**
+ * Queues the events a statement inserts for the dispatcher: follows a CTE named `e` that inserted
+ * them `returning seq`. Every writer of events ends its insert with it, in the same statement.
+ */
+export const QUEUE_INSERTED_EVENTS = 'insert into outbox_pending (seq) select seq from e';
+
 /** An events row as a raw query returns it (int8 as text or bigint, depending on the engine). */
 export interface EventRecord {
   seq: string | number | bigint; id: string; type: string; merchant_id: string | null; payment_id: string | null;
@@ -53,7 +59,7 @@ export async function appendEvent(tx: Executor, e: NewEvent): Promise<StoredEven
         ${JSON.stringify(e.data)}::jsonb, ${e.webhookUrl ?? null}, ${e.at.toISOString()}::timestamptz)
       returning ${sql.raw(EVENT_COLUMNS.join(', '))}
     ),
-    q as (insert into outbox_pending (seq) select seq from e)
+    q as (${sql.raw(QUEUE_INSERTED_EVENTS)})
     select * from e`);
   return storedEvent(row);
 }

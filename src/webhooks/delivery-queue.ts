@@ -5,6 +5,7 @@
 import { and, asc, eq, inArray, lte, notInArray, sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Database } from '../platform/db/index.ts';
 import { newEventId, randomHex } from '../platform/ids.ts';
+import { QUEUE_INSERTED_EVENTS } from '../events/index.ts';
 import { deliveryFromSql, deliveryJson, HISTORY_KEPT } from './delivery-json.ts';
 import { afterFailedAttempt, destinationKey } from './core.ts';
 import { appendHistory, DELIVERY_EVENT } from './delivery-store.ts';
@@ -135,7 +136,7 @@ export async function recordAttempts(db: Database, items: Written[], delaysS: re
         select v.id, ${DELIVERY_EVENT}, v.merchant_id, v.payment_id, v.livemode, v.data, v.created_at
         from jsonb_to_recordset(${rows}::jsonb) as v(id text, merchant_id text, payment_id text, livemode boolean, data jsonb, created_at timestamptz)
         returning seq)
-        insert into outbox_pending (seq) select seq from e`);
+        ${sql.raw(QUEUE_INSERTED_EVENTS)}`);
     }
   });
 }
