@@ -1,15 +1,15 @@
 // Payment creation written in groups (create-statement.ts) and deposit addresses handed out from
 // reserved, pre-derived blocks (address-reserve.ts): what arrives together is written together,
 // completely, and one bad row or one repeated order never costs the others their payment.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { merchants } from '../../src/accounts/index.ts';
 import { auditEntries } from '../../src/accounts/schema.ts';
 import { events } from '../../src/events/index.ts';
 import { queryRows } from '../../src/platform/db/index.ts';
 import { payments } from '../../src/payments/schema.ts';
-import { CreatedPaymentWriter, SEND_AT } from '../../src/payments/create-statement.ts';
-import { DepositAddressReserve } from '../../src/payments/address-reserve.ts';
+import { CreatedPaymentWriter, SEND_AT, maxInFlight } from '../../src/payments/create-statement.ts';
+import { DepositAddressReserve, STOCK } from '../../src/payments/address-reserve.ts';
 import { NumberReserve } from '../../src/payments/repository.ts';
 import { DepositAddressDeriver, deriveDepositAddress, seedFromMnemonic } from '../../src/chains/addresses/index.ts';
 import { describeEachDb } from '../harness/databases.ts';
@@ -87,6 +87,17 @@ describeEachDb('payments created together', (h) => {
     expect(writer.statements).toBe(4);
   });
 
+  it('only a repeated open order counts as already there: a repeated payment id is an error, not a silent skip', async () => {
+    const c = await caller();
+    const sample = await t.services.payments.create(c, { order_id: `s-${uid()}`, amount_usd: '25', token: 'ETH' });
+    const [template] = await h.db().orm.select().from(payments).where(eq(payments.id, sample.payment.id as string));
+    const writer = new CreatedPaymentWriter(h.db());
+    const sameId = { ...template, orderId: `other-${uid()}`, checkoutToken: `tok_${uid()}` };
+    await expect(writer.write({ payment: sameId, actor: c.actor, eventData: {}, now: new Date() })).rejects.toThrow(/duplicate key/);
+    const sameOrder = { ...template, id: `pay_again_${uid()}`, checkoutToken: `tok_${uid()}` };
+    expect(await writer.write({ payment: sameOrder, actor: c.actor, eventData: {}, now: new Date() })).toBe(false);
+  });
+
   it('writes the creations that arrive in the same tick together: a full group at once, the rest at the end of the tick', async () => {
     const c = await caller();
     const sample = await t.services.payments.create(c, { order_id: `s-${uid()}`, amount_usd: '25', token: 'ETH' });
@@ -99,9 +110,15 @@ describeEachDb('payments created together', (h) => {
     // at a time: the first group, then the 18 that queued behind it.
     const grouped = h.kind === 'postgres' ? 3 : 2;
     expect(writer.statements).toBe(grouped);
+    // On PostgreSQL the three went together (the pool has room for them); PGlite takes one at a time.
+    expect(writer.peakInFlight).toBe(h.kind === 'postgres' ? 3 : 1);
     // Alone, a creation goes at once in a statement of its own.
     expect(await writer.write({ payment: { ...template, id: `pay_alone_${uid()}`, orderId: `k-${uid()}`, checkoutToken: `tok_${uid()}` }, actor: c.actor, eventData: {}, now: new Date() })).toBe(true);
     expect(writer.statements).toBe(grouped + 1);
+    // Many full groups at once: as many statements in flight as half the pool allows, no more.
+    const many = Array.from({ length: 10 * SEND_AT }, (_, n) => ({ ...template, id: `pay_many_${uid()}_${n}`, orderId: `m-${uid()}-${n}`, checkoutToken: `tok_m_${uid()}_${n}` }));
+    await Promise.all(many.map((payment) => writer.write({ payment, actor: c.actor, eventData: { id: payment.id }, now: new Date() })));
+    expect(writer.peakInFlight).toBe(h.kind === 'postgres' ? maxInFlight(h.db().pool!.options.max!) : 1);
   });
 
   it('hands out deposit addresses from reserved blocks: never twice, each the derivation of its index', async () => {
@@ -119,6 +136,8 @@ describeEachDb('payments created together', (h) => {
       const mine = [] as number[];
       for (let i = 0; i < 25; i++) mine.push((await a.next('dogecoin', true)).index);
       expect(mine).toEqual([...mine].sort((x, y) => x - y));
+      // Blocks were prepared ahead, without further takes, until STOCK addresses were ready.
+      await vi.waitFor(() => expect(a.ready('dogecoin', true)).toBeGreaterThanOrEqual(STOCK), { timeout: 10_000 });
     } finally {
       await deriver.close();
     }

@@ -1,7 +1,7 @@
 // The derivation worker runs at a lower scheduling priority than the rest of the process.
 //
-// Its work is prepared ahead (a block of addresses is derived while the previous one is handed
-// out), so it can wait; the event loop serving requests, and the database it waits on, cannot. On a
+// Its work is prepared ahead (address-reserve.ts keeps blocks of addresses derived before they are
+// needed), so it can wait; the event loop serving requests, and the database it waits on, cannot. On a
 // busy machine with few cores every thread competes for them, and each time the worker preempts
 // the event loop every request in flight waits. Measured on 2 cores under 50 concurrent payment
 // creations: about 15% more payments a second, and less CPU per payment, with the worker at nice +5.
