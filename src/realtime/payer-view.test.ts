@@ -14,6 +14,8 @@ describe('payer view and payment:update', () => {
     const v = payerView(full);
     for (const f of PRIVATE_FIELDS) expect(v).not.toHaveProperty(f);
     expect(v.order_id).toBe('o-1');
+    // Exactly those: every other field stays, in its order.
+    expect(Object.keys(v)).toEqual(Object.keys(full).filter((k) => !(PRIVATE_FIELDS as readonly string[]).includes(k)));
     expect(full).toHaveProperty('metadata');
   });
 

@@ -1,14 +1,14 @@
 // Pure: what a payer may see of a payment (spec 4.2) and the `payment:update` payload of spec 6.2,
 // whole payment plus the older flat form.
+import { payerView as payerFields, PRIVATE_FIELDS } from '../payments/views.ts';
+
 export type PaymentJson = Record<string, unknown> & { id: string };
 
-/** Fields of the payment object the public checkout view leaves out (spec 4.2). */
-export const PRIVATE_FIELDS = ['merchant_id', 'metadata', 'customer_email', 'webhook_url', 'checkout_token', 'checkout_url'] as const;
+export { PRIVATE_FIELDS };
 
+/** What a payer may see of a payment (the payments module's one rule). */
 export function payerView(payment: PaymentJson): PaymentJson {
-  const out: PaymentJson = { ...payment };
-  for (const f of PRIVATE_FIELDS) delete out[f];
-  return out;
+  return payerFields(payment) as PaymentJson;
 }
 
 interface DepositJson {

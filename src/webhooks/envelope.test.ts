@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { buildEnvelope, paymentForWebhook, webhookBody } from './envelope.ts';
+import { buildEnvelope, FIELDS_HIDDEN_FROM_WEBHOOKS, paymentForWebhook, webhookBody } from './envelope.ts';
 
 const payment = {
   id: 'pay_1', status: 'confirmed', livemode: false, usd_amount: '25.5', checkout_token: 'tok',
@@ -28,6 +28,11 @@ describe('webhookBody', () => {
 
     const settlement = { id: 'set_1', checkout_url: 'kept, not a payment' };
     expect(buildEnvelope({ id: 'e', type: 'settlement.completed', livemode: true, createdAt: 'x', data: settlement }).data).toEqual(settlement);
+  });
+
+  it('hides exactly FIELDS_HIDDEN_FROM_WEBHOOKS and keeps the rest in its order', () => {
+    const all = { a: 1, ...Object.fromEntries(FIELDS_HIDDEN_FROM_WEBHOOKS.map((f) => [f, 'x'])), m: [2], z: null };
+    expect(Object.keys(paymentForWebhook(all) as object)).toEqual(['a', 'm', 'z']);
   });
 
   it('leaves non-object payment data unchanged', () => {
