@@ -1,11 +1,11 @@
 // Turning a credential into an Auth, with the spec's messages (part 7 "Authentication and access").
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Database } from '../platform/db/index.ts';
 import { forbidden, tooManyRequests, unauthorized } from '../platform/errors.ts';
 import type { RateLimiter } from '../platform/rate-limit.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Logger } from '../platform/logger.ts';
-import { apiKeys, merchants, sessions, users } from './schema.ts';
+import { merchants, sessions, users } from './schema.ts';
 import { ApiKeyCache } from './key-cache.ts';
 import { KeyUseRecorder } from './key-uses.ts';
 import { hashSecret, type KeyAccess } from './api-keys.ts';

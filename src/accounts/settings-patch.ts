@@ -1,10 +1,8 @@
 // Pure: reading a PATCH /merchant/settings body (spec 4.4 Settings, 7). Only fields that are sent
 // are checked and changed; fields of other names are ignored. Checked in the spec's field order.
-import { badRequest } from '../platform/errors.ts';
-import { isToken, TOKENS, type TokenSymbol } from '../tokens/index.ts';
+import { badRequest, NOTHING_TO_UPDATE } from '../platform/errors.ts';
+import { isToken, TOKENS, unsupportedToken, type TokenSymbol } from '../tokens/index.ts';
 import { PAYOUT_SCHEDULES, SETTLEMENT_MODES, type PayoutSchedule, type SettlementMode } from './merchant.ts';
-import { NOTHING_TO_UPDATE } from '../platform/errors.ts';
-import { unsupportedToken } from '../tokens/index.ts';
 
 export { NOTHING_TO_UPDATE } from '../platform/errors.ts';
 export const TOLERANCE_RANGE = 'underpaid_tolerance_bps must be between 0 and 2000';

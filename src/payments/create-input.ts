@@ -3,8 +3,7 @@
 // check and everything that needs the merchant happen in the service.
 import { badRequest } from '../platform/errors.ts';
 import { dec, parseAmountUsd, type Decimal } from '../money/index.ts';
-import { isToken, type TokenSymbol } from '../tokens/index.ts';
-import { unsupportedToken } from '../tokens/index.ts';
+import { isToken, unsupportedToken, type TokenSymbol } from '../tokens/index.ts';
 
 export const SIMULATION_OUTCOMES = ['confirmed', 'overpaid', 'partially_paid', 'underpaid', 'expired', 'failed', 'wrong_asset', 'paid_late'] as const;
 export type SimulationOutcome = (typeof SIMULATION_OUTCOMES)[number];

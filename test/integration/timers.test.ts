@@ -25,6 +25,15 @@ describeEachDb('timers', (h) => {
     });
     return timers;
   };
+  /** A started scheduler on the real clock, recording the keys of its kind's timers as they run. */
+  const running = (pollMs: number) => {
+    const kind = `k-${uid()}`;
+    const timers = new Timers(h.db(), { now: () => new Date() }, log, { pollMs });
+    const seen: string[] = [];
+    timers.handle(kind, async (_tx, t) => { seen.push(t.key); });
+    timers.start();
+    return { kind, timers, seen };
+  };
   const ran = async (key: string) => (await queryRows<{ key: string }>(h.db().orm, sql`select key from timer_probe where key = ${key}`)).length;
 
   it('runs a timer once when due, not before; rescheduling moves it', async () => {
@@ -78,12 +87,7 @@ describeEachDb('timers', (h) => {
   });
 
   it('the scheduler wakes after the commit that scheduled a timer, and sleeps until it is due', async () => {
-    const kind = `k-${uid()}`;
-    const real = { now: () => new Date() };
-    const timers = new Timers(h.db(), real, log, { pollMs: 5000 });
-    const seen: string[] = [];
-    timers.handle(kind, async (_tx, t) => { seen.push(t.key); });
-    timers.start();
+    const { kind, timers, seen } = running(5000);
     try {
       const key = uid();
       await h.db().transaction((tx) => timers.schedule(tx, { kind, key, runAt: new Date(Date.now() + 150) }));
@@ -96,12 +100,7 @@ describeEachDb('timers', (h) => {
   });
 
   it('a timer due later than the next look does not wake the scheduler, and still runs when due', async () => {
-    const kind = `k-${uid()}`;
-    const real = { now: () => new Date() };
-    const timers = new Timers(h.db(), real, log, { pollMs: 300 });
-    const seen: string[] = [];
-    timers.handle(kind, async (_tx, t) => { seen.push(t.key); });
-    timers.start();
+    const { kind, timers, seen } = running(300);
     try {
       while (timers.cycles === 0) await new Promise((r) => setTimeout(r, 5));
       // Far off (a payment deadline): committing it costs the scheduler nothing, until its next poll.
