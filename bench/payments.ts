@@ -35,22 +35,23 @@ const KEYS = 400;
 /** Each side is warmed up with the same requests first, so the JIT's first seconds count for neither side. */
 const WARMUP_S = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 
-interface Run { rps: number; p99: number; errors: number; non2xx: number; cpuUs: number }
+interface Run { rps: number; p50: number; p99: number; errors: number; non2xx: number; cpuUs: number }
 
-interface Slice { requests: number; seconds: number; p99: number; errors: number; non2xx: number; cpuUs: number }
+interface Slice { requests: number; seconds: number; p50: number; p99: number; errors: number; non2xx: number; cpuUs: number }
 
 async function slice(url: string, request: autocannon.Request, seconds: number): Promise<Slice> {
   const before = process.threadCpuUsage();
   const r = await autocannon({ url, connections: CONNECTIONS, duration: seconds, requests: [request] });
   const used = process.threadCpuUsage(before);
-  return { requests: r.requests.total, seconds: r.duration, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx, cpuUs: used.user + used.system };
+  return { requests: r.requests.total, seconds: r.duration, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx, cpuUs: used.user + used.system };
 }
 
 const total = (slices: Slice[]): Run => {
   const requests = slices.reduce((a, x) => a + x.requests, 0);
   return {
     rps: requests / slices.reduce((a, x) => a + x.seconds, 0),
-    // The worst slice's p99: an upper bound of the side's own.
+    // The worst slice's p50 and p99: upper bounds of the side's own.
+    p50: Math.max(...slices.map((x) => x.p50)),
     p99: Math.max(...slices.map((x) => x.p99)),
     errors: slices.reduce((a, x) => a + x.errors, 0),
     non2xx: slices.reduce((a, x) => a + x.non2xx, 0),
@@ -138,7 +139,7 @@ async function benchEngine(kind: 'pglite' | 'postgres'): Promise<void> {
     );
 
     const line = (label: string, a: Run, b: Run, target: number) =>
-      console.log(`${kind.padEnd(8)} ${label.padEnd(28)} ${a.rps.toFixed(0).padStart(6)} req/s p99 ${String(a.p99).padStart(4)} ms (non-2xx ${a.non2xx}, errors ${a.errors}) | bare ${b.rps.toFixed(0).padStart(6)} req/s p99 ${String(b.p99).padStart(4)} ms | ratio ${(a.rps / b.rps).toFixed(2)} (target ≥ ${target}) | main-thread CPU per request ${a.cpuUs.toFixed(0)} µs vs ${b.cpuUs.toFixed(0)} µs bare`);
+      console.log(`${kind.padEnd(8)} ${label.padEnd(28)} ${a.rps.toFixed(0).padStart(6)} req/s p50 ${String(a.p50).padStart(3)} p99 ${String(a.p99).padStart(4)} ms (non-2xx ${a.non2xx}, errors ${a.errors}) | bare ${b.rps.toFixed(0).padStart(6)} req/s p50 ${String(b.p50).padStart(3)} p99 ${String(b.p99).padStart(4)} ms | ratio ${(a.rps / b.rps).toFixed(2)} (target ≥ ${target}) | main-thread CPU per request ${a.cpuUs.toFixed(0)} µs vs ${b.cpuUs.toFixed(0)} µs bare`);
     line('POST /v1/payments (ETH)', created, baseline, 0.5);
     line('GET /checkout/{token}', read, bareRead, 0.7);
     await app.close();
