@@ -67,6 +67,13 @@ describe('the service process', () => {
     expect((await p.exited).code).toBe(0);
   }, 120_000);
 
+  it('exits 0 on a SIGTERM sent the moment `listening on` is printed', async () => {
+    // Whoever reads that line may stop the service at once: the handler must already be there.
+    const p = spawnService({ PORT: '0', DATA_DIR: tmp() });
+    p.child.stdout!.on('data', () => { if (/listening on /.test(p.output())) p.child.kill('SIGTERM'); });
+    expect(await p.exited).toEqual({ code: 0, signal: null });
+  }, 120_000);
+
   it.skipIf(!pgServerUrl())('starts on PostgreSQL with DATABASE_URL, two processes migrating at once', async () => {
     const created = await createPgDatabase();
     const [p1, p2] = [await freePort(), await freePort()];
