@@ -67,11 +67,12 @@ describeEachDb('accounts sessions', (h) => {
     };
     const wrong: number[] = [];
     const unknown: number[] = [];
-    for (let i = 0; i < 3; i++) {
+    // Seven of each, interleaved: with three, one slow moment of a busy machine decided the median.
+    for (let i = 0; i < 7; i++) {
       wrong.push(await time({ email: acct.email, password: 'wrong-password' }));
       unknown.push(await time({ email: `nobody-${i}@example.com`, password: 'wrong-password' }));
     }
-    const median = (xs: number[]) => xs.sort((a, b) => a - b)[1];
+    const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     // both run one scrypt: an unknown email must not answer in a fraction of the time
     expect(median(unknown)).toBeGreaterThan(median(wrong) * 0.4);
   });
