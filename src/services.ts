@@ -34,12 +34,14 @@ export async function createServices(platform: Platform): Promise<Services> {
       ledger: (id) => settlement.trailLedger(id),
       webhookDeliveries: (id) => deliveriesForPayment(db.orm, id),
     },
+    payerNames: (merchantId, storeId) => accounts.names.names(merchantId, storeId),
   });
   // Closed payments settle from the outbox, in the dispatch transaction.
   platform.outbox.subscribe(settlement.subscriber(settleInputOf));
   const realtime = new Realtime(platform, accounts.authn, {
     checkout: { payerViewByToken: (t) => foundOrNull(payments.checkoutView(t)) },
     figures: (merchantId, livemode) => payments.dashboard(merchantId, livemode),
+    names: (merchantId, storeId) => accounts.names.peek(merchantId, storeId),
   });
   return { platform, accounts, market, payments, realtime, settlement, webhooks };
 }

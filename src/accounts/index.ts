@@ -13,3 +13,4 @@ export { memberActor, adminActor, keyActor, actorOf } from './actor.ts';
 export { MERCHANT_UPDATE, STORE_UPDATE, API_KEY_UPDATE, TEAM_UPDATE, SESSIONS_REVOKED } from './socket-events.ts';
 export { isTestMode } from './key-management.ts';
 export { findStore, storeJson } from './stores.ts';
+export { PayerNameCache, NAMES_CACHE_MS, type PayerNames } from './payer-names.ts';

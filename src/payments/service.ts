@@ -8,7 +8,7 @@ import { dec } from '../money/index.ts';
 import { TOKENS, isToken } from '../tokens/index.ts';
 import { CHAINS } from '../config.ts';
 import { DepositAddressDeriver, seedFromMnemonic, type WalletSeed } from '../chains/addresses/index.ts';
-import { captureSettings, type Merchant } from '../accounts/index.ts';
+import { captureSettings, type Merchant, type PayerNames } from '../accounts/index.ts';
 import type { Actor } from '../audit/index.ts';
 import type { MarketSource } from '../market/index.ts';
 import { listTokens, isPaymentStatus } from './pure.ts';
@@ -45,7 +45,11 @@ export interface PaymentsOptions {
   payoutAddresses?: PayoutAddressSource;
   failedWebhooks?: FailedWebhooksCounter;
   trailSections?: TrailSections;
+  /** Who the payer pays (merchant_name, store_name), added to the payer's view. */
+  payerNames?: PayerNamesSource;
 }
+
+export type PayerNamesSource = (merchantId: string, storeId: string | null) => PayerNames | Promise<PayerNames>;
 
 type Query = Record<string, unknown>;
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
@@ -63,6 +67,7 @@ export class PaymentsService {
   readonly #addresses: DepositAddressReserve;
   readonly #failedWebhooks: FailedWebhooksCounter;
   readonly #trail: TrailSections;
+  readonly #names: PayerNamesSource;
 
   constructor(platform: Platform, opts: PaymentsOptions) {
     this.#p = platform;
@@ -78,6 +83,7 @@ export class PaymentsService {
     registerDeadlines(this.timers, this.intake);
     this.#failedWebhooks = opts.failedWebhooks ?? (async () => 0);
     this.#trail = opts.trailSections ?? EMPTY_TRAIL_SECTIONS;
+    this.#names = opts.payerNames ?? (() => ({}));
   }
 
   get #deps() {
@@ -96,7 +102,9 @@ export class PaymentsService {
   async #view(p: PaymentRow, publicView = false, given?: readonly DepositRow[]): Promise<Record<string, unknown>> {
     const deps = given ?? (await depositsOf(this.#p.db.orm, [p.id])).get(p.id) ?? [];
     const ctx = { checkoutBase: this.#p.config.checkoutUrl, ...(p.token === '' ? { tokenOptions: await optionsOf(p, this.catalog, this.#now()) } : {}) };
-    return publicView ? publicPaymentJson(p, deps, ctx) : paymentJson(p, deps, ctx);
+    if (!publicView) return paymentJson(p, deps, ctx);
+    const names = this.#names(p.merchantId, p.storeId);
+    return Object.assign(publicPaymentJson(p, deps, ctx), names instanceof Promise ? await names : names);
   }
 
   // ---- token listings

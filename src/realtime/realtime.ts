@@ -11,7 +11,7 @@ import { routeEvent, type Route } from './routing.ts';
 import { paymentRoom, setUpCheckoutNamespace, type CheckoutSource } from './checkout-namespace.ts';
 import { allRoleRooms, merchantRoom, MerchantSockets, sessionRoom, type UserAuthenticator } from './merchant-namespace.ts';
 import { FiguresThrottle } from './figures-throttle.ts';
-import type { PaymentJson } from './payer-view.ts';
+import type { NamesOf, PaymentJson } from './payer-view.ts';
 import { registerCheckoutPage, registerQrRoute } from './checkout-page.ts';
 
 /** Dashboard figures of one mode (spec part 2 "Dashboard figures"), from the payments room. */
@@ -20,6 +20,8 @@ export type FiguresSource = (merchantId: string, livemode: boolean) => Promise<R
 export interface RealtimeSources {
   checkout?: CheckoutSource;
   figures?: FiguresSource;
+  /** merchant_name / store_name for the checkout socket's payer view (never waits). */
+  names?: NamesOf;
 }
 
 /** Until the payments room is wired in, no checkout token is known. */
@@ -33,6 +35,7 @@ export class Realtime {
   readonly #throttle: FiguresThrottle;
   #checkout: CheckoutSource = NO_PAYMENTS;
   #figures: FiguresSource | null = null;
+  #names: NamesOf | undefined;
   #io: Server | null = null;
   #merchant: MerchantSockets | null = null;
   /** When a socket of this process last disconnected (performance.now()). */
@@ -63,6 +66,7 @@ export class Realtime {
   use(sources: RealtimeSources): void {
     if (sources.checkout) this.#checkout = sources.checkout;
     if (sources.figures) this.#figures = sources.figures;
+    if (sources.names) this.#names = sources.names;
   }
 
   /** The payer's view by checkout token (the payments room's, once wired in). */
@@ -122,7 +126,7 @@ export class Realtime {
     for (const e of batch) {
       // Not read: nobody could hear it when the batch was read (a socket connected since).
       if (e.data === undefined) continue;
-      for (const r of routeEvent(e)) {
+      for (const r of routeEvent(e, this.#names)) {
         try {
           this.#apply(this.#io, r);
         } catch (err) {

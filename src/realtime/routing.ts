@@ -5,7 +5,7 @@ import { AUDIT_EVENT } from '../audit/index.ts';
 import {
   MERCHANT_UPDATE, PAYMENT_CREATED, PAYMENT_UPDATE, PAYOUT_UPDATE, REVOKE_CODES, SESSIONS_REVOKED, SETTLEMENT_UPDATE, SUSPENDED,
 } from './events.ts';
-import { checkoutUpdate, dashboardUpdate, isPaymentJson } from './payer-view.ts';
+import { checkoutUpdate, dashboardUpdate, isPaymentJson, type NamesOf } from './payer-view.ts';
 
 export type Role = 'owner' | 'developer' | 'finance' | 'viewer';
 const EVERYONE: readonly Role[] = ['owner', 'developer', 'finance', 'viewer'];
@@ -50,12 +50,16 @@ export type Route =
   | { kind: 'end_sessions'; sessionIds: string[]; code: string }
   | { kind: 'end_merchant'; merchantId: string; code: string };
 
-function paymentRoutes(e: StoredEvent): Route[] {
+function paymentRoutes(e: StoredEvent, namesOf?: NamesOf): Route[] {
   if (!isPaymentJson(e.data)) return [];
   const paymentId = e.paymentId ?? e.data.id;
   const out: Route[] = [];
   // The checkout socket never hears of creation (spec 6.2 has no payment.created).
-  if (e.type !== PAYMENT_CREATED) out.push({ kind: 'checkout', paymentId, event: PAYMENT_UPDATE, payload: checkoutUpdate(e.type, e.data) });
+  if (e.type !== PAYMENT_CREATED) {
+    const storeId = typeof e.data.store_id === 'string' ? e.data.store_id : null;
+    const names = e.merchantId && namesOf ? namesOf(e.merchantId, storeId) : undefined;
+    out.push({ kind: 'checkout', paymentId, event: PAYMENT_UPDATE, payload: checkoutUpdate(e.type, e.data, names) });
+  }
   if (e.merchantId) {
     out.push({ kind: 'merchant', merchantId: e.merchantId, roles: EVERYONE, event: PAYMENT_UPDATE, payload: dashboardUpdate(e.type, e.data, e.merchantId) });
     out.push({ kind: 'figures', merchantId: e.merchantId, livemode: e.livemode });
@@ -76,9 +80,12 @@ function controlRoutes(e: StoredEvent): Route[] {
   return [];
 }
 
-/** The socket deliveries and session endings one outbox event asks for (spec 6.2, 6.3, 5). */
-export function routeEvent(e: StoredEvent): Route[] {
-  if (e.type.startsWith('payment.')) return paymentRoutes(e);
+/**
+ * The socket deliveries and session endings one outbox event asks for (spec 6.2, 6.3, 5).
+ * `namesOf` gives the merchant and store names the checkout socket's payer view carries.
+ */
+export function routeEvent(e: StoredEvent, namesOf?: NamesOf): Route[] {
+  if (e.type.startsWith('payment.')) return paymentRoutes(e, namesOf);
   return [...dashboardRoutes(e), ...controlRoutes(e)];
 }
 
