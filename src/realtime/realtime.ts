@@ -82,7 +82,10 @@ export class Realtime {
     const { checkoutUrl, publicUrl } = this.#platform.config;
     const io = this.attach(app.server);
     registerQrRoute(app, () => this.#checkout);
-    if (checkoutUrl) registerCheckoutPage(app, new URL(checkoutUrl).origin === new URL(publicUrl).origin ? '' : publicUrl);
+    if (checkoutUrl) {
+      const apiBase = new URL(checkoutUrl).origin === new URL(publicUrl).origin ? '' : publicUrl;
+      registerCheckoutPage(app, { apiBase, tokenContracts: this.#platform.config.tokenContracts, log: this.#platform.log });
+    }
     app.addHook('preClose', async () => {
       this.#merchant?.stop();
       io.local.disconnectSockets(true);
