@@ -1,7 +1,7 @@
 // The hosted checkout page (spec 1 "Surfaces"): `{CHECKOUT_URL}/pay/<checkout_token>`, built by
 // Vite from web/checkout/ into web/dist/checkout/ (web/build.ts), and the deposit address as an
 // SVG QR code. The HTML comes in the payer's language (Accept-Language), with that language's
-// words preloaded; the page's files are hashed, so they are cached for good.
+// words (a file of their own) preloaded; the page's files are hashed, so they are cached for good.
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -18,6 +18,8 @@ import { PAYMENT_NOT_FOUND } from './events.ts';
 export const CHECKOUT_DIST = pageDistDir('checkout');
 export const NO_ADDRESS_YET = 'choose the payment\'s coin first';
 export const PAGE_NOT_BUILT = 'the checkout page is not built: run npm run build:web';
+/** What a checkout token looks like; anything else is not preloaded (it never reaches a header). */
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{1,100}$/;
 const ASSET_TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.svg': 'image/svg+xml' };
 
 interface Asset {
@@ -50,6 +52,8 @@ export interface PageOptions {
   /** TOKEN_CONTRACTS: the page's wallet links use them instead of the mainnet contracts. */
   tokenContracts: Record<string, string>;
   log: Logger;
+  /** The built page's folder (tests point it elsewhere). */
+  dist?: string;
 }
 
 /** The built page: its HTML in each language, and its files by name. Null when not built. */
@@ -82,8 +86,9 @@ export function loadBuiltPage(opts: Pick<PageOptions, 'apiBase' | 'tokenContract
 }
 
 export function registerCheckoutPage(app: FastifyInstance, opts: PageOptions): void {
-  const built = loadBuiltPage(opts);
-  if (!built) opts.log.warn(`${PAGE_NOT_BUILT} (${path.relative(process.cwd(), CHECKOUT_DIST)} is missing)`);
+  const dist = opts.dist ?? CHECKOUT_DIST;
+  const built = loadBuiltPage(opts, dist);
+  if (!built) opts.log.warn(`${PAGE_NOT_BUILT} (${dist} is missing)`);
   const { apiBase } = opts;
   const connect = apiBase ? `'self' ${apiBase} ${apiBase.replace(/^http/, 'ws')}` : "'self'";
   const csp = [
@@ -94,6 +99,9 @@ export function registerCheckoutPage(app: FastifyInstance, opts: PageOptions): v
   app.get('/pay/:token', async (req, reply) => {
     if (!built) throw new AppError(503, PAGE_NOT_BUILT);
     reply.header('content-security-policy', csp).header('referrer-policy', 'no-referrer').header('x-content-type-options', 'nosniff');
+    // The payment is fetched while the script loads, not after (the page's fetch() takes this response).
+    const token = (req.params as { token: string }).token;
+    if (TOKEN_SHAPE.test(token)) reply.header('link', `<${apiBase}/checkout/${token}>; rel=preload; as=fetch; crossorigin`);
     const lang = pickLanguage(req.headers['accept-language']);
     return send(req, reply, built.html[lang], 'no-store', 'accept-encoding, accept-language');
   });

@@ -22,6 +22,17 @@ describe('routeEvent', () => {
     expect(routes[2]).toEqual({ kind: 'figures', merchantId: 'mer_1', livemode: false });
   });
 
+  it('names the merchant and store in the checkout payload only, by the payment\'s merchant and store', () => {
+    const asked: unknown[] = [];
+    const namesOf = (m: string, s: string | null) => { asked.push([m, s]); return { merchant_name: 'Café Olé', store_name: 'Olé Books' }; };
+    const routes = routeEvent(ev('payment.detecting', { ...payment, store_id: 'sto_1' }), namesOf);
+    expect(asked).toEqual([['mer_1', 'sto_1']]);
+    expect((routes[0] as { payload: { payment: object } }).payload.payment).toMatchObject({ merchant_name: 'Café Olé', store_name: 'Olé Books' });
+    expect((routes[1] as { payload: { payment: object } }).payload.payment).not.toHaveProperty('merchant_name');
+    routeEvent(ev('payment.detecting', payment), namesOf);
+    expect(asked[1]).toEqual(['mer_1', null]);
+  });
+
   it('keeps payment.created off the checkout socket', () => {
     expect(routeEvent(ev('payment.created', payment)).map((r) => r.kind)).toEqual(['merchant', 'figures']);
   });

@@ -40,7 +40,7 @@ export function App(props: AppProps) {
 
   useEffect(() => follow(props.api, () => latest.current, show, fail), []);
 
-  const words = useMemo(() => ({ m: messages, f: formats(lang) }), [messages, lang]);
+  const words = useMemo(() => ({ m: messages, f: formats(lang, messages) }), [messages, lang]);
   useEffect(() => {
     document.documentElement.lang = lang;
     const payee = payeeOf(payment);
@@ -55,10 +55,12 @@ export function App(props: AppProps) {
   };
   const choose = async (token: string) => {
     setBusy(token);
+    // The socket may show the address before this answer: the panel takes the focus either way.
+    setChosenHere(true);
     try {
       show(await request('POST', `${props.api.url}/token`, { token }));
-      setChosenHere(true);
     } catch (e) {
+      setChosenHere(false);
       fail(e);
     } finally {
       setBusy(null);

@@ -120,7 +120,7 @@ interface PayPanelProps {
 export function PayPanel({ p, s, qrUrl, contracts, focus }: PayPanelProps) {
   const { t, f } = useT();
   const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => { if (focus) heading.current?.focus(); }, []);
+  useEffect(() => { if (focus) heading.current?.focus(); }, [focus]);
   const coin = tokenNames(p.token).coin;
   const hasTag = p.destination_tag !== undefined && p.destination_tag !== null;
   const uri = s.stillDue ? walletUri({ token: p.token, address: p.deposit_address, amount: s.stillDue, destinationTag: p.destination_tag, contracts }) : null;
@@ -190,13 +190,13 @@ export function ClosedPanel({ p, s }: { p: Payment; s: Screen }) {
     <div class="done" id="closed">
       {p.status === 'expired' && (
         <>
-          <p>{t('expiredBody')}</p>
+          <p id="closed-body">{t('expiredBody')}</p>
           {p.token && time && <p id="late-note">{t('expiredLate', { time })}</p>}
         </>
       )}
       {p.status === 'underpaid' && (
         <>
-          <p>{t('underpaidBody', { received: `${p.received_amount ?? '0'} ${coin}`, due: `${p.crypto_amount ?? ''} ${coin}` })}</p>
+          <p id="closed-body">{t('underpaidBody', { received: `${p.received_amount ?? '0'} ${coin}`, due: `${p.crypto_amount ?? ''} ${coin}` })}</p>
           {s.stillDue && time && (
             <>
               <p id="late-note">{t('underpaidLate', { rest: `${s.stillDue} ${coin}`, time, name })}</p>
@@ -208,7 +208,7 @@ export function ClosedPanel({ p, s }: { p: Payment; s: Screen }) {
       )}
       {p.status === 'failed' && (
         <>
-          <p>{t('failedBody')}</p>
+          <p id="closed-body">{t('failedBody')}</p>
           <p id="late-note">{t('failedMoney', { name })}</p>
         </>
       )}

@@ -2,6 +2,12 @@
 // {placeholders} (checked by typecheck and by i18n.test.ts). Network names and coin tickers are
 // never translated: wallets show them as they are.
 const en = {
+  // Dollars as written here (the page formats them itself: Intl's currency formatter costs
+  // the first render tens of milliseconds).
+  usd: '${amount}',
+  decimalSeparator: '.',
+  groupSeparator: ',',
+
   pageTitle: 'Pay {name}',
   pageTitleNoName: 'Payment',
   loading: 'Loading the payment…',

@@ -2,6 +2,10 @@
 import type { Messages } from './en.ts';
 
 export default {
+  usd: '{amount}\u00a0US$',
+  decimalSeparator: ',',
+  groupSeparator: '.',
+
   pageTitle: 'Pagar a {name}',
   pageTitleNoName: 'Pago',
   loading: 'Cargando el pago…',

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { CATALOGUES } from './all.ts';
 import { LANGUAGES } from '../lib/languages.ts';
-import { fill } from '../lib/i18n.ts';
+import { fill, formats } from '../lib/i18n.ts';
 
 const placeholders = (s: string): string[] => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
 
@@ -12,9 +12,17 @@ describe('catalogues', () => {
     const c = CATALOGUES[lang];
     expect(Object.keys(c).sort()).toEqual(Object.keys(en).sort());
     for (const [key, text] of Object.entries(en) as [keyof typeof en, string][]) {
-      expect(c[key].trim(), `${lang}.${key}`).not.toBe('');
+      expect(c[key].length, `${lang}.${key}`).toBeGreaterThan(0);
       expect(placeholders(c[key]), `${lang}.${key}`).toEqual(placeholders(text));
     }
+  });
+
+  it('writes dollars as each language does (as Intl would, without its first-use cost)', () => {
+    const written: Record<string, string> = { en: '$1,234.50', es: '1.234,50\u00a0US$', pt: 'US$\u00a01.234,50', ru: '1\u00a0234,50\u00a0$', zh: 'US$1,234.50', tr: '$1.234,50' };
+    for (const lang of LANGUAGES) expect(formats(lang, CATALOGUES[lang]).usd('1234.50'), lang).toBe(written[lang]);
+    expect(formats('en', CATALOGUES.en).usd('25')).toBe('$25.00');
+    expect(formats('en', CATALOGUES.en).usd('1234567.5')).toBe('$1,234,567.50');
+    expect(formats('en', CATALOGUES.en).usd('0.05')).toBe('$0.05');
   });
 
   it('fill puts values in and leaves unknown placeholders', () => {

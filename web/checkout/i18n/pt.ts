@@ -2,6 +2,10 @@
 import type { Messages } from './en.ts';
 
 export default {
+  usd: 'US$\u00a0{amount}',
+  decimalSeparator: ',',
+  groupSeparator: '.',
+
   pageTitle: 'Pagamento para {name}',
   pageTitleNoName: 'Pagamento',
   loading: 'Carregando o pagamento…',

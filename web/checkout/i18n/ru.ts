@@ -3,6 +3,10 @@
 import type { Messages } from './en.ts';
 
 export default {
+  usd: '{amount}\u00a0$',
+  decimalSeparator: ',',
+  groupSeparator: '\u00a0',
+
   pageTitle: 'Оплата: {name}',
   pageTitleNoName: 'Оплата',
   loading: 'Загружаем платёж…',

@@ -2,6 +2,10 @@
 import type { Messages } from './en.ts';
 
 export default {
+  usd: '${amount}',
+  decimalSeparator: ',',
+  groupSeparator: '.',
+
   pageTitle: 'Ödeme alıcısı: {name}',
   pageTitleNoName: 'Ödeme',
   loading: 'Ödeme yükleniyor…',

@@ -2,6 +2,10 @@
 import type { Messages } from './en.ts';
 
 export default {
+  usd: 'US${amount}',
+  decimalSeparator: '.',
+  groupSeparator: ',',
+
   pageTitle: '向 {name} 付款',
   pageTitleNoName: '付款',
   loading: '正在加载付款信息…',

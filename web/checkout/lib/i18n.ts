@@ -1,12 +1,13 @@
-// The page's words: English is in the bundle, every other language is its own chunk, loaded
-// when chosen (the server preloads the one Accept-Language picks).
-import en, { type Messages } from '../i18n/en.ts';
+// The page's words: each language is its own chunk, loaded when chosen (the server preloads the
+// one Accept-Language picks, so it arrives with the page's script).
+import type { Messages } from '../i18n/en.ts';
 import { DEFAULT_LANGUAGE, isLanguage, type Language } from './languages.ts';
 
 export type { Messages };
 export type MessageKey = keyof Messages;
 
-const LOADERS: Record<Exclude<Language, 'en'>, () => Promise<{ default: Messages }>> = {
+const LOADERS: Record<Language, () => Promise<{ default: Messages }>> = {
+  en: () => import('../i18n/en.ts'),
   es: () => import('../i18n/es.ts'),
   pt: () => import('../i18n/pt.ts'),
   ru: () => import('../i18n/ru.ts'),
@@ -15,7 +16,7 @@ const LOADERS: Record<Exclude<Language, 'en'>, () => Promise<{ default: Messages
 };
 
 export async function loadMessages(lang: Language): Promise<Messages> {
-  return lang === 'en' ? en : (await LOADERS[lang]()).default;
+  return (await LOADERS[lang]()).default;
 }
 
 /** Fills `{name}` placeholders; an unknown one stays as written. */
@@ -40,7 +41,7 @@ export function rememberLanguage(lang: Language): void {
 
 export interface Formats {
   lang: Language;
-  /** Dollars from a decimal string, exactly ("$25.00", "25,00 US$"). */
+  /** Dollars from a decimal string, exactly, as the language writes them ("$25.00", "25,00 US$"). */
   usd(amount: string): string;
   /** An amount in another currency (price_currency); as written when the code is not ISO 4217. */
   money(amount: string, currency: string): string;
@@ -50,12 +51,19 @@ export interface Formats {
 /** Intl formatting takes a decimal string as it is (no float rounding). */
 type Decimalish = Parameters<Intl.NumberFormat['format']>[0];
 
-export function formats(lang: Language): Formats {
-  const usdFormat = new Intl.NumberFormat(lang, { style: 'currency', currency: 'USD' });
-  const dt = new Intl.DateTimeFormat(lang, { dateStyle: 'medium', timeStyle: 'short' });
+/** A decimal string with at least 2 decimals, grouped by thousands. */
+function decimal(amount: string, m: Messages): string {
+  const [whole = '0', frac = ''] = amount.split('.');
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, m.groupSeparator);
+  return `${grouped}${m.decimalSeparator}${frac.padEnd(2, '0')}`;
+}
+
+export function formats(lang: Language, m: Messages): Formats {
+  // Made on first use: Intl's formatters cost the first render tens of milliseconds.
+  let dt: Intl.DateTimeFormat | undefined;
   return {
     lang,
-    usd: (amount) => usdFormat.format(amount as Decimalish),
+    usd: (amount) => fill(m.usd, { amount: decimal(amount, m) }),
     money: (amount, currency) => {
       try {
         return new Intl.NumberFormat(lang, { style: 'currency', currency }).format(amount as Decimalish);
@@ -63,6 +71,6 @@ export function formats(lang: Language): Formats {
         return `${amount} ${currency}`;
       }
     },
-    dateTime: (d) => dt.format(d),
+    dateTime: (d) => (dt ??= new Intl.DateTimeFormat(lang, { dateStyle: 'medium', timeStyle: 'short' })).format(d),
   };
 }
