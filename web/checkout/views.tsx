@@ -229,7 +229,7 @@ export function Notices({ p, s }: { p: Payment; s: Screen }) {
         const got = tokenNames(d.token);
         return (
           <p class="notice" key={d.tx_id} data-wrong-asset={d.token}>
-            {t('wrongAsset', { amount: `${d.amount} ${got.coin} (${got.networkFull})`, coin: asked.coin, network: asked.networkFull })}{' '}
+            {t('wrongAsset', { amount: `${d.amount} ${t('coinOnNetwork', { coin: got.coin, network: got.networkFull })}`, coin: asked.coin, network: asked.networkFull })}{' '}
             {d.counted ? t('wrongAssetCounted', { usd: f.usd(d.usd_value) }) : t('wrongAssetNotCounted', { name })}
           </p>
         );
