@@ -3,7 +3,9 @@
 // emits one Transfer log per transfer, a reverted transfer leaves no log, and a stopped node comes
 // back on the same port with the same blocks (what the chain outage tests rely on).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseAbiItem, type Address } from 'viem';
+import { createPublicClient, parseAbiItem, type Address } from 'viem';
+import { NodeEndpoints } from '../../src/chains/rpc/endpoints.ts';
+import { endpointsTransport } from '../../src/chains/evm/transport.ts';
 import { compileTestToken } from '../../scripts/compile-test-token.ts';
 import { anvilOrSkip, deployTestToken, startAnvil, testTokenAbi, testTokenArtifact, type AnvilNode } from '../harness/anvil.ts';
 
@@ -46,6 +48,14 @@ describe.runIf(anvilOrSkip())('anvil harness', () => {
     const failed = await node.client.waitForTransactionReceipt({ hash: reverted, pollingInterval: 20 });
     expect(failed.status).toBe('reverted');
     expect(failed.logs).toEqual([]);
+  });
+
+  it('a viem client over NodeEndpoints moves past a dead node to anvil', async () => {
+    const endpoints = new NodeEndpoints(['http://127.0.0.1:1', node.url]);
+    const client = createPublicClient({ transport: endpointsTransport(endpoints, 2000), cacheTime: 0 });
+    expect(await client.getChainId()).toBe(56);
+    expect(endpoints.index).toBe(1);
+    expect(endpoints.lastError).toMatch(/127\.0\.0\.1:1/);
   });
 
   it('a stopped node restarts on the same port with the same blocks', async () => {
