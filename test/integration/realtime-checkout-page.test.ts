@@ -66,6 +66,14 @@ describe.skipIf(!hasChromium)('hosted checkout page in Chromium', { timeout: 90_
     return { page, errors };
   }
 
+  /** open(), once the deposit address is on the page. */
+  async function openPaying(token: string, opts: BrowserContextOptions = {}): Promise<{ page: Page; errors: string[] }> {
+    const opened = await open(token, opts);
+    await addressShown(opened.page);
+    return opened;
+  }
+  const addressShown = (page: Page) => page.locator('#address').filter({ hasText: /\S/ }).waitFor(WAIT);
+
   async function close(page: Page): Promise<void> {
     await page.context().close();
   }
@@ -152,8 +160,7 @@ describe.skipIf(!hasChromium)('hosted checkout page in Chromium', { timeout: 90_
 
   it.concurrent('partially paid: what is still due, to copy; copy buttons say they copied', async ({ expect }) => {
     const p = await createPayment(t.app, owner.testKey, { token: 'LTC' });
-    const { page } = await open(p.checkout_token);
-    await page.locator('#address').filter({ hasText: /\S/ }).waitFor(WAIT);
+    const { page } = await openPaying(p.checkout_token);
     await simulate(p, 'partially_paid');
     await status(page, 'partially_paid');
     const view = await (await fetch(`${t.url}/checkout/${p.checkout_token}`)).json();
@@ -209,8 +216,7 @@ describe.skipIf(!hasChromium)('hosted checkout page in Chromium', { timeout: 90_
 
   it.concurrent('underpaid: what arrived, and how the rest still completes it within 24 hours', async ({ expect }) => {
     const p = await createPayment(t.app, owner.testKey, { token: 'BTC', cancel_url: 'https://shop.example/cart' });
-    const { page } = await open(p.checkout_token);
-    await page.locator('#address').filter({ hasText: /\S/ }).waitFor(WAIT);
+    const { page } = await openPaying(p.checkout_token);
     await simulate(p, 'underpaid');
     await status(page, 'underpaid');
     const view = await (await fetch(`${t.url}/checkout/${p.checkout_token}`)).json();
@@ -224,8 +230,7 @@ describe.skipIf(!hasChromium)('hosted checkout page in Chromium', { timeout: 90_
 
   it.concurrent('failed: nothing was credited, and whom to contact', async ({ expect }) => {
     const p = await createPayment(t.app, owner.testKey, { token: 'DOGE', amount_usd: '25', cancel_url: 'https://shop.example/cart' });
-    const { page } = await open(p.checkout_token);
-    await page.locator('#address').filter({ hasText: /\S/ }).waitFor(WAIT);
+    const { page } = await openPaying(p.checkout_token);
     await simulate(p, 'failed');
     await status(page, 'failed');
     expect(await text(page, '#status')).toBe('This payment failed.');
@@ -237,8 +242,7 @@ describe.skipIf(!hasChromium)('hosted checkout page in Chromium', { timeout: 90_
 
   it.concurrent('a deposit in another coin is explained', async ({ expect }) => {
     const p = await createPayment(t.app, owner.testKey, { token: 'ETH' });
-    const { page } = await open(p.checkout_token);
-    await page.locator('#address').filter({ hasText: /\S/ }).waitFor(WAIT);
+    const { page } = await openPaying(p.checkout_token);
     await simulate(p, 'wrong_asset');
     const notice = page.locator('[data-wrong-asset="USDT_ERC20"]');
     await notice.waitFor(WAIT);
@@ -255,8 +259,7 @@ describe.skipIf(!hasChromium)('hosted checkout page in Chromium', { timeout: 90_
     const store = (await t.app.inject({ method: 'POST', url: '/merchant/stores', headers: tokenHeader(shop.accessToken), payload: { name: 'Olé Books' } })).json().store;
     const key = (await t.app.inject({ method: 'POST', url: '/merchant/api-keys?mode=test', headers: tokenHeader(shop.accessToken), payload: { store_id: store.id } })).json().secret;
     const p = await createPayment(t.app, key, { token: 'USDT_TRC20', amount_usd: '25.00' });
-    const { page } = await open(p.checkout_token);
-    await page.locator('#address').filter({ hasText: /\S/ }).waitFor(WAIT);
+    const { page } = await openPaying(p.checkout_token);
     expect(await text(page, 'h1')).toBe('Pay Olé Books');
     expect(await text(page, '#merchant')).toBe('Olé Group');
     expect(await text(page, '#network-rule')).toBe('USDT on Tron (TRC-20): send only on Tron.');
@@ -317,8 +320,7 @@ describe.skipIf(!hasChromium)('hosted checkout page in Chromium', { timeout: 90_
 
   it.concurrent('phone and desktop layouts: nothing overflows at 360 px; two columns on a desktop', async ({ expect }) => {
     const p = await createPayment(t.app, owner.testKey, { token: 'USDC_BEP20', description: 'A rather long description of what is being bought, to see it wrap on a phone without pushing the page sideways' });
-    const { page } = await open(p.checkout_token);
-    await page.locator('#address').filter({ hasText: /\S/ }).waitFor(WAIT);
+    const { page } = await openPaying(p.checkout_token);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
     const summary = () => page.locator('.summary').boundingBox();
     const main = () => page.locator('.card.main').boundingBox();
@@ -335,7 +337,7 @@ describe.skipIf(!hasChromium)('hosted checkout page in Chromium', { timeout: 90_
     const page = await context.newPage();
     await page.route('**/socket.io/**', (route) => route.abort());
     await page.goto(`${t.url}/pay/${p.checkout_token}`);
-    await page.locator('#address').filter({ hasText: /\S/ }).waitFor(WAIT);
+    await addressShown(page);
     expect(await page.evaluate(() => typeof (window as unknown as { io?: unknown }).io)).toBe('undefined');
     await page.locator('#simulate-run').click();
     await status(page, 'confirmed');
