@@ -13,6 +13,7 @@ import { createPayment, type Json } from '../harness/payments.ts';
 import { PROJECT_ROOT } from '../harness/node.ts';
 import { startSocketApp, type SocketApp } from './realtime-support.ts';
 import { foundOrNull } from '../../src/realtime/index.ts';
+import { toUnits } from '../../web/checkout/lib/amounts.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = path.join(PROJECT_ROOT, 'test-artifacts', 'checkout');
@@ -136,13 +137,21 @@ describe.skipIf(!hasChromium)('hosted checkout page in Chromium', { timeout: 90_
       new MutationObserver(() => { const s = document.getElementById('status')?.textContent ?? ''; if (w.seen[w.seen.length - 1] !== s) w.seen.push(s); })
         .observe(el.parentElement!, { childList: true, characterData: true, subtree: true });
     });
-    await simulate(p, 'confirmed');
+    // The deposit as a chain watcher reports it: seen, confirmed further, then final. Each step
+    // holds until the next, so the page is looked at in each.
+    const ref = { paymentId: p.id };
+    const txId = 'ab'.repeat(32);
+    await t.services.payments.intake.recordDeposit(ref, { txId, token: 'ETH', amount: toUnits(view.crypto_amount, 18)!, confirmations: 0, simulated: true, at: new Date() });
     await status(page, 'detecting');
     expect(await text(page, '#confirmations-text')).toBe('0 of 12');
     expect(await page.locator('#confirmations-bar').getAttribute('max')).toBe('12');
     expect(await page.locator('#countdown').count()).toBe(0);
     expect(await page.locator('#address').count()).toBe(0);
+    await t.services.payments.intake.updateConfirmations(ref, txId, 5, new Date());
+    await page.locator('#confirmations-text', { hasText: '5 of 12' }).waitFor(WAIT);
+    expect(await page.locator('#confirmations-bar').evaluate((el) => (el as HTMLProgressElement).value)).toBe(5);
     await shoot(page, '3-detecting');
+    await t.services.payments.intake.markFinal(ref, txId, new Date());
     await status(page, 'confirmed');
     expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(42);
     const seen = await page.evaluate(() => (window as unknown as { seen: string[] }).seen);
