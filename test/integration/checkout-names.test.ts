@@ -7,7 +7,7 @@ import { eq } from 'drizzle-orm';
 import { describeEachDb } from '../harness/databases.ts';
 import { signupAccount, tokenHeader, type Account } from '../harness/accounts.ts';
 import { createPayment, fromIp } from '../harness/payments.ts';
-import { ask, closeSockets, connect, next, startSocketApp, type SocketApp } from './realtime-support.ts';
+import { ask, closeSockets, connect, next, startSocketApp, until, type SocketApp } from './realtime-support.ts';
 import { foundOrNull, type PaymentJson } from '../../src/realtime/index.ts';
 import { PayerNameCache, NAMES_CACHE_MS, stores } from '../../src/accounts/index.ts';
 
@@ -53,9 +53,12 @@ describeEachDb('merchant and store names on the checkout', (h) => {
     const p = await createPayment(t.app, storeKey);
     await checkout(p.checkout_token);
     const before = t.services.accounts.names.lookups;
+    const started = performance.now();
     for (let i = 0; i < 30; i++) expect((await checkout(p.checkout_token)).store_name).toBe('Olé Books');
-    // At most one background refresh if the entry neared its end meanwhile.
-    expect(t.services.accounts.names.lookups - before).toBeLessThanOrEqual(1);
+    // At most one background refresh each time the entry nears its end (every 1.5 s of a slow run).
+    const refreshes = 1 + Math.floor((performance.now() - started) / 1500);
+    expect(t.services.accounts.names.lookups - before).toBeLessThanOrEqual(refreshes);
+    expect(refreshes).toBeLessThan(30);
   });
 
   it('a store renamed through this process shows on the next read (from the outbox event)', async () => {
@@ -63,8 +66,10 @@ describeEachDb('merchant and store names on the checkout', (h) => {
     expect((await checkout(p.checkout_token)).store_name).toBe('Olé Books');
     const res = await t.app.inject({ method: 'PATCH', url: `/merchant/stores/${storeId}`, headers: tokenHeader(owner.accessToken), payload: { name: 'Olé Libros' } });
     expect(res.statusCode).toBe(200);
-    await t.platform.outbox.drainNow();
     const lookups = t.services.accounts.names.lookups;
+    // The dispatcher running in the background hands the store:update event over within moments,
+    // well before the name read above is 2 seconds old: no read brings the new name, the event does.
+    await until(() => t.services.accounts.names.peek(owner.merchant.id, storeId).store_name === 'Olé Libros', 1500);
     expect((await checkout(p.checkout_token)).store_name).toBe('Olé Libros');
     expect(t.services.accounts.names.lookups).toBe(lookups);
   });
