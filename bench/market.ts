@@ -1,0 +1,129 @@
+// Live market bench (issue 15): POST /v1/payments in live mode (ETH) priced from the static market
+// (MARKET_FILE) against the same priced from the live market while it refreshes in the background,
+// in one run, on one database. Two copies of the service run side by side on that database; each
+// is warmed up, then they are measured in alternating halves of BENCH_SECONDS (static, live, live,
+// static), so a machine whose speed drifts weighs on both alike.
+// The live copy asks local stand-ins of the five price APIs (test/harness/exchanges.ts, in this
+// process: their own work counts against the live side) once a second while its halves run:
+// thirty times the default RATE_REFRESH_S, 23 requests a refresh. Target: live/static ≥ 0.95.
+// Run: node_modules/.bin/node bench/market.ts   (BENCH_ENGINES=postgres,pglite; TEST_DATABASE_URL)
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { eq } from 'drizzle-orm';
+import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/platform/logger.ts';
+import { bootPlatform } from '../src/platform/boot.ts';
+import type { Database } from '../src/platform/db/index.ts';
+import { createServices, type Services } from '../src/services.ts';
+import { buildApp } from '../src/app.ts';
+import { startWorkers, stopWorkers } from '../src/workers.ts';
+import { insertApiKey } from '../src/accounts/api-keys.ts';
+import { merchants } from '../src/accounts/index.ts';
+import { openScratchDatabase } from '../test/harness/scratch-db.ts';
+import { FakeExchanges } from '../test/harness/exchanges.ts';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const MARKET_FILE = path.resolve(HERE, '../test/fixtures/market.json');
+const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const WARMUP_S = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
+/** Enough live keys that none reaches the 20-a-second API key limit. */
+const KEYS = 400;
+const REFRESH_MS = 1000;
+
+interface Side { name: string; services: Services; url: string; close: () => Promise<void> }
+interface Measured { requests: number; seconds: number; non2xx: number; errors: number; p50: number; p99: number }
+
+async function startSide(name: string, db: Database, env: Record<string, string>): Promise<Side> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-bench-market-'));
+  const config = loadConfig({
+    DATA_DIR: dataDir, AUTH_SECRET: 'bench-auth-secret-bench-auth-secret-0123', WALLET_MNEMONIC: MNEMONIC,
+    LOG_LEVEL: 'silent', PORT: '0', ETHEREUM_RPC_URL: 'http://127.0.0.1:1', ...env,
+  });
+  const platform = await bootPlatform(config, createLogger('silent'), { db, jobs: false });
+  const services = await createServices(platform);
+  const app = await buildApp(services);
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  await startWorkers(services);
+  return {
+    name, services, url,
+    close: async () => { await app.close(); await stopWorkers(services); await services.payments.close(); fs.rmSync(dataDir, { recursive: true, force: true }); },
+  };
+}
+
+async function liveKeys(side: Side, db: Database): Promise<string[]> {
+  const account = await side.services.accounts.signup({ merchant_name: 'Bench', email: `bench-${Date.now()}@example.com`, password: 'bench-password-1' });
+  await db.orm.update(merchants).set({ liveEnabled: true }).where(eq(merchants.id, account.merchant.id));
+  const keys: string[] = [];
+  for (let i = 0; i < KEYS; i++) {
+    keys.push((await insertApiKey(db.orm, { merchantId: account.merchant.id, livemode: true, label: `bench-${i}`, access: 'full', createdBy: null, at: new Date() })).secret);
+  }
+  return keys;
+}
+
+async function load(url: string, keys: string[], seconds: number): Promise<Measured> {
+  let n = 0;
+  const r = await autocannon({
+    url, connections: CONNECTIONS, duration: seconds,
+    requests: [{
+      method: 'POST', path: '/v1/payments',
+      setupRequest: (req) => {
+        const i = n++;
+        return { ...req, headers: { 'content-type': 'application/json', authorization: `Bearer ${keys[i % keys.length]}` }, body: JSON.stringify({ order_id: `m-${i}-${crypto.randomBytes(3).toString('hex')}`, amount_usd: '25.00', token: 'ETH' }) };
+      },
+    }],
+  });
+  return { requests: r.requests.total, seconds: r.duration, non2xx: r.non2xx, errors: r.errors, p50: r.latency.p50, p99: r.latency.p99 };
+}
+
+const sum = (halves: Measured[]) => ({
+  rps: halves.reduce((a, h) => a + h.requests, 0) / halves.reduce((a, h) => a + h.seconds, 0),
+  p50: Math.max(...halves.map((h) => h.p50)), p99: Math.max(...halves.map((h) => h.p99)),
+  non2xx: halves.reduce((a, h) => a + h.non2xx, 0), errors: halves.reduce((a, h) => a + h.errors, 0),
+});
+
+async function benchEngine(kind: 'pglite' | 'postgres'): Promise<void> {
+  const { db, drop } = await openScratchDatabase(kind, { poolMax: 20, prefix: 'gw_bench' });
+  const fx = await FakeExchanges.start();
+  // RATE_REFRESH_S is left long: the refreshes are driven below, only while the live side is measured.
+  const stat = await startSide('static', db, { MARKET_FILE });
+  const live = await startSide('live', db, { ...fx.env(), RATE_REFRESH_S: '3600', RATE_MAX_AGE_S: '3600' });
+  try {
+    const keys = await liveKeys(stat, db);
+    await live.services.market.refresh();
+    let refreshes = 0;
+    const onLive = async <T>(run: () => Promise<T>): Promise<T> => {
+      const timer = setInterval(() => { refreshes++; void live.services.market.refresh(); }, REFRESH_MS);
+      try { return await run(); } finally { clearInterval(timer); }
+    };
+    if (WARMUP_S > 0) {
+      await load(stat.url, keys, WARMUP_S);
+      await onLive(() => load(live.url, keys, WARMUP_S));
+    }
+    const before = Object.values(fx.requests).reduce((a, b) => a + b, 0);
+    const refreshesBefore = refreshes;
+    const half = SECONDS / 2;
+    const s1 = await load(stat.url, keys, half);
+    const l1 = await onLive(() => load(live.url, keys, half));
+    const l2 = await onLive(() => load(live.url, keys, half));
+    const s2 = await load(stat.url, keys, half);
+    const s = sum([s1, s2]);
+    const l = sum([l1, l2]);
+    const asked = Object.values(fx.requests).reduce((a, b) => a + b, 0) - before;
+    const fmt = (x: ReturnType<typeof sum>) => `${x.rps.toFixed(0).padStart(5)} req/s p50 ${String(x.p50).padStart(3)} p99 ${String(x.p99).padStart(4)} ms (non-2xx ${x.non2xx}, errors ${x.errors})`;
+    console.log(`${kind.padEnd(8)} POST /v1/payments live ETH | static market ${fmt(s)} | live market ${fmt(l)} | live/static ${(l.rps / s.rps).toFixed(2)} (target ≥ 0.95) | ${refreshes - refreshesBefore} refreshes, ${asked} source requests while measured`);
+  } finally {
+    await live.close();
+    await stat.close();
+    await fx.close();
+    await drop();
+  }
+}
+
+for (const kind of (process.env.BENCH_ENGINES ?? 'postgres,pglite').split(',') as ('postgres' | 'pglite')[]) await benchEngine(kind);
+process.exit(0);
