@@ -85,6 +85,7 @@ describe('config', () => {
     [{ TOKEN_CONTRACTS: 'garbage' }, 'TOKEN_CONTRACTS'],
     [{ REDIS_URL: 'http://x' }, 'REDIS_URL'],
     [{ RATE_SOURCES: 'coinbase,coingecko' }, 'RATE_SOURCES'],
+    [{ RATE_SOURCES: ' , ' }, 'RATE_SOURCES'],
     [{ RATE_SOURCE_OKX_URL: 'ftp://okx' }, 'RATE_SOURCE_OKX_URL'],
     [{ RATE_SOURCE_BINANCE_URL: 'not a url' }, 'RATE_SOURCE_BINANCE_URL'],
     [{ RATE_REFRESH_S: '0' }, 'RATE_REFRESH_S'],

@@ -132,6 +132,7 @@ function parseRateSources(env: Env): RateSourceName[] {
     }
     if (!names.includes(item as RateSourceName)) names.push(item as RateSourceName);
   }
+  if (names.length === 0) bad('RATE_SOURCES', `must name at least one source, got "${v}"`);
   return names;
 }
 

@@ -135,9 +135,14 @@ export class LiveMarket {
   }
 
   async #refreshOnce(): Promise<void> {
-    await Promise.all([...this.#sources.map((s) => this.#fetchSource(s)), this.#fetchFees()]);
-    if (this.#stopped.signal.aborted) return;
-    this.#view = this.#compute(this.#now(), true);
+    try {
+      await Promise.all([...this.#sources.map((s) => this.#fetchSource(s)), this.#fetchFees()]);
+      if (this.#stopped.signal.aborted) return;
+      this.#view = this.#compute(this.#now(), true);
+    } catch (err) {
+      // Runs in the background: a bug here must not end the process; the view ages out on its own.
+      this.#log.error({ err }, 'live market refresh failed');
+    }
   }
 
   #signal(): AbortSignal {
