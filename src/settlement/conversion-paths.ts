@@ -38,11 +38,9 @@ export const isStablePair = (from: TokenSymbol, to: TokenSymbol): boolean => TOK
 
 /** A plan needed the market rate of a coin that has none (live: no current price). */
 export class NoMarketRateError extends Error {
-  readonly token: TokenSymbol;
   constructor(token: TokenSymbol) {
     super(`no market rate for ${token}`);
     this.name = 'NoMarketRateError';
-    this.token = token;
   }
 }
 
