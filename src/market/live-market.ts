@@ -19,7 +19,7 @@ import { httpGetJson } from './source-http.ts';
 import type { MarketReportEntry, SourceHealth } from './report.ts';
 
 /** Time limit of one source's requests (or one fee quote), and never longer than the refresh period. */
-export const FETCH_TIMEOUT_MS = 5000;
+const FETCH_TIMEOUT_MS = 5000;
 
 export interface LiveMarketOptions {
   sources: readonly RateSource[];

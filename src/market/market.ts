@@ -37,7 +37,7 @@ export function staticMarket(data: MarketData, loadedAt: Date): Market {
 }
 
 /** Test mode on `test` figures, live mode on the live sources. */
-export function liveAndTestMarket(live: LiveMarket, test: MarketData, loadedAt: Date): Market {
+function liveAndTestMarket(live: LiveMarket, test: MarketData, loadedAt: Date): Market {
   return {
     snapshot: (livemode) => (livemode ? live.snapshot() : test),
     report: (livemode) => (livemode ? live.report() : staticReport(test, loadedAt)),

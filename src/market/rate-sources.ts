@@ -35,7 +35,7 @@ export interface RateSource {
 }
 
 /** Base URLs: everything before the documented API path (RATE_SOURCE_<NAME>_URL replaces it). */
-export const DEFAULT_SOURCE_URLS: Readonly<Record<RateSourceName, string>> = {
+const DEFAULT_SOURCE_URLS: Readonly<Record<RateSourceName, string>> = {
   coinbase: 'https://api.coinbase.com',
   kraken: 'https://api.kraken.com',
   binance: 'https://api.binance.com',
@@ -49,7 +49,7 @@ const PRICE = /^\d+(\.\d+)?$/;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A positive decimal string, or a SourceError naming what was wrong. */
-export function priceOf(v: unknown): Decimal {
+function priceOf(v: unknown): Decimal {
   if (typeof v !== 'string' || !PRICE.test(v)) throw new SourceError(`malformed answer: price ${JSON.stringify(v)?.slice(0, 40)}`);
   const d = dec(v);
   if (d.lte(0)) throw new SourceError('malformed answer: price is not positive');
