@@ -5,10 +5,16 @@ import { registerAccountRoutes } from './accounts/index.ts';
 import { registerPaymentRoutes } from './payments/index.ts';
 import { registerSettlementRoutes } from './settlement/index.ts';
 import { registerWebhookRoutes } from './webhooks/index.ts';
+import { registerSupportRoutes } from './support/index.ts';
+import { registerLinkRoutes } from './links/index.ts';
+import { registerCustomerRoutes } from './customers/index.ts';
 
 export async function registerRoutes(app: FastifyInstance, services: Services): Promise<void> {
   registerAccountRoutes(app, services.accounts);
   await registerPaymentRoutes(app, services.accounts, services.payments, services.platform.clock);
   registerSettlementRoutes(app, services);
   registerWebhookRoutes(app, services);
+  registerSupportRoutes(app, services.accounts, services.support);
+  await registerLinkRoutes(app, services.accounts, services.links);
+  registerCustomerRoutes(app, services.accounts, services.customers);
 }
