@@ -70,10 +70,11 @@ export async function markRead(tx: Tx, merchantId: string, side: Side, at: Date)
 
 /** Conversations with at least one message, latest first, with support's unread count and merchant name. */
 export async function conversationsPage(ex: Executor, page: { limit: number; offset: number }) {
-  const unread = sql<number>`(select count(*) from support_messages s where s.merchant_id = ${supportConversations.merchantId}
+  // Written out with the table's name: inside a subquery drizzle's bare column names would bind to it.
+  const unread = sql<number>`(select count(*) from support_messages s where s.merchant_id = support_conversations.merchant_id
     and s.side = 'merchant' and s.deleted_at is null
-    and (${supportConversations.supportReadAt} is null or s.created_at > ${supportConversations.supportReadAt}))`;
-  const merchantName = sql<string>`(select name from merchants m where m.id = ${supportConversations.merchantId})`;
+    and (support_conversations.support_read_at is null or s.created_at > support_conversations.support_read_at))`;
+  const merchantName = sql<string>`(select m.name from merchants m where m.id = support_conversations.merchant_id)`;
   const where = sql`${supportConversations.lastMessageId} is not null`;
   const [rows, [{ n }]] = await Promise.all([
     ex.select({ merchantId: supportConversations.merchantId, merchantName, lastMessageId: supportConversations.lastMessageId, unread })
