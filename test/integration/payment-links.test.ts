@@ -118,6 +118,7 @@ describeEachDb('payment links', (h) => {
   it('lists the links of a mode with `active`, total, limit and offset; 400 for an `active` that is not true or false', async () => {
     const acct = await signupAccount(t.app);
     const a = await makeLink({ name: 'a' }, acct.accessToken);
+    await new Promise((r) => setTimeout(r, 5)); // newest first: b is made a later millisecond
     const b = await makeLink({ name: 'b' }, acct.accessToken);
     await inject({ method: 'PATCH', url: `/merchant/links/${a.id}`, headers: tokenHeader(acct.accessToken), payload: { active: false } });
     const list = (qs: string) => inject({ method: 'GET', url: `/merchant/links${qs}`, headers: tokenHeader(acct.accessToken) });
