@@ -1,6 +1,6 @@
 // The Customer object of CONTRACT.md "Customers", and its socket event.
 import type { Executor } from '../platform/db/index.ts';
-import { appendEvent } from '../events/index.ts';
+import { appendEvent, type NewEvent } from '../events/index.ts';
 import { formatUsd2 } from '../money/index.ts';
 import type { CustomerRow } from './schema.ts';
 
@@ -23,6 +23,9 @@ export function customerJson(c: CustomerRow): Record<string, unknown> {
   };
 }
 
-/** `customer:update` (spec 6.3) in the caller's transaction: made, changed, or one of its payments confirmed. */
-export const emitCustomerUpdate = (tx: Executor, c: CustomerRow, at: Date) =>
-  appendEvent(tx, { type: CUSTOMER_UPDATE, livemode: c.livemode, merchantId: c.merchantId, data: customerJson(c), at });
+/** `customer:update` (spec 6.3): made, changed, or one of its payments confirmed. */
+export const customerUpdateEvent = (c: CustomerRow, at: Date): NewEvent =>
+  ({ type: CUSTOMER_UPDATE, livemode: c.livemode, merchantId: c.merchantId, data: customerJson(c), at });
+
+/** `customer:update` in the caller's transaction. */
+export const emitCustomerUpdate = (tx: Executor, c: CustomerRow, at: Date) => appendEvent(tx, customerUpdateEvent(c, at));

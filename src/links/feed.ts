@@ -1,10 +1,13 @@
 // A link's `payments` and `volume_usd` (CONTRACT.md "Payment links"): the payments room's group feed.
 // A payment belongs to the link named by its metadata.link_id when its order id is one the link
 // gave out (link_<id>_<n>) in the link's own merchant and mode; each change raises `link:update`.
-import { and, eq, inArray, sql } from 'drizzle-orm';
-import type { GroupFeed, GroupMember } from '../payments/index.ts';
+// A fixed number of statements per batch, in the outbox's dispatch transaction.
+import { inArray, sql } from 'drizzle-orm';
+import { queryRows } from '../platform/db/index.ts';
+import { appendEvents } from '../events/index.ts';
+import { changesJson, GROUP_CHANGE_COLUMNS, type GroupFeed, type GroupMember } from '../payments/index.ts';
 import { paymentLinks } from './schema.ts';
-import { emitLinkUpdate } from './json.ts';
+import { linkUpdateEvent } from './json.ts';
 import { linkOrderPrefix } from './service.ts';
 
 export function linkFeed(checkoutBase: () => string | null): GroupFeed {
@@ -26,13 +29,14 @@ export function linkFeed(checkoutBase: () => string | null): GroupFeed {
     },
 
     async apply(tx, changes, now) {
-      for (const c of changes) {
-        const [row] = await tx.update(paymentLinks).set({
-          payments: sql`${paymentLinks.payments} + ${c.added}`,
-          volumeUsd: sql`${paymentLinks.volumeUsd} + ${c.confirmedUsd.toFixed()}::numeric`,
-        }).where(and(eq(paymentLinks.id, c.groupId))).returning();
-        if (row) await emitLinkUpdate(tx, row, checkoutBase(), now);
-      }
+      const changed = await queryRows<{ id: string }>(tx, sql`
+        update payment_links l set payments = l.payments + v.added, volume_usd = l.volume_usd + v.confirmed_usd
+        from jsonb_to_recordset(${changesJson(changes)}::jsonb) as v(${sql.raw(GROUP_CHANGE_COLUMNS)})
+        where l.id = v.group_id
+        returning l.id`);
+      if (changed.length === 0) return;
+      const rows = await tx.select().from(paymentLinks).where(inArray(paymentLinks.id, changed.map((r) => r.id)));
+      await appendEvents(tx, rows.map((r) => linkUpdateEvent(r, checkoutBase(), now)));
     },
   };
 }

@@ -1,6 +1,6 @@
 // The payment link object of CONTRACT.md "Payment links", and its socket event.
 import type { Executor } from '../platform/db/index.ts';
-import { appendEvent } from '../events/index.ts';
+import { appendEvent, type NewEvent } from '../events/index.ts';
 import { formatUsd, formatUsd2 } from '../money/index.ts';
 import type { LinkRow } from './schema.ts';
 
@@ -31,6 +31,9 @@ export function linkJson(l: LinkRow, checkoutBase: string | null): Record<string
   };
 }
 
-/** `link:update` (spec 6.3) in the caller's transaction, on every change of the link or its counts. */
-export const emitLinkUpdate = (tx: Executor, l: LinkRow, checkoutBase: string | null, at: Date) =>
-  appendEvent(tx, { type: LINK_UPDATE, livemode: l.livemode, merchantId: l.merchantId, data: linkJson(l, checkoutBase), at });
+/** `link:update` (spec 6.3), on every change of the link or its counts. */
+export const linkUpdateEvent = (l: LinkRow, checkoutBase: string | null, at: Date): NewEvent =>
+  ({ type: LINK_UPDATE, livemode: l.livemode, merchantId: l.merchantId, data: linkJson(l, checkoutBase), at });
+
+/** `link:update` in the caller's transaction. */
+export const emitLinkUpdate = (tx: Executor, l: LinkRow, checkoutBase: string | null, at: Date) => appendEvent(tx, linkUpdateEvent(l, checkoutBase, at));

@@ -14,7 +14,7 @@ export { payments, deposits, type PaymentRow, type DepositRow } from './schema.t
 export { settleInputOf } from './settle-port.ts';
 export { paymentJson, publicPaymentJson, paymentEventData, payerView } from './views.ts';
 export {
-  PaymentGroups, recentGroupPayments, groupedPayments,
+  PaymentGroups, recentGroupPayments, groupedPayments, changesJson, GROUP_CHANGE_COLUMNS,
   type GroupFeed, type GroupChange, type GroupMember, type GroupablePayment,
 } from './payment-groups.ts';
 export { parseCreateInput, type CreateInput } from './create-input.ts';

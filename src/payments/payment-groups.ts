@@ -132,6 +132,17 @@ export async function recordMembers(tx: Tx, members: readonly GroupMember[]): Pr
   return [...changes.values()];
 }
 
+/**
+ * The changes as one JSON parameter for `jsonb_to_recordset(…) as v(group_id text, added integer,
+ * confirmed_usd numeric, first_at timestamptz, last_at timestamptz)`: a feed applies a whole batch's
+ * changes in one statement.
+ */
+export const GROUP_CHANGE_COLUMNS = 'group_id text, added integer, confirmed_usd numeric, first_at timestamptz, last_at timestamptz';
+export const changesJson = (changes: readonly GroupChange[]): string => JSON.stringify(changes.map((c) => ({
+  group_id: c.groupId, added: c.added, confirmed_usd: c.confirmedUsd.toFixed(),
+  first_at: c.firstAt?.toISOString() ?? null, last_at: c.lastAt?.toISOString() ?? null,
+})));
+
 /** The payment ids of a group, newest first (a customer's recent payments). */
 export async function recentGroupPayments(ex: Executor, groupId: string, limit: number): Promise<string[]> {
   const rows = await queryRows<{ payment_id: string }>(ex, sql`
