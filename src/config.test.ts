@@ -23,6 +23,26 @@ describe('config', () => {
     expect(c.confirmations.bitcoin).toBe(3);
     expect(c.confirmations.tron).toBe(20);
     expect(c.adminToken).toBeNull();
+    expect(c.rpc.ethereum).toEqual([]);
+    expect(c.tronSolidityUrls).toEqual([]);
+  });
+
+  it('takes several node URLs per chain, in order, separated by commas', () => {
+    const c = loadConfig({
+      DATA_DIR: tmp(), ETHEREUM_RPC_URL: 'http://a:8545/, https://b.example/rpc', XRP_RPC_URL: 'wss://x.example',
+      TRON_API_URL: 'http://t:8090', TRON_SOLIDITY_URL: 'http://t:8091',
+    });
+    expect(c.rpc.ethereum).toEqual(['http://a:8545', 'https://b.example/rpc']);
+    expect(c.rpc.xrp).toEqual(['wss://x.example']);
+    expect(c.rpc.tron).toEqual(['http://t:8090']);
+    expect(c.tronSolidityUrls).toEqual(['http://t:8091']);
+    expect(c.rpc.bitcoin).toEqual([]);
+  });
+
+  it('refuses a node URL list with one bad entry, naming the variable', () => {
+    expect(() => loadConfig({ DATA_DIR: tmp(), BSC_RPC_URL: 'http://ok:8545,ftp://bad' })).toThrow(
+      new ConfigError('invalid configuration: BSC_RPC_URL must use http: or https:, got "ftp:"'),
+    );
   });
 
   it('generates AUTH_SECRET and WALLET_MNEMONIC once into DATA_DIR with mode 0600 and reuses them', () => {
