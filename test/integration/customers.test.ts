@@ -2,14 +2,14 @@
 // outbox, once per merchant, mode and email in any case), with counts, search and recent payments.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { InjectOptions } from 'fastify';
-import { and, asc, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import { describeEachDb } from '../harness/databases.ts';
 import { startTestApp, type TestApp } from '../harness/app.ts';
-import { addMember, keyHeader, randomIp, signupAccount, tokenHeader, uid, type Account, type Member } from '../harness/accounts.ts';
-import { createPayment, type Json } from '../harness/payments.ts';
+import { addMember, randomIp, signupAccount, tokenHeader, uid, type Account, type Member } from '../harness/accounts.ts';
+import { confirmPayment, createPayment, handGroupEventsAgain, type Json } from '../harness/payments.ts';
 import { ANY_ROLE, DASHBOARD_ROUTES, SIMULATORS } from '../../src/accounts/index.ts';
 import { auditEntries } from '../../src/accounts/schema.ts';
-import { events, type StoredEvent } from '../../src/events/index.ts';
+import { events } from '../../src/events/index.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 
 describeEachDb('customers', (h) => {
@@ -94,12 +94,12 @@ describeEachDb('customers', (h) => {
     const [c] = await byEmail(acct, 'payer@');
     expect(c).toMatchObject({ email: 'payer@shop.example', livemode: false, payments: 2, volume_usd: '0.00', first_payment_at: p1.created_at, last_payment_at: p2.created_at });
     expect((await list(acct.accessToken, '?mode=test')).json().total).toBe(1);
-    await confirm(acct, p2.id);
+    await confirmPayment(t, acct.testKey, p2.id);
     const [after] = await byEmail(acct, 'payer@');
     expect(after).toMatchObject({ payments: 2, volume_usd: '15.25' });
     expect((await customerEvents(c.id)).at(-1)).toEqual(after);
     // Handed over again (a dispatch that crashed before its commit): nothing counts twice.
-    await handAgain([p1.id, p2.id]);
+    expect(await handGroupEventsAgain(t, [p1.id, p2.id])).toBeGreaterThanOrEqual(3);
     expect((await byEmail(acct, 'payer@'))[0]).toEqual(after);
   });
 
@@ -177,22 +177,4 @@ describeEachDb('customers', (h) => {
     expect(missing.statusCode).toBe(404);
   });
 
-  async function confirm(acct: Account, paymentId: string): Promise<void> {
-    const res = await t.app.inject({ method: 'POST', url: `/v1/payments/${paymentId}/simulate`, headers: keyHeader(acct.testKey), payload: { outcome: 'confirmed' } });
-    expect(res.statusCode).toBe(200);
-    for (let i = 0; i < 20; i++) {
-      await t.services.payments.runDue();
-      await t.platform.outbox.drainNow();
-      const p = (await t.app.inject({ method: 'GET', url: `/v1/payments/${paymentId}`, headers: keyHeader(acct.testKey) })).json();
-      if (p.status === 'confirmed') break;
-    }
-    await t.platform.outbox.drainNow();
-  }
-
-  async function handAgain(paymentIds: string[]): Promise<void> {
-    const rows = await h.db().orm.select().from(events).where(and(inArray(events.paymentId, paymentIds), inArray(events.type, ['payment.created', 'payment.confirmed'])));
-    const batch: StoredEvent[] = rows.map((r) => ({ ...r }));
-    expect(batch.length).toBeGreaterThanOrEqual(3);
-    await h.db().transaction((tx) => t.services.payments.groups.subscriber.handle(tx, batch));
-  }
 });

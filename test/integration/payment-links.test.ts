@@ -2,14 +2,14 @@
 // /l/{slug}/payments and hosted page, the link's payments counted from the outbox exactly once.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { InjectOptions } from 'fastify';
-import { and, asc, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import { describeEachDb } from '../harness/databases.ts';
 import { startTestApp, type TestApp } from '../harness/app.ts';
 import { addMember, keyHeader, randomIp, signupAccount, tokenHeader, type Account, type Member } from '../harness/accounts.ts';
-import type { Json } from '../harness/payments.ts';
+import { confirmPayment, handGroupEventsAgain, type Json } from '../harness/payments.ts';
 import { ANY_ROLE, DASHBOARD_ROUTES, OWNER_DEVELOPER, merchants } from '../../src/accounts/index.ts';
 import { auditEntries } from '../../src/accounts/schema.ts';
-import { events, type StoredEvent } from '../../src/events/index.ts';
+import { events } from '../../src/events/index.ts';
 import { paymentLinks } from '../../src/links/index.ts';
 
 const LIVE_LINK_OFF = 'live mode is off for this account: the owner can turn it on in the dashboard; until then make a test link (?mode=test)';
@@ -244,11 +244,12 @@ describeEachDb('payment links', (h) => {
     await inject({ method: 'POST', url: '/v1/payments', headers: keyHeader(acct.testKey), payload: { order_id: 'mine', amount_usd: '99', metadata: { link_id: link.id } } });
     await t.platform.outbox.drainNow();
     expect(await getLinkOf(acct, link.id)).toMatchObject({ payments: 2, volume_usd: '0.00' });
-    await confirm(acct, a.id);
+    await t.app.inject({ method: 'POST', url: `/v1/payments/${a.id}/token`, headers: keyHeader(acct.testKey), payload: { token: 'USDT_TRC20' } });
+    await confirmPayment(t, acct.testKey, a.id);
     const counted = await getLinkOf(acct, link.id);
     expect(counted).toMatchObject({ payments: 2, volume_usd: '10.50' });
     expect((await linkEvents(link.id)).at(-1)).toEqual(counted);
-    await handAgain([a.id]);
+    expect(await handGroupEventsAgain(t, [a.id])).toBeGreaterThanOrEqual(2);
     expect(await getLinkOf(acct, link.id)).toEqual(counted);
   });
 
@@ -294,27 +295,6 @@ describeEachDb('payment links', (h) => {
     return (await inject({ method: 'GET', url: `/merchant/links/${id}`, headers: tokenHeader(acct.accessToken) })).json().link;
   }
 
-  async function confirm(acct: Account, paymentId: string): Promise<void> {
-    const choose = await t.app.inject({ method: 'POST', url: `/v1/payments/${paymentId}/token`, headers: keyHeader(acct.testKey), payload: { token: 'USDT_TRC20' } });
-    expect(choose.statusCode).toBe(200);
-    const res = await t.app.inject({ method: 'POST', url: `/v1/payments/${paymentId}/simulate`, headers: keyHeader(acct.testKey), payload: { outcome: 'confirmed' } });
-    expect(res.statusCode).toBe(200);
-    for (let i = 0; i < 20; i++) {
-      await t.services.payments.runDue();
-      await t.platform.outbox.drainNow();
-      const p = (await t.app.inject({ method: 'GET', url: `/v1/payments/${paymentId}`, headers: keyHeader(acct.testKey) })).json();
-      if (p.status === 'confirmed') break;
-    }
-    await t.platform.outbox.drainNow();
-  }
-
-  /** Hands these payments' created and confirmed events to the groups subscriber once more (a batch handed over twice). */
-  async function handAgain(paymentIds: string[]): Promise<void> {
-    const rows = await h.db().orm.select().from(events).where(and(inArray(events.paymentId, paymentIds), inArray(events.type, ['payment.created', 'payment.confirmed'])));
-    const batch: StoredEvent[] = rows.map((r) => ({ ...r }));
-    expect(batch.length).toBeGreaterThanOrEqual(2);
-    await h.db().transaction((tx) => t.services.payments.groups.subscriber.handle(tx, batch));
-  }
 });
 
 describeEachDb('payment links without a checkout page', (h) => {
