@@ -42,7 +42,8 @@ export interface SessionInfo {
   recovered: boolean;
 }
 
-function refusal(code: string): Error & { data: { code: string } } {
+/** A refused handshake: connect_error `unauthorized` with `err.data.code` (spec 5). */
+export function refusal(code: string): Error & { data: { code: string } } {
   return Object.assign(new Error(UNAUTHORIZED), { data: { code } });
 }
 

@@ -6,7 +6,9 @@
 // `err.data.code` `missing_token` or `invalid_token`.
 import type { Namespace, Socket } from 'socket.io';
 import { adminTokenMatches } from '../admin/index.ts';
-import { INVALID_TOKEN, MISSING_TOKEN, UNAUTHORIZED } from './events.ts';
+import { isIdShaped } from '../platform/fields.ts';
+import { INVALID_TOKEN, MISSING_TOKEN } from './events.ts';
+import { refusal } from './merchant-namespace.ts';
 import { MAX_TYPING_NAME, TypingGate, typingOf, type TypingRelay } from './typing.ts';
 import { DEFAULT_SUPPORT_NAME, SUPPORT_TYPING } from '../support/index.ts';
 
@@ -15,13 +17,8 @@ export const OPERATOR_ROOM = 'operators';
 
 export const TYPING_MERCHANT_REQUIRED = 'merchant_id is required';
 export const TYPING_FLAG_REQUIRED = 'typing (true or false) is required';
-const ID_SHAPE = /^[A-Za-z0-9_-]{1,100}$/;
 
 type Ack = (answer: unknown) => void;
-
-function refusal(code: string): Error & { data: { code: string } } {
-  return Object.assign(new Error(UNAUTHORIZED), { data: { code } });
-}
 
 export function setUpOperatorNamespace(nsp: Namespace, adminToken: string, relay: (r: TypingRelay) => void, nowMs: () => number): void {
   nsp.use((socket, next) => {
@@ -36,7 +33,7 @@ export function setUpOperatorNamespace(nsp: Namespace, adminToken: string, relay
     socket.on(SUPPORT_TYPING, (arg: unknown, ack?: unknown) => {
       const reply: Ack = typeof ack === 'function' ? (ack as Ack) : () => {};
       const a = (arg ?? {}) as { merchant_id?: unknown; name?: unknown };
-      if (typeof a.merchant_id !== 'string' || !ID_SHAPE.test(a.merchant_id)) return reply({ ok: false, error: TYPING_MERCHANT_REQUIRED });
+      if (!isIdShaped(a.merchant_id)) return reply({ ok: false, error: TYPING_MERCHANT_REQUIRED });
       const typing = typingOf(arg);
       if (typing === null) return reply({ ok: false, error: TYPING_FLAG_REQUIRED });
       // Signed like support's messages: the operator's name, or `Support`.
