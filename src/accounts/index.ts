@@ -12,4 +12,5 @@ export { updateMerchant } from './settings.ts';
 export { memberActor, adminActor, keyActor, actorOf } from './actor.ts';
 export { MERCHANT_UPDATE, STORE_UPDATE, API_KEY_UPDATE, TEAM_UPDATE, SESSIONS_REVOKED } from './socket-events.ts';
 export { isTestMode } from './key-management.ts';
-export { findStore, storeJson } from './stores.ts';
+export { findStore, storeJson, requireStoreName, STORE_NAME_INVALID } from './stores.ts';
+export { UNKNOWN_STORE } from './key-management.ts';

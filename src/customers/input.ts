@@ -1,6 +1,5 @@
 // Bodies and queries of the customers routes, one 400 message per mistake.
-import { badRequest } from '../platform/errors.ts';
-import { NOTHING_TO_UPDATE } from '../platform/errors.ts';
+import { badRequest, NOTHING_TO_UPDATE } from '../platform/errors.ts';
 import { optionalMetadata, optionalText, refuseNul } from '../platform/fields.ts';
 import { requireEmail } from '../accounts/index.ts';
 

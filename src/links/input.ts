@@ -1,15 +1,15 @@
 // Bodies of the payment link routes. A link is a template of a payment: its amount, coins,
 // description and pages are checked by the payments room's own rules (the same messages as
 // POST /v1/payments), so a link never holds what a payment would refuse.
-import { badRequest } from '../platform/errors.ts';
-import { NOTHING_TO_UPDATE } from '../platform/errors.ts';
-import { optionalText, present, refuseNul } from '../platform/fields.ts';
+import { badRequest, NOTHING_TO_UPDATE } from '../platform/errors.ts';
+import { isIdShaped, optionalText, present, refuseNul } from '../platform/fields.ts';
 import { parseCreateInput } from '../payments/index.ts';
 import type { TokenSymbol } from '../tokens/index.ts';
+import { requireStoreName, STORE_NAME_INVALID, UNKNOWN_STORE } from '../accounts/index.ts';
 
-export const NAME_INVALID = 'name is required (up to 100 characters)';
+/** A link's name follows a store's rule and message: 1 to 100 characters. */
+export const NAME_INVALID = STORE_NAME_INVALID;
 export const ACTIVE_INVALID = 'active must be true or false';
-export const MAX_NAME = 100;
 export const MAX_DESCRIPTION = 1000;
 
 export interface NewLink {
@@ -29,8 +29,7 @@ export interface LinkPatch {
 }
 
 function requireName(v: unknown): string {
-  const name = typeof v === 'string' ? v.trim() : '';
-  if (!name || [...name].length > MAX_NAME) throw badRequest(NAME_INVALID);
+  const name = requireStoreName(v);
   refuseNul('name', name);
   return name;
 }
@@ -42,7 +41,8 @@ export function parseNewLink(body: Record<string, unknown>): NewLink {
     success_url: body.success_url, cancel_url: body.cancel_url,
   });
   const storeId = present(body.store_id) ? body.store_id : null;
-  if (storeId !== null && (typeof storeId !== 'string' || storeId === '')) throw badRequest('unknown store_id');
+  // An id of no possible store (not a short URL-safe word) names none, and never reaches SQL.
+  if (storeId !== null && !isIdShaped(storeId)) throw badRequest(UNKNOWN_STORE);
   return {
     name,
     amountUsd: template.usdAmount.toFixed(),

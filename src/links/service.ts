@@ -7,7 +7,7 @@ import { newId, pooledRandomBytes } from '../platform/ids.ts';
 import { isIdShaped, present, refuseNul } from '../platform/fields.ts';
 import { listParams, LIST_DEFAULT } from '../platform/list-params.ts';
 import { recordAudit, type Actor } from '../audit/index.ts';
-import { enabledTokensOf, findStore, merchants, type Merchant } from '../accounts/index.ts';
+import { enabledTokensOf, findStore, merchants, UNKNOWN_STORE, type Merchant } from '../accounts/index.ts';
 import { notEnabled, parseCreateInput, payerView, type KeyCaller } from '../payments/index.ts';
 import { paymentLinks, type LinkRow } from './schema.ts';
 import { emitLinkUpdate, linkJson } from './json.ts';
@@ -17,7 +17,6 @@ import { activeFilter, parseLinkPatch, parseNewLink } from './input.ts';
 export const LIVE_LINK_OFF = 'live mode is off for this account: the owner can turn it on in the dashboard; until then make a test link (?mode=test)';
 /** A customer opening a live link of an account whose live mode was turned off since. */
 export const LINK_NOT_TAKING_PAYMENTS = 'this link is not taking payments right now';
-export const UNKNOWN_STORE = 'unknown store_id';
 
 /** What links need of the payments room: its creation (POST /v1/payments' own use case) and the payer's view. */
 export interface LinkPayments {

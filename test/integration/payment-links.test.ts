@@ -72,7 +72,7 @@ describeEachDb('payment links', (h) => {
     expect((await makeLink({ store_id: store.id })).store_id).toBe(store.id);
     const other = await signupAccount(t.app);
     const theirs = (await inject({ method: 'POST', url: '/merchant/stores', headers: tokenHeader(other.accessToken), payload: { name: 'X' } })).json().store;
-    for (const store_id of [theirs.id, 'sto_nope', 7]) {
+    for (const store_id of [theirs.id, 'sto_nope', 7, 'a\u0000b', '']) {
       const res = await create(owner.accessToken, { name: 'n', amount_usd: '5', store_id });
       expect(res.statusCode).toBe(400);
       expect(res.json()).toEqual({ error: 'unknown store_id' });
