@@ -5,6 +5,7 @@ import { registerAccountRoutes } from './accounts/index.ts';
 import { registerPaymentRoutes } from './payments/index.ts';
 import { registerSettlementRoutes } from './settlement/index.ts';
 import { registerWebhookRoutes } from './webhooks/index.ts';
+import { registerMarketRoutes } from './market/index.ts';
 import { registerSupportRoutes } from './support/index.ts';
 import { registerLinkRoutes } from './links/index.ts';
 import { registerCustomerRoutes } from './customers/index.ts';
@@ -14,6 +15,7 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
   await registerPaymentRoutes(app, services.accounts, services.payments, services.platform.clock);
   registerSettlementRoutes(app, services);
   registerWebhookRoutes(app, services);
+  registerMarketRoutes(app, services.market, services.platform.config.adminToken);
   registerSupportRoutes(app, services.accounts, services.support);
   await registerLinkRoutes(app, services.accounts, services.links);
   registerCustomerRoutes(app, services.accounts, services.customers);
