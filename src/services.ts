@@ -7,6 +7,9 @@ import { createMarket, type Market } from './market/index.ts';
 import { Realtime, foundOrNull } from './realtime/index.ts';
 import { SettlementService } from './settlement/index.ts';
 import { WebhooksService, countFailedDeliveries, deliveriesForPayment } from './webhooks/index.ts';
+import { SupportService } from './support/index.ts';
+import { LinksService, linkFeed } from './links/index.ts';
+import { CustomersService, customerFeed } from './customers/index.ts';
 
 export interface Services {
   platform: Platform;
@@ -16,6 +19,9 @@ export interface Services {
   realtime: Realtime;
   settlement: SettlementService;
   webhooks: WebhooksService;
+  support: SupportService;
+  links: LinksService;
+  customers: CustomersService;
 }
 
 export async function createServices(platform: Platform): Promise<Services> {
@@ -44,5 +50,14 @@ export async function createServices(platform: Platform): Promise<Services> {
     figures: (merchantId, livemode) => payments.dashboard(merchantId, livemode),
     names: (merchantId, storeId) => accounts.names.peek(merchantId, storeId),
   });
-  return { platform, accounts, market, payments, realtime, settlement, webhooks };
+  // NOTIFICATIONS: a reply from support raises a `support` notification: pass `notifyReply` here
+  // once the notifications room exists (see src/support/notifier.ts).
+  const support = new SupportService(platform);
+  const links = new LinksService(platform, payments);
+  const customers = new CustomersService(platform, (merchantId, ids) => payments.viewsByIds(merchantId, ids));
+  // Links and customers count their payments from the outbox (payment.created, payment.confirmed).
+  payments.groups.addFeed(linkFeed(() => links.checkoutBase));
+  payments.groups.addFeed(customerFeed);
+  platform.outbox.subscribe(payments.groups.subscriber);
+  return { platform, accounts, market, payments, realtime, settlement, webhooks, support, links, customers };
 }

@@ -22,11 +22,12 @@ import { DepositAddressReserve } from './address-reserve.ts';
 import { chooseCoin } from './choose-coin.ts';
 import { allowedCoins, optionsOf } from './coin.ts';
 import { parseUsdField } from './create-input.ts';
-import { depositsOf, findPayment, findWithDeposits, listPayments, lockPayment, NumberReserve, type PaymentFilters, type PaymentScope } from './repository.ts';
+import { depositsOf, findMerchantPayments, findPayment, findWithDeposits, listPayments, lockPayment, NumberReserve, type PaymentFilters, type PaymentScope } from './repository.ts';
 import type { DepositRow, PaymentRow } from './schema.ts';
 import { paymentJson, publicPaymentJson } from './views.ts';
 import { dashboardFigures, type FailedWebhooksCounter } from './dashboard.ts';
 import { EMPTY_TRAIL_SECTIONS, paymentEvents, paymentTrail, type TrailSections } from './timeline.ts';
+import { PaymentGroups } from './payment-groups.ts';
 
 export const PAYMENT_NOT_FOUND = 'payment not found';
 /** Payment ids and checkout tokens are short URL-safe words; anything else names no payment (and never reaches SQL). */
@@ -59,6 +60,8 @@ export class PaymentsService {
   readonly intake: DepositIntake;
   readonly catalog: Catalog;
   readonly simulator: Simulator;
+  /** Payments counted under links and customers, kept from the outbox (payment-groups.ts). */
+  readonly groups: PaymentGroups;
   readonly #p: Platform;
   readonly #seed: WalletSeed;
   readonly #numbers: NumberReserve;
@@ -84,6 +87,7 @@ export class PaymentsService {
     this.#failedWebhooks = opts.failedWebhooks ?? (async () => 0);
     this.#trail = opts.trailSections ?? EMPTY_TRAIL_SECTIONS;
     this.#names = opts.payerNames ?? (() => ({}));
+    this.groups = new PaymentGroups(() => platform.clock.now());
   }
 
   get #deps() {
@@ -201,6 +205,21 @@ export class PaymentsService {
     const payments = [];
     for (const r of rows) payments.push(await this.#view(r, false, deps.get(r.id) ?? []));
     return { payments, total, limit: page.limit, offset: page.offset };
+  }
+
+  /** The merchant's views of its payments by id, in the order given (unknown ids left out). */
+  async viewsByIds(merchantId: string, ids: readonly string[]): Promise<Record<string, unknown>[]> {
+    if (ids.length === 0) return [];
+    const orm = this.#p.db.orm;
+    const rows = await findMerchantPayments(orm, merchantId, ids);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const deps = await depositsOf(orm, rows.map((r) => r.id));
+    const out: Record<string, unknown>[] = [];
+    for (const id of ids) {
+      const r = byId.get(id);
+      if (r) out.push(await this.#view(r, false, deps.get(id) ?? []));
+    }
+    return out;
   }
 
   listForKey(c: KeyCaller, query: Query) { return this.#list(this.#keyScope(c), query); }

@@ -54,6 +54,21 @@ describe('routeEvent', () => {
     expect(roles('balance:update')).toHaveLength(4);
   });
 
+  it('sends support chat events to every role of the merchant and to the operators, with merchant_id', () => {
+    for (const type of ['support:message', 'support:message:update']) {
+      const routes = routeEvent(ev(type, { id: 'msg_1', merchant_id: 'mer_1', body: 'hi' }));
+      expect(routes).toEqual([
+        { kind: 'merchant', merchantId: 'mer_1', roles: ['owner', 'developer', 'finance', 'viewer'], event: type, payload: { id: 'msg_1', merchant_id: 'mer_1', body: 'hi' } },
+        { kind: 'operator', event: type, payload: { id: 'msg_1', merchant_id: 'mer_1', body: 'hi' } },
+      ]);
+    }
+    const read = routeEvent(ev('support:read', { side: 'merchant', read_at: 't', unread: 0 }));
+    expect(read[0]).toMatchObject({ kind: 'merchant', payload: { side: 'merchant', read_at: 't', unread: 0 } });
+    expect((read[0] as { payload: object }).payload).not.toHaveProperty('merchant_id');
+    expect(read[1]).toEqual({ kind: 'operator', event: 'support:read', payload: { merchant_id: 'mer_1', side: 'merchant', read_at: 't', unread: 0 } });
+    expect(routeEvent(ev('link:update', {})).map((r) => r.kind)).toEqual(['merchant']);
+  });
+
   it('ignores events it does not know, pings and events without a merchant', () => {
     expect(routeEvent(ev('ping', {}))).toEqual([]);
     expect(routeEvent(ev('something:new', {}))).toEqual([]);

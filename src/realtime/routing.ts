@@ -6,6 +6,7 @@ import {
   MERCHANT_UPDATE, PAYMENT_CREATED, PAYMENT_UPDATE, PAYOUT_UPDATE, REVOKE_CODES, SESSIONS_REVOKED, SETTLEMENT_UPDATE, SUSPENDED,
 } from './events.ts';
 import { checkoutUpdate, dashboardUpdate, isPaymentJson, type NamesOf } from './payer-view.ts';
+import { SUPPORT_MESSAGE, SUPPORT_MESSAGE_UPDATE, SUPPORT_READ } from '../support/index.ts';
 
 export type Role = 'owner' | 'developer' | 'finance' | 'viewer';
 const EVERYONE: readonly Role[] = ['owner', 'developer', 'finance', 'viewer'];
@@ -40,12 +41,16 @@ export const AUDIENCE: Readonly<Record<string, readonly Role[]>> = {
   'affiliate:payout': OWNERS_FINANCE,
 };
 
+/** Support chat events the operator's sockets hear too, for every merchant (with its merchant_id). */
+const OPERATOR_EVENTS: ReadonlySet<string> = new Set([SUPPORT_MESSAGE, SUPPORT_MESSAGE_UPDATE, SUPPORT_READ]);
+
 /** Notifications go by category: affiliates to owners and finance, anything else to everyone. */
 const NOTIFICATION_AUDIENCE: Readonly<Record<string, readonly Role[]>> = { affiliates: OWNERS_FINANCE };
 
 export type Route =
   | { kind: 'checkout'; paymentId: string; event: string; payload: unknown }
   | { kind: 'merchant'; merchantId: string; roles: readonly Role[]; event: string; payload: unknown }
+  | { kind: 'operator'; event: string; payload: unknown }
   | { kind: 'figures'; merchantId: string; livemode: boolean }
   | { kind: 'end_sessions'; sessionIds: string[]; code: string }
   | { kind: 'end_merchant'; merchantId: string; code: string };
@@ -100,5 +105,7 @@ function dashboardRoutes(e: StoredEvent): Route[] {
     return [{ kind: 'merchant', merchantId, roles, event: e.type, payload: e.data }];
   }
   const roles = AUDIENCE[e.type];
-  return roles ? [{ kind: 'merchant', merchantId, roles, event: e.type, payload: e.data }] : [];
+  const out: Route[] = roles ? [{ kind: 'merchant', merchantId, roles, event: e.type, payload: e.data }] : [];
+  if (OPERATOR_EVENTS.has(e.type)) out.push({ kind: 'operator', event: e.type, payload: { merchant_id: merchantId, ...(e.data as object) } });
+  return out;
 }
