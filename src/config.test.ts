@@ -23,6 +23,12 @@ describe('config', () => {
     expect(c.confirmations.bitcoin).toBe(3);
     expect(c.confirmations.tron).toBe(20);
     expect(c.adminToken).toBeNull();
+    expect(c.referral).toEqual({ rateBps: 2500, months: 12, minPayoutUsd: '50', payoutDays: 3 });
+  });
+
+  it('reads the referral terms', () => {
+    const c = loadConfig({ DATA_DIR: tmp(), REFERRAL_RATE_BPS: '1000', REFERRAL_MONTHS: '0', REFERRAL_MIN_PAYOUT_USD: '25.5', REFERRAL_PAYOUT_DAYS: '0' });
+    expect(c.referral).toEqual({ rateBps: 1000, months: 0, minPayoutUsd: '25.5', payoutDays: 0 });
   });
 
   it('generates AUTH_SECRET and WALLET_MNEMONIC once into DATA_DIR with mode 0600 and reuses them', () => {
@@ -70,6 +76,11 @@ describe('config', () => {
     [{ PUBLIC_URL: 'nope' }, 'PUBLIC_URL'],
     [{ TOKEN_CONTRACTS: 'garbage' }, 'TOKEN_CONTRACTS'],
     [{ REDIS_URL: 'http://x' }, 'REDIS_URL'],
+    [{ REFERRAL_RATE_BPS: '10001' }, 'REFERRAL_RATE_BPS'],
+    [{ REFERRAL_MONTHS: '-1' }, 'REFERRAL_MONTHS'],
+    [{ REFERRAL_MIN_PAYOUT_USD: '0' }, 'REFERRAL_MIN_PAYOUT_USD'],
+    [{ REFERRAL_MIN_PAYOUT_USD: '10.001' }, 'REFERRAL_MIN_PAYOUT_USD'],
+    [{ REFERRAL_PAYOUT_DAYS: 'three' }, 'REFERRAL_PAYOUT_DAYS'],
   ];
   it.each(cases)('refuses %j naming %s in one line', (env, name) => {
     let err: unknown;
