@@ -18,6 +18,8 @@ export interface UserAuthenticator {
 
 export const merchantRoom = (merchantId: string, role: Role): string => `m:${merchantId}:${role}`;
 export const sessionRoom = (sessionId: string): string => `s:${sessionId}`;
+/** Every socket of one team member (events meant for the reader alone, e.g. `notification:read`). */
+export const userRoom = (userId: string): string => `u:${userId}`;
 const ROLES: readonly Role[] = ['owner', 'developer', 'finance', 'viewer'];
 export const allRoleRooms = (merchantId: string): string[] => ROLES.map((r) => merchantRoom(merchantId, r));
 /** setTimeout's limit; a later expiry is re-armed when that timer fires. */
@@ -100,7 +102,7 @@ export class MerchantSockets {
   #enter(socket: Socket, auth: UserAuth): void {
     (socket.data as DashboardData).auth = auth;
     for (const room of socket.rooms) if (room !== socket.id) socket.leave(room);
-    socket.join([merchantRoom(auth.merchantId, auth.role), sessionRoom(auth.sessionId)]);
+    socket.join([merchantRoom(auth.merchantId, auth.role), sessionRoom(auth.sessionId), userRoom(auth.userId)]);
     this.#arm(socket, auth.tokenExpiresAt);
   }
 

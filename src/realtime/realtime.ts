@@ -9,7 +9,7 @@ import { DASHBOARD_UPDATE, FIGURES_INTERVAL_MS, MERCHANT_NAMESPACE, RECOVERY_WIN
 import { chooseFanout, type Fanout } from './fanout.ts';
 import { routeEvent, type Route } from './routing.ts';
 import { paymentRoom, setUpCheckoutNamespace, type CheckoutSource } from './checkout-namespace.ts';
-import { allRoleRooms, merchantRoom, MerchantSockets, sessionRoom, type UserAuthenticator } from './merchant-namespace.ts';
+import { allRoleRooms, merchantRoom, MerchantSockets, sessionRoom, userRoom, type UserAuthenticator } from './merchant-namespace.ts';
 import { FiguresThrottle } from './figures-throttle.ts';
 import type { PaymentJson } from './payer-view.ts';
 import { registerCheckoutPage, registerQrRoute } from './checkout-page.ts';
@@ -156,6 +156,11 @@ export class Realtime {
       case 'merchant': {
         const rooms = r.roles.map((role) => merchantRoom(r.merchantId, role));
         if (this.#recentDrop() || rooms.some((room) => nsp.adapter.rooms.has(room))) nsp.to(rooms).emit(r.event, r.payload);
+        return;
+      }
+      case 'user': {
+        const room = userRoom(r.userId);
+        if (this.#recentDrop() || nsp.adapter.rooms.has(room)) nsp.to(room).emit(r.event, r.payload);
         return;
       }
       case 'figures':

@@ -1,0 +1,11 @@
+// The notification object of CONTRACT.md "Notifications"; `read_at` is the reader's own mark.
+import type { NotificationRow } from './schema.ts';
+
+export function notificationJson(n: Omit<NotificationRow, 'seq'>, readAt: Date | null): Record<string, unknown> {
+  return {
+    id: n.id, merchant_id: n.merchantId, livemode: n.livemode, category: n.category, title: n.title, body: n.body,
+    ...(n.subject !== null ? { subject: n.subject } : {}),
+    ...(readAt ? { read_at: readAt.toISOString() } : {}),
+    created_at: n.createdAt.toISOString(),
+  };
+}
