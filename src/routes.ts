@@ -5,10 +5,14 @@ import { registerAccountRoutes } from './accounts/index.ts';
 import { registerPaymentRoutes } from './payments/index.ts';
 import { registerSettlementRoutes } from './settlement/index.ts';
 import { registerWebhookRoutes } from './webhooks/index.ts';
+import { registerNotificationRoutes } from './notifications/index.ts';
+import { registerAffiliateRoutes } from './affiliate/index.ts';
 
 export async function registerRoutes(app: FastifyInstance, services: Services): Promise<void> {
   registerAccountRoutes(app, services.accounts);
   await registerPaymentRoutes(app, services.accounts, services.payments, services.platform.clock);
   registerSettlementRoutes(app, services);
   registerWebhookRoutes(app, services);
+  registerNotificationRoutes(app, services.accounts);
+  await registerAffiliateRoutes(app, services.accounts, services.affiliate);
 }

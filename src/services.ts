@@ -2,6 +2,7 @@
 // receive this object and never construct services themselves.
 import type { Platform } from './platform/context.ts';
 import { AccountsService } from './accounts/index.ts';
+import { AffiliateService } from './affiliate/index.ts';
 import { EMPTY_TRAIL_SECTIONS, PaymentsService, settleInputOf } from './payments/index.ts';
 import { DEFAULT_MARKET, loadMarketFile, staticMarketSource, type MarketSource } from './market/index.ts';
 import { Realtime, foundOrNull } from './realtime/index.ts';
@@ -11,6 +12,7 @@ import { WebhooksService, countFailedDeliveries, deliveriesForPayment } from './
 export interface Services {
   platform: Platform;
   accounts: AccountsService;
+  affiliate: AffiliateService;
   market: MarketSource;
   payments: PaymentsService;
   realtime: Realtime;
@@ -24,6 +26,10 @@ export async function createServices(platform: Platform): Promise<Services> {
   const market = staticMarketSource(config.marketFile ? loadMarketFile(config.marketFile) : DEFAULT_MARKET);
   const settlement = new SettlementService(platform, { market });
   const webhooks = new WebhooksService(platform);
+  // The referral program joins each signup (code, referral) and each live service fee (commission).
+  const affiliate = new AffiliateService(platform, { market });
+  accounts.useSignupHook(affiliate.enroll);
+  settlement.useServiceFees(affiliate.creditCommission);
   const payments = new PaymentsService(platform, {
     market,
     payoutAddresses: (merchantId, livemode) => settlement.payoutAddressInputs(merchantId, livemode),
@@ -41,5 +47,5 @@ export async function createServices(platform: Platform): Promise<Services> {
     checkout: { payerViewByToken: (t) => foundOrNull(payments.checkoutView(t)) },
     figures: (merchantId, livemode) => payments.dashboard(merchantId, livemode),
   });
-  return { platform, accounts, market, payments, realtime, settlement, webhooks };
+  return { platform, accounts, affiliate, market, payments, realtime, settlement, webhooks };
 }

@@ -13,3 +13,6 @@ export { memberActor, adminActor, keyActor, actorOf } from './actor.ts';
 export { MERCHANT_UPDATE, STORE_UPDATE, API_KEY_UPDATE, TEAM_UPDATE, SESSIONS_REVOKED } from './socket-events.ts';
 export { isTestMode } from './key-management.ts';
 export { findStore, storeJson } from './stores.ts';
+export type { SignupEnrollment, SignupHook } from './signup.ts';
+export type { MerchantRow, UserRow } from './schema.ts';
+export { verifyPassword } from './passwords.ts';

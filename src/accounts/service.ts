@@ -4,7 +4,7 @@ import type { RateLimiter } from '../platform/rate-limit.ts';
 import { createRateLimiter } from '../platform/redis-rate-limit.ts';
 import { AccessTokens } from './access-tokens.ts';
 import { Authenticator } from './authenticate.ts';
-import { signup, type SignupInput, type SignupResult } from './signup.ts';
+import { signup, type SignupHook, type SignupInput, type SignupResult } from './signup.ts';
 
 export class AccountsService {
   readonly platform: Platform;
@@ -12,6 +12,7 @@ export class AccountsService {
   /** Per-IP and per-key limits: shared through Redis when REDIS_URL is set, else counted in this process. */
   readonly limiter: RateLimiter & { close?: () => Promise<void> };
   readonly authn: Authenticator;
+  #signupHook: SignupHook | undefined;
 
   constructor(platform: Platform, limiter?: RateLimiter & { close?: () => Promise<void> }) {
     this.platform = platform;
@@ -20,8 +21,13 @@ export class AccountsService {
     this.authn = new Authenticator(platform.db, platform.clock, this.limiter, this.tokens, platform.log);
   }
 
+  /** Another room joins every signup's transaction (the referral program: code and referral). */
+  useSignupHook(hook: SignupHook): void {
+    this.#signupHook = hook;
+  }
+
   signup(input: SignupInput): Promise<SignupResult> {
-    return signup(this.platform.db, input, this.platform.clock.now());
+    return signup(this.platform.db, input, this.platform.clock.now(), this.#signupHook);
   }
 
   async close(): Promise<void> {
