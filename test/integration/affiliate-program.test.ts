@@ -7,8 +7,8 @@ import fc from 'fast-check';
 import { describeEachDb } from '../harness/databases.ts';
 import { startTestApp, type TestApp } from '../harness/app.ts';
 import { randomIp, signupAccount, type Account } from '../harness/accounts.ts';
-import { addMember, expectLedgerHolds, type Member } from '../harness/settlement.ts';
-import { admin, codeOf, credit, expectReferralBalancesHold, liveDeposit, referredBy } from '../harness/affiliate.ts';
+import { expectLedgerHolds, type Member } from '../harness/settlement.ts';
+import { admin, codeOf, credit, expectReferralBalancesHold, liveDeposit, member, referredBy } from '../harness/affiliate.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { dec } from '../../src/money/index.ts';
 import { events } from '../../src/events/index.ts';
@@ -31,10 +31,10 @@ describeEachDb('referral program', (h) => {
     clock = new ManualClock(START);
     t = await startTestApp(h.db(), { clock });
     aff = await signupAccount(t.app);
-    owner = await addMember(t, aff.merchant.id, 'owner');
-    finance = await addMember(t, aff.merchant.id, 'finance');
-    developer = await addMember(t, aff.merchant.id, 'developer');
-    viewer = await addMember(t, aff.merchant.id, 'viewer');
+    owner = await member(t, aff.merchant.id, 'owner');
+    finance = await member(t, aff.merchant.id, 'finance');
+    developer = await member(t, aff.merchant.id, 'developer');
+    viewer = await member(t, aff.merchant.id, 'viewer');
     code = await codeOf(h.db(), aff.merchant.id);
   });
   afterAll(async () => { await t.close(); });
@@ -53,7 +53,7 @@ describeEachDb('referral program', (h) => {
   /** A fresh affiliate with an owner, its code, and the owner's calls. */
   const newAffiliate = async () => {
     const a = await signupAccount(t.app);
-    return { acct: a, owner: await addMember(t, a.merchant.id, 'owner'), code: await codeOf(h.db(), a.merchant.id) };
+    return { acct: a, owner: await member(t, a.merchant.id, 'owner'), code: await codeOf(h.db(), a.merchant.id) };
   };
 
   describe('codes, links and clicks', () => {
