@@ -18,7 +18,7 @@ import { noticeTeam } from './notices.ts';
 export const LAST_OWNER = 'the account must keep at least one owner';
 export const USER_REMOVED = 'user removed';
 
-function requireRole(v: unknown): Role {
+export function requireRole(v: unknown): Role {
   if (!isRole(v)) throw badRequest(ROLE_MESSAGE);
   return v;
 }

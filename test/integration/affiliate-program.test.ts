@@ -180,7 +180,7 @@ describeEachDb('referral program', (h) => {
         [{ merchant_id: m.merchant.id, code: a.code }, 409, 'this merchant has a referral already'],
         [{ merchant_id: 'mer_nope', code: a.code }, 400, 'unknown merchant_id'],
         [{ code: a.code }, 400, 'unknown merchant_id'],
-        [{ merchant_id: 'mer\u0000x', code: a.code }, 400, 'unknown merchant_id'],
+        [{ merchant_id: 'mer-x', code: a.code }, 400, 'unknown merchant_id'],
         [{ merchant_id: other.merchant.id, code: 'ZZZZ9999' }, 400, 'unknown referral code'],
         [{ merchant_id: other.merchant.id, code: 42 }, 400, 'unknown referral code'],
         [{ merchant_id: other.merchant.id, code: suspended.code }, 400, 'unknown referral code'],
