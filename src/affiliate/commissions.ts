@@ -28,12 +28,12 @@ export async function creditCommission(tx: Executor, fee: FinalServiceFee, rateB
     volumeUsd: sql`${referrals.volumeUsd} + ${fee.depositUsd.toFixed()}::numeric`,
     earned: sql`${referrals.earned} + ${amount.toString()}::numeric`, lastEarnedAt: fee.at,
   }).where(eq(referrals.merchantId, fee.merchantId));
+  const [m] = await tx.select({ name: merchants.name }).from(merchants).where(eq(merchants.id, fee.merchantId));
+  await appendEvent(tx, { type: AFFILIATE_EVENTS.commission, livemode: true, merchantId: ref.affiliateId, data: commissionJson(row, m?.name ?? ''), at: fee.at });
   if (amount > 0n) {
     const affiliate = await lockAffiliate(tx, ref.affiliateId, fee.at);
     await moveBalance(tx, affiliate, { entry: { type: 'commission', amount, reference: row.id } }, fee.at);
   }
-  const [m] = await tx.select({ name: merchants.name }).from(merchants).where(eq(merchants.id, fee.merchantId));
-  await appendEvent(tx, { type: AFFILIATE_EVENTS.commission, livemode: true, merchantId: ref.affiliateId, data: commissionJson(row, m?.name ?? ''), at: fee.at });
 }
 
 /** `{commissions, total, limit, offset}` of an affiliate, newest first. */

@@ -52,8 +52,9 @@ export async function movePayout(db: Database, id: string, affiliateId: string |
     const [row] = await tx.update(affiliatePayouts).set({ status: move.to, updatedAt: now, ...changes(move, now) })
       .where(and(mine, inArray(affiliatePayouts.status, [...FROM[move.to]]))).returning();
     if (!row) throw conflict(PAYOUT_STATE_CONFLICT);
+    const json = await payoutChanged(tx, row, actor, now);
     const balance = balanceMove(row, move);
     if (balance) await moveBalance(tx, affiliate, balance, now);
-    return payoutChanged(tx, row, actor, now);
+    return json;
   });
 }

@@ -103,7 +103,8 @@ export async function requestPayout(deps: RequestDeps, who: PayoutRequester, bod
       txId: null, note: null, approvedAt: null, paidAt: null, rejectedAt: null, canceledBy: null, canceledAt: null, createdAt: now, updatedAt: now,
     };
     await tx.insert(affiliatePayouts).values(row);
+    const json = await payoutChanged(tx, row, who.actor, now);
     await moveBalance(tx, affiliate, { entry: { type: 'payout_hold', amount: -amount, reference: row.id }, pendingPayout: amount }, now);
-    return payoutChanged(tx, row, who.actor, now);
+    return json;
   });
 }
