@@ -11,6 +11,6 @@
 // the others belong to no mode and are always live.
 export { raiseNotification, NOTIFICATION_EVENT, NOTIFICATION_READ_EVENT, type NewNotification } from './raise.ts';
 export { CATEGORIES, CATEGORY_MESSAGE, isCategory, rolesOf, visibleTo, isModeless, type Category } from './categories.ts';
-export { notificationJson } from './json.ts';
+export { notificationJson, type NotificationJson } from './json.ts';
 export { notifications, notificationReads, type NotificationRow } from './schema.ts';
 export { registerNotificationRoutes } from './routes.ts';

@@ -5,7 +5,7 @@ import type { Executor } from '../platform/db/index.ts';
 import { appendEvent } from '../events/index.ts';
 import { isModeless, type Category } from './categories.ts';
 import { notifications, type NotificationRow } from './schema.ts';
-import { notificationJson } from './json.ts';
+import { notificationJson, type NotificationJson } from './json.ts';
 
 /** Outbox type of a new notification; the realtime room sends it to the roles of its category. */
 export const NOTIFICATION_EVENT = 'notification';
@@ -29,7 +29,7 @@ export interface NewNotification {
  * members whose role may see its category). Call it inside the transaction of the change it
  * reports; it returns the notification object of the API.
  */
-export async function raiseNotification(tx: Executor, n: NewNotification): Promise<Record<string, unknown>> {
+export async function raiseNotification(tx: Executor, n: NewNotification): Promise<NotificationJson> {
   const row: Omit<NotificationRow, 'seq'> = {
     id: newId('ntf', n.at), merchantId: n.merchantId, livemode: isModeless(n.category) ? true : n.livemode ?? true,
     category: n.category, title: n.title, body: n.body, subject: n.subject ?? null, createdAt: n.at,
