@@ -23,13 +23,13 @@ export type EntryType = 'commission' | 'payout_hold' | 'payout_release' | 'adjus
  * The merchant's affiliate row, made with a fresh code when it has none yet (signup makes it; a
  * merchant made another way gets it on first use). A code already taken is drawn again.
  */
-export async function ensureAffiliate(tx: Executor, merchantId: string, at: Date): Promise<AffiliateRow> {
+export async function ensureAffiliate(ex: Executor, merchantId: string, at: Date): Promise<AffiliateRow> {
   for (;;) {
-    await tx.insert(affiliates).values({
+    const [row] = await ex.select().from(affiliates).where(eq(affiliates.merchantId, merchantId));
+    if (row) return row;
+    await ex.insert(affiliates).values({
       merchantId, code: newReferralCode(), clicks: 0, available: 0n, pendingPayout: 0n, paidOut: 0n, createdAt: at, updatedAt: at,
     }).onConflictDoNothing();
-    const [row] = await tx.select().from(affiliates).where(eq(affiliates.merchantId, merchantId));
-    if (row) return row;
   }
 }
 

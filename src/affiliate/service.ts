@@ -53,7 +53,7 @@ export class AffiliateService {
   /** `GET /merchant/affiliate`: code, link, rate, clicks, referrals, balance and payout terms. */
   async overview(merchantId: string): Promise<Record<string, unknown>> {
     const { db, clock, config } = this.platform;
-    const a = await db.transaction((tx) => ensureAffiliate(tx, merchantId, clock.now()));
+    const a = await ensureAffiliate(db.orm, merchantId, clock.now());
     return {
       code: a.code, link: `${config.publicUrl}/signup?ref=${a.code}`, rate_bps: this.terms.rateBps, clicks: a.clicks,
       referrals: await referralCounts(db.orm, merchantId), balance: affiliateBalanceJson(a),

@@ -5,7 +5,7 @@ import type { Database, Executor } from '../platform/db/index.ts';
 import { badRequest } from '../platform/errors.ts';
 import { isLiveQuery } from '../platform/http/index.ts';
 import { listParams } from '../platform/list-params.ts';
-import { isIdLike } from '../platform/text-input.ts';
+import { isIdLike, refuseNul } from '../platform/text-input.ts';
 import { appendEvent } from '../events/index.ts';
 import { CATEGORY_MESSAGE, isCategory, visibleTo, type Category, type Role } from './categories.ts';
 import { notificationReads, notifications } from './schema.ts';
@@ -65,6 +65,7 @@ function parseReadBody(body: Record<string, unknown>): ReadRequest {
   if (!Array.isArray(ids) || ids.length === 0 || ids.length > MAX_IDS || !ids.every((id) => typeof id === 'string' && id.length <= 100)) {
     throw badRequest(READ_BODY_MESSAGE);
   }
+  for (const id of ids as string[]) refuseNul('ids', id);
   return { ids: [...new Set(ids as string[])], all: false, livemode };
 }
 

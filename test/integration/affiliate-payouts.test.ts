@@ -325,7 +325,7 @@ describeEachDb('referral payouts', (h) => {
       const q = (await request(a.finance, { amount: 100 })).json().payout;
       await admin(t, 'POST', `/admin/affiliate/payouts/${q.id}/process`);
       await refused(await send(a.finance, 'POST', `/merchant/affiliate/payouts/${q.id}/cancel`), 409, ERR.state);
-      await refused(await send(a.finance, 'POST', '/merchant/affiliate/payouts/apo_nope/cancel'), 404, 'not found');
+      for (const id of ['apo_nope', 'apo-x', 'x'.repeat(99)]) await refused(await send(a.finance, 'POST', `/merchant/affiliate/payouts/${id}/cancel`), 404, 'not found');
     });
 
     it('moves requested → processing → paid for the operator: tx_id set, the amount paid out, "Payout paid"', async () => {

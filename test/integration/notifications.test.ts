@@ -195,6 +195,7 @@ describeEachDb('notifications', (h) => {
         [{}, msg], [{ all: false }, msg], [{ ids: [] }, msg], [{ ids: 'ntf_1' }, msg], [{ ids: [1, 2] }, msg],
         [{ ids: Array.from({ length: 501 }, (_, i) => `ntf_${i}`) }, msg], [{ ids: ['x'.repeat(101)] }, msg], [[1], msg],
         [{ all: true, livemode: 'yes' }, 'livemode must be true or false'],
+        [{ ids: ['ntf_1', 'ntf\u0000'] }, 'ids must not contain NUL characters'],
       ] as const) {
         const res = await call(viewer, 'POST', '/merchant/notifications/read', body);
         expect([res.statusCode, res.json()], JSON.stringify(body).slice(0, 80)).toEqual([400, { error }]);
