@@ -24,11 +24,31 @@ describe('config', () => {
     expect(c.confirmations.tron).toBe(20);
     expect(c.adminToken).toBeNull();
     expect(c.referral).toEqual({ rateBps: 2500, months: 12, minPayoutUsd: '50', payoutDays: 3 });
+    expect(c.rpc.ethereum).toEqual([]);
+    expect(c.tronSolidityUrls).toEqual([]);
   });
 
   it('reads the referral terms', () => {
     const c = loadConfig({ DATA_DIR: tmp(), REFERRAL_RATE_BPS: '1000', REFERRAL_MONTHS: '0', REFERRAL_MIN_PAYOUT_USD: '25.5', REFERRAL_PAYOUT_DAYS: '0' });
     expect(c.referral).toEqual({ rateBps: 1000, months: 0, minPayoutUsd: '25.5', payoutDays: 0 });
+  });
+
+  it('takes several node URLs per chain, in order, separated by commas', () => {
+    const c = loadConfig({
+      DATA_DIR: tmp(), ETHEREUM_RPC_URL: 'http://a:8545/, https://b.example/rpc', XRP_RPC_URL: 'wss://x.example',
+      TRON_API_URL: 'http://t:8090', TRON_SOLIDITY_URL: 'http://t:8091',
+    });
+    expect(c.rpc.ethereum).toEqual(['http://a:8545', 'https://b.example/rpc']);
+    expect(c.rpc.xrp).toEqual(['wss://x.example']);
+    expect(c.rpc.tron).toEqual(['http://t:8090']);
+    expect(c.tronSolidityUrls).toEqual(['http://t:8091']);
+    expect(c.rpc.bitcoin).toEqual([]);
+  });
+
+  it('refuses a node URL list with one bad entry, naming the variable', () => {
+    expect(() => loadConfig({ DATA_DIR: tmp(), BSC_RPC_URL: 'http://ok:8545,ftp://bad' })).toThrow(
+      new ConfigError('invalid configuration: BSC_RPC_URL must use http: or https:, got "ftp:"'),
+    );
   });
 
   it('generates AUTH_SECRET and WALLET_MNEMONIC once into DATA_DIR with mode 0600 and reuses them', () => {

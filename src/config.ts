@@ -35,10 +35,10 @@ export interface Config {
   webhookTimeoutMs: number;
   simulationStepMs: number;
   marketFile: string | null;
-  rpc: {
-    ethereum: string | null; bsc: string | null; bitcoin: string | null; litecoin: string | null;
-    dogecoin: string | null; tron: string | null; xrp: string | null;
-  };
+  /** Node URLs per chain, in order of preference (CONTRACT.md: several separated by commas); empty: not watched. */
+  rpc: Record<Chain, string[]>;
+  /** TRON_SOLIDITY_URL: where java-tron serves /walletsolidity/* when not at TRON_API_URL; empty: the same URLs. */
+  tronSolidityUrls: string[];
   confirmations: Record<Chain, number>;
   tokenContracts: Record<string, string>;
   chainPollMs: number;
@@ -123,6 +123,13 @@ function persistedSecret(dataDir: string, file: string, make: () => string): { v
   return { value, generated: true };
 }
 
+/** A comma-separated list of URLs (each checked like url()); empty when unset. */
+function urlList(env: Env, name: string, protocols: string[]): string[] {
+  const v = opt(env, name);
+  if (v === undefined) return [];
+  return v.split(',').map((s) => s.trim()).filter(Boolean).map((item) => url({ [name]: item }, name, protocols)!);
+}
+
 function parseRetryDelays(env: Env): number[] {
   const v = opt(env, 'WEBHOOK_RETRY_DELAYS');
   if (v === undefined) return DEFAULT_WEBHOOK_RETRY_DELAYS;
@@ -193,14 +200,15 @@ export function loadConfig(env: Env = process.env): Config {
     simulationStepMs: int(env, 'SIMULATION_STEP_MS', 2000, 0, 600_000),
     marketFile,
     rpc: {
-      ethereum: url(env, 'ETHEREUM_RPC_URL', ['http:', 'https:', 'ws:', 'wss:']) ?? null,
-      bsc: url(env, 'BSC_RPC_URL', ['http:', 'https:', 'ws:', 'wss:']) ?? null,
-      bitcoin: url(env, 'BITCOIN_RPC_URL', ['http:', 'https:']) ?? null,
-      litecoin: url(env, 'LITECOIN_RPC_URL', ['http:', 'https:']) ?? null,
-      dogecoin: url(env, 'DOGECOIN_RPC_URL', ['http:', 'https:']) ?? null,
-      tron: url(env, 'TRON_API_URL', ['http:', 'https:']) ?? null,
-      xrp: url(env, 'XRP_RPC_URL', ['http:', 'https:', 'ws:', 'wss:']) ?? null,
+      ethereum: urlList(env, 'ETHEREUM_RPC_URL', ['http:', 'https:']),
+      bsc: urlList(env, 'BSC_RPC_URL', ['http:', 'https:']),
+      bitcoin: urlList(env, 'BITCOIN_RPC_URL', ['http:', 'https:']),
+      litecoin: urlList(env, 'LITECOIN_RPC_URL', ['http:', 'https:']),
+      dogecoin: urlList(env, 'DOGECOIN_RPC_URL', ['http:', 'https:']),
+      tron: urlList(env, 'TRON_API_URL', ['http:', 'https:']),
+      xrp: urlList(env, 'XRP_RPC_URL', ['http:', 'https:', 'ws:', 'wss:']),
     },
+    tronSolidityUrls: urlList(env, 'TRON_SOLIDITY_URL', ['http:', 'https:']),
     confirmations,
     tokenContracts: parseTokenContracts(env),
     chainPollMs: int(env, 'CHAIN_POLL_MS', 5000, 100, 3_600_000),

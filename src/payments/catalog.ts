@@ -68,7 +68,7 @@ export class Catalog {
 
   /** A live coin needs a node on its chain (CONTRACT.md); test mode never does. */
   available(token: TokenSymbol, livemode: boolean): boolean {
-    return !livemode || this.#config.rpc[tokenDef(token).chain] !== null;
+    return !livemode || this.#config.rpc[tokenDef(token).chain].length > 0;
   }
 
   /** Listing and pricing context of a merchant's settings in a mode; `usdAmount` sizes the route's conversion. */
