@@ -4,9 +4,8 @@
 // interval on. Refused requests change nothing. In memory for one process; with REDIS_URL the
 // TAT lives in Redis, updated by a Lua script, so the limit holds across processes (falling back
 // to this process's own count while Redis cannot answer, as the sliding-window limiter does).
-import { createRequire } from 'node:module';
-import type { Redis } from 'ioredis';
 import type { Logger } from './logger.ts';
+import { RedisScript } from './redis-script.ts';
 
 export interface BurstLimiter {
   /** True when the request is admitted (and counted). */
@@ -47,52 +46,32 @@ redis.call('SET', KEYS[1], string.format('%d', nt), 'PX', string.format('%d', nt
 return 1
 `;
 const KEY_PREFIX = 'gw:burst:';
-const WARN_EVERY_MS = 30_000;
 
 export class RedisBurstLimiter implements BurstLimiter {
-  readonly #redis: Redis;
+  readonly #script: RedisScript;
   readonly #fallback = new MemoryBurstLimiter();
-  readonly #log: Logger | null;
-  #lastWarn = 0;
 
   constructor(url: string, log: Logger | null = null) {
-    // Loaded here, not at module load: without REDIS_URL the client library is never needed.
-    const { Redis: RedisClient } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
-    this.#redis = new RedisClient(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, lazyConnect: false });
-    this.#redis.on('error', (err: unknown) => this.#warn(err));
-    this.#log = log;
+    this.#script = new RedisScript(url, TAKE_SCRIPT, log, 'redis burst limiter unavailable; counting in this process meanwhile');
   }
 
   async take(key: string, perSecond: number, burst: number, nowMs: number): Promise<boolean> {
     const interval = intervalOf(perSecond);
     try {
-      const res = await this.#redis.eval(TAKE_SCRIPT, 1, KEY_PREFIX + key, String(nowMs), String(interval), String((burst - 1) * interval));
-      return res === 1;
+      return (await this.#script.run(KEY_PREFIX + key, [String(nowMs), String(interval), String((burst - 1) * interval)])) === 1;
     } catch (err) {
-      this.#warn(err);
+      this.#script.warn(err);
       return this.#fallback.take(key, perSecond, burst, nowMs);
     }
   }
 
   /** Resolves once connected (tests use it to skip when no server answers). */
-  async ready(timeoutMs = 1000): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      if (this.#redis.status === 'ready') return true;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    return this.#redis.status === 'ready';
+  ready(timeoutMs = 1000): Promise<boolean> {
+    return this.#script.ready(timeoutMs);
   }
 
   async close(): Promise<void> {
-    this.#redis.disconnect();
-  }
-
-  #warn(err: unknown): void {
-    const now = Date.now();
-    if (now - this.#lastWarn < WARN_EVERY_MS) return;
-    this.#lastWarn = now;
-    this.#log?.warn({ err }, 'redis burst limiter unavailable; counting in this process meanwhile');
+    this.#script.close();
   }
 }
 

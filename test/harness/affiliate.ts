@@ -4,11 +4,8 @@ import { expect } from 'vitest';
 import { eq } from 'drizzle-orm';
 import type { TestApp } from './app.ts';
 import { randomIp, signupAccount, type Account } from './accounts.ts';
-import { input, payment, type Member } from './settlement.ts';
+import { addMember, input, payment, type Member } from './settlement.ts';
 import type { Database } from '../../src/platform/db/index.ts';
-import { newId } from '../../src/platform/ids.ts';
-import { hashPassword } from '../../src/accounts/passwords.ts';
-import { sessions, users } from '../../src/accounts/schema.ts';
 import type { Role } from '../../src/accounts/index.ts';
 import { affiliates, checkReferralBalances } from '../../src/affiliate/index.ts';
 import type { SettlePayment } from '../../src/settlement/index.ts';
@@ -19,26 +16,8 @@ export function admin(t: TestApp, method: 'GET' | 'POST', url: string, payload?:
   return t.app.inject({ method, url, headers: ADMIN, remoteAddress: randomIp(), ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
 }
 
-const hashes = new Map<string, Promise<string>>();
-
-/**
- * A team member of `role` with a session, like the settlement harness's, but cheap: the password
- * is one per role (`<role>-password`), hashed once per test file, so many members cost no scrypt.
- */
-export async function member(t: TestApp, merchantId: string, role: Role): Promise<Member> {
-  const { db, clock } = t.platform;
-  const now = clock.now();
-  const password = `${role}-password`;
-  if (!hashes.has(password)) hashes.set(password, hashPassword(password));
-  const userId = newId('usr', now);
-  await db.orm.insert(users).values({ id: userId, merchantId, email: `${role}-${userId}@example.com`, passwordHash: await hashes.get(password)!, role, createdAt: now });
-  const sessionId = newId('ses', now);
-  await db.orm.insert(sessions).values({ id: sessionId, userId, merchantId, createdAt: now, expiresAt: new Date(now.getTime() + 30 * 86_400_000) });
-  return {
-    userId, password,
-    token: async () => (await t.services.accounts.tokens.issue({ userId, merchantId, sessionId, role }, clock.now())).token,
-  };
-}
+/** A team member of `role` whose password is one per role (`<role>-password`): cheap to make many. */
+export const member = (t: TestApp, merchantId: string, role: Role): Promise<Member> => addMember(t, merchantId, role, undefined, `${role}-password`);
 
 /** The referral code of a merchant. */
 export async function codeOf(db: Database, merchantId: string): Promise<string> {
