@@ -51,7 +51,8 @@ export async function setLiveMode(db: Database, merchantId: string, body: Record
   if (typeof body.enabled !== 'boolean') throw badRequest(ENABLED_REQUIRED);
   const enabled = body.enabled;
   return db.transaction(async (tx) => {
-    const [before] = await tx.select({ liveEnabled: merchants.liveEnabled }).from(merchants).where(eq(merchants.id, merchantId));
+    // Under the row's lock, so of two toggles racing only the one that changes it tells the team.
+    const [before] = await tx.select({ liveEnabled: merchants.liveEnabled }).from(merchants).where(eq(merchants.id, merchantId)).for('update');
     const after = await updateMerchant(tx, merchantId, { liveEnabled: enabled }, { action: 'live_mode.updated', actor, fields: ['live_enabled'] }, now);
     if (before && before.liveEnabled !== enabled) await noticeLiveMode(tx, merchantId, enabled, actor.email, now);
     return after;
