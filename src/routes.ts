@@ -5,6 +5,7 @@ import { registerAccountRoutes } from './accounts/index.ts';
 import { registerPaymentRoutes } from './payments/index.ts';
 import { registerSettlementRoutes } from './settlement/index.ts';
 import { registerWebhookRoutes } from './webhooks/index.ts';
+import { registerMarketRoutes } from './market/index.ts';
 import { registerNotificationRoutes } from './notifications/index.ts';
 import { registerAffiliateRoutes } from './affiliate/index.ts';
 
@@ -13,6 +14,7 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
   await registerPaymentRoutes(app, services.accounts, services.payments, services.platform.clock);
   registerSettlementRoutes(app, services);
   registerWebhookRoutes(app, services);
+  registerMarketRoutes(app, services.market, services.platform.config.adminToken);
   registerNotificationRoutes(app, services.accounts);
   await registerAffiliateRoutes(app, services.accounts, services.affiliate);
 }

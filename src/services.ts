@@ -4,7 +4,7 @@ import type { Platform } from './platform/context.ts';
 import { AccountsService } from './accounts/index.ts';
 import { AffiliateService } from './affiliate/index.ts';
 import { EMPTY_TRAIL_SECTIONS, PaymentsService, settleInputOf } from './payments/index.ts';
-import { DEFAULT_MARKET, loadMarketFile, staticMarketSource, type MarketSource } from './market/index.ts';
+import { createMarket, type Market } from './market/index.ts';
 import { Realtime, foundOrNull } from './realtime/index.ts';
 import { SettlementService } from './settlement/index.ts';
 import { WebhooksService, countFailedDeliveries, deliveriesForPayment } from './webhooks/index.ts';
@@ -13,7 +13,7 @@ export interface Services {
   platform: Platform;
   accounts: AccountsService;
   affiliate: AffiliateService;
-  market: MarketSource;
+  market: Market;
   payments: PaymentsService;
   realtime: Realtime;
   settlement: SettlementService;
@@ -23,7 +23,8 @@ export interface Services {
 export async function createServices(platform: Platform): Promise<Services> {
   const { db, config } = platform;
   const accounts = new AccountsService(platform);
-  const market = staticMarketSource(config.marketFile ? loadMarketFile(config.marketFile) : DEFAULT_MARKET);
+  // No chain room yet: live network fees are the built-in figures until it passes its NetworkFeeQuoter here.
+  const market = createMarket({ config, clock: platform.clock, log: platform.log, networkFees: null });
   const settlement = new SettlementService(platform, { market });
   const webhooks = new WebhooksService(platform);
   // The referral program joins each signup (code, referral) and each live service fee (commission).

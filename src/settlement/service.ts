@@ -3,7 +3,7 @@ import type { Platform } from '../platform/context.ts';
 import type { Database, Tx } from '../platform/db/index.ts';
 import type { Subscriber } from '../events/index.ts';
 import type { Actor } from '../audit/index.ts';
-import { DEFAULT_MARKET, loadMarketFile, staticMarketSource, type MarketSource } from '../market/index.ts';
+import type { MarketSource } from '../market/index.ts';
 import { completeSettlement, failSettlement, replanDue, settlePayment, type ExecutorDeps } from './executor.ts';
 import type { DepositsPort, ServiceFeePort, SettleInput, TransferPort } from './ports.ts';
 import { PayoutAddressService } from './payout-address-service.ts';
@@ -25,9 +25,9 @@ export class SettlementService {
   #transfers: TransferPort | null;
   #fees: ServiceFeePort | null = null;
 
-  constructor(platform: Platform, opts: { market?: MarketSource; transfers?: TransferPort | null } = {}) {
+  constructor(platform: Platform, opts: { market: MarketSource; transfers?: TransferPort | null }) {
     this.platform = platform;
-    this.market = opts.market ?? staticMarketSource(platform.config.marketFile ? loadMarketFile(platform.config.marketFile) : DEFAULT_MARKET);
+    this.market = opts.market;
     this.#transfers = opts.transfers ?? null;
     this.addresses = new PayoutAddressService(platform.db, platform.clock);
     this.payouts = new PayoutService(platform.db, platform.clock, this.market);
@@ -59,7 +59,8 @@ export class SettlementService {
   }
 
   runScheduledPayouts(now = this.platform.clock.now()): Promise<PayoutRow[]> {
-    return runScheduledPayouts(this.platform.db, this.market.snapshot(), now);
+    // Payouts are live only.
+    return runScheduledPayouts(this.platform.db, this.market.snapshot(true), now);
   }
 
   completeSettlement(tx: Tx, id: string, txId: string): Promise<SettlementRow> {

@@ -11,7 +11,6 @@ import { randomIp, signupAccount } from '../harness/accounts.ts';
 import { ADDR, type Member } from '../harness/settlement.ts';
 import { admin, credit, expectReferralBalancesHold, member } from '../harness/affiliate.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
-import { DEFAULT_MARKET, staticMarketSource } from '../../src/market/index.ts';
 import { events } from '../../src/events/index.ts';
 import { auditEntries } from '../../src/accounts/schema.ts';
 import { notifications } from '../../src/notifications/index.ts';
@@ -253,7 +252,7 @@ describeEachDb('referral payouts', (h) => {
           await refused(await request(a.owner, { amount: 60 }), 500, ERR.failed);
           expect(await balance(a)).toMatchObject({ available: '1000', pending_payout: '0' });
         } finally {
-          t.services.affiliate.useMarket(staticMarketSource(DEFAULT_MARKET));
+          t.services.affiliate.useMarket(t.services.market);
         }
       });
     });

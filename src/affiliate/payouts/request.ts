@@ -78,7 +78,7 @@ async function target(tx: Executor, merchantId: string, body: Record<string, unk
 }
 
 /** The network fee of sending USDT on Tron, from the market, in base units (one token is one dollar). */
-const networkFee = (market: MarketSource): bigint => networkFeeUnits(REFERRAL_TOKEN, market.snapshot()[REFERRAL_TOKEN].networkFeeUsd, dec(1));
+const networkFee = (market: MarketSource): bigint => networkFeeUnits(REFERRAL_TOKEN, market.snapshot(true)[REFERRAL_TOKEN].networkFeeUsd, dec(1));
 
 export async function requestPayout(deps: RequestDeps, who: PayoutRequester, body: unknown): Promise<Record<string, unknown>> {
   const { db, now } = deps;
