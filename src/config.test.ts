@@ -23,12 +23,18 @@ describe('config', () => {
     expect(c.confirmations.bitcoin).toBe(3);
     expect(c.confirmations.tron).toBe(20);
     expect(c.adminToken).toBeNull();
+    expect(c.referral).toEqual({ rateBps: 2500, months: 12, minPayoutUsd: '50', payoutDays: 3 });
     expect(c.rateSources).toEqual(['coinbase', 'kraken', 'binance', 'bitstamp', 'okx']);
     expect(c.rateSourceUrls).toEqual({});
     expect(c.rateRefreshS).toBe(30);
     expect(c.rateMaxAgeS).toBe(120);
     expect(c.rpc.ethereum).toEqual([]);
     expect(c.tronSolidityUrls).toEqual([]);
+  });
+
+  it('reads the referral terms', () => {
+    const c = loadConfig({ DATA_DIR: tmp(), REFERRAL_RATE_BPS: '1000', REFERRAL_MONTHS: '0', REFERRAL_MIN_PAYOUT_USD: '25.5', REFERRAL_PAYOUT_DAYS: '0' });
+    expect(c.referral).toEqual({ rateBps: 1000, months: 0, minPayoutUsd: '25.5', payoutDays: 0 });
   });
 
   it('reads the live market settings', () => {
@@ -104,6 +110,11 @@ describe('config', () => {
     [{ PUBLIC_URL: 'nope' }, 'PUBLIC_URL'],
     [{ TOKEN_CONTRACTS: 'garbage' }, 'TOKEN_CONTRACTS'],
     [{ REDIS_URL: 'http://x' }, 'REDIS_URL'],
+    [{ REFERRAL_RATE_BPS: '10001' }, 'REFERRAL_RATE_BPS'],
+    [{ REFERRAL_MONTHS: '-1' }, 'REFERRAL_MONTHS'],
+    [{ REFERRAL_MIN_PAYOUT_USD: '0' }, 'REFERRAL_MIN_PAYOUT_USD'],
+    [{ REFERRAL_MIN_PAYOUT_USD: '10.001' }, 'REFERRAL_MIN_PAYOUT_USD'],
+    [{ REFERRAL_PAYOUT_DAYS: 'three' }, 'REFERRAL_PAYOUT_DAYS'],
     [{ RATE_SOURCES: 'coinbase,coingecko' }, 'RATE_SOURCES'],
     [{ RATE_SOURCES: ' , ' }, 'RATE_SOURCES'],
     [{ RATE_SOURCE_OKX_URL: 'ftp://okx' }, 'RATE_SOURCE_OKX_URL'],

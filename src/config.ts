@@ -55,6 +55,19 @@ export interface Config {
   settlementDelayS: number;
   logLevel: string;
   redisUrl: string | null;
+  referral: ReferralTerms;
+}
+
+/** The referral program's terms (CONTRACT.md "Referral program"). */
+export interface ReferralTerms {
+  /** Share of the service's fee on a referred merchant's live deposit credited as commission. */
+  rateBps: number;
+  /** Months a referral earns from the referred merchant's signup; 0: as long as it uses the service. */
+  months: number;
+  /** Smallest referral payout, in dollars (= USDT_TRC20), as a decimal string. */
+  minPayoutUsd: string;
+  /** Business days (Saturdays and Sundays skipped) from a referral payout's request to its `due_at`. */
+  payoutDays: number;
 }
 
 export class ConfigError extends Error {}
@@ -78,6 +91,14 @@ function int(env: Env, name: string, dflt: number, min: number, max: number): nu
   const n = Number(v);
   if (n < min || n > max) bad(name, `must be between ${min} and ${max}, got ${n}`);
   return n;
+}
+
+/** A dollar amount: more than 0, at most 2 decimals, kept as its decimal string. */
+function dollars(env: Env, name: string, dflt: string): string {
+  const v = opt(env, name);
+  if (v === undefined) return dflt;
+  if (!/^\d{1,9}(\.\d{1,2})?$/.test(v) || Number(v) <= 0) bad(name, `must be an amount of dollars with at most 2 decimals, more than 0, got "${v}"`);
+  return v;
 }
 
 function flag(env: Env, name: string): boolean {
@@ -236,5 +257,11 @@ export function loadConfig(env: Env = process.env): Config {
     settlementDelayS: int(env, 'SETTLEMENT_DELAY_S', 60, 0, 86_400),
     logLevel,
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']) ?? null,
+    referral: {
+      rateBps: int(env, 'REFERRAL_RATE_BPS', 2500, 0, 10_000),
+      months: int(env, 'REFERRAL_MONTHS', 12, 0, 1200),
+      minPayoutUsd: dollars(env, 'REFERRAL_MIN_PAYOUT_USD', '50'),
+      payoutDays: int(env, 'REFERRAL_PAYOUT_DAYS', 3, 0, 365),
+    },
   };
 }

@@ -9,6 +9,8 @@ import { registerMarketRoutes } from './market/index.ts';
 import { registerSupportRoutes } from './support/index.ts';
 import { registerLinkRoutes } from './links/index.ts';
 import { registerCustomerRoutes } from './customers/index.ts';
+import { registerNotificationRoutes } from './notifications/index.ts';
+import { registerAffiliateRoutes } from './affiliate/index.ts';
 
 export async function registerRoutes(app: FastifyInstance, services: Services): Promise<void> {
   registerAccountRoutes(app, services.accounts);
@@ -19,4 +21,6 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
   registerSupportRoutes(app, services.accounts, services.support);
   await registerLinkRoutes(app, services.accounts, services.links);
   registerCustomerRoutes(app, services.accounts, services.customers);
+  registerNotificationRoutes(app, services.accounts);
+  await registerAffiliateRoutes(app, services.accounts, services.affiliate);
 }

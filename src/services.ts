@@ -2,6 +2,7 @@
 // receive this object and never construct services themselves.
 import type { Platform } from './platform/context.ts';
 import { AccountsService } from './accounts/index.ts';
+import { AffiliateService } from './affiliate/index.ts';
 import { EMPTY_TRAIL_SECTIONS, PaymentsService, settleInputOf } from './payments/index.ts';
 import { createMarket, type Market } from './market/index.ts';
 import { Realtime, foundOrNull } from './realtime/index.ts';
@@ -14,6 +15,7 @@ import { CustomersService, customerFeed } from './customers/index.ts';
 export interface Services {
   platform: Platform;
   accounts: AccountsService;
+  affiliate: AffiliateService;
   market: Market;
   payments: PaymentsService;
   realtime: Realtime;
@@ -31,6 +33,10 @@ export async function createServices(platform: Platform): Promise<Services> {
   const market = createMarket({ config, clock: platform.clock, log: platform.log, networkFees: null });
   const settlement = new SettlementService(platform, { market });
   const webhooks = new WebhooksService(platform);
+  // The referral program joins each signup (code, referral) and each live service fee (commission).
+  const affiliate = new AffiliateService(platform, { market });
+  accounts.useSignupHook(affiliate.enroll);
+  settlement.useServiceFees(affiliate.creditCommission);
   const payments = new PaymentsService(platform, {
     market,
     payoutAddresses: (merchantId, livemode) => settlement.payoutAddressInputs(merchantId, livemode),
@@ -50,8 +56,6 @@ export async function createServices(platform: Platform): Promise<Services> {
     figures: (merchantId, livemode) => payments.dashboard(merchantId, livemode),
     names: (merchantId, storeId) => accounts.names.peek(merchantId, storeId),
   });
-  // NOTIFICATIONS: a reply from support raises a `support` notification: pass `notifyReply` here
-  // once the notifications room exists (see src/support/notifier.ts).
   const support = new SupportService(platform);
   const links = new LinksService(platform, payments);
   const customers = new CustomersService(platform, (merchantId, ids) => payments.viewsByIds(merchantId, ids));
@@ -59,5 +63,5 @@ export async function createServices(platform: Platform): Promise<Services> {
   payments.groups.addFeed(linkFeed(() => links.checkoutBase));
   payments.groups.addFeed(customerFeed);
   platform.outbox.subscribe(payments.groups.subscriber);
-  return { platform, accounts, market, payments, realtime, settlement, webhooks, support, links, customers };
+  return { platform, accounts, affiliate, market, payments, realtime, settlement, webhooks, support, links, customers };
 }

@@ -15,3 +15,6 @@ export { isTestMode } from './key-management.ts';
 export { findStore, storeJson, requireStoreName, STORE_NAME_INVALID } from './stores.ts';
 export { PayerNameCache, NAMES_CACHE_MS, type PayerNames } from './payer-names.ts';
 export { UNKNOWN_STORE } from './key-management.ts';
+export type { SignupEnrollment, SignupHook } from './signup.ts';
+export type { MerchantRow, UserRow } from './schema.ts';
+export { verifyPassword } from './passwords.ts';

@@ -7,6 +7,7 @@ import { apiKeys, type ApiKeyRow } from './schema.ts';
 import { apiKeyJson, insertApiKey, KEY_ACCESS, type KeyAccess } from './api-keys.ts';
 import { findStore } from './stores.ts';
 import { emitApiKeyUpdate } from './socket-events.ts';
+import { noticeApiKey } from './notices.ts';
 import { isLiveQuery } from '../platform/http/index.ts';
 
 export const UNKNOWN_STORE = 'unknown store_id';
@@ -35,6 +36,7 @@ export async function createKey(db: Database, merchantId: string, livemode: bool
     const created = await insertApiKey(tx, { merchantId, livemode, storeId: input.storeId, label: input.label, access: input.access, createdBy: actor.id ?? null, at: now });
     await recordAudit(tx, { merchantId, action: 'api_key.created', actor, subject: created.row.id, after: apiKeyJson(created.row), at: now });
     await emitApiKeyUpdate(tx, created.row, now);
+    await noticeApiKey(tx, created.row, 'created', now);
     return created;
   });
 }
@@ -54,6 +56,7 @@ export async function revokeKey(db: Database, merchantId: string, id: string, ac
     if (!row) return before;
     await recordAudit(tx, { merchantId, action: 'api_key.revoked', actor, subject: id, before: apiKeyJson(before), after: apiKeyJson(row), at: now });
     await emitApiKeyUpdate(tx, row, now);
+    await noticeApiKey(tx, row, 'revoked', now);
     return row;
   });
 }

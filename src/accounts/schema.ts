@@ -88,3 +88,21 @@ export type MerchantRow = typeof merchants.$inferSelect;
 export type UserRow = typeof users.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 export type StoreRow = typeof stores.$inferSelect;
+
+// migrations/0720_invitations.sql
+export const invitations = pgTable('invitations', {
+  id: text('id').primaryKey(),
+  merchantId: text('merchant_id').notNull(),
+  email: text('email').notNull(),
+  role: text('role').notNull(),
+  tokenHash: text('token_hash').notNull().unique(),
+  status: text('status').notNull(),
+  invitedBy: text('invited_by').notNull(),
+  expiresAt: at('expires_at').notNull(),
+  acceptedAt: at('accepted_at'),
+  revokedAt: at('revoked_at'),
+  userId: text('user_id'),
+  createdAt: at('created_at').notNull(),
+});
+
+export type InvitationRow = typeof invitations.$inferSelect;

@@ -4,7 +4,7 @@ import type { RateLimiter } from '../platform/rate-limit.ts';
 import { createRateLimiter } from '../platform/redis-rate-limit.ts';
 import { AccessTokens } from './access-tokens.ts';
 import { Authenticator } from './authenticate.ts';
-import { signup, type SignupInput, type SignupResult } from './signup.ts';
+import { signup, type SignupHook, type SignupInput, type SignupResult } from './signup.ts';
 import { PayerNameCache } from './payer-names.ts';
 
 export class AccountsService {
@@ -15,6 +15,7 @@ export class AccountsService {
   readonly authn: Authenticator;
   /** Merchant and store names for the payer's view, kept in process (renames come from the outbox). */
   readonly names: PayerNameCache;
+  #signupHook: SignupHook | undefined;
 
   constructor(platform: Platform, limiter?: RateLimiter & { close?: () => Promise<void> }) {
     this.platform = platform;
@@ -25,8 +26,13 @@ export class AccountsService {
     platform.outbox.subscribe(this.names.subscriber);
   }
 
+  /** Another room joins every signup's transaction (the referral program: code and referral). */
+  useSignupHook(hook: SignupHook): void {
+    this.#signupHook = hook;
+  }
+
   signup(input: SignupInput): Promise<SignupResult> {
-    return signup(this.platform.db, input, this.platform.clock.now());
+    return signup(this.platform.db, input, this.platform.clock.now(), this.#signupHook);
   }
 
   async close(): Promise<void> {

@@ -8,6 +8,7 @@ import { merchants } from './schema.ts';
 import { merchantJson, type Merchant } from './merchant.ts';
 import { parseSettingsPatch, type SettingsChange } from './settings-patch.ts';
 import { emitMerchantUpdate } from './socket-events.ts';
+import { noticeLiveMode } from './notices.ts';
 
 export const ENABLED_REQUIRED = 'enabled (true or false) is required';
 
@@ -49,5 +50,11 @@ export async function updateSettings(db: Database, merchantId: string, body: Rec
 export async function setLiveMode(db: Database, merchantId: string, body: Record<string, unknown>, actor: Actor, now: Date): Promise<Merchant> {
   if (typeof body.enabled !== 'boolean') throw badRequest(ENABLED_REQUIRED);
   const enabled = body.enabled;
-  return db.transaction((tx) => updateMerchant(tx, merchantId, { liveEnabled: enabled }, { action: 'live_mode.updated', actor, fields: ['live_enabled'] }, now));
+  return db.transaction(async (tx) => {
+    // Under the row's lock, so of two toggles racing only the one that changes it tells the team.
+    const [before] = await tx.select({ liveEnabled: merchants.liveEnabled }).from(merchants).where(eq(merchants.id, merchantId)).for('update');
+    const after = await updateMerchant(tx, merchantId, { liveEnabled: enabled }, { action: 'live_mode.updated', actor, fields: ['live_enabled'] }, now);
+    if (before && before.liveEnabled !== enabled) await noticeLiveMode(tx, merchantId, enabled, actor.email, now);
+    return after;
+  });
 }

@@ -1,7 +1,7 @@
 // Sign-up: a merchant, its owner, the first test and live keys and a session, in one transaction.
 import { badRequest, conflict } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import type { Database } from '../platform/db/index.ts';
+import type { Database, Tx } from '../platform/db/index.ts';
 import { merchants, users, type ApiKeyRow, type MerchantRow, type UserRow } from './schema.ts';
 import { hashPassword } from './passwords.ts';
 import { insertApiKey } from './api-keys.ts';
@@ -26,12 +26,23 @@ export interface SignupResult {
   refreshToken: string;
 }
 
-export async function signup(db: Database, input: SignupInput, now: Date): Promise<SignupResult> {
+/** What another room learns of a signup, inside its transaction (the referral program enrolls the merchant). */
+export interface SignupEnrollment {
+  merchant: MerchantRow;
+  user: UserRow;
+  /** As given: the referral program decides whether it names anyone. */
+  referralCode: string | null;
+  at: Date;
+}
+export type SignupHook = (tx: Tx, s: SignupEnrollment) => Promise<void>;
+
+export async function signup(db: Database, input: SignupInput, now: Date, hook?: SignupHook): Promise<SignupResult> {
   const name = typeof input.merchant_name === 'string' ? input.merchant_name.trim() : '';
   if (!name || name.length > 200) throw badRequest(MERCHANT_NAME_REQUIRED);
   const email = requireEmail(input.email);
   const password = requireNewPassword(input.password);
-  const referral = typeof input.referral_code === 'string' && input.referral_code.trim() ? input.referral_code.trim().toUpperCase().slice(0, 64) : null;
+  // Kept as given when it could be a code (8 of A-Z0-9, any case); anything else names no one.
+  const referral = typeof input.referral_code === 'string' && /^[A-Za-z0-9]{8}$/.test(input.referral_code.trim()) ? input.referral_code.trim().toUpperCase() : null;
   const passwordHash = await hashPassword(password);
   try {
     return await db.transaction(async (tx) => {
@@ -48,6 +59,7 @@ export async function signup(db: Database, input: SignupInput, now: Date): Promi
         await insertApiKey(tx, { merchantId: merchant.id, livemode: false, label: 'default', access: 'full', createdBy: user.id, at: now }),
         await insertApiKey(tx, { merchantId: merchant.id, livemode: true, label: 'default', access: 'full', createdBy: user.id, at: now }),
       ];
+      await hook?.(tx, { merchant, user, referralCode: referral, at: now });
       const { sessionId, refreshToken } = await openSession(tx, user.id, merchant.id, now);
       return { merchant, user, keys, sessionId, refreshToken };
     });

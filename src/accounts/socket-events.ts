@@ -6,7 +6,8 @@ import { merchantJson, type Merchant } from './merchant.ts';
 import { apiKeyJson } from './api-keys.ts';
 import { storeJson } from './stores.ts';
 import { userJson } from './users.ts';
-import type { ApiKeyRow, StoreRow, UserRow } from './schema.ts';
+import type { ApiKeyRow, InvitationRow, StoreRow, UserRow } from './schema.ts';
+import { invitationJson } from './invitation-json.ts';
 
 export const MERCHANT_UPDATE = 'merchant:update';
 export const STORE_UPDATE = 'store:update';
@@ -15,7 +16,8 @@ export const TEAM_UPDATE = 'team:update';
 /** Not a spec event: tells the realtime room to end the dashboard sockets of these sessions (spec 5.5). */
 export const SESSIONS_REVOKED = 'session:revoked';
 
-export type TeamAction = 'added' | 'role_changed' | 'removed';
+/** `added` also for a member who accepted an invitation (then with the invitation). */
+export type TeamAction = 'added' | 'role_changed' | 'removed' | 'invited' | 'invitation_revoked';
 /** The socket `auth:error` code a revocation maps to (spec 5 "Socket authentication"). */
 export type RevokeReason = 'session_revoked' | 'role_changed' | 'removed';
 
@@ -30,7 +32,14 @@ export const emitApiKeyUpdate = (tx: Executor, k: ApiKeyRow, at: Date) =>
   appendEvent(tx, { type: API_KEY_UPDATE, livemode: k.livemode, merchantId: k.merchantId, data: apiKeyJson(k), at });
 
 export const emitTeamUpdate = (tx: Executor, action: TeamAction, u: UserRow, at: Date) =>
-  appendEvent(tx, { type: TEAM_UPDATE, livemode: false, merchantId: u.merchantId, data: { action, user: userJson(u), invitation: null }, at });
+  emitTeamChange(tx, u.merchantId, action, { user: u }, at);
+
+/** `team:update` `{action, user, invitation}` (each null when the change has none). */
+export const emitTeamChange = (tx: Executor, merchantId: string, action: TeamAction, of: { user?: UserRow; invitation?: InvitationRow }, at: Date) =>
+  appendEvent(tx, {
+    type: TEAM_UPDATE, livemode: false, merchantId,
+    data: { action, user: of.user ? userJson(of.user) : null, invitation: of.invitation ? invitationJson(of.invitation, at) : null }, at,
+  });
 
 export async function emitSessionsRevoked(tx: Executor, merchantId: string, userId: string, sessionIds: string[], reason: RevokeReason, at: Date): Promise<void> {
   if (sessionIds.length === 0) return;

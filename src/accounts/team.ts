@@ -13,11 +13,12 @@ import { userJson } from './users.ts';
 import { revokeUserSessions } from './sessions.ts';
 import { EMAIL_TAKEN, isUniqueViolation, requireEmail, requireNewPassword } from './validate.ts';
 import { emitSessionsRevoked, emitTeamUpdate } from './socket-events.ts';
+import { noticeTeam } from './notices.ts';
 
 export const LAST_OWNER = 'the account must keep at least one owner';
 export const USER_REMOVED = 'user removed';
 
-function requireRole(v: unknown): Role {
+export function requireRole(v: unknown): Role {
   if (!isRole(v)) throw badRequest(ROLE_MESSAGE);
   return v;
 }
@@ -36,6 +37,7 @@ export async function addUser(db: Database, merchantId: string, body: Record<str
       const [row] = await tx.insert(users).values({ id: newId('usr', now), merchantId, email, passwordHash, role, createdAt: now }).returning();
       await recordAudit(tx, { merchantId, action: 'user.added', actor, subject: row.id, after: userJson(row), at: now });
       await emitTeamUpdate(tx, 'added', row, now);
+      await noticeTeam(tx, row, { verb: 'added' }, now);
       return row;
     });
   } catch (err) {
@@ -68,6 +70,7 @@ export async function changeRole(db: Database, merchantId: string, userId: strin
     const ended = await revokeUserSessions(tx, userId, 'role_changed', now);
     await recordAudit(tx, { merchantId, action: 'user.role_changed', actor, subject: userId, before: userJson(before), after: userJson(row), at: now });
     await emitTeamUpdate(tx, 'role_changed', row, now);
+    await noticeTeam(tx, row, { verb: 'role_changed', from: before.role }, now);
     await emitSessionsRevoked(tx, merchantId, userId, ended, 'role_changed', now);
     return row;
   });
@@ -82,6 +85,7 @@ export async function removeUser(db: Database, merchantId: string, userId: strin
     await tx.delete(users).where(eq(users.id, userId));
     await recordAudit(tx, { merchantId, action: 'user.removed', actor, subject: userId, before: userJson(before), at: now });
     await emitTeamUpdate(tx, 'removed', before, now);
+    await noticeTeam(tx, before, { verb: 'removed' }, now);
     await emitSessionsRevoked(tx, merchantId, userId, ended, 'removed', now);
   });
 }

@@ -4,10 +4,9 @@
 // When Redis cannot answer, the limiter falls back to this process's own memory count (a limit
 // per process is better than none, and better than refusing every sign-in).
 import crypto from 'node:crypto';
-import { createRequire } from 'node:module';
-import type { Redis } from 'ioredis';
 import { MemoryRateLimiter, type RateLimiter } from './rate-limit.ts';
 import type { Logger } from './logger.ts';
+import { RedisScript } from './redis-script.ts';
 
 // KEYS[1]: the window's sorted set. ARGV: now ms, window ms, limit, unique member.
 const TAKE_SCRIPT = `
@@ -18,65 +17,32 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 `;
 const KEY_PREFIX = 'gw:rl:';
-const WARN_EVERY_MS = 30_000;
 
 export class RedisRateLimiter implements RateLimiter {
-  readonly #redis: Redis;
+  readonly #script: RedisScript;
   readonly #fallback = new MemoryRateLimiter();
-  readonly #log: Logger | null;
-  readonly #sha: string;
-  #lastWarn = 0;
 
   constructor(url: string, log: Logger | null = null) {
-    // Loaded here, not at module load: without REDIS_URL the client library is never needed.
-    const { Redis: RedisClient } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
-    this.#redis = new RedisClient(url, {
-      // Fail fast instead of queueing while disconnected: the fallback answers meanwhile.
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      lazyConnect: false,
-    });
-    this.#redis.on('error', (err: unknown) => this.#warn(err));
-    this.#log = log;
-    this.#sha = crypto.createHash('sha1').update(TAKE_SCRIPT).digest('hex');
+    this.#script = new RedisScript(url, TAKE_SCRIPT, log, 'redis rate limiter unavailable; counting in this process meanwhile');
   }
 
   async take(key: string, limit: number, windowMs: number, nowMs: number): Promise<boolean> {
-    const args = [KEY_PREFIX + key, String(nowMs), String(windowMs), String(limit), `${nowMs}:${crypto.randomBytes(6).toString('hex')}`];
     try {
-      let res: unknown;
-      try {
-        res = await this.#redis.evalsha(this.#sha, 1, ...args);
-      } catch (err) {
-        if (!String((err as Error).message).startsWith('NOSCRIPT')) throw err;
-        res = await this.#redis.eval(TAKE_SCRIPT, 1, ...args);
-      }
+      const res = await this.#script.run(KEY_PREFIX + key, [String(nowMs), String(windowMs), String(limit), `${nowMs}:${crypto.randomBytes(6).toString('hex')}`]);
       return res === 1;
     } catch (err) {
-      this.#warn(err);
+      this.#script.warn(err);
       return this.#fallback.take(key, limit, windowMs, nowMs);
     }
   }
 
   /** Resolves once connected (tests use it to skip when no server answers). */
-  async ready(timeoutMs = 1000): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      if (this.#redis.status === 'ready') return true;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    return this.#redis.status === 'ready';
+  ready(timeoutMs = 1000): Promise<boolean> {
+    return this.#script.ready(timeoutMs);
   }
 
   async close(): Promise<void> {
-    this.#redis.disconnect();
-  }
-
-  #warn(err: unknown): void {
-    const now = Date.now();
-    if (now - this.#lastWarn < WARN_EVERY_MS) return;
-    this.#lastWarn = now;
-    this.#log?.warn({ err }, 'redis rate limiter unavailable; counting in this process meanwhile');
+    this.#script.close();
   }
 }
 

@@ -20,7 +20,7 @@ export interface UserAuthenticator {
 
 export const merchantRoom = (merchantId: string, role: Role): string => `m:${merchantId}:${role}`;
 export const sessionRoom = (sessionId: string): string => `s:${sessionId}`;
-/** Every socket of one member (a member's own typing is not sent back to them). */
+/** Every socket of one member: events meant for the reader alone (e.g. `notification:read`); a member's own typing is not sent back to them. */
 export const userRoom = (userId: string): string => `u:${userId}`;
 
 /** A member reported typing in the support chat (passed on at most as TypingGate allows). */

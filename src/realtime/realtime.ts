@@ -196,6 +196,11 @@ export class Realtime {
         if (this.#recentDrop() || operators.adapter.rooms.has(OPERATOR_ROOM)) operators.to(OPERATOR_ROOM).emit(r.event, r.payload);
         return;
       }
+      case 'user': {
+        const room = userRoom(r.userId);
+        if (this.#recentDrop() || nsp.adapter.rooms.has(room)) nsp.to(room).emit(r.event, r.payload);
+        return;
+      }
       case 'figures':
         if (this.#figures) this.#throttle.request(r.merchantId, r.livemode);
         return;

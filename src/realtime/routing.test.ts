@@ -51,6 +51,11 @@ describe('routeEvent', () => {
     expect(roles('affiliate:balance')).toEqual(['owner', 'finance']);
     expect(roles('notification', { category: 'affiliates' })).toEqual(['owner', 'finance']);
     expect(roles('notification', { category: 'support' })).toHaveLength(4);
+    expect(roles('notification', { category: 'team' })).toEqual(['owner']);
+    expect(roles('notification', { category: 'payouts' })).toHaveLength(4);
+    expect(roles('affiliate:referral')).toEqual(['owner', 'finance']);
+    expect(roles('affiliate:commission')).toEqual(['owner', 'finance']);
+    expect(roles('affiliate:payout')).toEqual(['owner', 'finance']);
     expect(roles('balance:update')).toHaveLength(4);
   });
 
@@ -67,6 +72,14 @@ describe('routeEvent', () => {
     expect((read[0] as { payload: object }).payload).not.toHaveProperty('merchant_id');
     expect(read[1]).toEqual({ kind: 'operator', event: 'support:read', payload: { merchant_id: 'mer_1', side: 'merchant', read_at: 't', unread: 0 } });
     expect(routeEvent(ev('link:update', {})).map((r) => r.kind)).toEqual(['merchant']);
+  });
+
+  it('sends read marks to the reader alone, without the user id that addressed them', () => {
+    const data = { user_id: 'usr_1', ids: ['ntf_1'], all: false, livemode: true, unread: 3 };
+    expect(routeEvent(ev('notification:read', data))).toEqual([
+      { kind: 'user', userId: 'usr_1', event: 'notification:read', payload: { ids: ['ntf_1'], all: false, livemode: true, unread: 3 } },
+    ]);
+    expect(routeEvent(ev('notification:read', { ids: [] }))).toEqual([]);
   });
 
   it('ignores events it does not know, pings and events without a merchant', () => {

@@ -7,6 +7,7 @@ import {
 } from './events.ts';
 import { checkoutUpdate, dashboardUpdate, isPaymentJson, type NamesOf } from './payer-view.ts';
 import { SUPPORT_MESSAGE, SUPPORT_MESSAGE_UPDATE, SUPPORT_READ } from '../support/index.ts';
+import { NOTIFICATION_EVENT, NOTIFICATION_READ_EVENT, rolesOf } from '../notifications/index.ts';
 
 export type Role = 'owner' | 'developer' | 'finance' | 'viewer';
 const EVERYONE: readonly Role[] = ['owner', 'developer', 'finance', 'viewer'];
@@ -44,13 +45,11 @@ export const AUDIENCE: Readonly<Record<string, readonly Role[]>> = {
 /** Support chat events the operator's sockets hear too, for every merchant (with its merchant_id). */
 const OPERATOR_EVENTS: ReadonlySet<string> = new Set([SUPPORT_MESSAGE, SUPPORT_MESSAGE_UPDATE, SUPPORT_READ]);
 
-/** Notifications go by category: affiliates to owners and finance, anything else to everyone. */
-const NOTIFICATION_AUDIENCE: Readonly<Record<string, readonly Role[]>> = { affiliates: OWNERS_FINANCE };
-
 export type Route =
   | { kind: 'checkout'; paymentId: string; event: string; payload: unknown }
   | { kind: 'merchant'; merchantId: string; roles: readonly Role[]; event: string; payload: unknown }
   | { kind: 'operator'; event: string; payload: unknown }
+  | { kind: 'user'; userId: string; event: string; payload: unknown }
   | { kind: 'figures'; merchantId: string; livemode: boolean }
   | { kind: 'end_sessions'; sessionIds: string[]; code: string }
   | { kind: 'end_merchant'; merchantId: string; code: string };
@@ -99,10 +98,14 @@ function dashboardRoutes(e: StoredEvent): Route[] {
   const merchantId = e.merchantId;
   if (e.type.startsWith('settlement.')) return [{ kind: 'merchant', merchantId, roles: EVERYONE, event: SETTLEMENT_UPDATE, payload: e.data }];
   if (e.type.startsWith('payout.')) return [{ kind: 'merchant', merchantId, roles: EVERYONE, event: PAYOUT_UPDATE, payload: e.data }];
-  if (e.type === 'notification') {
-    const category = (e.data as { category?: unknown }).category;
-    const roles = typeof category === 'string' ? NOTIFICATION_AUDIENCE[category] ?? EVERYONE : EVERYONE;
-    return [{ kind: 'merchant', merchantId, roles, event: e.type, payload: e.data }];
+  // Notifications go by category (the notifications room says who sees which); read marks go to
+  // the reader's own sockets only, without the user id that addressed them.
+  if (e.type === NOTIFICATION_EVENT) {
+    return [{ kind: 'merchant', merchantId, roles: rolesOf((e.data as { category?: unknown }).category), event: e.type, payload: e.data }];
+  }
+  if (e.type === NOTIFICATION_READ_EVENT) {
+    const { user_id: userId, ...payload } = e.data as { user_id?: unknown };
+    return typeof userId === 'string' ? [{ kind: 'user', userId, event: e.type, payload }] : [];
   }
   const roles = AUDIENCE[e.type];
   const out: Route[] = roles ? [{ kind: 'merchant', merchantId, roles, event: e.type, payload: e.data }] : [];

@@ -7,7 +7,7 @@ import { Database, type Executor, type Tx } from '../platform/db/index.ts';
 import type { MarketSource } from '../market/index.ts';
 import { notFound } from '../platform/errors.ts';
 import { BALANCE_TOKEN, marketQuotes, NOTE_WAITING_PRICE, planPaymentSettlements, planSettlement } from './planner.ts';
-import type { SettleInput, TransferPort } from './ports.ts';
+import type { ServiceFeePort, SettleInput, TransferPort } from './ports.ts';
 import { addressesInForce, planAddress } from './address-store.ts';
 import { lockBalance } from './balance-store.ts';
 import { settlementDeposits, settlements, type SettlementRow } from './schema.ts';
@@ -16,10 +16,15 @@ import { loadInput, planDeposit, planPayment, type StoredInput } from './stored-
 import { scheduledPayout } from './payouts/scheduled.ts';
 import { merchants } from '../accounts/schema.ts';
 import { SETTLEMENT_NOT_FOUND } from './statement.ts';
+import { raiseNotification } from '../notifications/index.ts';
+import { formatUnits } from '../money/index.ts';
+import { TOKEN_DEFS, type TokenSymbol } from '../tokens/index.ts';
 
 export interface ExecutorDeps {
   market: MarketSource;
   transfers: TransferPort | null;
+  /** Told of each live service fee as it becomes final (the referral program). */
+  fees?: ServiceFeePort | null;
 }
 
 const inTx = <T>(ex: Database | Tx, fn: (tx: Executor) => Promise<T>): Promise<T> =>
@@ -44,7 +49,7 @@ export function settlePayment(ex: Database | Tx, input: SettleInput, deps: Execu
     const rows: SettlementRow[] = [];
     for (const plan of plans) {
       const deposits = fresh.filter((d) => d.token === plan.token);
-      rows.push(await writePlan(tx, plan, { payment, deposits, market: data, transfers: deps.transfers, now }));
+      rows.push(await writePlan(tx, plan, { payment, deposits, market: data, transfers: deps.transfers, fees: deps.fees ?? null, now }));
     }
     if (payment.livemode && payment.settlement === 'scheduled') await instantPayout(tx, payment.merchant_id, deps, now);
     return rows;
@@ -83,7 +88,7 @@ async function replanOne(tx: Executor, id: string, deps: ExecutorDeps, now: Date
     await tx.update(settlements).set({ replanAt: plan.replan_at ?? null }).where(eq(settlements.id, id));
     return true;
   }
-  await writePlan(tx, plan, { payment, deposits, market: data, transfers: deps.transfers, now }, row);
+  await writePlan(tx, plan, { payment, deposits, market: data, transfers: deps.transfers, fees: deps.fees ?? null, now }, row);
   return true;
 }
 
@@ -102,5 +107,12 @@ async function finish(tx: Executor, id: string, set: Partial<SettlementRow>, now
     .where(and(eq(settlements.id, id), inArray(settlements.status, ['pending']))).returning();
   if (!row) throw notFound(SETTLEMENT_NOT_FOUND);
   await settlementEvents(tx, row, now);
+  if (row.status === 'failed') {
+    const amount = `${formatUnits(row.amount, TOKEN_DEFS[row.token as TokenSymbol].decimals)} ${row.token}`;
+    await raiseNotification(tx, {
+      merchantId: row.merchantId, category: 'payments', livemode: row.livemode, title: 'Settlement failed', subject: row.id, at: now,
+      body: `The settlement of ${amount} of payment ${row.paymentId} could not be sent${row.note ? `: ${row.note}` : ''}.`,
+    });
+  }
   return row;
 }

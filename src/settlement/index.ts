@@ -2,7 +2,7 @@
 // the ledger and balances, payout addresses, merchant payouts, their routes and workers.
 export * from './planner.ts';
 export { SettlementService } from './service.ts';
-export type { TransferPort, TransferRequest, DepositsPort, SettleInput, SettlePayment, SettleDeposit } from './ports.ts';
+export type { TransferPort, TransferRequest, DepositsPort, SettleInput, SettlePayment, SettleDeposit, ServiceFeePort, FinalServiceFee } from './ports.ts';
 export { settlePayment, replanDue, completeSettlement, failSettlement, type ExecutorDeps } from './executor.ts';
 export { NOTE_WAITING_TRANSFER } from './settlement-writer.ts';
 export { settlementSubscriber, SETTLING_EVENTS, type Settler } from './subscriber.ts';
@@ -11,4 +11,9 @@ export { runScheduledPayouts, payoutDue, REQUESTED_BY_SCHEDULER } from './payout
 export { registerSettlementRoutes } from './routes/index.ts';
 export { startSettlementWorkers } from './workers.ts';
 export { settlementJson, payoutJson, payoutAddressJson, ledgerEntryJson, balanceJson } from './json.ts';
-export { payoutAddresses, settlements, ledgerEntries, balances, payouts } from './schema.ts';
+export { payoutAddresses, settlements, ledgerEntries, balances, payouts, decimalColumn, type PayoutAddressRow } from './schema.ts';
+export { PAYOUT_STATE_CONFLICT, amountBelowFee } from './payouts/payout-store.ts';
+export { AMOUNT_NOT_POSITIVE } from './payouts/payout-math.ts';
+export { PASSWORD_INCORRECT } from './address-rules.ts';
+export { TX_ID_REQUIRED, NOTE_REQUIRED } from './payouts/payout-service.ts';
+export { UNKNOWN_MERCHANT } from './adjustments.ts';

@@ -9,6 +9,7 @@ import { newId } from '../platform/ids.ts';
 import { forbidden, notFound, badRequest } from '../platform/errors.ts';
 import { appendEvent } from '../events/index.ts';
 import { recordAudit, type Actor } from '../audit/index.ts';
+import { raiseNotification } from '../notifications/index.ts';
 import { users } from '../accounts/schema.ts';
 import { verifyPassword } from '../accounts/passwords.ts';
 import { TOKEN_DEFS, type TokenSymbol } from '../tokens/index.ts';
@@ -133,9 +134,9 @@ export class PayoutAddressService {
       type: 'payout_address:update', livemode: row.livemode, merchantId: who.merchantId,
       data: { address: payoutAddressJson(row), deleted: after === null }, at: now,
     });
-    await appendEvent(tx, {
-      type: 'notification', livemode: row.livemode, merchantId: who.merchantId,
-      data: { category: 'payout_addresses', livemode: row.livemode, text: notificationText(row, verb, after), created_at: now.toISOString() }, at: now,
+    await raiseNotification(tx, {
+      merchantId: who.merchantId, category: 'payouts', livemode: row.livemode, title: `Payout address ${verb}`,
+      body: notificationText(row, verb, after), subject: row.id, at: now,
     });
     // settlements waiting for this coin's address plan again: a new wait, or settled without it
     await tx.update(settlements).set({ replanAt: now })

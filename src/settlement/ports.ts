@@ -1,6 +1,7 @@
 // What the settlement executor needs from other rooms, as interfaces they implement.
 import type { Executor } from '../platform/db/index.ts';
 import type { Chain } from '../config.ts';
+import type { Decimal } from '../money/index.ts';
 import type { TokenSymbol } from '../tokens/index.ts';
 import type { SettlementSetting, ConvertInto } from './planner.ts';
 
@@ -57,3 +58,22 @@ export interface SettleInput { payment: SettlePayment; deposits: readonly Settle
  * confirming). Null when the payment is unknown.
  */
 export type DepositsPort = (tx: Executor, paymentId: string) => Promise<SettleInput | null>;
+
+/** A live settlement's service fee, final now that the settlement recorded it in the ledger. */
+export interface FinalServiceFee {
+  merchantId: string;
+  paymentId: string;
+  /** `<payment id>:<transaction id>` of the (first) deposit settled. */
+  reference: string;
+  /** Dollar value of the deposit(s) settled. */
+  depositUsd: Decimal;
+  /** The service fee, in dollars to the cent. */
+  feeUsd: Decimal;
+  at: Date;
+}
+
+/**
+ * Told of every live service fee in the settlement's transaction (the referral program credits its
+ * commission there); it may be told of one twice and must then change nothing.
+ */
+export type ServiceFeePort = (tx: Executor, fee: FinalServiceFee) => Promise<void>;

@@ -5,7 +5,7 @@ import type { Subscriber } from '../events/index.ts';
 import type { Actor } from '../audit/index.ts';
 import type { MarketSource } from '../market/index.ts';
 import { completeSettlement, failSettlement, replanDue, settlePayment, type ExecutorDeps } from './executor.ts';
-import type { DepositsPort, SettleInput, TransferPort } from './ports.ts';
+import type { DepositsPort, ServiceFeePort, SettleInput, TransferPort } from './ports.ts';
 import { PayoutAddressService } from './payout-address-service.ts';
 import { PayoutService } from './payouts/payout-service.ts';
 import { runScheduledPayouts } from './payouts/scheduled.ts';
@@ -23,6 +23,7 @@ export class SettlementService {
   readonly addresses: PayoutAddressService;
   readonly payouts: PayoutService;
   #transfers: TransferPort | null;
+  #fees: ServiceFeePort | null = null;
 
   constructor(platform: Platform, opts: { market: MarketSource; transfers?: TransferPort | null }) {
     this.platform = platform;
@@ -37,8 +38,13 @@ export class SettlementService {
     this.#transfers = port;
   }
 
+  /** The referral program plugs its commissions in: told of each live service fee as it becomes final. */
+  useServiceFees(port: ServiceFeePort | null): void {
+    this.#fees = port;
+  }
+
   get deps(): ExecutorDeps {
-    return { market: this.market, transfers: this.#transfers };
+    return { market: this.market, transfers: this.#transfers, fees: this.#fees };
   }
 
   settle(ex: Database | Tx, input: SettleInput): Promise<SettlementRow[]> {

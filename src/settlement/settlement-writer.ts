@@ -10,7 +10,7 @@ import { SETTLEMENT_EVENTS } from '../events/webhook-types.ts';
 import type { MarketData } from '../market/index.ts';
 import type { TokenSymbol } from '../tokens/index.ts';
 import type { SettlementPlan } from './planner.ts';
-import type { SettleDeposit, SettlePayment, TransferPort } from './ports.ts';
+import type { ServiceFeePort, SettleDeposit, SettlePayment, TransferPort } from './ports.ts';
 import { emitBalances, postEntries } from './balance-store.ts';
 import { addressById } from './address-store.ts';
 import { createPayout } from './payouts/payout-store.ts';
@@ -26,6 +26,7 @@ export interface WriteContext {
   deposits: readonly SettleDeposit[];
   market: MarketData;
   transfers: TransferPort | null;
+  fees?: ServiceFeePort | null;
   now: Date;
 }
 
@@ -70,6 +71,13 @@ export async function writePlan(tx: Executor, plan: SettlementPlan, ctx: WriteCo
   }
   const key = { merchantId: payment.merchant_id, livemode: plan.livemode };
   await postEntries(tx, key, plan.ledger, now, { paymentId: payment.id });
+  // The service's fee on a live deposit is final once the ledger records it: the referral program's moment.
+  if (plan.livemode && ctx.fees && plan.ledger.some((e) => e.type === 'fee')) {
+    await ctx.fees(tx, {
+      merchantId: payment.merchant_id, paymentId: payment.id, reference: `${payment.id}:${plan.deposit_tx}`,
+      depositUsd: plan.usd_value, feeUsd: plan.service_fee_usd, at: now,
+    });
+  }
   if (plan.payout_request) {
     const address = await addressById(tx, payment.merchant_id, plan.payout_request.address_id);
     try {

@@ -11,7 +11,7 @@ export { BEFORE_INVALID } from './conversation.ts';
 export {
   BODY_INVALID, MAX_BODY, DEFAULT_SUPPORT_NAME, SUPPORT_MESSAGE, SUPPORT_MESSAGE_UPDATE, SUPPORT_READ, SUPPORT_TYPING, messageJson,
 } from './messages.ts';
-export type { SupportReply, SupportReplyNotifier } from './notifier.ts';
+export { REPLY_TITLE, type SupportReply } from './notifier.ts';
 export { supportMessages, supportConversations } from './schema.ts';
 
 export function registerSupportRoutes(app: FastifyInstance, accounts: AccountsService, support: SupportService): void {

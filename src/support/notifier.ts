@@ -1,20 +1,24 @@
-// ============================================================================================
-// NOTIFICATIONS HOOK (to connect): a reply from support raises a notification of category
-// `support` (CONTRACT.md "Notifications": "Raised at least for: ... a reply from support").
-// The notifications room is built elsewhere; this is the one call site. It runs inside the
-// transaction that stores the reply, so the notification commits with it (or not at all).
-// Wire it in src/services.ts: `new SupportService(platform, { notifyReply: (tx, r) => ... })`.
-// Until then the default does nothing.
-// ============================================================================================
-import type { Tx } from '../platform/db/index.ts';
+// A reply from support raises a notification of category `support` (CONTRACT.md "Notifications":
+// "a reply from support"), inside the transaction that stores the reply, so the two commit
+// together or not at all.
+import type { Executor } from '../platform/db/index.ts';
+import { raiseNotification } from '../notifications/index.ts';
+
+export const REPLY_TITLE = 'Reply from support';
+/** The notification's body: the start of the reply, enough to read in a list. */
+const EXCERPT = 200;
 
 export interface SupportReply {
   merchantId: string;
   /** The message object as the merchant sees it (side `support`). */
-  message: Record<string, unknown>;
+  message: { id: string; body: string };
   at: Date;
 }
 
-export type SupportReplyNotifier = (tx: Tx, reply: SupportReply) => Promise<void>;
-
-export const NO_NOTIFICATION: SupportReplyNotifier = async () => {};
+export async function notifyReply(tx: Executor, reply: SupportReply): Promise<void> {
+  const text = reply.message.body;
+  await raiseNotification(tx, {
+    merchantId: reply.merchantId, category: 'support', title: REPLY_TITLE,
+    body: text.length > EXCERPT ? `${text.slice(0, EXCERPT - 1)}…` : text, subject: reply.message.id, at: reply.at,
+  });
+}

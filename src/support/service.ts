@@ -16,7 +16,7 @@ import {
   DEFAULT_SUPPORT_NAME, MAX_SUPPORT_NAME, SUPPORT_MESSAGE, SUPPORT_MESSAGE_UPDATE, emitMessage, emitRead, messageJson, requireBody, type ReadMark,
 } from './messages.ts';
 import { conversationsPage, findMessage, markRead, messagesPage, touchConversation } from './conversation.ts';
-import { NO_NOTIFICATION, type SupportReplyNotifier } from './notifier.ts';
+import { notifyReply } from './notifier.ts';
 
 export const MESSAGE_DELETED = 'this message was deleted: it cannot be edited';
 
@@ -24,11 +24,9 @@ type Query = Record<string, unknown>;
 
 export class SupportService {
   readonly platform: Platform;
-  readonly #notifyReply: SupportReplyNotifier;
 
-  constructor(platform: Platform, opts: { notifyReply?: SupportReplyNotifier } = {}) {
+  constructor(platform: Platform) {
     this.platform = platform;
-    this.#notifyReply = opts.notifyReply ?? NO_NOTIFICATION;
   }
 
   #now(): Date {
@@ -104,7 +102,7 @@ export class SupportService {
       const row = await this.#insert(tx, merchantId, 'support', { name }, null, text);
       const message = messageJson(row);
       await recordAudit(tx, { merchantId, action: 'support_message.created', actor, subject: row.id, after: message, at: row.createdAt });
-      await this.#notifyReply(tx, { merchantId, message, at: row.createdAt });
+      await notifyReply(tx, { merchantId, message: { id: row.id, body: text }, at: row.createdAt });
       return row;
     });
   }

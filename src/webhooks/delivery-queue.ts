@@ -3,13 +3,14 @@
 // it died), moving them to `sending` under a claim token and a lease; it records each attempt
 // with a compare-and-set on that token, so of several processes only the claimant writes it.
 import { and, asc, eq, inArray, lte, notInArray, sql, type SQL } from 'drizzle-orm';
-import { queryRows, type Database } from '../platform/db/index.ts';
+import { queryRows, type Database, type Tx } from '../platform/db/index.ts';
 import { newEventId, randomHex } from '../platform/ids.ts';
 import { QUEUE_INSERTED_EVENTS } from '../events/index.ts';
 import { deliveryFromSql, deliveryJson, HISTORY_KEPT } from './delivery-json.ts';
 import { afterFailedAttempt, destinationKey } from './core.ts';
 import { appendHistory, DELIVERY_EVENT } from './delivery-store.ts';
 import { deliveries, type DeliveryRow, type HistoryEntry } from './schema.ts';
+import { raiseNotification } from '../notifications/index.ts';
 
 // Every column but the history (up to 50 entries): neither an attempt nor the dashboard event needs it.
 const WITHOUT_HISTORY = sql.raw(`d.id, d.merchant_id, d.livemode, d.target, d.url, d.host, d.payment_id, d.event_id, d.event_type,
@@ -93,6 +94,13 @@ function columnsOf({ c, o }: Written, delaysS: readonly number[]): Record<string
 const COLUMNS = sql.raw(`id text, claim text, status text, attempts int, next_attempt_at timestamptz, url text, host text,
   last_status_code int, last_error text, last_attempt_at timestamptz, delivered_at timestamptz, entry jsonb`);
 
+async function notifyGaveUp(tx: Tx, row: DeliveryRow, at: Date): Promise<void> {
+  await raiseNotification(tx, {
+    merchantId: row.merchantId, category: 'webhooks', livemode: row.livemode, title: 'Webhook delivery failed', subject: row.id, at,
+    body: `The ${row.eventType} event could not be delivered to ${row.url ?? 'the webhook URL'} after ${row.attempts} attempts${row.lastError ? ` (${row.lastError})` : ''}.`,
+  });
+}
+
 /**
  * Writes attempts, each with its own state: `delivered`, or `pending` at the next time of the
  * schedule counted from the end of the attempt, or `failed` after the 7th; one history entry each.
@@ -122,8 +130,10 @@ export async function recordAttempts(db: Database, items: Written[], delaysS: re
       const [row] = await tx.update(deliveries).set({ history: appendHistory(entry) }).where(eq(deliveries.id, c.row.id)).returning();
       if (row) written.push(row);
     }
-    // `webhook:delivery` for each, as appendEvent would write it, in one statement.
     const endedAt = new Map(items.map(({ c, o }) => [c.row.id, o.endedAt]));
+    // A delivery that gave up with this attempt: the team is told.
+    for (const row of written) if (done.has(row.id) && row.status === 'failed') await notifyGaveUp(tx, row, endedAt.get(row.id)!);
+    // `webhook:delivery` for each, as appendEvent would write it, in one statement.
     if (written.length > 0) {
       const rows = JSON.stringify(written.map((row) => {
         const at = endedAt.get(row.id)!;

@@ -22,15 +22,15 @@ export async function createPgDatabase(serverUrl = testServerUrl(), prefix = 'gw
   return { url: u.toString(), drop: () => adminQuery(serverUrl, `drop database if exists ${name} with (force)`) };
 }
 
-/** An open, migrated scratch database of either engine, and how to dispose of it. */
-export async function openScratchDatabase(kind: 'pglite' | 'postgres', opts: { serverUrl?: string; poolMax?: number; prefix?: string } = {}): Promise<{ db: Database; url: string | null; drop: () => Promise<void> }> {
+/** An open, migrated scratch database of either engine (migrated from `migrationsDir` when given), and how to dispose of it. */
+export async function openScratchDatabase(kind: 'pglite' | 'postgres', opts: { serverUrl?: string; poolMax?: number; prefix?: string; migrationsDir?: string } = {}): Promise<{ db: Database; url: string | null; drop: () => Promise<void> }> {
   if (kind === 'pglite') {
     const db = await openPglite(null);
-    await migrate(db);
+    await migrate(db, opts.migrationsDir);
     return { db, url: null, drop: () => db.close() };
   }
   const created = await createPgDatabase(opts.serverUrl, opts.prefix);
   const db = await openPostgres(created.url, { max: opts.poolMax ?? 10 });
-  await migrate(db);
+  await migrate(db, opts.migrationsDir);
   return { db, url: created.url, drop: async () => { await db.close(); await created.drop(); } };
 }

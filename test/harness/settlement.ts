@@ -20,14 +20,19 @@ export const ADDR = {
 
 export interface Member { userId: string; password: string; token(): Promise<string> }
 
-/** A team member of `role` with a session; token() signs a fresh access token at the app clock's now. */
-export async function addMember(t: TestApp, merchantId: string, role: Role, existingUserId?: string): Promise<Member> {
+const hashes = new Map<string, Promise<string>>();
+
+/**
+ * A team member of `role` with a session; token() signs a fresh access token at the app clock's now.
+ * A `password` given is hashed once per test file, so many members sharing it cost no more scrypt.
+ */
+export async function addMember(t: TestApp, merchantId: string, role: Role, existingUserId?: string, password = `pw-${uid()}-secret`): Promise<Member> {
   const { db, clock } = t.platform;
   const now = clock.now();
-  const password = `pw-${uid()}-secret`;
   const userId = existingUserId ?? newId('usr', now);
   if (!existingUserId) {
-    await db.orm.insert(users).values({ id: userId, merchantId, email: `${role}-${uid()}@example.com`, passwordHash: await hashPassword(password), role, createdAt: now });
+    if (!hashes.has(password)) hashes.set(password, hashPassword(password));
+    await db.orm.insert(users).values({ id: userId, merchantId, email: `${role}-${uid()}@example.com`, passwordHash: await hashes.get(password)!, role, createdAt: now });
   }
   const sessionId = newId('ses', now);
   await db.orm.insert(sessions).values({ id: sessionId, userId, merchantId, createdAt: now, expiresAt: new Date(now.getTime() + 30 * 86_400_000) });

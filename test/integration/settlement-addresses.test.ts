@@ -173,9 +173,14 @@ describeEachDb('payout addresses', (h) => {
     const outbox = await h.db().orm.select().from(events).where(eq(events.merchantId, merchantId));
     const updates = outbox.filter((e) => e.type === 'payout_address:update' && (e.data as { address: { id: string } }).address.id === id);
     expect(updates.map((e) => (e.data as { deleted: boolean }).deleted)).toEqual([false, false, true]);
-    const notes = outbox.filter((e) => e.type === 'notification' && String((e.data as { text: string }).text).includes('DH5yaieqoZN36fDVciNyRueRGvGLR3mr7L'));
-    expect(notes).toHaveLength(3);
-    expect((notes[0].data as { text: string }).text).toMatch(/live DOGE payout address .* was added/);
+    const notes = outbox.filter((e) => e.type === 'notification' && (e.data as { subject?: string }).subject === id).map((e) => e.data as Record<string, string>);
+    expect(notes.map((n) => [n.category, n.title])).toEqual([
+      ['payouts', 'Payout address added'], ['payouts', 'Payout address changed'], ['payouts', 'Payout address deleted'],
+    ]);
+    expect(notes[0].body).toMatch(/live DOGE payout address DH5yaieqoZN36fDVciNyRueRGvGLR3mr7L was added/);
+    const stored = await call(viewer, 'GET', '/merchant/notifications?category=payouts');
+    expect(stored.json().notifications.filter((n: { subject: string }) => n.subject === id).map((n: { title: string }) => n.title))
+      .toEqual(['Payout address deleted', 'Payout address changed', 'Payout address added']);
     const [{ n }] = await queryRows<{ n: number }>(h.db().orm, sql`select count(*)::int as n from payout_addresses where id = ${id} and deleted_at is not null`);
     expect(n).toBe(1);
   });

@@ -185,6 +185,20 @@ describeEachDb('support chat', (h) => {
       .toEqual(['merchant:hello', 'support:hi there', 'support:how can we help?', 'support:one more']);
   });
 
+  it('a reply from support raises a `support` notification for every role, with the reply as subject', async () => {
+    const acct = await signupAccount(t.app);
+    const long = `${'x'.repeat(250)}`;
+    const sent = (await reply(acct.merchant.id, { body: long })).json().message;
+    const res = await inject({ method: 'GET', url: '/merchant/notifications?category=support', headers: tokenHeader(acct.accessToken) });
+    expect(res.statusCode).toBe(200);
+    const [n] = res.json().notifications;
+    expect(n).toMatchObject({ category: 'support', title: 'Reply from support', subject: sent.id, livemode: true });
+    expect(n.body).toBe(`${'x'.repeat(199)}…`);
+    // A member's own message raises none.
+    await post(acct.accessToken, 'thanks');
+    expect((await inject({ method: 'GET', url: '/merchant/notifications?category=support', headers: tokenHeader(acct.accessToken) })).json().total).toBe(1);
+  });
+
   describeOperator();
 
   function describeOperator() {

@@ -10,6 +10,7 @@ import { Receiver } from '../harness/webhooks.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { appendEvent, events, type NewEvent } from '../../src/events/index.ts';
 import { deliveries, verifyWebhook, type DeliveryRow } from '../../src/webhooks/index.ts';
+import { notifications } from '../../src/notifications/index.ts';
 
 const PAYMENT = {
   id: 'pay_1', status: 'confirmed', livemode: false, order_id: 'o-1', checkout_token: 'ct_secret',
@@ -169,6 +170,11 @@ describeEachDb('webhook deliveries', (h) => {
     expect(rx.got.map((g) => g.headers['x-webhook-attempt'])).toEqual(['1', '2', '3', '4', '5', '6', '7']);
     const [d] = await rows();
     expect(d).toMatchObject({ status: 'failed', attempts: 7, maxAttempts: 7, lastStatusCode: 302, lastError: 'endpoint answered 302' });
+    // the team is told once, in the delivery's mode
+    const told = await h.db().orm.select().from(notifications).where(eq(notifications.merchantId, acct.merchant.id));
+    expect(told.map((n) => [n.category, n.title, n.subject, n.livemode, n.body])).toEqual([[
+      'webhooks', 'Webhook delivery failed', d.id, false, `The payment.confirmed event could not be delivered to ${rx.url} after 7 attempts (endpoint answered 302).`,
+    ]]);
     expect(clock.now().getTime() - start).toBe(117_360_000); // 32.6 hours
     expect(await countFailedDeliveries(h.db().orm, acct.merchant.id, false)).toBe(1);
     expect(await countFailedDeliveries(h.db().orm, acct.merchant.id, true)).toBe(0);

@@ -11,6 +11,7 @@ import { registerStoreRoutes } from './store-routes.ts';
 import { registerSettingsRoutes } from './settings-routes.ts';
 import { registerAuditRoutes } from './audit-routes.ts';
 import { registerAdminMerchantRoutes } from './admin-merchant-routes.ts';
+import { registerInvitationAcceptRoute, registerInvitationRoutes } from './invitation-routes.ts';
 
 /** Also closes the shared rate limiter's connection when the app closes. */
 export function registerAccountRoutes(app: FastifyInstance, accounts: AccountsService): void {
@@ -21,8 +22,10 @@ export function registerAccountRoutes(app: FastifyInstance, accounts: AccountsSe
     registerSignupRoutes(withCookies, accounts);
     registerSessionRoutes(withCookies, accounts);
     registerMeRoutes(withCookies, accounts);
+    registerInvitationAcceptRoute(withCookies, accounts);
   });
   registerTeamRoutes(app, accounts);
+  registerInvitationRoutes(app, accounts);
   registerApiKeyRoutes(app, accounts);
   registerStoreRoutes(app, accounts);
   registerSettingsRoutes(app, accounts);

@@ -15,6 +15,7 @@ import { MIN_PAYOUT_USD } from '../planner.ts';
 import { emitBalances, lockBalance, postEntries, releasePending } from '../balance-store.ts';
 import { payouts, type PayoutAddressRow, type PayoutRow } from '../schema.ts';
 import { payoutJson } from '../json.ts';
+import { raiseNotification } from '../../notifications/index.ts';
 import { MIN_PAYOUT_MESSAGE, payoutFigures, payoutNetworkFee } from './payout-math.ts';
 
 export const PAYOUT_STATUSES = ['requested', 'canceled', 'approved', 'rejected', 'sent'] as const;
@@ -103,10 +104,26 @@ export async function movePayout(tx: Executor, id: string, merchantId: string | 
   return row;
 }
 
-/** `payout:update` to the dashboard on every change; `payout.*` webhooks (always live) when given. */
+/**
+ * `payout:update` to the dashboard on every change; `payout.*` webhooks (always live) when given;
+ * a notification to the team when a payout is requested, approved, rejected or sent.
+ */
 async function payoutEvents(tx: Executor, row: PayoutRow, webhook: string | null, now: Date): Promise<void> {
   const data = payoutJson(row);
   if (webhook) await appendEvent(tx, { type: webhook, livemode: true, merchantId: row.merchantId, data, at: now });
   await appendEvent(tx, { type: 'payout:update', livemode: true, merchantId: row.merchantId, data, at: now });
   await emitBalances(tx, { merchantId: row.merchantId, livemode: true }, now);
+  const notice = payoutNotice(row);
+  if (notice) await raiseNotification(tx, { merchantId: row.merchantId, category: 'payouts', livemode: true, ...notice, subject: row.id, at: now });
+}
+
+function payoutNotice(row: PayoutRow): { title: string; body: string } | null {
+  const what = `payout of ${formatUnits(row.amount, TOKEN_DEFS[row.fromToken as TokenSymbol].decimals)} ${row.fromToken} to ${row.address}`;
+  switch (row.status) {
+    case 'requested': return { title: 'Payout requested', body: `A ${what} was requested.` };
+    case 'approved': return { title: 'Payout approved', body: `The ${what} was approved.` };
+    case 'rejected': return { title: 'Payout rejected', body: `The ${what} was rejected: ${row.reviewNote}. The amount is back in your balance.` };
+    case 'sent': return { title: 'Payout sent', body: `The ${what} was sent (transaction ${row.txId}).` };
+    default: return null;
+  }
 }

@@ -1,0 +1,99 @@
+// Invitations to the team (CONTRACT.md "Invitations"; owners): a one-time token shown once in
+// `accept_url`, stored as its SHA-256 only, valid 7 days. Accepting it makes the member and signs
+// them in, in one transaction with the invitation's use (a token works once, even when two
+// accepts race). A new invitation to the same email replaces a pending one.
+import { and, desc, eq } from 'drizzle-orm';
+import type { Database } from '../platform/db/index.ts';
+import { badRequest, conflict, forbidden, notFound } from '../platform/errors.ts';
+import { newId, randomHex } from '../platform/ids.ts';
+import { isIdLike, refuseNul } from '../platform/text-input.ts';
+import { recordAudit, type Actor } from '../audit/index.ts';
+import { invitations, merchants, users, type InvitationRow, type UserRow } from './schema.ts';
+import { hashSecret } from './api-keys.ts';
+import { hashPassword } from './passwords.ts';
+import { openSession } from './sessions.ts';
+import { SUSPENDED } from './merchant.ts';
+import { userJson } from './users.ts';
+import { requireRole } from './team.ts';
+import { EMAIL_TAKEN, requireEmail, requireNewPassword } from './validate.ts';
+import { emitTeamChange } from './socket-events.ts';
+import { noticeTeam } from './notices.ts';
+import { invitationJson } from './invitation-json.ts';
+import type { Role } from './roles.ts';
+
+export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
+export const INVITATION_INVALID = 'invitation is no longer valid';
+export const INVITATION_REVOKED = 'invitation revoked';
+export const ONLY_PENDING_REVOKED = 'only a pending invitation can be revoked: this one was accepted';
+/** Where the dashboard's accept page reads the token: the URL fragment, which browsers never send to a server. */
+export const acceptUrl = (publicUrl: string, token: string): string => `${publicUrl}/invitations/accept#token=${token}`;
+
+const emailOf = (v: unknown): string => requireEmail(typeof v === 'string' ? refuseNul('email', v) : v);
+
+const emailTaken = async (db: Database, email: string): Promise<boolean> =>
+  (await db.orm.select({ id: users.id }).from(users).where(eq(users.email, email)).limit(1)).length > 0;
+
+export async function createInvitation(db: Database, merchantId: string, body: Record<string, unknown>, actor: Actor, now: Date): Promise<{ row: InvitationRow; token: string }> {
+  const email = emailOf(body.email);
+  const role = requireRole(body.role);
+  if (await emailTaken(db, email)) throw conflict(EMAIL_TAKEN);
+  const token = randomHex(32);
+  return db.transaction(async (tx) => {
+    const replaced = await tx.update(invitations).set({ status: 'revoked', revokedAt: now })
+      .where(and(eq(invitations.merchantId, merchantId), eq(invitations.email, email), eq(invitations.status, 'pending'))).returning();
+    for (const old of replaced) await emitTeamChange(tx, merchantId, 'invitation_revoked', { invitation: old }, now);
+    const [row] = await tx.insert(invitations).values({
+      id: newId('inv', now), merchantId, email, role, tokenHash: hashSecret(token), status: 'pending', invitedBy: actor.id ?? 'unknown',
+      expiresAt: new Date(now.getTime() + INVITATION_TTL_MS), acceptedAt: null, revokedAt: null, userId: null, createdAt: now,
+    }).returning();
+    await recordAudit(tx, { merchantId, action: 'invitation.created', actor, subject: row.id, after: invitationJson(row, now), at: now });
+    await emitTeamChange(tx, merchantId, 'invited', { invitation: row }, now);
+    return { row, token };
+  });
+}
+
+/** Every invitation of the account (pending, accepted, revoked, expired), newest first. */
+export function listInvitations(db: Database, merchantId: string): Promise<InvitationRow[]> {
+  return db.orm.select().from(invitations).where(eq(invitations.merchantId, merchantId)).orderBy(desc(invitations.createdAt), desc(invitations.id));
+}
+
+/** Revokes a pending (or expired) invitation; revoking it again changes nothing; an accepted one answers 409. */
+export async function revokeInvitation(db: Database, merchantId: string, id: string, actor: Actor, now: Date): Promise<void> {
+  if (!isIdLike(id)) throw notFound();
+  await db.transaction(async (tx) => {
+    const [before] = await tx.select().from(invitations).where(and(eq(invitations.id, id), eq(invitations.merchantId, merchantId))).for('update');
+    if (!before) throw notFound();
+    if (before.status === 'accepted') throw conflict(ONLY_PENDING_REVOKED);
+    if (before.status === 'revoked') return;
+    const [row] = await tx.update(invitations).set({ status: 'revoked', revokedAt: now }).where(eq(invitations.id, id)).returning();
+    await recordAudit(tx, { merchantId, action: 'invitation.revoked', actor, subject: id, before: invitationJson(before, now), after: invitationJson(row, now), at: now });
+    await emitTeamChange(tx, merchantId, 'invitation_revoked', { invitation: row }, now);
+  });
+}
+
+export interface Accepted { user: UserRow; role: Role; sessionId: string; refreshToken: string }
+
+/** `POST /merchant/invitations/accept {token, password}`: the new member, signed in. */
+export async function acceptInvitation(db: Database, body: Record<string, unknown>, now: Date): Promise<Accepted> {
+  const password = requireNewPassword(body.password);
+  if (typeof body.token !== 'string' || body.token === '') throw badRequest(INVITATION_INVALID);
+  const tokenHash = hashSecret(body.token);
+  const passwordHash = await hashPassword(password);
+  return db.transaction(async (tx) => {
+    const [inv] = await tx.select().from(invitations).where(eq(invitations.tokenHash, tokenHash)).for('update');
+    if (!inv || inv.status !== 'pending' || inv.expiresAt.getTime() <= now.getTime()) throw badRequest(INVITATION_INVALID);
+    const [m] = await tx.select({ status: merchants.status }).from(merchants).where(eq(merchants.id, inv.merchantId));
+    if (m?.status === 'suspended') throw forbidden(SUSPENDED);
+    const [user] = await tx.insert(users).values({
+      id: newId('usr', now), merchantId: inv.merchantId, email: inv.email, passwordHash, role: inv.role, createdAt: now, lastLoginAt: now,
+    }).onConflictDoNothing().returning();
+    if (!user) throw conflict(EMAIL_TAKEN);
+    const [accepted] = await tx.update(invitations).set({ status: 'accepted', acceptedAt: now, userId: user.id }).where(eq(invitations.id, inv.id)).returning();
+    const actor: Actor = { kind: 'merchant', id: user.id, merchant_id: user.merchantId, email: user.email, role: user.role };
+    await recordAudit(tx, { merchantId: inv.merchantId, action: 'user.added', actor, subject: user.id, after: userJson(user), note: `accepted invitation ${inv.id}`, at: now });
+    await emitTeamChange(tx, inv.merchantId, 'added', { user, invitation: accepted }, now);
+    await noticeTeam(tx, user, { verb: 'added' }, now);
+    const s = await openSession(tx, user.id, user.merchantId, now);
+    return { user, role: requireRole(user.role), ...s };
+  });
+}

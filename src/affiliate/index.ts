@@ -1,0 +1,8 @@
+// Door of the referral program (CONTRACT.md "Referral program", spec 2-4, 6.3, 7, 8): codes and
+// links, clicks, referrals, commissions and the referral balance (USDT_TRC20, apart from the
+// merchant's own balances and ledger), referral payouts and the operator's routes.
+export { AffiliateService } from './service.ts';
+export { registerAffiliateRoutes } from './routes/index.ts';
+export { AFFILIATE_EVENTS } from './balance.ts';
+export { affiliates, referrals, commissions, affiliatePayouts, affiliateEntries } from './schema.ts';
+export { checkReferralBalances, type ReferralBalanceMismatch } from './check.ts';

@@ -1,0 +1,62 @@
+// The moves of spec 3 "Referral payout status" after the request: cancel (owner or finance, only
+// while requested), process, paid and reject (the operator). Each is a compare-and-set on the
+// status under the referral balance's lock, with its balance move and events.
+import { and, eq, inArray } from 'drizzle-orm';
+import type { Database } from '../../platform/db/index.ts';
+import { conflict, notFound } from '../../platform/errors.ts';
+import { isIdLike } from '../../platform/text-input.ts';
+import type { Actor } from '../../audit/index.ts';
+import { lockAffiliate, moveBalance, type BalanceMove } from '../balance.ts';
+import { affiliatePayouts, type AffiliatePayoutRow } from '../schema.ts';
+import { PAYOUT_STATE_CONFLICT } from './errors.ts';
+import { payoutChanged } from './events.ts';
+
+export const PAYOUT_STATUSES = ['requested', 'processing', 'paid', 'rejected', 'canceled'] as const;
+export const OPEN_STATUSES = ['requested', 'processing'] as const;
+
+export type PayoutMove =
+  | { to: 'canceled'; by: string }
+  | { to: 'processing' }
+  | { to: 'paid'; txId: string }
+  | { to: 'rejected'; note: string };
+
+const FROM: Record<PayoutMove['to'], readonly string[]> = {
+  canceled: ['requested'], processing: ['requested'], paid: ['processing'], rejected: OPEN_STATUSES,
+};
+
+function changes(move: PayoutMove, now: Date): Partial<AffiliatePayoutRow> {
+  switch (move.to) {
+    case 'canceled': return { canceledBy: move.by, canceledAt: now };
+    case 'processing': return { approvedAt: now };
+    case 'paid': return { txId: move.txId, paidAt: now };
+    case 'rejected': return { note: move.note, rejectedAt: now };
+  }
+}
+
+/** The referral balance's side of a move: back to `available`, or on to `paid_out`. */
+function balanceMove(p: AffiliatePayoutRow, move: PayoutMove): BalanceMove | null {
+  if (move.to === 'canceled' || move.to === 'rejected') {
+    return { entry: { type: 'payout_release', amount: p.amount, reference: p.id, ...(move.to === 'rejected' ? { note: move.note } : {}) }, pendingPayout: -p.amount };
+  }
+  if (move.to === 'paid') return { pendingPayout: -p.amount, paidOut: p.amount };
+  return null;
+}
+
+/** Moves a payout of `affiliateId` (any affiliate's when null: the operator); 404 unknown, 409 wrong state. */
+export async function movePayout(db: Database, id: string, affiliateId: string | null, move: PayoutMove, actor: Actor, now: Date): Promise<Record<string, unknown>> {
+  if (!isIdLike(id)) throw notFound();
+  return db.transaction(async (tx) => {
+    const mine = and(eq(affiliatePayouts.id, id), ...(affiliateId ? [eq(affiliatePayouts.affiliateId, affiliateId)] : []));
+    const [found] = await tx.select({ affiliateId: affiliatePayouts.affiliateId }).from(affiliatePayouts).where(mine);
+    if (!found) throw notFound();
+    // The balance first, as every change of it does, then the payout's status under that lock.
+    const affiliate = await lockAffiliate(tx, found.affiliateId, now);
+    const [row] = await tx.update(affiliatePayouts).set({ status: move.to, updatedAt: now, ...changes(move, now) })
+      .where(and(mine, inArray(affiliatePayouts.status, [...FROM[move.to]]))).returning();
+    if (!row) throw conflict(PAYOUT_STATE_CONFLICT);
+    const json = await payoutChanged(tx, row, actor, now);
+    const balance = balanceMove(row, move);
+    if (balance) await moveBalance(tx, affiliate, balance, now);
+    return json;
+  });
+}

@@ -1,0 +1,20 @@
+// `POST /referrals/{code}/click` (CONTRACT.md "Referral program"): no credential, CORS open to any
+// website, 5 a second per IP address; 204, or 404 `not found` for an unknown or suspended code.
+import type { FastifyInstance } from 'fastify';
+import cors from '@fastify/cors';
+import { limitByIp, type AccountsService } from '../../accounts/index.ts';
+import type { AffiliateService } from '../service.ts';
+
+export const CLICKS_PER_IP_PER_SECOND = 5;
+
+export async function registerClickRoute(app: FastifyInstance, accounts: AccountsService, affiliate: AffiliateService): Promise<void> {
+  const { clock } = affiliate.platform;
+  await app.register(async (scope) => {
+    await scope.register(cors, { origin: '*' });
+    scope.post('/:code/click', async (req, reply) => {
+      await limitByIp(accounts.limiter, 'referral-click', req, CLICKS_PER_IP_PER_SECOND, clock.now().getTime());
+      await affiliate.click((req.params as { code: string }).code);
+      return reply.code(204).send();
+    });
+  }, { prefix: '/referrals' });
+}

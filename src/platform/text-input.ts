@@ -1,0 +1,20 @@
+// Text fields a route stores or looks up: PostgreSQL text cannot hold the NUL character (a query
+// carrying one fails), so such text is refused with a 400 naming the field before any query.
+import { badRequest } from './errors.ts';
+
+export const nulMessage = (field: string): string => `${field} must not contain NUL characters`;
+
+/** Throws 400 `<field> must not contain NUL characters` when the string holds a NUL. */
+export function refuseNul(field: string, v: string): string {
+  if (v.includes('\u0000')) throw badRequest(nulMessage(field));
+  return v;
+}
+
+/** A trimmed, non-empty text of at most `max` characters without NUL; otherwise 400 `message`. */
+export function requireText(field: string, v: unknown, message: string, max = 1000): string {
+  if (typeof v !== 'string' || v.trim() === '' || [...v].length > max) throw badRequest(message);
+  return refuseNul(field, v.trim());
+}
+
+/** An id from a path or body: a plain token of letters, digits and `_` (anything else names nothing). */
+export const isIdLike = (v: unknown): v is string => typeof v === 'string' && /^[A-Za-z0-9_]{1,100}$/.test(v);

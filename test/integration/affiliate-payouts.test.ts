@@ -1,0 +1,423 @@
+// Referral payouts (spec 3 "Referral payout status", 4.4 "Referral payouts", 6.3, 7 "Referral
+// payout request (checked in this order)", 8): every message, the order of the checks, the states
+// and the operator's moves, due dates in business days, the list order, the rate limit, and what
+// the team and the dashboard are told.
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { and, eq } from 'drizzle-orm';
+import fc from 'fast-check';
+import { describeEachDb } from '../harness/databases.ts';
+import { startTestApp, type TestApp } from '../harness/app.ts';
+import { randomIp, signupAccount } from '../harness/accounts.ts';
+import { ADDR, type Member } from '../harness/settlement.ts';
+import { admin, credit, expectReferralBalancesHold, member } from '../harness/affiliate.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
+import { events } from '../../src/events/index.ts';
+import { auditEntries } from '../../src/accounts/schema.ts';
+import { notifications } from '../../src/notifications/index.ts';
+
+const FRIDAY = '2026-03-06T15:30:00Z';
+const ERR = {
+  role: 'insufficient permissions',
+  rate: 'rate limit exceeded',
+  body: 'invalid request body',
+  password: 'password is incorrect',
+  open: 'a payout is open already: cancel it, or wait for it to be paid',
+  both: 'give address_id or address, not both',
+  tron: 'address is not a valid Tron address',
+  coin: 'referral payouts are paid in USDT on Tron: choose a USDT (Tron) payout address',
+  unknown: 'unknown payout address',
+  target: 'add a USDT (Tron) payout address, or give the address to pay',
+  positive: 'amount must be more than 0',
+  decimals: 'amount has more than 6 decimals',
+  min: 'the minimum payout is 50.00 USDT_TRC20',
+  fee: 'amount must be more than the network fee of 1 USDT_TRC20',
+  holds: (n: string) => `your referral balance holds ${n} USDT_TRC20`,
+  failed: 'could not request the payout',
+  state: 'payout is not in a state that allows this',
+};
+
+interface Aff { id: string; owner: Member; finance: Member; developer: Member; viewer: Member; trc: string }
+
+describeEachDb('referral payouts', (h) => {
+  let t: TestApp;
+  let clock: ManualClock;
+  beforeAll(async () => {
+    clock = new ManualClock(FRIDAY);
+    t = await startTestApp(h.db(), { clock });
+  });
+  afterAll(async () => { await t.close(); });
+  beforeEach(() => clock.set(FRIDAY));
+  afterEach(async () => { await expectReferralBalancesHold(h.db()); });
+
+  const send = async (m: Member, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown, app = t) =>
+    app.app.inject({
+      method, url, remoteAddress: randomIp(), headers: { authorization: `Bearer ${await m.token()}`, 'content-type': 'application/json' },
+      ...(payload === undefined ? {} : { payload: typeof payload === 'string' ? payload : JSON.stringify(payload) }),
+    });
+  /** A payout request a second after the previous one (the rate limit is 1 a second per user). */
+  const request = async (m: Member, body?: unknown, app = t) => {
+    clock.advance(1000);
+    return send(m, 'POST', '/merchant/affiliate/payouts', body, app);
+  };
+  const refused = async (res: { statusCode: number; json(): unknown }, status: number, error: string) => {
+    expect([res.statusCode, res.json()]).toEqual([status, { error }]);
+  };
+  const balance = async (a: Aff) => (await send(a.owner, 'GET', '/merchant/affiliate')).json().balance;
+
+  async function setup(amount = '1000', app = t): Promise<Aff> {
+    const acct = await signupAccount(app.app);
+    const id = acct.merchant.id;
+    const [owner, finance, developer, viewer] = await Promise.all((['owner', 'finance', 'developer', 'viewer'] as const).map((r) => member(app, id, r)));
+    const trc = await addAddress({ owner } as Aff, 'USDT_TRC20', ADDR.TRON, '', app);
+    if (amount !== '0') await credit(app, id, amount);
+    return { id, owner, finance, developer, viewer, trc };
+  }
+  async function addAddress(a: Aff, token: string, address: string, mode = '', app = t): Promise<string> {
+    const res = await send(a.owner, 'POST', `/merchant/payout-addresses${mode}`, { token, address, password: a.owner.password }, app);
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json().address.id;
+  }
+  const btcOf = (a: Aff) => addAddress(a, 'BTC', ADDR.BTC);
+  const testTrcOf = (a: Aff) => addAddress(a, 'USDT_TRC20', ADDR.TRON_2, '?mode=test');
+
+  describe('request', () => {
+    it('holds the amount and answers 201 {payout}, due 3 business days later; told to owners and finance', async () => {
+      const a = await setup();
+      clock.set('2026-03-06T15:29:59Z');
+      const res = await request(a.finance, { amount: '100.5' });
+      expect(res.statusCode).toBe(201);
+      const payout = res.json().payout;
+      expect(payout).toEqual({
+        id: expect.stringMatching(/^apo_/), affiliate_id: a.id, merchant_name: expect.any(String), token: 'USDT_TRC20', chain: 'tron',
+        amount: '100.5', network_fee: '1', send_amount: '99.5', address_id: a.trc, address: ADDR.TRON, status: 'requested',
+        due_at: '2026-03-11T15:30:00.000Z', requested_by: a.finance.userId, created_at: '2026-03-06T15:30:00.000Z', updated_at: '2026-03-06T15:30:00.000Z',
+      });
+      expect(await balance(a)).toEqual({ token: 'USDT_TRC20', chain: 'tron', available: '899.5', pending_payout: '100.5', paid_out: '0' });
+      const evs = await h.db().orm.select().from(events).where(eq(events.merchantId, a.id)).orderBy(events.seq);
+      expect(evs.filter((e) => e.type === 'affiliate:payout').map((e) => e.data)).toEqual([payout]);
+      expect(evs.filter((e) => e.type === 'affiliate:balance').at(-1)!.data).toMatchObject({ available: '899.5', pending_payout: '100.5' });
+      const note = evs.find((e) => e.type === 'notification' && (e.data as { category: string }).category === 'affiliates');
+      expect(note!.data).toMatchObject({ category: 'affiliates', title: 'Payout requested', livemode: true, subject: payout.id });
+      for (const m of [a.owner, a.finance]) {
+        const list = (await send(m, 'GET', '/merchant/notifications?category=affiliates')).json();
+        expect(list.notifications.map((n: { title: string }) => n.title)).toEqual(['Payout requested']);
+      }
+      for (const m of [a.developer, a.viewer]) {
+        expect((await send(m, 'GET', '/merchant/notifications?category=affiliates')).json().notifications).toEqual([]);
+      }
+      const [audit] = await h.db().orm.select().from(auditEntries).where(and(eq(auditEntries.merchantId, a.id), eq(auditEntries.action, 'affiliate_payout.requested')));
+      expect(audit).toMatchObject({ subject: payout.id });
+      expect((await send(a.viewer, 'GET', '/merchant/balances')).json().balances.filter((b: { token: string }) => b.token === 'USDT_TRC20')).toEqual([]);
+    });
+
+    it('pays everything available when amount is absent or 0, to the default address, the oldest when none is default', async () => {
+      const a = await setup('75.25');
+      const res = await request(a.owner, { amount: 0 });
+      expect(res.json().payout).toMatchObject({ amount: '75.25', send_amount: '74.25', address_id: a.trc });
+      await send(a.owner, 'POST', `/merchant/affiliate/payouts/${res.json().payout.id}/cancel`);
+      const second = (await send(a.owner, 'POST', '/merchant/payout-addresses', { token: 'USDT_TRC20', address: ADDR.TRON_2, password: a.owner.password })).json().address;
+      await send(a.owner, 'PATCH' as 'POST', `/merchant/payout-addresses/${second.id}`, { default: true });
+      const again = await request(a.owner);
+      expect(again.json().payout).toMatchObject({ amount: '75.25', address_id: second.id, address: ADDR.TRON_2 });
+    });
+
+    it('pays a Tron address outside the payout addresses with the password again (no address_id)', async () => {
+      const a = await setup();
+      const res = await request(a.owner, { amount: 60, address: ADDR.TRON_2, password: a.owner.password });
+      expect(res.statusCode).toBe(201);
+      expect(res.json().payout).toMatchObject({ amount: '60', address: ADDR.TRON_2 });
+      expect(res.json().payout).not.toHaveProperty('address_id');
+    });
+
+    describe('refusals, one per message of spec 7', () => {
+      it('403 insufficient permissions for developers and viewers', async () => {
+        const a = await setup();
+        for (const m of [a.developer, a.viewer]) await refused(await request(m, { amount: 60 }), 403, ERR.role);
+      });
+
+      it('429 rate limit exceeded past 5 requests at once, then one a second, per member', async () => {
+        const a = await setup();
+        const got: number[] = [];
+        for (let i = 0; i < 6; i++) got.push((await send(a.finance, 'POST', '/merchant/affiliate/payouts', { amount: -1 })).statusCode);
+        expect(got).toEqual([400, 400, 400, 400, 400, 429]);
+        await refused(await send(a.finance, 'POST', '/merchant/affiliate/payouts', { amount: -1 }), 429, ERR.rate);
+        // another member has a limit of their own
+        expect((await send(a.owner, 'POST', '/merchant/affiliate/payouts', { amount: -1 })).statusCode).toBe(400);
+        clock.advance(1000);
+        expect((await send(a.finance, 'POST', '/merchant/affiliate/payouts', { amount: -1 })).statusCode).toBe(400);
+        expect((await send(a.finance, 'POST', '/merchant/affiliate/payouts', { amount: -1 })).statusCode).toBe(429);
+      });
+
+      it('400 invalid request body: not JSON, not an object, or an amount that is not a number', async () => {
+        const a = await setup();
+        for (const body of ['{"amount":', '[1]', '"60"', '42', { amount: 'sixty' }, { amount: true }, { amount: { v: 1 } }, { amount: '1e3' }, { amount: [60] }]) {
+          await refused(await request(a.finance, body), 400, ERR.body);
+        }
+      });
+
+      it('403 password is incorrect for an address without the right password', async () => {
+        const a = await setup();
+        for (const password of [undefined, '', 'wrong-password', 42]) {
+          await refused(await request(a.owner, { amount: 60, address: ADDR.TRON_2, password }), 403, ERR.password);
+        }
+        // a member's password is their own
+        await refused(await request(a.finance, { amount: 60, address: ADDR.TRON_2, password: a.owner.password }), 403, ERR.password);
+      });
+
+      it('409 while a payout is requested or processing', async () => {
+        const a = await setup();
+        const first = (await request(a.owner, { amount: 60 })).json().payout;
+        await refused(await request(a.finance, { amount: 60 }), 409, ERR.open);
+        await admin(t, 'POST', `/admin/affiliate/payouts/${first.id}/process`);
+        await refused(await request(a.finance, { amount: 60 }), 409, ERR.open);
+        await admin(t, 'POST', `/admin/affiliate/payouts/${first.id}/paid`, { tx_id: 'tx_1' });
+        expect((await request(a.finance, { amount: 60 })).statusCode).toBe(201);
+      });
+
+      it('400 give address_id or address, not both', async () => {
+        const a = await setup();
+        await refused(await request(a.owner, { amount: 60, address_id: a.trc, address: ADDR.TRON, password: a.owner.password }), 400, ERR.both);
+      });
+
+      it('400 address is not a valid Tron address', async () => {
+        const a = await setup();
+        for (const address of ['T123', ADDR.EVM, `${ADDR.TRON.slice(0, -1)}x`, 12, { a: 1 }]) {
+          await refused(await request(a.owner, { amount: 60, address, password: a.owner.password }), 400, ERR.tron);
+        }
+      });
+
+      it('400 for an address of another coin', async () => {
+        const a = await setup();
+        await refused(await request(a.owner, { amount: 60, address_id: await btcOf(a) }), 400, ERR.coin);
+      });
+
+      it('400 unknown payout address: another merchant\'s, a test one, a deleted one, or no id at all', async () => {
+        const a = await setup();
+        const other = await setup('0');
+        const btc = await btcOf(a);
+        await send(a.owner, 'DELETE', `/merchant/payout-addresses/${btc}`);
+        for (const id of [other.trc, await testTrcOf(a), btc, 'pa_nope', 'pa-x', 7, '']) {
+          await refused(await request(a.owner, { amount: 60, address_id: id }), 400, ERR.unknown);
+        }
+      });
+
+      it('400 without a live USDT (Tron) payout address or an address to pay', async () => {
+        const a = await setup();
+        await send(a.owner, 'DELETE', `/merchant/payout-addresses/${a.trc}`);
+        await refused(await request(a.owner, { amount: 60 }), 400, ERR.target);
+      });
+
+      it('400 amount must be more than 0 (negative)', async () => {
+        const a = await setup();
+        for (const amount of [-5, '-5', '-0.000001']) await refused(await request(a.owner, { amount }), 400, ERR.positive);
+      });
+
+      it('400 amount has more than 6 decimals', async () => {
+        const a = await setup();
+        for (const amount of ['60.1234567', 60.0000001]) await refused(await request(a.owner, { amount }), 400, ERR.decimals);
+      });
+
+      it('400 below the minimum, also when all of the balance is below it', async () => {
+        const a = await setup('49.99');
+        await refused(await request(a.owner, { amount: '49.999999' }), 400, ERR.min);
+        await refused(await request(a.owner), 400, ERR.min);
+        await refused(await request(a.owner, { amount: 0 }), 400, ERR.min);
+      });
+
+      it('400 more than the balance holds', async () => {
+        const a = await setup('120');
+        await refused(await request(a.owner, { amount: '120.000001' }), 400, ERR.holds('120'));
+      });
+
+      it('400 not more than the network fee (with a minimum below the fee: REFERRAL_MIN_PAYOUT_USD)', async () => {
+        const t2 = await startTestApp(h.db(), { clock, env: { REFERRAL_MIN_PAYOUT_USD: '0.5', REFERRAL_PAYOUT_DAYS: '0' } });
+        try {
+          const a = await setup('0.8', t2);
+          await refused(await request(a.owner, { amount: 1 }, t2), 400, ERR.fee);
+          // the balance (0.8) is checked after the fee: its message needs an amount above the fee
+          await refused(await request(a.owner, { amount: '1.5' }, t2), 400, ERR.holds('0.8'));
+          await refused(await request(a.owner, { amount: '0.4' }, t2), 400, 'the minimum payout is 0.50 USDT_TRC20');
+          await credit(t2, a.id, '1');
+          const ok = await request(a.owner, { amount: '1.8' }, t2);
+          expect(ok.json().payout).toMatchObject({ amount: '1.8', send_amount: '0.8', due_at: clock.now().toISOString() });
+        } finally {
+          await t2.close();
+        }
+      });
+
+      it('500 could not request the payout when the network fee cannot be quoted', async () => {
+        const a = await setup();
+        t.services.affiliate.useMarket({ snapshot: () => { throw new Error('no market'); } });
+        try {
+          await refused(await request(a.owner, { amount: 60 }), 500, ERR.failed);
+          expect(await balance(a)).toMatchObject({ available: '1000', pending_payout: '0' });
+        } finally {
+          t.services.affiliate.useMarket(t.services.market);
+        }
+      });
+    });
+
+    describe('the order of the checks', () => {
+      it('role before rate limit and body: a developer with a bad body gets 403', async () => {
+        const a = await setup();
+        for (let i = 0; i < 7; i++) await refused(await send(a.developer, 'POST', '/merchant/affiliate/payouts', '{not json'), 403, ERR.role);
+      });
+
+      it('rate limit before the body: 429 to a bad body past the limit', async () => {
+        const a = await setup();
+        for (let i = 0; i < 5; i++) await send(a.finance, 'POST', '/merchant/affiliate/payouts', '{not json');
+        await refused(await send(a.finance, 'POST', '/merchant/affiliate/payouts', '{not json'), 429, ERR.rate);
+      });
+
+      it('each check before the next', async () => {
+        const a = await setup('30');
+        const btc = await btcOf(a);
+        const testTrc = await testTrcOf(a);
+        const btcOnly = await setup('0');
+        await send(btcOnly.owner, 'DELETE', `/merchant/payout-addresses/${btcOnly.trc}`);
+        const wrong = 'wrong-password';
+        await refused(await request(a.owner, { amount: 'x', address: 'bad', password: wrong }), 400, ERR.body);
+        await refused(await request(a.owner, { amount: -1, address: 'bad', address_id: btc, password: wrong }), 403, ERR.password);
+        await refused(await request(a.owner, { amount: -1, address: 'bad', address_id: btc, password: a.owner.password }), 400, ERR.both);
+        await refused(await request(a.owner, { amount: -1, address: 'bad', password: a.owner.password }), 400, ERR.tron);
+        await refused(await request(a.owner, { amount: -1, address_id: btc }), 400, ERR.coin);
+        await refused(await request(a.owner, { amount: -1, address_id: testTrc }), 400, ERR.unknown);
+        await refused(await request(btcOnly.owner, { amount: -1 }), 400, ERR.target);
+        await refused(await request(a.owner, { amount: '-1.1234567' }), 400, ERR.positive);
+        await refused(await request(a.owner, { amount: '1.1234567' }), 400, ERR.decimals);
+        await refused(await request(a.owner, { amount: '40' }), 400, ERR.min);
+        await refused(await request(a.owner), 400, ERR.min);
+        await refused(await request(a.owner, { amount: '60' }), 400, ERR.holds('30'));
+        // an open payout comes before the target and the amount
+        await credit(t, a.id, '100');
+        await request(a.owner, { amount: 60 });
+        await refused(await request(a.owner, { amount: -1, address: 'bad', address_id: btc, password: a.owner.password }), 409, ERR.open);
+        await refused(await request(a.owner, { amount: -1, address: 'bad', password: wrong }), 403, ERR.password);
+      });
+    });
+
+    it('never answers 5xx to any JSON body', async () => {
+      const a = await setup('0');
+      await fc.assert(fc.asyncProperty(fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.dictionary(
+        fc.constantFrom('amount', 'address', 'address_id', 'password'),
+        fc.oneof(fc.string(), fc.double(), fc.integer(), fc.constant(ADDR.TRON), fc.constant(a.trc), fc.jsonValue({ maxDepth: 2 })),
+      )), async (body) => {
+        const res = await request(a.owner, body);
+        expect(res.statusCode, `${JSON.stringify(body)} ${res.body}`).toBeLessThan(500);
+        expect(typeof res.json().error).toBe('string');
+      }), { numRuns: 60 });
+    });
+  });
+
+  describe('after the request', () => {
+    it('is cancelled by owners and finance only while requested: the amount is back', async () => {
+      const a = await setup();
+      const p = (await request(a.finance, { amount: 100 })).json().payout;
+      for (const m of [a.developer, a.viewer]) await refused(await send(m, 'POST', `/merchant/affiliate/payouts/${p.id}/cancel`), 403, ERR.role);
+      const other = await setup('0');
+      await refused(await send(other.owner, 'POST', `/merchant/affiliate/payouts/${p.id}/cancel`), 404, 'not found');
+      const res = await send(a.owner, 'POST', `/merchant/affiliate/payouts/${p.id}/cancel`);
+      expect(res.statusCode).toBe(200);
+      expect(res.json().payout).toMatchObject({ status: 'canceled', canceled_by: a.owner.userId, canceled_at: clock.now().toISOString() });
+      expect(await balance(a)).toMatchObject({ available: '1000', pending_payout: '0' });
+      await refused(await send(a.owner, 'POST', `/merchant/affiliate/payouts/${p.id}/cancel`), 409, ERR.state);
+      const q = (await request(a.finance, { amount: 100 })).json().payout;
+      await admin(t, 'POST', `/admin/affiliate/payouts/${q.id}/process`);
+      await refused(await send(a.finance, 'POST', `/merchant/affiliate/payouts/${q.id}/cancel`), 409, ERR.state);
+      for (const id of ['apo_nope', 'apo-x', 'x'.repeat(99)]) await refused(await send(a.finance, 'POST', `/merchant/affiliate/payouts/${id}/cancel`), 404, 'not found');
+    });
+
+    it('moves requested → processing → paid for the operator: tx_id set, the amount paid out, "Payout paid"', async () => {
+      const a = await setup();
+      const p = (await request(a.finance, { amount: 100 })).json().payout;
+      await refused(await admin(t, 'POST', `/admin/affiliate/payouts/${p.id}/paid`, { tx_id: 'tx_early' }), 409, ERR.state);
+      clock.advance(60_000);
+      const processing = await admin(t, 'POST', `/admin/affiliate/payouts/${p.id}/process`);
+      expect(processing.json().payout).toMatchObject({ status: 'processing', approved_at: clock.now().toISOString() });
+      await refused(await admin(t, 'POST', `/admin/affiliate/payouts/${p.id}/process`), 409, ERR.state);
+      for (const body of [{}, { tx_id: '' }, { tx_id: 5 }]) await refused(await admin(t, 'POST', `/admin/affiliate/payouts/${p.id}/paid`, body), 400, 'tx_id is required');
+      await refused(await admin(t, 'POST', `/admin/affiliate/payouts/${p.id}/paid`, { tx_id: 'a\u0000' }), 400, 'tx_id must not contain NUL characters');
+      const paid = await admin(t, 'POST', `/admin/affiliate/payouts/${p.id}/paid`, { tx_id: 'abc123' });
+      expect(paid.json().payout).toMatchObject({ status: 'paid', tx_id: 'abc123', paid_at: clock.now().toISOString() });
+      expect(await balance(a)).toEqual({ token: 'USDT_TRC20', chain: 'tron', available: '900', pending_payout: '0', paid_out: '100' });
+      await refused(await admin(t, 'POST', `/admin/affiliate/payouts/${p.id}/reject`, { note: 'late' }), 409, ERR.state);
+      const titles = (await send(a.finance, 'GET', '/merchant/notifications?category=affiliates')).json().notifications.map((n: { title: string }) => n.title);
+      expect(titles).toEqual(['Payout paid', 'Payout requested']);
+      const actions = (await h.db().orm.select().from(auditEntries).where(eq(auditEntries.subject, p.id))).map((e) => [e.action, (e.actor as { kind: string }).kind]);
+      expect(actions).toEqual([['affiliate_payout.requested', 'merchant'], ['affiliate_payout.processing', 'admin'], ['affiliate_payout.paid', 'admin']]);
+      const statuses = (await h.db().orm.select().from(events).where(and(eq(events.merchantId, a.id), eq(events.type, 'affiliate:payout'))).orderBy(events.seq))
+        .map((e) => (e.data as { status: string }).status);
+      expect(statuses).toEqual(['requested', 'processing', 'paid']);
+    });
+
+    it('is rejected by the operator from requested or processing with a note: the amount is back, "Payout rejected"', async () => {
+      const a = await setup();
+      for (const process of [false, true]) {
+        const p = (await request(a.finance, { amount: 100 })).json().payout;
+        if (process) await admin(t, 'POST', `/admin/affiliate/payouts/${p.id}/process`);
+        await refused(await admin(t, 'POST', `/admin/affiliate/payouts/${p.id}/reject`, {}), 400, 'note is required');
+        const res = await admin(t, 'POST', `/admin/affiliate/payouts/${p.id}/reject`, { note: 'address flagged' });
+        expect(res.json().payout).toMatchObject({ status: 'rejected', note: 'address flagged', rejected_at: clock.now().toISOString() });
+        expect(await balance(a)).toMatchObject({ available: '1000', pending_payout: '0', paid_out: '0' });
+      }
+      const [n] = (await send(a.owner, 'GET', '/merchant/notifications?category=affiliates')).json().notifications;
+      expect(n).toMatchObject({ title: 'Payout rejected', body: expect.stringContaining('address flagged') });
+    });
+
+    it('answers 404 to the operator for an unknown payout and 401 without the token', async () => {
+      for (const verb of ['process', 'paid', 'reject']) {
+        await refused(await admin(t, 'POST', `/admin/affiliate/payouts/apo_nope/${verb}`, { tx_id: 'x', note: 'x' }), 404, 'not found');
+        const res = await t.app.inject({ method: 'POST', url: `/admin/affiliate/payouts/apo_nope/${verb}`, remoteAddress: randomIp() });
+        await refused(res, 401, 'invalid admin token');
+      }
+    });
+  });
+
+  describe('reading', () => {
+    it('reads one payout of the merchant; 404 for another\'s or an unknown one', async () => {
+      const a = await setup();
+      const p = (await request(a.finance, { amount: 100 })).json().payout;
+      const res = await send(a.owner, 'GET', `/merchant/affiliate/payouts/${p.id}`);
+      expect([res.statusCode, res.json()]).toEqual([200, { payout: p }]);
+      const other = await setup('0');
+      await refused(await send(other.owner, 'GET', `/merchant/affiliate/payouts/${p.id}`), 404, 'not found');
+      await refused(await send(a.owner, 'GET', '/merchant/affiliate/payouts/apo_nope'), 404, 'not found');
+      for (const m of [a.developer, a.viewer]) await refused(await send(m, 'GET', `/merchant/affiliate/payouts/${p.id}`), 403, ERR.role);
+    });
+
+    it('lists newest first, the open ones first by due date, with status filter and limits', async () => {
+      const affs = await Promise.all([0, 1, 2].map(() => setup()));
+      const [a, b, c] = affs;
+      // c's payout is paid, newest of all; a's is due before b's (requested on Friday, b on Monday)
+      const pa = (await request(a.owner, { amount: 100 })).json().payout;
+      clock.set('2026-03-09T09:00:00Z');
+      const pb = (await request(b.owner, { amount: 100 })).json().payout;
+      const old = (await request(c.owner, { amount: 50 })).json().payout;
+      await send(c.owner, 'POST', `/merchant/affiliate/payouts/${old.id}/cancel`);
+      clock.advance(60_000);
+      const pc = (await request(c.owner, { amount: 100 })).json().payout;
+      await admin(t, 'POST', `/admin/affiliate/payouts/${pc.id}/process`);
+      await admin(t, 'POST', `/admin/affiliate/payouts/${pc.id}/paid`, { tx_id: 'tx' });
+      await admin(t, 'POST', `/admin/affiliate/payouts/${pa.id}/process`);
+      expect(pb.due_at).toBe('2026-03-12T09:00:01.000Z');
+      const all = (await admin(t, 'GET', '/admin/affiliate/payouts')).json();
+      const mine = all.payouts.filter((p: { affiliate_id: string }) => affs.some((x) => x.id === p.affiliate_id)).map((p: { id: string }) => p.id);
+      expect(mine).toEqual([pa.id, pb.id, pc.id, old.id]);
+      const cList = (await send(c.finance, 'GET', '/merchant/affiliate/payouts')).json();
+      expect(cList).toMatchObject({ total: 2, limit: 50, offset: 0 });
+      expect(cList.payouts.map((p: { id: string }) => p.id)).toEqual([pc.id, old.id]);
+      expect((await send(c.finance, 'GET', '/merchant/affiliate/payouts?status=canceled')).json().payouts.map((p: { id: string }) => p.id)).toEqual([old.id]);
+      expect((await send(c.finance, 'GET', '/merchant/affiliate/payouts?limit=1&offset=1')).json()).toMatchObject({ limit: 1, offset: 1, payouts: [{ id: old.id }] });
+      expect((await send(c.finance, 'GET', '/merchant/affiliate/payouts?limit=0')).json().limit).toBe(50);
+      await refused(await send(c.finance, 'GET', '/merchant/affiliate/payouts?status=approved'), 400, 'status must be one of requested, processing, paid, rejected, canceled');
+      for (const m of [c.developer, c.viewer]) await refused(await send(m, 'GET', '/merchant/affiliate/payouts'), 403, ERR.role);
+    });
+  });
+
+  it('stores the notifications of the program in the affiliates category, always live', async () => {
+    const a = await setup();
+    await request(a.owner, { amount: 60 });
+    const rows = await h.db().orm.select().from(notifications).where(and(eq(notifications.merchantId, a.id), eq(notifications.category, 'affiliates')));
+    expect(rows.map((r) => [r.title, r.livemode])).toEqual([['Payout requested', true]]);
+  });
+});

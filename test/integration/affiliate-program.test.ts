@@ -1,0 +1,354 @@
+// The referral program (CONTRACT.md "Referral program", spec 2 "Referral and commission", 3
+// "Referral status"): codes and links, clicks, referrals at signup and by hand, voiding,
+// commissions on live deposits, the referral balance kept apart, and the operator's adjustments.
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { and, eq, inArray } from 'drizzle-orm';
+import fc from 'fast-check';
+import { describeEachDb } from '../harness/databases.ts';
+import { startTestApp, type TestApp } from '../harness/app.ts';
+import { randomIp, signupAccount, type Account } from '../harness/accounts.ts';
+import { expectLedgerHolds, type Member } from '../harness/settlement.ts';
+import { admin, codeOf, credit, expectReferralBalancesHold, liveDeposit, member, referredBy } from '../harness/affiliate.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
+import { dec } from '../../src/money/index.ts';
+import { events } from '../../src/events/index.ts';
+import { auditEntries, merchants } from '../../src/accounts/schema.ts';
+import { commissions, referrals } from '../../src/affiliate/index.ts';
+import { ledgerEntries } from '../../src/settlement/index.ts';
+
+describeEachDb('referral program', (h) => {
+  let t: TestApp;
+  let clock: ManualClock;
+  let aff: Account;
+  let owner: Member;
+  let finance: Member;
+  let developer: Member;
+  let viewer: Member;
+  let code: string;
+
+  const START = '2026-03-02T10:00:00Z'; // a Monday
+  beforeAll(async () => {
+    clock = new ManualClock(START);
+    t = await startTestApp(h.db(), { clock });
+    aff = await signupAccount(t.app);
+    owner = await member(t, aff.merchant.id, 'owner');
+    finance = await member(t, aff.merchant.id, 'finance');
+    developer = await member(t, aff.merchant.id, 'developer');
+    viewer = await member(t, aff.merchant.id, 'viewer');
+    code = await codeOf(h.db(), aff.merchant.id);
+  });
+  afterAll(async () => { await t.close(); });
+  beforeEach(() => clock.set(START));
+  afterEach(async () => {
+    await expectReferralBalancesHold(h.db());
+    await expectLedgerHolds(h.db());
+  });
+
+  const call = async (m: Member, method: 'GET' | 'POST', url: string, payload?: unknown) =>
+    t.app.inject({ method, url, headers: { authorization: `Bearer ${await m.token()}` }, remoteAddress: randomIp(), ...(payload === undefined ? {} : { payload: payload as object }) });
+  const click = (c: string, ip = randomIp()) => t.app.inject({ method: 'POST', url: `/referrals/${c}/click`, remoteAddress: ip, headers: { origin: 'https://blog.example' } });
+  const eventsOf = (merchantId: string, type: string) =>
+    h.db().orm.select().from(events).where(and(eq(events.merchantId, merchantId), eq(events.type, type))).orderBy(events.seq);
+  const referralOf = async (merchantId: string) => (await h.db().orm.select().from(referrals).where(eq(referrals.merchantId, merchantId)))[0];
+  /** A fresh affiliate with an owner, its code, and the owner's calls. */
+  const newAffiliate = async () => {
+    const a = await signupAccount(t.app);
+    return { acct: a, owner: await member(t, a.merchant.id, 'owner'), code: await codeOf(h.db(), a.merchant.id) };
+  };
+
+  describe('codes, links and clicks', () => {
+    it('gives every merchant a code of 8 characters A-Z0-9 at signup, and shows the program to owners and finance', async () => {
+      expect(code).toMatch(/^[A-Z0-9]{8}$/);
+      const other = await signupAccount(t.app);
+      expect(await codeOf(h.db(), other.merchant.id)).not.toBe(code);
+      for (const m of [owner, finance]) {
+        const res = await call(m, 'GET', '/merchant/affiliate');
+        expect(res.statusCode).toBe(200);
+        expect(res.json()).toEqual({
+          code, link: `${t.config.publicUrl}/signup?ref=${code}`, rate_bps: 2500, clicks: 0, referrals: { active: 0, void: 0 },
+          balance: { token: 'USDT_TRC20', chain: 'tron', available: '0', pending_payout: '0', paid_out: '0' },
+          payouts: { min_payout_usd: '50', payout_days: 3 },
+        });
+      }
+      for (const m of [developer, viewer]) {
+        for (const url of ['/merchant/affiliate', '/merchant/affiliate/referrals', '/merchant/affiliate/commissions']) {
+          const res = await call(m, 'GET', url);
+          expect([res.statusCode, res.json()], url).toEqual([403, { error: 'insufficient permissions' }]);
+        }
+      }
+    });
+
+    it('counts clicks in any case, open to any website, and answers 404 to unknown and suspended codes', async () => {
+      const a = await newAffiliate();
+      const res = await click(a.code.toLowerCase());
+      expect(res.statusCode).toBe(204);
+      expect(res.body).toBe('');
+      expect(res.headers['access-control-allow-origin']).toBe('*');
+      expect((await click(a.code)).statusCode).toBe(204);
+      expect((await call(a.owner, 'GET', '/merchant/affiliate')).json().clicks).toBe(2);
+      const preflight = await t.app.inject({
+        method: 'OPTIONS', url: `/referrals/${a.code}/click`, remoteAddress: randomIp(),
+        headers: { origin: 'https://blog.example', 'access-control-request-method': 'POST' },
+      });
+      expect(preflight.statusCode).toBe(204);
+      expect(preflight.headers['access-control-allow-origin']).toBe('*');
+      for (const bad of ['ZZZZZZZZ', 'short', 'x'.repeat(90), '%C3%A9%C3%A9%C3%A9%C3%A9%C3%A9%C3%A9%C3%A9%C3%A9']) {
+        const r = await click(bad);
+        expect([r.statusCode, r.json()], bad).toEqual([404, { error: 'not found' }]);
+      }
+      await h.db().orm.update(merchants).set({ status: 'suspended' }).where(eq(merchants.id, a.acct.merchant.id));
+      expect((await click(a.code)).statusCode).toBe(404);
+      expect((await call(owner, 'GET', '/merchant/affiliate')).json().clicks).toBe(0);
+    });
+
+    it('admits 5 clicks a second per IP address', async () => {
+      const ip = randomIp();
+      const codes = await Promise.all([0, 1].map(() => newAffiliate()));
+      const got: number[] = [];
+      for (let i = 0; i < 6; i++) got.push((await click(codes[i % 2].code, ip)).statusCode);
+      expect(got).toEqual([204, 204, 204, 204, 204, 429]);
+      expect((await click(codes[0].code, ip)).json()).toEqual({ error: 'rate limit exceeded' });
+      expect((await click(codes[0].code)).statusCode).toBe(204);
+      clock.advance(1000);
+      expect((await click(codes[0].code, ip)).statusCode).toBe(204);
+    });
+  });
+
+  describe('referrals', () => {
+    it('makes a referral of a signup with another active merchant\'s code (any case), told to the affiliate and audited in both logs', async () => {
+      const a = await newAffiliate();
+      const referred = await referredBy(t, ` ${a.code.toLowerCase()} `);
+      const row = await referralOf(referred.merchant.id);
+      expect(row).toMatchObject({ affiliateId: a.acct.merchant.id, code: a.code, status: 'active', attachedBy: null });
+      const signedUp = new Date(String(referred.merchant.created_at));
+      const expected = {
+        merchant_id: referred.merchant.id, merchant_name: referred.merchant.name, affiliate_id: a.acct.merchant.id, code: a.code,
+        signed_up_at: signedUp.toISOString(), status: 'active', created_at: clock.now().toISOString(),
+        earns_until: '2027-03-02T10:00:00.000Z', payments: 0, volume_usd: '0', earned_usd: '0',
+      };
+      expect(signedUp.toISOString()).toBe('2026-03-02T10:00:00.000Z');
+      const list = (await call(a.owner, 'GET', '/merchant/affiliate/referrals')).json();
+      expect(list).toEqual({ referrals: [expected], total: 1, limit: 50, offset: 0 });
+      expect((await call(a.owner, 'GET', '/merchant/affiliate')).json().referrals).toEqual({ active: 1, void: 0 });
+      expect((await eventsOf(a.acct.merchant.id, 'affiliate:referral')).map((e) => e.data)).toEqual([expected]);
+      for (const merchantId of [a.acct.merchant.id, referred.merchant.id]) {
+        const audit = await h.db().orm.select().from(auditEntries).where(and(eq(auditEntries.merchantId, merchantId), eq(auditEntries.action, 'referral.created')));
+        expect(audit).toHaveLength(1);
+        expect(audit[0]).toMatchObject({ subject: referred.merchant.id, after: expected });
+        expect(audit[0].actor).toMatchObject({ kind: 'merchant', id: referred.user.id, merchant_id: referred.merchant.id, role: 'owner' });
+      }
+    });
+
+    it('ignores an unknown, malformed, suspended or missing code: the signup succeeds with no referral', async () => {
+      const suspended = await newAffiliate();
+      await h.db().orm.update(merchants).set({ status: 'suspended' }).where(eq(merchants.id, suspended.acct.merchant.id));
+      for (const given of ['ZZZZ9999', 'abc', suspended.code, 12345678, null, '', `${code}X`]) {
+        const m = await signupAccount(t.app, { referral_code: given });
+        expect(await referralOf(m.merchant.id), String(given)).toBeUndefined();
+      }
+    });
+
+    it('lists referrals newest first, filtered by status, with the list limits', async () => {
+      const a = await newAffiliate();
+      const first = await referredBy(t, a.code);
+      clock.advance(1000);
+      const second = await referredBy(t, a.code);
+      await admin(t, 'POST', `/admin/referrals/${first.merchant.id}/void`, { reason: 'test' });
+      const ids = async (q: string) => (await call(a.owner, 'GET', `/merchant/affiliate/referrals${q}`)).json();
+      expect((await ids('')).referrals.map((r: { merchant_id: string }) => r.merchant_id)).toEqual([second.merchant.id, first.merchant.id]);
+      expect((await ids('?status=active')).referrals.map((r: { merchant_id: string }) => r.merchant_id)).toEqual([second.merchant.id]);
+      expect(await ids('?status=void')).toMatchObject({ total: 1, referrals: [{ merchant_id: first.merchant.id, status: 'void', void_reason: 'test' }] });
+      expect(await ids('?limit=1&offset=1')).toMatchObject({ total: 2, limit: 1, offset: 1, referrals: [{ merchant_id: first.merchant.id }] });
+      expect(await ids('?limit=999&offset=-3')).toMatchObject({ limit: 50, offset: 0 });
+      const bad = await call(a.owner, 'GET', '/merchant/affiliate/referrals?status=gone');
+      expect([bad.statusCode, bad.json()]).toEqual([400, { error: 'status must be "active" or "void"' }]);
+    });
+
+    it('lets the operator attach a referral by hand (attached_by admin) and refuses what cannot be one', async () => {
+      const a = await newAffiliate();
+      const m = await signupAccount(t.app);
+      const res = await admin(t, 'POST', '/admin/referrals', { merchant_id: m.merchant.id, code: a.code.toLowerCase() });
+      expect(res.statusCode).toBe(201);
+      expect(res.json().referral).toMatchObject({ merchant_id: m.merchant.id, affiliate_id: a.acct.merchant.id, code: a.code, status: 'active', attached_by: 'admin' });
+      const audit = await h.db().orm.select().from(auditEntries).where(and(eq(auditEntries.merchantId, m.merchant.id), eq(auditEntries.action, 'referral.created')));
+      expect(audit[0].actor).toMatchObject({ kind: 'admin' });
+      const suspended = await newAffiliate();
+      await h.db().orm.update(merchants).set({ status: 'suspended' }).where(eq(merchants.id, suspended.acct.merchant.id));
+      const other = await signupAccount(t.app);
+      const own = await newAffiliate();
+      for (const [body, status, error] of [
+        [{ merchant_id: m.merchant.id, code: a.code }, 409, 'this merchant has a referral already'],
+        [{ merchant_id: 'mer_nope', code: a.code }, 400, 'unknown merchant_id'],
+        [{ code: a.code }, 400, 'unknown merchant_id'],
+        [{ merchant_id: 'mer-x', code: a.code }, 400, 'unknown merchant_id'],
+        [{ merchant_id: other.merchant.id, code: 'ZZZZ9999' }, 400, 'unknown referral code'],
+        [{ merchant_id: other.merchant.id, code: 42 }, 400, 'unknown referral code'],
+        [{ merchant_id: other.merchant.id, code: suspended.code }, 400, 'unknown referral code'],
+        [{ merchant_id: own.acct.merchant.id, code: own.code }, 400, 'a merchant cannot be its own referral'],
+      ] as const) {
+        const r = await admin(t, 'POST', '/admin/referrals', body);
+        expect([r.statusCode, r.json()], JSON.stringify(body)).toEqual([status, { error }]);
+      }
+      const noToken = await t.app.inject({ method: 'POST', url: '/admin/referrals', payload: {}, remoteAddress: randomIp() });
+      expect([noToken.statusCode, noToken.json()]).toEqual([401, { error: 'invalid admin token' }]);
+    });
+
+    it('voids a referral for the operator (it earns nothing more), audited and told to the affiliate', async () => {
+      const a = await newAffiliate();
+      const m = await referredBy(t, a.code);
+      const res = await admin(t, 'POST', `/admin/referrals/${m.merchant.id}/void`, { reason: 'self-referral ring' });
+      expect(res.statusCode).toBe(200);
+      expect(res.json().referral).toMatchObject({ status: 'void', void_reason: 'self-referral ring', voided_at: clock.now().toISOString() });
+      expect((await eventsOf(a.acct.merchant.id, 'affiliate:referral')).at(-1)!.data).toMatchObject({ status: 'void' });
+      for (const merchantId of [a.acct.merchant.id, m.merchant.id]) {
+        const [entry] = await h.db().orm.select().from(auditEntries).where(and(eq(auditEntries.merchantId, merchantId), eq(auditEntries.action, 'referral.voided')));
+        expect(entry).toMatchObject({ subject: m.merchant.id, note: 'self-referral ring' });
+        expect(entry.actor).toMatchObject({ kind: 'admin' });
+        expect(entry.before).toMatchObject({ status: 'active' });
+      }
+      await liveDeposit(t, m.merchant.id, '100');
+      expect(await h.db().orm.select().from(commissions).where(eq(commissions.merchantId, m.merchant.id))).toEqual([]);
+      expect((await call(a.owner, 'GET', '/merchant/affiliate')).json().referrals).toEqual({ active: 0, void: 1 });
+      for (const [url, body, status, error] of [
+        [`/admin/referrals/${m.merchant.id}/void`, { reason: 'again' }, 409, 'this referral is void already'],
+        [`/admin/referrals/${aff.merchant.id}/void`, { reason: 'x' }, 404, 'not found'],
+        ['/admin/referrals/mer_nope/void', { reason: 'x' }, 404, 'not found'],
+        [`/admin/referrals/${m.merchant.id}/void`, {}, 400, 'reason is required'],
+        [`/admin/referrals/${m.merchant.id}/void`, { reason: '  ' }, 400, 'reason is required'],
+        [`/admin/referrals/${m.merchant.id}/void`, { reason: 'a\u0000b' }, 400, 'reason must not contain NUL characters'],
+      ] as const) {
+        const r = await admin(t, 'POST', url, body);
+        expect([r.statusCode, r.json()], `${url} ${JSON.stringify(body)}`).toEqual([status, { error }]);
+      }
+    });
+  });
+
+  describe('commissions', () => {
+    it('credits one commission per live deposit: fee × 2500 / 10000, told to the affiliate, counted on the referral', async () => {
+      const a = await newAffiliate();
+      const m = await referredBy(t, a.code);
+      const { payment } = await liveDeposit(t, m.merchant.id, '100', { tx: 'tx_first' });
+      const list = (await call(a.owner, 'GET', '/merchant/affiliate/commissions')).json();
+      const expected = {
+        id: `${payment.id}:tx_first`, affiliate_id: a.acct.merchant.id, merchant_id: m.merchant.id, merchant_name: m.merchant.name,
+        payment_id: payment.id, deposit_usd: '100', fee_usd: '1', rate_bps: 2500, token: 'USDT_TRC20', amount: '0.25', created_at: clock.now().toISOString(),
+      };
+      expect(list).toEqual({ commissions: [expected], total: 1, limit: 50, offset: 0 });
+      expect((await call(a.owner, 'GET', '/merchant/affiliate')).json().balance).toEqual({
+        token: 'USDT_TRC20', chain: 'tron', available: '0.25', pending_payout: '0', paid_out: '0',
+      });
+      expect((await eventsOf(a.acct.merchant.id, 'affiliate:commission')).map((e) => e.data)).toEqual([expected]);
+      expect((await eventsOf(a.acct.merchant.id, 'affiliate:balance')).at(-1)!.data).toMatchObject({ available: '0.25' });
+      // a late deposit of the same payment: its own commission, the same payment counted once
+      clock.advance(60_000);
+      await t.services.settlement.settle(h.db(), {
+        payment,
+        deposits: [
+          { tx_id: 'tx_first', token: 'USDT_TRC20', amount: 100_000_000n, usd_value: '100', final_at: clock.now() },
+          { tx_id: 'tx_late', token: 'USDT_TRC20', amount: 10_000_000n, usd_value: '10', final_at: clock.now() },
+        ],
+      });
+      const referral = (await call(a.owner, 'GET', '/merchant/affiliate/referrals')).json().referrals[0];
+      expect(referral).toMatchObject({ payments: 1, volume_usd: '110', earned_usd: '0.3', last_earned_at: clock.now().toISOString() });
+      expect((await call(a.owner, 'GET', '/merchant/affiliate/commissions')).json().commissions.map((c: { id: string; amount: string }) => [c.id, c.amount]))
+        .toEqual([[`${payment.id}:tx_late`, '0.05'], [`${payment.id}:tx_first`, '0.25']]);
+    });
+
+    it('credits a fee told twice once (idempotent per <payment id>:<transaction id>)', async () => {
+      const a = await newAffiliate();
+      const m = await referredBy(t, a.code);
+      const fee = { merchantId: m.merchant.id, paymentId: 'pay_x', reference: 'pay_x:tx_1', depositUsd: dec('40'), feeUsd: dec('0.4'), at: clock.now() };
+      await h.db().transaction((tx) => t.services.affiliate.creditCommission(tx, fee));
+      await h.db().transaction((tx) => t.services.affiliate.creditCommission(tx, fee));
+      await Promise.all([0, 1].map(() => h.db().transaction((tx) => t.services.affiliate.creditCommission(tx, fee))));
+      expect(await h.db().orm.select().from(commissions).where(eq(commissions.merchantId, m.merchant.id))).toHaveLength(1);
+      expect((await call(a.owner, 'GET', '/merchant/affiliate')).json().balance.available).toBe('0.1');
+      expect(await referralOf(m.merchant.id)).toMatchObject({ payments: 1, earned: 100_000n });
+    });
+
+    it('earns nothing on test payments, on deposits of merchants nobody referred, or after earns_until', async () => {
+      const a = await newAffiliate();
+      const m = await referredBy(t, a.code);
+      await liveDeposit(t, m.merchant.id, '100', { livemode: false });
+      const lone = await signupAccount(t.app);
+      await liveDeposit(t, lone.merchant.id, '100');
+      const row = await referralOf(m.merchant.id);
+      clock.set(row.earnsUntil!);
+      await liveDeposit(t, m.merchant.id, '100');
+      expect(await h.db().orm.select().from(commissions).where(inArray(commissions.merchantId, [m.merchant.id, lone.merchant.id]))).toEqual([]);
+      clock.set(new Date(row.earnsUntil!.getTime() - 1));
+      await liveDeposit(t, m.merchant.id, '100');
+      expect(await h.db().orm.select().from(commissions).where(eq(commissions.merchantId, m.merchant.id))).toHaveLength(1);
+    });
+
+    it('keeps the referral balance out of the merchant\'s balances, balance:update and the ledger', async () => {
+      const a = await newAffiliate();
+      const m = await referredBy(t, a.code);
+      await liveDeposit(t, m.merchant.id, '500');
+      await credit(t, a.acct.merchant.id, '7');
+      expect((await call(a.owner, 'GET', '/merchant/affiliate')).json().balance.available).toBe('8.25');
+      for (const mode of ['', '?mode=test']) expect((await call(a.owner, 'GET', `/merchant/balances${mode}`)).json()).toEqual({ balances: [] });
+      expect((await call(a.owner, 'GET', '/merchant/ledger')).json()).toMatchObject({ entries: [], total: 0 });
+      expect(await h.db().orm.select().from(ledgerEntries).where(eq(ledgerEntries.merchantId, a.acct.merchant.id))).toEqual([]);
+      expect(await eventsOf(a.acct.merchant.id, 'balance:update')).toEqual([]);
+    });
+
+    it('earns for as long as the merchant uses the service with REFERRAL_MONTHS=0, at REFERRAL_RATE_BPS', async () => {
+      const t2 = await startTestApp(h.db(), { clock, env: { REFERRAL_MONTHS: '0', REFERRAL_RATE_BPS: '1000' } });
+      try {
+        const a = await signupAccount(t2.app);
+        const m = await signupAccount(t2.app, { referral_code: await codeOf(h.db(), a.merchant.id) });
+        expect((await referralOf(m.merchant.id)).earnsUntil).toBeNull();
+        clock.advance(10 * 365 * 86_400_000);
+        await liveDeposit(t2, m.merchant.id, '1000');
+        const [c] = await h.db().orm.select().from(commissions).where(eq(commissions.merchantId, m.merchant.id));
+        expect(c).toMatchObject({ rateBps: 1000, amount: 1_000_000n });
+      } finally {
+        await t2.close();
+      }
+    });
+  });
+
+  describe('operator adjustments of the referral balance', () => {
+    it('credits and debits, never below zero, with an adjustment entry audited as admin', async () => {
+      const a = await newAffiliate();
+      const res = await admin(t, 'POST', '/admin/affiliate/adjustments', { merchant_id: a.acct.merchant.id, amount: '12.5', note: 'campaign bonus' });
+      expect(res.statusCode).toBe(201);
+      expect(res.json().entry).toMatchObject({
+        merchant_id: a.acct.merchant.id, type: 'adjustment', token: 'USDT_TRC20', chain: 'tron', amount: '12.5', note: 'campaign bonus',
+      });
+      expect((await admin(t, 'POST', '/admin/affiliate/adjustments', { merchant_id: a.acct.merchant.id, amount: -2.5, note: 'fix' })).json().entry.amount).toBe('-2.5');
+      expect((await call(a.owner, 'GET', '/merchant/affiliate')).json().balance.available).toBe('10');
+      const audit = await h.db().orm.select().from(auditEntries).where(and(eq(auditEntries.merchantId, a.acct.merchant.id), eq(auditEntries.action, 'referral_balance.adjusted')));
+      expect(audit.map((e) => e.note).sort()).toEqual(['campaign bonus', 'fix']);
+      expect(audit.every((e) => (e.actor as { kind: string }).kind === 'admin')).toBe(true);
+      const amountError = 'amount must be a non-zero signed decimal of USDT_TRC20 with at most 6 decimals (e.g. "-1.5")';
+      for (const [body, error] of [
+        [{ amount: '-10.000001', note: 'x' }, 'the adjustment would take the referral balance below zero'],
+        [{ amount: '0', note: 'x' }, amountError],
+        [{ amount: '1.0000001', note: 'x' }, amountError],
+        [{ amount: 'ten', note: 'x' }, amountError],
+        [{ amount: '1', note: '' }, 'note is required'],
+        [{ amount: '1' }, 'note is required'],
+        [{ amount: '1', note: 'a\u0000' }, 'note must not contain NUL characters'],
+        [{ merchant_id: 'mer_nope', amount: '1', note: 'x' }, 'unknown merchant_id'],
+      ] as const) {
+        const r = await admin(t, 'POST', '/admin/affiliate/adjustments', { merchant_id: a.acct.merchant.id, ...body });
+        expect([r.statusCode, r.json()], JSON.stringify(body)).toEqual([400, { error }]);
+      }
+      expect((await call(a.owner, 'GET', '/merchant/affiliate')).json().balance.available).toBe('10');
+    });
+  });
+
+  it('never answers 5xx to any JSON body on the operator routes of the program', async () => {
+    const m = await signupAccount(t.app);
+    const urls = ['/admin/referrals', `/admin/referrals/${m.merchant.id}/void`, '/admin/affiliate/adjustments'];
+    await fc.assert(fc.asyncProperty(fc.constantFrom(...urls), fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.dictionary(
+      fc.constantFrom('merchant_id', 'code', 'reason', 'amount', 'note'), fc.oneof(fc.string(), fc.integer(), fc.constant(m.merchant.id), fc.jsonValue({ maxDepth: 2 })),
+    )), async (url, body) => {
+      const res = await admin(t, 'POST', url, body);
+      expect(res.statusCode, `${url} ${JSON.stringify(body)} ${res.body}`).toBeLessThan(500);
+      expect(typeof res.json().error === 'string' || res.statusCode < 300).toBe(true);
+    }), { numRuns: 60 });
+  });
+});

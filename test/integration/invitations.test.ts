@@ -1,0 +1,181 @@
+// Invitations to the team (CONTRACT.md "Invitations"): owners invite, list and revoke; the
+// one-time token (hashed, shown once, 7 days) signs the new member in like a sign-in; team:update
+// and the audit log follow every change.
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { and, eq } from 'drizzle-orm';
+import fc from 'fast-check';
+import { describeEachDb } from '../harness/databases.ts';
+import { startTestApp, type TestApp } from '../harness/app.ts';
+import { cookieOf, randomIp, signupAccount, tokenHeader, uid, type Account } from '../harness/accounts.ts';
+import { member } from '../harness/affiliate.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
+import { auditEntries, merchants } from '../../src/accounts/schema.ts';
+import { events } from '../../src/events/index.ts';
+import { queryRows } from '../../src/platform/db/index.ts';
+import { sql } from 'drizzle-orm';
+
+const DAY = 86_400_000;
+
+describeEachDb('invitations', (h) => {
+  let t: TestApp;
+  let clock: ManualClock;
+  let acct: Account;
+  beforeAll(async () => {
+    clock = new ManualClock(new Date());
+    t = await startTestApp(h.db(), { clock });
+    acct = await signupAccount(t.app);
+  });
+  afterAll(async () => { await t.close(); });
+  beforeEach(() => clock.advance(1000));
+
+  const inject = (method: 'GET' | 'POST' | 'DELETE', url: string, token?: string, payload?: unknown) => t.app.inject({
+    method, url, remoteAddress: randomIp(), ...(token ? { headers: tokenHeader(token) } : {}), ...(payload === undefined ? {} : { payload: payload as object }),
+  });
+  const fresh = async (token = acct.accessToken) => (await inject('GET', '/merchant/me', token)).statusCode === 200 ? token
+    : (await t.services.accounts.tokens.issue({ userId: acct.user.id, merchantId: acct.merchant.id, sessionId: sessionOf(token), role: 'owner' }, clock.now())).token;
+  const sessionOf = (jwt: string): string => JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString()).sid;
+  const invite = async (body: Record<string, unknown>, token?: string) => inject('POST', '/merchant/invitations', token ?? await fresh(), body);
+  const tokenOf = (acceptUrl: string): string => new URLSearchParams(new URL(acceptUrl).hash.slice(1)).get('token')!;
+  const accept = (payload: unknown) => inject('POST', '/merchant/invitations/accept', undefined, payload);
+  const teamEvents = async () => (await h.db().orm.select().from(events)
+    .where(and(eq(events.merchantId, acct.merchant.id), eq(events.type, 'team:update'))).orderBy(events.seq)).map((e) => e.data as { action: string; user: unknown; invitation: { id: string } | null });
+
+  it('invites (201 {invitation, accept_url}) with the token shown once and stored hashed, valid 7 days', async () => {
+    const email = `New-${uid()}@Example.com`;
+    const res = await invite({ email, role: 'developer' });
+    expect(res.statusCode).toBe(201);
+    const { invitation, accept_url } = res.json();
+    expect(invitation).toEqual({
+      id: expect.stringMatching(/^inv_/), merchant_id: acct.merchant.id, email: email.toLowerCase(), role: 'developer', status: 'pending',
+      invited_by: acct.user.id, expires_at: new Date(clock.now().getTime() + 7 * DAY).toISOString(), created_at: clock.now().toISOString(),
+    });
+    expect(accept_url).toMatch(new RegExp(`^${t.config.publicUrl}/invitations/accept#token=[0-9a-f]{64}$`));
+    const token = tokenOf(accept_url);
+    const dump = JSON.stringify(await queryRows(h.db().orm, sql`select * from invitations`)) + JSON.stringify(await h.db().orm.select().from(auditEntries)) + JSON.stringify(await h.db().orm.select().from(events));
+    expect(dump).not.toContain(token);
+    const list = (await inject('GET', '/merchant/invitations', await fresh())).json().invitations;
+    expect(list.find((i: { id: string }) => i.id === invitation.id)).toEqual(invitation);
+    const [audit] = await h.db().orm.select().from(auditEntries).where(and(eq(auditEntries.subject, invitation.id), eq(auditEntries.action, 'invitation.created')));
+    expect(audit.actor).toMatchObject({ kind: 'merchant', id: acct.user.id });
+    expect((await teamEvents()).find((e) => e.invitation?.id === invitation.id)).toEqual({ action: 'invited', user: null, invitation });
+  });
+
+  it('signs the new member in on accept (201 like sign-in, refresh cookie); the token works once', async () => {
+    const email = `joiner-${uid()}@example.com`;
+    const { invitation, accept_url } = (await invite({ email, role: 'finance' })).json();
+    const token = tokenOf(accept_url);
+    for (const body of [{ token, password: 'short' }, { token }]) {
+      const r = await accept(body);
+      expect([r.statusCode, r.json()]).toEqual([400, { error: 'password must be at least 8 characters' }]);
+    }
+    const res = await accept({ token, password: 'a-long-password' });
+    expect(res.statusCode).toBe(201);
+    const body = res.json();
+    expect(Object.keys(body).sort()).toEqual(['access_token', 'expires_at', 'role']);
+    expect(body.role).toBe('finance');
+    expect(cookieOf(res)).toMatch(/^refresh_token=/);
+    const me = (await inject('GET', '/merchant/me', body.access_token)).json();
+    expect(me.user).toMatchObject({ email, role: 'finance', merchant_id: acct.merchant.id });
+    const signin = await t.app.inject({ method: 'POST', url: '/merchant/login', remoteAddress: randomIp(), payload: { email, password: 'a-long-password' } });
+    expect(signin.statusCode).toBe(200);
+    const again = await accept({ token, password: 'a-long-password' });
+    expect([again.statusCode, again.json()]).toEqual([400, { error: 'invitation is no longer valid' }]);
+    const listed = (await inject('GET', '/merchant/invitations', await fresh())).json().invitations.find((i: { id: string }) => i.id === invitation.id);
+    expect(listed).toMatchObject({ status: 'accepted', accepted_at: clock.now().toISOString() });
+    const added = (await teamEvents()).find((e) => e.action === 'added' && e.invitation?.id === invitation.id);
+    expect(added).toMatchObject({ user: { email, role: 'finance' }, invitation: { status: 'accepted' } });
+    const [audit] = await h.db().orm.select().from(auditEntries).where(and(eq(auditEntries.merchantId, acct.merchant.id), eq(auditEntries.action, 'user.added'), eq(auditEntries.subject, me.user.id)));
+    expect(audit).toMatchObject({ note: `accepted invitation ${invitation.id}` });
+    const notes = (await inject('GET', '/merchant/notifications?category=team', await fresh())).json().notifications;
+    expect(notes[0]).toMatchObject({ title: 'Team member added', body: `${email} joined the team as finance.`, subject: me.user.id });
+  });
+
+  it('answers 400 `invitation is no longer valid` to an unknown, revoked or expired token', async () => {
+    const one = (await invite({ email: `r-${uid()}@example.com`, role: 'viewer' })).json();
+    const del = await inject('DELETE', `/merchant/invitations/${one.invitation.id}`, await fresh());
+    expect([del.statusCode, del.json()]).toEqual([200, { message: 'invitation revoked' }]);
+    const two = (await invite({ email: `e-${uid()}@example.com`, role: 'viewer' })).json();
+    clock.advance(7 * DAY);
+    for (const token of [tokenOf(one.accept_url), tokenOf(two.accept_url), 'f'.repeat(64), '', 42, undefined]) {
+      const res = await accept({ token, password: 'a-long-password' });
+      expect([res.statusCode, res.json()], String(token)).toEqual([400, { error: 'invitation is no longer valid' }]);
+    }
+    const list = (await inject('GET', '/merchant/invitations', await fresh())).json().invitations;
+    expect(list.find((i: { id: string }) => i.id === one.invitation.id).status).toBe('revoked');
+    expect(list.find((i: { id: string }) => i.id === two.invitation.id).status).toBe('expired');
+  });
+
+  it('answers 409 `email already registered` when inviting a member of any account, and at accept when the email was taken meanwhile', async () => {
+    const other = await signupAccount(t.app);
+    const res = await invite({ email: other.email.toUpperCase(), role: 'viewer' });
+    expect([res.statusCode, res.json()]).toEqual([409, { error: 'email already registered' }]);
+    const email = `race-${uid()}@example.com`;
+    const { accept_url } = (await invite({ email, role: 'viewer' })).json();
+    await signupAccount(t.app, { email });
+    const late = await accept({ token: tokenOf(accept_url), password: 'a-long-password' });
+    expect([late.statusCode, late.json()]).toEqual([409, { error: 'email already registered' }]);
+  });
+
+  it('refuses a bad email or role with the team\'s messages', async () => {
+    for (const [body, error] of [
+      [{ email: 'nope', role: 'viewer' }, 'invalid email address'],
+      [{ role: 'viewer' }, 'invalid email address'],
+      [{ email: `x-${uid()}@example.com`, role: 'admin' }, 'role must be one of owner, developer, finance, viewer'],
+      [{ email: `x-${uid()}@example.com` }, 'role must be one of owner, developer, finance, viewer'],
+      [{ email: 'a\u0000b@example.com', role: 'viewer' }, 'email must not contain NUL characters'],
+    ] as const) {
+      const res = await invite(body);
+      expect([res.statusCode, res.json()], JSON.stringify(body)).toEqual([400, { error }]);
+    }
+  });
+
+  it('replaces a pending invitation to the same email, revokes idempotently and refuses to revoke an accepted one', async () => {
+    const email = `twice-${uid()}@example.com`;
+    const first = (await invite({ email, role: 'viewer' })).json();
+    const second = (await invite({ email, role: 'developer' })).json();
+    const old = await accept({ token: tokenOf(first.accept_url), password: 'a-long-password' });
+    expect(old.json()).toEqual({ error: 'invitation is no longer valid' });
+    const owner = await fresh();
+    expect((await inject('DELETE', `/merchant/invitations/${first.invitation.id}`, owner)).statusCode).toBe(200);
+    expect((await accept({ token: tokenOf(second.accept_url), password: 'a-long-password' })).json().role).toBe('developer');
+    const res = await inject('DELETE', `/merchant/invitations/${second.invitation.id}`, owner);
+    expect([res.statusCode, res.json()]).toEqual([409, { error: 'only a pending invitation can be revoked: this one was accepted' }]);
+    for (const id of ['inv_nope', 'inv%00x']) {
+      const r = await inject('DELETE', `/merchant/invitations/${id}`, owner);
+      expect(r.statusCode, id).toBeGreaterThanOrEqual(400);
+      expect(r.statusCode, id).toBeLessThan(500);
+    }
+    expect((await inject('DELETE', '/merchant/invitations/inv_nope', owner)).json()).toEqual({ error: 'not found' });
+    const other = await signupAccount(t.app);
+    const theirs = await inject('DELETE', `/merchant/invitations/${second.invitation.id}`, other.accessToken);
+    expect([theirs.statusCode, theirs.json()]).toEqual([404, { error: 'not found' }]);
+    const actions = (await teamEvents()).filter((e) => e.invitation?.id === first.invitation.id).map((e) => e.action);
+    expect(actions).toEqual(['invited', 'invitation_revoked']);
+  });
+
+  it('lets owners only manage invitations', async () => {
+    for (const role of ['developer', 'finance', 'viewer'] as const) {
+      const m = await member(t, acct.merchant.id, role);
+      const token = await m.token();
+      for (const [method, url] of [['POST', '/merchant/invitations'], ['GET', '/merchant/invitations'], ['DELETE', '/merchant/invitations/inv_x']] as const) {
+        const res = await inject(method, url, token, method === 'POST' ? { email: `y-${uid()}@example.com`, role: 'viewer' } : undefined);
+        expect([res.statusCode, res.json()], `${method} ${url} as ${role}`).toEqual([403, { error: 'insufficient permissions' }]);
+      }
+    }
+  });
+
+  it('refuses to sign a member of a suspended account in', async () => {
+    const other = await signupAccount(t.app);
+    const { accept_url } = (await invite({ email: `s-${uid()}@example.com`, role: 'viewer' }, other.accessToken)).json();
+    await h.db().orm.update(merchants).set({ status: 'suspended' }).where(eq(merchants.id, other.merchant.id));
+    const res = await accept({ token: tokenOf(accept_url), password: 'a-long-password' });
+    expect([res.statusCode, res.json()]).toEqual([403, { error: 'merchant account is suspended' }]);
+  });
+
+  it('never answers 5xx to any JSON body on accept', async () => {
+    await fc.assert(fc.asyncProperty(fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.dictionary(fc.constantFrom('token', 'password'), fc.jsonValue({ maxDepth: 2 }))), async (body) => {
+      const res = await accept(body);
+      expect(res.statusCode, `${JSON.stringify(body)} ${res.body}`).toBeLessThan(500);
+    }), { numRuns: 30 });
+  });
+});
