@@ -11,4 +11,5 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
   await registerPaymentRoutes(app, services.accounts, services.payments, services.platform.clock);
   registerSettlementRoutes(app, services);
   registerWebhookRoutes(app, services);
+  services.sending.registerRoutes(app);
 }

@@ -7,6 +7,8 @@ import { DEFAULT_MARKET, loadMarketFile, staticMarketSource, type MarketSource }
 import { Realtime, foundOrNull } from './realtime/index.ts';
 import { SettlementService } from './settlement/index.ts';
 import { WebhooksService, countFailedDeliveries, deliveriesForPayment } from './webhooks/index.ts';
+import { chainNodes, type ChainNodes } from './chains/rpc/nodes.ts';
+import { ChainSending } from './chains/sending/index.ts';
 
 export interface Services {
   platform: Platform;
@@ -16,6 +18,10 @@ export interface Services {
   realtime: Realtime;
   settlement: SettlementService;
   webhooks: WebhooksService;
+  /** One NodeEndpoints per chain with a node configured, shared by everything that talks to it. */
+  nodes: ChainNodes;
+  /** Transfers on chain, the hot wallets and network fee quotes. */
+  sending: ChainSending;
 }
 
 export async function createServices(platform: Platform): Promise<Services> {
@@ -35,11 +41,15 @@ export async function createServices(platform: Platform): Promise<Services> {
       webhookDeliveries: (id) => deliveriesForPayment(db.orm, id),
     },
   });
-  // Closed payments settle from the outbox, in the dispatch transaction.
+  // Closed payments settle from the outbox, in the dispatch transaction; their transfers are sent after it commits.
   platform.outbox.subscribe(settlement.subscriber(settleInputOf));
+  const nodes = chainNodes(config);
+  const sending = new ChainSending(platform, nodes);
+  settlement.useTransfers(sending.transfers.port);
+  platform.outbox.subscribe(sending.transfers.subscriber());
   const realtime = new Realtime(platform, accounts.authn, {
     checkout: { payerViewByToken: (t) => foundOrNull(payments.checkoutView(t)) },
     figures: (merchantId, livemode) => payments.dashboard(merchantId, livemode),
   });
-  return { platform, accounts, market, payments, realtime, settlement, webhooks };
+  return { platform, accounts, market, payments, realtime, settlement, webhooks, nodes, sending };
 }
