@@ -75,24 +75,29 @@ export async function pay(n: EvmNodes, token: TokenSymbol, to: string, amount: b
   return { hash, block: receipt.blockNumber };
 }
 
-export interface Merchant { acct: Account; addresses: Partial<Record<TokenSymbol, string>> }
+export interface Merchant { acct: Account; addresses: Partial<Record<TokenSymbol, string>>; addressIds: Partial<Record<TokenSymbol, string>> }
 
 /** A merchant in live mode with a live payout address (a fresh one) for each token given. */
 export async function merchantWithAddresses(t: TestApp, tokens: readonly TokenSymbol[]): Promise<Merchant> {
   const acct = await signupAccount(t.app);
   const live = await t.app.inject({ method: 'POST', url: '/merchant/live', headers: tokenHeader(acct.accessToken), payload: { enabled: true } });
   if (live.statusCode !== 200) throw new Error(`live mode: ${live.statusCode} ${live.body}`);
-  const addresses: Partial<Record<TokenSymbol, string>> = {};
-  for (const token of tokens) {
-    const address = freshAddress();
-    const res = await t.app.inject({
-      method: 'POST', url: '/merchant/payout-addresses', remoteAddress: randomIp(), headers: tokenHeader(acct.accessToken),
-      payload: { token, address, password: acct.password },
-    });
-    if (res.statusCode !== 201) throw new Error(`payout address: ${res.statusCode} ${res.body}`);
-    addresses[token] = address;
-  }
-  return { acct, addresses };
+  const m: Merchant = { acct, addresses: {}, addressIds: {} };
+  for (const token of tokens) await addPayoutAddress(t, m, token);
+  return m;
+}
+
+/** Adds a live payout address (a fresh one) of `token`; the first of a coin is in use at once. */
+export async function addPayoutAddress(t: TestApp, m: Merchant, token: TokenSymbol): Promise<string> {
+  const address = freshAddress();
+  const res = await t.app.inject({
+    method: 'POST', url: '/merchant/payout-addresses', remoteAddress: randomIp(), headers: tokenHeader(m.acct.accessToken),
+    payload: { token, address, password: m.acct.password },
+  });
+  if (res.statusCode !== 201) throw new Error(`payout address: ${res.statusCode} ${res.body}`);
+  m.addresses[token] = address;
+  m.addressIds[token] = res.json().address.id;
+  return address;
 }
 
 export async function createLivePayment(t: TestApp, m: Merchant, token: TokenSymbol, amountUsd = '50'): Promise<Json> {
