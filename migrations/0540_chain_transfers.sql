@@ -7,6 +7,8 @@
 -- → sent (a node took it) → mined (in a block) → final (CONFIRMATIONS_<CHAIN>); or failed, canceled.
 create table chain_transfers (
   id text primary key,
+  -- the order transfers were recorded in (several in one transaction share created_at): a sender sends in this order
+  seq bigserial not null unique,
   chain text not null,
   livemode boolean not null,
   -- settlement, service_fee, sweep, gas_topup, payout
@@ -46,7 +48,7 @@ create table chain_transfers (
   updated_at timestamptz not null,
   final_at timestamptz
 );
-create index chain_transfers_active on chain_transfers (chain, created_at, id) where status in ('recorded', 'signed', 'sent', 'mined');
+create index chain_transfers_active on chain_transfers (chain, seq) where status in ('recorded', 'signed', 'sent', 'mined');
 create index chain_transfers_by_reference on chain_transfers (reference);
 create index chain_transfers_by_sender on chain_transfers (chain, livemode, from_address) where status in ('recorded', 'signed', 'sent', 'mined');
 -- an approved payout is sent once, however often its approval is handed over

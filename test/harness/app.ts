@@ -33,7 +33,7 @@ export function testConfig(env: Record<string, string> = {}): Config {
     AUTH_SECRET: 'test-auth-secret-test-auth-secret-0123456789',
     WALLET_MNEMONIC: TEST_MNEMONIC,
     MARKET_FILE: TEST_MARKET_FILE,
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     WEBHOOK_ALLOW_PRIVATE: '1',
     ADMIN_TOKEN: 'test-admin-token',
     ...env,

@@ -1,9 +1,10 @@
 // Drizzle mirrors of migrations/0540_chain_transfers.sql.
-import { bigint, boolean, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { at, baseUnits } from '../../platform/db/index.ts';
 
 export const chainTransfers = pgTable('chain_transfers', {
   id: text('id').primaryKey(),
+  seq: bigserial('seq', { mode: 'number' }).notNull().unique(),
   chain: text('chain').notNull(),
   livemode: boolean('livemode').notNull(),
   purpose: text('purpose').notNull(),

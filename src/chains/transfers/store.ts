@@ -6,13 +6,13 @@ import { queryRows, type Executor } from '../../platform/db/index.ts';
 import { chainTransferAttempts, chainTransfers, type AttemptRow, type TransferRow } from './schema.ts';
 import { ACTIVE_STATUSES, type SignedTx, type TransferStatus } from './types.ts';
 
-/** At most this many transfers of a chain are looked at in one pass (oldest first). */
+/** At most this many transfers of a chain are looked at in one pass (in the order they were recorded). */
 export const PASS_LIMIT = 1000;
 
 export async function activeTransfers(ex: Executor, chain: Chain): Promise<TransferRow[]> {
   return ex.select().from(chainTransfers)
     .where(and(eq(chainTransfers.chain, chain), inArray(chainTransfers.status, [...ACTIVE_STATUSES])))
-    .orderBy(asc(chainTransfers.createdAt), asc(chainTransfers.id)).limit(PASS_LIMIT);
+    .orderBy(asc(chainTransfers.seq)).limit(PASS_LIMIT);
 }
 
 /** Attempts of each transfer, oldest first. */
