@@ -12,6 +12,7 @@ import { deployTestToken, testTokenAbi, type AnvilNode } from './anvil.ts';
 import type { Json } from './payments.ts';
 import type { Database } from '../../src/platform/db/index.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
+import type { Logger } from '../../src/platform/logger.ts';
 import { parseUnits } from '../../src/money/index.ts';
 import { TOKEN_DEFS, type TokenSymbol } from '../../src/tokens/index.ts';
 
@@ -38,9 +39,9 @@ export function chainEnv(n: EvmNodes, extra: Record<string, string> = {}): Recor
 
 export interface ChainApp extends TestApp { clock: ManualClock; nodes: EvmNodes }
 
-export async function startChainApp(db: Database, nodes: EvmNodes, env: Record<string, string> = {}): Promise<ChainApp> {
+export async function startChainApp(db: Database, nodes: EvmNodes, env: Record<string, string> = {}, opts: { log?: Logger } = {}): Promise<ChainApp> {
   const clock = new ManualClock(new Date());
-  const t = await startTestApp(db, { env: chainEnv(nodes, env), clock });
+  const t = await startTestApp(db, { env: chainEnv(nodes, env), clock, ...opts });
   return { ...t, clock, nodes };
 }
 

@@ -70,6 +70,8 @@ describe.runIf(anvilOrSkip())('direct settlement on chain', () => {
       const node = nodeOf(nodes, token);
       const receipt = await node.client.getTransactionReceipt({ hash: s.tx_id as Hex });
       expect(receipt.status).toBe('success');
+      // signed for the chain id the node reports, with EIP-1559 fees (its blocks carry a base fee)
+      expect(await node.client.getTransaction({ hash: s.tx_id as Hex })).toMatchObject({ chainId: node.chainId, type: 'eip1559' });
       expect(await node.client.getBlockNumber() - receipt.blockNumber + 1n).toBeGreaterThanOrEqual(3n);
       expect(s.completed_at).toBeDefined();
       // the service's share reached its wallet: all of it for a token (the hot wallet paid the gas), less the fees for a native coin
