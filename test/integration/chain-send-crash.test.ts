@@ -24,7 +24,7 @@ import {
 } from '../harness/chain-send.ts';
 import { migrate, openPglite, openPostgres, queryRows, type Database } from '../../src/platform/db/index.ts';
 import { parseUnits } from '../../src/money/index.ts';
-import { chainTransferAttempts, chainTransfers } from '../../src/chains/transfers/index.ts';
+import { outgoingAttempts, outgoingTransfers } from '../../src/chains/transfers/index.ts';
 
 type Mode = 'pass' | 'stall' | 'no-answer';
 
@@ -151,12 +151,12 @@ describe.runIf(anvilOrSkip())('kill -9 during a settlement\'s transfers', () => 
     const after = await open();
     const t = await startChainApp(after, nodes, { WALLET_MNEMONIC: mnemonic, CONFIRMATIONS_ETHEREUM: '2' });
     try {
-      await driveUntil(t, async () => (await queryRows<{ n: number }>(after.orm, sql`select count(*)::int as n from chain_transfers where status <> 'final'`))[0].n === 0);
+      await driveUntil(t, async () => (await queryRows<{ n: number }>(after.orm, sql`select count(*)::int as n from outgoing_transfers where status <> 'final'`))[0].n === 0);
       // the top-up's one signed transaction is the one broadcast in every run
-      const [topUp] = await after.orm.select().from(chainTransfers).where(eq(chainTransfers.purpose, 'gas_topup'));
-      const attempts = await after.orm.select().from(chainTransferAttempts).where(eq(chainTransferAttempts.transferId, topUp.id));
+      const [topUp] = await after.orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.purpose, 'gas_topup'));
+      const attempts = await after.orm.select().from(outgoingAttempts).where(eq(outgoingAttempts.transferId, topUp.id));
       expect(attempts.map((a) => a.raw)).toEqual([signedRaw]);
-      expect((await after.orm.select().from(chainTransfers)).map((x) => x.purpose).sort()).toEqual(['gas_topup', 'service_fee', 'settlement']);
+      expect((await after.orm.select().from(outgoingTransfers)).map((x) => x.purpose).sort()).toEqual(['gas_topup', 'service_fee', 'settlement']);
     } finally {
       await t.close();
       await after.close();

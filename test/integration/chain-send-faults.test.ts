@@ -18,7 +18,7 @@ import { expectLedgerHolds } from '../harness/settlement.ts';
 import { auditEntries } from '../../src/accounts/schema.ts';
 import { events } from '../../src/events/index.ts';
 import { balances, ledgerEntries } from '../../src/settlement/index.ts';
-import { chainTransferAttempts, chainTransfers } from '../../src/chains/transfers/index.ts';
+import { outgoingAttempts, outgoingTransfers } from '../../src/chains/transfers/index.ts';
 import { parseUnits } from '../../src/money/index.ts';
 
 const ETH_STUCK_MS = 180_000;
@@ -43,8 +43,8 @@ describe.runIf(anvilOrSkip())('sending faults', () => {
 
     const admin = (method: 'GET' | 'POST', url: string, payload?: Json) =>
       t.app.inject({ method, url, ...(payload ? { payload } : {}), headers: ADMIN, remoteAddress: randomIp() });
-    const transfersOf = (reference: string) => h.db().orm.select().from(chainTransfers).where(eq(chainTransfers.reference, reference));
-    const attemptsOf = (id: string) => h.db().orm.select().from(chainTransferAttempts).where(eq(chainTransferAttempts.transferId, id)).orderBy(chainTransferAttempts.n);
+    const transfersOf = (reference: string) => h.db().orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.reference, reference));
+    const attemptsOf = (id: string) => h.db().orm.select().from(outgoingAttempts).where(eq(outgoingAttempts.transferId, id)).orderBy(outgoingAttempts.n);
     const pass = () => t.services.sending.transfers.runOnce();
 
     /** A USDT_ERC20 payout of 20 approved, its transfer recorded. */

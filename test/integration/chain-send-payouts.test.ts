@@ -19,7 +19,7 @@ import { expectLedgerHolds, input, payment } from '../harness/settlement.ts';
 import { auditEntries } from '../../src/accounts/schema.ts';
 import { events } from '../../src/events/index.ts';
 import { rescaleUnitsDown, parseUnits } from '../../src/money/index.ts';
-import { chainTransfers } from '../../src/chains/transfers/index.ts';
+import { outgoingTransfers } from '../../src/chains/transfers/index.ts';
 import { chainNodes } from '../../src/chains/rpc/nodes.ts';
 import { ChainSending } from '../../src/chains/sending/index.ts';
 
@@ -50,7 +50,7 @@ describe.runIf(anvilOrSkip())('payouts sent by the service', () => {
       return res.json().payout;
     };
     const payoutOf = async (id: string): Promise<Json> => (await admin('GET', '/admin/payouts')).json().payouts.find((p: Json) => p.id === id);
-    const transfersOf = (reference: string) => h.db().orm.select().from(chainTransfers).where(eq(chainTransfers.reference, reference));
+    const transfersOf = (reference: string) => h.db().orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.reference, reference));
     /** On-chain units of the payout coin: the balance coin's send_amount, rescaled (USDT_TRC20 has 6 decimals, USDT_BEP20 18). */
     const onChain = (p: Json, decimals: number) => rescaleUnitsDown(parseUnits(p.send_amount, 6)!, 6, decimals);
 

@@ -19,7 +19,7 @@ import { expectLedgerHolds } from '../harness/settlement.ts';
 import { parseUnits } from '../../src/money/index.ts';
 import { TOKEN_DEFS, type TokenSymbol } from '../../src/tokens/index.ts';
 import { events } from '../../src/events/index.ts';
-import { chainTransfers } from '../../src/chains/transfers/index.ts';
+import { outgoingTransfers } from '../../src/chains/transfers/index.ts';
 
 describe.runIf(anvilOrSkip())('direct settlement on chain', () => {
   let nodes: EvmNodes;
@@ -111,7 +111,7 @@ describe.runIf(anvilOrSkip())('direct settlement on chain', () => {
       expect(units(token, s.amount)).toBe(amount);
       expect(await balanceOf(nodes, token, m.addresses[token]!)).toBe(units(token, s.net));
       // the service's share follows the merchant's transfer from the same address, and is final a block later
-      const transfers = () => h.db().orm.select().from(chainTransfers).where(eq(chainTransfers.reference, s.id));
+      const transfers = () => h.db().orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.reference, s.id));
       await driveUntil(t, async () => (await transfers()).every((x) => x.status === 'final'));
       expect((await transfers()).map((x) => [x.purpose, x.amount === x.sentAmount]).sort()).toEqual([['service_fee', true], ['settlement', true]]);
       const get = await t.app.inject({ method: 'GET', url: `/v1/payments/${p.id}`, headers: keyHeader(m.acct.liveKey) });

@@ -19,7 +19,7 @@ import {
 import { CHAINS } from '../../src/config.ts';
 import { queryRows } from '../../src/platform/db/index.ts';
 import { deriveDepositKey, hotWalletAddress, hotWalletKey, seedFromMnemonic, xrpServiceAddress } from '../../src/chains/addresses/index.ts';
-import { chainTransferAttempts } from '../../src/chains/transfers/index.ts';
+import { outgoingAttempts } from '../../src/chains/transfers/index.ts';
 import { sweepGas } from '../../src/chains/evm/send/index.ts';
 import { payments } from '../../src/payments/index.ts';
 import { eq } from 'drizzle-orm';
@@ -142,7 +142,7 @@ describe.runIf(anvilOrSkip())('hot wallets, fee quotes, legacy fees, keys', () =
       const [s] = await settlementsOf(t, p.id);
       const tx = await legacy.client.getTransaction({ hash: s.tx_id as Hex });
       expect(tx).toMatchObject({ type: 'legacy', chainId: 56 });
-      const attempts = await h.db().orm.select().from(chainTransferAttempts).where(eq(chainTransferAttempts.txId, s.tx_id));
+      const attempts = await h.db().orm.select().from(outgoingAttempts).where(eq(outgoingAttempts.txId, s.tx_id));
       expect(attempts.map((a) => a.fee.type)).toEqual(['legacy']);
 
       const seed = seedFromMnemonic(mnemonic);
@@ -156,7 +156,7 @@ describe.runIf(anvilOrSkip())('hot wallets, fee quotes, legacy fees, keys', () =
         (await t.app.inject({ method: 'GET', url: '/admin/settlements', headers: ADMIN })).json(),
       ]);
       const stored = JSON.stringify(await queryRows(h.db().orm, sql`select data::text as d from events union all select row_to_json(a)::text from audit_entries a
-        union all select row_to_json(x)::text from chain_transfers x union all select row_to_json(y)::text from chain_transfer_attempts y`));
+        union all select row_to_json(x)::text from outgoing_transfers x union all select row_to_json(y)::text from outgoing_transfer_attempts y`));
       expect(lines.length).toBeGreaterThan(0);
       for (const key of keys) {
         expect(answers.toLowerCase()).not.toContain(key);

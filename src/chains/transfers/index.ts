@@ -2,7 +2,7 @@
 // steps, retries, reporting) and the interface a chain family implements to plug into it.
 export { TransferService, type TransferServiceOptions } from './service.ts';
 export { ChainTransferPort, recordTransfer, type NewTransfer } from './intents.ts';
-export { chainTransfers, chainTransferAttempts, chainSenderNonces, type TransferRow, type AttemptRow } from './schema.ts';
+export { outgoingTransfers, outgoingAttempts, senderNonces, type TransferRow, type AttemptRow } from './schema.ts';
 export { DEFAULT_RETRY_DELAYS_MS, retryDelay } from './backoff.ts';
 export { NOTE_NOT_OURS, NOTE_NONCE_TAKEN } from './stepper.ts';
 export type {

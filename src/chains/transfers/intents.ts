@@ -9,7 +9,7 @@ import { TOKEN_DEFS, type TokenSymbol } from '../../tokens/index.ts';
 import { payments } from '../../payments/index.ts';
 import type { TransferPort, TransferRequest } from '../../settlement/index.ts';
 import type { WalletKeys } from '../wallets/keys.ts';
-import { chainTransfers, type TransferRow } from './schema.ts';
+import { outgoingTransfers, type TransferRow } from './schema.ts';
 import type { TransferPurpose } from './types.ts';
 
 export interface NewTransfer {
@@ -36,7 +36,7 @@ export const paysOwnFee = (t: Pick<NewTransfer, 'token' | 'purpose' | 'fromRole'
   TOKEN_DEFS[t.token].native && t.fromRole === 'deposit' && (t.purpose === 'service_fee' || t.purpose === 'sweep');
 
 export async function recordTransfer(tx: Executor, t: NewTransfer, now: Date): Promise<TransferRow> {
-  const [row] = await tx.insert(chainTransfers).values({
+  const [row] = await tx.insert(outgoingTransfers).values({
     id: newId('trf', now), chain: t.chain, livemode: t.livemode, purpose: t.purpose, token: t.token,
     fromAddress: t.fromAddress, fromRole: t.fromRole, fromIndex: t.fromIndex, toAddress: t.toAddress, toTag: t.toTag ?? null,
     amount: t.amount, paysOwnFee: paysOwnFee(t), reference: t.reference, dependsOn: t.dependsOn ?? null,
@@ -80,21 +80,21 @@ export class ChainTransferPort implements TransferPort {
 
   async retry(tx: Executor, reference: string): Promise<number> {
     const now = this.#now();
-    const rows = await tx.update(chainTransfers)
+    const rows = await tx.update(outgoingTransfers)
       .set({ status: 'recorded', failures: 0, nonce: null, waiting: null, lastError: null, nextAt: now, updatedAt: now })
-      .where(and(eq(chainTransfers.reference, reference), eq(chainTransfers.status, 'failed'))).returning({ id: chainTransfers.id });
+      .where(and(eq(outgoingTransfers.reference, reference), eq(outgoingTransfers.status, 'failed'))).returning({ id: outgoingTransfers.id });
     if (rows.length > 0) this.#recorded();
     return rows.length;
   }
 
   async cancel(tx: Executor, reference: string): Promise<boolean> {
-    const rows = await tx.select({ id: chainTransfers.id, status: chainTransfers.status }).from(chainTransfers)
-      .where(eq(chainTransfers.reference, reference)).for('update');
+    const rows = await tx.select({ id: outgoingTransfers.id, status: outgoingTransfers.status }).from(outgoingTransfers)
+      .where(eq(outgoingTransfers.reference, reference)).for('update');
     // A transfer with a signed transaction may be on a node already: it can no longer be called back.
     if (rows.some((r) => r.status !== 'recorded' && r.status !== 'canceled' && r.status !== 'failed')) return false;
     const open = rows.filter((r) => r.status === 'recorded').map((r) => r.id);
     if (open.length > 0) {
-      await tx.update(chainTransfers).set({ status: 'canceled', lastError: 'canceled', updatedAt: this.#now() }).where(inArray(chainTransfers.id, open));
+      await tx.update(outgoingTransfers).set({ status: 'canceled', lastError: 'canceled', updatedAt: this.#now() }).where(inArray(outgoingTransfers.id, open));
     }
     return true;
   }

@@ -6,17 +6,17 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Chain } from '../../config.ts';
 import type { Executor } from '../../platform/db/index.ts';
-import { chainSenderNonces } from './schema.ts';
+import { senderNonces } from './schema.ts';
 
 export interface Sender { chain: Chain; livemode: boolean; address: string }
 
-const where = (s: Sender) => and(eq(chainSenderNonces.chain, s.chain), eq(chainSenderNonces.livemode, s.livemode), eq(chainSenderNonces.address, s.address));
+const where = (s: Sender) => and(eq(senderNonces.chain, s.chain), eq(senderNonces.livemode, s.livemode), eq(senderNonces.address, s.address));
 
 /** Locks the sender's row (made at `onChain` on first use) until the transaction ends; returns its next nonce. */
 export async function lockSender(tx: Executor, s: Sender, onChain: bigint, now: Date): Promise<bigint> {
-  await tx.insert(chainSenderNonces).values({ chain: s.chain, livemode: s.livemode, address: s.address, nextNonce: onChain, updatedAt: now })
+  await tx.insert(senderNonces).values({ chain: s.chain, livemode: s.livemode, address: s.address, nextNonce: onChain, updatedAt: now })
     .onConflictDoNothing();
-  const [row] = await tx.select({ next: chainSenderNonces.nextNonce }).from(chainSenderNonces).where(where(s)).for('update');
+  const [row] = await tx.select({ next: senderNonces.nextNonce }).from(senderNonces).where(where(s)).for('update');
   return row.next;
 }
 
@@ -26,13 +26,13 @@ export async function lockSender(tx: Executor, s: Sender, onChain: bigint, now: 
  */
 export async function takeNonce(tx: Executor, s: Sender, stored: bigint, onChain: bigint, now: Date): Promise<bigint> {
   const nonce = stored > onChain ? stored : onChain;
-  await tx.update(chainSenderNonces).set({ nextNonce: nonce + 1n, updatedAt: now }).where(where(s));
+  await tx.update(senderNonces).set({ nextNonce: nonce + 1n, updatedAt: now }).where(where(s));
   return nonce;
 }
 
 /** Gives back a nonce no node took (only while it is still the last one handed out); false when it was not. */
 export async function giveBackNonce(tx: Executor, s: Sender, nonce: bigint, now: Date): Promise<boolean> {
-  const rows = await tx.update(chainSenderNonces).set({ nextNonce: nonce, updatedAt: now })
-    .where(and(where(s), eq(chainSenderNonces.nextNonce, sql`${(nonce + 1n).toString()}::bigint`))).returning({ next: chainSenderNonces.nextNonce });
+  const rows = await tx.update(senderNonces).set({ nextNonce: nonce, updatedAt: now })
+    .where(and(where(s), eq(senderNonces.nextNonce, sql`${(nonce + 1n).toString()}::bigint`))).returning({ next: senderNonces.nextNonce });
   return rows.length === 1;
 }

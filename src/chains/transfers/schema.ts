@@ -1,8 +1,8 @@
-// Drizzle mirrors of migrations/0540_chain_transfers.sql.
+// Drizzle mirrors of migrations/0540_outgoing_transfers.sql.
 import { bigint, bigserial, boolean, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { at, baseUnits } from '../../platform/db/index.ts';
 
-export const chainTransfers = pgTable('chain_transfers', {
+export const outgoingTransfers = pgTable('outgoing_transfers', {
   id: text('id').primaryKey(),
   seq: bigserial('seq', { mode: 'number' }).notNull().unique(),
   chain: text('chain').notNull(),
@@ -36,7 +36,7 @@ export const chainTransfers = pgTable('chain_transfers', {
   finalAt: at('final_at'),
 });
 
-export const chainTransferAttempts = pgTable('chain_transfer_attempts', {
+export const outgoingAttempts = pgTable('outgoing_transfer_attempts', {
   transferId: text('transfer_id').notNull(),
   n: integer('n').notNull(),
   txId: text('tx_id').notNull(),
@@ -49,7 +49,7 @@ export const chainTransferAttempts = pgTable('chain_transfer_attempts', {
   broadcastAt: at('broadcast_at'),
 }, (t) => [primaryKey({ columns: [t.transferId, t.n] })]);
 
-export const chainSenderNonces = pgTable('chain_sender_nonces', {
+export const senderNonces = pgTable('sender_nonces', {
   chain: text('chain').notNull(),
   livemode: boolean('livemode').notNull(),
   address: text('address').notNull(),
@@ -57,5 +57,5 @@ export const chainSenderNonces = pgTable('chain_sender_nonces', {
   updatedAt: at('updated_at').notNull(),
 }, (t) => [primaryKey({ columns: [t.chain, t.livemode, t.address] })]);
 
-export type TransferRow = typeof chainTransfers.$inferSelect;
-export type AttemptRow = typeof chainTransferAttempts.$inferSelect;
+export type TransferRow = typeof outgoingTransfers.$inferSelect;
+export type AttemptRow = typeof outgoingAttempts.$inferSelect;

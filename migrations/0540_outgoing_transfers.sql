@@ -5,7 +5,7 @@
 
 -- status: recorded (intent, nothing signed) → signed (an attempt stored, not known to be accepted)
 -- → sent (a node took it) → mined (in a block) → final (CONFIRMATIONS_<CHAIN>); or failed, canceled.
-create table chain_transfers (
+create table outgoing_transfers (
   id text primary key,
   -- the order transfers were recorded in (several in one transaction share created_at): a sender sends in this order
   seq bigserial not null unique,
@@ -48,16 +48,16 @@ create table chain_transfers (
   updated_at timestamptz not null,
   final_at timestamptz
 );
-create index chain_transfers_active on chain_transfers (chain, seq) where status in ('recorded', 'signed', 'sent', 'mined');
-create index chain_transfers_by_reference on chain_transfers (reference);
-create index chain_transfers_by_sender on chain_transfers (chain, livemode, from_address) where status in ('recorded', 'signed', 'sent', 'mined');
+create index outgoing_transfers_active on outgoing_transfers (chain, seq) where status in ('recorded', 'signed', 'sent', 'mined');
+create index outgoing_transfers_by_reference on outgoing_transfers (reference);
+create index outgoing_transfers_by_sender on outgoing_transfers (chain, livemode, from_address) where status in ('recorded', 'signed', 'sent', 'mined');
 -- an approved payout is sent once, however often its approval is handed over
-create unique index chain_transfers_one_per_payout on chain_transfers (reference) where purpose = 'payout';
+create unique index outgoing_transfers_one_per_payout on outgoing_transfers (reference) where purpose = 'payout';
 
 -- One signed transaction of a transfer: the first, a re-signing after a refusal, or a replacement
 -- with a higher fee (same nonce). Any of them may be the one that is mined.
-create table chain_transfer_attempts (
-  transfer_id text not null references chain_transfers(id),
+create table outgoing_transfer_attempts (
+  transfer_id text not null references outgoing_transfers(id),
   n integer not null,
   tx_id text not null,
   raw text not null,
@@ -71,10 +71,10 @@ create table chain_transfer_attempts (
   broadcast_at timestamptz,
   primary key (transfer_id, n)
 );
-create index chain_transfer_attempts_by_tx on chain_transfer_attempts (tx_id);
+create index outgoing_transfer_attempts_by_tx on outgoing_transfer_attempts (tx_id);
 
 -- The next nonce of each sending address: taken under this row's lock when a transfer is signed.
-create table chain_sender_nonces (
+create table sender_nonces (
   chain text not null,
   livemode boolean not null,
   address text not null,
