@@ -128,6 +128,7 @@ export class ChainStepper {
       }
       case 'top_up': return this.#topUp(t, prep.amount);
       case 'no_funds':
+        if (t.waiting === WAITING_FUNDS && t.lastError === prep.why) return undefined;
         if (t.waiting !== WAITING_FUNDS) this.#log.warn({ transfer: t.id, purpose: t.purpose, why: prep.why }, 'hot wallet needs funding');
         return moveTransfer(this.#db.orm, t, 'recorded', { waiting: WAITING_FUNDS, lastError: prep.why }, this.#now);
       case 'nothing_left': return moveTransfer(this.#db.orm, t, 'recorded', { status: 'canceled', waiting: null, lastError: prep.why }, this.#now);
@@ -181,6 +182,8 @@ export class ChainStepper {
     switch (out.kind) {
       case 'accepted':
         await markBroadcast(this.#db.orm, last, now);
+        // a chain that mines at once (or a fast block) is looked at again right away
+        this.#wake();
         return moveTransfer(this.#db.orm, t, 'signed', { status: 'sent', lastError: null }, now);
       case 'uncertain':
         return moveTransfer(this.#db.orm, t, 'signed', { uncertain: true, lastError: out.why }, now);

@@ -88,18 +88,20 @@ export class EvmFamily implements TransferFamily {
     const token = t.token as TokenSymbol;
     const native = TOKEN_DEFS[token].native;
     const hot = t.fromRole === 'hot';
+    // a share paying its own fee is estimated at 0 (a plain transfer costs the same whatever its value)
+    const probe = this.#build(t, t.paysOwnFee ? 0n : t.amount);
+    if (typeof probe === 'string') return { kind: 'refused', why: probe };
+    const [held, prices, chainId, gas, balance] = await Promise.all([
+      native ? Promise.resolve(null) : this.#rpc.tokenBalance(probe.call.to, t.fromAddress).catch(() => undefined),
+      this.prices(), this.#rpc.chainId(), this.#estimate(probe.call), this.#rpc.balance(t.fromAddress),
+    ]);
     if (!native) {
-      const held = await this.#rpc.tokenBalance(this.#contracts[token] ?? '0x', t.fromAddress).catch(() => null);
-      if (held === null) return { kind: 'refused', why: `the ${token} contract cannot be read on this node` };
+      if (held === null || held === undefined) return { kind: 'refused', why: `the ${token} contract cannot be read on this node` };
       if (held < t.amount) {
         const why = `${hot ? 'the hot wallet' : 'the deposit address'} holds ${held} base units of ${token}, ${t.amount} are needed`;
         return hot ? { kind: 'no_funds', why } : { kind: 'refused', why };
       }
     }
-    // a share paying its own fee is estimated at 0 (a plain transfer costs the same whatever its value)
-    const probe = this.#build(t, t.paysOwnFee ? 0n : t.amount);
-    if (typeof probe === 'string') return { kind: 'refused', why: probe };
-    const [prices, chainId, gas] = await Promise.all([this.prices(), this.#rpc.chainId(), this.#estimate(probe.call)]);
     if (typeof gas === 'string') return { kind: 'refused', why: gas };
     const fee = feeFor(prices);
     const reserve = gas * maxPrice(fee);
@@ -107,7 +109,6 @@ export class EvmFamily implements TransferFamily {
     if (moved <= 0n) return { kind: 'nothing_left', why: 'nothing is left after the network fee' };
     const built = this.#build(t, moved) as Built;
     const need = (native ? moved : 0n) + reserve;
-    const balance = await this.#rpc.balance(t.fromAddress);
     if (balance < need) {
       const why = `${hot ? 'the hot wallet' : 'the deposit address'} holds ${balance} wei, ${need} are needed`;
       if (hot) return { kind: 'no_funds', why };
