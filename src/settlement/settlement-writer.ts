@@ -21,6 +21,8 @@ import { storeInput } from './stored-input.ts';
 
 /** A live direct settlement stays pending with this note until the chain room provides transfers. */
 export const NOTE_WAITING_TRANSFER = 'waiting for the chain transfer service';
+/** A live direct settlement to be swapped or exchanged first: no conversion service carries that out yet. */
+export const NOTE_WAITING_CONVERSION = 'waiting for the conversion service';
 
 export interface WriteContext {
   payment: SettlePayment;
@@ -40,7 +42,8 @@ export async function writePlan(tx: Executor, plan: SettlementPlan, ctx: WriteCo
   const { payment, now } = ctx;
   const id = existing?.id ?? newId('stl', now);
   const sends = plan.status === 'pending' && !plan.awaits_address && plan.transfers.length > 0;
-  const port = transfersFor(ctx.transfers, plan.chain);
+  const converts = plan.conversion?.status === 'pending';
+  const port = converts ? null : transfersFor(ctx.transfers, plan.chain);
   const from = payment.deposit_address ? { from: payment.deposit_address } : {};
   const intents: string[] = [];
   if (sends && port) {
@@ -55,7 +58,7 @@ export async function writePlan(tx: Executor, plan: SettlementPlan, ctx: WriteCo
   if (plan.livemode && plan.mode === 'custodial' && plan.status === 'completed' && port && payment.deposit_address) {
     intents.push(await port.send(tx, { chain: plan.chain, token: plan.token, ...from, amount: plan.amount, purpose: 'sweep', reference: id }));
   }
-  const note = sends && !port ? NOTE_WAITING_TRANSFER : plan.note ?? null;
+  const note = sends && !port ? (converts ? NOTE_WAITING_CONVERSION : NOTE_WAITING_TRANSFER) : plan.note ?? null;
   const row: SettlementRow = {
     id, merchantId: payment.merchant_id, paymentId: plan.payment_id, storeId: plan.store_id ?? null, livemode: plan.livemode,
     mode: plan.mode, token: plan.token, chain: plan.chain, depositTx: plan.deposit_tx, depositTxs: plan.deposit_txs ?? null,

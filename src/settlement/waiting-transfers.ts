@@ -11,7 +11,7 @@ import type { TransferPort, TransferRequest } from './ports.ts';
 import { settlements, type SettlementRow } from './schema.ts';
 import type { StoredConversion } from './json.ts';
 import type { StoredInput } from './stored-input.ts';
-import { NOTE_WAITING_TRANSFER, settlementEvents, transfersFor } from './settlement-writer.ts';
+import { NOTE_WAITING_CONVERSION, NOTE_WAITING_TRANSFER, settlementEvents, transfersFor } from './settlement-writer.ts';
 
 export async function sendWaitingTransfers(db: Database, port: TransferPort, now: Date): Promise<number> {
   const waiting = await db.orm.select({ id: settlements.id, chain: settlements.chain }).from(settlements)
@@ -44,6 +44,11 @@ export function settlementRequests(row: SettlementRow): TransferRequest[] {
 async function sendOne(tx: Executor, id: string, port: TransferPort, now: Date): Promise<boolean> {
   const [row] = await tx.select().from(settlements).where(eq(settlements.id, id)).for('update');
   if (!row || row.status !== 'pending' || row.note !== NOTE_WAITING_TRANSFER || row.transferIntents || !row.destination) return false;
+  // one made before conversions waited for their own service: it keeps waiting, now for that
+  if ((row.conversion as StoredConversion | null)?.status === 'pending') {
+    await tx.update(settlements).set({ note: NOTE_WAITING_CONVERSION, updatedAt: now }).where(eq(settlements.id, id));
+    return false;
+  }
   const intents: string[] = [];
   for (const req of settlementRequests(row)) intents.push(await port.send(tx, req));
   const [updated] = await tx.update(settlements).set({ transferIntents: intents, note: null, updatedAt: now }).where(eq(settlements.id, id)).returning();

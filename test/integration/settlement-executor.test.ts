@@ -14,7 +14,7 @@ import type { Actor } from '../../src/audit/index.ts';
 import type { Executor } from '../../src/platform/db/index.ts';
 import type { SettleInput } from '../../src/settlement/index.ts';
 import {
-  balances, ledgerEntries, payouts, settlements, NOTE_WAITING_TRANSFER, settlementJson, type TransferRequest,
+  balances, ledgerEntries, payouts, settlements, NOTE_WAITING_CONVERSION, NOTE_WAITING_TRANSFER, settlementJson, type TransferRequest,
 } from '../../src/settlement/index.ts';
 
 const HOUR = 3_600_000;
@@ -196,6 +196,8 @@ describeEachDb('settlement executor', (h) => {
     expect(moved.status).not.toBe('held');
     expect(moved.destination).toBe(ADDR.EVM_2);
     expect((moved.conversion as { via: string }).via).toBe('exchange');
+    // nothing carries out an exchange yet: it waits for that, not for a transfer
+    expect(moved.note).toBe(NOTE_WAITING_CONVERSION);
   });
 
   it('keeps an unconvertible live deposit in the USDT balance and pays it out automatically from $10 (rule 6)', async () => {
