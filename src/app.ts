@@ -3,6 +3,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { sql } from 'drizzle-orm';
 import { BODY_LIMIT_BYTES, createMetricsRegistry, genRequestId, installErrorMapper, installJsonBody, installMetrics, installRequestId } from './platform/http/index.ts';
 import type { Services } from './services.ts';
+import { registerMarketMetrics } from './market/index.ts';
 import { registerRoutes } from './routes.ts';
 
 export async function buildApp(services: Services): Promise<FastifyInstance> {
@@ -24,7 +25,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   installRequestId(app);
   installJsonBody(app);
   installErrorMapper(app);
-  installMetrics(app, createMetricsRegistry());
+  const metrics = createMetricsRegistry();
+  registerMarketMetrics(metrics, services.market);
+  installMetrics(app, metrics);
 
   app.get('/healthz', async (_req, reply) => {
     try {

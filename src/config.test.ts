@@ -23,8 +23,22 @@ describe('config', () => {
     expect(c.confirmations.bitcoin).toBe(3);
     expect(c.confirmations.tron).toBe(20);
     expect(c.adminToken).toBeNull();
+    expect(c.rateSources).toEqual(['coinbase', 'kraken', 'binance', 'bitstamp', 'okx']);
+    expect(c.rateSourceUrls).toEqual({});
+    expect(c.rateRefreshS).toBe(30);
+    expect(c.rateMaxAgeS).toBe(120);
     expect(c.rpc.ethereum).toEqual([]);
     expect(c.tronSolidityUrls).toEqual([]);
+  });
+
+  it('reads the live market settings', () => {
+    const c = loadConfig({
+      DATA_DIR: tmp(), RATE_SOURCES: ' Kraken, okx,kraken ', RATE_SOURCE_KRAKEN_URL: 'http://127.0.0.1:9999/', RATE_REFRESH_S: '5', RATE_MAX_AGE_S: '5',
+    });
+    expect(c.rateSources).toEqual(['kraken', 'okx']);
+    expect(c.rateSourceUrls).toEqual({ kraken: 'http://127.0.0.1:9999' });
+    expect(c.rateRefreshS).toBe(5);
+    expect(c.rateMaxAgeS).toBe(5);
   });
 
   it('takes several node URLs per chain, in order, separated by commas', () => {
@@ -90,6 +104,13 @@ describe('config', () => {
     [{ PUBLIC_URL: 'nope' }, 'PUBLIC_URL'],
     [{ TOKEN_CONTRACTS: 'garbage' }, 'TOKEN_CONTRACTS'],
     [{ REDIS_URL: 'http://x' }, 'REDIS_URL'],
+    [{ RATE_SOURCES: 'coinbase,coingecko' }, 'RATE_SOURCES'],
+    [{ RATE_SOURCES: ' , ' }, 'RATE_SOURCES'],
+    [{ RATE_SOURCE_OKX_URL: 'ftp://okx' }, 'RATE_SOURCE_OKX_URL'],
+    [{ RATE_SOURCE_BINANCE_URL: 'not a url' }, 'RATE_SOURCE_BINANCE_URL'],
+    [{ RATE_REFRESH_S: '0' }, 'RATE_REFRESH_S'],
+    [{ RATE_REFRESH_S: 'soon' }, 'RATE_REFRESH_S'],
+    [{ RATE_MAX_AGE_S: '10' }, 'RATE_MAX_AGE_S'],
   ];
   it.each(cases)('refuses %j naming %s in one line', (env, name) => {
     let err: unknown;

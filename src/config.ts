@@ -16,6 +16,10 @@ export const DEFAULT_CONFIRMATIONS: Record<Chain, number> = {
 
 export const DEFAULT_WEBHOOK_RETRY_DELAYS = [60, 300, 1800, 7200, 21600, 86400];
 
+/** The public price APIs the live market can ask (CONTRACT.md "Live market data"), in default order. */
+export const RATE_SOURCE_NAMES = ['coinbase', 'kraken', 'binance', 'bitstamp', 'okx'] as const;
+export type RateSourceName = (typeof RATE_SOURCE_NAMES)[number];
+
 export interface Config {
   port: number;
   host: string;
@@ -35,6 +39,12 @@ export interface Config {
   webhookTimeoutMs: number;
   simulationStepMs: number;
   marketFile: string | null;
+  /** RATE_SOURCES: the price APIs of the live market, in the order given. */
+  rateSources: RateSourceName[];
+  /** RATE_SOURCE_<NAME>_URL: a source's base URL instead of its public one (no trailing slash). */
+  rateSourceUrls: Partial<Record<RateSourceName, string>>;
+  rateRefreshS: number;
+  rateMaxAgeS: number;
   /** Node URLs per chain, in order of preference (CONTRACT.md: several separated by commas); empty: not watched. */
   rpc: Record<Chain, string[]>;
   /** TRON_SOLIDITY_URL: where java-tron serves /walletsolidity/* when not at TRON_API_URL; empty: the same URLs. */
@@ -119,6 +129,29 @@ function parseRetryDelays(env: Env): number[] {
   return parts.map(Number);
 }
 
+function parseRateSources(env: Env): RateSourceName[] {
+  const v = opt(env, 'RATE_SOURCES');
+  if (v === undefined) return [...RATE_SOURCE_NAMES];
+  const names: RateSourceName[] = [];
+  for (const item of v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean)) {
+    if (!(RATE_SOURCE_NAMES as readonly string[]).includes(item)) {
+      bad('RATE_SOURCES', `must name sources among ${RATE_SOURCE_NAMES.join(', ')} separated by commas, got "${item}"`);
+    }
+    if (!names.includes(item as RateSourceName)) names.push(item as RateSourceName);
+  }
+  if (names.length === 0) bad('RATE_SOURCES', `must name at least one source, got "${v}"`);
+  return names;
+}
+
+function parseRateSourceUrls(env: Env): Partial<Record<RateSourceName, string>> {
+  const urls: Partial<Record<RateSourceName, string>> = {};
+  for (const name of RATE_SOURCE_NAMES) {
+    const u = url(env, `RATE_SOURCE_${name.toUpperCase()}_URL`, ['http:', 'https:']);
+    if (u !== undefined) urls[name] = u;
+  }
+  return urls;
+}
+
 function parseTokenContracts(env: Env): Record<string, string> {
   const v = opt(env, 'TOKEN_CONTRACTS');
   if (v === undefined) return {};
@@ -159,6 +192,11 @@ export function loadConfig(env: Env = process.env): Config {
   const marketFile = opt(env, 'MARKET_FILE') ?? null;
   if (marketFile !== null && !fs.existsSync(marketFile)) bad('MARKET_FILE', `names a file that does not exist: ${marketFile}`);
 
+  const rateRefreshS = int(env, 'RATE_REFRESH_S', 30, 1, 3600);
+  const rateMaxAgeS = int(env, 'RATE_MAX_AGE_S', 120, 1, 86_400);
+  // A shorter age would let every rate go stale between two refreshes.
+  if (rateMaxAgeS < rateRefreshS) bad('RATE_MAX_AGE_S', `must be at least RATE_REFRESH_S (${rateRefreshS}), got ${rateMaxAgeS}`);
+
   const confirmations = { ...DEFAULT_CONFIRMATIONS };
   for (const chain of CHAINS) {
     confirmations[chain] = int(env, `CONFIRMATIONS_${chain.toUpperCase()}`, DEFAULT_CONFIRMATIONS[chain], 1, 10_000);
@@ -178,6 +216,10 @@ export function loadConfig(env: Env = process.env): Config {
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
     simulationStepMs: int(env, 'SIMULATION_STEP_MS', 2000, 0, 600_000),
     marketFile,
+    rateSources: parseRateSources(env),
+    rateSourceUrls: parseRateSourceUrls(env),
+    rateRefreshS,
+    rateMaxAgeS,
     rpc: {
       ethereum: urlList(env, 'ETHEREUM_RPC_URL', ['http:', 'https:']),
       bsc: urlList(env, 'BSC_RPC_URL', ['http:', 'https:']),

@@ -5,11 +5,13 @@ import { registerAccountRoutes } from './accounts/index.ts';
 import { registerPaymentRoutes } from './payments/index.ts';
 import { registerSettlementRoutes } from './settlement/index.ts';
 import { registerWebhookRoutes } from './webhooks/index.ts';
+import { registerMarketRoutes } from './market/index.ts';
 
 export async function registerRoutes(app: FastifyInstance, services: Services): Promise<void> {
   registerAccountRoutes(app, services.accounts);
   await registerPaymentRoutes(app, services.accounts, services.payments, services.platform.clock);
   registerSettlementRoutes(app, services);
   registerWebhookRoutes(app, services);
+  registerMarketRoutes(app, services.market, services.platform.config.adminToken);
   services.sending.registerRoutes(app);
 }

@@ -3,7 +3,7 @@
 import type { Platform } from './platform/context.ts';
 import { AccountsService } from './accounts/index.ts';
 import { EMPTY_TRAIL_SECTIONS, PaymentsService, settleInputOf } from './payments/index.ts';
-import { DEFAULT_MARKET, loadMarketFile, staticMarketSource, type MarketSource } from './market/index.ts';
+import { createMarket, type Market } from './market/index.ts';
 import { Realtime, foundOrNull } from './realtime/index.ts';
 import { SettlementService } from './settlement/index.ts';
 import { WebhooksService, countFailedDeliveries, deliveriesForPayment } from './webhooks/index.ts';
@@ -13,7 +13,7 @@ import { ChainSending } from './chains/sending/index.ts';
 export interface Services {
   platform: Platform;
   accounts: AccountsService;
-  market: MarketSource;
+  market: Market;
   payments: PaymentsService;
   realtime: Realtime;
   settlement: SettlementService;
@@ -27,7 +27,10 @@ export interface Services {
 export async function createServices(platform: Platform): Promise<Services> {
   const { db, config } = platform;
   const accounts = new AccountsService(platform);
-  const market = staticMarketSource(config.marketFile ? loadMarketFile(config.marketFile) : DEFAULT_MARKET);
+  const nodes = chainNodes(config);
+  const sending = new ChainSending(platform, nodes);
+  // Live network fees are quoted from the chains' nodes (chains without one keep the built-in figures).
+  const market = createMarket({ config, clock: platform.clock, log: platform.log, networkFees: sending.feeQuoter });
   const settlement = new SettlementService(platform, { market });
   const webhooks = new WebhooksService(platform);
   const payments = new PaymentsService(platform, {
@@ -43,8 +46,6 @@ export async function createServices(platform: Platform): Promise<Services> {
   });
   // Closed payments settle from the outbox, in the dispatch transaction; their transfers are sent after it commits.
   platform.outbox.subscribe(settlement.subscriber(settleInputOf));
-  const nodes = chainNodes(config);
-  const sending = new ChainSending(platform, nodes);
   settlement.useTransfers(sending.transfers.port);
   platform.outbox.subscribe(sending.transfers.subscriber());
   const realtime = new Realtime(platform, accounts.authn, {

@@ -5,6 +5,8 @@ import { startSettlementWorkers } from './settlement/index.ts';
 
 export async function startWorkers(services: Services): Promise<void> {
   const { outbox } = services.platform;
+  // Live rates refresh in the background: nothing waits for the first answers.
+  services.market.start();
   // Subscribers attach before the dispatcher starts handing events over.
   await services.realtime.start();
   services.webhooks.start();
@@ -20,4 +22,5 @@ export async function stopWorkers(services: Services): Promise<void> {
   await services.platform.outbox.stop();
   await services.webhooks.stop();
   await services.realtime.stop();
+  await services.market.stop();
 }

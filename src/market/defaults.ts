@@ -23,7 +23,7 @@ const TABLE: Record<TokenSymbol, readonly [string, string, string, string]> = {
 };
 
 const entry = ([rate, fee, min, exchangeMin]: readonly [string, string, string, string]): TokenMarket =>
-  Object.freeze({ rate: dec(rate), networkFeeUsd: dec(fee), minUsd: dec(min), exchangeMinUsd: dec(exchangeMin) });
+  Object.freeze({ rate: dec(rate), networkFeeUsd: dec(fee), minUsd: dec(min), exchangeMinUsd: dec(exchangeMin), status: 'ok' });
 
 export const DEFAULT_MARKET: MarketData = Object.freeze(
   Object.fromEntries(Object.entries(TABLE).map(([token, row]) => [token, entry(row)])) as Record<TokenSymbol, TokenMarket>,

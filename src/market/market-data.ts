@@ -1,10 +1,18 @@
 // What pricing needs to know about the market, per token, and the interface every source of it
-// (the static MARKET_FILE, the built-in defaults, a live feed later) presents.
-import type { Decimal } from '../money/index.ts';
-import type { TokenSymbol } from '../tokens/index.ts';
+// (the static MARKET_FILE, the built-in defaults, the live rates) presents.
+import { AppError } from '../platform/errors.ts';
+import { dec, type Decimal } from '../money/index.ts';
+import { tokenDef, type TokenSymbol } from '../tokens/index.ts';
+
+/**
+ * `ok`: payments may be priced from the token's figures. Live mode only: `stale` (no fresh rate)
+ * and `off_peg` (a stablecoin more than 5% from a dollar); nothing is priced from those.
+ */
+export type MarketStatus = 'ok' | 'stale' | 'off_peg';
+export const MARKET_STATUSES: readonly MarketStatus[] = ['ok', 'stale', 'off_peg'];
 
 export interface TokenMarket {
-  /** Dollar price of one token. */
+  /** Dollar price of one token (exactly 1 for USDT and USDC). */
   readonly rate: Decimal;
   /** Fixed part of the network fee of moving a deposit out of its address, in dollars. */
   readonly networkFeeUsd: Decimal;
@@ -12,17 +20,32 @@ export interface TokenMarket {
   readonly minUsd: Decimal;
   /** Least an exchange takes for a cross-network conversion of this coin. */
   readonly exchangeMinUsd: Decimal;
+  readonly status: MarketStatus;
 }
 
 /** One consistent view of the market: every token has an entry. */
 export type MarketData = Readonly<Record<TokenSymbol, TokenMarket>>;
 
-/** A source of market data. `snapshot()` is cheap and synchronous: live sources cache. */
+/** A source of market data. `snapshot()` is cheap and synchronous: a live source answers from what it holds. */
 export interface MarketSource {
-  snapshot(): MarketData;
+  /** The figures of one mode: test mode never depends on live prices. */
+  snapshot(livemode: boolean): MarketData;
 }
 
-/** A source that never changes: the defaults, or a MARKET_FILE read at start. */
-export function staticMarketSource(data: MarketData): MarketSource {
-  return { snapshot: () => data };
+/** Whether payments may be priced from a token's figures now. */
+export const isPriced = (m: TokenMarket): boolean => m.status === 'ok';
+
+/** CONTRACT.md "Live market data": a live payment in a coin with no current price. */
+export const noCurrentPriceMessage = (token: TokenSymbol): string => `no current price for ${token}: try again shortly`;
+export const noCurrentPrice = (token: TokenSymbol): AppError => new AppError(503, noCurrentPriceMessage(token));
+
+/**
+ * The dollar rate of ledger and payout figures: 1 for USDT and USDC (spec: `usd_rate` is 1), else
+ * the current rate; a coin with no current price answers 503 rather than a stale figure.
+ */
+export function usdRateOf(market: MarketData, token: TokenSymbol): Decimal {
+  if (tokenDef(token).stablecoin) return dec(1);
+  const m = market[token];
+  if (!isPriced(m)) throw noCurrentPrice(token);
+  return m.rate;
 }

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
 import { TOKENS } from '../tokens/index.ts';
-import { DEFAULT_MARKET, loadMarketFile, MarketFileError, parseMarketData, staticMarketSource } from './index.ts';
+import { DEFAULT_MARKET, loadMarketFile, MarketFileError, parseMarketData, staticMarket } from './index.ts';
 
 const FIXTURE = path.resolve(import.meta.dirname, '../../test/fixtures/market.json');
 
@@ -74,8 +74,14 @@ describe('MARKET_FILE', () => {
     fs.rmSync(dir, { recursive: true });
   });
 
-  it('serves a snapshot through the source interface', () => {
+  it('serves the same snapshot in both modes, and reports its figures with no sources', () => {
     const data = parseMarketData({ rates: { ETH: '2500' } });
-    expect(staticMarketSource(data).snapshot().ETH.rate.toFixed()).toBe('2500');
+    const market = staticMarket(data, new Date('2026-01-05T12:00:00Z'));
+    expect(market.snapshot(true).ETH.rate.toFixed()).toBe('2500');
+    expect(market.snapshot(false)).toBe(market.snapshot(true));
+    const eth = market.report(true).find((e) => e.token === 'ETH');
+    expect(eth).toEqual({ token: 'ETH', rate: '2500', status: 'ok', updated_at: '2026-01-05T12:00:00.000Z', sources: [] });
+    expect(market.report(true)).toHaveLength(12);
+    expect(market.sourceHealth()).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@ import type { Config } from '../config.ts';
 import { unitsRoundedUp, type Decimal } from '../money/index.ts';
 import { TOKENS, tokenDef, type TokenSymbol } from '../tokens/index.ts';
 import type { MarketData, MarketSource } from '../market/index.ts';
-import { routeCoin, type ConvertInto, type MarketQuotes, type PayoutAddressInput, type Route } from '../settlement/planner.ts';
+import { marketQuotes, routeCoin, type ConvertInto, type PayoutAddressInput, type Route } from '../settlement/planner.ts';
 import type { CapturedSettings } from '../accounts/index.ts';
 import type { ConversionRoute, ListingContext, MerchantPricing } from './pure.ts';
 
@@ -22,18 +22,6 @@ export interface PricingContext extends ListingContext {
   livemode: boolean;
   /** The settlement route of a coin for this merchant and mode. */
   route: (token: TokenSymbol) => Route;
-}
-
-export function marketQuotes(m: MarketData): MarketQuotes {
-  const rates: MarketQuotes['rates'] = {};
-  const fee: MarketQuotes['network_fee_usd'] = {};
-  const exMin: MarketQuotes['exchange_min_usd'] = {};
-  for (const t of TOKENS) {
-    rates[t] = m[t].rate;
-    fee[t] = m[t].networkFeeUsd;
-    exMin[t] = m[t].exchangeMinUsd;
-  }
-  return { rates, network_fee_usd: fee, exchange_min_usd: exMin };
 }
 
 /** Pricing's view of a settlement route: how the coin reaches the merchant. */
@@ -62,8 +50,9 @@ export class Catalog {
     this.#addresses = addresses;
   }
 
-  market(): MarketData {
-    return this.#market.snapshot();
+  /** The figures a mode prices from (test mode never depends on live prices). */
+  market(livemode: boolean): MarketData {
+    return this.#market.snapshot(livemode);
   }
 
   /** A live coin needs a node on its chain (CONTRACT.md); test mode never does. */
@@ -87,7 +76,7 @@ export class Catalog {
   }
 
   async #context(merchantId: string | null, settings: CapturedSettings, livemode: boolean, now: Date, usdAmount: Decimal | undefined, readAddresses: boolean): Promise<PricingContext> {
-    const market = this.market();
+    const market = this.market(livemode);
     const quotes = marketQuotes(market);
     const addresses = merchantId && readAddresses ? await this.#addresses(merchantId, livemode) : [];
     // Routes are worked out on first use: a payment in one coin needs one, a listing all twelve.

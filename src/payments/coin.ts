@@ -7,6 +7,7 @@ import { dec, type Decimal } from '../money/index.ts';
 import { isToken, tokenDef, TOKENS, type TokenSymbol } from '../tokens/index.ts';
 import { xrpServiceAddress, type WalletSeed } from '../chains/addresses/index.ts';
 import type { CapturedSettings } from '../accounts/index.ts';
+import { isPriced, noCurrentPrice } from '../market/index.ts';
 import { canChooseCoin, quotePayment, tokenOptions, type PaymentStatus, type TokenInfo } from './pure.ts';
 import type { Catalog } from './catalog.ts';
 import type { NewPaymentRow, PaymentRow } from './schema.ts';
@@ -37,9 +38,11 @@ export interface PricedPayment {
   usdAmount: Decimal;
 }
 
-/** The coin's fields of the payment row (no transaction needed: the address is never handed out twice); 400 with the pricing message when the amount does not fit. */
+/** The coin's fields of the payment row (no transaction needed: the address is never handed out twice); 400 with the pricing message when the amount does not fit, 503 while the coin has no current price. */
 export async function coinFields(deps: CoinDeps, p: PricedPayment, token: TokenSymbol, now: Date): Promise<Partial<NewPaymentRow>> {
   const ctx = await deps.catalog.pricingContext(p.merchantId, p.settings, p.livemode, now, p.usdAmount);
+  // A live coin with no current price is refused (503) before anything is priced from its figures.
+  if (!isPriced(ctx.market[token])) throw noCurrentPrice(token);
   const priced = quotePayment({ usdAmount: p.usdAmount, token, merchant: ctx.merchant, market: ctx.market, route: ctx.routeOf(token) });
   if (!priced.ok) throw badRequest(priced.message);
   const q = priced.quote;

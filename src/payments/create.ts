@@ -9,6 +9,7 @@ import { captureSettings, type Merchant } from '../accounts/index.ts';
 import { checkPaymentWebhookUrl } from '../webhooks/core.ts';
 import { belowMinimumMessage, minimumPriceUsd } from './pure.ts';
 import type { TokenSymbol } from '../tokens/index.ts';
+import { isPriced, noCurrentPrice } from '../market/index.ts';
 import { parseCreateInput, type CreateInput, type SimulationOutcome } from './create-input.ts';
 import type { CreatedPaymentWriter } from './create-statement.ts';
 import { eventDataOfView, paymentJson } from './views.ts';
@@ -78,16 +79,17 @@ export async function createPayment(deps: CreateDeps, caller: CreateCaller, body
     priceAmount: input.priceAmount ?? null, priceCurrency: input.priceCurrency ?? null, priceRate: input.priceRate ?? null,
     expiresAt: new Date(now.getTime() + CHOOSE_DEADLINE_MS), createdAt: now, updatedAt: now,
   };
-  // A price no coin accepts is refused, unless the order is already open (a safe retry answers it unchanged).
-  const refuse = async (message: string): Promise<CreateResult> => {
+  // A price no coin accepts (400), or a coin with no current price (503), is refused, unless the
+  // order is already open (a safe retry answers it unchanged).
+  const refuse = async (err: AppError): Promise<CreateResult> => {
     const open = await findOpenByOrder(deps.db.orm, scope, input.orderId);
     if (open) return { payment: open, created: false };
-    throw badRequest(message);
+    throw err;
   };
   let options: Awaited<ReturnType<typeof optionsOf>> | undefined;
   if (!input.token) {
     options = await optionsOf(base as PaymentRow, deps.catalog, now);
-    if (options.length === 0) return refuse(lowestMinimumMessage(base as PaymentRow, deps));
+    if (options.length === 0) return refuse(noOptionError(base as PaymentRow, deps));
   }
 
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -96,7 +98,7 @@ export async function createPayment(deps: CreateDeps, caller: CreateCaller, body
       try {
         row = completeRow({ ...base, ...(await coinFields(deps, { merchantId: base.merchantId, settings, livemode: base.livemode, usdAmount: input.usdAmount }, input.token, now)) });
       } catch (err) {
-        if (err instanceof AppError && err.status === 400) return refuse(err.message);
+        if (err instanceof AppError && (err.status === 400 || err.status === 503)) return refuse(err);
         throw err;
       }
     }
@@ -147,14 +149,19 @@ async function insertAndSimulate(deps: CreateDeps, caller: CreateCaller, row: Pa
   });
 }
 
-function lowestMinimumMessage(p: PaymentRow, deps: CoinDeps): string {
-  const market = deps.catalog.market();
+/**
+ * Why a payment with no coin has no option: the lowest minimum of the coins that can be priced
+ * (400), or, when none of its coins has a current price, the first one's 503.
+ */
+function noOptionError(p: PaymentRow, deps: CoinDeps): AppError {
+  const market = deps.catalog.market(p.livemode);
   const coins = allowedCoins(p, deps.catalog);
   const pricing = { feeBps: p.settings.fee_bps, feesPaidByCustomer: p.settings.fees_paid_by_customer, hideBelowMinimum: p.settings.hide_below_minimum };
   let best: { token: TokenSymbol; min: ReturnType<typeof minimumPriceUsd> } | undefined;
-  for (const t of coins) {
+  for (const t of coins.filter((c) => isPriced(market[c]))) {
     const min = minimumPriceUsd(t, market, pricing);
     if (!best || min.lt(best.min)) best = { token: t, min };
   }
-  return best ? belowMinimumMessage(best.token, best.min) : 'no coin is available for this payment';
+  if (best) return badRequest(belowMinimumMessage(best.token, best.min));
+  return coins.length > 0 ? noCurrentPrice(coins[0]) : badRequest('no coin is available for this payment');
 }

@@ -8,7 +8,7 @@ import type { Database, Executor } from '../platform/db/index.ts';
 import { newId } from '../platform/ids.ts';
 import { dec } from '../money/index.ts';
 import { tokenDef, type TokenSymbol } from '../tokens/index.ts';
-import type { MarketSource } from '../market/index.ts';
+import { isPriced, noCurrentPrice, type MarketSource } from '../market/index.ts';
 import { depositUsdValue, isClosed, withinLateWindow, type PaymentStatus } from './pure.ts';
 import { deposits, type DepositRow, type PaymentRow } from './schema.ts';
 import { depositsOf, findByAddress, lockPayment } from './repository.ts';
@@ -47,6 +47,17 @@ export class DepositIntake {
     this.#market = market;
   }
 
+  /**
+   * Another coin's deposit is valued at its current market price. Live, while that coin has no
+   * current price, the deposit is not recorded (503, the transaction rolls back): the chain watcher
+   * reports it again and it is recorded, at a current price, once the coin has one again.
+   */
+  #otherCoinRate(token: TokenSymbol, livemode: boolean) {
+    const m = this.#market.snapshot(livemode)[token];
+    if (!isPriced(m)) throw noCurrentPrice(token);
+    return m.rate;
+  }
+
   #inTx<T>(tx: Executor | undefined, fn: (tx: Executor) => Promise<T>): Promise<T> {
     return tx ? fn(tx) : this.#db.transaction(fn);
   }
@@ -70,7 +81,7 @@ export class DepositIntake {
       const closed = isClosed(p.status as PaymentStatus);
       if (closed && !withinLateWindow(p.expiresAt, r.at)) return { kind: 'unmatched' };
       const required = r.confirmationsRequired ?? this.#config.confirmations[tokenDef(r.token).chain];
-      const rate = r.token === p.token ? dec(p.rateLocked ?? '0') : this.#market.snapshot()[r.token].rate;
+      const rate = r.token === p.token ? dec(p.rateLocked ?? '0') : this.#otherCoinRate(r.token, p.livemode);
       const row: DepositRow = {
         id: newId('dep', r.at), paymentId: p.id, txId: r.txId, token: r.token, amount: r.amount,
         usdValue: depositUsdValue(r.token, r.amount, rate).toFixed(), counted: false,

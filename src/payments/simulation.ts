@@ -116,7 +116,7 @@ export class Simulator {
         const other = otherCoinOf(token)!;
         const usdLeft = dec(p.amountDueUsd).minus(dec(p.receivedUsd));
         const def = tokenDef(other);
-        const amount = unitsRoundedUp(usdLeft.gt(0) ? usdLeft.div(this.#market.snapshot()[other].rate) : dec(1), def.precision, def.decimals);
+        const amount = unitsRoundedUp(usdLeft.gt(0) ? usdLeft.div(this.#market.snapshot(false)[other].rate) : dec(1), def.precision, def.decimals);
         await seen(other, amount);
         return;
       }

@@ -76,6 +76,14 @@ describe('token_options', () => {
     expect(tokenOptions(dec('21.88'), ['BTC'], hidden)).toHaveLength(1);
   });
 
+  it('leaves out a live coin with no current price, from listings and options alike', () => {
+    const unpriced = { ...MARKET, BTC: { ...MARKET.BTC, status: 'stale' as const }, USDT_ERC20: { ...MARKET.USDT_ERC20, status: 'off_peg' as const } };
+    const c = ctx({ market: unpriced });
+    const listed = listTokens([...TOKENS], c).map((i) => i.token);
+    expect(listed).toEqual(TOKENS.filter((t) => t !== 'BTC' && t !== 'USDT_ERC20'));
+    expect(tokenOptions(dec(100), [...TOKENS], c).map((i) => i.token)).toEqual(listed);
+  });
+
   it('is what the amount_usd filter of the listing gives', () => {
     expect(listTokens([...TOKENS], ctx(), dec(4))).toEqual(tokenOptions(dec(4), [...TOKENS], ctx()));
   });

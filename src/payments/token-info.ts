@@ -3,7 +3,7 @@
 import { formatUsd, type Decimal } from '../money/index.ts';
 import { TOKENS, tokenDef, type TokenSymbol } from '../tokens/index.ts';
 import type { Chain } from '../config.ts';
-import type { MarketData } from '../market/index.ts';
+import { isPriced, type MarketData } from '../market/index.ts';
 import { CONVERSION_FEE_BPS, quotePayment, type ConversionRoute, type MerchantPricing } from './pricing.ts';
 
 export interface TokenInfo {
@@ -46,8 +46,12 @@ export function tokenInfo(token: TokenSymbol, ctx: ListingContext): TokenInfo {
   };
 }
 
-/** The given coins in catalog order (the merchant's enabled_tokens may be stored in any order). */
-const inCatalogOrder = (tokens: readonly TokenSymbol[]): TokenSymbol[] => TOKENS.filter((t) => tokens.includes(t));
+/**
+ * The given coins that can be priced now, in catalog order (the merchant's enabled_tokens may be
+ * stored in any order). A live coin with no current price leaves every listing until a rate returns.
+ */
+const listable = (tokens: readonly TokenSymbol[], ctx: ListingContext): TokenSymbol[] =>
+  TOKENS.filter((t) => tokens.includes(t) && isPriced(ctx.market[t]));
 
 /**
  * token_options of a payment of `usdAmount` with no coin yet: the enabled coins that accept this
@@ -56,7 +60,7 @@ const inCatalogOrder = (tokens: readonly TokenSymbol[]): TokenSymbol[] => TOKENS
  */
 export function tokenOptions(usdAmount: Decimal, enabled: readonly TokenSymbol[], ctx: ListingContext): TokenInfo[] {
   const options: TokenInfo[] = [];
-  for (const token of inCatalogOrder(enabled)) {
+  for (const token of listable(enabled, ctx)) {
     const priced = quotePayment({ usdAmount, token, merchant: ctx.merchant, market: ctx.market, route: ctx.routeOf(token) });
     if (!priced.ok) continue;
     const info = tokenInfo(token, ctx);
@@ -71,5 +75,5 @@ export function tokenOptions(usdAmount: Decimal, enabled: readonly TokenSymbol[]
  */
 export function listTokens(enabled: readonly TokenSymbol[], ctx: ListingContext, amountUsd?: Decimal): TokenInfo[] {
   if (amountUsd !== undefined) return tokenOptions(amountUsd, enabled, ctx);
-  return inCatalogOrder(enabled).map((t) => tokenInfo(t, ctx));
+  return listable(enabled, ctx).map((t) => tokenInfo(t, ctx));
 }

@@ -5,10 +5,10 @@ import type { Database } from '../platform/db/index.ts';
 import type { Clock } from '../platform/clock.ts';
 import { badRequest } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import type { MarketSource } from '../market/index.ts';
+import { usdRateOf, type MarketSource } from '../market/index.ts';
 import { recordAudit, type Actor } from '../audit/index.ts';
 import { merchants } from '../accounts/schema.ts';
-import { dec, parseUnits, unitsToDecimal, usdHalfUp } from '../money/index.ts';
+import { parseUnits, unitsToDecimal, usdHalfUp } from '../money/index.ts';
 import { isToken, TOKEN_DEFS } from '../tokens/index.ts';
 import { emitBalances, lockBalance, postEntries } from './balance-store.ts';
 import type { LedgerRow } from './schema.ts';
@@ -43,7 +43,7 @@ export async function adjustLedger(db: Database, clock: Clock, market: MarketSou
   if (!m) throw badRequest(UNKNOWN_MERCHANT);
   const now = clock.now();
   const key = { merchantId: m.id, livemode: body.livemode };
-  const rate = TOKEN_DEFS[token].stablecoin ? dec(1) : market.snapshot()[token].rate;
+  const rate = usdRateOf(market.snapshot(body.livemode), token);
   return db.transaction(async (tx) => {
     const balance = await lockBalance(tx, key, token, now);
     if (balance.available + amount < 0n) throw badRequest(ADJUST_BELOW_ZERO);

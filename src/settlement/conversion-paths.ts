@@ -36,8 +36,16 @@ export function conversionVia(from: TokenSymbol, to: TokenSymbol): 'swap' | 'exc
 /** The swap price is a stablecoin pair's when both ends are stablecoins (1% tolerance, else 0.5%). */
 export const isStablePair = (from: TokenSymbol, to: TokenSymbol): boolean => TOKEN_DEFS[from].stablecoin && TOKEN_DEFS[to].stablecoin;
 
+/** A plan needed the market rate of a coin that has none (live: no current price). */
+export class NoMarketRateError extends Error {
+  constructor(token: TokenSymbol) {
+    super(`no market rate for ${token}`);
+    this.name = 'NoMarketRateError';
+  }
+}
+
 export function rateOf(rates: Partial<Record<TokenSymbol, Decimal>>, token: TokenSymbol): Decimal {
   const r = rates[token];
-  if (!r || r.lte(0)) throw new Error(`no market rate for ${token}`);
+  if (!r || r.lte(0)) throw new NoMarketRateError(token);
   return r;
 }

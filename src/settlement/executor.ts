@@ -6,11 +6,10 @@ import { and, asc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm';
 import { Database, type Executor, type Tx } from '../platform/db/index.ts';
 import type { MarketSource } from '../market/index.ts';
 import { notFound } from '../platform/errors.ts';
-import { BALANCE_TOKEN, planPaymentSettlements, planSettlement } from './planner.ts';
+import { BALANCE_TOKEN, marketQuotes, NOTE_WAITING_PRICE, planPaymentSettlements, planSettlement } from './planner.ts';
 import type { SettleInput, TransferPort } from './ports.ts';
 import { addressesInForce, planAddress } from './address-store.ts';
 import { lockBalance } from './balance-store.ts';
-import { marketQuotes } from './market-quotes.ts';
 import { settlementDeposits, settlements, type SettlementRow } from './schema.ts';
 import { settlementEvents, writePlan } from './settlement-writer.ts';
 import { loadInput, planDeposit, planPayment, type StoredInput } from './stored-input.ts';
@@ -35,7 +34,7 @@ export function settlePayment(ex: Database | Tx, input: SettleInput, deps: Execu
       .where(eq(settlementDeposits.paymentId, payment.id))).map((r) => r.txId));
     const fresh = [...new Map(input.deposits.filter((d) => !done.has(d.tx_id) && d.amount > 0n).map((d) => [d.tx_id, d])).values()];
     if (fresh.length === 0) return [];
-    const data = deps.market.snapshot();
+    const data = deps.market.snapshot(payment.livemode);
     const addresses = (await addressesInForce(tx, payment.merchant_id, payment.livemode)).map(planAddress);
     const key = { merchantId: payment.merchant_id, livemode: payment.livemode };
     const balance = payment.livemode ? (await lockBalance(tx, key, BALANCE_TOKEN, now)).available : 0n;
@@ -55,7 +54,7 @@ export function settlePayment(ex: Database | Tx, input: SettleInput, deps: Execu
 /** Scheduled merchants on `instant`: a payout per credited payment (under $10 it waits). */
 async function instantPayout(tx: Executor, merchantId: string, deps: ExecutorDeps, now: Date): Promise<void> {
   const [m] = await tx.select({ schedule: merchants.payoutSchedule }).from(merchants).where(eq(merchants.id, merchantId));
-  if (m?.schedule === 'instant') await scheduledPayout(tx, merchantId, deps.market.snapshot(), now);
+  if (m?.schedule === 'instant') await scheduledPayout(tx, merchantId, deps.market.snapshot(true), now);
 }
 
 /** Plans again every settlement waiting for an address whose time has come (rule 3); returns how many. */
@@ -72,13 +71,18 @@ async function replanOne(tx: Executor, id: string, deps: ExecutorDeps, now: Date
   const [row] = await tx.select().from(settlements).where(eq(settlements.id, id)).for('update');
   if (!row || row.status !== 'pending' || !row.replanAt || row.replanAt > now) return false;
   const { payment, deposits } = loadInput(row.input as StoredInput);
-  const data = deps.market.snapshot();
+  const data = deps.market.snapshot(payment.livemode);
   const addresses = (await addressesInForce(tx, payment.merchant_id, payment.livemode)).map(planAddress);
   const key = { merchantId: payment.merchant_id, livemode: payment.livemode };
   const balance = payment.livemode ? (await lockBalance(tx, key, BALANCE_TOKEN, now)).available : 0n;
   const plan = planSettlement({
     payment: planPayment(payment), deposits: deposits.map(planDeposit), addresses, market: marketQuotes(data), now, balance_available: balance,
   });
+  if (plan.note === NOTE_WAITING_PRICE && row.note === NOTE_WAITING_PRICE) {
+    // Still no price: only the next try moves (no event for a settlement that did not change).
+    await tx.update(settlements).set({ replanAt: plan.replan_at ?? null }).where(eq(settlements.id, id));
+    return true;
+  }
   await writePlan(tx, plan, { payment, deposits, market: data, transfers: deps.transfers, now }, row);
   return true;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { dec } from '../money/index.ts';
 import { address, at, deposit, input, market, payment, T0 } from './fixtures.test-support.ts';
-import { NOTE_SMALLER_THAN_FEES, planSettlement, type SettlementPlan } from './plan.ts';
+import { NOTE_SMALLER_THAN_FEES, NOTE_WAITING_PRICE, planSettlement, type SettlementPlan } from './plan.ts';
 import { planPaymentSettlements } from './group.ts';
 import { sumByToken } from './ledger.ts';
 import { NOTE_BELOW_EXCHANGE_MINIMUM, NOTE_NO_PAYOUT_COIN } from './routing.ts';
@@ -143,6 +143,37 @@ describe('planSettlement: custodial and test mode', () => {
     const toBalance = planSettlement(input('ETH', '0.1', { payment: test, addresses: [address('USDT_ERC20')] }));
     expect(toBalance).toMatchObject({ mode: 'custodial', status: 'completed', balance_credit: [{ token: 'ETH', amount: toBalance.net }] });
     expect(toBalance.conversion).toBeUndefined();
+  });
+});
+
+describe('planSettlement: a live coin with no current price', () => {
+  const without = (...tokens: string[]) => {
+    const m = market();
+    return { ...m, rates: Object.fromEntries(Object.entries(m.rates).filter(([t]) => !tokens.includes(t))) };
+  };
+
+  it('waits, taking nothing and moving nothing, when the coin or the coin it converts into has no rate', () => {
+    const custodial = planSettlement(input('LTC', '1', { payment: payment({ settlement: 'custodial' }), market: without('LTC') }));
+    expect(custodial).toMatchObject({
+      status: 'pending', note: NOTE_WAITING_PRICE, mode: 'custodial', replan_at: new Date(T0.getTime() + 60_000),
+      amount: 100_000_000n, service_fee: 0n, network_fee: 0n, conversion_fee: 0n, net: 100_000_000n, transfers: [], ledger: [], balance_credit: [],
+    });
+    expect(usd(custodial)).toEqual(['80', '0', '0', '0', '80']);
+    // converted into USDT_TRC20, whose market price is missing (off its peg)
+    const into = planSettlement(input('LTC', '1', { payment: payment({ settlement: 'custodial' }), market: without('USDT_TRC20') }));
+    expect(into.note).toBe(NOTE_WAITING_PRICE);
+    // direct, no LTC address: the exchange conversion needs LTC's rate
+    expect(planSettlement(input('LTC', '1', { addresses: [address('USDT_TRC20')], market: without('LTC') })).note).toBe(NOTE_WAITING_PRICE);
+  });
+
+  it('settles its own coin at the locked rate, sent as it is: no market rate needed', () => {
+    const p = planSettlement(input('BTC', '0.001', { payment: payment({ token: 'BTC', rate_locked: dec(60000) }), addresses: [address('BTC')], market: without('BTC') }));
+    expect(p).toMatchObject({ status: 'pending', mode: 'direct', service_fee: 1000n });
+    expect(p.note).toBeUndefined();
+  });
+
+  it('a test plan never waits: a missing rate there is a bug', () => {
+    expect(() => planSettlement(input('LTC', '1', { payment: payment({ livemode: false, settlement: 'custodial' }), market: without('LTC') }))).toThrow('no market rate for LTC');
   });
 });
 

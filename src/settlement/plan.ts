@@ -4,7 +4,7 @@ import { dec, type Decimal } from '../money/index.ts';
 import { TOKEN_DEFS, type TokenSymbol } from '../tokens/index.ts';
 import type { Chain } from '../config.ts';
 import { autoPayout, type AutoPayoutRequest } from './auto-payout.ts';
-import { BALANCE_TOKEN, rateOf, type ConversionVia } from './conversion-paths.ts';
+import { BALANCE_TOKEN, NoMarketRateError, rateOf, type ConversionVia } from './conversion-paths.ts';
 import { conversionFeeUnits, networkFeeUnits, serviceFeeUnits, splitUsd, usdRate, type CoinSplit, type UsdSplit } from './fees.ts';
 import { ledgerEntries, type LedgerEntryPlan } from './ledger.ts';
 import { conversionFeeBps, routeCoin, type Route } from './routing.ts';
@@ -12,6 +12,10 @@ import { checkSwap, marketConversion } from './swap-guard.ts';
 import type { ConvertInto, MarketQuotes, PayoutAddressInput, SettlementSetting } from './types.ts';
 
 export const NOTE_SMALLER_THAN_FEES = 'smaller than its fees';
+/** Live: a rate the plan needs has no current price; nothing is priced from a stale one. */
+export const NOTE_WAITING_PRICE = 'waiting for a current market price';
+/** How soon a settlement waiting for a price is planned again (the replan job runs every minute). */
+export const WAITING_PRICE_RETRY_MS = 60_000;
 
 export interface PlanPayment {
   id: string;
@@ -82,7 +86,8 @@ export interface SettlementPlan extends CoinSplit, UsdSplit {
   /** When a swap was skipped (rule 5): the purchase into the USDT_TRC20 balance the ledger records. */
   balance_purchase?: ConversionPlan;
   completed_at?: Date;
-  route: Route;
+  /** Absent while the plan waits for a price. */
+  route?: Route;
   transfers: TransferPlan[];
   /** Entries to write when the plan is carried out; empty while it awaits an address. */
   ledger: LedgerEntryPlan[];
@@ -94,12 +99,43 @@ export interface SettlementPlan extends CoinSplit, UsdSplit {
 }
 
 export function planSettlement(input: PlanInput): SettlementPlan {
-  const { payment, deposits, market, now } = input;
+  const { deposits } = input;
   if (deposits.length === 0) throw new Error('a settlement needs at least one deposit');
   const token = deposits[0].token;
   if (deposits.some((d) => d.token !== token)) throw new Error('a settlement settles one coin');
   const amount = deposits.reduce((s, d) => s + d.amount, 0n);
   const usdExact = deposits.reduce((s, d) => s.plus(d.usd_value), dec(0));
+  try {
+    return planPriced(input, token, amount, usdExact);
+  } catch (err) {
+    // Only a live market lacks rates (a stale coin has none): test figures are complete.
+    if (err instanceof NoMarketRateError && input.payment.livemode) return waitingForPrice(input, token, amount, usdExact);
+    throw err;
+  }
+}
+
+/**
+ * A live settlement whose coin (or the coin it converts into) has no current price: nothing moves
+ * and nothing is written to the ledger; it stays pending and is planned again a minute later. Its
+ * figures are the deposit's, no fee taken yet.
+ */
+function waitingForPrice(input: PlanInput, token: TokenSymbol, amount: bigint, usdExact: Decimal): SettlementPlan {
+  const { payment, deposits } = input;
+  const split: CoinSplit = { amount, service_fee: 0n, network_fee: 0n, conversion_fee: 0n, net: amount };
+  const usd = splitUsd(usdExact, split);
+  return {
+    payment_id: payment.id, ...(payment.store_id ? { store_id: payment.store_id } : {}), livemode: payment.livemode,
+    token, chain: TOKEN_DEFS[token].chain, deposit_tx: deposits[0].tx_id,
+    ...(deposits.length > 1 ? { deposit_txs: deposits.map((d) => d.tx_id) } : {}),
+    ...split, ...usd, usd_rate: usdRate(token, usd.usd_value, amount),
+    mode: payment.settlement === 'direct' ? 'direct' : 'custodial', status: 'pending', note: NOTE_WAITING_PRICE,
+    replan_at: new Date(input.now.getTime() + WAITING_PRICE_RETRY_MS),
+    transfers: [], ledger: [], balance_credit: [],
+  };
+}
+
+function planPriced(input: PlanInput, token: TokenSymbol, amount: bigint, usdExact: Decimal): SettlementPlan {
+  const { payment, deposits, market, now } = input;
   const rate = payment.token === token && payment.rate_locked ? payment.rate_locked : rateOf(market.rates, token);
   const service = serviceFeeUnits(token, amount, payment.fee_bps, rate);
   const network = networkFeeUnits(token, market.network_fee_usd[token] ?? dec(0), rate);

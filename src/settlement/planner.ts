@@ -9,7 +9,8 @@ export { checkSwap, NOTE_SWAP_PRICE_OFF_MARKET, NOTE_SWAP_BELOW_QUOTE, NOTE_SWAP
 export { ledgerEntries, sumByToken, LEDGER_TYPES, type LedgerEntryPlan, type LedgerType } from './ledger.ts';
 export { autoPayout, MIN_PAYOUT_USD, REQUESTED_BY_AUTO, type AutoPayoutRequest } from './auto-payout.ts';
 export {
-  planSettlement, NOTE_SMALLER_THAN_FEES,
+  planSettlement, NOTE_SMALLER_THAN_FEES, NOTE_WAITING_PRICE,
   type PlanInput, type PlanPayment, type PlanDeposit, type SettlementPlan, type SettlementStatus, type ConversionPlan, type TransferPlan,
 } from './plan.ts';
 export { planPaymentSettlements } from './group.ts';
+export { marketQuotes } from './market-quotes.ts';

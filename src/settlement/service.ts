@@ -3,7 +3,7 @@ import type { Platform } from '../platform/context.ts';
 import type { Database, Tx } from '../platform/db/index.ts';
 import type { Subscriber } from '../events/index.ts';
 import type { Actor } from '../audit/index.ts';
-import { DEFAULT_MARKET, loadMarketFile, staticMarketSource, type MarketSource } from '../market/index.ts';
+import type { MarketSource } from '../market/index.ts';
 import { completeSettlement, failSettlement, replanDue, settlePayment, type ExecutorDeps } from './executor.ts';
 import type { DepositsPort, SettleInput, TransferPort } from './ports.ts';
 import { PayoutAddressService } from './payout-address-service.ts';
@@ -28,9 +28,9 @@ export class SettlementService {
   readonly payouts: PayoutService;
   #transfers: TransferPort | null;
 
-  constructor(platform: Platform, opts: { market?: MarketSource; transfers?: TransferPort | null } = {}) {
+  constructor(platform: Platform, opts: { market: MarketSource; transfers?: TransferPort | null }) {
     this.platform = platform;
-    this.market = opts.market ?? staticMarketSource(platform.config.marketFile ? loadMarketFile(platform.config.marketFile) : DEFAULT_MARKET);
+    this.market = opts.market;
     this.#transfers = opts.transfers ?? null;
     this.addresses = new PayoutAddressService(platform.db, platform.clock);
     this.payouts = new PayoutService(platform.db, platform.clock, this.market, () => this.#transfers);
@@ -56,12 +56,13 @@ export class SettlementService {
   async replanDue(now = this.platform.clock.now()): Promise<number> {
     const n = await replanDue(this.platform.db, this.deps, now);
     if (this.#transfers) await sendWaitingTransfers(this.platform.db, this.#transfers, now);
-    await retryAutoPayouts(this.platform.db, this.market.snapshot(), now);
+    await retryAutoPayouts(this.platform.db, this.market.snapshot(true), now);
     return n;
   }
 
   runScheduledPayouts(now = this.platform.clock.now()): Promise<PayoutRow[]> {
-    return runScheduledPayouts(this.platform.db, this.market.snapshot(), now);
+    // Payouts are live only.
+    return runScheduledPayouts(this.platform.db, this.market.snapshot(true), now);
   }
 
   completeSettlement(tx: Tx, id: string, txId: string): Promise<SettlementRow> {

@@ -10,7 +10,8 @@ export function installErrorMapper(app: FastifyInstance): void {
 
   app.setErrorHandler((err: FastifyError | AppError, req, reply) => {
     if (err instanceof AppError) {
-      if (err.status >= 500) req.log.error({ err }, 'request failed');
+      // A 503 is an expected answer (e.g. a coin with no current price): the market logs its cause once.
+      if (err.status >= 500 && err.status !== 503) req.log.error({ err }, 'request failed');
       return reply.code(err.status).send({ error: err.message });
     }
     const status = (err as FastifyError).statusCode ?? 500;

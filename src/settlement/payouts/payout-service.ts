@@ -4,7 +4,7 @@ import { and, count, desc, eq, type SQL } from 'drizzle-orm';
 import type { Database } from '../../platform/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { badRequest } from '../../platform/errors.ts';
-import type { MarketSource } from '../../market/index.ts';
+import { usdRateOf, type MarketSource } from '../../market/index.ts';
 import { recordAudit, type Actor } from '../../audit/index.ts';
 import { formatUnits, formatUsd } from '../../money/index.ts';
 import { isToken, TOKEN_DEFS, TOKENS, type TokenSymbol } from '../../tokens/index.ts';
@@ -86,7 +86,7 @@ export class PayoutService {
     const amount = parsePayoutAmount(body.amount, fromToken);
     const now = this.#clock.now();
     return this.#db.transaction(async (tx) => {
-      const row = await createPayout(tx, { merchantId, address, fromToken, amount, requestedBy: userId, market: this.#market.snapshot(), now });
+      const row = await createPayout(tx, { merchantId, address, fromToken, amount, requestedBy: userId, market: this.#market.snapshot(true), now });
       await recordAudit(tx, { merchantId, action: 'payout.requested', actor, subject: row.id, after: payoutJson(row), at: now });
       return row;
     });
@@ -97,8 +97,8 @@ export class PayoutService {
     const address = await this.#address(merchantId, query.address_id);
     const fromToken = await this.#fromToken(merchantId, address, query.from_token, query.from_chain);
     const amount = parsePayoutAmount(query.amount, fromToken);
-    const market = this.#market.snapshot();
-    const rate = market[fromToken].rate;
+    const market = this.#market.snapshot(true);
+    const rate = usdRateOf(market, fromToken);
     const fee = payoutNetworkFee(fromToken, address.token as TokenSymbol, market[address.token as TokenSymbol].networkFeeUsd, rate);
     const { decimals } = TOKEN_DEFS[fromToken];
     const balance = (await listBalances(this.#db.orm, { merchantId, livemode: true })).find((b) => b.token === fromToken);

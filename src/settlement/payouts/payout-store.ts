@@ -8,7 +8,7 @@ import { newId } from '../../platform/ids.ts';
 import { badRequest, conflict, notFound } from '../../platform/errors.ts';
 import { appendEvent } from '../../events/index.ts';
 import { PAYOUT_EVENTS } from '../../events/webhook-types.ts';
-import type { MarketData } from '../../market/index.ts';
+import { usdRateOf, type MarketData } from '../../market/index.ts';
 import { formatUnits } from '../../money/index.ts';
 import { TOKEN_DEFS, type TokenSymbol } from '../../tokens/index.ts';
 import { MIN_PAYOUT_USD } from '../planner.ts';
@@ -44,7 +44,7 @@ export async function createPayout(tx: Executor, r: PayoutRequest): Promise<Payo
   const key = { merchantId: r.merchantId, livemode: true };
   const balance = await lockBalance(tx, key, r.fromToken, r.now);
   const amount = r.amount ?? balance.available;
-  const rate = r.market[r.fromToken].rate;
+  const rate = usdRateOf(r.market, r.fromToken);
   const payoutToken = r.address.token as TokenSymbol;
   const fee = payoutNetworkFee(r.fromToken, payoutToken, r.market[payoutToken].networkFeeUsd, rate);
   const fig = payoutFigures(r.fromToken, amount, fee, rate);

@@ -24,16 +24,28 @@ export interface PriceSource { prices(): Promise<NetworkPrices> }
 
 export class EvmFeeQuoter implements NetworkFeeQuoter {
   readonly #chains: Partial<Record<Chain, PriceSource>>;
+  /** The market asks for every token at once: the tokens of a chain share one reading of its prices. */
+  readonly #reading = new Map<Chain, Promise<NetworkPrices>>();
 
   constructor(chains: Partial<Record<Chain, PriceSource>>) {
     this.#chains = chains;
   }
 
+  #prices(chain: Chain, source: PriceSource): Promise<NetworkPrices> {
+    let reading = this.#reading.get(chain);
+    if (!reading) {
+      reading = source.prices().finally(() => this.#reading.delete(chain));
+      this.#reading.set(chain, reading);
+    }
+    return reading;
+  }
+
   async quoteSweepFee(token: TokenSymbol): Promise<bigint | null> {
-    const source = this.#chains[TOKEN_DEFS[token].chain];
+    const chain = TOKEN_DEFS[token].chain;
+    const source = this.#chains[chain];
     if (!source) return null;
     try {
-      return sweepGas(token) * currentPrice(await source.prices());
+      return sweepGas(token) * currentPrice(await this.#prices(chain, source));
     } catch {
       return null;
     }
