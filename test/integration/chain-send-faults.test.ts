@@ -7,12 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import type { Address, Hex } from 'viem';
 import { describeEachDb } from '../harness/databases.ts';
-import { anvilOrSkip, deployTestToken, startAnvil } from '../harness/anvil.ts';
+import { anvilOrSkip, deployTestToken } from '../harness/anvil.ts';
+import { useEvmNodes } from '../harness/evm-nodes.ts';
 import { randomIp, tokenHeader } from '../harness/accounts.ts';
 import type { Json } from '../harness/payments.ts';
 import {
-  ADMIN, balanceOf, createLivePayment, deployTokens, driveUntil, fundHotWallet, hotWallet, merchantWithAddresses, owed, pay, reportDeposit,
-  settlementsOf, startChainApp, type ChainApp, type EvmNodes, type Merchant,
+  ADMIN, balanceOf, createLivePayment, driveUntil, fundHotWallet, hotWallet, merchantWithAddresses, owed, pay, reportDeposit,
+  settlementsOf, startChainApp, type ChainApp, type Merchant,
 } from '../harness/chain-send.ts';
 import { expectLedgerHolds } from '../harness/settlement.ts';
 import { auditEntries } from '../../src/accounts/schema.ts';
@@ -24,12 +25,7 @@ import { parseUnits } from '../../src/money/index.ts';
 const ETH_STUCK_MS = 180_000;
 
 describe.runIf(anvilOrSkip())('sending faults', () => {
-  let nodes: EvmNodes;
-  beforeAll(async () => {
-    const [eth, bsc] = await Promise.all([startAnvil({ chainId: 1 }), startAnvil({ chainId: 56 })]);
-    nodes = await deployTokens(eth, bsc);
-  });
-  afterAll(async () => { await Promise.all([nodes?.eth.close(), nodes?.bsc.close()]); });
+  const nodes = useEvmNodes();
 
   describeEachDb('faults', (h) => {
     let t: ChainApp;

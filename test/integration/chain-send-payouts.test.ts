@@ -8,11 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import type { Address } from 'viem';
 import { describeEachDb } from '../harness/databases.ts';
-import { anvilOrSkip, startAnvil } from '../harness/anvil.ts';
+import { anvilOrSkip } from '../harness/anvil.ts';
+import { useEvmNodes } from '../harness/evm-nodes.ts';
 import { randomIp, tokenHeader } from '../harness/accounts.ts';
 import type { Json } from '../harness/payments.ts';
 import {
-  ADMIN, addPayoutAddress, balanceOf, deployTokens, driveUntil, fundHotWallet, hotWallet, merchantWithAddresses, type ChainApp, type EvmNodes,
+  ADMIN, addPayoutAddress, balanceOf, driveUntil, fundHotWallet, hotWallet, merchantWithAddresses, type ChainApp,
   type Merchant, startChainApp,
 } from '../harness/chain-send.ts';
 import { expectLedgerHolds, input, payment } from '../harness/settlement.ts';
@@ -24,12 +25,7 @@ import { chainNodes } from '../../src/chains/rpc/nodes.ts';
 import { ChainSending } from '../../src/chains/sending/index.ts';
 
 describe.runIf(anvilOrSkip())('payouts sent by the service', () => {
-  let nodes: EvmNodes;
-  beforeAll(async () => {
-    const [eth, bsc] = await Promise.all([startAnvil({ chainId: 1 }), startAnvil({ chainId: 56 })]);
-    nodes = await deployTokens(eth, bsc);
-  });
-  afterAll(async () => { await Promise.all([nodes?.eth.close(), nodes?.bsc.close()]); });
+  const nodes = useEvmNodes();
 
   describeEachDb('payouts', (h) => {
     let t: ChainApp;

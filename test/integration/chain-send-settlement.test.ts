@@ -8,12 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import type { Address, Hex } from 'viem';
 import { describeEachDb } from '../harness/databases.ts';
-import { anvilOrSkip, startAnvil } from '../harness/anvil.ts';
+import { anvilOrSkip } from '../harness/anvil.ts';
+import { useEvmNodes } from '../harness/evm-nodes.ts';
 import { keyHeader } from '../harness/accounts.ts';
 import { getPayment, type Json } from '../harness/payments.ts';
 import {
-  balanceOf, createLivePayment, deployTokens, driveUntil, fundHotWallet, hotWallet, merchantWithAddresses, nodeOf, owed, pay,
-  reportDeposit, settlementsOf, startChainApp, type ChainApp, type EvmNodes,
+  balanceOf, createLivePayment, driveUntil, fundHotWallet, hotWallet, merchantWithAddresses, nodeOf, owed, pay,
+  reportDeposit, settlementsOf, startChainApp, type ChainApp,
 } from '../harness/chain-send.ts';
 import { expectLedgerHolds } from '../harness/settlement.ts';
 import { parseUnits } from '../../src/money/index.ts';
@@ -22,12 +23,7 @@ import { events } from '../../src/events/index.ts';
 import { outgoingTransfers } from '../../src/chains/transfers/index.ts';
 
 describe.runIf(anvilOrSkip())('direct settlement on chain', () => {
-  let nodes: EvmNodes;
-  beforeAll(async () => {
-    const [eth, bsc] = await Promise.all([startAnvil({ chainId: 1 }), startAnvil({ chainId: 56 })]);
-    nodes = await deployTokens(eth, bsc);
-  });
-  afterAll(async () => { await Promise.all([nodes?.eth.close(), nodes?.bsc.close()]); });
+  const nodes = useEvmNodes();
 
   describeEachDb('paid, confirmed, settled', (h) => {
     let t: ChainApp;
