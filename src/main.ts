@@ -6,6 +6,7 @@ import { bootPlatform } from './platform/boot.ts';
 import { createServices } from './services.ts';
 import { buildApp } from './app.ts';
 import { startWorkers, stopWorkers } from './workers.ts';
+import { ensureWebBuilt } from '../web/build.ts';
 
 const SHUTDOWN_LIMIT_MS = 9000;
 
@@ -30,6 +31,10 @@ async function main(): Promise<void> {
   if (config.webhookAllowPrivate) {
     log.warn('WEBHOOK_ALLOW_PRIVATE=1: webhook URLs may use http and private hosts; for development only');
   }
+  // The web pages are built at `npm ci`; sources edited since are built again here.
+  const web = ensureWebBuilt();
+  if (web === 'built') log.info('web pages built');
+  if (web === 'failed') log.error('building the web pages failed: serving the previous build');
   const platform = await bootPlatform(config, log);
   const services = await createServices(platform);
   const app = await buildApp(services);

@@ -6,6 +6,9 @@ import { registerPaymentRoutes } from './payments/index.ts';
 import { registerSettlementRoutes } from './settlement/index.ts';
 import { registerWebhookRoutes } from './webhooks/index.ts';
 import { registerMarketRoutes } from './market/index.ts';
+import { registerSupportRoutes } from './support/index.ts';
+import { registerLinkRoutes } from './links/index.ts';
+import { registerCustomerRoutes } from './customers/index.ts';
 
 export async function registerRoutes(app: FastifyInstance, services: Services): Promise<void> {
   registerAccountRoutes(app, services.accounts);
@@ -13,5 +16,8 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
   registerSettlementRoutes(app, services);
   registerWebhookRoutes(app, services);
   registerMarketRoutes(app, services.market, services.platform.config.adminToken);
+  registerSupportRoutes(app, services.accounts, services.support);
+  await registerLinkRoutes(app, services.accounts, services.links);
+  registerCustomerRoutes(app, services.accounts, services.customers);
   services.sending.registerRoutes(app);
 }

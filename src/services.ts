@@ -9,6 +9,9 @@ import { SettlementService } from './settlement/index.ts';
 import { WebhooksService, countFailedDeliveries, deliveriesForPayment } from './webhooks/index.ts';
 import { chainNodes, type ChainNodes } from './chains/rpc/nodes.ts';
 import { ChainSending } from './chains/sending/index.ts';
+import { SupportService } from './support/index.ts';
+import { LinksService, linkFeed } from './links/index.ts';
+import { CustomersService, customerFeed } from './customers/index.ts';
 
 export interface Services {
   platform: Platform;
@@ -22,6 +25,9 @@ export interface Services {
   nodes: ChainNodes;
   /** Transfers on chain, the hot wallets and network fee quotes. */
   sending: ChainSending;
+  support: SupportService;
+  links: LinksService;
+  customers: CustomersService;
 }
 
 export async function createServices(platform: Platform): Promise<Services> {
@@ -43,6 +49,7 @@ export async function createServices(platform: Platform): Promise<Services> {
       ledger: (id) => settlement.trailLedger(id),
       webhookDeliveries: (id) => deliveriesForPayment(db.orm, id),
     },
+    payerNames: (merchantId, storeId) => accounts.names.names(merchantId, storeId),
   });
   // Closed payments settle from the outbox, in the dispatch transaction; their transfers are sent after it commits.
   platform.outbox.subscribe(settlement.subscriber(settleInputOf));
@@ -51,6 +58,16 @@ export async function createServices(platform: Platform): Promise<Services> {
   const realtime = new Realtime(platform, accounts.authn, {
     checkout: { payerViewByToken: (t) => foundOrNull(payments.checkoutView(t)) },
     figures: (merchantId, livemode) => payments.dashboard(merchantId, livemode),
+    names: (merchantId, storeId) => accounts.names.peek(merchantId, storeId),
   });
-  return { platform, accounts, market, payments, realtime, settlement, webhooks, nodes, sending };
+  // NOTIFICATIONS: a reply from support raises a `support` notification: pass `notifyReply` here
+  // once the notifications room exists (see src/support/notifier.ts).
+  const support = new SupportService(platform);
+  const links = new LinksService(platform, payments);
+  const customers = new CustomersService(platform, (merchantId, ids) => payments.viewsByIds(merchantId, ids));
+  // Links and customers count their payments from the outbox (payment.created, payment.confirmed).
+  payments.groups.addFeed(linkFeed(() => links.checkoutBase));
+  payments.groups.addFeed(customerFeed);
+  platform.outbox.subscribe(payments.groups.subscriber);
+  return { platform, accounts, market, payments, realtime, settlement, webhooks, support, links, customers, nodes, sending };
 }

@@ -5,6 +5,7 @@ import { createRateLimiter } from '../platform/redis-rate-limit.ts';
 import { AccessTokens } from './access-tokens.ts';
 import { Authenticator } from './authenticate.ts';
 import { signup, type SignupInput, type SignupResult } from './signup.ts';
+import { PayerNameCache } from './payer-names.ts';
 
 export class AccountsService {
   readonly platform: Platform;
@@ -12,12 +13,16 @@ export class AccountsService {
   /** Per-IP and per-key limits: shared through Redis when REDIS_URL is set, else counted in this process. */
   readonly limiter: RateLimiter & { close?: () => Promise<void> };
   readonly authn: Authenticator;
+  /** Merchant and store names for the payer's view, kept in process (renames come from the outbox). */
+  readonly names: PayerNameCache;
 
   constructor(platform: Platform, limiter?: RateLimiter & { close?: () => Promise<void> }) {
     this.platform = platform;
     this.tokens = new AccessTokens(platform.config.authSecret);
     this.limiter = limiter ?? createRateLimiter(platform.config.redisUrl, platform.log);
     this.authn = new Authenticator(platform.db, platform.clock, this.limiter, this.tokens, platform.log);
+    this.names = new PayerNameCache(platform.db);
+    platform.outbox.subscribe(this.names.subscriber);
   }
 
   signup(input: SignupInput): Promise<SignupResult> {

@@ -1,3 +1,3 @@
-export { appendEvent, QUEUE_INSERTED_EVENTS, type EventHead, type NewEvent, type StoredEvent } from './outbox.ts';
+export { appendEvent, appendEvents, QUEUE_INSERTED_EVENTS, type EventHead, type NewEvent, type StoredEvent } from './outbox.ts';
 export { OutboxDispatcher, type Subscriber } from './dispatcher.ts';
 export { events } from './schema.ts';

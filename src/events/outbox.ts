@@ -63,3 +63,25 @@ export async function appendEvent(tx: Executor, e: NewEvent): Promise<StoredEven
     select * from e`);
   return storedEvent(row);
 }
+
+/**
+ * Several events in one statement (a subscriber raising one per changed row of a batch), queued
+ * for the dispatcher in the same statement, in the order given.
+ */
+export async function appendEvents(tx: Executor, list: readonly NewEvent[]): Promise<void> {
+  if (list.length === 0) return;
+  const rows = JSON.stringify(list.map((e, ord) => ({
+    ord, id: newEventId(e.at), type: e.type, merchant_id: e.merchantId ?? null, payment_id: e.paymentId ?? null,
+    livemode: e.livemode, data: e.data, webhook_url: e.webhookUrl ?? null, created_at: e.at.toISOString(),
+  })));
+  await tx.execute(sql`
+    with e as (
+      insert into events (id, type, merchant_id, payment_id, livemode, data, webhook_url, created_at)
+      select x.id, x.type, x.merchant_id, x.payment_id, x.livemode, x.data, x.webhook_url, x.created_at
+      from jsonb_to_recordset(${rows}::jsonb) as x(ord integer, id text, type text, merchant_id text, payment_id text, livemode boolean, data jsonb, webhook_url text, created_at timestamptz)
+      order by x.ord
+      returning seq
+    ),
+    q as (${sql.raw(QUEUE_INSERTED_EVENTS)})
+    select count(*) from e`);
+}

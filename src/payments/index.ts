@@ -12,7 +12,13 @@ export { PaymentsService, PAYMENT_NOT_FOUND, type KeyCaller, type PaymentsOption
 export { DepositIntake, type DepositReport, type PaymentRef, type IntakeResult } from './intake.ts';
 export { payments, deposits, type PaymentRow, type DepositRow } from './schema.ts';
 export { settleInputOf } from './settle-port.ts';
-export { paymentJson, publicPaymentJson, paymentEventData } from './views.ts';
+export { paymentJson, publicPaymentJson, paymentEventData, payerView } from './views.ts';
+export {
+  PaymentGroups, recentGroupPayments, groupedPayments, changesJson, GROUP_CHANGE_COLUMNS,
+  type GroupFeed, type GroupChange, type GroupMember, type GroupablePayment,
+} from './payment-groups.ts';
+export { parseCreateInput, type CreateInput } from './create-input.ts';
+export { notEnabled } from './coin.ts';
 export { SOCKET_EVENTS, WEBHOOK_PAYMENT_EVENTS } from './payment-events.ts';
 export { SIMULATION_OUTCOMES } from './create-input.ts';
 export { EMPTY_TRAIL_SECTIONS, type TrailSections } from './timeline.ts';

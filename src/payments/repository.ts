@@ -51,6 +51,11 @@ export async function findPayment(ex: Executor, id: string, scope?: PaymentScope
   return row;
 }
 
+/** A merchant's payments among these ids, in no particular order. */
+export function findMerchantPayments(ex: Executor, merchantId: string, ids: readonly string[]): Promise<PaymentRow[]> {
+  return ex.select().from(payments).where(and(eq(payments.merchantId, merchantId), inArray(payments.id, [...ids])));
+}
+
 export async function findByCheckoutToken(ex: Executor, token: string): Promise<PaymentRow | undefined> {
   const [row] = await ex.select().from(payments).where(eq(payments.checkoutToken, token)).limit(1);
   return row;

@@ -8,7 +8,7 @@ import { dec } from '../money/index.ts';
 import { TOKENS, isToken } from '../tokens/index.ts';
 import { CHAINS } from '../config.ts';
 import { DepositAddressDeriver, seedFromMnemonic, type WalletSeed } from '../chains/addresses/index.ts';
-import { captureSettings, type Merchant } from '../accounts/index.ts';
+import { captureSettings, type Merchant, type PayerNames } from '../accounts/index.ts';
 import type { Actor } from '../audit/index.ts';
 import type { MarketSource } from '../market/index.ts';
 import { listTokens, isPaymentStatus } from './pure.ts';
@@ -22,11 +22,12 @@ import { DepositAddressReserve } from './address-reserve.ts';
 import { chooseCoin } from './choose-coin.ts';
 import { allowedCoins, optionsOf } from './coin.ts';
 import { parseUsdField } from './create-input.ts';
-import { depositsOf, findPayment, findWithDeposits, listPayments, lockPayment, NumberReserve, type PaymentFilters, type PaymentScope } from './repository.ts';
+import { depositsOf, findMerchantPayments, findPayment, findWithDeposits, listPayments, lockPayment, NumberReserve, type PaymentFilters, type PaymentScope } from './repository.ts';
 import type { DepositRow, PaymentRow } from './schema.ts';
 import { paymentJson, publicPaymentJson } from './views.ts';
 import { dashboardFigures, type FailedWebhooksCounter } from './dashboard.ts';
 import { EMPTY_TRAIL_SECTIONS, paymentEvents, paymentTrail, type TrailSections } from './timeline.ts';
+import { PaymentGroups } from './payment-groups.ts';
 
 export const PAYMENT_NOT_FOUND = 'payment not found';
 /** Payment ids and checkout tokens are short URL-safe words; anything else names no payment (and never reaches SQL). */
@@ -45,7 +46,11 @@ export interface PaymentsOptions {
   payoutAddresses?: PayoutAddressSource;
   failedWebhooks?: FailedWebhooksCounter;
   trailSections?: TrailSections;
+  /** Who the payer pays (merchant_name, store_name), added to the payer's view. */
+  payerNames?: PayerNamesSource;
 }
+
+export type PayerNamesSource = (merchantId: string, storeId: string | null) => PayerNames | Promise<PayerNames>;
 
 type Query = Record<string, unknown>;
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
@@ -55,6 +60,8 @@ export class PaymentsService {
   readonly intake: DepositIntake;
   readonly catalog: Catalog;
   readonly simulator: Simulator;
+  /** Payments counted under links and customers, kept from the outbox (payment-groups.ts). */
+  readonly groups: PaymentGroups;
   readonly #p: Platform;
   readonly #seed: WalletSeed;
   readonly #numbers: NumberReserve;
@@ -63,6 +70,7 @@ export class PaymentsService {
   readonly #addresses: DepositAddressReserve;
   readonly #failedWebhooks: FailedWebhooksCounter;
   readonly #trail: TrailSections;
+  readonly #names: PayerNamesSource;
 
   constructor(platform: Platform, opts: PaymentsOptions) {
     this.#p = platform;
@@ -78,6 +86,8 @@ export class PaymentsService {
     registerDeadlines(this.timers, this.intake);
     this.#failedWebhooks = opts.failedWebhooks ?? (async () => 0);
     this.#trail = opts.trailSections ?? EMPTY_TRAIL_SECTIONS;
+    this.#names = opts.payerNames ?? (() => ({}));
+    this.groups = new PaymentGroups(() => platform.clock.now());
   }
 
   get #deps() {
@@ -96,7 +106,9 @@ export class PaymentsService {
   async #view(p: PaymentRow, publicView = false, given?: readonly DepositRow[]): Promise<Record<string, unknown>> {
     const deps = given ?? (await depositsOf(this.#p.db.orm, [p.id])).get(p.id) ?? [];
     const ctx = { checkoutBase: this.#p.config.checkoutUrl, ...(p.token === '' ? { tokenOptions: await optionsOf(p, this.catalog, this.#now()) } : {}) };
-    return publicView ? publicPaymentJson(p, deps, ctx) : paymentJson(p, deps, ctx);
+    if (!publicView) return paymentJson(p, deps, ctx);
+    const names = this.#names(p.merchantId, p.storeId);
+    return Object.assign(publicPaymentJson(p, deps, ctx), names instanceof Promise ? await names : names);
   }
 
   // ---- token listings
@@ -193,6 +205,21 @@ export class PaymentsService {
     const payments = [];
     for (const r of rows) payments.push(await this.#view(r, false, deps.get(r.id) ?? []));
     return { payments, total, limit: page.limit, offset: page.offset };
+  }
+
+  /** The merchant's views of its payments by id, in the order given (unknown ids left out). */
+  async viewsByIds(merchantId: string, ids: readonly string[]): Promise<Record<string, unknown>[]> {
+    if (ids.length === 0) return [];
+    const orm = this.#p.db.orm;
+    const rows = await findMerchantPayments(orm, merchantId, ids);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const deps = await depositsOf(orm, rows.map((r) => r.id));
+    const out: Record<string, unknown>[] = [];
+    for (const id of ids) {
+      const r = byId.get(id);
+      if (r) out.push(await this.#view(r, false, deps.get(id) ?? []));
+    }
+    return out;
   }
 
   listForKey(c: KeyCaller, query: Query) { return this.#list(this.#keyScope(c), query); }

@@ -1,19 +1,26 @@
-// The hosted checkout page (spec 1 "Surfaces"): `{CHECKOUT_URL}/pay/<checkout_token>`, plain
-// HTML/CSS/JS from web/checkout/ (no build step), and the deposit address as an SVG QR code.
+// The hosted checkout page (spec 1 "Surfaces"): `{CHECKOUT_URL}/pay/<checkout_token>`, built by
+// Vite from web/checkout/ into web/dist/checkout/ (web/build.ts), and the deposit address as an
+// SVG QR code. The HTML comes in the payer's language (Accept-Language), with that language's
+// words (a file of their own) preloaded; the page's files are hashed, so they are cached for good.
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
-import { notFound } from '../platform/errors.ts';
+import { AppError, notFound } from '../platform/errors.ts';
+import type { Logger } from '../platform/logger.ts';
+import { ASSETS_DIR, WEB_PAGES, pageDistDir } from '../../web/pages.ts';
+import { LANGUAGES, pickLanguage, type Language } from '../../web/checkout/lib/languages.ts';
+import { CATALOGUES } from '../../web/checkout/i18n/all.ts';
 import type { CheckoutSource } from './checkout-namespace.ts';
 import { PAYMENT_NOT_FOUND } from './events.ts';
 
-export const PAGE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../web/checkout');
+export const CHECKOUT_DIST = pageDistDir('checkout');
 export const NO_ADDRESS_YET = 'choose the payment\'s coin first';
-const ASSETS: Record<string, string> = { 'checkout.js': 'text/javascript; charset=utf-8', 'checkout.css': 'text/css; charset=utf-8' };
-const BASE_PLACEHOLDER = '{{API_BASE}}';
+export const PAGE_NOT_BUILT = 'the checkout page is not built: run npm run build:web';
+/** What a checkout token looks like; anything else is not preloaded (it never reaches a header). */
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{1,100}$/;
+const ASSET_TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.svg': 'image/svg+xml' };
 
 interface Asset {
   body: Buffer;
@@ -26,19 +33,63 @@ function asset(body: string | Buffer, type: string): Asset {
   return { body: buf, gzipped: zlib.gzipSync(buf, { level: 9 }), type };
 }
 
-function send(req: FastifyRequest, reply: FastifyReply, a: Asset, cache: string): FastifyReply {
-  reply.header('content-type', a.type).header('cache-control', cache).header('vary', 'accept-encoding');
+function send(req: FastifyRequest, reply: FastifyReply, a: Asset, cache: string, vary = 'accept-encoding'): FastifyReply {
+  reply.header('content-type', a.type).header('cache-control', cache).header('vary', vary);
   if (/\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''))) return reply.header('content-encoding', 'gzip').send(a.gzipped);
   return reply.send(a.body);
 }
 
-/**
- * The page. `apiBase` is PUBLIC_URL when the page is served under another host (CHECKOUT_URL), else
- * '' (same origin). The checkout token sits in the URL, so no Referer leaves the page.
- */
-export function registerCheckoutPage(app: FastifyInstance, apiBase: string): void {
-  const html = asset(fs.readFileSync(path.join(PAGE_DIR, 'index.html'), 'utf8').replaceAll(BASE_PLACEHOLDER, apiBase), 'text/html; charset=utf-8');
-  const files = Object.fromEntries(Object.entries(ASSETS).map(([name, type]) => [name, asset(fs.readFileSync(path.join(PAGE_DIR, name)), type)]));
+const attr = (s: string): string => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const text = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+interface Manifest {
+  [source: string]: { file: string };
+}
+
+export interface PageOptions {
+  /** PUBLIC_URL when the page is served under another host (CHECKOUT_URL), else '' (same origin). */
+  apiBase: string;
+  /** TOKEN_CONTRACTS: the page's wallet links use them instead of the mainnet contracts. */
+  tokenContracts: Record<string, string>;
+  log: Logger;
+  /** The built page's folder (tests point it elsewhere). */
+  dist?: string;
+}
+
+/** The built page: its HTML in each language, and its files by name. Null when not built. */
+export function loadBuiltPage(opts: Pick<PageOptions, 'apiBase' | 'tokenContracts'>, dist = CHECKOUT_DIST): { html: Record<Language, Asset>; files: Map<string, Asset> } | null {
+  const htmlFile = path.join(dist, 'index.html');
+  if (!fs.existsSync(htmlFile)) return null;
+  const template = fs.readFileSync(htmlFile, 'utf8');
+  const manifest = JSON.parse(fs.readFileSync(path.join(dist, '.vite/manifest.json'), 'utf8')) as Manifest;
+  const base = WEB_PAGES.checkout.base;
+  const html = {} as Record<Language, Asset>;
+  for (const lang of LANGUAGES) {
+    const words = manifest[`i18n/${lang}.ts`];
+    const preload = words ? `<link rel="modulepreload" crossorigin href="${base}${words.file}">` : '';
+    const page = template
+      .replaceAll('{{LANG}}', lang)
+      .replaceAll('{{API_BASE}}', attr(opts.apiBase))
+      .replaceAll('{{TOKEN_CONTRACTS}}', attr(JSON.stringify(opts.tokenContracts)))
+      .replaceAll('{{TITLE}}', text(CATALOGUES[lang].pageTitleNoName))
+      .replaceAll('{{LOADING}}', text(CATALOGUES[lang].loading))
+      .replace('<!--preload-->', preload);
+    html[lang] = asset(page, 'text/html; charset=utf-8');
+  }
+  const files = new Map<string, Asset>();
+  const dir = path.join(dist, ASSETS_DIR);
+  for (const name of fs.readdirSync(dir)) {
+    const type = ASSET_TYPES[path.extname(name)];
+    if (type) files.set(name, asset(fs.readFileSync(path.join(dir, name)), type));
+  }
+  return { html, files };
+}
+
+export function registerCheckoutPage(app: FastifyInstance, opts: PageOptions): void {
+  const dist = opts.dist ?? CHECKOUT_DIST;
+  const built = loadBuiltPage(opts, dist);
+  if (!built) opts.log.warn(`${PAGE_NOT_BUILT} (${dist} is missing)`);
+  const { apiBase } = opts;
   const connect = apiBase ? `'self' ${apiBase} ${apiBase.replace(/^http/, 'ws')}` : "'self'";
   const csp = [
     "default-src 'none'", `script-src 'self' ${apiBase}`.trim(), "style-src 'self'", `img-src 'self' data: ${apiBase}`.trim(),
@@ -46,14 +97,20 @@ export function registerCheckoutPage(app: FastifyInstance, apiBase: string): voi
   ].join('; ');
 
   app.get('/pay/:token', async (req, reply) => {
+    if (!built) throw new AppError(503, PAGE_NOT_BUILT);
     reply.header('content-security-policy', csp).header('referrer-policy', 'no-referrer').header('x-content-type-options', 'nosniff');
-    return send(req, reply, html, 'no-store');
+    // The payment is fetched while the script loads, not after (the page's fetch() takes this response).
+    const token = (req.params as { token: string }).token;
+    if (TOKEN_SHAPE.test(token)) reply.header('link', `<${apiBase}/checkout/${token}>; rel=preload; as=fetch; crossorigin`);
+    const lang = pickLanguage(req.headers['accept-language']);
+    return send(req, reply, built.html[lang], 'no-store', 'accept-encoding, accept-language');
   });
   app.get('/pay/assets/:file', async (req, reply) => {
-    const file = files[(req.params as { file: string }).file];
+    const file = built?.files.get((req.params as { file: string }).file);
     if (!file) throw notFound();
     reply.header('x-content-type-options', 'nosniff');
-    return send(req, reply, file, 'public, max-age=300');
+    // Names carry a hash of their content: a new build brings new names.
+    return send(req, reply, file, 'public, max-age=31536000, immutable');
   });
 }
 

@@ -7,6 +7,8 @@
 // - PGlite runs one process: the batch is delivered locally after commit.
 // Each process then emits to its own sockets (in-memory adapter, which also keeps the 2-minute
 // replay buffer for connection state recovery).
+// Relays are the other traffic: small messages that are never stored (support typing), published
+// from any process to every process (this one included) the same three ways.
 import { inArray, asc, sql } from 'drizzle-orm';
 import type { Database, Tx } from '../platform/db/index.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -14,6 +16,9 @@ import { randomHex } from '../platform/ids.ts';
 import { events, type StoredEvent } from '../events/index.ts';
 
 export type Deliver = (batch: StoredEvent[]) => void;
+/** A relayed message: small JSON (a NOTIFY payload holds under 8000 bytes), never stored. */
+export type Relay = Record<string, unknown>;
+export type DeliverRelay = (message: Relay) => void;
 
 export interface Fanout {
   readonly kind: 'local' | 'postgres' | 'redis';
@@ -21,18 +26,25 @@ export interface Fanout {
   inTransaction(tx: Tx, batch: StoredEvent[]): Promise<void>;
   /** After the dispatch transaction committed. */
   afterCommit(batch: StoredEvent[]): void;
-  start(deliver: Deliver): Promise<void>;
+  /** Hands a relay to every process, this one included (at most once each; lost if a process is unreachable). */
+  relay(message: Relay): void;
+  start(deliver: Deliver, relayed?: DeliverRelay): Promise<void>;
   stop(): Promise<void>;
 }
 
 export class LocalFanout implements Fanout {
   readonly kind = 'local';
   #deliver: Deliver | null = null;
+  #relayed: DeliverRelay | null = null;
   async inTransaction(): Promise<void> {}
   afterCommit(batch: StoredEvent[]): void { this.#deliver?.(batch); }
-  async start(deliver: Deliver): Promise<void> { this.#deliver = deliver; }
-  async stop(): Promise<void> { this.#deliver = null; }
+  relay(message: Relay): void { this.#relayed?.(message); }
+  async start(deliver: Deliver, relayed?: DeliverRelay): Promise<void> { this.#deliver = deliver; this.#relayed = relayed ?? null; }
+  async stop(): Promise<void> { this.#deliver = null; this.#relayed = null; }
 }
+
+/** Marks a relay in a NOTIFY payload (batches carry a list of seqs there). */
+const RELAY_MARK = '!';
 
 export const NOTIFY_CHANNEL = 'gateway_realtime';
 /** NOTIFY payloads must stay under 8000 bytes; seqs are sent in chunks well below that. */
@@ -47,6 +59,7 @@ export class PgNotifyFanout implements Fanout {
   readonly #origin = randomHex(8);
   #client: import('pg').Client | null = null;
   #deliver: Deliver | null = null;
+  #relayed: DeliverRelay | null = null;
   #chain: Promise<void> = Promise.resolve();
   #stopped = true;
 
@@ -66,13 +79,21 @@ export class PgNotifyFanout implements Fanout {
     this.#enqueue(async () => this.#deliver?.(batch));
   }
 
+  /** Delivered here at once; the others hear it through NOTIFY (outside any transaction). */
+  relay(message: Relay): void {
+    this.#relayed?.(message);
+    this.#db.orm.execute(sql`select pg_notify(${NOTIFY_CHANNEL}, ${`${this.#origin}|${RELAY_MARK}${JSON.stringify(message)}`})`)
+      .catch((err: unknown) => this.#log.warn({ err }, 'realtime relay failed'));
+  }
+
   /** One step at a time, so batches are emitted in the order they were committed. */
   #enqueue(step: () => Promise<void>): void {
     this.#chain = this.#chain.then(step).catch((err: unknown) => this.#log.error({ err }, 'realtime fan-out failed'));
   }
 
-  async start(deliver: Deliver): Promise<void> {
+  async start(deliver: Deliver, relayed?: DeliverRelay): Promise<void> {
     this.#deliver = deliver;
+    this.#relayed = relayed ?? null;
     this.#stopped = false;
     await this.#listen();
   }
@@ -90,8 +111,11 @@ export class PgNotifyFanout implements Fanout {
     const client = new pg.Client({ connectionString: this.#db.url ?? undefined });
     client.on('notification', (n) => {
       if (n.channel !== NOTIFY_CHANNEL || !n.payload) return;
-      const [origin, list = ''] = n.payload.split('|');
+      const bar = n.payload.indexOf('|');
+      const origin = n.payload.slice(0, bar);
+      const list = n.payload.slice(bar + 1);
       if (origin === this.#origin) return;
+      if (list.startsWith(RELAY_MARK)) return this.#relayOf(list.slice(RELAY_MARK.length));
       const seqs = list.split(',').map(Number).filter(Number.isSafeInteger);
       this.#enqueue(() => this.#read(seqs));
     });
@@ -107,6 +131,14 @@ export class PgNotifyFanout implements Fanout {
     this.#client = client;
   }
 
+  #relayOf(json: string): void {
+    try {
+      this.#relayed?.(JSON.parse(json) as Relay);
+    } catch (err) {
+      this.#log.warn({ err }, 'realtime relay dropped');
+    }
+  }
+
   async #read(seqs: number[]): Promise<void> {
     if (seqs.length === 0) return;
     const rows = await this.#db.orm.select().from(events).where(inArray(events.seq, seqs)).orderBy(asc(events.seq));
@@ -118,6 +150,8 @@ export class PgNotifyFanout implements Fanout {
 }
 
 export const REDIS_CHANNEL = 'gateway:realtime';
+/** Relays travel on a channel of their own; every process (the publisher too) hears them. */
+export const REDIS_RELAY_CHANNEL = 'gateway:realtime:relay';
 
 export class RedisFanout implements Fanout {
   readonly kind = 'redis';
@@ -137,18 +171,23 @@ export class RedisFanout implements Fanout {
     this.#pub?.publish(REDIS_CHANNEL, JSON.stringify(batch)).catch((err: unknown) => this.#log.error({ err }, 'realtime publish failed'));
   }
 
-  async start(deliver: Deliver): Promise<void> {
+  relay(message: Relay): void {
+    this.#pub?.publish(REDIS_RELAY_CHANNEL, JSON.stringify(message)).catch((err: unknown) => this.#log.warn({ err }, 'realtime relay failed'));
+  }
+
+  async start(deliver: Deliver, relayed?: DeliverRelay): Promise<void> {
     const { Redis } = await import('ioredis');
     this.#pub = new Redis(this.#url, { lazyConnect: true });
     this.#sub = new Redis(this.#url, { lazyConnect: true });
     for (const c of [this.#pub, this.#sub]) c.on('error', (err) => this.#log.warn({ err }, 'realtime redis connection error'));
     await Promise.all([this.#pub.connect(), this.#sub.connect()]);
     this.#sub.on('message', (channel: string, message: string) => {
+      if (channel === REDIS_RELAY_CHANNEL) return relayed?.(JSON.parse(message) as Relay);
       if (channel !== REDIS_CHANNEL) return;
       const batch = (JSON.parse(message) as (StoredEvent & { createdAt: string })[]).map((e) => ({ ...e, createdAt: new Date(e.createdAt) }));
       deliver(batch);
     });
-    await this.#sub.subscribe(REDIS_CHANNEL);
+    await this.#sub.subscribe(REDIS_CHANNEL, REDIS_RELAY_CHANNEL);
   }
 
   async stop(): Promise<void> {

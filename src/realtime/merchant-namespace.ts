@@ -10,6 +10,8 @@ import {
 } from './events.ts';
 import { credentialShape } from './credential-kind.ts';
 import type { Role } from './routing.ts';
+import { TypingGate, typingOf } from './typing.ts';
+import { SUPPORT_TYPING } from '../support/index.ts';
 
 export interface UserAuthenticator {
   /** Throws AppError 401 for a bad token, 403 for a suspended account (accounts' Authenticator.user). */
@@ -18,6 +20,11 @@ export interface UserAuthenticator {
 
 export const merchantRoom = (merchantId: string, role: Role): string => `m:${merchantId}:${role}`;
 export const sessionRoom = (sessionId: string): string => `s:${sessionId}`;
+/** Every socket of one member (a member's own typing is not sent back to them). */
+export const userRoom = (userId: string): string => `u:${userId}`;
+
+/** A member reported typing in the support chat (passed on at most as TypingGate allows). */
+export type OnTyping = (auth: UserAuth, typing: boolean) => void;
 const ROLES: readonly Role[] = ['owner', 'developer', 'finance', 'viewer'];
 export const allRoleRooms = (merchantId: string): string[] => ROLES.map((r) => merchantRoom(merchantId, r));
 /** setTimeout's limit; a later expiry is re-armed when that timer fires. */
@@ -35,7 +42,8 @@ export interface SessionInfo {
   recovered: boolean;
 }
 
-function refusal(code: string): Error & { data: { code: string } } {
+/** A refused handshake: connect_error `unauthorized` with `err.data.code` (spec 5). */
+export function refusal(code: string): Error & { data: { code: string } } {
   return Object.assign(new Error(UNAUTHORIZED), { data: { code } });
 }
 
@@ -68,7 +76,7 @@ export class MerchantSockets {
   readonly #clock: Clock;
   readonly #timers = new Map<string, NodeJS.Timeout>();
 
-  constructor(nsp: Namespace, authn: UserAuthenticator, clock: Clock, log: Logger) {
+  constructor(nsp: Namespace, authn: UserAuthenticator, clock: Clock, log: Logger, onTyping: OnTyping = () => {}) {
     this.#clock = clock;
     // Runs on recovery too (skipMiddlewares: false), so a revoked session cannot come back.
     nsp.use((socket, next) => {
@@ -92,6 +100,11 @@ export class MerchantSockets {
         this.#enter(socket, r.auth);
         reply({ ok: true, session: sessionInfo(r.auth, false) });
       });
+      const gate = new TypingGate();
+      socket.on(SUPPORT_TYPING, (arg: unknown) => {
+        const typing = typingOf(arg);
+        if (typing !== null && gate.pass(typing, this.#clock.now().getTime())) onTyping((socket.data as DashboardData).auth!, typing);
+      });
       socket.on('disconnect', () => this.#clearTimer(socket.id));
     });
   }
@@ -100,7 +113,7 @@ export class MerchantSockets {
   #enter(socket: Socket, auth: UserAuth): void {
     (socket.data as DashboardData).auth = auth;
     for (const room of socket.rooms) if (room !== socket.id) socket.leave(room);
-    socket.join([merchantRoom(auth.merchantId, auth.role), sessionRoom(auth.sessionId)]);
+    socket.join([merchantRoom(auth.merchantId, auth.role), sessionRoom(auth.sessionId), userRoom(auth.userId)]);
     this.#arm(socket, auth.tokenExpiresAt);
   }
 

@@ -1,6 +1,7 @@
 // Pure: what a payer may see of a payment (spec 4.2) and the `payment:update` payload of spec 6.2,
 // whole payment plus the older flat form.
 import { payerView as payerFields, PRIVATE_FIELDS } from '../payments/views.ts';
+import type { PayerNames } from '../accounts/index.ts';
 
 export type PaymentJson = Record<string, unknown> & { id: string };
 
@@ -38,12 +39,18 @@ export interface CheckoutUpdate {
   confirmed_at?: unknown;
 }
 
-/** `payment:update` for the checkout socket: `payment` is the payer's view. */
-export function checkoutUpdate(type: string, payment: PaymentJson): CheckoutUpdate {
+/** Who the payer pays, by the payment's merchant and store; empty when not known here yet. */
+export type NamesOf = (merchantId: string, storeId: string | null) => PayerNames;
+
+/**
+ * `payment:update` for the checkout socket: `payment` is the payer's view, with `merchant_name`
+ * (and `store_name`) as GET /checkout/{token} gives them.
+ */
+export function checkoutUpdate(type: string, payment: PaymentJson, names?: PayerNames): CheckoutUpdate {
   const last = latestDeposit(payment);
   const out: CheckoutUpdate = {
     type,
-    payment: payerView(payment),
+    payment: names ? Object.assign(payerView(payment), names) : payerView(payment),
     id: payment.id,
     livemode: payment.livemode,
     order_id: payment.order_id,

@@ -6,12 +6,15 @@ import { Server } from 'socket.io';
 import type { Platform } from '../platform/context.ts';
 import type { StoredEvent, Subscriber } from '../events/index.ts';
 import { DASHBOARD_UPDATE, FIGURES_INTERVAL_MS, MERCHANT_NAMESPACE, RECOVERY_WINDOW_MS, SOCKET_PATH } from './events.ts';
-import { chooseFanout, type Fanout } from './fanout.ts';
+import { chooseFanout, type Fanout, type Relay } from './fanout.ts';
 import { routeEvent, type Route } from './routing.ts';
 import { paymentRoom, setUpCheckoutNamespace, type CheckoutSource } from './checkout-namespace.ts';
-import { allRoleRooms, merchantRoom, MerchantSockets, sessionRoom, type UserAuthenticator } from './merchant-namespace.ts';
+import { allRoleRooms, merchantRoom, MerchantSockets, sessionRoom, userRoom, type UserAuthenticator } from './merchant-namespace.ts';
+import { OPERATOR_NAMESPACE, OPERATOR_ROOM, setUpOperatorNamespace } from './operator-namespace.ts';
+import { isTypingRelay, merchantTypingPayload, operatorTypingPayload, type TypingRelay } from './typing.ts';
+import { SUPPORT_TYPING } from '../support/index.ts';
 import { FiguresThrottle } from './figures-throttle.ts';
-import type { PaymentJson } from './payer-view.ts';
+import type { NamesOf, PaymentJson } from './payer-view.ts';
 import { registerCheckoutPage, registerQrRoute } from './checkout-page.ts';
 
 /** Dashboard figures of one mode (spec part 2 "Dashboard figures"), from the payments room. */
@@ -20,6 +23,8 @@ export type FiguresSource = (merchantId: string, livemode: boolean) => Promise<R
 export interface RealtimeSources {
   checkout?: CheckoutSource;
   figures?: FiguresSource;
+  /** merchant_name / store_name for the checkout socket's payer view (never waits). */
+  names?: NamesOf;
 }
 
 /** Until the payments room is wired in, no checkout token is known. */
@@ -33,6 +38,7 @@ export class Realtime {
   readonly #throttle: FiguresThrottle;
   #checkout: CheckoutSource = NO_PAYMENTS;
   #figures: FiguresSource | null = null;
+  #names: NamesOf | undefined;
   #io: Server | null = null;
   #merchant: MerchantSockets | null = null;
   /** When a socket of this process last disconnected (performance.now()). */
@@ -63,6 +69,7 @@ export class Realtime {
   use(sources: RealtimeSources): void {
     if (sources.checkout) this.#checkout = sources.checkout;
     if (sources.figures) this.#figures = sources.figures;
+    if (sources.names) this.#names = sources.names;
   }
 
   /** The payer's view by checkout token (the payments room's, once wired in). */
@@ -78,7 +85,10 @@ export class Realtime {
     const { checkoutUrl, publicUrl } = this.#platform.config;
     const io = this.attach(app.server);
     registerQrRoute(app, () => this.#checkout);
-    if (checkoutUrl) registerCheckoutPage(app, new URL(checkoutUrl).origin === new URL(publicUrl).origin ? '' : publicUrl);
+    if (checkoutUrl) {
+      const apiBase = new URL(checkoutUrl).origin === new URL(publicUrl).origin ? '' : publicUrl;
+      registerCheckoutPage(app, { apiBase, tokenContracts: this.#platform.config.tokenContracts, log: this.#platform.log });
+    }
     app.addHook('preClose', async () => {
       this.#merchant?.stop();
       io.local.disconnectSockets(true);
@@ -95,17 +105,38 @@ export class Realtime {
       cors: { origin: true },
       connectionStateRecovery: { maxDisconnectionDuration: RECOVERY_WINDOW_MS, skipMiddlewares: false },
     });
-    for (const nsp of [io.of('/'), io.of(MERCHANT_NAMESPACE)]) {
+    const { adminToken } = this.#platform.config;
+    for (const nsp of this.#namespaces(io)) {
       nsp.on('connection', (socket) => socket.on('disconnect', () => { this.#lastDrop = performance.now(); }));
     }
     setUpCheckoutNamespace(io.of('/'), { payerViewByToken: (t) => this.#checkout.payerViewByToken(t) }, this.#platform.log);
-    this.#merchant = new MerchantSockets(io.of(MERCHANT_NAMESPACE), this.#authn, this.#platform.clock, this.#platform.log);
+    const relay = (r: TypingRelay) => this.#fanout.relay(r as unknown as Relay);
+    this.#merchant = new MerchantSockets(io.of(MERCHANT_NAMESPACE), this.#authn, this.#platform.clock, this.#platform.log, (auth, typing) =>
+      relay({ kind: 'typing', merchant_id: auth.merchantId, side: 'merchant', name: auth.email, typing, user_id: auth.userId }));
+    // The operator's socket exists only with ADMIN_TOKEN, like the /admin routes.
+    if (adminToken) setUpOperatorNamespace(io.of(OPERATOR_NAMESPACE), adminToken, relay, () => this.#platform.clock.now().getTime());
     this.#io = io;
     return io;
   }
 
+  /** The namespaces sockets connect to: checkout, dashboard and, with ADMIN_TOKEN, the operator's. */
+  #namespaces(io: Server) {
+    return [io.of('/'), io.of(MERCHANT_NAMESPACE), ...(this.#platform.config.adminToken ? [io.of(OPERATOR_NAMESPACE)] : [])];
+  }
+
   async start(): Promise<void> {
-    await this.#fanout.start((batch) => this.deliver(batch));
+    await this.#fanout.start((batch) => this.deliver(batch), (m) => this.#relayed(m));
+  }
+
+  /** A relay from any process (this one included): support typing to the merchant's members and the operators. */
+  #relayed(m: Relay): void {
+    if (!this.#io || !isTypingRelay(m)) return;
+    const merchant = this.#io.of(MERCHANT_NAMESPACE).to(allRoleRooms(m.merchant_id));
+    (m.user_id ? merchant.except(userRoom(m.user_id)) : merchant).emit(SUPPORT_TYPING, merchantTypingPayload(m));
+    if (this.#platform.config.adminToken) {
+      const operators = this.#io.of(OPERATOR_NAMESPACE).to(OPERATOR_ROOM);
+      (m.socket_id ? operators.except(m.socket_id) : operators).emit(SUPPORT_TYPING, operatorTypingPayload(m));
+    }
   }
 
   async stop(): Promise<void> {
@@ -122,7 +153,7 @@ export class Realtime {
     for (const e of batch) {
       // Not read: nobody could hear it when the batch was read (a socket connected since).
       if (e.data === undefined) continue;
-      for (const r of routeEvent(e)) {
+      for (const r of routeEvent(e, this.#names)) {
         try {
           this.#apply(this.#io, r);
         } catch (err) {
@@ -138,7 +169,7 @@ export class Realtime {
    * in here is skipped (emitting would encode and store the packet for no one).
    */
   #mayHear(io: Server): boolean {
-    return io.of('/').sockets.size > 0 || io.of(MERCHANT_NAMESPACE).sockets.size > 0 || this.#recentDrop();
+    return this.#namespaces(io).some((nsp) => nsp.sockets.size > 0) || this.#recentDrop();
   }
 
   #recentDrop(): boolean {
@@ -156,6 +187,13 @@ export class Realtime {
       case 'merchant': {
         const rooms = r.roles.map((role) => merchantRoom(r.merchantId, role));
         if (this.#recentDrop() || rooms.some((room) => nsp.adapter.rooms.has(room))) nsp.to(rooms).emit(r.event, r.payload);
+        return;
+      }
+      case 'operator': {
+        // io.of() would make the namespace: without ADMIN_TOKEN it must not exist.
+        if (!this.#platform.config.adminToken) return;
+        const operators = io.of(OPERATOR_NAMESPACE);
+        if (this.#recentDrop() || operators.adapter.rooms.has(OPERATOR_ROOM)) operators.to(OPERATOR_ROOM).emit(r.event, r.payload);
         return;
       }
       case 'figures':

@@ -22,6 +22,17 @@ describe('routeEvent', () => {
     expect(routes[2]).toEqual({ kind: 'figures', merchantId: 'mer_1', livemode: false });
   });
 
+  it('names the merchant and store in the checkout payload only, by the payment\'s merchant and store', () => {
+    const asked: unknown[] = [];
+    const namesOf = (m: string, s: string | null) => { asked.push([m, s]); return { merchant_name: 'Café Olé', store_name: 'Olé Books' }; };
+    const routes = routeEvent(ev('payment.detecting', { ...payment, store_id: 'sto_1' }), namesOf);
+    expect(asked).toEqual([['mer_1', 'sto_1']]);
+    expect((routes[0] as { payload: { payment: object } }).payload.payment).toMatchObject({ merchant_name: 'Café Olé', store_name: 'Olé Books' });
+    expect((routes[1] as { payload: { payment: object } }).payload.payment).not.toHaveProperty('merchant_name');
+    routeEvent(ev('payment.detecting', payment), namesOf);
+    expect(asked[1]).toEqual(['mer_1', null]);
+  });
+
   it('keeps payment.created off the checkout socket', () => {
     expect(routeEvent(ev('payment.created', payment)).map((r) => r.kind)).toEqual(['merchant', 'figures']);
   });
@@ -41,6 +52,21 @@ describe('routeEvent', () => {
     expect(roles('notification', { category: 'affiliates' })).toEqual(['owner', 'finance']);
     expect(roles('notification', { category: 'support' })).toHaveLength(4);
     expect(roles('balance:update')).toHaveLength(4);
+  });
+
+  it('sends support chat events to every role of the merchant and to the operators, with merchant_id', () => {
+    for (const type of ['support:message', 'support:message:update']) {
+      const routes = routeEvent(ev(type, { id: 'msg_1', merchant_id: 'mer_1', body: 'hi' }));
+      expect(routes).toEqual([
+        { kind: 'merchant', merchantId: 'mer_1', roles: ['owner', 'developer', 'finance', 'viewer'], event: type, payload: { id: 'msg_1', merchant_id: 'mer_1', body: 'hi' } },
+        { kind: 'operator', event: type, payload: { id: 'msg_1', merchant_id: 'mer_1', body: 'hi' } },
+      ]);
+    }
+    const read = routeEvent(ev('support:read', { side: 'merchant', read_at: 't', unread: 0 }));
+    expect(read[0]).toMatchObject({ kind: 'merchant', payload: { side: 'merchant', read_at: 't', unread: 0 } });
+    expect((read[0] as { payload: object }).payload).not.toHaveProperty('merchant_id');
+    expect(read[1]).toEqual({ kind: 'operator', event: 'support:read', payload: { merchant_id: 'mer_1', side: 'merchant', read_at: 't', unread: 0 } });
+    expect(routeEvent(ev('link:update', {})).map((r) => r.kind)).toEqual(['merchant']);
   });
 
   it('ignores events it does not know, pings and events without a merchant', () => {

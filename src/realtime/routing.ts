@@ -5,7 +5,8 @@ import { AUDIT_EVENT } from '../audit/index.ts';
 import {
   MERCHANT_UPDATE, PAYMENT_CREATED, PAYMENT_UPDATE, PAYOUT_UPDATE, REVOKE_CODES, SESSIONS_REVOKED, SETTLEMENT_UPDATE, SUSPENDED,
 } from './events.ts';
-import { checkoutUpdate, dashboardUpdate, isPaymentJson } from './payer-view.ts';
+import { checkoutUpdate, dashboardUpdate, isPaymentJson, type NamesOf } from './payer-view.ts';
+import { SUPPORT_MESSAGE, SUPPORT_MESSAGE_UPDATE, SUPPORT_READ } from '../support/index.ts';
 
 export type Role = 'owner' | 'developer' | 'finance' | 'viewer';
 const EVERYONE: readonly Role[] = ['owner', 'developer', 'finance', 'viewer'];
@@ -40,22 +41,30 @@ export const AUDIENCE: Readonly<Record<string, readonly Role[]>> = {
   'affiliate:payout': OWNERS_FINANCE,
 };
 
+/** Support chat events the operator's sockets hear too, for every merchant (with its merchant_id). */
+const OPERATOR_EVENTS: ReadonlySet<string> = new Set([SUPPORT_MESSAGE, SUPPORT_MESSAGE_UPDATE, SUPPORT_READ]);
+
 /** Notifications go by category: affiliates to owners and finance, anything else to everyone. */
 const NOTIFICATION_AUDIENCE: Readonly<Record<string, readonly Role[]>> = { affiliates: OWNERS_FINANCE };
 
 export type Route =
   | { kind: 'checkout'; paymentId: string; event: string; payload: unknown }
   | { kind: 'merchant'; merchantId: string; roles: readonly Role[]; event: string; payload: unknown }
+  | { kind: 'operator'; event: string; payload: unknown }
   | { kind: 'figures'; merchantId: string; livemode: boolean }
   | { kind: 'end_sessions'; sessionIds: string[]; code: string }
   | { kind: 'end_merchant'; merchantId: string; code: string };
 
-function paymentRoutes(e: StoredEvent): Route[] {
+function paymentRoutes(e: StoredEvent, namesOf?: NamesOf): Route[] {
   if (!isPaymentJson(e.data)) return [];
   const paymentId = e.paymentId ?? e.data.id;
   const out: Route[] = [];
   // The checkout socket never hears of creation (spec 6.2 has no payment.created).
-  if (e.type !== PAYMENT_CREATED) out.push({ kind: 'checkout', paymentId, event: PAYMENT_UPDATE, payload: checkoutUpdate(e.type, e.data) });
+  if (e.type !== PAYMENT_CREATED) {
+    const storeId = typeof e.data.store_id === 'string' ? e.data.store_id : null;
+    const names = e.merchantId && namesOf ? namesOf(e.merchantId, storeId) : undefined;
+    out.push({ kind: 'checkout', paymentId, event: PAYMENT_UPDATE, payload: checkoutUpdate(e.type, e.data, names) });
+  }
   if (e.merchantId) {
     out.push({ kind: 'merchant', merchantId: e.merchantId, roles: EVERYONE, event: PAYMENT_UPDATE, payload: dashboardUpdate(e.type, e.data, e.merchantId) });
     out.push({ kind: 'figures', merchantId: e.merchantId, livemode: e.livemode });
@@ -76,9 +85,12 @@ function controlRoutes(e: StoredEvent): Route[] {
   return [];
 }
 
-/** The socket deliveries and session endings one outbox event asks for (spec 6.2, 6.3, 5). */
-export function routeEvent(e: StoredEvent): Route[] {
-  if (e.type.startsWith('payment.')) return paymentRoutes(e);
+/**
+ * The socket deliveries and session endings one outbox event asks for (spec 6.2, 6.3, 5).
+ * `namesOf` gives the merchant and store names the checkout socket's payer view carries.
+ */
+export function routeEvent(e: StoredEvent, namesOf?: NamesOf): Route[] {
+  if (e.type.startsWith('payment.')) return paymentRoutes(e, namesOf);
   return [...dashboardRoutes(e), ...controlRoutes(e)];
 }
 
@@ -93,5 +105,7 @@ function dashboardRoutes(e: StoredEvent): Route[] {
     return [{ kind: 'merchant', merchantId, roles, event: e.type, payload: e.data }];
   }
   const roles = AUDIENCE[e.type];
-  return roles ? [{ kind: 'merchant', merchantId, roles, event: e.type, payload: e.data }] : [];
+  const out: Route[] = roles ? [{ kind: 'merchant', merchantId, roles, event: e.type, payload: e.data }] : [];
+  if (OPERATOR_EVENTS.has(e.type)) out.push({ kind: 'operator', event: e.type, payload: { merchant_id: merchantId, ...(e.data as object) } });
+  return out;
 }

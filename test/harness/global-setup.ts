@@ -1,8 +1,10 @@
-// Finds the PostgreSQL server for the PostgreSQL half of the integration suite, once per run.
+// Once per run: builds the web pages when their sources changed, and finds the PostgreSQL server
+// for the PostgreSQL half of the integration suite.
 // Without one, that half is skipped with one printed line; the PGlite half always runs.
 import type { TestProject } from 'vitest/node';
 import pg from 'pg';
 import { testServerUrl } from './scratch-db.ts';
+import { ensureWebBuilt } from '../../web/build.ts';
 
 
 declare module 'vitest' {
@@ -12,6 +14,8 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<void> {
+  // The browser tests serve the built pages: build them when a source changed since.
+  if (ensureWebBuilt() === 'failed') throw new Error('building the web pages failed');
   const url = testServerUrl();
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
   try {

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { describeEachDb } from '../harness/databases.ts';
-import { appendEvent, OutboxDispatcher, type StoredEvent } from '../../src/events/index.ts';
+import { appendEvent, appendEvents, OutboxDispatcher, type StoredEvent } from '../../src/events/index.ts';
 import { queryRows } from '../../src/platform/db/index.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 
@@ -18,6 +18,22 @@ describeEachDb('outbox', (h) => {
     })).rejects.toThrow('boom');
     const rows = await queryRows<{ n: number }>(db.orm, sql`select count(*)::int as n from events where type = 'rollback.probe'`);
     expect(rows[0].n).toBe(0);
+  });
+
+  it('writes several events in one statement, queued in the order given', async () => {
+    const db = h.db();
+    const d = new OutboxDispatcher(db, log);
+    const seen: StoredEvent[] = [];
+    d.subscribe({ name: 'recorder', handle: async (_tx, batch) => { seen.push(...batch.filter((e) => e.type === 'many.probe')); } });
+    await d.drainNow();
+    const at = new Date('2026-01-01T00:00:00Z');
+    await db.transaction((tx) => appendEvents(tx, [3, 1, 2].map((i) => ({ type: 'many.probe', livemode: i === 1, merchantId: `mer_${i}`, data: { i }, at }))));
+    await db.transaction((tx) => appendEvents(tx, []));
+    expect(await d.drainNow()).toBe(3);
+    expect(seen.map((e) => [e.data, e.livemode, e.merchantId, e.createdAt.toISOString()])).toEqual([
+      [{ i: 3 }, false, 'mer_3', at.toISOString()], [{ i: 1 }, true, 'mer_1', at.toISOString()], [{ i: 2 }, false, 'mer_2', at.toISOString()],
+    ]);
+    expect(new Set(seen.map((e) => e.id)).size).toBe(3);
   });
 
   it('dispatches in order per payment, once, and again after a subscriber failure', async () => {

@@ -8,7 +8,9 @@ import { openPostgres, type Database } from '../../src/platform/db/index.ts';
 import { openTestDatabase, pgServerUrl } from '../harness/databases.ts';
 import { freePort } from '../harness/process.ts';
 import { signupAccount } from '../harness/accounts.ts';
-import { ask, closeSockets, collect, commitEvent, connect, fakePayment, startSocketApp, until, type SocketApp } from './realtime-support.ts';
+import { ask, closeSockets, collect, commitEvent, connect, fakePayment, memberToken, next, startSocketApp, until, type SocketApp } from './realtime-support.ts';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../../src/platform/db/index.ts';
 
 const REDIS_SERVER = '/usr/bin/redis-server';
 
@@ -72,6 +74,23 @@ for (const via of ['postgres', 'redis'] as const) {
       for (const c of clients) {
         expect(c.got.map((u) => u.type)).toEqual(['payment.snapshot', 'payment.partially_paid', 'payment.detecting', 'payment.confirmed']);
       }
+    });
+
+    it('relays support typing from a member on A to a colleague and an operator on B, never stored', async () => {
+      const owner = await signupAccount(a.app);
+      const colleague = await memberToken(b, owner.merchant.id, 'viewer');
+      const typist = connect(`${a.url}/merchant`, { auth: { token: owner.accessToken } });
+      const listener = connect(`${b.url}/merchant`, { auth: { token: colleague.token } });
+      const ops = connect(`${b.url}/admin`, { auth: { token: 'test-admin-token' } });
+      await Promise.all([next(typist, 'session'), next(listener, 'session'), next(ops, 'connect')]);
+      const heard = collect(listener, 'support:typing');
+      const opsHeard = collect(ops, 'support:typing');
+      typist.emit('support:typing', { typing: true });
+      await until(() => heard.length === 1 && opsHeard.length === 1);
+      expect(heard[0]).toEqual({ side: 'merchant', name: owner.email, typing: true });
+      expect(opsHeard[0]).toEqual({ merchant_id: owner.merchant.id, side: 'merchant', name: owner.email, typing: true });
+      const stored = await queryRows<{ n: number }>(a.platform.db.orm, sql`select count(*)::int as n from events where type = 'support:typing'`);
+      expect(stored[0].n).toBe(0);
     });
   });
 }

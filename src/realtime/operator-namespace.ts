@@ -1,0 +1,47 @@
+// The operator's socket (namespace `/admin`), for the service's own team: it hears every
+// merchant's support chat (`support:message`, `support:message:update`, `support:read`,
+// `support:typing`, each with `merchant_id`) and relays its own typing to a merchant. The handshake
+// carries ADMIN_TOKEN in `auth.token` (compared as the /admin routes compare it); without
+// ADMIN_TOKEN the namespace does not exist. Refusals: connect_error `unauthorized` with
+// `err.data.code` `missing_token` or `invalid_token`.
+import type { Namespace, Socket } from 'socket.io';
+import { adminTokenMatches } from '../admin/index.ts';
+import { isIdShaped } from '../platform/fields.ts';
+import { INVALID_TOKEN, MISSING_TOKEN } from './events.ts';
+import { refusal } from './merchant-namespace.ts';
+import { MAX_TYPING_NAME, TypingGate, typingOf, type TypingRelay } from './typing.ts';
+import { DEFAULT_SUPPORT_NAME, SUPPORT_TYPING } from '../support/index.ts';
+
+export const OPERATOR_NAMESPACE = '/admin';
+export const OPERATOR_ROOM = 'operators';
+
+export const TYPING_MERCHANT_REQUIRED = 'merchant_id is required';
+export const TYPING_FLAG_REQUIRED = 'typing (true or false) is required';
+
+type Ack = (answer: unknown) => void;
+
+export function setUpOperatorNamespace(nsp: Namespace, adminToken: string, relay: (r: TypingRelay) => void, nowMs: () => number): void {
+  nsp.use((socket, next) => {
+    const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
+    if (typeof token !== 'string' || token === '') return next(refusal(MISSING_TOKEN));
+    if (!adminTokenMatches(adminToken, token)) return next(refusal(INVALID_TOKEN));
+    next();
+  });
+  nsp.on('connection', (socket: Socket) => {
+    socket.join(OPERATOR_ROOM);
+    const gates = new Map<string, TypingGate>();
+    socket.on(SUPPORT_TYPING, (arg: unknown, ack?: unknown) => {
+      const reply: Ack = typeof ack === 'function' ? (ack as Ack) : () => {};
+      const a = (arg ?? {}) as { merchant_id?: unknown; name?: unknown };
+      if (!isIdShaped(a.merchant_id)) return reply({ ok: false, error: TYPING_MERCHANT_REQUIRED });
+      const typing = typingOf(arg);
+      if (typing === null) return reply({ ok: false, error: TYPING_FLAG_REQUIRED });
+      // Signed like support's messages: the operator's name, or `Support`.
+      const name = typeof a.name === 'string' && a.name.trim() !== '' ? a.name.trim().slice(0, MAX_TYPING_NAME).replaceAll('\u0000', '') : DEFAULT_SUPPORT_NAME;
+      let gate = gates.get(a.merchant_id);
+      if (!gate) gates.set(a.merchant_id, (gate = new TypingGate()));
+      if (gate.pass(typing, nowMs())) relay({ kind: 'typing', merchant_id: a.merchant_id, side: 'support', name, typing, socket_id: socket.id });
+      reply({ ok: true });
+    });
+  });
+}

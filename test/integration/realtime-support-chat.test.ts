@@ -1,0 +1,126 @@
+// Support chat in real time (CONTRACT.md "Support chat", spec 6.3): messages, edits and read marks
+// reach the merchant's dashboard sockets and the operator's socket (namespace /admin, ADMIN_TOKEN);
+// typing is relayed both ways and never to whoever typed.
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { describeEachDb } from '../harness/databases.ts';
+import { randomIp, signupAccount, tokenHeader, type Account } from '../harness/accounts.ts';
+import { startTestApp } from '../harness/app.ts';
+import { ask, closeSockets, collect, connect, memberToken, next, sleep, startSocketApp, until, type SocketApp } from './realtime-support.ts';
+
+interface ConnectError extends Error { data?: { code?: string } }
+const ADMIN_TOKEN = 'test-admin-token';
+
+describeEachDb('support chat sockets', (h) => {
+  let t: SocketApp;
+  let owner: Account;
+  beforeAll(async () => {
+    t = await startSocketApp(h.db());
+    owner = await signupAccount(t.app);
+  });
+  afterAll(async () => { await t.close(); });
+  afterEach(() => closeSockets());
+
+  const dashboard = async (token: string) => {
+    const s = connect(`${t.url}/merchant`, { auth: { token } });
+    await next(s, 'session');
+    return s;
+  };
+  const operator = async () => {
+    const s = connect(`${t.url}/admin`, { auth: { token: ADMIN_TOKEN } });
+    await next(s, 'connect');
+    return s;
+  };
+
+  it('refuses the operator socket without ADMIN_TOKEN or with a wrong one', async () => {
+    for (const [auth, code] of [[{}, 'missing_token'], [{ token: '' }, 'missing_token'], [{ token: 'wrong' }, 'invalid_token'], [{ token: owner.accessToken }, 'invalid_token']] as const) {
+      const err = await next<ConnectError>(connect(`${t.url}/admin`, { reconnection: false, auth }), 'connect_error');
+      expect(err.message).toBe('unauthorized');
+      expect(err.data?.code).toBe(code);
+    }
+  });
+
+  it('sends messages, edits and read marks to every role of the merchant and to the operator, with merchant_id', async () => {
+    const viewer = await memberToken(t, owner.merchant.id, 'viewer');
+    const sockets = await Promise.all([dashboard(owner.accessToken), dashboard(viewer.token)]);
+    const ops = await operator();
+    const got = sockets.map((s) => ({ msg: collect(s, 'support:message'), upd: collect(s, 'support:message:update'), read: collect(s, 'support:read') }));
+    const opMsg = collect<Record<string, unknown>>(ops, 'support:message');
+    const opUpd = collect<Record<string, unknown>>(ops, 'support:message:update');
+    const opRead = collect<Record<string, unknown>>(ops, 'support:read');
+    const posted = await t.app.inject({ method: 'POST', url: '/merchant/support/messages', headers: tokenHeader(owner.accessToken), payload: { body: 'hello' }, remoteAddress: randomIp() });
+    const m = posted.json().message;
+    await t.app.inject({ method: 'DELETE', url: `/merchant/support/messages/${m.id}`, headers: tokenHeader(owner.accessToken) });
+    const mark = (await t.app.inject({ method: 'POST', url: '/merchant/support/read', headers: tokenHeader(viewer.token) })).json();
+    const reply = (await t.app.inject({ method: 'POST', url: `/admin/support/${owner.merchant.id}/messages`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: { body: 'hi!' } })).json().message;
+    await until(() => got.every((g) => g.msg.length === 2 && g.upd.length === 1 && g.read.length === 1) && opMsg.length === 2 && opUpd.length === 1 && opRead.length === 1);
+    for (const g of got) {
+      expect(g.msg).toEqual([m, reply]);
+      expect(g.upd[0]).toMatchObject({ id: m.id, body: '', deleted_at: expect.any(String) });
+      expect(g.read[0]).toEqual(mark);
+    }
+    expect(opMsg).toEqual([m, reply]);
+    expect(opUpd[0]).toMatchObject({ id: m.id, merchant_id: owner.merchant.id, body: '' });
+    expect(opRead[0]).toEqual({ merchant_id: owner.merchant.id, ...mark });
+  });
+
+  it('relays a member\'s typing to the other members and the operator, never back to the member', async () => {
+    const dev = await memberToken(t, owner.merchant.id, 'developer');
+    const other = await signupAccount(t.app);
+    const [typist, sameUser, colleague, stranger] = await Promise.all([
+      dashboard(owner.accessToken), dashboard(owner.accessToken), dashboard(dev.token), dashboard(other.accessToken),
+    ]);
+    const ops = await operator();
+    const heard = { typist: collect(typist, 'support:typing'), sameUser: collect(sameUser, 'support:typing'), colleague: collect(colleague, 'support:typing'), stranger: collect(stranger, 'support:typing') };
+    const opHeard = collect(ops, 'support:typing');
+    typist.emit('support:typing', { typing: true });
+    typist.emit('support:typing', { typing: true }); // repeated within a second: passed on once
+    typist.emit('support:typing', { typing: 'yes' }); // not a boolean: ignored
+    typist.emit('support:typing', { typing: false });
+    await until(() => heard.colleague.length === 2 && opHeard.length === 2);
+    await sleep(100);
+    expect(heard.colleague).toEqual([{ side: 'merchant', name: owner.email, typing: true }, { side: 'merchant', name: owner.email, typing: false }]);
+    expect(opHeard).toEqual([
+      { merchant_id: owner.merchant.id, side: 'merchant', name: owner.email, typing: true },
+      { merchant_id: owner.merchant.id, side: 'merchant', name: owner.email, typing: false },
+    ]);
+    expect(heard.typist).toEqual([]);
+    expect(heard.sameUser).toEqual([]);
+    expect(heard.stranger).toEqual([]);
+  });
+
+  it('relays the operator\'s typing to every member of that merchant only, signed with its name or `Support`', async () => {
+    const other = await signupAccount(t.app);
+    const [mine, theirs] = await Promise.all([dashboard(owner.accessToken), dashboard(other.accessToken)]);
+    const ops = await operator();
+    const otherOps = await operator();
+    const heard = collect(mine, 'support:typing');
+    const notHeard = collect(theirs, 'support:typing');
+    const opsHeard = collect(ops, 'support:typing');
+    const otherOpsHeard = collect(otherOps, 'support:typing');
+    expect(await ask(ops, 'support:typing', { merchant_id: owner.merchant.id, typing: true, name: 'Ada' })).toEqual({ ok: true });
+    expect(await ask(ops, 'support:typing', { merchant_id: owner.merchant.id, typing: false })).toEqual({ ok: true });
+    expect(await ask(ops, 'support:typing', { typing: true })).toEqual({ ok: false, error: 'merchant_id is required' });
+    expect(await ask(ops, 'support:typing', { merchant_id: owner.merchant.id })).toEqual({ ok: false, error: 'typing (true or false) is required' });
+    await until(() => heard.length === 2 && otherOpsHeard.length === 2);
+    await sleep(100);
+    expect(heard).toEqual([{ side: 'support', name: 'Ada', typing: true }, { side: 'support', name: 'Support', typing: false }]);
+    expect(otherOpsHeard[0]).toEqual({ merchant_id: owner.merchant.id, side: 'support', name: 'Ada', typing: true });
+    expect(opsHeard).toEqual([]);
+    expect(notHeard).toEqual([]);
+  });
+});
+
+describeEachDb('support chat sockets without ADMIN_TOKEN', (h) => {
+  it('has no operator namespace at all', async () => {
+    const t = await startTestApp(h.db(), { env: { ADMIN_TOKEN: '' } });
+    try {
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = t.app.server.address() as { port: number };
+      const err = await next<Error>(connect(`http://127.0.0.1:${port}/admin`, { reconnection: false, auth: { token: 'anything' } }), 'connect_error');
+      expect(err.message).toBe('Invalid namespace');
+    } finally {
+      closeSockets();
+      await t.close();
+    }
+  });
+});

@@ -1,0 +1,103 @@
+// English: the reference catalogue. Every other language has exactly these keys, with the same
+// {placeholders} (checked by typecheck and by i18n.test.ts). Network names and coin tickers are
+// never translated: wallets show them as they are.
+const en = {
+  // Dollars as written here (the page formats them itself: Intl's currency formatter costs
+  // the first render tens of milliseconds).
+  usd: '${amount}',
+  decimalSeparator: '.',
+  groupSeparator: ',',
+
+  pageTitle: 'Pay {name}',
+  pageTitleNoName: 'Payment',
+  loading: 'Loading the payment…',
+  notFound: 'This payment link is not valid. Ask the shop for a new one.',
+  loadFailed: 'The payment could not be loaded. Trying again…',
+  testBanner: 'Test mode: no real coins move. Use the simulate panel below.',
+  payTo: 'Pay {name}',
+  payment: 'Payment',
+  order: 'Order {order}',
+  amountDue: 'Amount due',
+  priceIn: 'Price: {price}',
+
+  statusChoose: 'Choose a coin to pay with.',
+  status_pending: 'Waiting for your payment.',
+  status_partially_paid: 'Part of the amount arrived. Send the rest before the time runs out.',
+  status_detecting: 'Payment received. Waiting for network confirmations.',
+  status_confirmed: 'Payment confirmed. Thank you!',
+  status_underpaid: 'The payment closed with only part of the amount.',
+  status_expired: 'This payment expired.',
+  status_failed: 'This payment failed.',
+
+  chooseTitle: 'Choose how to pay',
+  chooseHint: 'Pick the coin and the network your wallet sends from.',
+  coinOnNetwork: '{coin} on {network}',
+  preparing: 'Preparing your address…',
+
+  sendTitle: 'Send exactly',
+  sendRestTitle: 'Send the rest',
+  networkRule: '{coin} on {networkFull}: send only on {network}.',
+  networkLoss: 'Coins sent on any other network do not reach this payment.',
+  amount: 'Amount',
+  stillDue: 'Still due',
+  stillDueUsd: 'Still due: {usd}, in {coin} at the locked rate.',
+  address: 'Address',
+  tag: 'Destination tag',
+  tagRequired: 'required',
+  tagWarning: 'Enter this destination tag in your wallet. An XRP payment without it is not credited to this order.',
+  copy: 'Copy',
+  copied: 'Copied',
+  copyAmount: 'Copy the amount',
+  copyAddress: 'Copy the address',
+  copyTag: 'Copy the destination tag',
+  copiedAmount: 'Amount copied',
+  copiedAddress: 'Address copied',
+  copiedTag: 'Destination tag copied',
+  copyFailed: 'Copying is blocked here: select the text and copy it by hand.',
+  openWallet: 'Open in wallet',
+  qrAlt: 'QR code of the deposit address',
+  qrCaption: 'The QR code holds the address only: enter the amount yourself.',
+  qrCaptionTag: 'The QR code holds the address only: enter the amount and the destination tag yourself.',
+  timeLeft: 'Time left',
+  rateHolds: 'The amount in {coin} holds until the time runs out.',
+  receivedSoFar: 'Received so far: {amount}',
+
+  confirmations: 'Network confirmations',
+  confirmationsOf: '{n} of {m}',
+  nothingMore: 'Nothing more to send: this page updates by itself.',
+
+  received: 'Received: {amount}',
+  returnTo: 'Return to {name}',
+  backTo: 'Back to {name}',
+  theShop: 'the shop',
+  closeHint: 'You can close this page.',
+
+  expiredBody: 'No payment arrived before the deadline.',
+  expiredLate: 'Sent coins already? A deposit that arrives by {time} still counts: keep this page open, it updates by itself.',
+  underpaidBody: 'Only {received} of {due} arrived before the deadline.',
+  underpaidLate: 'Sending the remaining {rest} to the same address by {time} completes the payment. Otherwise, ask {name} about the amount already sent.',
+  failedBody: 'The coins seen on the network never became final (the transaction was dropped or replaced), so nothing was credited.',
+  failedMoney: 'If your wallet shows the coins as sent, contact {name} with the link of this page.',
+  wrongAsset: '{amount} arrived at this address, but this payment asks for {coin} on {network}.',
+  wrongAssetCounted: 'It counts at its dollar value, {usd}.',
+  wrongAssetNotCounted: 'It does not count toward this payment: contact {name} to have it returned.',
+  lateCounted: 'A deposit that arrived after the deadline was counted.',
+
+  details: 'Price details',
+  price: 'Price',
+  networkFee: 'Network fee',
+  serviceFee: 'Service fee',
+  extra: 'Exchange minimum top-up',
+  total: 'Total',
+  rate: 'Locked rate',
+  rateValue: '1 {coin} = {usd}',
+  feesByMerchant: 'The merchant pays the network and service fees.',
+
+  language: 'Language',
+  simulateTitle: 'Simulate an outcome (test mode)',
+  outcome: 'Outcome',
+  simulate: 'Simulate',
+};
+
+export type Messages = Record<keyof typeof en, string>;
+export default en satisfies Messages;

@@ -1,0 +1,105 @@
+// The page's connection to the gateway: GET /checkout/{token}, the coin choice and simulation
+// POSTs, and the live updates of the checkout socket (spec 4.3), with polling when the socket is
+// down. The socket.io client comes from the gateway itself, loaded after the first render.
+import type { Payment } from './payment.ts';
+
+export class RequestError extends Error {
+  readonly status: number;
+  constructor(message: string, status: number) {
+    super(message);
+    this.status = status;
+  }
+}
+
+export interface Api {
+  base: string;
+  token: string;
+  /** `{base}/checkout/{token}` */
+  url: string;
+}
+
+export function apiOf(base: string, token: string): Api {
+  return { base, token, url: `${base}/checkout/${encodeURIComponent(token)}` };
+}
+
+export async function request(method: 'GET' | 'POST', url: string, body?: unknown): Promise<Payment> {
+  const res = await fetch(url, {
+    method,
+    headers: body ? { 'content-type': 'application/json' } : {},
+    body: body ? JSON.stringify(body) : undefined,
+    referrerPolicy: 'no-referrer',
+  });
+  const json = await res.json().catch(() => ({}));
+  if (!res.ok) throw new RequestError(typeof json.error === 'string' ? json.error : `request failed (${res.status})`, res.status);
+  return json as Payment;
+}
+
+const POLL_CONNECTED_MS = 30_000;
+const POLL_OFFLINE_MS = 4_000;
+const OPEN = ['pending', 'partially_paid', 'detecting'];
+
+interface SocketLike {
+  on(event: string, fn: (...args: any[]) => void): void; // eslint-disable-line @typescript-eslint/no-explicit-any -- socket.io's loose typing
+  emit(event: string, ...args: unknown[]): void;
+  close(): void;
+}
+type Io = (url: string | undefined, opts: { path: string }) => SocketLike;
+
+function loadSocketClient(base: string): Promise<Io | null> {
+  const w = window as unknown as { io?: Io };
+  if (w.io) return Promise.resolve(w.io);
+  return new Promise((resolve) => {
+    const s = document.createElement('script');
+    s.src = `${base}/socket.io/socket.io.min.js`;
+    s.async = true;
+    s.onload = () => resolve(w.io ?? null);
+    s.onerror = () => resolve(null);
+    document.head.append(s);
+  });
+}
+
+/**
+ * Follows a payment: every change goes to `onPayment`. Polls GET every 30 s while the socket is up
+ * (every 4 s while it is not), until the payment is closed for good. Returns a stop function.
+ */
+export function follow(api: Api, current: () => Payment | null, onPayment: (p: Payment) => void, onError: (e: unknown) => void): () => void {
+  let socket: SocketLike | null = null;
+  let socketUp = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
+
+  const schedule = () => {
+    clearTimeout(timer);
+    const p = current();
+    // A closed payment can still take a late deposit for 24 hours: keep a slow poll.
+    if (stopped || (p && p.status === 'confirmed')) return;
+    const open = !p || OPEN.includes(p.status);
+    timer = setTimeout(() => {
+      request('GET', api.url).then(onPayment, onError).finally(schedule);
+    }, socketUp || !open ? POLL_CONNECTED_MS : POLL_OFFLINE_MS);
+  };
+
+  void loadSocketClient(api.base).then((io) => {
+    if (stopped || !io) return;
+    socket = io(api.base || undefined, { path: '/socket.io' });
+    socket.on('connect', () => {
+      socket!.emit('subscribe', api.token, (ack: { ok: boolean; payment?: Payment; error?: string }) => {
+        if (ack?.ok && ack.payment) {
+          socketUp = true;
+          onPayment(ack.payment);
+        } else if (ack) {
+          onError(new RequestError(ack.error ?? 'payment not found', 404));
+        }
+        schedule();
+      });
+    });
+    socket.on('payment:update', (u: { payment?: Payment }) => { if (u?.payment) onPayment(u.payment); });
+    socket.on('disconnect', () => { socketUp = false; schedule(); });
+  });
+  schedule();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+    socket?.close();
+  };
+}

@@ -1,0 +1,44 @@
+// "Open in wallet" links where a standard exists. Pure.
+// - Bitcoin, Litecoin, Dogecoin: BIP21, `bitcoin:<address>?amount=<coins>` (litecoin:, dogecoin:).
+// - Ethereum and BNB Smart Chain: EIP-681 with the chain id; the chain's coin as
+//   `ethereum:<address>@<chain id>?value=<amount>e<decimals>` (the amount in its atomic unit,
+//   written in the scientific notation the standard recommends, exponent = the coin's decimals),
+//   a token as a call of its contract's `transfer`:
+//   `ethereum:<contract>@<chain id>/transfer?address=<address>&uint256=<amount>e<decimals>`.
+// - XRP Ledger: the `xrpl://` handler with XLS-2's parameters, `xrpl://<address>?amount=<XRP>&dt=<tag>`.
+// - Tron: `tron:<address>?amount=<TRX>` for TRX; TRC-20 tokens have no URI wallets agree on (none).
+import { EVM_CHAIN_IDS, contractOf, tokenDef } from './networks.ts';
+import { toUnits } from './amounts.ts';
+
+export interface WalletRequest {
+  token: string;
+  address: string;
+  /** In coins, as a decimal string (what is still due). */
+  amount: string;
+  destinationTag?: number;
+  /** TOKEN_CONTRACTS overrides of the server. */
+  contracts?: Readonly<Record<string, string>>;
+}
+
+const BIP21_SCHEMES: Readonly<Record<string, string>> = { bitcoin: 'bitcoin', litecoin: 'litecoin', dogecoin: 'dogecoin' };
+
+export function walletUri(r: WalletRequest): string | null {
+  const def = tokenDef(r.token);
+  // An amount with more decimals than the coin has is no amount of it.
+  if (!def || !r.address || toUnits(r.amount, def.decimals) === null) return null;
+  const amount = encodeURIComponent(r.amount);
+  const bip21 = BIP21_SCHEMES[def.chain];
+  if (bip21) return `${bip21}:${r.address}?amount=${amount}`;
+  const chainId = EVM_CHAIN_IDS[def.chain];
+  if (chainId !== undefined) {
+    const atomic = `${r.amount}e${def.decimals}`;
+    if (def.native) return `ethereum:${r.address}@${chainId}?value=${atomic}`;
+    const contract = contractOf(r.token, r.contracts ?? {});
+    return contract ? `ethereum:${contract}@${chainId}/transfer?address=${r.address}&uint256=${atomic}` : null;
+  }
+  if (def.chain === 'xrp') {
+    return `xrpl://${r.address}?amount=${amount}${r.destinationTag !== undefined ? `&dt=${r.destinationTag}` : ''}`;
+  }
+  if (def.chain === 'tron' && def.native) return `tron:${r.address}?amount=${amount}`;
+  return null;
+}
