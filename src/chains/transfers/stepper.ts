@@ -90,7 +90,7 @@ export class ChainStepper {
   #step(list: TransferRow[], i: number, tip: bigint, attempts: Attempts): Promise<TransferRow | undefined> {
     const t = list[i];
     switch (t.status) {
-      case 'recorded': return this.#recorded(list, i, tip, attempts);
+      case 'recorded': return this.#recorded(list, i, attempts);
       case 'signed': return this.#broadcast(t, attempts);
       case 'sent': return this.#sent(t, tip, attempts);
       case 'mined': return this.#mined(t, tip);
@@ -100,7 +100,7 @@ export class ChainStepper {
 
   // ---- recorded: prepare, then sign -------------------------------------------------------------
 
-  async #recorded(list: TransferRow[], i: number, tip: bigint, attempts: Attempts): Promise<TransferRow | undefined> {
+  async #recorded(list: TransferRow[], i: number, attempts: Attempts): Promise<TransferRow | undefined> {
     const t = list[i];
     if (t.nextAt > this.#now) return undefined;
     if (t.fromRole === 'deposit' && t.fromIndex === null) return this.#fail(this.#db.orm, t, NOTE_NOT_OURS, { giveUp: true });
