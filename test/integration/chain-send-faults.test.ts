@@ -97,8 +97,8 @@ describe.runIf(anvilOrSkip())('sending faults', () => {
 
     it('a mined transfer whose block is reorganised away goes back to sent, is broadcast again and counted again', async () => {
       const { m, payout } = await approvedPayout();
-      await pass(); // signed, broadcast, mined at once (automine)
-      await pass();
+      // signed and broadcast; anvil mines it at once, but its receipt may take a moment on a busy machine
+      for (let i = 0; i < 50 && (await transfersOf(payout.id))[0].status !== 'mined'; i++) await pass();
       const [mined] = await transfersOf(payout.id);
       expect(mined.status).toBe('mined');
       await nodes.eth.client.request({ method: 'anvil_reorg' as never, params: [1, []] as never });
