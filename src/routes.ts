@@ -23,4 +23,5 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
   registerCustomerRoutes(app, services.accounts, services.customers);
   registerNotificationRoutes(app, services.accounts);
   await registerAffiliateRoutes(app, services.accounts, services.affiliate);
+  services.sending.registerRoutes(app);
 }

@@ -8,6 +8,8 @@ import { createMarket, type Market } from './market/index.ts';
 import { Realtime, foundOrNull } from './realtime/index.ts';
 import { SettlementService } from './settlement/index.ts';
 import { WebhooksService, countFailedDeliveries, deliveriesForPayment } from './webhooks/index.ts';
+import { chainNodes, type ChainNodes } from './chains/rpc/nodes.ts';
+import { ChainSending } from './chains/sending/index.ts';
 import { SupportService } from './support/index.ts';
 import { LinksService, linkFeed } from './links/index.ts';
 import { CustomersService, customerFeed } from './customers/index.ts';
@@ -21,6 +23,10 @@ export interface Services {
   realtime: Realtime;
   settlement: SettlementService;
   webhooks: WebhooksService;
+  /** One NodeEndpoints per chain with a node configured, shared by everything that talks to it. */
+  nodes: ChainNodes;
+  /** Transfers on chain, the hot wallets and network fee quotes. */
+  sending: ChainSending;
   support: SupportService;
   links: LinksService;
   customers: CustomersService;
@@ -29,8 +35,10 @@ export interface Services {
 export async function createServices(platform: Platform): Promise<Services> {
   const { db, config } = platform;
   const accounts = new AccountsService(platform);
-  // No chain room yet: live network fees are the built-in figures until it passes its NetworkFeeQuoter here.
-  const market = createMarket({ config, clock: platform.clock, log: platform.log, networkFees: null });
+  const nodes = chainNodes(config);
+  const sending = new ChainSending(platform, nodes);
+  // Live network fees are quoted from the chains' nodes (chains without one keep the built-in figures).
+  const market = createMarket({ config, clock: platform.clock, log: platform.log, networkFees: sending.feeQuoter });
   const settlement = new SettlementService(platform, { market });
   const webhooks = new WebhooksService(platform);
   // The referral program joins each signup (code, referral) and each live service fee (commission).
@@ -49,8 +57,10 @@ export async function createServices(platform: Platform): Promise<Services> {
     },
     payerNames: (merchantId, storeId) => accounts.names.names(merchantId, storeId),
   });
-  // Closed payments settle from the outbox, in the dispatch transaction.
+  // Closed payments settle from the outbox, in the dispatch transaction; their transfers are sent after it commits.
   platform.outbox.subscribe(settlement.subscriber(settleInputOf));
+  settlement.useTransfers(sending.transfers.port);
+  platform.outbox.subscribe(sending.transfers.subscriber());
   const realtime = new Realtime(platform, accounts.authn, {
     checkout: { payerViewByToken: (t) => foundOrNull(payments.checkoutView(t)) },
     figures: (merchantId, livemode) => payments.dashboard(merchantId, livemode),
@@ -63,5 +73,5 @@ export async function createServices(platform: Platform): Promise<Services> {
   payments.groups.addFeed(linkFeed(() => links.checkoutBase));
   payments.groups.addFeed(customerFeed);
   platform.outbox.subscribe(payments.groups.subscriber);
-  return { platform, accounts, affiliate, market, payments, realtime, settlement, webhooks, support, links, customers };
+  return { platform, accounts, affiliate, market, payments, realtime, settlement, webhooks, support, links, customers, nodes, sending };
 }

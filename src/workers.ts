@@ -13,9 +13,11 @@ export async function startWorkers(services: Services): Promise<void> {
   outbox.start();
   startPaymentWorkers(services.payments);
   await startSettlementWorkers(services.settlement, services.platform.jobs);
+  services.sending.start();
 }
 
 export async function stopWorkers(services: Services): Promise<void> {
+  await services.sending.stop();
   await stopPaymentWorkers(services.payments);
   await services.platform.outbox.stop();
   await services.webhooks.stop();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { dec, formatUnits, formatUsd, formatUsd2, parseAmountUsd, parseUnits, rateHalfUp, roundUnitsUp, unitsRoundedUp, usdHalfUp, usdUp } from './index.ts';
+import { dec, formatUnits, formatUsd, formatUsd2, parseAmountUsd, parseUnits, rateHalfUp, rescaleUnitsDown, roundUnitsUp, unitsRoundedUp, usdHalfUp, usdUp } from './index.ts';
 
 describe('coin units', () => {
   it('formats base units without trailing zeros', () => {
@@ -45,6 +45,20 @@ describe('coin units', () => {
     expect(roundUnitsUp(1n, 8, 18)).toBe(10n ** 10n);
     expect(roundUnitsUp(10n ** 10n, 8, 18)).toBe(10n ** 10n);
     expect(roundUnitsUp(0n, 6, 6)).toBe(0n);
+  });
+
+  it('rescales base units between decimals: exact upwards, never more than the amount downwards', () => {
+    expect(rescaleUnitsDown(12_345_678n, 6, 18)).toBe(12_345_678n * 10n ** 12n);
+    expect(rescaleUnitsDown(12_345_678n * 10n ** 12n + 999n, 18, 6)).toBe(12_345_678n);
+    expect(rescaleUnitsDown(5n, 6, 6)).toBe(5n);
+    fc.assert(fc.property(fc.bigInt({ min: 0n, max: 10n ** 30n }), fc.constantFrom(6, 8, 18), fc.constantFrom(6, 8, 18), (units, from, to) => {
+      const out = rescaleUnitsDown(units, from, to);
+      // as a quantity of the coin: never more than the input, and less by under one base unit of the target
+      const scaled = (v: bigint, d: number) => v * 10n ** BigInt(36 - d);
+      expect(scaled(out, to) <= scaled(units, from)).toBe(true);
+      expect(scaled(units, from) - scaled(out, to) < scaled(1n, to)).toBe(true);
+      if (to >= from) expect(rescaleUnitsDown(out, to, from)).toBe(units);
+    }));
   });
 });
 

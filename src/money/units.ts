@@ -43,6 +43,14 @@ export function roundUnitsUp(units: bigint, places: number, decimals: number): b
   return rem === 0n ? units : units + (step - rem);
 }
 
+/**
+ * The same quantity of a coin in base units of another number of decimals (USDT with 6 decimals on
+ * Tron and Ethereum, 18 on BNB Smart Chain), rounded DOWN where the target has fewer decimals.
+ */
+export function rescaleUnitsDown(units: bigint, fromDecimals: number, toDecimals: number): bigint {
+  return toDecimals >= fromDecimals ? units * 10n ** BigInt(toDecimals - fromDecimals) : units / 10n ** BigInt(fromDecimals - toDecimals);
+}
+
 export function formatDecimal(d: Decimal): string {
   return plain(d);
 }

@@ -20,7 +20,7 @@ describe('planSettlement: direct', () => {
     expect(p.conversion).toBeUndefined();
     expect(p.transfers).toEqual([
       { purpose: 'settlement', token: 'BTC', amount: 96500n, address: 'bc1merchant' },
-      { purpose: 'service_fee', token: 'BTC', amount: 1000n },
+      { purpose: 'service_fee', token: 'BTC', amount: 3500n },
     ]);
     expect(types(p)).toEqual(['payment_credit:BTC:100000', 'fee:BTC:-1000', 'network_fee:BTC:-2500', 'settlement:BTC:-96500']);
     expect(p.ledger.every((e) => e.reference === 'pay_1:tx_a')).toBe(true);

@@ -64,7 +64,7 @@ export interface ConversionPlan {
   min_amount_out?: bigint;
 }
 
-/** One on-chain transfer the executor makes (rule 7: none for the fee on XRP). */
+/** One on-chain transfer the executor makes (rule 7: none for the service's share on XRP). */
 export interface TransferPlan { purpose: 'settlement' | 'service_fee'; token: TokenSymbol; amount: bigint; address?: string; tag?: number }
 
 export interface SettlementPlan extends CoinSplit, UsdSplit {
@@ -223,8 +223,9 @@ function finish(b: PlanBase, input: PlanInput, fees: Omit<CoinSplit, 'amount'>, 
   const transfers: TransferPlan[] = [];
   if (wallet && live) {
     transfers.push({ purpose: 'settlement', ...sent, address: wallet.address, ...(wallet.tag !== undefined ? { tag: wallet.tag } : {}) });
-    // Rule 7: on XRP the service's fee stays on its own (shared deposit) address.
-    if (token !== 'XRP') transfers.push({ purpose: 'service_fee', token, amount: split.service_fee });
+    // The service's share: everything the merchant does not get (its fee, the network fee the
+    // transfers are paid from, a conversion's fee). Rule 7: on XRP it stays on the shared address.
+    if (token !== 'XRP') transfers.push({ purpose: 'service_fee', token, amount: split.service_fee + split.network_fee + split.conversion_fee });
   }
   const balance_credit = wallet ? [] : [sent];
   let payout_request: AutoPayoutRequest | undefined;

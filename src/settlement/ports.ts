@@ -5,23 +5,43 @@ import type { Decimal } from '../money/index.ts';
 import type { TokenSymbol } from '../tokens/index.ts';
 import type { SettlementSetting, ConvertInto } from './planner.ts';
 
+/**
+ * What a transfer is for. `settlement`: the merchant's money to its payout address, arriving exactly.
+ * `service_fee`: the service's share of a deposit (its fee and the network fee) to its own wallet;
+ * where the deposit address pays the network (a native coin) the fees come off it. `sweep`: a deposit
+ * kept in a balance, all of it to the service's wallet (fees off it likewise). `payout`: from the
+ * service's hot wallet to a merchant's payout address, arriving exactly.
+ */
+export type TransferKind = 'settlement' | 'service_fee' | 'sweep' | 'payout';
+
 /** One transfer on chain. Implemented by the chain room: it records the intent in `tx` and sends after commit. */
 export interface TransferRequest {
   chain: Chain;
   token: TokenSymbol;
-  /** The deposit address the money sits on, when known. */
+  /** The deposit address the money sits on; absent: the service's hot wallet (payouts). */
   from?: string;
-  /** Absent for the service fee (the service's own wallet). */
+  /** Absent for the service's share and sweeps (the service's own wallet). */
   to?: string;
   amount: bigint;
   tag?: number;
-  /** The settlement it belongs to. */
+  /** Default: `settlement` with a `to`, `service_fee` without. */
+  purpose?: TransferKind;
+  /** The settlement or payout it belongs to. */
   reference: string;
 }
 
 export interface TransferPort {
   /** Records the transfer's intent; returns its id. Completion is reported through completeSettlement/failSettlement. */
   send(tx: Executor, req: TransferRequest): Promise<string>;
+  /** Whether transfers on `chain` can be made now (a family and a node for it); default yes. */
+  supports?(chain: Chain): boolean;
+  /** Tries the failed transfers of a reference again; returns how many. */
+  retry?(tx: Executor, reference: string): Promise<number>;
+  /**
+   * Cancels the transfers of a reference that nothing was signed for yet; false when one may already
+   * be on its way (it can no longer be called back).
+   */
+  cancel?(tx: Executor, reference: string): Promise<boolean>;
 }
 
 /** The payment a settlement is made for: the settings it captured at creation. */

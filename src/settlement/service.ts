@@ -9,13 +9,17 @@ import type { DepositsPort, ServiceFeePort, SettleInput, TransferPort } from './
 import { PayoutAddressService } from './payout-address-service.ts';
 import { PayoutService } from './payouts/payout-service.ts';
 import { runScheduledPayouts } from './payouts/scheduled.ts';
+import { retryAutoPayouts } from './payouts/auto-retry.ts';
 import { adjustLedger } from './adjustments.ts';
 import { sendWaitingTransfers } from './waiting-transfers.ts';
 import { settlementSubscriber } from './subscriber.ts';
 import type { LedgerRow, PayoutRow, SettlementRow } from './schema.ts';
 import type { PayoutAddressInput } from './planner.ts';
 import { addressesInForce, planAddress } from './address-store.ts';
-import { paymentLedger, paymentSettlements } from './statement.ts';
+import { SETTLEMENT_STATUSES, SETTLEMENT_STATUS_INVALID, paymentLedger, paymentSettlements, settlementsForOperator } from './statement.ts';
+import { retrySettlement, returnSettlement } from './failed-settlements.ts';
+import { badRequest } from '../platform/errors.ts';
+import { LIST_DEFAULT } from '../platform/list-params.ts';
 
 export class SettlementService {
   readonly platform: Platform;
@@ -30,7 +34,7 @@ export class SettlementService {
     this.market = opts.market;
     this.#transfers = opts.transfers ?? null;
     this.addresses = new PayoutAddressService(platform.db, platform.clock);
-    this.payouts = new PayoutService(platform.db, platform.clock, this.market);
+    this.payouts = new PayoutService(platform.db, platform.clock, this.market, () => this.#transfers);
   }
 
   /** The chain room plugs its transfer service in; until then live direct settlements wait. */
@@ -51,10 +55,14 @@ export class SettlementService {
     return settlePayment(ex, input, this.deps, this.platform.clock.now());
   }
 
-  /** Plans waiting settlements again when due, and sends those that waited for a transfer service. */
+  /**
+   * Plans waiting settlements again when due, sends those that waited for a transfer service, and
+   * makes the automatic payouts (rule 6) that waited for a USDT address.
+   */
   async replanDue(now = this.platform.clock.now()): Promise<number> {
     const n = await replanDue(this.platform.db, this.deps, now);
     if (this.#transfers) await sendWaitingTransfers(this.platform.db, this.#transfers, now);
+    await retryAutoPayouts(this.platform.db, this.market.snapshot(true), now);
     return n;
   }
 
@@ -69,6 +77,22 @@ export class SettlementService {
 
   failSettlement(tx: Tx, id: string, note: string): Promise<SettlementRow> {
     return failSettlement(tx, id, note, this.platform.clock.now());
+  }
+
+  /** The operator lists settlements across merchants (`status` filter). */
+  async forOperator(status: string | undefined): Promise<SettlementRow[]> {
+    if (status !== undefined && !(SETTLEMENT_STATUSES as readonly string[]).includes(status)) throw badRequest(SETTLEMENT_STATUS_INVALID);
+    return settlementsForOperator(this.platform.db.orm, status, LIST_DEFAULT.max);
+  }
+
+  /** The operator tries a failed direct settlement again. */
+  retry(id: string, actor: Actor): Promise<SettlementRow> {
+    return this.platform.db.transaction((tx) => retrySettlement(tx, id, this.#transfers, actor, this.platform.clock.now()));
+  }
+
+  /** The operator credits a failed direct settlement to the merchant's balance. */
+  returnToBalance(id: string, body: Record<string, unknown>, actor: Actor): Promise<SettlementRow> {
+    return this.platform.db.transaction((tx) => returnSettlement(tx, id, body, this.#transfers, actor, this.platform.clock.now()));
   }
 
   adjust(body: Record<string, unknown>, actor: Actor): Promise<LedgerRow> {

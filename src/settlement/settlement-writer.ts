@@ -9,6 +9,7 @@ import { appendEvent } from '../events/index.ts';
 import { SETTLEMENT_EVENTS } from '../events/webhook-types.ts';
 import type { MarketData } from '../market/index.ts';
 import type { TokenSymbol } from '../tokens/index.ts';
+import type { Chain } from '../config.ts';
 import type { SettlementPlan } from './planner.ts';
 import type { ServiceFeePort, SettleDeposit, SettlePayment, TransferPort } from './ports.ts';
 import { emitBalances, postEntries } from './balance-store.ts';
@@ -20,6 +21,8 @@ import { storeInput } from './stored-input.ts';
 
 /** A live direct settlement stays pending with this note until the chain room provides transfers. */
 export const NOTE_WAITING_TRANSFER = 'waiting for the chain transfer service';
+/** A live direct settlement to be swapped or exchanged first: no conversion service carries that out yet. */
+export const NOTE_WAITING_CONVERSION = 'waiting for the conversion service';
 
 export interface WriteContext {
   payment: SettlePayment;
@@ -40,16 +43,23 @@ export async function writePlan(tx: Executor, plan: SettlementPlan, ctx: WriteCo
   const { payment, now } = ctx;
   const id = existing?.id ?? newId('stl', now);
   const sends = plan.status === 'pending' && !plan.awaits_address && plan.transfers.length > 0;
+  const converts = plan.conversion?.status === 'pending';
+  const port = converts ? null : transfersFor(ctx.transfers, plan.chain);
+  const from = payment.deposit_address ? { from: payment.deposit_address } : {};
   const intents: string[] = [];
-  if (sends && ctx.transfers) {
+  if (sends && port) {
     for (const t of plan.transfers) {
-      intents.push(await ctx.transfers.send(tx, {
-        chain: plan.chain, token: t.token, ...(payment.deposit_address ? { from: payment.deposit_address } : {}),
-        ...(t.address ? { to: t.address } : {}), amount: t.amount, ...(t.tag !== undefined ? { tag: t.tag } : {}), reference: id,
+      intents.push(await port.send(tx, {
+        chain: plan.chain, token: t.token, ...from, ...(t.address ? { to: t.address } : {}), amount: t.amount,
+        ...(t.tag !== undefined ? { tag: t.tag } : {}), purpose: t.purpose, reference: id,
       }));
     }
   }
-  const note = sends && !ctx.transfers ? NOTE_WAITING_TRANSFER : plan.note ?? null;
+  // A live deposit kept in a balance (custodial, scheduled, rule 6) is the service's now: swept into its wallet.
+  if (plan.livemode && plan.mode === 'custodial' && plan.status === 'completed' && port && payment.deposit_address) {
+    intents.push(await port.send(tx, { chain: plan.chain, token: plan.token, ...from, amount: plan.amount, purpose: 'sweep', reference: id }));
+  }
+  const note = sends && !port ? (converts ? NOTE_WAITING_CONVERSION : NOTE_WAITING_TRANSFER) : plan.note ?? null;
   const row: SettlementRow = {
     id, merchantId: payment.merchant_id, paymentId: plan.payment_id, storeId: plan.store_id ?? null, livemode: plan.livemode,
     mode: plan.mode, token: plan.token, chain: plan.chain, depositTx: plan.deposit_tx, depositTxs: plan.deposit_txs ?? null,
@@ -95,6 +105,11 @@ export async function writePlan(tx: Executor, plan: SettlementPlan, ctx: WriteCo
   if (plan.ledger.length > 0) await emitBalances(tx, key, now);
   await settlementEvents(tx, row, now);
   return row;
+}
+
+/** The transfer service when it can send on `chain` now; null otherwise (the settlement waits for it). */
+export function transfersFor(port: TransferPort | null, chain: Chain): TransferPort | null {
+  return port && (port.supports?.(chain) ?? true) ? port : null;
 }
 
 /** `settlement:update` on every change; direct settlements also raise `settlement.completed`/`.failed`. */

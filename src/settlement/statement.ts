@@ -9,6 +9,8 @@ import { ledgerEntries, settlements, type LedgerRow, type SettlementRow } from '
 import { ledgerEntryJson, settlementJson } from './json.ts';
 
 export const SETTLEMENT_NOT_FOUND = 'settlement not found';
+export const SETTLEMENT_STATUSES = ['pending', 'completed', 'held', 'failed'] as const;
+export const SETTLEMENT_STATUS_INVALID = `status must be one of ${SETTLEMENT_STATUSES.join(', ')}`;
 export const CSV_COLUMNS = ['id', 'created_at', 'type', 'token', 'chain', 'amount', 'usd_amount', 'reference', 'note'] as const;
 const CSV_PAGE = 5000;
 
@@ -93,6 +95,12 @@ export async function settlementPage(ex: Executor, f: SettlementFilter, limit: n
   const rows = await ex.select().from(settlements).where(where).orderBy(desc(settlements.createdAt), desc(settlements.id)).limit(limit).offset(offset);
   const [{ n }] = await ex.select({ n: count() }).from(settlements).where(where);
   return { settlements: rows, total: Number(n) };
+}
+
+/** Settlements across merchants for the operator, newest first (`status` one of SETTLEMENT_STATUSES). */
+export async function settlementsForOperator(ex: Executor, status: string | undefined, limit: number): Promise<SettlementRow[]> {
+  return ex.select().from(settlements).where(status ? eq(settlements.status, status) : undefined)
+    .orderBy(desc(settlements.createdAt), desc(settlements.id)).limit(limit);
 }
 
 /** A settlement of the merchant, either mode. */

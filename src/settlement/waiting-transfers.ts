@@ -1,39 +1,56 @@
 // Live direct settlements made before a transfer service existed wait with NOTE_WAITING_TRANSFER.
 // Once the chain room plugs its TransferPort in, this sends them: the same transfers the plan
-// made (the settlement, or what its conversion bought, to the destination; the service fee to
-// the service, except on XRP where it stays on the shared address, rule 7).
+// made (the settlement, or what its conversion bought, to the destination; the service's share, its
+// fee, the network fee and a conversion's fee, to the service, except on XRP where it stays on the
+// shared address, rule 7).
 import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { Database, Executor } from '../platform/db/index.ts';
 import type { TokenSymbol } from '../tokens/index.ts';
 import type { Chain } from '../config.ts';
-import type { TransferPort } from './ports.ts';
+import type { TransferPort, TransferRequest } from './ports.ts';
 import { settlements, type SettlementRow } from './schema.ts';
 import type { StoredConversion } from './json.ts';
 import type { StoredInput } from './stored-input.ts';
-import { NOTE_WAITING_TRANSFER, settlementEvents } from './settlement-writer.ts';
+import { NOTE_WAITING_CONVERSION, NOTE_WAITING_TRANSFER, settlementEvents, transfersFor } from './settlement-writer.ts';
 
 export async function sendWaitingTransfers(db: Database, port: TransferPort, now: Date): Promise<number> {
-  const waiting = await db.orm.select({ id: settlements.id }).from(settlements)
+  const waiting = await db.orm.select({ id: settlements.id, chain: settlements.chain }).from(settlements)
     .where(and(eq(settlements.status, 'pending'), eq(settlements.note, NOTE_WAITING_TRANSFER), isNull(settlements.transferIntents), isNull(settlements.awaitsUntil)))
     .orderBy(asc(settlements.createdAt)).limit(500);
   let n = 0;
-  for (const { id } of waiting) if (await db.transaction((tx) => sendOne(tx, id, port, now))) n++;
+  for (const { id, chain } of waiting) {
+    if (transfersFor(port, chain as Chain) && await db.transaction((tx) => sendOne(tx, id, port, now))) n++;
+  }
   return n;
+}
+
+/** A settlement's transfers as it was planned: the merchant's (net, or what a conversion bought), then the service's share. */
+export function settlementRequests(row: SettlementRow): TransferRequest[] {
+  const from = (row.input as StoredInput).payment.deposit_address;
+  const c = row.conversion as StoredConversion | null;
+  const chain = row.chain as Chain;
+  const origin = from ? { from } : {};
+  const out: TransferRequest[] = [{
+    chain, token: (c ? c.to : row.token) as TokenSymbol, ...origin, ...(row.destination ? { to: row.destination } : {}),
+    amount: c ? BigInt(c.amount_out) : row.net, ...(row.destinationTag !== null ? { tag: row.destinationTag } : {}), purpose: 'settlement', reference: row.id,
+  }];
+  if (row.token !== 'XRP') {
+    const share = row.serviceFee + row.networkFee + row.conversionFee;
+    out.push({ chain, token: row.token as TokenSymbol, ...origin, amount: share, purpose: 'service_fee', reference: row.id });
+  }
+  return out;
 }
 
 async function sendOne(tx: Executor, id: string, port: TransferPort, now: Date): Promise<boolean> {
   const [row] = await tx.select().from(settlements).where(eq(settlements.id, id)).for('update');
   if (!row || row.status !== 'pending' || row.note !== NOTE_WAITING_TRANSFER || row.transferIntents || !row.destination) return false;
-  const from = (row.input as StoredInput).payment.deposit_address;
-  const c = row.conversion as StoredConversion | null;
-  const chain = row.chain as Chain;
-  const intents = [await port.send(tx, {
-    chain, token: (c ? c.to : row.token) as TokenSymbol, ...(from ? { from } : {}), to: row.destination,
-    amount: c ? BigInt(c.amount_out) : row.net, ...(row.destinationTag !== null ? { tag: row.destinationTag } : {}), reference: row.id,
-  })];
-  if (row.token !== 'XRP') {
-    intents.push(await port.send(tx, { chain, token: row.token as TokenSymbol, ...(from ? { from } : {}), amount: row.serviceFee, reference: row.id }));
+  // one made before conversions waited for their own service: it keeps waiting, now for that
+  if ((row.conversion as StoredConversion | null)?.status === 'pending') {
+    await tx.update(settlements).set({ note: NOTE_WAITING_CONVERSION, updatedAt: now }).where(eq(settlements.id, id));
+    return false;
   }
+  const intents: string[] = [];
+  for (const req of settlementRequests(row)) intents.push(await port.send(tx, req));
   const [updated] = await tx.update(settlements).set({ transferIntents: intents, note: null, updatedAt: now }).where(eq(settlements.id, id)).returning();
   await settlementEvents(tx, updated as SettlementRow, now);
   return true;

@@ -42,14 +42,18 @@ export function anvilAvailable(): boolean {
   return fs.existsSync(ANVIL_BIN);
 }
 
-/** Starts anvil for `chainId` on a free port; `blockTime` (seconds) turns interval mining on. */
-export async function startAnvil(opts: { chainId: number; blockTime?: number }): Promise<AnvilNode> {
+/**
+ * Starts anvil for `chainId` on a free port; `blockTime` (seconds) turns interval mining on;
+ * `hardfork` an older rule set (`berlin`: blocks without a base fee, legacy gas prices only).
+ */
+export async function startAnvil(opts: { chainId: number; blockTime?: number; hardfork?: string }): Promise<AnvilNode> {
   const port = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `anvil-${opts.chainId}-`));
   const args = [
     '--host', '127.0.0.1', '--port', String(port), '--chain-id', String(opts.chainId),
     '--state', path.join(dir, 'state.json'), '-j', '1', '--silent',
     ...(opts.blockTime ? ['--block-time', String(opts.blockTime)] : []),
+    ...(opts.hardfork ? ['--hardfork', opts.hardfork] : []),
   ];
   let child: ChildProcess | null = null;
   const url = `http://127.0.0.1:${port}`;

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { createLogger } from '../../src/platform/logger.ts';
+import { createLogger, type Logger } from '../../src/platform/logger.ts';
 import { bootPlatform } from '../../src/platform/boot.ts';
 import type { Clock } from '../../src/platform/clock.ts';
 import type { Database } from '../../src/platform/db/index.ts';
@@ -33,7 +33,7 @@ export function testConfig(env: Record<string, string> = {}): Config {
     AUTH_SECRET: 'test-auth-secret-test-auth-secret-0123456789',
     WALLET_MNEMONIC: TEST_MNEMONIC,
     MARKET_FILE: TEST_MARKET_FILE,
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     WEBHOOK_ALLOW_PRIVATE: '1',
     ADMIN_TOKEN: 'test-admin-token',
     ...env,
@@ -45,13 +45,15 @@ export interface TestAppOptions {
   clock?: Clock;
   /** Start pg-boss (default false: tests run due work by calling services). */
   jobs?: boolean;
+  /** A logger of the test's own (to read what the service logs); default: the configured level, to stdout. */
+  log?: Logger;
   /** Extra routes for probing the plumbing, registered before the app is ready. */
   extraRoutes?: (app: FastifyInstance, services: Services) => void;
 }
 
 export async function startTestApp(db: Database, opts: TestAppOptions = {}): Promise<TestApp> {
   const config = testConfig(opts.env);
-  const platform = await bootPlatform(config, createLogger(config.logLevel), { db, clock: opts.clock, jobs: opts.jobs ?? false });
+  const platform = await bootPlatform(config, opts.log ?? createLogger(config.logLevel), { db, clock: opts.clock, jobs: opts.jobs ?? false });
   const services = await createServices(platform);
   const app = await buildApp(services);
   opts.extraRoutes?.(app, services);

@@ -14,7 +14,7 @@ import type { Actor } from '../../src/audit/index.ts';
 import type { Executor } from '../../src/platform/db/index.ts';
 import type { SettleInput } from '../../src/settlement/index.ts';
 import {
-  balances, ledgerEntries, payouts, settlements, NOTE_WAITING_TRANSFER, settlementJson, type TransferRequest,
+  balances, ledgerEntries, payouts, settlements, NOTE_WAITING_CONVERSION, NOTE_WAITING_TRANSFER, settlementJson, type TransferRequest,
 } from '../../src/settlement/index.ts';
 
 const HOUR = 3_600_000;
@@ -143,13 +143,13 @@ describeEachDb('settlement executor', (h) => {
       const [s] = await settle(input(p2, [{ amount: USDT(50), usd: '50' }]));
       expect(s).toMatchObject({ status: 'pending', note: null, transferIntents: ['intent_1', 'intent_2'] });
       expect(sent.map((r) => [r.token, r.to, r.amount, r.from])).toEqual([
-        ['USDT_TRC20', ADDR.TRON, s.net, 'TDeposit'], ['USDT_TRC20', undefined, s.serviceFee, 'TDeposit'],
+        ['USDT_TRC20', ADDR.TRON, s.net, 'TDeposit'], ['USDT_TRC20', undefined, s.serviceFee + s.networkFee, 'TDeposit'],
       ]);
       // the one that waited for the transfer service is sent at the next pass
       await t.services.settlement.replanDue();
       const [sentLater] = await h.db().orm.select().from(settlements).where(eq(settlements.id, waiting.id));
       expect(sentLater).toMatchObject({ status: 'pending', note: null, transferIntents: ['intent_3', 'intent_4'] });
-      expect(sent.slice(2).map((r) => [r.token, r.to, r.amount])).toEqual([['USDT_TRC20', ADDR.TRON, waiting.net], ['USDT_TRC20', undefined, waiting.serviceFee]]);
+      expect(sent.slice(2).map((r) => [r.token, r.to, r.amount])).toEqual([['USDT_TRC20', ADDR.TRON, waiting.net], ['USDT_TRC20', undefined, waiting.serviceFee + waiting.networkFee]]);
       await t.services.settlement.replanDue();
       expect(sent).toHaveLength(4);
       const done = await h.db().transaction((tx) => t.services.settlement.completeSettlement(tx, waiting.id, '0xabc'));
@@ -196,6 +196,8 @@ describeEachDb('settlement executor', (h) => {
     expect(moved.status).not.toBe('held');
     expect(moved.destination).toBe(ADDR.EVM_2);
     expect((moved.conversion as { via: string }).via).toBe('exchange');
+    // nothing carries out an exchange yet: it waits for that, not for a transfer
+    expect(moved.note).toBe(NOTE_WAITING_CONVERSION);
   });
 
   it('keeps an unconvertible live deposit in the USDT balance and pays it out automatically from $10 (rule 6)', async () => {

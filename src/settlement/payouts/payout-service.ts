@@ -16,6 +16,8 @@ import { payoutJson } from '../json.ts';
 import { createPayout, movePayout, PAYOUT_STATUSES, type PayoutMove } from './payout-store.ts';
 import { parsePayoutAmount, payoutFigures, payoutNetworkFee } from './payout-math.ts';
 import { ADJUST_NOTE_REQUIRED as NOTE_REQUIRED } from '../adjustments.ts';
+import type { TransferPort } from '../ports.ts';
+import { callBackPayout, payoutSender, sendApprovedPayout } from './service-sent.ts';
 
 export const ADDRESS_ID_REQUIRED = 'address_id is required';
 export const UNKNOWN_PAYOUT_ADDRESS = 'unknown payout address: give the id of one of your live payout addresses';
@@ -32,11 +34,14 @@ export class PayoutService {
   readonly #db: Database;
   readonly #clock: Clock;
   readonly #market: MarketSource;
+  readonly #transfers: () => TransferPort | null;
 
-  constructor(db: Database, clock: Clock, market: MarketSource) {
+  /** `transfers`: the chain room's transfer service, when there is one (it sends USDT payouts on BNB Smart Chain and Ethereum). */
+  constructor(db: Database, clock: Clock, market: MarketSource, transfers: () => TransferPort | null = () => null) {
     this.#db = db;
     this.#clock = clock;
     this.#market = market;
+    this.#transfers = transfers;
   }
 
   async #address(merchantId: string, id: unknown): Promise<PayoutAddressRow> {
@@ -124,7 +129,10 @@ export class PayoutService {
     return this.#move(id, merchantId, { to: 'canceled', by: userId }, actor);
   }
 
-  /** Operator moves: approve, reject {note}, sent {tx_id}; audited in the merchant's log. */
+  /**
+   * Operator moves: approve, reject {note}, sent {tx_id}; audited in the merchant's log. Approving a
+   * payout the service sends itself records its transfer in the same transaction.
+   */
   async review(id: string, body: Record<string, unknown>, to: 'approved' | 'rejected' | 'sent', actor: Actor): Promise<PayoutRow> {
     let move: PayoutMove = { to: 'approved' };
     if (to === 'rejected') {
@@ -140,7 +148,13 @@ export class PayoutService {
   async #move(id: string, merchantId: string | null, move: PayoutMove, actor: Actor): Promise<PayoutRow> {
     const now = this.#clock.now();
     return this.#db.transaction(async (tx) => {
+      if (move.to === 'rejected' || move.to === 'sent') {
+        const [current] = await tx.select().from(payouts).where(eq(payouts.id, id)).for('update');
+        if (current) await callBackPayout(tx, current, payoutSender(current, this.#transfers()));
+      }
       const row = await movePayout(tx, id, merchantId, move, now);
+      const sender = move.to === 'approved' ? payoutSender(row, this.#transfers()) : null;
+      if (sender) await sendApprovedPayout(tx, row, sender);
       await recordAudit(tx, { merchantId: row.merchantId, action: `payout.${move.to}`, actor, subject: row.id, after: payoutJson(row), at: now });
       return row;
     });

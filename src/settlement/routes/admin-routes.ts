@@ -1,10 +1,10 @@
-// Operator routes of CONTRACT.md: payout review and ledger adjustments.
+// Operator routes of CONTRACT.md: payout review, failed direct settlements and ledger adjustments.
 import type { FastifyInstance } from 'fastify';
 import { adminRoute } from '../../admin/index.ts';
 import { bodyObject } from '../../accounts/index.ts';
 import { LIST_DEFAULT } from '../../platform/list-params.ts';
 import type { SettlementService } from '../service.ts';
-import { ledgerEntryJson, payoutJson } from '../json.ts';
+import { ledgerEntryJson, payoutJson, settlementJson } from '../json.ts';
 import { queryOf, str } from './helpers.ts';
 
 export function registerSettlementAdminRoutes(app: FastifyInstance, settlement: SettlementService): void {
@@ -21,6 +21,20 @@ export function registerSettlementAdminRoutes(app: FastifyInstance, settlement: 
       handler: async (req, _reply, actor) => ({ payout: payoutJson(await svc.review((req.params as { id: string }).id, bodyObject(req.body), to, actor)) }),
     });
   }
+  adminRoute(app, token, {
+    method: 'GET', url: '/admin/settlements',
+    handler: async (req) => ({ settlements: (await settlement.forOperator(str(queryOf(req).status))).map(settlementJson) }),
+  });
+  adminRoute(app, token, {
+    method: 'POST', url: '/admin/settlements/:id/retry',
+    handler: async (req, _reply, actor) => ({ settlement: settlementJson(await settlement.retry((req.params as { id: string }).id, actor)) }),
+  });
+  adminRoute(app, token, {
+    method: 'POST', url: '/admin/settlements/:id/return',
+    handler: async (req, _reply, actor) => ({
+      settlement: settlementJson(await settlement.returnToBalance((req.params as { id: string }).id, bodyObject(req.body), actor)),
+    }),
+  });
   adminRoute(app, token, {
     method: 'POST', url: '/admin/ledger/adjustments',
     handler: async (req, reply, actor) => reply.code(201).send({ entry: ledgerEntryJson(await settlement.adjust(bodyObject(req.body), actor)) }),

@@ -7,10 +7,9 @@ import { isToken } from '../../tokens/index.ts';
 import type { SettlementService } from '../service.ts';
 import { listBalances } from '../balance-store.ts';
 import { balanceJson, ledgerEntryJson, settlementJson } from '../json.ts';
-import { ledgerCsv, ledgerPage, settlementById, settlementPage } from '../statement.ts';
+import { SETTLEMENT_STATUSES, ledgerCsv, ledgerPage, settlementById, settlementPage } from '../statement.ts';
 import { livemodeOf, queryOf, str } from './helpers.ts';
 
-const SETTLEMENT_STATUSES = ['pending', 'completed', 'held', 'failed'];
 const SETTLEMENT_MODES = ['direct', 'custodial'];
 
 export function registerMoneyRoutes(app: FastifyInstance, accounts: AccountsService, settlement: SettlementService): void {
@@ -57,7 +56,7 @@ export function registerMoneyRoutes(app: FastifyInstance, accounts: AccountsServ
       const mode = str(q.settlement);
       const page = await settlementPage(db(), {
         merchantId: auth.merchantId, livemode: livemodeOf(req),
-        ...(status && SETTLEMENT_STATUSES.includes(status) ? { status } : {}),
+        ...(status && (SETTLEMENT_STATUSES as readonly string[]).includes(status) ? { status } : {}),
         ...(mode && SETTLEMENT_MODES.includes(mode) ? { mode } : {}),
         ...(str(q.payment_id) ? { paymentId: str(q.payment_id) } : {}),
       }, limit, offset);

@@ -1,0 +1,178 @@
+// Ethereum and BNB Smart Chain in the transfer machinery: native transfers and ERC-20/BEP-20
+// `transfer` calls, signed locally (viem) for the chain id the node reports, with EIP-1559 fees
+// where its blocks carry a base fee and a legacy gas price otherwise. A deposit address that
+// lacks gas for a token transfer asks the hot wallet for a top-up; a native coin's share pays its
+// own fee (and the fees of the transfers before it from that address).
+import { bytesToHex, encodeFunctionData, erc20Abi, keccak256, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import type { Chain } from '../../../config.ts';
+import { TOKEN_DEFS, type TokenSymbol } from '../../../tokens/index.ts';
+import { RpcError } from '../../rpc/json-rpc.ts';
+import type { WalletKeys } from '../../wallets/keys.ts';
+import type { AttemptRow, TransferRow } from '../../transfers/schema.ts';
+import type { BroadcastOutcome, Inclusion, PrepareContext, Preparation, SignedTx, TransferFamily } from '../../transfers/types.ts';
+import { broadcastOutcome } from './broadcast-outcome.ts';
+import { bumpFee, feeFields, feeFor, maxPrice, parseFeeFields, type EvmFee, type NetworkPrices } from './fees.ts';
+import type { EvmCall, EvmRpc } from './rpc.ts';
+
+/** How long a sent transaction may stay unmined before it is looked at again (about 15 blocks). */
+export const STUCK_AFTER_MS: Partial<Record<Chain, number>> = { ethereum: 180_000, bsc: 45_000 };
+
+interface Built { call: EvmCall; moved: bigint }
+
+export class EvmFamily implements TransferFamily {
+  readonly chain: Chain;
+  readonly usesNonces = true;
+  readonly stuckAfterMs: number;
+  readonly #rpc: EvmRpc;
+  readonly #keys: WalletKeys;
+  readonly #contracts: Partial<Record<TokenSymbol, string>>;
+
+  constructor(chain: Chain, rpc: EvmRpc, keys: WalletKeys, contracts: Partial<Record<TokenSymbol, string>>, opts: { stuckAfterMs?: number } = {}) {
+    this.chain = chain;
+    this.#rpc = rpc;
+    this.#keys = keys;
+    this.#contracts = contracts;
+    this.stuckAfterMs = opts.stuckAfterMs ?? STUCK_AFTER_MS[chain] ?? 180_000;
+  }
+
+  hotAddress(livemode: boolean): string {
+    return this.#keys.hotAddress(this.chain, livemode);
+  }
+
+  tip(): Promise<bigint> {
+    return this.#rpc.blockNumber();
+  }
+
+  chainNonce(address: string, at?: bigint): Promise<bigint> {
+    return this.#rpc.nonce(address, at);
+  }
+
+  async prices(): Promise<NetworkPrices> {
+    const [baseFee, gasPrice] = await Promise.all([this.#rpc.baseFee(), this.#rpc.gasPrice()]);
+    if (baseFee === null) return { baseFee, gasPrice, priorityFee: 0n };
+    // a node without eth_maxPriorityFeePerGas: the tip its gas price suggests
+    const priorityFee = await this.#rpc.maxPriorityFee().catch(() => (gasPrice > baseFee ? gasPrice - baseFee : 0n));
+    return { baseFee, gasPrice, priorityFee };
+  }
+
+  /** The private key of the transfer's sender, checked against its address (a changed mnemonic never signs). */
+  #key(t: TransferRow): Uint8Array | null {
+    const k = t.fromRole === 'hot'
+      ? { address: this.#keys.hotAddress(this.chain, t.livemode), privateKey: this.#keys.hotPrivateKey(this.chain, t.livemode) }
+      : this.#keys.deposit(this.chain, t.livemode, t.fromIndex!);
+    return k.address.toLowerCase() === t.fromAddress.toLowerCase() ? k.privateKey : null;
+  }
+
+  #build(t: TransferRow, moved: bigint): Built | string {
+    const token = t.token as TokenSymbol;
+    if (TOKEN_DEFS[token].native) return { call: { from: t.fromAddress, to: t.toAddress, value: moved }, moved };
+    const contract = this.#contracts[token];
+    if (!contract) return `no ${token} contract is configured`;
+    const data = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [t.toAddress as Hex, moved] });
+    return { call: { from: t.fromAddress, to: contract, value: 0n, data }, moved };
+  }
+
+  async #estimate(call: EvmCall): Promise<bigint | string> {
+    try {
+      return await this.#rpc.estimateGas(call);
+    } catch (err) {
+      if (err instanceof RpcError) return `the transfer would fail: ${err.message}`;
+      throw err;
+    }
+  }
+
+  async prepare(t: TransferRow, ctx: PrepareContext): Promise<Preparation> {
+    const key = this.#key(t);
+    if (!key) return { kind: 'refused', why: 'the wallet key does not match the sending address' };
+    const token = t.token as TokenSymbol;
+    const native = TOKEN_DEFS[token].native;
+    const hot = t.fromRole === 'hot';
+    // a share paying its own fee is estimated at 0 (a plain transfer costs the same whatever its value)
+    const probe = this.#build(t, t.paysOwnFee ? 0n : t.amount);
+    if (typeof probe === 'string') return { kind: 'refused', why: probe };
+    const [held, prices, chainId, gas, balance] = await Promise.all([
+      native ? Promise.resolve(null) : this.#rpc.tokenBalance(probe.call.to, t.fromAddress).catch(() => undefined),
+      this.prices(), this.#rpc.chainId(), this.#estimate(probe.call), this.#rpc.balance(t.fromAddress),
+    ]);
+    if (!native) {
+      if (held === null || held === undefined) return { kind: 'refused', why: `the ${token} contract cannot be read on this node` };
+      if (held < t.amount) {
+        const why = `${hot ? 'the hot wallet' : 'the deposit address'} holds ${held} base units of ${token}, ${t.amount} are needed`;
+        return hot ? { kind: 'no_funds', why } : { kind: 'refused', why };
+      }
+    }
+    if (typeof gas === 'string') return { kind: 'refused', why: gas };
+    const fee = feeFor(prices);
+    const reserve = gas * maxPrice(fee);
+    const moved = t.paysOwnFee ? t.amount - ctx.feesPaidBefore - reserve : t.amount;
+    if (moved <= 0n) return { kind: 'nothing_left', why: 'nothing is left after the network fee' };
+    const built = this.#build(t, moved) as Built;
+    const need = (native ? moved : 0n) + reserve;
+    if (balance < need) {
+      const why = `${hot ? 'the hot wallet' : 'the deposit address'} holds ${balance} wei, ${need} are needed`;
+      if (hot) return { kind: 'no_funds', why };
+      if (t.paysOwnFee) return { kind: 'refused', why };
+      return { kind: 'top_up', amount: need + await this.#othersNeed(t, ctx, fee) - balance };
+    }
+    return { kind: 'ready', sign: (nonce) => this.#sign(key, chainId, nonce!, built, gas, fee) };
+  }
+
+  /** What the other unsent transfers from a deposit address will need of the native coin (one top-up covers them all). */
+  async #othersNeed(t: TransferRow, ctx: PrepareContext, fee: EvmFee): Promise<bigint> {
+    let total = 0n;
+    for (const u of ctx.unsentFromSender) {
+      if (u.id === t.id || u.paysOwnFee) continue;
+      const built = this.#build(u, u.amount);
+      if (typeof built === 'string') continue;
+      const gas = await this.#estimate(built.call);
+      if (typeof gas === 'string') continue;
+      total += gas * maxPrice(fee) + (TOKEN_DEFS[u.token as TokenSymbol].native ? u.amount : 0n);
+    }
+    return total;
+  }
+
+  async #sign(key: Uint8Array, chainId: number, nonce: bigint, b: Built, gas: bigint, fee: EvmFee): Promise<SignedTx> {
+    const account = privateKeyToAccount(bytesToHex(key));
+    const base = { chainId, nonce: Number(nonce), to: b.call.to as Hex, value: b.call.value ?? 0n, gas, ...(b.call.data ? { data: b.call.data } : {}) };
+    const raw = await account.signTransaction(fee.type === 'eip1559'
+      ? { ...base, type: 'eip1559', maxFeePerGas: fee.maxFeePerGas, maxPriorityFeePerGas: fee.maxPriorityFeePerGas }
+      : { ...base, type: 'legacy', gasPrice: fee.gasPrice });
+    return { txId: keccak256(raw), raw, nonce, value: b.moved, fee: feeFields(fee, gas), feeReserve: gas * maxPrice(fee) };
+  }
+
+  async replace(t: TransferRow, last: AttemptRow, ctx: PrepareContext): Promise<SignedTx | null> {
+    const key = this.#key(t);
+    if (!key || last.nonce === null) return null;
+    const { fee: lastFee, gas } = parseFeeFields(last.fee);
+    const [prices, chainId, balance] = await Promise.all([this.prices(), this.#rpc.chainId(), this.#rpc.balance(t.fromAddress)]);
+    const fee = bumpFee(lastFee, feeFor(prices));
+    const reserve = gas * maxPrice(fee);
+    const moved = t.paysOwnFee ? t.amount - ctx.feesPaidBefore - reserve : last.value;
+    if (moved <= 0n) return null;
+    const native = TOKEN_DEFS[t.token as TokenSymbol].native;
+    if (balance < (native ? moved : 0n) + reserve) return null;
+    return this.#sign(key, chainId, last.nonce, this.#build(t, moved) as Built, gas, fee);
+  }
+
+  async broadcast(raw: string): Promise<BroadcastOutcome> {
+    try {
+      await this.#rpc.sendRaw(raw);
+      return { kind: 'accepted' };
+    } catch (err) {
+      return broadcastOutcome(err);
+    }
+  }
+
+  async inclusion(txIds: readonly string[]): Promise<Inclusion | null> {
+    for (const txId of txIds) {
+      const r = await this.#rpc.receipt(txId);
+      if (r) return { txId, block: r.blockNumber, ok: r.status, feePaid: r.gasUsed * r.effectiveGasPrice };
+    }
+    return null;
+  }
+
+  known(txId: string): Promise<boolean> {
+    return this.#rpc.transactionKnown(txId);
+  }
+}

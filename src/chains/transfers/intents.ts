@@ -1,0 +1,108 @@
+// Recording transfers: each one is a row written in the caller's transaction (the settlement, the
+// payout approval, the top-up's request), before anything is signed. The worker signs and
+// broadcasts after the commit. The TransferPort the settlement room uses is built on it.
+import { and, desc, eq, inArray } from 'drizzle-orm';
+import type { Chain } from '../../config.ts';
+import type { Executor } from '../../platform/db/index.ts';
+import { newId } from '../../platform/ids.ts';
+import { TOKEN_DEFS, type TokenSymbol } from '../../tokens/index.ts';
+import { payments } from '../../payments/index.ts';
+import type { TransferPort, TransferRequest } from '../../settlement/index.ts';
+import type { WalletKeys } from '../wallets/keys.ts';
+import { outgoingTransfers, type TransferRow } from './schema.ts';
+import type { TransferPurpose } from './types.ts';
+
+export interface NewTransfer {
+  chain: Chain;
+  livemode: boolean;
+  purpose: TransferPurpose;
+  token: TokenSymbol;
+  fromAddress: string;
+  /** Index of the deposit address; null for the hot wallet, or a deposit address this service did not derive. */
+  fromIndex: number | null;
+  fromRole: 'deposit' | 'hot';
+  toAddress: string;
+  toTag?: number;
+  amount: bigint;
+  reference: string;
+  dependsOn?: string;
+}
+
+/**
+ * A native coin leaving a deposit address for the service pays the network out of itself (the
+ * service's share, a sweep); everything else arrives exactly and its fee is paid separately.
+ */
+export const paysOwnFee = (t: Pick<NewTransfer, 'token' | 'purpose' | 'fromRole'>): boolean =>
+  TOKEN_DEFS[t.token].native && t.fromRole === 'deposit' && (t.purpose === 'service_fee' || t.purpose === 'sweep');
+
+export async function recordTransfer(tx: Executor, t: NewTransfer, now: Date): Promise<TransferRow> {
+  const [row] = await tx.insert(outgoingTransfers).values({
+    id: newId('trf', now), chain: t.chain, livemode: t.livemode, purpose: t.purpose, token: t.token,
+    fromAddress: t.fromAddress, fromRole: t.fromRole, fromIndex: t.fromIndex, toAddress: t.toAddress, toTag: t.toTag ?? null,
+    amount: t.amount, paysOwnFee: paysOwnFee(t), reference: t.reference, dependsOn: t.dependsOn ?? null,
+    status: 'recorded', waiting: null, nonce: null, uncertain: false, txId: null, block: null, sentAmount: null,
+    feesPaid: 0n, minedFee: null, failures: 0, replacements: 0, nextAt: now, lastError: null, createdAt: now, updatedAt: now, finalAt: null,
+  }).returning();
+  return row;
+}
+
+/** The TransferPort of the settlement room: settlements, the service's share, sweeps and payouts. */
+export class ChainTransferPort implements TransferPort {
+  readonly #keys: WalletKeys;
+  readonly #chains: () => ReadonlySet<Chain>;
+  readonly #now: () => Date;
+  readonly #recorded: () => void;
+
+  /** `chains`: the chains a family can send on now; `recorded`: told of every new intent (wakes the worker after commit). */
+  constructor(keys: WalletKeys, chains: () => ReadonlySet<Chain>, now: () => Date, recorded: () => void) {
+    this.#keys = keys;
+    this.#chains = chains;
+    this.#now = now;
+    this.#recorded = recorded;
+  }
+
+  supports(chain: Chain): boolean {
+    return this.#chains().has(chain);
+  }
+
+  async send(tx: Executor, req: TransferRequest): Promise<string> {
+    const from = req.from ? await depositSender(tx, req.chain, req.from) : null;
+    const livemode = from?.livemode ?? true;
+    const row = await recordTransfer(tx, {
+      chain: req.chain, livemode, purpose: req.purpose ?? (req.to ? 'settlement' : 'service_fee'), token: req.token,
+      fromAddress: req.from ?? this.#keys.hotAddress(req.chain, livemode), fromIndex: from?.index ?? null,
+      fromRole: req.from ? 'deposit' : 'hot', toAddress: req.to ?? this.#keys.hotAddress(req.chain, livemode),
+      ...(req.tag !== undefined ? { toTag: req.tag } : {}), amount: req.amount, reference: req.reference,
+    }, this.#now());
+    this.#recorded();
+    return row.id;
+  }
+
+  async retry(tx: Executor, reference: string): Promise<number> {
+    const now = this.#now();
+    const rows = await tx.update(outgoingTransfers)
+      .set({ status: 'recorded', failures: 0, nonce: null, waiting: null, lastError: null, nextAt: now, updatedAt: now })
+      .where(and(eq(outgoingTransfers.reference, reference), eq(outgoingTransfers.status, 'failed'))).returning({ id: outgoingTransfers.id });
+    if (rows.length > 0) this.#recorded();
+    return rows.length;
+  }
+
+  async cancel(tx: Executor, reference: string): Promise<boolean> {
+    const rows = await tx.select({ id: outgoingTransfers.id, status: outgoingTransfers.status }).from(outgoingTransfers)
+      .where(eq(outgoingTransfers.reference, reference)).for('update');
+    // A transfer with a signed transaction may be on a node already: it can no longer be called back.
+    if (rows.some((r) => r.status !== 'recorded' && r.status !== 'canceled' && r.status !== 'failed')) return false;
+    const open = rows.filter((r) => r.status === 'recorded').map((r) => r.id);
+    if (open.length > 0) {
+      await tx.update(outgoingTransfers).set({ status: 'canceled', lastError: 'canceled', updatedAt: this.#now() }).where(inArray(outgoingTransfers.id, open));
+    }
+    return true;
+  }
+}
+
+/** The payment a deposit address was made for: its derivation index and mode. */
+async function depositSender(tx: Executor, chain: Chain, address: string): Promise<{ index: number | null; livemode: boolean } | null> {
+  const [p] = await tx.select({ index: payments.addressIndex, livemode: payments.livemode }).from(payments)
+    .where(and(eq(payments.depositAddress, address), eq(payments.chain, chain))).orderBy(desc(payments.createdAt)).limit(1);
+  return p ? { index: p.index, livemode: p.livemode } : null;
+}

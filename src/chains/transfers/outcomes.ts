@@ -1,0 +1,31 @@
+// What a final or failed transfer means for what it was made for, in the transfer's own
+// transaction: a settlement's transfer completes or fails it (spec 3; `settlement.completed` with
+// `tx_id`, `settlement.failed`), a payout's transfer marks it sent with its `tx_id` or rejects it
+// with the reason. The service's share, sweeps and gas top-ups concern only the service (logged).
+import type { Logger } from '../../platform/logger.ts';
+import { AppError } from '../../platform/errors.ts';
+import { completeSettlement, failSettlement, payoutSendFailed, payoutSentOnChain } from '../../settlement/index.ts';
+import type { TransferOutcomes } from './types.ts';
+
+export function settlementOutcomes(log: Logger): TransferOutcomes {
+  /** The settlement or payout moved on meanwhile (the operator did something): the transfer's state stands. */
+  const tolerate = (err: unknown, what: Record<string, unknown>) => {
+    if (!(err instanceof AppError)) throw err;
+    log.warn({ ...what, err: err.message }, 'a transfer\'s outcome found its settlement or payout moved on');
+  };
+  return {
+    async final(tx, t, now) {
+      try {
+        if (t.purpose === 'settlement') await completeSettlement(tx, t.reference, t.txId!, now);
+        else if (t.purpose === 'payout') await payoutSentOnChain(tx, t.reference, t.txId!, now);
+      } catch (err) { tolerate(err, { transfer: t.id, reference: t.reference }); }
+    },
+    async failed(tx, t, note, now) {
+      try {
+        if (t.purpose === 'settlement') await failSettlement(tx, t.reference, note, now);
+        else if (t.purpose === 'payout') await payoutSendFailed(tx, t.reference, note, now);
+        else log.error({ transfer: t.id, purpose: t.purpose, chain: t.chain, from: t.fromAddress, why: note }, 'a transfer of the service\'s own money was given up');
+      } catch (err) { tolerate(err, { transfer: t.id, reference: t.reference }); }
+    },
+  };
+}

@@ -1,0 +1,311 @@
+// One pass over a chain's open transfers, moving each one step along:
+//   recorded → (prepare: funds, gas top-up, refusal) → signed: the signed bytes and nonce are
+//   committed first → broadcast → sent → mined (receipt) → final at CONFIRMATIONS_<CHAIN>.
+// A sent transaction the node lost is broadcast again (the same bytes); one left unmined is
+// replaced with a higher fee and the same nonce; a refusal or a revert is tried again later
+// (backoff), then given up (`failed`, reported to its settlement or payout). A nonce is given back
+// only when no node can have the transaction, so nothing is ever sent twice.
+import type { Database, Executor } from '../../platform/db/index.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { Logger } from '../../platform/logger.ts';
+import { tokensOnChain } from '../../tokens/index.ts';
+import { recordTransfer } from './intents.ts';
+import { giveBackNonce, lockSender, takeNonce, type Sender } from './nonces.ts';
+import { retryDelay } from './backoff.ts';
+import type { AttemptRow, TransferRow } from './schema.ts';
+import {
+  activeTransfers, addAttempt, attemptsOf, feesPaid, markBroadcast, moveTransfer, senderBusy, transferById,
+} from './store.ts';
+import { WAITING_FUNDS, type Inclusion, type PrepareContext, type Preparation, type TransferFamily, type TransferOutcomes } from './types.ts';
+
+export const NOTE_NOT_OURS = 'the deposit address was not derived by this service';
+export const NOTE_NONCE_TAKEN = 'its nonce was used by another transaction';
+
+export interface StepperOptions {
+  confirmations: number;
+  retryDelaysMs: readonly number[];
+  /** Fee bumps of one transfer at most (each after the family's stuck time). */
+  maxReplacements: number;
+  /** Senders worked on at once in a pass. */
+  concurrency: number;
+}
+
+type Attempts = Map<string, AttemptRow[]>;
+
+export class ChainStepper {
+  readonly family: TransferFamily;
+  readonly #db: Database;
+  readonly #outcomes: TransferOutcomes;
+  readonly #clock: Clock;
+  readonly #log: Logger;
+  readonly #opts: StepperOptions;
+  readonly #wake: () => void;
+
+  constructor(db: Database, family: TransferFamily, outcomes: TransferOutcomes, clock: Clock, log: Logger, opts: StepperOptions, wake: () => void) {
+    this.family = family;
+    this.#db = db;
+    this.#outcomes = outcomes;
+    this.#clock = clock;
+    this.#log = log.child({ chain: family.chain });
+    this.#opts = opts;
+    this.#wake = wake;
+  }
+
+  get #now(): Date {
+    return this.#clock.now();
+  }
+
+  /** One pass; throws when the chain's node cannot be asked for its tip. */
+  async pass(): Promise<void> {
+    const rows = await activeTransfers(this.#db.orm, this.family.chain);
+    if (rows.length === 0) return;
+    const tip = await this.family.tip();
+    const attempts = await attemptsOf(this.#db.orm, rows.map((r) => r.id));
+    const senders = new Map<string, TransferRow[]>();
+    for (const r of rows) {
+      const key = `${r.livemode}:${r.fromAddress}`;
+      const list = senders.get(key);
+      if (list) list.push(r); else senders.set(key, [r]);
+    }
+    const queue = [...senders.values()];
+    const worker = async () => {
+      for (let list = queue.shift(); list; list = queue.shift()) await this.#sender(list, tip, attempts);
+    };
+    await Promise.all(Array.from({ length: Math.min(this.#opts.concurrency, queue.length) }, worker));
+  }
+
+  async #sender(list: TransferRow[], tip: bigint, attempts: Attempts): Promise<void> {
+    for (let i = 0; i < list.length; i++) {
+      try {
+        const next = await this.#step(list, i, tip, attempts);
+        if (next) list[i] = next;
+      } catch (err) {
+        // the node or the database failed us: this sender waits for the next pass, in order
+        this.#log.warn({ transfer: list[i].id, err: (err as Error).message }, 'transfer step failed; tried again on the next pass');
+        return;
+      }
+    }
+  }
+
+  #step(list: TransferRow[], i: number, tip: bigint, attempts: Attempts): Promise<TransferRow | undefined> {
+    const t = list[i];
+    switch (t.status) {
+      case 'recorded': return this.#recorded(list, i, attempts);
+      case 'signed': return this.#broadcast(t, attempts);
+      case 'sent': return this.#sent(t, tip, attempts);
+      case 'mined': return this.#mined(t, tip);
+      default: return Promise.resolve(undefined);
+    }
+  }
+
+  // ---- recorded: prepare, then sign -------------------------------------------------------------
+
+  async #recorded(list: TransferRow[], i: number, attempts: Attempts): Promise<TransferRow | undefined> {
+    const t = list[i];
+    if (t.nextAt > this.#now) return undefined;
+    if (t.fromRole === 'deposit' && t.fromIndex === null) return this.#fail(this.#db.orm, t, NOTE_NOT_OURS, { giveUp: true });
+    if (t.dependsOn) {
+      const dep = await transferById(this.#db.orm, t.dependsOn);
+      if (dep?.status === 'failed' || dep?.status === 'canceled') {
+        return this.#fail(this.#db.orm, t, `gas top-up failed: ${dep.lastError ?? dep.status}`, { set: { dependsOn: null } });
+      }
+      if (dep?.status !== 'mined' && dep?.status !== 'final') return undefined;
+    }
+    const others = list.filter((o) => o.id !== t.id);
+    // A deposit address sends one transaction at a time, in order: each one's network fee is known
+    // before the next is signed (a native coin's share pays the fees of those before it).
+    if (t.fromRole === 'deposit' && (list.slice(0, i).some((o) => o.status !== 'mined') || others.some((o) => o.status === 'signed' || o.status === 'sent'))) return undefined;
+    // One transaction per sender waits for a node to take it (its nonce may have to be given back).
+    if (this.family.usesNonces && others.some((o) => o.status === 'signed')) return undefined;
+    const ctx: PrepareContext = { feesPaidBefore: await feesPaid(this.#db.orm, t), unsentFromSender: list.slice(i).filter((o) => o.status === 'recorded') };
+    const prep = await this.family.prepare(t, ctx);
+    switch (prep.kind) {
+      case 'ready': {
+        const signed = await this.#sign(t, prep);
+        if (!signed) return undefined;
+        attempts.set(t.id, [...(attempts.get(t.id) ?? []), signed.attempt]);
+        return (await this.#broadcast(signed.row, attempts)) ?? signed.row;
+      }
+      case 'top_up': return this.#topUp(t, prep.amount);
+      case 'no_funds':
+        if (t.waiting === WAITING_FUNDS && t.lastError === prep.why) return undefined;
+        if (t.waiting !== WAITING_FUNDS) this.#log.warn({ transfer: t.id, purpose: t.purpose, why: prep.why }, 'hot wallet needs funding');
+        return moveTransfer(this.#db.orm, t, 'recorded', { waiting: WAITING_FUNDS, lastError: prep.why }, this.#now);
+      case 'nothing_left': return moveTransfer(this.#db.orm, t, 'recorded', { status: 'canceled', waiting: null, lastError: prep.why }, this.#now);
+      case 'refused': return this.#fail(this.#db.orm, t, prep.why);
+    }
+  }
+
+  async #sign(t: TransferRow, prep: Extract<Preparation, { kind: 'ready' }>): Promise<{ row: TransferRow; attempt: AttemptRow } | null> {
+    const sender: Sender = { chain: this.family.chain, livemode: t.livemode, address: t.fromAddress };
+    const onChain = this.family.usesNonces ? await this.family.chainNonce(t.fromAddress) : 0n;
+    const now = this.#now;
+    return this.#db.transaction(async (tx) => {
+      const cur = await transferById(tx, t.id, true);
+      if (cur?.status !== 'recorded') return null;
+      let nonce: bigint | null = null;
+      if (this.family.usesNonces) {
+        const stored = await lockSender(tx, sender, onChain, now);
+        if (await senderBusy(tx, t)) return null;
+        nonce = await takeNonce(tx, sender, stored, onChain, now);
+      }
+      const signed = await prep.sign(nonce);
+      const attempt = await addAttempt(tx, t.id, signed, now);
+      const row = await moveTransfer(tx, t, 'recorded', { status: 'signed', nonce, waiting: null, lastError: null }, now);
+      return row ? { row, attempt } : null;
+    });
+  }
+
+  /** The deposit address gets gas from the hot wallet first; the transfer waits for it to be mined. */
+  async #topUp(t: TransferRow, amount: bigint): Promise<TransferRow | undefined> {
+    const native = tokensOnChain(this.family.chain).find((d) => d.native)!.token;
+    const row = await this.#db.transaction(async (tx) => {
+      const g = await recordTransfer(tx, {
+        chain: this.family.chain, livemode: t.livemode, purpose: 'gas_topup', token: native, fromAddress: this.family.hotAddress(t.livemode),
+        fromIndex: null, fromRole: 'hot', toAddress: t.fromAddress, amount, reference: t.id,
+      }, this.#now);
+      return moveTransfer(tx, t, 'recorded', { dependsOn: g.id, lastError: `waiting for a gas top-up of ${amount} base units of ${native}` }, this.#now);
+    });
+    this.#wake();
+    return row;
+  }
+
+  // ---- signed: broadcast ------------------------------------------------------------------------
+
+  async #broadcast(t: TransferRow, attempts: Attempts): Promise<TransferRow | undefined> {
+    const mine = attempts.get(t.id) ?? [];
+    const last = mine.at(-1);
+    if (!last) return undefined;
+    const out = await this.family.broadcast(last.raw);
+    const now = this.#now;
+    const sender: Sender = { chain: this.family.chain, livemode: t.livemode, address: t.fromAddress };
+    switch (out.kind) {
+      case 'accepted':
+        await markBroadcast(this.#db.orm, last, now);
+        // a chain that mines at once (or a fast block) is looked at again right away
+        this.#wake();
+        return moveTransfer(this.#db.orm, t, 'signed', { status: 'sent', lastError: null }, now);
+      case 'uncertain':
+        return moveTransfer(this.#db.orm, t, 'signed', { uncertain: true, lastError: out.why }, now);
+      case 'nonce_used': {
+        const inc = await this.family.inclusion(mine.map((a) => a.txId));
+        if (inc) return this.#markMined(t, 'signed', inc, mine);
+        if (t.uncertain) return moveTransfer(this.#db.orm, t, 'signed', { lastError: out.why }, now);
+        // no node has ours: the nonce went to another transaction, so this one is signed again with a new one
+        return moveTransfer(this.#db.orm, t, 'signed', { status: 'recorded', nonce: null, lastError: NOTE_NONCE_TAKEN }, now);
+      }
+      case 'no_funds':
+      case 'refused':
+        if (t.uncertain) return moveTransfer(this.#db.orm, t, 'signed', { lastError: out.why }, now);
+        return this.#db.transaction(async (tx) => {
+          if (t.nonce !== null && !(await giveBackNonce(tx, sender, t.nonce, now))) {
+            this.#log.error({ transfer: t.id, nonce: String(t.nonce) }, 'a refused nonce could not be given back');
+          }
+          if (out.kind === 'refused') return this.#fail(tx, t, out.why, { from: 'signed' });
+          return moveTransfer(tx, t, 'signed', {
+            status: 'recorded', nonce: null, waiting: t.fromRole === 'hot' ? WAITING_FUNDS : null, lastError: out.why,
+          }, now);
+        });
+    }
+  }
+
+  // ---- sent: mined yet? lost? stuck? ------------------------------------------------------------
+
+  async #sent(t: TransferRow, tip: bigint, attempts: Attempts): Promise<TransferRow | undefined> {
+    const mine = attempts.get(t.id) ?? [];
+    const inc = await this.family.inclusion(mine.map((a) => a.txId));
+    if (inc) {
+      const mined = await this.#markMined(t, 'sent', inc, mine);
+      return mined?.status === 'mined' ? (await this.#mined(mined, tip, inc)) ?? mined : mined;
+    }
+    const last = mine.at(-1);
+    const now = this.#now;
+    if (!last || now.getTime() - (last.broadcastAt ?? last.createdAt).getTime() < this.family.stuckAfterMs) return undefined;
+    if (t.nonce !== null && this.family.usesNonces) {
+      const finalDepth = tip - BigInt(this.#opts.confirmations) + 1n;
+      if (finalDepth >= 0n && await this.family.chainNonce(t.fromAddress, finalDepth) > t.nonce) {
+        // none of ours is mined and that nonce is used for good: another transaction took it
+        return moveTransfer(this.#db.orm, t, 'sent', { status: 'recorded', nonce: null, uncertain: false, lastError: NOTE_NONCE_TAKEN }, now);
+      }
+    }
+    if (!(await this.family.known(last.txId))) {
+      const out = await this.family.broadcast(last.raw);
+      this.#log.info({ transfer: t.id, tx_id: last.txId, outcome: out.kind }, 'the node lost a sent transaction: broadcast again');
+      await markBroadcast(this.#db.orm, last, now);
+      return undefined;
+    }
+    if (t.replacements >= this.#opts.maxReplacements) {
+      await markBroadcast(this.#db.orm, last, now);
+      this.#log.warn({ transfer: t.id, tx_id: last.txId }, 'a sent transaction stays unmined after its fee bumps');
+      return undefined;
+    }
+    const replacement = await this.family.replace(t, last, { feesPaidBefore: await feesPaid(this.#db.orm, t), unsentFromSender: [] });
+    if (!replacement) {
+      await markBroadcast(this.#db.orm, last, now);
+      return undefined;
+    }
+    const stored = await this.#db.transaction(async (tx) => {
+      const row = await moveTransfer(tx, t, 'sent', { replacements: t.replacements + 1 }, now);
+      return row ? { row, attempt: await addAttempt(tx, t.id, replacement, now) } : null;
+    });
+    if (!stored) return undefined;
+    mine.push(stored.attempt);
+    const out = await this.family.broadcast(replacement.raw);
+    this.#log.info({ transfer: t.id, replaces: last.txId, tx_id: replacement.txId, outcome: out.kind }, 'unmined transaction replaced with a higher fee');
+    if (out.kind === 'accepted') await markBroadcast(this.#db.orm, stored.attempt, now);
+    return stored.row;
+  }
+
+  /** One of the transfer's transactions is in a block: counted (or, reverted, its nonce and fee are spent). */
+  async #markMined(t: TransferRow, from: 'signed' | 'sent', inc: Inclusion, mine: readonly AttemptRow[]): Promise<TransferRow | undefined> {
+    const now = this.#now;
+    if (!inc.ok) {
+      return this.#db.transaction((tx) => this.#fail(tx, t, `transaction ${inc.txId} reverted`, { from, set: { feesPaid: t.feesPaid + inc.feePaid } }));
+    }
+    const attempt = mine.find((a) => a.txId === inc.txId);
+    return moveTransfer(this.#db.orm, t, from, {
+      status: 'mined', txId: inc.txId, block: inc.block, minedFee: inc.feePaid, sentAmount: attempt?.value ?? null, lastError: null,
+    }, now);
+  }
+
+  // ---- mined: final at the chain's confirmations (or back to sent after a reorganisation) --------
+
+  async #mined(t: TransferRow, tip: bigint, known?: Inclusion): Promise<TransferRow | undefined> {
+    const inc = known ?? await this.family.inclusion([t.txId!]);
+    const now = this.#now;
+    if (!inc) {
+      this.#log.warn({ transfer: t.id, tx_id: t.txId }, 'a mined transfer left the best chain');
+      return moveTransfer(this.#db.orm, t, 'mined', { status: 'sent', txId: null, block: null, minedFee: null }, now);
+    }
+    if (tip - inc.block + 1n < BigInt(this.#opts.confirmations)) {
+      return inc.block === t.block ? undefined : moveTransfer(this.#db.orm, t, 'mined', { block: inc.block, minedFee: inc.feePaid }, now);
+    }
+    return this.#db.transaction(async (tx) => {
+      const row = await moveTransfer(tx, t, 'mined', { status: 'final', block: inc.block, minedFee: inc.feePaid, finalAt: now }, now);
+      if (row) await this.#outcomes.final(tx, row, now);
+      return row;
+    });
+  }
+
+  // ---- failures ---------------------------------------------------------------------------------
+
+  /** A failed try: tried again after the backoff, or given up and reported. */
+  async #fail(ex: Executor, t: TransferRow, why: string, opts: { from?: 'recorded' | 'signed' | 'sent'; set?: Partial<TransferRow>; giveUp?: boolean } = {}): Promise<TransferRow | undefined> {
+    const now = this.#now;
+    const failures = t.failures + 1;
+    const delay = opts.giveUp ? null : retryDelay(failures, this.#opts.retryDelaysMs);
+    const common = { ...opts.set, failures, nonce: null, uncertain: false, waiting: null, lastError: why };
+    const from = opts.from ?? 'recorded';
+    if (delay !== null) {
+      this.#log.warn({ transfer: t.id, purpose: t.purpose, failures, why }, 'transfer failed; tried again later');
+      return moveTransfer(ex, t, from, { ...common, status: 'recorded', nextAt: new Date(now.getTime() + delay) }, now);
+    }
+    this.#log.error({ transfer: t.id, purpose: t.purpose, reference: t.reference, failures, why }, 'transfer given up');
+    const report = async (tx: Executor) => {
+      const row = await moveTransfer(tx, t, from, { ...common, status: 'failed' }, now);
+      if (row) await this.#outcomes.failed(tx, row, why, now);
+      return row;
+    };
+    return ex === this.#db.orm ? this.#db.transaction(report) : report(ex);
+  }
+}

@@ -1,0 +1,80 @@
+// The transfer rows as the worker reads and moves them. Every move is a compare-and-set on the
+// status it was read in: several processes may work on one chain and a lost race changes nothing.
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import type { Chain } from '../../config.ts';
+import { queryRows, type Executor } from '../../platform/db/index.ts';
+import { outgoingAttempts, outgoingTransfers, type AttemptRow, type TransferRow } from './schema.ts';
+import { ACTIVE_STATUSES, type SignedTx, type TransferStatus } from './types.ts';
+
+/** At most this many transfers of a chain are looked at in one pass (in the order they were recorded). */
+export const PASS_LIMIT = 1000;
+
+export async function activeTransfers(ex: Executor, chain: Chain): Promise<TransferRow[]> {
+  return ex.select().from(outgoingTransfers)
+    .where(and(eq(outgoingTransfers.chain, chain), inArray(outgoingTransfers.status, [...ACTIVE_STATUSES])))
+    .orderBy(asc(outgoingTransfers.seq)).limit(PASS_LIMIT);
+}
+
+/** Attempts of each transfer, oldest first. */
+export async function attemptsOf(ex: Executor, ids: readonly string[]): Promise<Map<string, AttemptRow[]>> {
+  const out = new Map<string, AttemptRow[]>();
+  if (ids.length === 0) return out;
+  const rows = await ex.select().from(outgoingAttempts).where(inArray(outgoingAttempts.transferId, [...ids]))
+    .orderBy(asc(outgoingAttempts.transferId), asc(outgoingAttempts.n));
+  for (const a of rows) {
+    const list = out.get(a.transferId);
+    if (list) list.push(a); else out.set(a.transferId, [a]);
+  }
+  return out;
+}
+
+export async function transferById(ex: Executor, id: string, lock = false): Promise<TransferRow | undefined> {
+  const q = ex.select().from(outgoingTransfers).where(eq(outgoingTransfers.id, id));
+  const [row] = lock ? await q.for('update') : await q;
+  return row;
+}
+
+/** Moves a transfer from `expected`; undefined when it was no longer there (another process moved it). */
+export async function moveTransfer(ex: Executor, t: TransferRow, expected: TransferStatus, set: Partial<TransferRow>, now: Date): Promise<TransferRow | undefined> {
+  const [row] = await ex.update(outgoingTransfers).set({ ...set, updatedAt: now })
+    .where(and(eq(outgoingTransfers.id, t.id), eq(outgoingTransfers.status, expected))).returning();
+  return row;
+}
+
+export async function addAttempt(ex: Executor, transferId: string, s: SignedTx, now: Date): Promise<AttemptRow> {
+  const [{ n }] = await queryRows<{ n: number }>(ex, sql`select coalesce(max(n), 0)::int + 1 as n from outgoing_transfer_attempts where transfer_id = ${transferId}`);
+  const [row] = await ex.insert(outgoingAttempts).values({
+    transferId, n, txId: s.txId, raw: s.raw, nonce: s.nonce, value: s.value, fee: s.fee, feeReserve: s.feeReserve, createdAt: now, broadcastAt: null,
+  }).returning();
+  return row;
+}
+
+export async function markBroadcast(ex: Executor, a: AttemptRow, now: Date): Promise<void> {
+  await ex.update(outgoingAttempts).set({ broadcastAt: now }).where(and(eq(outgoingAttempts.transferId, a.transferId), eq(outgoingAttempts.n, a.n)));
+  a.broadcastAt = now;
+}
+
+/** Whether another transfer of this sender has a signed transaction no node took yet. */
+export async function senderBusy(ex: Executor, t: TransferRow): Promise<boolean> {
+  const rows = await ex.select({ id: outgoingTransfers.id }).from(outgoingTransfers).where(and(
+    eq(outgoingTransfers.chain, t.chain), eq(outgoingTransfers.livemode, t.livemode), eq(outgoingTransfers.fromAddress, t.fromAddress),
+    eq(outgoingTransfers.status, 'signed'), sql`${outgoingTransfers.id} <> ${t.id}`,
+  )).limit(1);
+  return rows.length > 0;
+}
+
+/** Network fees already paid by the transfers of a reference from one address (mined, or reverted). */
+export async function feesPaid(ex: Executor, t: TransferRow): Promise<bigint> {
+  const [{ sum }] = await queryRows<{ sum: string | null }>(ex, sql`
+    select sum(fees_paid + coalesce(mined_fee, 0))::text as sum from outgoing_transfers
+    where reference = ${t.reference} and from_address = ${t.fromAddress}`);
+  return BigInt(sum ?? '0');
+}
+
+/** Hot wallets with a transfer waiting for funds, as `chain:livemode`. */
+export async function walletsWaitingForFunds(ex: Executor): Promise<Set<string>> {
+  const rows = await queryRows<{ chain: string; livemode: boolean }>(ex, sql`
+    select distinct chain, livemode from outgoing_transfers
+    where status = 'recorded' and waiting = 'funds' and from_role = 'hot'`);
+  return new Set(rows.map((r) => `${r.chain}:${r.livemode}`));
+}

@@ -1,0 +1,94 @@
+// The words of the transfer machinery and what a chain family implements to plug into it. The core
+// (this folder) owns the intents, the order of sending, nonces, retries, replacement and reporting;
+// a family (evm/send, later utxo, tron, xrp) only talks to its nodes and signs.
+import type { Chain } from '../../config.ts';
+import type { Executor } from '../../platform/db/index.ts';
+import type { AttemptRow, TransferRow } from './schema.ts';
+
+export const TRANSFER_PURPOSES = ['settlement', 'service_fee', 'sweep', 'gas_topup', 'payout'] as const;
+export type TransferPurpose = (typeof TRANSFER_PURPOSES)[number];
+
+export type TransferStatus = 'recorded' | 'signed' | 'sent' | 'mined' | 'final' | 'failed' | 'canceled';
+/** Statuses the worker still works on. */
+export const ACTIVE_STATUSES: readonly TransferStatus[] = ['recorded', 'signed', 'sent', 'mined'];
+/** Waiting for the hot wallet to be funded (`needs_funding` in /admin/wallets). */
+export const WAITING_FUNDS = 'funds';
+
+/** A transaction signed and ready to broadcast; stored (as an attempt) before it is. */
+export interface SignedTx {
+  txId: string;
+  /** The signed bytes, hex. */
+  raw: string;
+  nonce: bigint | null;
+  /** What it moves (base units of the transfer's token). */
+  value: bigint;
+  /** Fee fields as signed, decimal strings. */
+  fee: Record<string, string>;
+  /** The most it can spend on the network fee, in the chain's native base units. */
+  feeReserve: bigint;
+}
+
+/** What a family found out before anything is signed. */
+export type Preparation =
+  /** Sign with this nonce (allocated by the core under the sender's lock). */
+  | { kind: 'ready'; sign: (nonce: bigint | null) => Promise<SignedTx> }
+  /** The deposit address needs this much of the native coin first (a gas top-up from the hot wallet). */
+  | { kind: 'top_up'; amount: bigint }
+  /** The hot wallet cannot pay it yet. */
+  | { kind: 'no_funds'; why: string }
+  /** Paying its own fee, nothing would be left to send. */
+  | { kind: 'nothing_left'; why: string }
+  /** It cannot be sent as it stands (counts as a failed try). */
+  | { kind: 'refused'; why: string };
+
+export type BroadcastOutcome =
+  | { kind: 'accepted' }
+  /** The node says this nonce is used: mined already, or taken by another transaction. */
+  | { kind: 'nonce_used'; why: string }
+  | { kind: 'no_funds'; why: string }
+  | { kind: 'refused'; why: string }
+  /** No node answered clearly: the transaction may or may not be out there. */
+  | { kind: 'uncertain'; why: string };
+
+export interface Inclusion {
+  txId: string;
+  block: bigint;
+  /** False when the transaction reverted (its nonce and fee are spent, nothing moved). */
+  ok: boolean;
+  feePaid: bigint;
+}
+
+/** Context of one transfer at preparation time. */
+export interface PrepareContext {
+  /** Network fees already paid by this reference's transfers from the same address (for pays_own_fee). */
+  feesPaidBefore: bigint;
+  /** Unsent transfers from the same address (this one included), for a top-up that covers them all. */
+  unsentFromSender: readonly TransferRow[];
+}
+
+export interface TransferFamily {
+  readonly chain: Chain;
+  /** Whether senders have nonces (EVM, XRP sequences) the core allocates. */
+  readonly usesNonces: boolean;
+  /** How long a sent transaction may stay unmined before it is looked at again (re-broadcast or fee bump). */
+  readonly stuckAfterMs: number;
+  /** The hot wallet of the chain in a mode (gas top-ups leave from it). */
+  hotAddress(livemode: boolean): string;
+  tip(): Promise<bigint>;
+  /** Transactions of `address` in the best chain ('latest'), or as of block `at`. */
+  chainNonce(address: string, at?: bigint): Promise<bigint>;
+  prepare(t: TransferRow, ctx: PrepareContext): Promise<Preparation>;
+  /** A replacement of `last` with a higher fee and the same nonce; null when it cannot be afforded. */
+  replace(t: TransferRow, last: AttemptRow, ctx: PrepareContext): Promise<SignedTx | null>;
+  broadcast(raw: string): Promise<BroadcastOutcome>;
+  /** The first of these transactions found in the best chain. */
+  inclusion(txIds: readonly string[]): Promise<Inclusion | null>;
+  /** Whether the node still knows the transaction (in its pool or a block). */
+  known(txId: string): Promise<boolean>;
+}
+
+/** What becomes of the things transfers are made for (settlements, payouts), in the transfer's transaction. */
+export interface TransferOutcomes {
+  final(tx: Executor, t: TransferRow, now: Date): Promise<void>;
+  failed(tx: Executor, t: TransferRow, note: string, now: Date): Promise<void>;
+}

@@ -1,0 +1,79 @@
+// What the service's team does with a direct settlement the chain room gave up on (spec 3: `failed`,
+// "the service's team retries or returns it to the balance"; CONTRACT.md operator routes): retry
+// (back to `pending`, its failed transfers tried again) or return (the money credited to the
+// merchant's balance as `settlement_return`; the settlement then reads `completed` in mode
+// `custodial`, where the money went, and its deposit is swept into the service's wallet). Both are
+// audited with the operator as actor.
+import { eq } from 'drizzle-orm';
+import type { Executor } from '../platform/db/index.ts';
+import { badRequest, conflict, notFound } from '../platform/errors.ts';
+import { recordAudit, type Actor } from '../audit/index.ts';
+import { TOKEN_DEFS, type TokenSymbol } from '../tokens/index.ts';
+import type { Chain } from '../config.ts';
+import type { TransferPort } from './ports.ts';
+import { settlements, type SettlementRow } from './schema.ts';
+import { settlementJson, type StoredConversion } from './json.ts';
+import { settlementEvents, transfersFor } from './settlement-writer.ts';
+import { settlementRequests } from './waiting-transfers.ts';
+import { emitBalances, postEntries } from './balance-store.ts';
+import { SETTLEMENT_NOT_FOUND } from './statement.ts';
+import { ADJUST_NOTE_REQUIRED } from './adjustments.ts';
+
+export const SETTLEMENT_NOT_FAILED = 'only a failed direct settlement can be retried or returned';
+export const noTransfersOn = (chain: string): string => `transfers on ${chain} cannot be made now`;
+export const returnedNote = (note: string): string => `returned to the balance: ${note}`;
+export const NOTE_NUL = 'note must not contain NUL characters';
+
+async function lockFailed(tx: Executor, id: string): Promise<SettlementRow> {
+  const [row] = await tx.select().from(settlements).where(eq(settlements.id, id)).for('update');
+  if (!row) throw notFound(SETTLEMENT_NOT_FOUND);
+  if (row.status !== 'failed' || row.mode !== 'direct') throw conflict(SETTLEMENT_NOT_FAILED);
+  return row;
+}
+
+async function save(tx: Executor, before: SettlementRow, set: Partial<SettlementRow>, action: string, actor: Actor, now: Date, note?: string): Promise<SettlementRow> {
+  const [row] = await tx.update(settlements).set({ ...set, updatedAt: now }).where(eq(settlements.id, before.id)).returning();
+  await settlementEvents(tx, row, now);
+  await recordAudit(tx, {
+    merchantId: row.merchantId, action, actor, subject: row.id, paymentId: row.paymentId,
+    before: settlementJson(before), after: settlementJson(row), ...(note ? { note } : {}), at: now,
+  });
+  return row;
+}
+
+/** Back to `pending`: its failed transfers are tried again (or, when there are none, its own transfer is made anew). */
+export async function retrySettlement(tx: Executor, id: string, port: TransferPort | null, actor: Actor, now: Date): Promise<SettlementRow> {
+  const row = await lockFailed(tx, id);
+  const p = transfersFor(port, row.chain as Chain);
+  if (!p?.retry) throw conflict(noTransfersOn(row.chain));
+  const intents = [...(row.transferIntents ?? [])];
+  if (await p.retry(tx, row.id) === 0) intents.push(await p.send(tx, settlementRequests(row)[0]));
+  return save(tx, row, { status: 'pending', note: null, transferIntents: intents }, 'settlement.retried', actor, now);
+}
+
+/** Its money is credited to the merchant's balance; the coins on the deposit address go to the service's wallet. */
+export async function returnSettlement(tx: Executor, id: string, body: Record<string, unknown>, port: TransferPort | null, actor: Actor, now: Date): Promise<SettlementRow> {
+  if (typeof body.note !== 'string' || body.note.trim() === '') throw badRequest(ADJUST_NOTE_REQUIRED);
+  const note = body.note.trim();
+  if (note.includes('\u0000')) throw badRequest(NOTE_NUL);
+  const row = await lockFailed(tx, id);
+  const c = row.conversion as StoredConversion | null;
+  // what the `settlement` entry took out of the balance comes back: the net, or what its conversion was to buy
+  const token = (c ? c.to : row.token) as TokenSymbol;
+  const key = { merchantId: row.merchantId, livemode: row.livemode };
+  await postEntries(tx, key, [{
+    type: 'settlement_return', token, chain: TOKEN_DEFS[token].chain, amount: c ? BigInt(c.amount_out) : row.net,
+    usd_amount: row.netUsd, reference: `${row.paymentId}:${row.depositTx}`, note,
+  }], now, { paymentId: row.paymentId });
+  await emitBalances(tx, key, now);
+  const intents = [...(row.transferIntents ?? [])];
+  const p = transfersFor(port, row.chain as Chain);
+  const [own] = settlementRequests(row);
+  if (p && own.from) {
+    // the coins that never left: the deposit's net, before any conversion
+    intents.push(await p.send(tx, { chain: own.chain, token: row.token as TokenSymbol, from: own.from, amount: c ? BigInt(c.amount_in) : row.net, purpose: 'sweep', reference: row.id }));
+  }
+  return save(tx, row, {
+    status: 'completed', mode: 'custodial', completedAt: now, note: returnedNote(note), transferIntents: intents,
+  }, 'settlement.returned', actor, now, note);
+}
