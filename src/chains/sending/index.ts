@@ -10,8 +10,12 @@ import type { ChainNodes } from '../rpc/nodes.ts';
 import { HotWallets, WalletKeys, registerWalletRoutes, type BalanceReader } from '../wallets/index.ts';
 import { TransferService, type TransferFamily, type TransferServiceOptions } from '../transfers/index.ts';
 import { EvmFamily, EvmFeeQuoter, EvmRpc, evmWalletBalances, tokenContracts } from '../evm/send/index.ts';
+import type { UtxoChain } from '../addresses/index.ts';
+import { UtxoReader, UtxoRpc, WrongNetworkError } from '../utxo/index.ts';
+import { UtxoFamily, UtxoFeeQuoter, combinedFeeQuoter, depositTxsFromDb, utxoWalletBalances } from '../utxo/send/index.ts';
 
 const EVM_CHAINS: readonly Chain[] = ['ethereum', 'bsc'];
+const UTXO_CHAINS: readonly UtxoChain[] = ['bitcoin', 'litecoin', 'dogecoin'];
 
 export interface ChainSendingOptions extends Partial<TransferServiceOptions> {
   /** Per chain: how long a sent transaction may stay unmined before it is looked at again. */
@@ -31,6 +35,8 @@ export class ChainSending {
   readonly transfers: TransferService;
   readonly wallets: HotWallets;
   readonly feeQuoter: NetworkFeeQuoter;
+  /** The Bitcoin-family readers (one per chain with a node), shared with the chain watcher. */
+  readonly utxoReaders: Partial<Record<UtxoChain, UtxoReader>> = {};
   readonly #platform: Platform;
 
   constructor(platform: Platform, nodes: ChainNodes, opts: ChainSendingOptions = {}) {
@@ -50,9 +56,20 @@ export class ChainSending {
       prices[chain] = family;
       readers[chain] = (address) => evmWalletBalances(rpc, chain, address, contracts);
     }
+    const utxoRpcs: Partial<Record<UtxoChain, UtxoRpc>> = {};
+    for (const chain of UTXO_CHAINS) {
+      const endpoints = nodes[chain];
+      if (!endpoints) continue;
+      const rpc = new UtxoRpc(endpoints);
+      const reader = new UtxoReader(chain, rpc);
+      utxoRpcs[chain] = rpc;
+      this.utxoReaders[chain] = reader;
+      families.push(new UtxoFamily(reader, rpc, this.keys, depositTxsFromDb(platform.db), { stuckAfterMs: opts.stuckAfterMs?.[chain] }));
+      readers[chain] = (address) => utxoWalletBalances(rpc, chain, address);
+    }
     this.transfers = new TransferService(platform, this.keys, families, { pollMs: transferPollMs(config), ...opts });
     this.wallets = new HotWallets(this.keys, readers, () => this.transfers.waitingForFunds(), platform.clock, platform.log);
-    this.feeQuoter = new EvmFeeQuoter(prices);
+    this.feeQuoter = combinedFeeQuoter(new EvmFeeQuoter(prices), new UtxoFeeQuoter(utxoRpcs));
   }
 
   registerRoutes(app: FastifyInstance): void {
@@ -61,6 +78,12 @@ export class ChainSending {
 
   start(): void {
     this.transfers.start();
+    // a Bitcoin-family node says its network (regtest: regtest addresses) before payments need one
+    for (const reader of Object.values(this.utxoReaders)) {
+      reader.network().catch((err: Error) => {
+        if (err instanceof WrongNetworkError) this.#platform.log.error({ chain: reader.chain, err: err.message }, 'the chain\'s node serves another network: the chain is not watched');
+      });
+    }
   }
 
   stop(): Promise<void> {

@@ -61,3 +61,21 @@ describe('addressOfScript', () => {
     expect(addressOfScript(ltc.regtest, `5820${'11'.repeat(32)}`)).toBeNull(); // MWEB HogEx output (witness v8)
   });
 });
+
+describe('scriptOfAddress', () => {
+  it('gives back the script of each published address (the inverse of addressOfScript)', async () => {
+    const { scriptOfAddress } = await import('./scripts.ts');
+    const cases: Array<[typeof btc.main, string, string]> = [
+      [btc.main, 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4', '0014751e76e8199196d454941c45d1b3a323f1433bd6'],
+      [btc.main, 'BC1QW508D6QEJXTDG4Y5R3ZARVARY0C5XW7KV8F3T4', '0014751e76e8199196d454941c45d1b3a323f1433bd6'],
+      [btc.main, 'bc1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3qccfmv3', '00201863143c14c5166804bd19203356da136c985678cd4d27a1b8c6329604903262'],
+      [btc.main, 'bc1p5cyxnuxmeuwuvkwfem96lqzszd02n6xdcjrs20cac6yqjjwudpxqkedrcr', '5120a60869f0dbcf1dc659c9cecbaf8050135ea9e8cdc487053f1dc6880949dc684c'],
+      [btc.main, '1BgGZ9tcN4rm9KBzDn7KprQz87SZ26SAMH', p2pkh('751e76e8199196d454941c45d1b3a323f1433bd6')],
+      [ltc.main, 'ltc1qx88q7zjd74lxwgkjmmwlqv5pd3vujuehexfttt', '001431ce0f0a4df57e6722d2deddf032816c59c97337'],
+      [doge.main, 'DBus3bamQjgJULBJtYXpEzDWQRwF5iwxgC', p2pkh('4a483568665dcdfa68dd58a1f62893448a643339')],
+    ];
+    for (const [network, address, script] of cases) expect(hex.encode(scriptOfAddress(network, address)!)).toBe(script);
+    expect(scriptOfAddress(btc.main, 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx')).toBeNull();
+    expect(scriptOfAddress(doge.main, '1BgGZ9tcN4rm9KBzDn7KprQz87SZ26SAMH')).toBeNull();
+  });
+});

@@ -3,7 +3,7 @@
 // 22+ writes `address`, Litecoin 0.21 and Dogecoin 1.14 an `addresses` array, some versions neither
 // for some types), and the address comes out in the network the reader was told, byte for byte.
 import { hex } from '@scure/base';
-import { encodeBase58Check, encodeSegwit } from '../addresses/encoding.ts';
+import { concat, decodeBase58Check, decodeSegwit, encodeBase58Check, encodeSegwit } from '../addresses/encoding.ts';
 import type { UtxoNetwork } from '../addresses/index.ts';
 
 /**
@@ -23,5 +23,24 @@ export function addressOfScript(network: UtxoNetwork, script: string): string | 
   const head = s.slice(0, 4);
   if ((head === '0014' && s.length === 44) || (head === '0020' && s.length === 68)) return encodeSegwit(network.hrp, 0, hex.decode(s.slice(4)));
   if (head === '5120' && s.length === 68) return encodeSegwit(network.hrp, 1, hex.decode(s.slice(4)));
+  return null;
+}
+
+/**
+ * The output script paying an address of the network (any P2SH version byte it accepts, e.g.
+ * Litecoin's older 3…); null when the address is not one of its standard forms.
+ */
+export function scriptOfAddress(network: UtxoNetwork, address: string): Uint8Array | null {
+  if (network.hrp && address.toLowerCase().startsWith(`${network.hrp}1`)) {
+    const seg = decodeSegwit(address, network.hrp);
+    if (!seg) return null;
+    if (seg.version === 0 && (seg.program.length === 20 || seg.program.length === 32)) return concat([0x00, seg.program.length], seg.program);
+    if (seg.version === 1 && seg.program.length === 32) return concat([0x51, 32], seg.program);
+    return null;
+  }
+  const b58 = decodeBase58Check(address);
+  if (!b58) return null;
+  if (b58.version === network.p2pkh) return concat(concat([0x76, 0xa9, 0x14], b58.payload), [0x88, 0xac]);
+  if (network.p2sh.includes(b58.version)) return concat(concat([0xa9, 0x14], b58.payload), [0x87]);
   return null;
 }
