@@ -5,6 +5,7 @@ import { BODY_LIMIT_BYTES, createMetricsRegistry, genRequestId, installErrorMapp
 import type { Services } from './services.ts';
 import { registerMarketMetrics } from './market/index.ts';
 import { registerRoutes } from './routes.ts';
+import { createIdempotencyStore, installIdempotency } from './idempotency/index.ts';
 
 export async function buildApp(services: Services): Promise<FastifyInstance> {
   const { config, log, db } = services.platform;
@@ -38,6 +39,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     }
   });
 
+  installIdempotency(app, createIdempotencyStore(db, services.platform.clock, config.authSecret));
   await registerRoutes(app, services);
   services.realtime.register(app);
   return app;
