@@ -6,6 +6,7 @@ import type { Services } from './services.ts';
 import { registerMarketMetrics } from './market/index.ts';
 import { registerRoutes } from './routes.ts';
 import { createIdempotencyStore, installIdempotency } from './idempotency/index.ts';
+import { recordRouteTable, registerOpenApiRoutes } from './openapi/index.ts';
 
 export async function buildApp(services: Services): Promise<FastifyInstance> {
   const { config, log, db } = services.platform;
@@ -23,6 +24,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     forceCloseConnections: 'idle',
   });
   app.decorateRequest('auth', null);
+  recordRouteTable(app);
   installRequestId(app);
   installJsonBody(app);
   installErrorMapper(app);
@@ -41,6 +43,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
 
   installIdempotency(app, createIdempotencyStore(db, services.platform.clock, config.authSecret));
   await registerRoutes(app, services);
+  registerOpenApiRoutes(app, { serverUrl: config.publicUrl, version: '1' });
   services.realtime.register(app);
   return app;
 }
