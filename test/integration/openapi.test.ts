@@ -47,7 +47,7 @@ describe('OpenAPI document', () => {
 
   it('is a valid OpenAPI 3.1 document with security schemes, the error shape and the webhook events', async () => {
     const validator = new Validator();
-    const result = await validator.validate(structuredClone(doc) as object);
+    const result = await validator.validate(structuredClone(doc) as unknown as Parameters<Validator["validate"]>[0]);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(validator.version).toBe('3.1');
