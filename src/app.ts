@@ -7,6 +7,7 @@ import { registerMarketMetrics } from './market/index.ts';
 import { registerRoutes } from './routes.ts';
 import { createIdempotencyStore, installIdempotency } from './idempotency/index.ts';
 import { recordRouteTable, registerOpenApiRoutes } from './openapi/index.ts';
+import { registerChainMetrics } from './chains/watch/index.ts';
 
 export async function buildApp(services: Services): Promise<FastifyInstance> {
   const { config, log, db } = services.platform;
@@ -30,6 +31,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   installErrorMapper(app);
   const metrics = createMetricsRegistry();
   registerMarketMetrics(metrics, services.market);
+  registerChainMetrics(metrics, services.watching);
   installMetrics(app, metrics);
 
   app.get('/healthz', async (_req, reply) => {
