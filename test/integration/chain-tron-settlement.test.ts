@@ -1,7 +1,6 @@
 // Tron end to end on the simulated java-tron (which checks every transaction with tronweb's own
 // protobuf code and recovers its signer): a live USDT_TRC20 or TRX payment paid by a customer with
-// tronweb, read from the block by the Tron reader and reported through DepositIntake as the watcher
-// does, is confirmed and settled: the payout address receives exactly `net`; a USDT deposit address
+// tronweb, read from the blocks by the chain watcher driving the Tron reader, is confirmed and settled: the payout address receives exactly `net`; a USDT deposit address
 // first gets TRX for its energy from the hot wallet; the node going away and coming back leaves the
 // settlement to complete.
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -15,7 +14,6 @@ import { base58Address, startTronSim, type TronSim } from '../sim/tron/server.ts
 import { ManualClock } from '../../src/platform/clock.ts';
 import { parseUnits } from '../../src/money/index.ts';
 import type { TokenSymbol } from '../../src/tokens/index.ts';
-import type { ChainReader } from '../../src/chains/watch/types.ts';
 
 type TronAccount = { address: { base58: string }; privateKey: string };
 const newAccount = async () => (await TronWeb.createAccount()) as unknown as TronAccount;
@@ -24,7 +22,6 @@ describeEachDb('Tron paid, confirmed, settled on the simulated node', (h) => {
   let sim: TronSim;
   let t: TestApp;
   let acct: Account;
-  let reader: ChainReader;
   let usdt: string;
   let customer: TronAccount;
   let tw: TronWeb;
@@ -37,13 +34,15 @@ describeEachDb('Tron paid, confirmed, settled on the simulated node', (h) => {
     t = await startTestApp(h.db(), {
       clock, env: { TRON_API_URL: sim.url, TOKEN_CONTRACTS: `USDT_TRC20=${usdt}`, CONFIRMATIONS_TRON: '2', SETTLEMENT_DELAY_S: '0', CHAIN_POLL_MS: '100' },
     });
-    reader = t.services.sending.readers.tron!;
+    expect(t.services.sending.readers.tron).toBeDefined();
     customer = await newAccount();
     sim.chain.fund(customer.address.base58, 10_000_000_000n);
     sim.chain.mint(usdt, customer.address.base58, 10_000_000_000n);
     sim.chain.fund(t.services.sending.keys.hotAddress('tron', true), 1_000_000_000n);
     sim.chain.mine(1);
     tw = new TronWeb({ fullHost: sim.url, privateKey: customer.privateKey });
+    // the watcher's cursor starts here
+    await watch();
     acct = await signupAccount(t.app);
     const live = await t.app.inject({ method: 'POST', url: '/merchant/live', headers: tokenHeader(acct.accessToken), payload: { enabled: true } });
     expect(live.statusCode).toBe(200);
@@ -72,19 +71,20 @@ describeEachDb('Tron paid, confirmed, settled on the simulated node', (h) => {
       sent = await tw.trx.sendRawTransaction(await tw.trx.sign(built.transaction, customer.privateKey));
     }
     expect(sent.result).toBe(true);
-    const [b] = sim.chain.mine(1);
-    const block = await reader.block(BigInt(b.number));
-    const intake = t.services.payments.intake;
-    for (const x of block!.transfers) {
-      const r = await intake.recordDeposit({ address: x.to }, { txId: x.txId, token: x.token, amount: x.amount, confirmations: 1, block: b.number, at: clock.now() });
-      if (r.kind === 'recorded') await intake.markFinal({ address: x.to }, x.txId, clock.now());
-    }
+    sim.chain.mine(1);
+    await watch();
+  }
+
+  /** A pass of the chain watcher (the Tron reader), then the outbox. */
+  async function watch(): Promise<void> {
+    await t.services.watching.runOnce();
     await t.platform.outbox.drainNow();
   }
 
   async function driveUntil(done: () => Promise<boolean>, max = 40): Promise<void> {
     for (let i = 0; i < max; i++) {
       await t.services.sending.transfers.runOnce().catch(() => {});
+      await t.services.watching.runOnce().catch(() => {});
       await t.platform.outbox.drainNow();
       if (await done()) return;
       sim.chain.mine(1);
@@ -101,6 +101,12 @@ describeEachDb('Tron paid, confirmed, settled on the simulated node', (h) => {
     const p = await createLivePayment(t, { acct, addresses: {}, addressIds: {} }, token);
     expect(p.deposit_address).toMatch(/^T/);
     await payAndWatch(token, p.deposit_address, units(p.crypto_amount));
+    // seen with 1 confirmation of the 2 CONFIRMATIONS_TRON asks; final one block later
+    const seen = await getPayment(t.app, acct.liveKey, p.id);
+    expect(seen.status).toBe('detecting');
+    expect(seen.deposits[0]).toMatchObject({ confirmations: 1, token });
+    sim.chain.mine(1);
+    await watch();
     expect((await getPayment(t.app, acct.liveKey, p.id)).status).toBe('confirmed');
     await driveUntil(() => completed(p.id));
     const [s] = await settlementsOf(t, p.id);
@@ -123,6 +129,9 @@ describeEachDb('Tron paid, confirmed, settled on the simulated node', (h) => {
     await payAndWatch('TRX', p.deposit_address, units(p.crypto_amount));
     await sim.stop();
     await expect(t.services.sending.transfers.runOnce()).rejects.toThrow();
+    // the watcher notes the node down and goes on
+    await t.services.watching.runOnce();
+    expect(t.services.watching.states().find((x) => x.chain === 'tron')!.status).not.toBe('ok');
     await sim.start();
     await driveUntil(() => completed(p.id));
     const [s] = await settlementsOf(t, p.id);

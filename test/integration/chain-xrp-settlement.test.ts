@@ -1,6 +1,6 @@
 // XRP end to end on the simulated rippled (which verifies every signature): a live XRP payment paid
-// to the service address with its destination tag, read from the validated ledger by the XRP reader
-// and reported through DepositIntake as the watcher does, is confirmed and settled by one Payment of
+// to the service address with its destination tag, read from the validated ledger by the chain
+// watcher driving the XRP reader, is confirmed and settled by one Payment of
 // exactly `net` carrying the payout address's tag (spec direct rule 7: the service's fee stays);
 // a partial payment counts for what it delivered; an untagged payment is unmatched; the node going
 // away and coming back leaves the settlement to complete.
@@ -15,13 +15,13 @@ import { injectPartialPayment, payXrp } from '../harness/xrp.ts';
 import { startXrpSim, type XrpSim } from '../sim/xrp/server.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { parseUnits } from '../../src/money/index.ts';
-import type { ChainReader } from '../../src/chains/watch/types.ts';
+import { eq } from 'drizzle-orm';
+import { unmatchedDeposits } from '../../src/chains/watch/index.ts';
 
 describeEachDb('XRP paid, confirmed, settled on the simulated rippled', (h) => {
   let sim: XrpSim;
   let t: TestApp;
   let acct: Account;
-  let reader: ChainReader;
   const payout = Wallet.generate().address;
   const PAYOUT_TAG = 991;
   const clock = new ManualClock(new Date());
@@ -29,7 +29,7 @@ describeEachDb('XRP paid, confirmed, settled on the simulated rippled', (h) => {
   beforeAll(async () => {
     sim = await startXrpSim();
     t = await startTestApp(h.db(), { clock, env: { XRP_RPC_URL: sim.wsUrl, CONFIRMATIONS_XRP: '1', SETTLEMENT_DELAY_S: '0', CHAIN_POLL_MS: '100' } });
-    reader = t.services.sending.readers.xrp!;
+    expect(t.services.sending.readers.xrp).toBeDefined();
     acct = await signupAccount(t.app);
     const live = await t.app.inject({ method: 'POST', url: '/merchant/live', headers: tokenHeader(acct.accessToken), payload: { enabled: true } });
     expect(live.statusCode).toBe(200);
@@ -41,30 +41,24 @@ describeEachDb('XRP paid, confirmed, settled on the simulated rippled', (h) => {
     // the merchant's payout account exists already (a new one needs the base reserve at once)
     payXrp(sim, payout, 20_000_000n);
     sim.close();
+    // the watcher's cursor starts here
+    await watch();
   });
   afterAll(async () => {
     await t?.close();
     await sim?.stop();
   });
 
-  /** What the watcher does with a validated ledger: every transfer to the service address, by its tag. */
-  async function watchLedger(index: number): Promise<Json[]> {
-    const block = await reader.block(BigInt(index));
-    const out: Json[] = [];
-    for (const x of block!.transfers) {
-      const ref = x.tag === undefined ? { address: x.to } : { address: x.to, tag: x.tag };
-      const intake = t.services.payments.intake;
-      const r = await intake.recordDeposit(ref, { txId: x.txId, token: x.token, amount: x.amount, confirmations: 1, block: Number(block!.height), at: clock.now() });
-      if (r.kind === 'recorded') await intake.markFinal(ref, x.txId, clock.now());
-      out.push({ txId: x.txId, kind: r.kind });
-    }
+  /** A pass of the chain watcher (the XRP reader over the app's own rippled connection), then the outbox. */
+  async function watch(): Promise<void> {
+    await t.services.watching.runOnce();
     await t.platform.outbox.drainNow();
-    return out;
   }
 
   async function driveUntil(done: () => Promise<boolean>, max = 30): Promise<void> {
     for (let i = 0; i < max; i++) {
       await t.services.sending.transfers.runOnce().catch(() => {});
+      await t.services.watching.runOnce().catch(() => {});
       await t.platform.outbox.drainNow();
       if (await done()) return;
       sim.close();
@@ -82,10 +76,13 @@ describeEachDb('XRP paid, confirmed, settled on the simulated rippled', (h) => {
     const paid = payXrp(sim, p.deposit_address, owed, p.destination_tag);
     // untagged: never this payment's (it also gives the service address its reserve)
     const untagged = payXrp(sim, p.deposit_address, 30_000_000n);
-    const l = sim.close();
-    const seen = await watchLedger(l.index);
-    expect(seen).toEqual(expect.arrayContaining([{ txId: paid, kind: 'recorded' }, { txId: untagged, kind: 'unmatched' }]));
-    expect((await getPayment(t.app, acct.liveKey, p.id)).status).toBe('confirmed');
+    sim.close();
+    await watch();
+    const read = await getPayment(t.app, acct.liveKey, p.id);
+    expect(read.status).toBe('confirmed');
+    expect(read.deposits.map((d: Json) => d.tx_id)).toEqual([paid]);
+    const [unmatched] = await t.platform.db.orm.select().from(unmatchedDeposits).where(eq(unmatchedDeposits.txId, untagged));
+    expect(unmatched).toMatchObject({ chain: 'xrp', address: p.deposit_address, destinationTag: null, amount: 30_000_000n, paymentId: null });
 
     const before = sim.ledger.accounts.get(payout)!.balance;
     await driveUntil(() => completed(p.id));
@@ -101,7 +98,8 @@ describeEachDb('XRP paid, confirmed, settled on the simulated rippled', (h) => {
     const p = await createLivePayment(t, { acct, addresses: {}, addressIds: {} }, 'XRP');
     const owed = drops(p.crypto_amount);
     injectPartialPayment(sim, p.deposit_address, p.destination_tag, owed, owed / 4n);
-    await watchLedger(sim.close().index);
+    sim.close();
+    await watch();
     const read = await getPayment(t.app, acct.liveKey, p.id);
     expect(read.status).toBe('partially_paid');
     expect(drops(read.deposits[0].amount)).toBe(owed / 4n);
@@ -110,9 +108,13 @@ describeEachDb('XRP paid, confirmed, settled on the simulated rippled', (h) => {
   it('the node going away and coming back: the settlement completes once it answers', async () => {
     const p = await createLivePayment(t, { acct, addresses: {}, addressIds: {} }, 'XRP');
     payXrp(sim, p.deposit_address, drops(p.crypto_amount), p.destination_tag);
-    await watchLedger(sim.close().index);
+    sim.close();
+    await watch();
     await sim.stop();
     await expect(t.services.sending.transfers.runOnce()).rejects.toThrow();
+    // the watcher notes the node down and goes on
+    await t.services.watching.runOnce();
+    expect(t.services.watching.states().find((x) => x.chain === 'xrp')!.status).not.toBe('ok');
     expect(await completed(p.id)).toBe(false);
     await sim.start();
     await driveUntil(() => completed(p.id));
