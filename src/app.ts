@@ -5,6 +5,9 @@ import { BODY_LIMIT_BYTES, createMetricsRegistry, genRequestId, installErrorMapp
 import type { Services } from './services.ts';
 import { registerMarketMetrics } from './market/index.ts';
 import { registerRoutes } from './routes.ts';
+import { createIdempotencyStore, installIdempotency } from './idempotency/index.ts';
+import { recordRouteTable, registerOpenApiRoutes } from './openapi/index.ts';
+import { registerChainMetrics } from './chains/watch/index.ts';
 
 export async function buildApp(services: Services): Promise<FastifyInstance> {
   const { config, log, db } = services.platform;
@@ -22,11 +25,13 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     forceCloseConnections: 'idle',
   });
   app.decorateRequest('auth', null);
+  recordRouteTable(app);
   installRequestId(app);
   installJsonBody(app);
   installErrorMapper(app);
   const metrics = createMetricsRegistry();
   registerMarketMetrics(metrics, services.market);
+  registerChainMetrics(metrics, services.watching);
   installMetrics(app, metrics);
 
   app.get('/healthz', async (_req, reply) => {
@@ -38,7 +43,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     }
   });
 
+  installIdempotency(app, createIdempotencyStore(db, services.platform.clock, config.authSecret));
   await registerRoutes(app, services);
+  registerOpenApiRoutes(app, { serverUrl: config.publicUrl, version: '1' });
   services.realtime.register(app);
   return app;
 }
