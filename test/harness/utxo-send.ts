@@ -59,3 +59,17 @@ export async function receivedBy(node: LitecoinNode, address: string): Promise<b
   const [whole, frac = ''] = ltc.toFixed(8).split('.');
   return BigInt(whole) * 100_000_000n + BigInt(frac.padEnd(8, '0'));
 }
+
+/** One pass of the chain watchers, then the outbox handed on (settlement, webhooks). */
+export async function watchLtc(t: LtcApp): Promise<void> {
+  await t.services.watching.runOnce();
+  await t.platform.outbox.drainNow();
+}
+
+/** The chain's row of /admin/chains. */
+export async function chainRow(t: LtcApp, chain: string): Promise<Record<string, unknown>> {
+  const res = await t.app.inject({ method: 'GET', url: '/admin/chains', headers: { authorization: 'Bearer test-admin-token' } });
+  return (res.json().chains as Array<Record<string, unknown>>).find((c) => c.chain === chain)!;
+}
+
+export const ltcText = (n: bigint): string => `${n / 100_000_000n}.${String(n % 100_000_000n).padStart(8, '0')}`;

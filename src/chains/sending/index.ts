@@ -11,7 +11,7 @@ import { HotWallets, WalletKeys, registerWalletRoutes, type BalanceReader } from
 import { TransferService, type TransferFamily, type TransferServiceOptions } from '../transfers/index.ts';
 import { EvmFamily, EvmFeeQuoter, EvmRpc, evmWalletBalances, tokenContracts } from '../evm/send/index.ts';
 import type { UtxoChain } from '../addresses/index.ts';
-import { UtxoReader, UtxoRpc, WrongNetworkError } from '../utxo/index.ts';
+import { UtxoReader, UtxoRpc } from '../utxo/index.ts';
 import { UtxoFamily, UtxoFeeQuoter, combinedFeeQuoter, depositTxsFromDb, utxoWalletBalances } from '../utxo/send/index.ts';
 import { NodeEndpoints } from '../rpc/endpoints.ts';
 import type { ChainReader } from '../watch/types.ts';
@@ -107,12 +107,9 @@ export class ChainSending {
 
   start(): void {
     this.transfers.start();
-    // a Bitcoin-family node says its network (regtest: regtest addresses) before payments need one
-    for (const reader of Object.values(this.utxoReaders)) {
-      reader.network().catch((err: Error) => {
-        if (err instanceof WrongNetworkError) this.#platform.log.error({ chain: reader.chain, err: err.message }, 'the chain\'s node serves another network: the chain is not watched');
-      });
-    }
+    // A Bitcoin-family node says its network (regtest: regtest addresses) before payments need one.
+    // A failure is the watcher's to report (the chain `down`, one log line): nothing more here.
+    for (const reader of Object.values(this.utxoReaders)) reader.network().catch(() => {});
   }
 
   async stop(): Promise<void> {
