@@ -79,13 +79,19 @@ export function networkOfGenesis(coin: UtxoCoin, genesis: string): UtxoNetworkKi
   return null;
 }
 
+/** Below this many coins, value × 10^8 is within 0.25 of the integer the node printed: rounding it is exact. */
+const FAST_EXACT_BELOW = 10_000_000;
+
 /**
  * Base units of a coin amount as the node writes it in JSON (a number with at most 8 decimals).
- * Exact below 2^53 base units (90 million coins in one output); the decimal text is what the node
- * printed, so rounding to 8 places restores it.
+ * Exact below 2^25 coins (33 million in one output: above that a JSON number parsed into a double
+ * no longer holds 8 decimals, which only a Dogecoin output can reach); the decimal text is what
+ * the node printed, so rounding to 8 places restores it (by multiplication where that is provably exact,
+ * which is what nearly every output takes: a block's outputs are converted in one pass).
  */
 export function coinsToBaseUnits(value: number): bigint {
   if (!Number.isFinite(value) || value < 0) throw new Error(`not a coin amount: ${value}`);
+  if (value < FAST_EXACT_BELOW) return BigInt(Math.round(value * 100_000_000));
   const [whole, frac = ''] = value.toFixed(8).split('.');
   return BigInt(whole) * 100_000_000n + BigInt(frac.padEnd(8, '0'));
 }

@@ -4,6 +4,7 @@
 // getblock with getrawtransaction for each transaction (served by a replaying node, so the reader
 // takes the same path as against a real one).
 import fs from 'node:fs';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UTXO_NETWORKS, liveNetwork, setLiveNetwork } from '../addresses/index.ts';
 import { NodeEndpoints } from '../rpc/endpoints.ts';
@@ -58,6 +59,17 @@ describe('coin amounts', () => {
     expect(coinsToBaseUnits(20999999.97690000)).toBe(2_099_999_997_690_000n);
     expect(coinsToBaseUnits(9874.2)).toBe(987_420_000_000n);
     expect(() => coinsToBaseUnits(-1)).toThrow();
+  });
+
+  it('agrees with the decimal text for every amount of 8 decimals, on both sides of the fast path', () => {
+    fc.assert(fc.property(fc.bigInt({ min: 0n, max: 1_000_000_000_000_000n }), (units) => {
+      const text = `${units / 100_000_000n}.${String(units % 100_000_000n).padStart(8, '0')}`;
+      expect(coinsToBaseUnits(JSON.parse(text))).toBe(units);
+    }), { numRuns: 5000 });
+    fc.assert(fc.property(fc.bigInt({ min: 1_000_000_000_000_000n, max: 2n ** 25n * 100_000_000n - 1n }), (units) => {
+      const text = `${units / 100_000_000n}.${String(units % 100_000_000n).padStart(8, '0')}`;
+      expect(coinsToBaseUnits(JSON.parse(text))).toBe(units);
+    }), { numRuns: 5000 });
   });
 });
 
