@@ -8,13 +8,12 @@ import { describeEachDb } from '../harness/databases.ts';
 import { getPayment, type Json } from '../harness/payments.ts';
 import { createLivePayment, hotWallet, owed, settlementsOf } from '../harness/chain-send.ts';
 import { litecoindOrSkip, startLitecoind, type LitecoinNode } from '../harness/litecoind.ts';
-import { driveLtc, ltcMerchant, receivedBy, startLtcApp, type LtcApp } from '../harness/utxo-send.ts';
+import { driveLtc, ltcMerchant, ltcText, receivedBy, startLtcApp, type LtcApp } from '../harness/utxo-send.ts';
 import { parseUnits } from '../../src/money/index.ts';
 import { outgoingAttempts, outgoingTransfers } from '../../src/chains/transfers/index.ts';
 import { setLiveNetwork } from '../../src/chains/addresses/index.ts';
 
 const units = (v: string) => parseUnits(v, 8)!;
-const ltcText = (n: bigint) => `${n / 100_000_000n}.${String(n % 100_000_000n).padStart(8, '0')}`;
 
 describe.runIf(litecoindOrSkip())('LTC direct settlement on litecoind', () => {
   let node: LitecoinNode;
@@ -104,6 +103,54 @@ describe.runIf(litecoindOrSkip())('LTC direct settlement on litecoind', () => {
       expect(attempts[0].txId).toBe(s.tx_id);
       expect(await node.rpc<string>('getrawtransaction', [s.tx_id, false])).toBe(attempts[0].raw);
       expect(JSON.parse((attempts[0].fee as Record<string, string>).inputs)).toHaveLength(1);
+    });
+  });
+});
+
+describe.runIf(litecoindOrSkip())('LTC settlement left unmined', () => {
+  let node: LitecoinNode;
+  beforeAll(async () => { node = await startLitecoind(); }, 60_000);
+  afterAll(async () => { await node?.close(); setLiveNetwork('litecoin', 'main'); });
+
+  describeEachDb('replaced with a higher fee, never paid twice', (h) => {
+    let t: LtcApp;
+    beforeAll(async () => { t = await startLtcApp(h.db(), node); });
+    afterAll(async () => { await t?.close(); });
+
+    it('a stuck settlement is replaced (same inputs, higher fee); one of them is mined; the merchant is paid net once', async () => {
+      const m = await ltcMerchant(t);
+      const p = await createLivePayment(t, m, 'LTC');
+      const amount = owed(p);
+      const txid = await node.pay(p.deposit_address, ltcText(amount));
+      const [hash] = await node.mine(1);
+      const { height } = await node.rpc<{ height: number }>('getblockheader', [hash]);
+      await t.services.payments.intake.recordDeposit({ address: p.deposit_address }, { txId: txid, token: 'LTC', amount, confirmations: 1, block: height, at: t.clock.now() });
+      await t.services.payments.intake.markFinal({ address: p.deposit_address }, txid, t.clock.now());
+      await t.platform.outbox.drainNow();
+      // signed and sent, not mined
+      await t.services.sending.transfers.runOnce();
+      const [s0] = await settlementsOf(t, p.id);
+      const [settlement] = (await h.db().orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.reference, s0.id))).filter((r) => r.purpose === 'settlement');
+      expect(settlement.status).toBe('sent');
+      const first = (await h.db().orm.select().from(outgoingAttempts).where(eq(outgoingAttempts.transferId, settlement.id)))[0];
+      expect(await node.rpc<string[]>('getrawmempool')).toContain(first.txId);
+
+      // three Litecoin blocks' time without a block: replaced
+      t.clock.advance(3 * 150_000 + 1000);
+      await t.services.sending.transfers.runOnce();
+      const attempts = await h.db().orm.select().from(outgoingAttempts).where(eq(outgoingAttempts.transferId, settlement.id));
+      expect(attempts).toHaveLength(2);
+      const [a, b] = attempts.map((x) => x.fee as Record<string, string>);
+      expect(BigInt(b.fee)).toBeGreaterThan(BigInt(a.fee));
+      expect(b.inputs).toBe(a.inputs);
+      const pool = await node.rpc<string[]>('getrawmempool');
+      expect(pool).toContain(attempts[1].txId);
+      expect(pool).not.toContain(attempts[0].txId);
+
+      await driveLtc(t, async () => (await settlementsOf(t, p.id))[0]?.status === 'completed');
+      const [s] = await settlementsOf(t, p.id);
+      expect(s.tx_id).toBe(attempts[1].txId);
+      expect(await receivedBy(node, m.payout)).toBe(units(s.net));
     });
   });
 });
