@@ -15,6 +15,7 @@ import { chainRow, driveLtc, ltcMerchant, ltcText, receivedBy, startLtcApp, watc
 import { parseUnits } from '../../src/money/index.ts';
 import { setLiveNetwork } from '../../src/chains/addresses/index.ts';
 import pino from 'pino';
+import { NOTE_SMALLER_THAN_FEES } from '../../src/settlement/plan.ts';
 
 const units = (v: string) => parseUnits(v, 8)!;
 
@@ -72,6 +73,30 @@ describe.runIf(litecoindOrSkip())('the chain watcher on litecoind', () => {
       const tx = await node.rpc<{ vin: Array<{ txid: string }> }>('getrawtransaction', [all[0].tx_id, true]);
       expect(tx.vin.map((v) => v.txid).sort()).toEqual([a, b].sort());
       expect(await receivedBy(node, m.payout)).toBe(units(all[0].net));
+    });
+
+    it('a dust deposit after the payment is recorded and its settlement held with a note; the rest settles as usual', async () => {
+      const m = await ltcMerchant(t);
+      const p = await createLivePayment(t, m, 'LTC');
+      await node.pay(p.deposit_address, ltcText(owed(p)));
+      await node.mine(2);
+      await watchLtc(t);
+      expect((await now(m, p.id)).status).toBe('confirmed');
+      const dust = await node.pay(p.deposit_address, '0.0001');
+      await node.mine(2);
+      await driveLtc(t, async () => {
+        await watchLtc(t);
+        const all = await settlementsOf(t, p.id);
+        return all.length === 2 && all.every((s) => s.status !== 'pending');
+      });
+      const deposits = (await now(m, p.id)).deposits as Json[];
+      expect(deposits.find((d) => d.tx_id === dust)).toMatchObject({ amount: '0.0001', status: 'final' });
+      const all = await settlementsOf(t, p.id);
+      const held = all.find((s) => s.amount === '0.0001');
+      expect(held).toMatchObject({ status: 'held', note: NOTE_SMALLER_THAN_FEES });
+      const main = all.find((s) => s !== held)!;
+      expect(main.status).toBe('completed');
+      expect(await receivedBy(node, m.payout)).toBe(units(main.net));
     });
 
     it('invalidateblock: the deposit drops to 0 confirmations and counts again once mined in the new branch', async () => {
