@@ -100,7 +100,8 @@ export class ChainWatcher {
     }
     cursor ??= await cursors.init(this.chain, await this.#startBlock(head), network, clock.now());
     let at: BlockRef = { height: cursor.height, hash: cursor.hash, parentHash: '', time: cursor.blockTime };
-    at = await this.#onBestChain(at);
+    // Below the tip, the next block's parent hash checks the cursor; at or above it, the tip itself does.
+    if (head.height < at.height || (head.height === at.height && head.hash !== at.hash)) at = await this.#onBestChain(at);
     let finished = 0;
     while (at.height < head.height && finished < this.#o.maxBlocksPerPass && !this.#stopped) {
       const block = await reader.block(at.height + 1n);

@@ -22,7 +22,9 @@ export const ORPHAN_TIMEOUT_MS = 60 * 60 * 1000;
 
 /** The transfers of a block that go to watched addresses (a filter: the database confirms each). */
 export function matchTransfers(index: AddressIndex, transfers: readonly ObservedTransfer[]): ObservedTransfer[] {
-  return transfers.filter((t) => index.has(t.to, t.tag) || (t.tag !== undefined && index.has(t.to)));
+  const out: ObservedTransfer[] = [];
+  for (const t of transfers) if (index.has(t.to, t.tag) || (t.tag !== undefined && index.has(t.to))) out.push(t);
+  return out;
 }
 
 export interface FeedDeps {
