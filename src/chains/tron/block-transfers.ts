@@ -10,9 +10,47 @@ import { tronBase58 } from './rpc.ts';
 export const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 
 const HEX_ADDRESS = /^41[0-9a-f]{40}$/i;
-const TOPIC = /^[0-9a-f]{64}$/i;
+const HEX20 = /^[0-9a-f]{40}$/i;
+const ZERO_PAD = '0'.repeat(24);
+
+/** The address in an indexed topic (32 bytes: 12 zero bytes, then 20); null when it is not one. */
+function topicAddress(topic: unknown): string | null {
+  if (typeof topic !== 'string' || topic.length !== 64 || !topic.startsWith(ZERO_PAD)) return null;
+  const hex = topic.slice(24);
+  return HEX20.test(hex) ? hex : null;
+}
+
+/** A 32-byte data word as a number; null when it is not one. */
+function word(data: unknown): bigint | null {
+  if (typeof data !== 'string' || data.length !== 64) return null;
+  try {
+    return BigInt(`0x${data}`);
+  } catch {
+    return null;
+  }
+}
 
 type Obj = Record<string, unknown>;
+
+/**
+ * Base58check forms already computed (20-byte hex → T…): each costs two SHA-256 runs, and a block
+ * of thousands of token transfers mostly names addresses seen before (exchanges, the same holders).
+ * Bounded: emptied when full.
+ */
+const BASE58 = new Map<string, string>();
+const BASE58_MAX = 100_000;
+
+function base58Of(hex20: string): string {
+  const key = hex20.toLowerCase();
+  let out = BASE58.get(key);
+  if (out === undefined) {
+    if (BASE58.size >= BASE58_MAX) BASE58.clear();
+    out = tronBase58(key);
+    BASE58.set(key, out);
+  }
+  return out;
+}
+
 const obj = (v: unknown): Obj | null => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : null);
 
 /**
@@ -43,7 +81,7 @@ export function blockTransfers(transactions: readonly unknown[], infos: readonly
     const owner = String(v?.owner_address ?? '');
     const amount = v?.amount;
     if (!HEX_ADDRESS.test(to) || typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount <= 0) continue;
-    add({ txId: tx.txID, to: tronBase58(to), token: 'TRX', amount: BigInt(amount), ...(HEX_ADDRESS.test(owner) ? { from: tronBase58(owner) } : {}) });
+    add({ txId: tx.txID, to: base58Of(to.slice(2)), token: 'TRX', amount: BigInt(amount), ...(HEX_ADDRESS.test(owner) ? { from: base58Of(owner.slice(2)) } : {}) });
   }
   if (contracts.size === 0) return out;
   for (const raw of infos) {
@@ -55,13 +93,12 @@ export function blockTransfers(transactions: readonly unknown[], infos: readonly
       const token = contracts.get(String(log?.address ?? '').toLowerCase());
       if (!log || !token) continue;
       const topics = log.topics;
-      if (!Array.isArray(topics) || topics.length !== 3 || !topics.every((t) => typeof t === 'string' && TOPIC.test(t))) continue;
-      if ((topics[0] as string).toLowerCase() !== TRANSFER_TOPIC) continue;
-      const data = String(log.data ?? '');
-      if (!TOPIC.test(data)) continue;
-      const amount = BigInt(`0x${data}`);
-      if (amount === 0n) continue;
-      add({ txId: info.id, to: tronBase58((topics[2] as string).slice(24)), token, amount, from: tronBase58((topics[1] as string).slice(24)) });
+      if (!Array.isArray(topics) || topics.length !== 3 || String(topics[0]).toLowerCase() !== TRANSFER_TOPIC) continue;
+      const to = topicAddress(topics[2]);
+      const from = topicAddress(topics[1]);
+      const amount = word(log.data);
+      if (!to || !from || amount === null || amount === 0n) continue;
+      add({ txId: info.id, to: base58Of(to), token, amount, from: base58Of(from) });
     }
   }
   return out;
