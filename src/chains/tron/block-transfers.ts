@@ -2,7 +2,8 @@
 // TransferContract transactions whose contractRet is SUCCESS, and TRC-20 tokens from the Transfer
 // logs of the block's transaction infos, only for the configured contracts and only where the
 // transaction succeeded (receipt SUCCESS, not FAILED). Several logs of one transaction to one
-// address and token are summed. Addresses are base58check (T…).
+// address and token are summed. Addresses are base58check (T…). It runs over every transfer of a
+// block, thousands on mainnet: plain string checks rather than regular expressions where they do.
 import type { TokenSymbol } from '../../tokens/index.ts';
 import type { ObservedTransfer } from '../watch/types.ts';
 import { tronBase58 } from './rpc.ts';
@@ -41,12 +42,11 @@ const BASE58 = new Map<string, string>();
 const BASE58_MAX = 100_000;
 
 function base58Of(hex20: string): string {
-  const key = hex20.toLowerCase();
-  let out = BASE58.get(key);
+  let out = BASE58.get(hex20);
   if (out === undefined) {
     if (BASE58.size >= BASE58_MAX) BASE58.clear();
-    out = tronBase58(key);
-    BASE58.set(key, out);
+    out = tronBase58(hex20);
+    BASE58.set(hex20, out);
   }
   return out;
 }
@@ -59,16 +59,6 @@ const obj = (v: unknown): Obj | null => (typeof v === 'object' && v !== null && 
  */
 export function blockTransfers(transactions: readonly unknown[], infos: readonly unknown[], contracts: ReadonlyMap<string, TokenSymbol>): ObservedTransfer[] {
   const out: ObservedTransfer[] = [];
-  const index = new Map<string, ObservedTransfer>();
-  const add = (t: ObservedTransfer) => {
-    const key = `${t.txId}:${t.to}:${t.token}`;
-    const seen = index.get(key);
-    if (seen) seen.amount += t.amount;
-    else {
-      index.set(key, t);
-      out.push(t);
-    }
-  };
   for (const raw of transactions) {
     const tx = obj(raw);
     if (!tx || typeof tx.txID !== 'string') continue;
@@ -81,24 +71,32 @@ export function blockTransfers(transactions: readonly unknown[], infos: readonly
     const owner = String(v?.owner_address ?? '');
     const amount = v?.amount;
     if (!HEX_ADDRESS.test(to) || typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount <= 0) continue;
-    add({ txId: tx.txID, to: base58Of(to.slice(2)), token: 'TRX', amount: BigInt(amount), ...(HEX_ADDRESS.test(owner) ? { from: base58Of(owner.slice(2)) } : {}) });
+    // a TransferContract transaction moves TRX once
+    out.push({ txId: tx.txID, to: base58Of(to.slice(2)), token: 'TRX', amount: BigInt(amount), ...(HEX_ADDRESS.test(owner) ? { from: base58Of(owner.slice(2)) } : {}) });
   }
   if (contracts.size === 0) return out;
   for (const raw of infos) {
     const info = obj(raw);
     if (!info || typeof info.id !== 'string' || !Array.isArray(info.log)) continue;
     if (info.result === 'FAILED' || obj(info.receipt)?.result !== 'SUCCESS') continue;
+    // logs of one transaction to one address and token are summed (they are only this transaction's)
+    const first = out.length;
     for (const l of info.log) {
       const log = obj(l);
-      const token = contracts.get(String(log?.address ?? '').toLowerCase());
+      const token = log && typeof log.address === 'string' ? contracts.get(log.address) ?? contracts.get(log.address.toLowerCase()) : undefined;
       if (!log || !token) continue;
       const topics = log.topics;
-      if (!Array.isArray(topics) || topics.length !== 3 || String(topics[0]).toLowerCase() !== TRANSFER_TOPIC) continue;
+      if (!Array.isArray(topics) || topics.length !== 3) continue;
+      if (topics[0] !== TRANSFER_TOPIC && String(topics[0]).toLowerCase() !== TRANSFER_TOPIC) continue;
       const to = topicAddress(topics[2]);
       const from = topicAddress(topics[1]);
       const amount = word(log.data);
       if (!to || !from || amount === null || amount === 0n) continue;
-      add({ txId: info.id, to: base58Of(to), token, amount, from: base58Of(from) });
+      const toB58 = base58Of(to);
+      let same: ObservedTransfer | undefined;
+      for (let i = first; i < out.length; i++) if (out[i].to === toB58 && out[i].token === token) same = out[i];
+      if (same) same.amount += amount;
+      else out.push({ txId: info.id, to: toB58, token, amount, from: base58Of(from) });
     }
   }
   return out;
