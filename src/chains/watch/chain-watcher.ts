@@ -123,7 +123,10 @@ export class ChainWatcher {
       const index = await this.#p.addresses.current();
       for (const t of matchTransfers(index, await reader.pending())) await this.#p.feed.transfer(t, undefined, 0, clock.now());
     }
-    await this.#p.feed.recount(head.height > at.height ? head.height : at.height, at.height, clock.now());
+    // Tron: the solidified block is final whatever the count (its node's solidity API may be down: then the count decides)
+    const solid = reader.finalHeight ? await reader.finalHeight().catch(() => null) : null;
+    const final = solid === null ? undefined : { height: solid, confirmations: this.#o.confirmations };
+    await this.#p.feed.recount(head.height > at.height ? head.height : at.height, at.height, clock.now(), final);
     this.#state = { ...this.#state, height: at.height, hash: at.hash, blockTime: at.time };
     await this.#report(this.#statusAt(head, at), this.#p.endpoints.lastError);
   }
