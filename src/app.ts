@@ -5,6 +5,7 @@ import { BODY_LIMIT_BYTES, createMetricsRegistry, genRequestId, installErrorMapp
 import type { Services } from './services.ts';
 import { registerMarketMetrics } from './market/index.ts';
 import { registerRoutes } from './routes.ts';
+import { registerChainMetrics } from './chains/watch/index.ts';
 
 export async function buildApp(services: Services): Promise<FastifyInstance> {
   const { config, log, db } = services.platform;
@@ -27,6 +28,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   installErrorMapper(app);
   const metrics = createMetricsRegistry();
   registerMarketMetrics(metrics, services.market);
+  registerChainMetrics(metrics, services.watching);
   installMetrics(app, metrics);
 
   app.get('/healthz', async (_req, reply) => {
