@@ -1,6 +1,7 @@
 // How values are written on the pages: dollars as the API gives them (never through a float),
 // times in the reader's locale with UTC in the tooltip, statuses in words.
-export const usd = (v: unknown): string => (typeof v === 'string' && v !== '' ? `$${v}` : '—');
+/** A dollar string as given, its sign before the dollar sign (`-$0.31`). */
+export const usd = (v: unknown): string => (typeof v === 'string' && v !== '' ? (v.startsWith('-') ? `-$${v.slice(1)}` : `$${v}`) : '—');
 
 export function when(iso: unknown): string {
   if (typeof iso !== 'string' || !iso) return '—';

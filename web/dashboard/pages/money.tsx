@@ -5,7 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { qs, type Json } from '../lib/api.ts';
 import { useApp, withMode } from '../lib/context.ts';
 import { download } from '../lib/csv.ts';
-import { when } from '../lib/format.ts';
+import { usd, when } from '../lib/format.ts';
 import { ErrorNote, Field, Loading, Pager, Section, Status, Table, useAction, useLoad } from '../lib/ui.tsx';
 
 const TOKENS = ['USDT_TRC20', 'TRX', 'ETH', 'USDT_ERC20', 'USDC_ERC20', 'BNB', 'USDT_BEP20', 'USDC_BEP20', 'BTC', 'LTC', 'DOGE', 'XRP'];
@@ -37,7 +37,7 @@ function Ledger() {
       <button type="button" class="ghost" disabled={csv.busy} onClick={() => { void csv.run(); }}>Download statement (CSV)</button></span>}>
       <ErrorNote error={csv.error} />
       {l.data ? <><Table caption="Ledger" head={['When', 'Type', 'Amount', 'Dollars', 'Reference', 'Note']} empty="No entry yet."
-        rows={(l.data.entries as Json[]).map((e) => [when(e.created_at), e.type.replace(/_/g, ' '), `${e.amount} ${e.token}`, `$${e.usd_amount}`, <span class="mono">{e.reference}</span>, e.note ?? ''])} />
+        rows={(l.data.entries as Json[]).map((e) => [when(e.created_at), e.type.replace(/_/g, ' '), `${e.amount} ${e.token}`, usd(e.usd_amount), <span class="mono">{e.reference}</span>, e.note ?? ''])} />
         <Pager total={l.data.total} limit={50} offset={offset} onPage={setOffset} /></> : l.error ? <ErrorNote error={l.error} /> : <Loading />}
     </Section>
   );

@@ -5,7 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { Json } from '../lib/api.ts';
 import { useApp } from '../lib/context.ts';
 import { href } from '../lib/router.ts';
-import { when } from '../lib/format.ts';
+import { usd, when } from '../lib/format.ts';
 import { ErrorNote, Field, Loading, Section, Status, Table, useAction, useLoad } from '../lib/ui.tsx';
 
 const OUTCOMES = ['confirmed', 'overpaid', 'partially_paid', 'underpaid', 'expired', 'failed', 'wrong_asset', 'paid_late'];
@@ -91,7 +91,7 @@ export default function Payment({ id }: { id?: string }) {
           rows={(t.settlements as Json[]).map(({ settlement: s }) => [when(s.created_at), s.mode, s.token, s.amount, `${s.service_fee} + ${s.network_fee} + ${s.conversion_fee}`, `${s.net} ($${s.net_usd})`, <Status value={s.status} />])} />
       </Section>
       <Section title="Ledger">
-        <Table caption="Ledger" head={['When', 'Type', 'Amount', 'Dollars']} rows={(t.ledger as Json[]).map((l) => [when(l.created_at), l.type, `${l.amount} ${l.token}`, `$${l.usd_amount}`])} />
+        <Table caption="Ledger" head={['When', 'Type', 'Amount', 'Dollars']} rows={(t.ledger as Json[]).map((l) => [when(l.created_at), l.type, `${l.amount} ${l.token}`, usd(l.usd_amount)])} />
       </Section>
       <Section title="Audit">
         <Table caption="Audit" head={['When', 'Action', 'By']} rows={(t.audit as Json[]).map((a) => [when(a.at), a.action, a.actor?.email ?? a.actor?.kind])} />
