@@ -5,6 +5,8 @@ import { BODY_LIMIT_BYTES, createMetricsRegistry, genRequestId, installErrorMapp
 import type { Services } from './services.ts';
 import { registerMarketMetrics } from './market/index.ts';
 import { registerRoutes } from './routes.ts';
+import { createIdempotencyStore, installIdempotency } from './idempotency/index.ts';
+import { recordRouteTable, registerOpenApiRoutes } from './openapi/index.ts';
 import { registerChainMetrics } from './chains/watch/index.ts';
 
 export async function buildApp(services: Services): Promise<FastifyInstance> {
@@ -23,6 +25,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     forceCloseConnections: 'idle',
   });
   app.decorateRequest('auth', null);
+  recordRouteTable(app);
   installRequestId(app);
   installJsonBody(app);
   installErrorMapper(app);
@@ -40,7 +43,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     }
   });
 
+  installIdempotency(app, createIdempotencyStore(db, services.platform.clock, config.authSecret));
   await registerRoutes(app, services);
+  registerOpenApiRoutes(app, { serverUrl: config.publicUrl, version: '1' });
   services.realtime.register(app);
   return app;
 }
