@@ -10,7 +10,9 @@ import { CHAINS } from '../config.ts';
 import { isPaymentStatus } from './pure.ts';
 import type { PaymentFilters } from './repository.ts';
 
-export const dayMessage = (field: 'from' | 'to'): string => `${field} must be a date: 2006-01-02`;
+export const FROM_NOT_A_DAY = 'from must be a date: 2006-01-02';
+export const TO_NOT_A_DAY = 'to must be a date: 2006-01-02';
+export const dayMessage = (field: 'from' | 'to'): string => (field === 'from' ? FROM_NOT_A_DAY : TO_NOT_A_DAY);
 export const FROM_AFTER_TO = 'from must not be after to';
 export const Q_TOO_LONG = 'q must be at most 200 characters';
 export const ORDER_ID_TOO_LONG = 'order_id must be at most 200 characters';

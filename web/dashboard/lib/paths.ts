@@ -26,7 +26,7 @@ export const PAGES = {
   team: { path: '/team', title: 'Team', roles: ['owner'], nav: true },
   settings: { path: '/settings', title: 'Settings', roles: ['owner'], nav: true },
   audit: { path: '/audit', title: 'Audit log', roles: ['owner'], nav: true },
-  referrals: { path: '/referrals', title: 'Referral program', roles: ['owner', 'finance'], nav: true },
+  referrals: { path: '/referral-program', title: 'Referral program', roles: ['owner', 'finance'], nav: true },
   notifications: { path: '/notifications', title: 'Notifications', roles: ANY, nav: true },
   support: { path: '/support', title: 'Support', roles: ANY, nav: true },
   account: { path: '/account', title: 'Your account', roles: ANY, nav: false },
