@@ -92,7 +92,8 @@ describeEachDb('dashboard API additions', (h) => {
     expect(await ids(`order_id=inv-${tag}-1`)).toEqual([]);
     expect((await ids(`q=inv-${tag}`)).sort()).toEqual([a.id, b.id].sort());
     expect(await ids(`q=buyer.${tag}@example`)).toEqual([a.id]);
-    expect(await ids(`q=${a.id.slice(2, 14)}`)).toEqual([a.id]);
+    // The random end of the id (its start is a time, shared by payments made together).
+    expect(await ids(`q=${a.id.slice(-12).toUpperCase()}`)).toEqual([a.id]);
     expect(await ids(`q=${encodeURIComponent(a.deposit_address)}`)).toEqual([a.id]);
     // LIKE wildcards in a search match themselves only.
     expect(await ids(`q=${encodeURIComponent(`%_${tag}`)}`)).toHaveLength(1);
