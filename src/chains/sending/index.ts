@@ -4,6 +4,7 @@
 // network fee quotes. One object with start/stop for the composition root.
 import type { FastifyInstance } from 'fastify';
 import type { Chain } from '../../config.ts';
+import { TOKEN_DEFS, type TokenSymbol } from '../../tokens/index.ts';
 import type { Platform } from '../../platform/context.ts';
 import type { NetworkFeeQuoter } from '../../market/network-fee-port.ts';
 import type { ChainNodes } from '../rpc/nodes.ts';
@@ -57,12 +58,15 @@ export class ChainSending {
       prices[chain] = family;
       readers[chain] = (address) => evmWalletBalances(rpc, chain, address, contracts);
     }
+    let tronFamily: TronFamily | undefined;
+    let xrpFamily: XrpFamily | undefined;
     const tron = nodes.tron;
     if (tron) {
       // the solidity routes live at TRON_SOLIDITY_URL when given, on the same nodes otherwise
       const rpc = new TronRpc(tron, config.tronSolidityUrls.length > 0 ? new NodeEndpoints(config.tronSolidityUrls) : tron);
       const contracts = tokenContracts('tron', config.tokenContracts);
       const family = new TronFamily(rpc, this.keys, contracts, { stuckAfterMs: opts.stuckAfterMs?.tron });
+      tronFamily = family;
       families.push(family);
       this.readers.tron = new TronReader(rpc, config.tokenContracts);
       readers.tron = async (address) => {
@@ -74,13 +78,22 @@ export class ChainSending {
       // one rippled connection (WebSocket or HTTP) shared by sending and watching
       this.#xrp = new XrpRpc(nodes.xrp);
       const family = new XrpFamily(this.#xrp, this.keys, { stuckAfterMs: opts.stuckAfterMs?.xrp });
+      xrpFamily = family;
       families.push(family);
       this.readers.xrp = new XrpReader(this.#xrp);
       readers.xrp = async (address) => [{ token: 'XRP', amount: await family.balance(address) }];
     }
     this.transfers = new TransferService(platform, this.keys, families, { pollMs: transferPollMs(config), ...opts });
     this.wallets = new HotWallets(this.keys, readers, () => this.transfers.waitingForFunds(), platform.clock, platform.log);
-    this.feeQuoter = new EvmFeeQuoter(prices);
+    const evmFees = new EvmFeeQuoter(prices);
+    const own: Partial<Record<Chain, { quoteSweepFee(token: TokenSymbol): Promise<bigint> }>> = { tron: tronFamily, xrp: xrpFamily };
+    // Tron and XRP quote from their own families; a node that cannot answer gives no quote (null)
+    this.feeQuoter = {
+      quoteSweepFee: async (token) => {
+        const q = own[TOKEN_DEFS[token].chain];
+        return q ? q.quoteSweepFee(token).catch(() => null) : evmFees.quoteSweepFee(token);
+      },
+    };
   }
 
   registerRoutes(app: FastifyInstance): void {
