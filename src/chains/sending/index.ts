@@ -1,9 +1,9 @@
 // The sending half of the chain layer, composed: the service's keys, a transfer family per chain
-// with a node (Ethereum, BNB Smart Chain, Tron and XRP; the Bitcoin-family plugs in here the same
-// way), the transfer worker, the hot wallets of /admin/wallets and the market's
-// network fee quotes. One object with start/stop for the composition root.
+// with a node (Ethereum, BNB Smart Chain, Bitcoin, Litecoin, Dogecoin, Tron and XRP), the transfer
+// worker, the hot wallets of /admin/wallets and the market's network fee quotes. One object with start/stop for the composition root.
 import type { FastifyInstance } from 'fastify';
 import type { Chain } from '../../config.ts';
+import { TOKEN_DEFS, type TokenSymbol } from '../../tokens/index.ts';
 import type { Platform } from '../../platform/context.ts';
 import type { NetworkFeeQuoter } from '../../market/network-fee-port.ts';
 import type { ChainNodes } from '../rpc/nodes.ts';
@@ -63,6 +63,8 @@ export class ChainSending {
       prices[chain] = family;
       readers[chain] = (address) => evmWalletBalances(rpc, chain, address, contracts);
     }
+    let tronFamily: TronFamily | undefined;
+    let xrpFamily: XrpFamily | undefined;
     const utxoRpcs: Partial<Record<UtxoChain, UtxoRpc>> = {};
     for (const chain of UTXO_CHAINS) {
       const endpoints = nodes[chain];
@@ -81,6 +83,7 @@ export class ChainSending {
       const rpc = new TronRpc(tron, config.tronSolidityUrls.length > 0 ? new NodeEndpoints(config.tronSolidityUrls) : tron);
       const contracts = tokenContracts('tron', config.tokenContracts);
       const family = new TronFamily(rpc, this.keys, contracts, { stuckAfterMs: opts.stuckAfterMs?.tron });
+      tronFamily = family;
       families.push(family);
       this.readers.tron = new TronReader(rpc, config.tokenContracts);
       readers.tron = async (address) => {
@@ -92,13 +95,22 @@ export class ChainSending {
       // one rippled connection (WebSocket or HTTP) shared by sending and watching
       this.#xrp = new XrpRpc(nodes.xrp);
       const family = new XrpFamily(this.#xrp, this.keys, { stuckAfterMs: opts.stuckAfterMs?.xrp });
+      xrpFamily = family;
       families.push(family);
       this.readers.xrp = new XrpReader(this.#xrp);
       readers.xrp = async (address) => [{ token: 'XRP', amount: await family.balance(address) }];
     }
     this.transfers = new TransferService(platform, this.keys, families, { pollMs: transferPollMs(config), ...opts });
     this.wallets = new HotWallets(this.keys, readers, () => this.transfers.waitingForFunds(), platform.clock, platform.log);
-    this.feeQuoter = combinedFeeQuoter(new EvmFeeQuoter(prices), new UtxoFeeQuoter(utxoRpcs));
+    const own: Partial<Record<Chain, { quoteSweepFee(token: TokenSymbol): Promise<bigint> }>> = { tron: tronFamily, xrp: xrpFamily };
+    // Tron and XRP quote from their own families; a node that cannot answer gives no quote (null)
+    const tronXrpFees: NetworkFeeQuoter = {
+      quoteSweepFee: async (token) => {
+        const q = own[TOKEN_DEFS[token].chain];
+        return q ? q.quoteSweepFee(token).catch(() => null) : null;
+      },
+    };
+    this.feeQuoter = combinedFeeQuoter(new EvmFeeQuoter(prices), new UtxoFeeQuoter(utxoRpcs), tronXrpFees);
   }
 
   registerRoutes(app: FastifyInstance): void {
