@@ -184,7 +184,8 @@ describe.runIf(litecoindOrSkip())('LTC settlement left unmined', () => {
       expect(await node.rpc<string[]>('getrawmempool')).not.toContain(sent.txId);
 
       t = await startLtcApp(h.db(), node, { WALLET_MNEMONIC: mnemonic });
-      t.clock.advance(3 * 150_000 + 1000);
+      // three Litecoin blocks' time after the broadcast (stamped by the first gateway's clock)
+      t.clock.advance(sent.broadcastAt!.getTime() - t.clock.now().getTime() + 3 * 150_000 + 1000);
       await t.services.sending.transfers.runOnce();
       expect(await node.rpc<string[]>('getrawmempool')).toContain(sent.txId);
       await driveLtc(t, async () => (await settlementsOf(t, p.id))[0]?.status === 'completed');
