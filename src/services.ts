@@ -66,7 +66,7 @@ export async function createServices(platform: Platform): Promise<Services> {
   platform.outbox.subscribe(settlement.subscriber(settleInputOf));
   settlement.useTransfers(sending.transfers.port);
   platform.outbox.subscribe(sending.transfers.subscriber());
-  const watching = createChainWatching(platform, nodes, { intake: payments.intake, market });
+  const watching = createChainWatching(platform, nodes, { intake: payments.intake, market }, {}, sending.readers);
   const realtime = new Realtime(platform, accounts.authn, {
     checkout: { payerViewByToken: (t) => foundOrNull(payments.checkoutView(t)) },
     figures: (merchantId, livemode) => payments.dashboard(merchantId, livemode),

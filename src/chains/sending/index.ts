@@ -1,15 +1,20 @@
 // The sending half of the chain layer, composed: the service's keys, a transfer family per chain
-// with a node (Ethereum and BNB Smart Chain today; Bitcoin-family, Tron and XRP families plug in
-// here the same way), the transfer worker, the hot wallets of /admin/wallets and the market's
+// with a node (Ethereum, BNB Smart Chain, Tron and XRP; the Bitcoin-family plugs in here the same
+// way), the transfer worker, the hot wallets of /admin/wallets and the market's
 // network fee quotes. One object with start/stop for the composition root.
 import type { FastifyInstance } from 'fastify';
 import type { Chain } from '../../config.ts';
+import { TOKEN_DEFS, type TokenSymbol } from '../../tokens/index.ts';
 import type { Platform } from '../../platform/context.ts';
 import type { NetworkFeeQuoter } from '../../market/network-fee-port.ts';
 import type { ChainNodes } from '../rpc/nodes.ts';
 import { HotWallets, WalletKeys, registerWalletRoutes, type BalanceReader } from '../wallets/index.ts';
 import { TransferService, type TransferFamily, type TransferServiceOptions } from '../transfers/index.ts';
 import { EvmFamily, EvmFeeQuoter, EvmRpc, evmWalletBalances, tokenContracts } from '../evm/send/index.ts';
+import { NodeEndpoints } from '../rpc/endpoints.ts';
+import type { ChainReader } from '../watch/types.ts';
+import { TronFamily, TronReader, TronRpc } from '../tron/index.ts';
+import { XrpFamily, XrpReader, XrpRpc } from '../xrp/index.ts';
 
 const EVM_CHAINS: readonly Chain[] = ['ethereum', 'bsc'];
 
@@ -31,7 +36,10 @@ export class ChainSending {
   readonly transfers: TransferService;
   readonly wallets: HotWallets;
   readonly feeQuoter: NetworkFeeQuoter;
+  /** Readers of the chains whose families talk to their nodes through a connection of their own (Tron, XRP), for the watcher. */
+  readonly readers: Partial<Record<Chain, ChainReader>> = {};
   readonly #platform: Platform;
+  #xrp: XrpRpc | null = null;
 
   constructor(platform: Platform, nodes: ChainNodes, opts: ChainSendingOptions = {}) {
     const { config } = platform;
@@ -50,9 +58,42 @@ export class ChainSending {
       prices[chain] = family;
       readers[chain] = (address) => evmWalletBalances(rpc, chain, address, contracts);
     }
+    let tronFamily: TronFamily | undefined;
+    let xrpFamily: XrpFamily | undefined;
+    const tron = nodes.tron;
+    if (tron) {
+      // the solidity routes live at TRON_SOLIDITY_URL when given, on the same nodes otherwise
+      const rpc = new TronRpc(tron, config.tronSolidityUrls.length > 0 ? new NodeEndpoints(config.tronSolidityUrls) : tron);
+      const contracts = tokenContracts('tron', config.tokenContracts);
+      const family = new TronFamily(rpc, this.keys, contracts, { stuckAfterMs: opts.stuckAfterMs?.tron });
+      tronFamily = family;
+      families.push(family);
+      this.readers.tron = new TronReader(rpc, config.tokenContracts);
+      readers.tron = async (address) => {
+        const [trx, usdt] = await Promise.all([family.balance(address), family.tokenBalance('USDT_TRC20', address).catch(() => null)]);
+        return [{ token: 'TRX', amount: trx }, ...(usdt === null ? [] : [{ token: 'USDT_TRC20' as const, amount: usdt }])];
+      };
+    }
+    if (nodes.xrp) {
+      // one rippled connection (WebSocket or HTTP) shared by sending and watching
+      this.#xrp = new XrpRpc(nodes.xrp);
+      const family = new XrpFamily(this.#xrp, this.keys, { stuckAfterMs: opts.stuckAfterMs?.xrp });
+      xrpFamily = family;
+      families.push(family);
+      this.readers.xrp = new XrpReader(this.#xrp);
+      readers.xrp = async (address) => [{ token: 'XRP', amount: await family.balance(address) }];
+    }
     this.transfers = new TransferService(platform, this.keys, families, { pollMs: transferPollMs(config), ...opts });
     this.wallets = new HotWallets(this.keys, readers, () => this.transfers.waitingForFunds(), platform.clock, platform.log);
-    this.feeQuoter = new EvmFeeQuoter(prices);
+    const evmFees = new EvmFeeQuoter(prices);
+    const own: Partial<Record<Chain, { quoteSweepFee(token: TokenSymbol): Promise<bigint> }>> = { tron: tronFamily, xrp: xrpFamily };
+    // Tron and XRP quote from their own families; a node that cannot answer gives no quote (null)
+    this.feeQuoter = {
+      quoteSweepFee: async (token) => {
+        const q = own[TOKEN_DEFS[token].chain];
+        return q ? q.quoteSweepFee(token).catch(() => null) : evmFees.quoteSweepFee(token);
+      },
+    };
   }
 
   registerRoutes(app: FastifyInstance): void {
@@ -63,7 +104,8 @@ export class ChainSending {
     this.transfers.start();
   }
 
-  stop(): Promise<void> {
-    return this.transfers.stop();
+  async stop(): Promise<void> {
+    await this.transfers.stop();
+    this.#xrp?.close();
   }
 }

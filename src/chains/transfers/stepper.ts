@@ -91,7 +91,7 @@ export class ChainStepper {
     const t = list[i];
     switch (t.status) {
       case 'recorded': return this.#recorded(list, i, attempts);
-      case 'signed': return this.#broadcast(t, attempts);
+      case 'signed': return this.#broadcast(t, attempts, tip);
       case 'sent': return this.#sent(t, tip, attempts);
       case 'mined': return this.#mined(t, tip);
       default: return Promise.resolve(undefined);
@@ -172,12 +172,20 @@ export class ChainStepper {
 
   // ---- signed: broadcast ------------------------------------------------------------------------
 
-  async #broadcast(t: TransferRow, attempts: Attempts): Promise<TransferRow | undefined> {
+  async #broadcast(t: TransferRow, attempts: Attempts, tip?: bigint): Promise<TransferRow | undefined> {
     const mine = attempts.get(t.id) ?? [];
     const last = mine.at(-1);
     if (!last) return undefined;
-    const out = await this.family.broadcast(last.raw);
     const now = this.#now;
+    // No node answered its broadcast clearly, and now it can never be mined (XRP LastLedgerSequence,
+    // Tron expiration): mined already, or lost for good; a lost one is replaced as a sent one is.
+    if (t.uncertain && tip !== undefined && this.family.expired?.(last, tip)) {
+      const inc = await this.family.inclusion(mine.map((a) => a.txId));
+      if (inc) return this.#markMined(t, 'signed', inc, mine);
+      await markBroadcast(this.#db.orm, last, now);
+      return moveTransfer(this.#db.orm, t, 'signed', { status: 'sent', lastError: 'its broadcast was lost and it expired: sent again' }, now);
+    }
+    const out = await this.family.broadcast(last.raw);
     const sender: Sender = { chain: this.family.chain, livemode: t.livemode, address: t.fromAddress };
     switch (out.kind) {
       case 'accepted':
@@ -220,7 +228,10 @@ export class ChainStepper {
     }
     const last = mine.at(-1);
     const now = this.#now;
-    if (!last || now.getTime() - (last.broadcastAt ?? last.createdAt).getTime() < this.family.stuckAfterMs) return undefined;
+    if (!last) return undefined;
+    // one that can never be mined any more is replaced at once (nothing to wait for)
+    const expired = this.family.expired?.(last, tip) ?? false;
+    if (!expired && now.getTime() - (last.broadcastAt ?? last.createdAt).getTime() < this.family.stuckAfterMs) return undefined;
     if (t.nonce !== null && this.family.usesNonces) {
       const finalDepth = tip - BigInt(this.#opts.confirmations) + 1n;
       if (finalDepth >= 0n && await this.family.chainNonce(t.fromAddress, finalDepth) > t.nonce) {
@@ -228,7 +239,7 @@ export class ChainStepper {
         return moveTransfer(this.#db.orm, t, 'sent', { status: 'recorded', nonce: null, uncertain: false, lastError: NOTE_NONCE_TAKEN }, now);
       }
     }
-    if (!(await this.family.known(last.txId))) {
+    if (!expired && !(await this.family.known(last.txId))) {
       const out = await this.family.broadcast(last.raw);
       this.#log.info({ transfer: t.id, tx_id: last.txId, outcome: out.kind }, 'the node lost a sent transaction: broadcast again');
       await markBroadcast(this.#db.orm, last, now);
