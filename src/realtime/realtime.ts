@@ -16,6 +16,7 @@ import { SUPPORT_TYPING } from '../support/index.ts';
 import { FiguresThrottle } from './figures-throttle.ts';
 import type { NamesOf, PaymentJson } from './payer-view.ts';
 import { registerCheckoutPage, registerQrRoute } from './checkout-page.ts';
+import { registerDashboardPage } from './dashboard-page.ts';
 
 /** Dashboard figures of one mode (spec part 2 "Dashboard figures"), from the payments room. */
 export type FiguresSource = (merchantId: string, livemode: boolean) => Promise<Record<string, unknown>>;
@@ -102,6 +103,7 @@ export class Realtime {
     const { checkoutUrl, publicUrl } = this.#platform.config;
     const io = this.attach(app.server);
     registerQrRoute(app, () => this.#checkout);
+    registerDashboardPage(app, { log: this.#platform.log });
     if (checkoutUrl) {
       const apiBase = new URL(checkoutUrl).origin === new URL(publicUrl).origin ? '' : publicUrl;
       registerCheckoutPage(app, { apiBase, tokenContracts: this.#platform.config.tokenContracts, log: this.#platform.log });

@@ -14,7 +14,7 @@ import { giveBackNonce, lockSender, takeNonce, type Sender } from './nonces.ts';
 import { retryDelay } from './backoff.ts';
 import type { AttemptRow, TransferRow } from './schema.ts';
 import {
-  activeTransfers, addAttempt, attemptsOf, feesPaid, markBroadcast, moveTransfer, senderBusy, transferById,
+  activeTransfers, addAttempt, attemptsOf, feesPaid, markBroadcast, moveTransfer, referenceSiblings, senderBusy, transferById,
 } from './store.ts';
 import { WAITING_FUNDS, type Inclusion, type PrepareContext, type Preparation, type TransferFamily, type TransferOutcomes } from './types.ts';
 
@@ -117,7 +117,10 @@ export class ChainStepper {
     if (t.fromRole === 'deposit' && (list.slice(0, i).some((o) => o.status !== 'mined') || others.some((o) => o.status === 'signed' || o.status === 'sent'))) return undefined;
     // One transaction per sender waits for a node to take it (its nonce may have to be given back).
     if (this.family.usesNonces && others.some((o) => o.status === 'signed')) return undefined;
-    const ctx: PrepareContext = { feesPaidBefore: await feesPaid(this.#db.orm, t), unsentFromSender: list.slice(i).filter((o) => o.status === 'recorded') };
+    const ctx: PrepareContext = {
+      feesPaidBefore: await feesPaid(this.#db.orm, t), unsentFromSender: list.slice(i).filter((o) => o.status === 'recorded'),
+      ...(this.family.oneTransactionPerReference ? { siblings: await referenceSiblings(this.#db.orm, t) } : {}),
+    };
     const prep = await this.family.prepare(t, ctx);
     switch (prep.kind) {
       case 'ready': {
