@@ -2,6 +2,7 @@
 // PostgreSQL database, each against a bare Fastify baseline on the same pool:
 //   1. POST /v1/payments with a coin  vs  a bare route doing one INSERT (target ratio ≥ 0.5, p99 < 25 ms)
 //   2. GET /checkout/{token}          vs  a bare route doing one SELECT by key (target ratio ≥ 0.7)
+//   3. POST /v1/payments with an Idempotency-Key (a new one each request) vs without: the key's cost
 // Each side is warmed up first (BENCH_WARMUP_SECONDS, default 3), then the two are measured in
 // alternating halves of BENCH_SECONDS (default 8): service, bare, bare, service.
 // The API-key limit (20 requests a second per key) stays as it is: the bench spreads the load over
@@ -140,8 +141,21 @@ async function benchEngine(kind: 'pglite' | 'postgres'): Promise<void> {
 
     const line = (label: string, a: Run, b: Run, target: number) =>
       console.log(`${kind.padEnd(8)} ${label.padEnd(28)} ${a.rps.toFixed(0).padStart(6)} req/s p50 ${String(a.p50).padStart(3)} p99 ${String(a.p99).padStart(4)} ms (non-2xx ${a.non2xx}, errors ${a.errors}) | bare ${b.rps.toFixed(0).padStart(6)} req/s p50 ${String(b.p50).padStart(3)} p99 ${String(b.p99).padStart(4)} ms | ratio ${(a.rps / b.rps).toFixed(2)} (target ≥ ${target}) | main-thread CPU per request ${a.cpuUs.toFixed(0)} µs vs ${b.cpuUs.toFixed(0)} µs bare`);
+    // The Idempotency-Key's cost: the same creation with a fresh key on each request (claimed, then
+    // its answer sealed and stored before it is sent) against none.
+    const withKey: autocannon.Request = {
+      method: 'POST', path: '/v1/payments',
+      setupRequest: (req) => {
+        const i = n++;
+        const orderId = `bench-${i}-${crypto.randomBytes(3).toString('hex')}`;
+        return { ...req, headers: { 'content-type': 'application/json', authorization: `Bearer ${keys[i % keys.length]}`, 'idempotency-key': orderId }, body: JSON.stringify({ order_id: orderId, amount_usd: '25.00', token: 'ETH' }) };
+      },
+    };
+    const [keyed, unkeyed] = await pair({ url: base, request: withKey }, { url: base, request: createReq });
+
     line('POST /v1/payments (ETH)', created, baseline, 0.5);
     line('GET /checkout/{token}', read, bareRead, 0.7);
+    console.log(`${kind.padEnd(8)} ${'Idempotency-Key cost'.padEnd(28)} with ${keyed.rps.toFixed(0)} req/s p50 ${keyed.p50} p99 ${keyed.p99} ms (non-2xx ${keyed.non2xx}) | without ${unkeyed.rps.toFixed(0)} req/s p50 ${unkeyed.p50} p99 ${unkeyed.p99} ms | ratio ${(keyed.rps / unkeyed.rps).toFixed(2)} | CPU per request ${keyed.cpuUs.toFixed(0)} µs vs ${unkeyed.cpuUs.toFixed(0)} µs`);
     await app.close();
     await stopWorkers(services);
   } finally {

@@ -71,7 +71,8 @@ describe('Tron', () => {
     expect(sim.chain.account(to)!.balance).toBe(7_000_000n);
 
     const block = await reader.block(BigInt(b.number));
-    expect(block!.transfers).toEqual([{ txId: s.txId, to, token: 'TRX', amount: 7_000_000n, from: hot }]);
+    // addresses in their normalized (hex) form: matching a block encodes nothing
+    expect(block!.transfers).toEqual([{ txId: s.txId, to: reader.normalizeAddress(to), token: 'TRX', amount: 7_000_000n, from: reader.normalizeAddress(hot) }]);
     expect(await reader.txState(s.txId)).toEqual({ kind: 'mined', height: BigInt(b.number), blockHash: block!.hash });
     expect(await reader.txState('ab'.repeat(32))).toEqual({ kind: 'unknown' });
   });
@@ -90,7 +91,7 @@ describe('Tron', () => {
     await foreign.broadcast(foreignTx.raw);
     const [b] = sim.chain.mine(1);
     const block = await reader.block(BigInt(b.number));
-    expect(block!.transfers).toEqual([{ txId: ok.txId, to, token: 'USDT_TRC20', amount: 25_500_000n, from: hot }]);
+    expect(block!.transfers).toEqual([{ txId: ok.txId, to: reader.normalizeAddress(to), token: 'USDT_TRC20', amount: 25_500_000n, from: reader.normalizeAddress(hot) }]);
     const inc = await family.inclusion([ok.txId]);
     // energy burnt at the chain's price: what the transfer cost
     expect(inc).toMatchObject({ ok: true, feePaid: expect.any(BigInt) });
@@ -143,10 +144,25 @@ describe('Tron', () => {
     expect(sim.chain.account(to)!.balance).toBe(2_000_000n);
   });
 
+  it('quotes moving a deposit out at the chain\'s current prices', async () => {
+    // bandwidth at 1,000 sun a byte, energy at the chain's price, a new account's 1.1 TRX
+    expect(await family.quoteSweepFee('TRX')).toBe(2n * 244n * 1000n + 1_100_000n);
+    expect(await family.quoteSweepFee('USDT_TRC20')).toBe(2n * (314n * 1000n + 65_000n * sim.chain.energyPrice) + 244n * 1000n + 1_100_000n);
+    sim.chain.energyPrice = 420n;
+    try {
+      expect(await family.quoteSweepFee('USDT_TRC20')).toBe(2n * (314n * 1000n + 65_000n * 420n) + 244n * 1000n + 1_100_000n);
+    } finally {
+      sim.chain.energyPrice = 100n;
+    }
+  });
+
   it('the solidified block, the network, garbage refused, answers of broadcast read', async () => {
     expect(await reader.finalHeight()).toBe(BigInt(sim.chain.solid.number));
     expect(await reader.network()).toBe(sim.chain.blocks[0].blockID);
-    expect(reader.normalizeAddress(`41${Buffer.from(TronWeb.address.toHex(hot).slice(2), 'hex').toString('hex')}`)).toBe(hot);
+    const hotHex = TronWeb.address.toHex(hot).toLowerCase();
+    expect(reader.normalizeAddress(hot)).toBe(hotHex);
+    expect(reader.normalizeAddress(hotHex.toUpperCase().replace(/^41/, '41'))).toBe(hotHex);
+    expect(reader.chainAddress(hotHex)).toBe(hot);
     expect(await reader.block(10_000n)).toBeNull();
     sim.garbage = true;
     try {

@@ -134,7 +134,8 @@ export class ChainWatcher {
    * and at least the required count at or below the family's final height (Tron's solidified block).
    */
   async #counter(head: BlockRef): Promise<(height: bigint) => number> {
-    const final = this.#p.reader.finalHeight ? await this.#p.reader.finalHeight() : null;
+    // (Tron's solidity API may be down: then the count alone decides)
+    const final = this.#p.reader.finalHeight ? await this.#p.reader.finalHeight().catch(() => null) : null;
     const required = this.#o.confirmations;
     return (height) => {
       const n = Number(head.height - height + 1n);
