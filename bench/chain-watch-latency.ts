@@ -52,16 +52,17 @@ services.watching.start();
 const t = { app, services, platform, config } as unknown as ChainApp;
 
 const m = await merchantWithAddresses(t, ['ETH']);
-const created: Array<{ id: string; address: string; amount: bigint }> = [];
-for (let i = 0; i < COUNT; i++) {
+const createPayment = async (): Promise<{ id: string; address: string; amount: bigint }> => {
   const res = await app.inject({ method: 'POST', url: '/v1/payments', headers: keyHeader(m.acct.liveKey), payload: { order_id: `o-${uid()}`, amount_usd: '20', token: 'ETH', webhook_url: hookUrl } });
   if (res.statusCode !== 201) throw new Error(`payment: ${res.statusCode} ${res.body}`);
   const p = res.json();
-  created.push({ id: p.id, address: p.deposit_address, amount: owed(p) });
-}
+  return { id: p.id, address: p.deposit_address, amount: owed(p) };
+};
 
 const latencies: number[] = [];
-for (const p of created) {
+for (let i = 0; i < COUNT; i++) {
+  // one payment at a time (the API's rate limit), paid at a random moment of the poll interval
+  const p = await createPayment();
   await new Promise((r) => setTimeout(r, Math.random() * POLL_MS));
   const arrived = new Promise<void>((resolve, reject) => {
     waiters.set(p.id, resolve);

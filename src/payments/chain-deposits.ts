@@ -1,7 +1,7 @@
 // What a chain watcher reads of the payments room: the live payments of a chain by deposit address
 // (its index of watched addresses, and the payment a transfer goes to) and the deposits still
 // counting confirmations. Only live payments: test mode never touches a chain.
-import { and, asc, eq, gt, gte, inArray, isNotNull, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, gte, inArray, isNotNull, max, sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db/index.ts';
 import { deposits, payments } from './schema.ts';
 
@@ -16,9 +16,16 @@ const liveOn = (chain: string) => and(eq(payments.chain, chain), eq(payments.liv
 
 const addressColumns = { id: payments.id, depositAddress: payments.depositAddress, destinationTag: payments.destinationTag, updatedAt: payments.updatedAt };
 
-/** One page of the live deposit addresses of a chain, by payment id (the index is rebuilt page by page). */
-export function watchedAddressPage(ex: Executor, chain: string, afterId: string, limit: number): Promise<WatchedAddressRow[]> {
-  return ex.select(addressColumns).from(payments).where(and(liveOn(chain), gt(payments.id, afterId))).orderBy(asc(payments.id)).limit(limit);
+/** One page of the live deposit addresses of a chain, by payment id (the index is rebuilt page by page; only what it keys). */
+export function watchedAddressPage(ex: Executor, chain: string, afterId: string, limit: number): Promise<Array<Omit<WatchedAddressRow, 'updatedAt'>>> {
+  return ex.select({ id: payments.id, depositAddress: payments.depositAddress, destinationTag: payments.destinationTag })
+    .from(payments).where(and(liveOn(chain), gt(payments.id, afterId))).orderBy(asc(payments.id)).limit(limit);
+}
+
+/** When a live payment of the chain last changed (where the index's top-ups start after a rebuild). */
+export async function newestWatchedUpdate(ex: Executor, chain: string): Promise<Date | null> {
+  const [row] = await ex.select({ at: max(payments.updatedAt) }).from(payments).where(liveOn(chain));
+  return row?.at ? new Date(row.at) : null;
 }
 
 /** Live deposit addresses of a chain given or changed at or after `since`. */

@@ -4,7 +4,8 @@
 // payment's trail), and money that becomes final after its payment closed is still settled.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDb } from '../harness/databases.ts';
-import { anvilOrSkip } from '../harness/anvil.ts';
+import { anvilOrSkip, deployTestToken, testTokenAbi } from '../harness/anvil.ts';
+import { erc20Abi, type Address } from 'viem';
 import { useEvmNodes } from '../harness/evm-nodes.ts';
 import {
   ADMIN, balanceOf, createLivePayment, driveUntil, fundHotWallet, hotWallet, merchantWithAddresses, owed, pay, settlementsOf,
@@ -46,6 +47,23 @@ describe.runIf(anvilOrSkip())('deposit cases on chain', () => {
       const now = await paymentNow(t, m.acct.liveKey, p.id);
       expect(now.deposits).toEqual([expect.objectContaining({ tx_id: hash, token: 'USDT_ERC20', amount: '7' })]);
       expect(await eventTypes(t, p.id)).toContain('payment.wrong_asset');
+    });
+
+    it('a token transfer from a contract not in TOKEN_CONTRACTS is ignored', async () => {
+      const m = await merchantWithAddresses(t, ['USDT_ERC20']);
+      const p = await createLivePayment(t, m, 'USDT_ERC20');
+      const eth = nodes.eth;
+      const fake = await deployTestToken(eth, { name: 'Not Tether', symbol: 'USDT', decimals: 6 });
+      const write = async (functionName: string, args: unknown[], abi: readonly unknown[]) => {
+        const hash = await eth.wallet.writeContract({ address: fake, abi: abi as never, functionName: functionName as never, args: args as never, chain: null, account: eth.funder });
+        await eth.client.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+      };
+      await write('mint', [eth.funder.address, owed(p)], testTokenAbi());
+      await write('transfer', [p.deposit_address as Address, owed(p)], erc20Abi);
+      await watchOnce(t);
+      expect(await paymentNow(t, m.acct.liveKey, p.id)).toMatchObject({ status: 'pending', deposits: [] });
+      const listed = (await t.app.inject({ method: 'GET', url: '/admin/unmatched-deposits', headers: ADMIN })).json().deposits;
+      expect(listed.filter((d: { address: string }) => d.address === p.deposit_address)).toEqual([]);
     });
 
     it('a late deposit within 24 hours of expires_at completes the payment', async () => {

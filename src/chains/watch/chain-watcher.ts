@@ -102,6 +102,7 @@ export class ChainWatcher {
     let at: BlockRef = { height: cursor.height, hash: cursor.hash, parentHash: '', time: cursor.blockTime };
     // Below the tip, the next block's parent hash checks the cursor; at or above it, the tip itself does.
     if (head.height < at.height || (head.height === at.height && head.hash !== at.hash)) at = await this.#onBestChain(at);
+    const count = await this.#counter(head);
     let finished = 0;
     while (at.height < head.height && finished < this.#o.maxBlocksPerPass && !this.#stopped) {
       const block = await reader.block(at.height + 1n);
@@ -113,7 +114,7 @@ export class ChainWatcher {
       const index = await this.#p.addresses.current();
       const now = clock.now();
       for (const t of matchTransfers(index, block.transfers)) {
-        await this.#p.feed.transfer(t, block.height, Number(head.height - block.height + 1n), now);
+        await this.#p.feed.transfer(t, block.height, count(block.height), now);
       }
       await cursors.advance(this.chain, at, block, now);
       at = block;
@@ -123,12 +124,23 @@ export class ChainWatcher {
       const index = await this.#p.addresses.current();
       for (const t of matchTransfers(index, await reader.pending())) await this.#p.feed.transfer(t, undefined, 0, clock.now());
     }
-    // Tron: the solidified block is final whatever the count (its node's solidity API may be down: then the count decides)
-    const solid = reader.finalHeight ? await reader.finalHeight().catch(() => null) : null;
-    const final = solid === null ? undefined : { height: solid, confirmations: this.#o.confirmations };
-    await this.#p.feed.recount(head.height > at.height ? head.height : at.height, at.height, clock.now(), final);
+    await this.#p.feed.recount(count, at.height, clock.now());
     this.#state = { ...this.#state, height: at.height, hash: at.hash, blockTime: at.time };
     await this.#report(this.#statusAt(head, at), this.#p.endpoints.lastError);
+  }
+
+  /**
+   * Confirmations of a block at `height`: the node's count against the tip (the block itself is 1),
+   * and at least the required count at or below the family's final height (Tron's solidified block).
+   */
+  async #counter(head: BlockRef): Promise<(height: bigint) => number> {
+    // (Tron's solidity API may be down: then the count alone decides)
+    const final = this.#p.reader.finalHeight ? await this.#p.reader.finalHeight().catch(() => null) : null;
+    const required = this.#o.confirmations;
+    return (height) => {
+      const n = Number(head.height - height + 1n);
+      return final !== null && height <= final ? Math.max(n, required) : n;
+    };
   }
 
   /** Where watching starts the first time: a few blocks below the tip, so a payment made just before is not missed. */

@@ -75,21 +75,16 @@ export class DepositFeed {
     return 'deposit';
   }
 
-  /**
-   * Counts the chain's waiting deposits again against the tip `tip` (the watcher has verified the
-   * chain up to `finished`). `final`: a block at or below `height` is final whatever its count (Tron's
-   * solidified block), so a deposit there counts at least `confirmations` (the chain's required count).
-   */
-  async recount(tip: bigint, finished: bigint, at: Date, final?: { height: bigint; confirmations: number }): Promise<void> {
+  /** Counts the chain's waiting deposits again (`count`: the confirmations of a block; the watcher has verified the chain up to `finished`). */
+  async recount(count: (height: bigint) => number, finished: bigint, at: Date): Promise<void> {
     for (const d of await pendingChainDeposits(this.#deps.db.orm, this.#chain)) {
       if (d.block !== null) {
         if (BigInt(d.block) > finished) continue;
-        let confirmations = Number(tip - BigInt(d.block) + 1n);
-        if (final && BigInt(d.block) <= final.height && confirmations < final.confirmations) confirmations = final.confirmations;
+        const confirmations = count(BigInt(d.block));
         if (confirmations > d.confirmations) await this.#deps.intake.setInclusion({ paymentId: d.paymentId }, d.txId, { block: d.block, confirmations }, at);
         continue;
       }
-      await this.#unmined(d, tip, finished, at);
+      await this.#unmined(d, count, finished, at);
     }
   }
 
@@ -104,11 +99,11 @@ export class DepositFeed {
   }
 
   /** A deposit with no block: mined again (it counts again), in the mempool (it waits), or gone (failed after the hour). */
-  async #unmined(d: ChainDeposit, tip: bigint, finished: bigint, at: Date): Promise<void> {
+  async #unmined(d: ChainDeposit, count: (height: bigint) => number, finished: bigint, at: Date): Promise<void> {
     const state = await this.#reader.txState(d.txId);
     const ref = { paymentId: d.paymentId };
     if (state.kind === 'mined' && state.height <= finished) {
-      await this.#deps.intake.setInclusion(ref, d.txId, { block: Number(state.height), confirmations: Number(tip - state.height + 1n) }, at);
+      await this.#deps.intake.setInclusion(ref, d.txId, { block: Number(state.height), confirmations: count(state.height) }, at);
       return;
     }
     if (state.kind === 'conflicted') {

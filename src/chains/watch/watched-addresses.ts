@@ -5,7 +5,7 @@
 // little after the time it wrote is not missed; adding an address twice changes nothing.
 import type { Chain } from '../../config.ts';
 import type { Database } from '../../platform/db/index.ts';
-import { watchedAddressPage, watchedAddressesSince, type WatchedAddressRow } from '../../payments/index.ts';
+import { newestWatchedUpdate, watchedAddressPage, watchedAddressesSince, type WatchedAddressRow } from '../../payments/index.ts';
 import { AddressIndex } from './address-index.ts';
 
 const PAGE = 20_000;
@@ -40,12 +40,13 @@ export class WatchedAddresses {
 
   /** Builds the index from every live payment of the chain. */
   async rebuild(): Promise<void> {
+    // Read first: what changes while the pages are read is topped up from here (less the overlap).
+    const newest = (await newestWatchedUpdate(this.#db.orm, this.#chain)) ?? new Date(0);
     const index = new AddressIndex();
-    let newest = new Date(0);
     let after = '';
     for (;;) {
       const rows = await watchedAddressPage(this.#db.orm, this.#chain, after, PAGE);
-      for (const r of rows) newest = this.#add(index, r, newest);
+      for (const r of rows) index.add(this.#normalize(r.depositAddress), r.destinationTag ?? undefined);
       if (rows.length < PAGE) break;
       after = rows[rows.length - 1].id;
     }
