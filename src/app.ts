@@ -1,6 +1,7 @@
 // Builds the Fastify app from services. main.ts serves it; tests build it the same way.
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { sql } from 'drizzle-orm';
+import { answerFrameworkError, installBadInputGuards } from './platform/http/index.ts';
 import { BODY_LIMIT_BYTES, createMetricsRegistry, genRequestId, installErrorMapper, installJsonBody, installMetrics, installRequestId } from './platform/http/index.ts';
 import type { Services } from './services.ts';
 import { registerMarketMetrics } from './market/index.ts';
@@ -20,10 +21,12 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT_BYTES,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    frameworkErrors: answerFrameworkError,
   });
   app.decorateRequest('auth', null);
   installRequestId(app);
   installJsonBody(app);
+  installBadInputGuards(app);
   installErrorMapper(app);
   const metrics = createMetricsRegistry();
   registerMarketMetrics(metrics, services.market);
