@@ -1,7 +1,7 @@
 // Builds the Fastify app from services. main.ts serves it; tests build it the same way.
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { sql } from 'drizzle-orm';
-import { answerFrameworkError, installBadInputGuards } from './platform/http/index.ts';
+import { answerFrameworkError, installBadInputGuards, trustProxyOption } from './platform/http/index.ts';
 import { BODY_LIMIT_BYTES, createMetricsRegistry, genRequestId, installErrorMapper, installJsonBody, installMetrics, installRequestId } from './platform/http/index.ts';
 import type { Services } from './services.ts';
 import { registerMarketMetrics } from './market/index.ts';
@@ -17,7 +17,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       requestIdLogLabel: 'request_id',
       disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace',
     }),
-    trustProxy: config.trustProxy,
+    trustProxy: trustProxyOption(config.trustProxy),
     bodyLimit: BODY_LIMIT_BYTES,
     return503OnClosing: true,
     forceCloseConnections: 'idle',

@@ -4,3 +4,4 @@ export { answerFrameworkError, installBadInputGuards } from './bad-input.ts';
 export { installErrorMapper } from './error-mapper.ts';
 export { createMetricsRegistry, installMetrics } from './metrics.ts';
 export { isLiveQuery, livemodeOf } from './mode.ts';
+export { trustProxyOption } from './trust-proxy.ts';
