@@ -33,3 +33,11 @@ function expandIpv6(ip: string): string[] {
 export async function limitByIp(limiter: RateLimiter, bucket: string, req: FastifyRequest, perSecond: number, nowMs: number): Promise<void> {
   if (!(await limiter.take(`${bucket}:${ipLimitKey(req.ip)}`, perSecond, 1000, nowMs))) throw tooManyRequests();
 }
+
+/** Routes that tell whether an email is registered anywhere (adding a member, inviting one): as many a
+ * second as sign-up, per client address and per signed-in member, so they cannot enumerate emails. */
+export const EMAIL_PROBE_RATE = 5;
+export async function limitEmailProbes(limiter: RateLimiter, req: FastifyRequest, userId: string, nowMs: number): Promise<void> {
+  await limitByIp(limiter, 'email-probe', req, EMAIL_PROBE_RATE, nowMs);
+  if (!(await limiter.take(`email-probe-user:${userId}`, EMAIL_PROBE_RATE, 1000, nowMs))) throw tooManyRequests();
+}
