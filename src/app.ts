@@ -6,6 +6,9 @@ import { BODY_LIMIT_BYTES, createMetricsRegistry, genRequestId, installErrorMapp
 import type { Services } from './services.ts';
 import { registerMarketMetrics } from './market/index.ts';
 import { registerRoutes } from './routes.ts';
+import { createIdempotencyStore, installIdempotency } from './idempotency/index.ts';
+import { recordRouteTable, registerOpenApiRoutes } from './openapi/index.ts';
+import { registerChainMetrics } from './chains/watch/index.ts';
 
 export async function buildApp(services: Services): Promise<FastifyInstance> {
   const { config, log, db } = services.platform;
@@ -24,12 +27,14 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     frameworkErrors: answerFrameworkError,
   });
   app.decorateRequest('auth', null);
+  recordRouteTable(app);
   installRequestId(app);
   installJsonBody(app);
   installBadInputGuards(app);
   installErrorMapper(app);
   const metrics = createMetricsRegistry();
   registerMarketMetrics(metrics, services.market);
+  registerChainMetrics(metrics, services.watching);
   installMetrics(app, metrics);
 
   app.get('/healthz', async (_req, reply) => {
@@ -41,7 +46,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     }
   });
 
+  installIdempotency(app, createIdempotencyStore(db, services.platform.clock, config.authSecret));
   await registerRoutes(app, services);
+  registerOpenApiRoutes(app, { serverUrl: config.publicUrl, version: '1' });
   services.realtime.register(app);
   return app;
 }

@@ -11,6 +11,7 @@ import { registerLinkRoutes } from './links/index.ts';
 import { registerCustomerRoutes } from './customers/index.ts';
 import { registerNotificationRoutes } from './notifications/index.ts';
 import { registerAffiliateRoutes } from './affiliate/index.ts';
+import { registerChainRoutes } from './chains/watch/index.ts';
 
 export async function registerRoutes(app: FastifyInstance, services: Services): Promise<void> {
   registerAccountRoutes(app, services.accounts);
@@ -24,4 +25,5 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
   registerNotificationRoutes(app, services.accounts);
   await registerAffiliateRoutes(app, services.accounts, services.affiliate);
   services.sending.registerRoutes(app);
+  registerChainRoutes(app, services.platform.config.adminToken, services.watching, services.platform.db);
 }

@@ -10,6 +10,8 @@ import { SettlementService } from './settlement/index.ts';
 import { WebhooksService, countFailedDeliveries, deliveriesForPayment } from './webhooks/index.ts';
 import { chainNodes, type ChainNodes } from './chains/rpc/nodes.ts';
 import { ChainSending } from './chains/sending/index.ts';
+import { createChainWatching } from './chains/watching/index.ts';
+import { unmatchedOfPayment, type ChainWatching } from './chains/watch/index.ts';
 import { SupportService } from './support/index.ts';
 import { LinksService, linkFeed } from './links/index.ts';
 import { CustomersService, customerFeed } from './customers/index.ts';
@@ -27,6 +29,8 @@ export interface Services {
   nodes: ChainNodes;
   /** Transfers on chain, the hot wallets and network fee quotes. */
   sending: ChainSending;
+  /** The chain watchers: live deposits seen on chain, fed to the payments' DepositIntake. */
+  watching: ChainWatching;
   support: SupportService;
   links: LinksService;
   customers: CustomersService;
@@ -54,6 +58,7 @@ export async function createServices(platform: Platform): Promise<Services> {
       settlements: (id) => settlement.trailSettlements(id),
       ledger: (id) => settlement.trailLedger(id),
       webhookDeliveries: (id) => deliveriesForPayment(db.orm, id),
+      unmatchedDeposits: (id) => unmatchedOfPayment(db.orm, id),
     },
     payerNames: (merchantId, storeId) => accounts.names.names(merchantId, storeId),
   });
@@ -61,6 +66,7 @@ export async function createServices(platform: Platform): Promise<Services> {
   platform.outbox.subscribe(settlement.subscriber(settleInputOf));
   settlement.useTransfers(sending.transfers.port);
   platform.outbox.subscribe(sending.transfers.subscriber());
+  const watching = createChainWatching(platform, nodes, { intake: payments.intake, market }, {}, sending.readers);
   const realtime = new Realtime(platform, accounts.authn, {
     checkout: { payerViewByToken: (t) => foundOrNull(payments.checkoutView(t)) },
     figures: (merchantId, livemode) => payments.dashboard(merchantId, livemode),
@@ -73,5 +79,5 @@ export async function createServices(platform: Platform): Promise<Services> {
   payments.groups.addFeed(linkFeed(() => links.checkoutBase));
   payments.groups.addFeed(customerFeed);
   platform.outbox.subscribe(payments.groups.subscriber);
-  return { platform, accounts, affiliate, market, payments, realtime, settlement, webhooks, support, links, customers, nodes, sending };
+  return { platform, accounts, affiliate, market, payments, realtime, settlement, webhooks, support, links, customers, nodes, sending, watching };
 }

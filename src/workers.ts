@@ -14,9 +14,11 @@ export async function startWorkers(services: Services): Promise<void> {
   startPaymentWorkers(services.payments);
   await startSettlementWorkers(services.settlement, services.platform.jobs);
   services.sending.start();
+  services.watching.start();
 }
 
 export async function stopWorkers(services: Services): Promise<void> {
+  await services.watching.stop();
   await services.sending.stop();
   await stopPaymentWorkers(services.payments);
   await services.platform.outbox.stop();

@@ -10,6 +10,10 @@ import { registerMerchantPaymentRoutes } from './routes/merchant-routes.ts';
 export * from './pure.ts';
 export { PaymentsService, PAYMENT_NOT_FOUND, type KeyCaller, type PaymentsOptions } from './service.ts';
 export { DepositIntake, type DepositReport, type PaymentRef, type IntakeResult } from './intake.ts';
+export {
+  watchedAddressPage, watchedAddressesSince, paymentsAtAddress, pendingChainDeposits, chainDepositsAbove,
+  type WatchedAddressRow, type AddressOwner, type ChainDeposit,
+} from './chain-deposits.ts';
 export { payments, deposits, type PaymentRow, type DepositRow } from './schema.ts';
 export { settleInputOf } from './settle-port.ts';
 export { paymentJson, publicPaymentJson, paymentEventData, payerView } from './views.ts';

@@ -88,7 +88,7 @@ export class DepositIntake {
         confirmations: r.confirmations, confirmationsRequired: required,
         status: r.confirmations >= required ? 'final' : 'pending',
         simulated: r.simulated ?? false, late: closed, sender: r.sender ?? null, block: r.block ?? null,
-        seenAt: r.at, finalAt: r.confirmations >= required ? r.at : null,
+        seenAt: r.at, finalAt: r.confirmations >= required ? r.at : null, orphanedAt: null,
       };
       await tx.insert(deposits).values(row);
       const stored = await applyAndStore(tx, p, [...existing, row], { kind: 'deposit_seen', deposit: row.id }, r.at);
@@ -108,6 +108,40 @@ export class DepositIntake {
       const next = deps.map((x) => (x.id === d.id ? { ...x, confirmations } : x));
       const stored = await applyAndStore(tx, p, next, { kind: 'deposit_confirmations', deposit: d.id }, at);
       await emitPaymentEvent(tx, SOCKET_EVENTS.confirmations, stored.payment, stored.deposits, at);
+      return { kind: 'recorded', ...stored };
+    });
+  }
+
+  /**
+   * Where a deposit's transaction stands on chain now, as a chain watcher counts it: in block
+   * `block` with `confirmations`, or (block null) back out of the best chain after a reorganisation
+   * or still unmined: 0 confirmations, the payment keeps its status, and `orphaned_at` marks when it
+   * left its block. Unlike updateConfirmations the count may go down; mined again it counts again.
+   * Final at the required count. `payment.confirmations` on every new count.
+   */
+  setInclusion(ref: PaymentRef, txId: string, inc: { block: number | null; confirmations: number }, at: Date, tx?: Executor): Promise<IntakeResult> {
+    return this.#inTx(tx, async (tx) => {
+      const found = await this.#find(tx, ref, txId);
+      if (!found) return { kind: 'unmatched' };
+      const { p, deps, d } = found;
+      const block = inc.block;
+      const confirmations = block === null ? 0 : Math.max(0, inc.confirmations);
+      if (d.status !== 'pending' || (block === d.block && confirmations === d.confirmations)) return { kind: 'recorded', payment: p, deposits: deps };
+      const orphanedAt = block !== null ? null : d.block !== null ? at : d.orphanedAt;
+      await tx.update(deposits).set({ block, orphanedAt }).where(eq(deposits.id, d.id));
+      const moved = { ...d, block, orphanedAt };
+      const withMoved = deps.map((x) => (x.id === d.id ? moved : x));
+      let stored: { payment: PaymentRow; deposits: DepositRow[] };
+      if (block !== null && confirmations >= d.confirmationsRequired) {
+        const r = await this.#final(tx, p, withMoved, moved, at, confirmations);
+        if (r.kind !== 'recorded') return r;
+        stored = r;
+      } else {
+        await tx.update(deposits).set({ confirmations }).where(eq(deposits.id, d.id));
+        const next = withMoved.map((x) => (x.id === d.id ? { ...x, confirmations } : x));
+        stored = await applyAndStore(tx, p, next, { kind: 'deposit_confirmations', deposit: d.id }, at);
+      }
+      if (confirmations !== d.confirmations) await emitPaymentEvent(tx, SOCKET_EVENTS.confirmations, stored.payment, stored.deposits, at);
       return { kind: 'recorded', ...stored };
     });
   }

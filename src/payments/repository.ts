@@ -156,10 +156,15 @@ export class NumberReserve {
   }
 }
 
-/** The open-or-recent payment that owns a deposit address (and XRP tag), newest first. */
+/**
+ * The open-or-recent payment that owns a deposit address (and XRP tag), newest first. Every XRP
+ * payment of a mode shares one service address and is told apart only by its tag: a transfer with
+ * no tag matches only payments that have none (never an XRP payment), and an unknown tag matches
+ * nothing, so such a deposit is unmatched (CONTRACT.md "Live chains").
+ */
 export async function findByAddress(ex: Executor, address: string, tag?: number): Promise<PaymentRow | undefined> {
   const conds = [eq(payments.depositAddress, address)];
-  if (tag !== undefined) conds.push(eq(payments.destinationTag, tag));
+  conds.push(tag === undefined ? isNull(payments.destinationTag) : eq(payments.destinationTag, tag));
   const [row] = await ex.select().from(payments).where(and(...conds)).orderBy(desc(payments.createdAt)).limit(1);
   return row;
 }

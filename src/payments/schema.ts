@@ -64,6 +64,8 @@ export const deposits = pgTable('deposits', {
   block: bigint('block', { mode: 'number' }),
   seenAt: at('seen_at').notNull(),
   finalAt: at('final_at'),
+  /** When its block left the best chain (it waits for the transaction to be mined again). */
+  orphanedAt: at('orphaned_at'),
 });
 
 export type PaymentRow = typeof payments.$inferSelect;

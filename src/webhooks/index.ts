@@ -7,3 +7,4 @@ export { deliveryJson } from './delivery-json.ts';
 export { webhookJson, WEBHOOK_UPDATE_EVENT, type Webhook } from './endpoints.ts';
 export { WEBHOOK_EVENT_TYPES, routeEvent } from './routing.ts';
 export { deliveries, webhooks, DELIVERY_STATUSES, type DeliveryRow, type DeliveryStatus, type HistoryEntry } from './schema.ts';
+export { SecretBox } from './secret-box.ts';

@@ -12,8 +12,9 @@ const HKDF_INFO = 'webhook signing secret encryption v1';
 export class SecretBox {
   readonly #key: Buffer;
 
-  constructor(authSecret: string) {
-    this.#key = Buffer.from(crypto.hkdfSync('sha256', Buffer.from(authSecret, 'utf8'), HKDF_SALT, HKDF_INFO, 32));
+  /** `purpose`: another use of the same AUTH_SECRET (stored idempotent answers) derives a key of its own. */
+  constructor(authSecret: string, purpose: { salt: string; info: string } = { salt: HKDF_SALT, info: HKDF_INFO }) {
+    this.#key = Buffer.from(crypto.hkdfSync('sha256', Buffer.from(authSecret, 'utf8'), purpose.salt, purpose.info, 32));
   }
 
   /** `v1:<base64 of iv | tag | ciphertext>` */

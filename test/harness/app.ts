@@ -62,6 +62,7 @@ export async function startTestApp(db: Database, opts: TestAppOptions = {}): Pro
     app, services, platform, config,
     close: async () => {
       await app.close();
+      await services.watching.stop();
       await platform.outbox.stop();
       await platform.jobs?.stop();
       await services.payments.close();

@@ -249,6 +249,30 @@ describe.skipIf(!hasChromium)('hosted checkout page in Chromium', { timeout: 90_
     await close(page);
   });
 
+  it.concurrent('overpaid: confirmed, with everything that arrived shown', async ({ expect }) => {
+    const p = await createPayment(t.app, owner.testKey, { token: 'LTC', success_url: 'https://shop.example/thanks' });
+    const { page } = await openPaying(p.checkout_token);
+    await simulate(p, 'overpaid');
+    await status(page, 'confirmed');
+    const view = await (await fetch(`${t.url}/checkout/${p.checkout_token}`)).json();
+    const litoshi = (s: string) => BigInt(s.replace(/^(\d+)(?:\.(\d*))?$/, (_m, w: string, f = '') => w + f.padEnd(8, '0')));
+    expect(litoshi(view.received_amount)).toBeGreaterThan(litoshi(view.crypto_amount));
+    expect(await text(page, '#status')).toBe('Payment confirmed. Thank you!');
+    expect(await text(page, '#received')).toBe(`Received: ${view.received_amount} LTC`);
+    expect(await page.locator('#success').getAttribute('href')).toBe('https://shop.example/thanks');
+    await close(page);
+  });
+
+  it.concurrent('paid late: the page goes from expired to confirmed and says the late deposit counted', async ({ expect }) => {
+    const p = await createPayment(t.app, owner.testKey, { token: 'BTC' });
+    const { page } = await openPaying(p.checkout_token);
+    await simulate(p, 'paid_late');
+    await status(page, 'confirmed');
+    expect(await text(page, '#late-counted')).toBe('A deposit that arrived after the deadline was counted.');
+    expect(await page.locator('#countdown').count()).toBe(0);
+    await close(page);
+  });
+
   it.concurrent('a deposit in another coin is explained', async ({ expect }) => {
     const p = await createPayment(t.app, owner.testKey, { token: 'ETH' });
     const { page } = await openPaying(p.checkout_token);

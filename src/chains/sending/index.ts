@@ -1,6 +1,6 @@
 // The sending half of the chain layer, composed: the service's keys, a transfer family per chain
-// with a node (Ethereum and BNB Smart Chain today; Bitcoin-family, Tron and XRP families plug in
-// here the same way), the transfer worker, the hot wallets of /admin/wallets and the market's
+// with a node (Ethereum, BNB Smart Chain, Tron and XRP; the Bitcoin-family plugs in here the same
+// way), the transfer worker, the hot wallets of /admin/wallets and the market's
 // network fee quotes. One object with start/stop for the composition root.
 import type { FastifyInstance } from 'fastify';
 import type { Chain } from '../../config.ts';
@@ -10,6 +10,10 @@ import type { ChainNodes } from '../rpc/nodes.ts';
 import { HotWallets, WalletKeys, registerWalletRoutes, type BalanceReader } from '../wallets/index.ts';
 import { TransferService, type TransferFamily, type TransferServiceOptions } from '../transfers/index.ts';
 import { EvmFamily, EvmFeeQuoter, EvmRpc, evmWalletBalances, tokenContracts } from '../evm/send/index.ts';
+import { NodeEndpoints } from '../rpc/endpoints.ts';
+import type { ChainReader } from '../watch/types.ts';
+import { TronFamily, TronReader, TronRpc } from '../tron/index.ts';
+import { XrpFamily, XrpReader, XrpRpc } from '../xrp/index.ts';
 
 const EVM_CHAINS: readonly Chain[] = ['ethereum', 'bsc'];
 
@@ -31,7 +35,10 @@ export class ChainSending {
   readonly transfers: TransferService;
   readonly wallets: HotWallets;
   readonly feeQuoter: NetworkFeeQuoter;
+  /** Readers of the chains whose families talk to their nodes through a connection of their own (Tron, XRP), for the watcher. */
+  readonly readers: Partial<Record<Chain, ChainReader>> = {};
   readonly #platform: Platform;
+  #xrp: XrpRpc | null = null;
 
   constructor(platform: Platform, nodes: ChainNodes, opts: ChainSendingOptions = {}) {
     const { config } = platform;
@@ -50,6 +57,27 @@ export class ChainSending {
       prices[chain] = family;
       readers[chain] = (address) => evmWalletBalances(rpc, chain, address, contracts);
     }
+    const tron = nodes.tron;
+    if (tron) {
+      // the solidity routes live at TRON_SOLIDITY_URL when given, on the same nodes otherwise
+      const rpc = new TronRpc(tron, config.tronSolidityUrls.length > 0 ? new NodeEndpoints(config.tronSolidityUrls) : tron);
+      const contracts = tokenContracts('tron', config.tokenContracts);
+      const family = new TronFamily(rpc, this.keys, contracts, { stuckAfterMs: opts.stuckAfterMs?.tron });
+      families.push(family);
+      this.readers.tron = new TronReader(rpc, config.tokenContracts);
+      readers.tron = async (address) => {
+        const [trx, usdt] = await Promise.all([family.balance(address), family.tokenBalance('USDT_TRC20', address).catch(() => null)]);
+        return [{ token: 'TRX', amount: trx }, ...(usdt === null ? [] : [{ token: 'USDT_TRC20' as const, amount: usdt }])];
+      };
+    }
+    if (nodes.xrp) {
+      // one rippled connection (WebSocket or HTTP) shared by sending and watching
+      this.#xrp = new XrpRpc(nodes.xrp);
+      const family = new XrpFamily(this.#xrp, this.keys, { stuckAfterMs: opts.stuckAfterMs?.xrp });
+      families.push(family);
+      this.readers.xrp = new XrpReader(this.#xrp);
+      readers.xrp = async (address) => [{ token: 'XRP', amount: await family.balance(address) }];
+    }
     this.transfers = new TransferService(platform, this.keys, families, { pollMs: transferPollMs(config), ...opts });
     this.wallets = new HotWallets(this.keys, readers, () => this.transfers.waitingForFunds(), platform.clock, platform.log);
     this.feeQuoter = new EvmFeeQuoter(prices);
@@ -63,7 +91,8 @@ export class ChainSending {
     this.transfers.start();
   }
 
-  stop(): Promise<void> {
-    return this.transfers.stop();
+  async stop(): Promise<void> {
+    await this.transfers.stop();
+    this.#xrp?.close();
   }
 }

@@ -68,10 +68,13 @@ export class ChainTransferPort implements TransferPort {
   async send(tx: Executor, req: TransferRequest): Promise<string> {
     const from = req.from ? await depositSender(tx, req.chain, req.from) : null;
     const livemode = from?.livemode ?? true;
+    const hot = this.#keys.hotAddress(req.chain, livemode);
+    // XRP deposits are paid to the service address, which is the hot wallet: they leave it as the hot wallet
+    const fromHot = !req.from || req.from === hot;
     const row = await recordTransfer(tx, {
       chain: req.chain, livemode, purpose: req.purpose ?? (req.to ? 'settlement' : 'service_fee'), token: req.token,
-      fromAddress: req.from ?? this.#keys.hotAddress(req.chain, livemode), fromIndex: from?.index ?? null,
-      fromRole: req.from ? 'deposit' : 'hot', toAddress: req.to ?? this.#keys.hotAddress(req.chain, livemode),
+      fromAddress: req.from ?? hot, fromIndex: fromHot ? null : from?.index ?? null,
+      fromRole: fromHot ? 'hot' : 'deposit', toAddress: req.to ?? hot,
       ...(req.tag !== undefined ? { toTag: req.tag } : {}), amount: req.amount, reference: req.reference,
     }, this.#now());
     this.#recorded();

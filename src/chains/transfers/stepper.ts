@@ -220,7 +220,10 @@ export class ChainStepper {
     }
     const last = mine.at(-1);
     const now = this.#now;
-    if (!last || now.getTime() - (last.broadcastAt ?? last.createdAt).getTime() < this.family.stuckAfterMs) return undefined;
+    if (!last) return undefined;
+    // one that can never be mined any more is replaced at once (nothing to wait for)
+    const expired = this.family.expired?.(last, tip) ?? false;
+    if (!expired && now.getTime() - (last.broadcastAt ?? last.createdAt).getTime() < this.family.stuckAfterMs) return undefined;
     if (t.nonce !== null && this.family.usesNonces) {
       const finalDepth = tip - BigInt(this.#opts.confirmations) + 1n;
       if (finalDepth >= 0n && await this.family.chainNonce(t.fromAddress, finalDepth) > t.nonce) {
@@ -228,7 +231,7 @@ export class ChainStepper {
         return moveTransfer(this.#db.orm, t, 'sent', { status: 'recorded', nonce: null, uncertain: false, lastError: NOTE_NONCE_TAKEN }, now);
       }
     }
-    if (!(await this.family.known(last.txId))) {
+    if (!expired && !(await this.family.known(last.txId))) {
       const out = await this.family.broadcast(last.raw);
       this.#log.info({ transfer: t.id, tx_id: last.txId, outcome: out.kind }, 'the node lost a sent transaction: broadcast again');
       await markBroadcast(this.#db.orm, last, now);

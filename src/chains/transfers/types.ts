@@ -85,6 +85,11 @@ export interface TransferFamily {
   inclusion(txIds: readonly string[]): Promise<Inclusion | null>;
   /** Whether the node still knows the transaction (in its pool or a block). */
   known(txId: string): Promise<boolean>;
+  /**
+   * Whether an unmined transaction can never be mined any more (XRP: a validated ledger past its
+   * LastLedgerSequence): it is not broadcast again but replaced with the same nonce at once.
+   */
+  expired?(last: AttemptRow, tip: bigint): boolean;
 }
 
 /** What becomes of the things transfers are made for (settlements, payouts), in the transfer's transaction. */

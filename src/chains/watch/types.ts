@@ -67,6 +67,11 @@ export interface ChainReader {
   pending?(): Promise<ObservedTransfer[]>;
   /** Where a transaction stands now. */
   txState(txId: string): Promise<TxState>;
+  /**
+   * The height at or below which a block is final whatever its confirmation count (Tron: the
+   * solidified block); families without such a point omit it.
+   */
+  finalHeight?(): Promise<bigint>;
   /** The one form of an address used as the index key (EVM: lower case; others: as the chain writes it). */
   normalizeAddress(address: string): string;
 }

@@ -1,0 +1,101 @@
+// The EVM family's ChainReader (Ethereum, BNB Smart Chain), with viem over the chain's
+// NodeEndpoints. A block's transfers: native coin moved by a transaction that succeeded (its
+// receipt's status; value moved by a contract's internal call is not seen), and the `Transfer`
+// logs of the configured token contracts (TOKEN_CONTRACTS, else mainnet), which only a successful
+// transaction leaves. Receipts come in one eth_getBlockReceipts call, checked to belong to the
+// block asked for. Addresses are keyed in lower case.
+import { BlockNotFoundError, createPublicClient, TransactionNotFoundError, TransactionReceiptNotFoundError, type PublicClient } from 'viem';
+import type { Chain } from '../../../config.ts';
+import { tokensOnChain, type TokenSymbol } from '../../../tokens/index.ts';
+import type { NodeEndpoints } from '../../rpc/endpoints.ts';
+import { endpointsTransport } from '../transport.ts';
+import type { BlockRef, ChainBlock, ChainReader, ObservedTransfer, TxState } from '../../watch/types.ts';
+import { checkTokenDecimals } from './token-decimals.ts';
+import { blockTransfers, type RawBlock } from './transfers.ts';
+
+export const READ_TIMEOUT_MS = 15_000;
+
+export class EvmReader implements ChainReader {
+  readonly chain: Chain;
+  readonly #client: PublicClient;
+  readonly #native: TokenSymbol;
+  /** Watched token contracts by lower-case address. */
+  #contracts: Map<string, TokenSymbol>;
+  readonly #configured: Partial<Record<TokenSymbol, string>>;
+  #decimalsChecked = false;
+
+  constructor(chain: Chain, endpoints: NodeEndpoints, contracts: Partial<Record<TokenSymbol, string>>, timeoutMs = READ_TIMEOUT_MS) {
+    this.chain = chain;
+    this.#client = createPublicClient({ transport: endpointsTransport(endpoints, timeoutMs), cacheTime: 0 }) as PublicClient;
+    const native = tokensOnChain(chain).find((d) => d.native);
+    if (!native) throw new Error(`${chain} has no native coin`);
+    this.#native = native.token;
+    this.#configured = contracts;
+    this.#contracts = new Map(Object.entries(contracts).map(([token, address]) => [address.toLowerCase(), token as TokenSymbol]));
+  }
+
+  /** The chain id; the first time, also that each token contract has the token's decimals (else nothing is read). */
+  async network(): Promise<string> {
+    const id = await this.#client.getChainId();
+    if (!this.#decimalsChecked) {
+      this.#contracts = await checkTokenDecimals(this.#client, this.#configured);
+      this.#decimalsChecked = true;
+    }
+    return String(id);
+  }
+
+  async head(): Promise<BlockRef> {
+    return refOf(await this.#client.getBlock({ blockTag: 'latest' }));
+  }
+
+  async header(height: bigint): Promise<BlockRef | null> {
+    try {
+      return refOf(await this.#client.getBlock({ blockNumber: height }));
+    } catch (err) {
+      if (err instanceof BlockNotFoundError) return null;
+      throw err;
+    }
+  }
+
+  async block(height: bigint): Promise<ChainBlock | null> {
+    let block: RawBlock;
+    try {
+      block = await this.#client.getBlock({ blockNumber: height, includeTransactions: true });
+    } catch (err) {
+      if (err instanceof BlockNotFoundError) return null;
+      throw err;
+    }
+    const receipts = block.transactions.length === 0 ? [] : await this.#client.getBlockReceipts({ blockHash: block.hash as `0x${string}` });
+    if (receipts.some((r) => r.blockHash !== block.hash) || receipts.length !== block.transactions.length) {
+      throw new Error(`receipts of block ${height} do not match its ${block.transactions.length} transactions`);
+    }
+    return { ...refOf(block), transfers: blockTransfers(block, receipts, this.#native, this.#contracts) };
+  }
+
+  async txState(txId: string): Promise<TxState> {
+    try {
+      const r = await this.#client.getTransactionReceipt({ hash: txId as `0x${string}` });
+      return { kind: 'mined', height: r.blockNumber, blockHash: r.blockHash };
+    } catch (err) {
+      if (!(err instanceof TransactionReceiptNotFoundError)) throw err;
+    }
+    try {
+      await this.#client.getTransaction({ hash: txId as `0x${string}` });
+      return { kind: 'pending' };
+    } catch (err) {
+      if (err instanceof TransactionNotFoundError) return { kind: 'unknown' };
+      throw err;
+    }
+  }
+
+  normalizeAddress(address: string): string {
+    return address.toLowerCase();
+  }
+}
+
+function refOf(b: { number: bigint | null; hash: string | null; parentHash: string; timestamp: bigint }): BlockRef {
+  if (b.number === null || b.hash === null) throw new Error('the node answered a pending block');
+  return { height: b.number, hash: b.hash, parentHash: b.parentHash, time: new Date(Number(b.timestamp) * 1000) };
+}
+
+export type { ObservedTransfer };

@@ -1,0 +1,22 @@
+// The token contracts the watcher reads, checked against the token's decimals (USDT has 6 on
+// Ethereum and 18 on BNB Smart Chain): a contract with other decimals would credit amounts a
+// thousand billion times off, so the chain is not read at all until TOKEN_CONTRACTS is fixed. A
+// contract with no code on this node (mainnet contracts on a test network) is left out.
+import { decodeFunctionResult, encodeFunctionData, erc20Abi, type Hex, type PublicClient } from 'viem';
+import { tokenDef, type TokenSymbol } from '../../../tokens/index.ts';
+
+export async function checkTokenDecimals(client: PublicClient, contracts: Partial<Record<TokenSymbol, string>>): Promise<Map<string, TokenSymbol>> {
+  const out = new Map<string, TokenSymbol>();
+  const data = encodeFunctionData({ abi: erc20Abi, functionName: 'decimals' });
+  for (const [token, address] of Object.entries(contracts) as [TokenSymbol, string][]) {
+    const code = await client.getCode({ address: address as Hex });
+    if (!code || code === '0x') continue;
+    const { data: answer } = await client.call({ to: address as Hex, data });
+    const decimals = answer && answer !== '0x' ? decodeFunctionResult({ abi: erc20Abi, functionName: 'decimals', data: answer }) : null;
+    if (decimals !== tokenDef(token).decimals) {
+      throw new Error(`TOKEN_CONTRACTS: ${token} at ${address} has ${decimals ?? 'no'} decimals, the token has ${tokenDef(token).decimals}`);
+    }
+    out.set(address.toLowerCase(), token);
+  }
+  return out;
+}

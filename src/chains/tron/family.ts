@@ -1,0 +1,246 @@
+// Tron in the transfer machinery: TRX transfers and TRC-20 `transfer` calls, built and signed
+// locally (secp256k1; the id is the SHA-256 of raw_data) and broadcast. Tron has no nonces: a
+// transaction is bounded by its expiration, so once a block's time passes it and no block holds it,
+// it never will be, and only then is it built again (never while the last one may still be mined).
+// A TRC-20 transfer burns TRX for energy and bandwidth: a deposit address without that much TRX
+// asks the hot wallet for a top-up first; what was burnt is read back from the transaction info.
+import { TOKEN_DEFS, type TokenSymbol } from '../../tokens/index.ts';
+import { RpcError } from '../rpc/json-rpc.ts';
+import type { WalletKeys } from '../wallets/keys.ts';
+import type { AttemptRow, TransferRow } from '../transfers/schema.ts';
+import type { BroadcastOutcome, Inclusion, PrepareContext, Preparation, SignedTx, TransferFamily } from '../transfers/types.ts';
+import { buildSigned, transferCallData, type RefBlock, type TronCall, type TronSignedTx } from './build.ts';
+import { tronBlockRef } from './reader.ts';
+import { tronHex, type TronRpc } from './rpc.ts';
+
+/** How long a transaction may wait for a block (java-tron allows up to a day; 2 minutes is 40 blocks). */
+export const EXPIRATION_MS = 120_000;
+/** Energy of a TRC-20 transfer to an address that holds none of the token (the dearer case). */
+export const TRC20_ENERGY = 65_000n;
+/** Bytes a transaction is billed for beyond its raw data (signature, result). */
+const BANDWIDTH_OVERHEAD = 134;
+
+interface Params { energyFee: bigint; bandwidthFee: bigint; createAccountFee: bigint }
+
+/** What java-tron answers to broadcasttransaction, as the transfer core sees it. */
+export function tronBroadcastOutcome(a: Record<string, unknown>): BroadcastOutcome {
+  if (a.result === true) return { kind: 'accepted' };
+  const code = String(a.code ?? 'OTHER_ERROR');
+  let message = '';
+  try {
+    message = Buffer.from(String(a.message ?? ''), 'hex').toString('utf8');
+  } catch { /* not hex */ }
+  const why = `the Tron node refused it: ${code} ${message}`.trim();
+  if (code === 'DUP_TRANSACTION_ERROR') return { kind: 'accepted' };
+  if (code === 'BANDWITH_ERROR' || /balance is not sufficient|insufficient/i.test(message)) return { kind: 'no_funds', why };
+  if (code === 'SERVER_BUSY' || code === 'NOT_ENOUGH_EFFECTIVE_CONNECTION' || code === 'NO_CONNECTION') return { kind: 'uncertain', why };
+  return { kind: 'refused', why };
+}
+
+export class TronFamily implements TransferFamily {
+  readonly chain = 'tron' as const;
+  readonly usesNonces = false;
+  readonly stuckAfterMs: number;
+  readonly #rpc: TronRpc;
+  readonly #keys: WalletKeys;
+  readonly #contracts: Partial<Record<TokenSymbol, string>>;
+  /** The head block's time at the last tip(): a transaction expired before it can no longer be mined. */
+  #headTime = 0;
+
+  /** `contracts`: token → contract address (base58 or hex). */
+  constructor(rpc: TronRpc, keys: WalletKeys, contracts: Partial<Record<TokenSymbol, string>>, opts: { stuckAfterMs?: number } = {}) {
+    this.#rpc = rpc;
+    this.#keys = keys;
+    this.#contracts = contracts;
+    this.stuckAfterMs = opts.stuckAfterMs ?? 60_000;
+  }
+
+  hotAddress(livemode: boolean): string {
+    return this.#keys.hotAddress('tron', livemode);
+  }
+
+  async #head(): Promise<RefBlock & { number: bigint }> {
+    const b = await this.#rpc.wallet('getnowblock');
+    const ref = tronBlockRef(b);
+    if (!ref) throw new Error('the Tron node has no head block');
+    this.#headTime = Math.max(this.#headTime, ref.time.getTime());
+    return { blockID: ref.hash, timestamp: ref.time.getTime(), number: ref.height };
+  }
+
+  async tip(): Promise<bigint> {
+    return (await this.#head()).number;
+  }
+
+  /** Tron has no nonces. */
+  async chainNonce(): Promise<bigint> {
+    return 0n;
+  }
+
+  async #params(): Promise<Params> {
+    const r = await this.#rpc.wallet('getchainparameters');
+    const list = Array.isArray(r.chainParameter) ? r.chainParameter as Array<{ key?: string; value?: number }> : [];
+    const get = (key: string, fallback: bigint) => {
+      const v = list.find((p) => p.key === key)?.value;
+      return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? BigInt(v) : fallback;
+    };
+    return {
+      energyFee: get('getEnergyFee', 420n), bandwidthFee: get('getTransactionFee', 1000n),
+      createAccountFee: get('getCreateAccountFee', 100_000n) + get('getCreateNewAccountFeeInSystemContract', 1_000_000n),
+    };
+  }
+
+  async #balance(hex: string): Promise<{ exists: boolean; balance: bigint }> {
+    const a = await this.#rpc.wallet('getaccount', { address: hex });
+    if (a.address === undefined) return { exists: false, balance: 0n };
+    return { exists: true, balance: BigInt(typeof a.balance === 'number' ? a.balance : 0) };
+  }
+
+  #key(t: TransferRow): Uint8Array | null {
+    const k = t.fromRole === 'hot'
+      ? { address: this.#keys.hotAddress('tron', t.livemode), privateKey: this.#keys.hotPrivateKey('tron', t.livemode) }
+      : t.fromIndex === null ? null : this.#keys.deposit('tron', t.livemode, t.fromIndex);
+    return k && k.address === t.fromAddress ? k.privateKey : null;
+  }
+
+  #call(t: TransferRow, moved: bigint, feeLimit: bigint): TronCall | string {
+    const owner = tronHex(t.fromAddress);
+    const to = tronHex(t.toAddress);
+    if (!owner || !to) return 'not a Tron address';
+    const token = t.token as TokenSymbol;
+    if (TOKEN_DEFS[token].native) return { type: 'TransferContract', owner, to, amount: moved };
+    const contract = this.#contracts[token] ? tronHex(this.#contracts[token]!) : null;
+    if (!contract) return `no ${token} contract is configured`;
+    return { type: 'TriggerSmartContract', owner, contract, data: transferCallData(to, moved), feeLimit };
+  }
+
+  /** The most a transfer may burn: its bandwidth, a new account's creation (TRX), the energy of a TRC-20 call. */
+  async #reserve(t: TransferRow, p: Params): Promise<{ reserve: bigint; feeLimit: bigint }> {
+    const native = TOKEN_DEFS[t.token as TokenSymbol].native;
+    const feeLimit = native ? 0n : TRC20_ENERGY * p.energyFee;
+    // a rough size: the exact one is known once built, and bandwidth is cheap next to energy
+    const size = BigInt((native ? 110 : 180) + BANDWIDTH_OVERHEAD);
+    let create = 0n;
+    if (native) {
+      const to = tronHex(t.toAddress);
+      if (to && !(await this.#balance(to)).exists) create = p.createAccountFee;
+    }
+    return { reserve: size * p.bandwidthFee + create + feeLimit, feeLimit };
+  }
+
+  async prepare(t: TransferRow, ctx: PrepareContext): Promise<Preparation> {
+    const key = this.#key(t);
+    if (!key) return { kind: 'refused', why: 'the wallet key does not match the sending address' };
+    const token = t.token as TokenSymbol;
+    const native = TOKEN_DEFS[token].native;
+    const hot = t.fromRole === 'hot';
+    const probe = this.#call(t, t.amount, 0n);
+    if (typeof probe === 'string') return { kind: 'refused', why: probe };
+    const owner = tronHex(t.fromAddress)!;
+    const [p, account, held] = await Promise.all([
+      this.#params(), this.#balance(owner),
+      probe.type === 'TriggerSmartContract' ? this.#rpc.tokenBalance(probe.contract, owner) : Promise.resolve(null),
+    ]);
+    if (!native) {
+      if (held === null) return { kind: 'refused', why: `the ${token} contract cannot be read on this node` };
+      if (held < t.amount) {
+        const why = `${hot ? 'the hot wallet' : 'the deposit address'} holds ${held} base units of ${token}, ${t.amount} are needed`;
+        return hot ? { kind: 'no_funds', why } : { kind: 'refused', why };
+      }
+    }
+    const { reserve, feeLimit } = await this.#reserve(t, p);
+    const moved = t.paysOwnFee ? t.amount - ctx.feesPaidBefore - reserve : t.amount;
+    if (moved <= 0n) return { kind: 'nothing_left', why: 'nothing is left after the network fee' };
+    const need = (native ? moved : 0n) + reserve;
+    if (account.balance < need) {
+      const why = `${hot ? 'the hot wallet' : 'the deposit address'} holds ${account.balance} sun, ${need} are needed`;
+      if (hot) return { kind: 'no_funds', why };
+      if (t.paysOwnFee) return { kind: 'refused', why };
+      return { kind: 'top_up', amount: need + await this.#othersNeed(t, ctx, p) - account.balance };
+    }
+    const call = this.#call(t, moved, feeLimit) as TronCall;
+    return { kind: 'ready', sign: async () => this.#sign(call, key, moved, reserve, await this.#head()) };
+  }
+
+  /** What the other unsent transfers from a deposit address will burn (one top-up covers them all). */
+  async #othersNeed(t: TransferRow, ctx: PrepareContext, p: Params): Promise<bigint> {
+    let total = 0n;
+    for (const u of ctx.unsentFromSender) {
+      if (u.id === t.id || u.paysOwnFee) continue;
+      total += (await this.#reserve(u, p)).reserve + (TOKEN_DEFS[u.token as TokenSymbol].native ? u.amount : 0n);
+    }
+    return total;
+  }
+
+  #sign(call: TronCall, key: Uint8Array, moved: bigint, reserve: bigint, head: RefBlock): SignedTx {
+    const tx = buildSigned(call, head, head.timestamp + EXPIRATION_MS, key);
+    return {
+      txId: tx.txID, raw: JSON.stringify(tx), nonce: null, value: moved, feeReserve: reserve,
+      fee: { feeLimit: String(call.type === 'TriggerSmartContract' ? call.feeLimit : 0n), expiration: String(tx.raw_data.expiration) },
+    };
+  }
+
+  /** Past its expiration at the head block's time (the core saw no block holding it): it can never be mined. */
+  expired(last: AttemptRow): boolean {
+    const exp = Number(last.fee.expiration);
+    return Number.isFinite(exp) && this.#headTime >= exp;
+  }
+
+  /** The same transfer built again, only once the last one has expired (Tron has no nonce to replace it by). */
+  async replace(t: TransferRow, last: AttemptRow, ctx: PrepareContext): Promise<SignedTx | null> {
+    await this.#head();
+    if (!this.expired(last)) return null;
+    const key = this.#key(t);
+    if (!key) return null;
+    const p = await this.#params();
+    const { reserve, feeLimit } = await this.#reserve(t, p);
+    const moved = t.paysOwnFee ? t.amount - ctx.feesPaidBefore - reserve : last.value;
+    if (moved <= 0n) return null;
+    const call = this.#call(t, moved, feeLimit);
+    if (typeof call === 'string') return null;
+    return this.#sign(call, key, moved, reserve, await this.#head());
+  }
+
+  async broadcast(raw: string): Promise<BroadcastOutcome> {
+    let tx: TronSignedTx;
+    try {
+      tx = JSON.parse(raw) as TronSignedTx;
+    } catch {
+      return { kind: 'refused', why: 'the stored transaction is not JSON' };
+    }
+    try {
+      return tronBroadcastOutcome(await this.#rpc.wallet('broadcasttransaction', tx));
+    } catch (err) {
+      if (err instanceof RpcError) return { kind: 'refused', why: `the Tron node refused it: ${err.message}` };
+      return { kind: 'uncertain', why: (err as Error).message };
+    }
+  }
+
+  async inclusion(txIds: readonly string[]): Promise<Inclusion | null> {
+    for (const txId of txIds) {
+      const info = await this.#rpc.wallet('gettransactioninfobyid', { value: txId });
+      if (typeof info.blockNumber !== 'number') continue;
+      const receipt = (info.receipt ?? {}) as Record<string, unknown>;
+      // a plain TRX transfer's receipt has no result: it succeeded unless the info says FAILED
+      const ok = info.result !== 'FAILED' && (receipt.result === undefined || receipt.result === 'SUCCESS');
+      return { txId, block: BigInt(info.blockNumber), ok, feePaid: BigInt(typeof info.fee === 'number' ? info.fee : 0) };
+    }
+    return null;
+  }
+
+  async known(txId: string): Promise<boolean> {
+    const tx = await this.#rpc.wallet('gettransactionbyid', { value: txId });
+    return typeof tx.txID === 'string';
+  }
+
+  /** TRX balance in sun of an address (hot wallet balances). */
+  async balance(address: string): Promise<bigint> {
+    const hex = tronHex(address);
+    return hex ? (await this.#balance(hex)).balance : 0n;
+  }
+
+  async tokenBalance(token: TokenSymbol, address: string): Promise<bigint | null> {
+    const contract = this.#contracts[token] ? tronHex(this.#contracts[token]!) : null;
+    const hex = tronHex(address);
+    return contract && hex ? this.#rpc.tokenBalance(contract, hex) : null;
+  }
+}

@@ -1,0 +1,97 @@
+// Tron for the watcher: blocks from the full node (`getblockbynum` with its transactions, and
+// `gettransactioninfobyblocknum` for TRC-20 Transfer logs), confirmations counted from the height,
+// and the solidified block (walletsolidity) as the point at which a block is final whatever the count.
+import type { Chain } from '../../config.ts';
+import { tokensOnChain, type TokenSymbol } from '../../tokens/index.ts';
+import type { BlockRef, ChainBlock, ChainReader, TxState } from '../watch/types.ts';
+import { blockTransfers } from './block-transfers.ts';
+import { tronBase58, tronHex, type TronAnswer, type TronRpc } from './rpc.ts';
+
+/** The header of a java-tron block answer; null for `{}` (no such block). */
+export function tronBlockRef(b: TronAnswer): BlockRef | null {
+  if (b.blockID === undefined && b.block_header === undefined) return null;
+  const raw = ((b.block_header as TronAnswer | undefined)?.raw_data ?? {}) as TronAnswer;
+  const id = String(b.blockID ?? '');
+  const number = raw.number ?? 0;
+  const parent = String(raw.parentHash ?? '');
+  if (!/^[0-9a-f]{64}$/i.test(id) || !/^[0-9a-f]{64}$/i.test(parent) || typeof number !== 'number' || typeof raw.timestamp !== 'number') {
+    throw new Error('the Tron node answered a block without id, number, parent or time');
+  }
+  return { height: BigInt(number), hash: id.toLowerCase(), parentHash: parent.toLowerCase(), time: new Date(raw.timestamp) };
+}
+
+/** Token contracts of Tron (TOKEN_CONTRACTS where given, mainnet otherwise), keyed as logs write them. */
+export function tronLogContracts(configured: Record<string, string>): Map<string, TokenSymbol> {
+  const out = new Map<string, TokenSymbol>();
+  for (const d of tokensOnChain('tron')) {
+    const contract = configured[d.token] ?? d.contract;
+    const hex = contract ? tronHex(contract) : null;
+    if (!d.native && hex) out.set(hex.slice(2), d.token);
+  }
+  return out;
+}
+
+export class TronReader implements ChainReader {
+  readonly chain: Chain = 'tron';
+  readonly #rpc: TronRpc;
+  readonly #contracts: ReadonlyMap<string, TokenSymbol>;
+
+  constructor(rpc: TronRpc, configuredContracts: Record<string, string>) {
+    this.#rpc = rpc;
+    this.#contracts = tronLogContracts(configuredContracts);
+  }
+
+  /** The genesis block's id. */
+  async network(): Promise<string> {
+    const ref = tronBlockRef(await this.#rpc.wallet('getblockbynum', { num: 0 }));
+    if (!ref) throw new Error('the Tron node has no genesis block');
+    return ref.hash;
+  }
+
+  async head(): Promise<BlockRef> {
+    const ref = tronBlockRef(await this.#rpc.wallet('getnowblock'));
+    if (!ref) throw new Error('the Tron node has no head block');
+    return ref;
+  }
+
+  /** The solidified block's height: a block at or below it is final whatever its confirmations. */
+  async finalHeight(): Promise<bigint> {
+    const ref = tronBlockRef(await this.#rpc.walletSolidity('getnowblock'));
+    if (!ref) throw new Error('the Tron solidity node has no block');
+    return ref.height;
+  }
+
+  async header(height: bigint): Promise<BlockRef | null> {
+    return tronBlockRef(await this.#rpc.wallet('getblockbynum', { num: Number(height) }));
+  }
+
+  async block(height: bigint): Promise<ChainBlock | null> {
+    const b = await this.#rpc.wallet('getblockbynum', { num: Number(height) });
+    const ref = tronBlockRef(b);
+    if (!ref) return null;
+    const txs = b.transactions === undefined ? [] : b.transactions;
+    if (!Array.isArray(txs)) throw new Error('the Tron node answered a block with malformed transactions');
+    let infos: unknown[] = [];
+    if (txs.length > 0 && this.#contracts.size > 0) {
+      const answer = await this.#rpc.wallet<unknown>('gettransactioninfobyblocknum', { num: Number(height) });
+      if (!Array.isArray(answer)) throw new Error('the Tron node answered transaction infos that are not a list');
+      infos = answer;
+    }
+    return { ...ref, transfers: blockTransfers(txs, infos, this.#contracts) };
+  }
+
+  async txState(txId: string): Promise<TxState> {
+    const info = await this.#rpc.wallet('gettransactioninfobyid', { value: txId });
+    if (typeof info.blockNumber === 'number') {
+      const ref = await this.header(BigInt(info.blockNumber));
+      if (ref) return { kind: 'mined', height: ref.height, blockHash: ref.hash };
+    }
+    const tx = await this.#rpc.wallet('gettransactionbyid', { value: txId });
+    return typeof tx.txID === 'string' ? { kind: 'pending' } : { kind: 'unknown' };
+  }
+
+  normalizeAddress(address: string): string {
+    const hex = tronHex(address.trim());
+    return hex ? tronBase58(hex) : address.trim();
+  }
+}

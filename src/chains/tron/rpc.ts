@@ -1,0 +1,101 @@
+// java-tron's HTTP API over a chain's NodeEndpoints: `POST /wallet/<name>` on the full node,
+// `/walletsolidity/<name>` on the solidity endpoints (TRON_SOLIDITY_URL, or the same nodes). Bodies
+// and answers are JSON with hex (41…) addresses. An answer with java-tron's `Error` field is an
+// RpcError (the node refused the request); no answer or one that is not JSON is a TransportError.
+import { RpcError, TransportError, redactUrl } from '../rpc/json-rpc.ts';
+import type { NodeEndpoints } from '../rpc/endpoints.ts';
+import { createHash } from 'node:crypto';
+import { decodeBase58Check } from '../addresses/encoding.ts';
+import { TRON_PREFIX } from '../addresses/networks.ts';
+
+export const TRON_RPC_TIMEOUT_MS = 10_000;
+
+export type TronAnswer = Record<string, unknown>;
+
+/** Hex form (41…, lower case) of a base58 or hex Tron address; null when it is neither. */
+export function tronHex(address: string): string | null {
+  if (/^41[0-9a-fA-F]{40}$/.test(address)) return address.toLowerCase();
+  const d = decodeBase58Check(address);
+  return d && d.version === TRON_PREFIX ? `41${Buffer.from(d.payload).toString('hex')}` : null;
+}
+
+const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+
+/**
+ * Base58check form (T…) of a hex address (41… or the 20 bytes without the prefix). A block holds
+ * thousands of addresses: native SHA-256 and one BigInt conversion keep each encoding to microseconds.
+ */
+export function tronBase58(hex: string): string {
+  const body = `41${hex.length === 42 ? hex.slice(2) : hex}`.toLowerCase();
+  const bytes = Buffer.from(body, 'hex');
+  const check = createHash('sha256').update(createHash('sha256').update(bytes).digest()).digest().subarray(0, 4);
+  // base 256 → base 58 on small numbers (digits little-endian); the 0x41 prefix means no leading zero bytes
+  const digits: number[] = [0];
+  for (const byte of [...bytes, ...check]) {
+    let carry = byte;
+    for (let i = 0; i < digits.length; i++) {
+      carry += digits[i] << 8;
+      digits[i] = carry % 58;
+      carry = (carry / 58) | 0;
+    }
+    while (carry > 0) {
+      digits.push(carry % 58);
+      carry = (carry / 58) | 0;
+    }
+  }
+  let out = '';
+  for (let i = digits.length - 1; i >= 0; i--) out += ALPHABET[digits[i]];
+  return out;
+}
+
+async function post(url: string, path: string, body: unknown, timeoutMs: number): Promise<unknown> {
+  const target = `${url.replace(/\/+$/, '')}${path}`;
+  let res: Response;
+  try {
+    res = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
+  } catch (err) {
+    const e = err as Error & { cause?: { code?: string } };
+    throw new TransportError(`${redactUrl(url)}: ${e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : e.cause?.code ?? e.message}`);
+  }
+  const text = await res.text().catch(() => '');
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new TransportError(`${redactUrl(url)}: HTTP ${res.status}, not JSON`);
+  }
+  if (typeof json !== 'object' || json === null) throw new TransportError(`${redactUrl(url)}: not a java-tron answer`);
+  const error = (json as { Error?: unknown }).Error;
+  if (typeof error === 'string') throw new RpcError(-32000, error);
+  return json;
+}
+
+export class TronRpc {
+  readonly endpoints: NodeEndpoints;
+  readonly solidity: NodeEndpoints;
+  readonly #timeoutMs: number;
+
+  constructor(endpoints: NodeEndpoints, solidity: NodeEndpoints = endpoints, timeoutMs = TRON_RPC_TIMEOUT_MS) {
+    this.endpoints = endpoints;
+    this.solidity = solidity;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  wallet<T = TronAnswer>(name: string, body: unknown = {}): Promise<T> {
+    return this.endpoints.use((url) => post(url, `/wallet/${name}`, body, this.#timeoutMs)) as Promise<T>;
+  }
+
+  walletSolidity<T = TronAnswer>(name: string, body: unknown = {}): Promise<T> {
+    return this.solidity.use((url) => post(url, `/walletsolidity/${name}`, body, this.#timeoutMs)) as Promise<T>;
+  }
+
+  /** TRC-20 balanceOf; null when the contract does not answer it. */
+  async tokenBalance(contractHex: string, holderHex: string): Promise<bigint | null> {
+    const r = await this.wallet('triggerconstantcontract', {
+      owner_address: holderHex, contract_address: contractHex, function_selector: 'balanceOf(address)', parameter: holderHex.slice(2).padStart(64, '0'),
+    });
+    const out = (r.constant_result as unknown[] | undefined)?.[0];
+    const ok = (r.result as { result?: unknown } | undefined)?.result === true;
+    return ok && typeof out === 'string' && /^[0-9a-f]{1,64}$/i.test(out) ? BigInt(`0x${out}`) : null;
+  }
+}

@@ -1,0 +1,170 @@
+// Follows one chain (DESIGN.md principle 4: any family behind ChainReader). A pass, run by the
+// process holding the chain's lock: check the node still serves the same network, read its tip,
+// make sure the cursor's block is still on the best chain (else walk back to the common ancestor:
+// a reorganisation), then finish the blocks after the cursor one by one (match their transfers
+// against the watched addresses, record the deposits, move the cursor), then count the waiting
+// deposits again. Watching resumes from the cursor after any restart or outage.
+import type { Chain } from '../../config.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { NodeEndpoints } from '../rpc/endpoints.ts';
+import { RpcError } from '../rpc/json-rpc.ts';
+import type { CursorStore, ChainStatus } from './cursor-store.ts';
+import { DepositFeed, matchTransfers } from './deposit-feed.ts';
+import { findCommonAncestor } from './reorg.ts';
+import type { ReorgHandler } from './reorg-handler.ts';
+import type { WatchedAddresses } from './watched-addresses.ts';
+import type { BlockRef, ChainReader } from './types.ts';
+
+export interface WatcherOptions {
+  confirmations: number;
+  /** The tip is stale when its block is older than this (CONTRACT.md: `stale` in /admin/chains). */
+  staleAfterMs: number;
+  /** Blocks finished per pass at most (a long catch-up reports its progress between passes). */
+  maxBlocksPerPass: number;
+  /** Behind by more blocks than this: `syncing`. */
+  syncingBehind: number;
+}
+
+export interface WatcherState {
+  chain: Chain;
+  status: ChainStatus;
+  height: bigint | null;
+  hash: string | null;
+  blockTime: Date | null;
+  rpcUrlIndex: number;
+  lastError: string | null;
+}
+
+export interface WatcherParts {
+  reader: ChainReader;
+  endpoints: NodeEndpoints;
+  cursors: CursorStore;
+  addresses: WatchedAddresses;
+  feed: DepositFeed;
+  reorgs: ReorgHandler;
+  clock: Clock;
+  log: Logger;
+}
+
+export class ChainWatcher {
+  readonly chain: Chain;
+  readonly #p: WatcherParts;
+  readonly #o: WatcherOptions;
+  #state: WatcherState;
+  #stopped = false;
+
+  constructor(parts: WatcherParts, opts: WatcherOptions) {
+    this.#p = parts;
+    this.#o = opts;
+    this.chain = parts.reader.chain;
+    this.#state = { chain: this.chain, status: 'syncing', height: null, hash: null, blockTime: null, rpcUrlIndex: 0, lastError: null };
+  }
+
+  /** What this process knows of the chain (the holder's view; the others read the cursor row). */
+  get state(): WatcherState {
+    return this.#state;
+  }
+
+  stop(): void {
+    this.#stopped = true;
+  }
+
+  /** The lock was lost: the index is rebuilt when the chain is taken again. */
+  released(): void {
+    this.#p.addresses.drop();
+  }
+
+  /** One pass; never throws (a failure is the chain's state: `down` with its reason). */
+  async pass(): Promise<void> {
+    const { endpoints, log } = this.#p;
+    try {
+      await this.#pass();
+    } catch (err) {
+      const message = (err as Error).message;
+      if (this.#state.status !== 'down' || this.#state.lastError !== message) log.warn({ chain: this.chain, err: message }, 'chain watch: pass failed');
+      // A node that answered nonsense or from the wrong network: the next one is tried on the next pass.
+      if (!(err instanceof RpcError) && !(err instanceof NetworkChanged)) endpoints.skip(message);
+      await this.#report('down', message);
+    }
+  }
+
+  async #pass(): Promise<void> {
+    const { reader, cursors, clock } = this.#p;
+    const network = await reader.network();
+    let cursor = await cursors.load(this.chain);
+    const head = await reader.head();
+    if (cursor && cursor.network !== network) {
+      this.#p.endpoints.skip(`serves network ${network}, expected ${cursor.network}`);
+      throw new NetworkChanged(network, cursor.network);
+    }
+    cursor ??= await cursors.init(this.chain, await this.#startBlock(head), network, clock.now());
+    let at: BlockRef = { height: cursor.height, hash: cursor.hash, parentHash: '', time: cursor.blockTime };
+    at = await this.#onBestChain(at);
+    let finished = 0;
+    while (at.height < head.height && finished < this.#o.maxBlocksPerPass && !this.#stopped) {
+      const block = await reader.block(at.height + 1n);
+      if (!block) break;
+      if (block.parentHash !== at.hash) {
+        at = await this.#onBestChain(at, true);
+        continue;
+      }
+      const index = await this.#p.addresses.current();
+      const now = clock.now();
+      for (const t of matchTransfers(index, block.transfers)) {
+        await this.#p.feed.transfer(t, block.height, Number(head.height - block.height + 1n), now);
+      }
+      await cursors.advance(this.chain, at, block, now);
+      at = block;
+      finished++;
+    }
+    if (reader.pending) {
+      const index = await this.#p.addresses.current();
+      for (const t of matchTransfers(index, await reader.pending())) await this.#p.feed.transfer(t, undefined, 0, clock.now());
+    }
+    await this.#p.feed.recount(head.height > at.height ? head.height : at.height, at.height, clock.now());
+    this.#state = { ...this.#state, height: at.height, hash: at.hash, blockTime: at.time };
+    await this.#report(this.#statusAt(head, at), this.#p.endpoints.lastError);
+  }
+
+  /** Where watching starts the first time: a few blocks below the tip, so a payment made just before is not missed. */
+  async #startBlock(head: BlockRef): Promise<BlockRef> {
+    const back = BigInt(this.#o.confirmations);
+    if (head.height <= back) return (await this.#p.reader.header(0n)) ?? head;
+    return (await this.#p.reader.header(head.height - back)) ?? head;
+  }
+
+  /** The cursor's block if it is still on the best chain, else the common ancestor (the reorganisation handled). */
+  async #onBestChain(at: BlockRef, known = false): Promise<BlockRef> {
+    if (!known) {
+      const there = await this.#p.reader.header(at.height);
+      if (there && there.hash === at.hash) return { ...at, parentHash: there.parentHash, time: there.time };
+    }
+    const ancestor = await findCommonAncestor(this.#p.reader, this.#p.cursors, this.chain, at.height);
+    await this.#p.reorgs.handle(this.chain, at, ancestor);
+    return ancestor.block;
+  }
+
+  #statusAt(head: BlockRef, at: BlockRef): ChainStatus {
+    if (this.#p.clock.now().getTime() - head.time.getTime() > this.#o.staleAfterMs) return 'stale';
+    return head.height - at.height > BigInt(this.#o.syncingBehind) ? 'syncing' : 'ok';
+  }
+
+  async #report(status: ChainStatus, lastError: string | null): Promise<void> {
+    const rpcUrlIndex = this.#p.endpoints.index;
+    const changed = status !== this.#state.status || lastError !== this.#state.lastError || rpcUrlIndex !== this.#state.rpcUrlIndex;
+    if (status === 'stale' && this.#state.status !== 'stale') {
+      this.#p.log.warn({ chain: this.chain }, 'chain watch: the node\'s tip is stale');
+      this.#p.endpoints.skip('stale tip');
+    }
+    this.#state = { ...this.#state, status, lastError, rpcUrlIndex: this.#p.endpoints.index };
+    if (changed) await this.#p.cursors.setStatus(this.chain, { status, rpcUrlIndex: this.#state.rpcUrlIndex, lastError }, this.#p.clock.now()).catch(() => {});
+  }
+}
+
+export class NetworkChanged extends Error {
+  constructor(got: string, expected: string) {
+    super(`the node serves network ${got}, not ${expected}: nothing is read from it`);
+    this.name = 'NetworkChanged';
+  }
+}

@@ -1,0 +1,31 @@
+// The watching half of the chain layer, composed: a ChainReader per chain with a node (Ethereum and
+// BNB Smart Chain here; Tron and XRP from the sending half, which keeps their connections; the
+// Bitcoin-family readers plug in the same way) handed to
+// the chain-agnostic watcher, over the same NodeEndpoints the sending half uses.
+import type { Chain } from '../../config.ts';
+import type { Platform } from '../../platform/context.ts';
+import type { MarketSource } from '../../market/index.ts';
+import type { DepositIntake } from '../../payments/index.ts';
+import type { ChainNodes } from '../rpc/nodes.ts';
+import { ChainWatching, type ChainReader, type WatchingOptions } from '../watch/index.ts';
+import { EvmReader } from '../evm/read/index.ts';
+import { tokenContracts } from '../evm/send/index.ts';
+
+const EVM_CHAINS: readonly Chain[] = ['ethereum', 'bsc'];
+
+/** `shared`: readers made by the sending half over a connection it keeps (Tron, XRP), used as they are. */
+export function chainReaders(config: Platform['config'], nodes: ChainNodes, shared: Partial<Record<Chain, ChainReader>> = {}): ChainReader[] {
+  const readers: ChainReader[] = Object.values(shared).filter((r): r is ChainReader => r !== undefined && nodes[r.chain] !== undefined);
+  for (const chain of EVM_CHAINS) {
+    const endpoints = nodes[chain];
+    if (endpoints) readers.push(new EvmReader(chain, endpoints, tokenContracts(chain, config.tokenContracts)));
+  }
+  return readers;
+}
+
+export function createChainWatching(
+  platform: Platform, nodes: ChainNodes, deps: { intake: DepositIntake; market: MarketSource }, opts: WatchingOptions = {},
+  shared: Partial<Record<Chain, ChainReader>> = {},
+): ChainWatching {
+  return new ChainWatching(platform, nodes, chainReaders(platform.config, nodes, shared), deps, opts);
+}

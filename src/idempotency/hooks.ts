@@ -1,0 +1,69 @@
+// Idempotency-Key on every POST of /v1 and /merchant (CONTRACT "Developer platform"). Two app-wide
+// hooks: preHandler (after the route's credential check and the body) claims the key or answers
+// from the store; onSend records the first answer before it leaves, so a client that retries the
+// moment it hears back is replayed, never told 409.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, badRequest, conflict } from '../platform/errors.ts';
+import { livemodeOf } from '../platform/http/index.ts';
+import { requestFingerprint } from './fingerprint.ts';
+import type { IdempotencyStore, KeyScope } from './store.ts';
+
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+export const REPLAYED_HEADER = 'Idempotent-Replayed';
+export const IDEMPOTENCY_KEY_LENGTH = 'Idempotency-Key must be 1 to 255 characters';
+export const IDEMPOTENCY_KEY_REUSED = 'this Idempotency-Key was used with a different request';
+export const IDEMPOTENCY_KEY_IN_PROGRESS = 'a request with this Idempotency-Key is in progress';
+const MAX_KEY_LENGTH = 255;
+
+const COVERED = /^\/(v1|merchant)(\/|\?|$)/;
+
+const claimedScope = new WeakMap<FastifyRequest, KeyScope>();
+
+/** The key of a covered request, validated; undefined when the request is not covered or has none. */
+function keyOf(req: FastifyRequest): string | undefined {
+  if (req.method !== 'POST' || !COVERED.test(req.url)) return undefined;
+  const raw = req.headers[IDEMPOTENCY_HEADER];
+  if (raw === undefined) return undefined;
+  const key = Array.isArray(raw) ? raw.join(', ') : raw;
+  if (key.length < 1 || key.length > MAX_KEY_LENGTH) throw badRequest(IDEMPOTENCY_KEY_LENGTH);
+  return key;
+}
+
+export function installIdempotency(app: FastifyInstance, store: IdempotencyStore): void {
+  app.addHook('preHandler', async (req: FastifyRequest, reply: FastifyReply) => {
+    const key = keyOf(req);
+    // Routes without a credential (sign-up, sign-in, refresh, password reset) have no merchant to
+    // keep a key under, and their answers carry fresh secrets: the key is checked, never stored.
+    if (key === undefined || !req.auth) return;
+    const livemode = req.auth.kind === 'api_key' ? req.auth.livemode : livemodeOf(req);
+    const scope: KeyScope = { merchantId: req.auth.merchantId, livemode, key };
+    const claim = await store.claim(scope, requestFingerprint(req.method, req.url, req.body));
+    if (claim.kind === 'claimed') {
+      claimedScope.set(req, scope);
+      return;
+    }
+    if (claim.kind === 'mismatch') throw new AppError(422, IDEMPOTENCY_KEY_REUSED);
+    if (claim.kind === 'running') throw conflict(IDEMPOTENCY_KEY_IN_PROGRESS);
+    reply.code(claim.answer.statusCode).header(REPLAYED_HEADER, 'true');
+    if (claim.answer.contentType) reply.header('content-type', claim.answer.contentType);
+    return reply.send(claim.answer.body);
+  });
+
+  app.addHook('onSend', async (req, reply, payload) => {
+    const scope = claimedScope.get(req);
+    if (!scope) return payload;
+    claimedScope.delete(req);
+    // A failure on our side is not an answer worth keeping for a day: the key is free to retry.
+    if (reply.statusCode >= 500 || (typeof payload !== 'string' && !Buffer.isBuffer(payload) && payload != null)) {
+      await store.release(scope);
+      return payload;
+    }
+    const contentType = reply.getHeader('content-type');
+    await store.complete(scope, {
+      statusCode: reply.statusCode,
+      contentType: typeof contentType === 'string' ? contentType : null,
+      body: payload == null ? '' : String(payload),
+    });
+    return payload;
+  });
+}

@@ -1,0 +1,103 @@
+// The objects of spec part 2 as schemas. `required` names only the fields every answer carries;
+// optional fields are absent when they do not apply (spec: "Optional fields are absent").
+import { SIMULATION_OUTCOMES } from '../payments/index.ts';
+import { arr, anyObject, bool, dec, int, nullable, obj, oneOf, ref, str, time, type Schema } from './schema.ts';
+
+const STATUSES = ['pending', 'partially_paid', 'detecting', 'confirmed', 'underpaid', 'expired', 'failed'];
+const ROLES = ['owner', 'developer', 'finance', 'viewer'];
+
+export const ERROR: Schema = obj({ error: str('the spec\'s exact message (spec part 7)') }, ['error'], 'Every error answer.');
+
+export const TOKEN_INFO = obj({
+  token: str(), chain: str(), min_usd: dec('current minimum payment'), network_fee_usd: dec('fixed part of the network fee'),
+  network_fee_bps: int('share added for a coin that is converted'), fee_note: str('finality note'),
+  amount_due_usd: dec('what the customer pays in that coin (token_options, fees passed on)'),
+  enabled: bool('merchant listing'), settles_to: oneOf(['wallet', 'balance'], 'merchant listing'), paid_out_in: str('merchant listing'),
+}, ['token', 'chain', 'min_usd', 'network_fee_usd', 'fee_note']);
+
+export const DEPOSIT = obj({
+  tx_id: str(), token: str(), amount: dec(), usd_value: dec(), counted: bool(), confirmations: int(), confirmations_required: int(),
+  status: str(), simulated: bool(), late: bool(), sender: str('trail only'), block: int('trail only'), seen_at: time('trail only'), final_at: time('trail only'),
+}, ['tx_id', 'amount', 'usd_value', 'counted', 'status']);
+
+export const PAYMENT = obj({
+  id: str(), merchant_id: str('omitted in the payer\'s view'), store_id: str('payments of a storefront key'), order_id: str(),
+  status: oneOf(STATUSES), deposit_address: str('empty until a coin is chosen'), token: str('empty until chosen'), chain: str(), livemode: bool(),
+  crypto_amount: dec('amount the customer must send'), received_amount: dec(), usd_amount: dec('merchant\'s price'),
+  amount_due_usd: dec('what the customer pays, fees included when passed on'), received_usd: dec(), fees_paid_by_customer: bool(),
+  network_fee: dec(), network_fee_usd: dec(), network_fee_note: str(), network_fee_bps: int(), settlement: oneOf(['direct', 'custodial', 'scheduled']),
+  rate_locked: dec('dollar price of one token, locked at coin choice'), deposits: arr(ref('Deposit')), expires_at: time(), created_at: time(),
+  confirmed_at: time(), qr_payload: str('the deposit address alone'), destination_tag: int('XRP only'), confirmations: int(), confirmations_required: int(),
+  description: str(), metadata: anyObject('merchant\'s data; private'), customer_email: str(), success_url: str(), cancel_url: str(),
+  webhook_url: str('per-payment notification URL; private'), checkout_token: str(), checkout_url: str(),
+  token_options: arr(ref('TokenInfo'), 'when no coin is chosen'), price_amount: str(), price_currency: str(), price_rate: str(), extra_usd: dec(),
+  simulation: obj({ outcome: oneOf(SIMULATION_OUTCOMES), state: oneOf(['running', 'done']) }, ['outcome', 'state'], 'test payments only'),
+}, ['id', 'order_id', 'status', 'deposit_address', 'token', 'chain', 'livemode', 'received_amount', 'usd_amount', 'amount_due_usd',
+  'received_usd', 'fees_paid_by_customer', 'settlement', 'deposits', 'expires_at', 'created_at', 'qr_payload']);
+
+export const WEBHOOK = obj({
+  livemode: bool(), url: nullable(str()), secret: str('signing secret, 64 hex characters'), created_at: time(), updated_at: time(),
+}, ['livemode', 'url']);
+
+export const DELIVERY = obj({
+  id: str('sent as X-Webhook-Id'), merchant_id: str(), livemode: bool(), target: oneOf(['account', 'payment']), url: nullable(str()),
+  event_id: str(), event_type: str(), payload: str('exact body posted'), status: oneOf(['pending', 'sending', 'delivered', 'failed', 'resolved']),
+  attempts: int(), max_attempts: int(), next_attempt_at: nullable(time()), last_status_code: nullable(int()), last_error: nullable(str()),
+  last_attempt_at: nullable(time()), delivered_at: nullable(time()), resolved_at: nullable(time()), resolution_note: nullable(str()), created_at: time(),
+  history: arr(obj({ at: time(), url: str(), signed: int(), status_code: nullable(int()), error: nullable(str()), response: nullable(str()), millis: int(), note: str() })),
+}, ['id', 'event_id', 'event_type', 'status', 'attempts', 'max_attempts', 'created_at']);
+
+export const API_KEY = obj({
+  id: str(), merchant_id: str(), livemode: bool(), store_id: str(), label: str(), access: oneOf(['full', 'read']), last4: str(),
+  created_by: str(), created_at: time(), last_used_at: time(), revoked_at: time(),
+}, ['id', 'merchant_id', 'livemode', 'label', 'access', 'last4', 'created_at']);
+
+export const MERCHANT = obj({
+  id: str(), name: str(), status: oneOf(['active', 'suspended']), fee_bps: int(), live_enabled: bool(), underpaid_tolerance_bps: int(),
+  accept_other_assets: bool(), settlement: oneOf(['direct', 'custodial', 'scheduled']), payout_schedule: oneOf(['instant', 'daily', 'weekly']),
+  payout_scheduled_at: time(), fees_paid_by_customer: bool(), convert_into: str('cheapest, order, or a coin'), hide_below_minimum: bool(),
+  enabled_tokens: arr(str()), created_at: time(), updated_at: time(),
+}, ['id', 'name', 'status', 'live_enabled']);
+
+export const USER = obj({ id: str(), merchant_id: str(), email: str(), role: oneOf(ROLES), created_at: time(), last_login_at: time() }, ['id', 'email', 'role']);
+export const STORE = obj({ id: str(), merchant_id: str(), name: str(), created_at: time(), updated_at: time() }, ['id', 'name']);
+
+export const SETTLEMENT = obj({
+  id: str(), payment_id: str(), store_id: str(), deposit_tx: str(), deposit_txs: arr(str()), livemode: bool(), mode: oneOf(['direct', 'custodial']),
+  token: str(), chain: str(), conversion: anyObject(), amount: dec(), service_fee: dec(), network_fee: dec(), conversion_fee: dec(), net: dec(),
+  usd_value: dec(), usd_rate: dec(), service_fee_usd: dec(), network_fee_usd: dec(), conversion_fee_usd: dec(), net_usd: dec(),
+  destination: str(), destination_tag: int(), tx_id: str(), status: oneOf(['pending', 'completed', 'held', 'failed']), note: str(),
+  awaits_address: obj({ until: time() }), created_at: time(), completed_at: nullable(time()),
+}, ['id', 'payment_id', 'livemode', 'token', 'chain', 'status']);
+
+export const LEDGER_ENTRY = obj({
+  id: str(), merchant_id: str(), type: str(), token: str(), chain: str(), amount: dec('signed'), usd_amount: dec(), reference: str(), note: str(), created_at: time(),
+}, ['id', 'type', 'token', 'amount']);
+export const BALANCE = obj({ token: str(), chain: str(), available: dec(), pending_payout: dec() }, ['token', 'available']);
+
+export const PAYOUT_ADDRESS = obj({
+  id: str(), merchant_id: str(), livemode: bool(), token: str(), chain: str(), address: str(), tag: int('XRP only'), label: str(),
+  default: bool(), active_at: time(), created_by: str(), created_at: time(),
+}, ['id', 'token', 'address']);
+
+export const PAYOUT = anyObject('A merchant payout: id, token, amounts with their dollar values, address_id, requested_by, status, tx_id, review_note.');
+export const REFERRAL_PAYOUT = obj({
+  id: str(), affiliate_id: str(), merchant_name: str(), token: str(), chain: str(), amount: dec(), network_fee: dec(), send_amount: dec(),
+  address_id: str(), address: str(), status: oneOf(['requested', 'processing', 'paid', 'rejected', 'canceled']), due_at: time(), requested_by: str(),
+  created_at: time(), updated_at: time(),
+}, ['id', 'amount', 'status']);
+
+export const AUDIT_ENTRY = obj({
+  id: str(), at: time(), action: str(), actor: anyObject(), merchant_id: str(), subject: nullable(str()), before: {}, after: {}, note: nullable(str()),
+}, ['id', 'at', 'action', 'actor']);
+
+export const EVENT = obj({
+  id: str('24 hex characters, same on retries'), type: str(), livemode: bool(), created_at: time(), data: anyObject(),
+  merchant_id: str('stored events only'), payment_id: str('stored events only'),
+}, ['id', 'type', 'livemode', 'created_at', 'data']);
+
+export const SCHEMAS: Record<string, Schema> = {
+  Error: ERROR, TokenInfo: TOKEN_INFO, Deposit: DEPOSIT, Payment: PAYMENT, Webhook: WEBHOOK, Delivery: DELIVERY, ApiKey: API_KEY,
+  Merchant: MERCHANT, User: USER, Store: STORE, Settlement: SETTLEMENT, LedgerEntry: LEDGER_ENTRY, Balance: BALANCE,
+  PayoutAddress: PAYOUT_ADDRESS, Payout: PAYOUT, ReferralPayout: REFERRAL_PAYOUT, AuditEntry: AUDIT_ENTRY, Event: EVENT,
+};

@@ -1,0 +1,169 @@
+// Dashboard routes of payments, webhooks, money and referrals (spec 4.4; CONTRACT Payment links,
+// Customers, Referral program). Roles come from the routes themselves.
+import { SIMULATION_OUTCOMES } from '../../payments/index.ts';
+import type { RouteDoc } from '../describe.ts';
+import { anyObject, arr, bool, dec, int, message, obj, oneOf, page, ref, str, time, wrap } from '../schema.ts';
+import { URL_ERRORS } from './v1.ts';
+
+const MODE = { mode: oneOf(['test'], 'test for the test mode; anything else, or nothing, live') };
+const PAGE = { limit: int('1 to 200, default 50'), offset: int('default 0') };
+const LINK = obj({
+  id: str(), merchant_id: str(), livemode: bool(), store_id: str(), name: str(), amount_usd: dec(), description: str(), tokens: arr(str()),
+  success_url: str(), cancel_url: str(), active: bool(), url: str(), payments: int(), volume_usd: dec(), created_at: time(), updated_at: time(),
+}, ['id', 'name', 'amount_usd', 'active']);
+const CUSTOMER = obj({
+  id: str(), merchant_id: str(), livemode: bool(), email: str(), name: str(), metadata: anyObject(), payments: int(), volume_usd: dec(),
+  first_payment_at: time(), last_payment_at: time(), created_at: time(), updated_at: time(), recent_payments: arr(ref('Payment')),
+}, ['id', 'email']);
+const WEBHOOK = { 200: { description: 'the webhook', schema: wrap('webhook', ref('Webhook')) } };
+const PAYOUT_ADDRESS_BODY = obj({ token: str(), address: str(), tag: int('XRP only'), label: str(), default: bool(), password: str('required to add, or to change address or tag') });
+const FIGURES = obj({ confirmed: int(), volume_usd: dec(), by_chain: anyObject() });
+
+export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
+  {
+    method: 'GET', path: '/merchant/dashboard', tag: 'Payments', auth: 'access_token', summary: 'Dashboard figures of a mode', query: MODE,
+    responses: { 200: { description: 'figures', schema: obj({
+      livemode: bool(), confirmed_today: int(), volume_usd_today: dec(), pending: int(), expired_today: int(), failed_webhooks: int(), by_chain: anyObject(),
+      periods: obj({ today: FIGURES, last_7_days: FIGURES, last_30_days: FIGURES, all_time: FIGURES }), generated_at: time(),
+    }, ['livemode', 'confirmed_today', 'volume_usd_today', 'pending', 'periods']) } },
+  },
+  {
+    method: 'GET', path: '/merchant/payments', tag: 'Payments', auth: 'access_token', summary: 'List payments of a mode, newest first',
+    query: { ...MODE, status: str(), token: str(), chain: str(), store_id: str(), ...PAGE },
+    responses: { 200: { description: 'a page of payments', schema: page('payments', ref('Payment')) } },
+  },
+  { method: 'GET', path: '/merchant/payments/:id', tag: 'Payments', auth: 'access_token', summary: 'Read a payment (either mode)', responses: { 200: { description: 'the payment', schema: ref('Payment') } }, errors: { 404: ['payment not found'] } },
+  {
+    method: 'GET', path: '/merchant/payments/:id/events', tag: 'Payments', auth: 'access_token', summary: 'The payment\'s events, oldest first (what its webhook receives)',
+    query: { limit: int('default 100') }, responses: { 200: { description: 'events', schema: wrap('events', arr(ref('Event'))) } }, errors: { 404: ['payment not found'] },
+  },
+  {
+    method: 'GET', path: '/merchant/payments/:id/trail', tag: 'Payments', auth: 'access_token', summary: 'Everything that happened to a payment',
+    responses: { 200: { description: 'the trail', schema: wrap('trail', obj({
+      payment: ref('Payment'), deposits: arr(ref('Deposit')), unmatched_deposits: arr(anyObject()), events: arr(ref('Event')), webhook_deliveries: arr(ref('Delivery')),
+      settlements: arr(anyObject()), ledger: arr(ref('LedgerEntry')), audit: arr(ref('AuditEntry')), generated_at: time(),
+    }, ['payment'])) } },
+    errors: { 404: ['payment not found'] },
+  },
+  {
+    method: 'POST', path: '/merchant/payments/:id/simulate', tag: 'Payments', auth: 'access_token', summary: 'Simulate an outcome on a test payment',
+    body: obj({ outcome: oneOf(SIMULATION_OUTCOMES) }, ['outcome']), responses: { 200: { description: 'the payment with simulation running', schema: ref('Payment') } },
+    errors: { 400: ['outcome is required', 'only test payments can be simulated: use a test key'], 404: ['payment not found'], 409: ['a simulation is already running for this payment'] },
+  },
+  { method: 'GET', path: '/merchant/webhook', tag: 'Webhook', auth: 'access_token', summary: 'The webhook of a mode', query: MODE, responses: WEBHOOK },
+  {
+    method: 'PUT', path: '/merchant/webhook', tag: 'Webhook', auth: 'access_token', summary: 'Set the webhook URL of a mode', query: MODE,
+    body: obj({ url: str() }, ['url']), responses: WEBHOOK, errors: { 400: URL_ERRORS, 500: ['could not set the webhook'] },
+  },
+  { method: 'DELETE', path: '/merchant/webhook', tag: 'Webhook', auth: 'access_token', summary: 'Remove the webhook URL of a mode', query: MODE, responses: WEBHOOK, errors: { 500: ['could not remove the webhook'] } },
+  {
+    method: 'POST', path: '/merchant/webhook/test', tag: 'Webhook', auth: 'access_token', summary: 'Queue a ping', query: MODE,
+    responses: { 202: { description: 'the queued delivery', schema: wrap('delivery', ref('Delivery')) } }, errors: { 400: ['no webhook url is set for this mode: set one first'] },
+  },
+  {
+    method: 'POST', path: '/merchant/webhook/roll-secret', tag: 'Webhook', auth: 'access_token', summary: 'A new signing secret; the old one stops working at once', query: MODE,
+    responses: WEBHOOK, errors: { 500: ['could not roll the webhook secret'] },
+  },
+  {
+    method: 'GET', path: '/merchant/webhooks/deliveries', tag: 'Webhook', auth: 'access_token', summary: 'Deliveries, newest first',
+    query: { ...MODE, status: oneOf(['pending', 'sending', 'delivered', 'failed', 'resolved']), limit: int('1 to 200, default 50') },
+    responses: { 200: { description: 'deliveries', schema: wrap('deliveries', arr(ref('Delivery'))) } },
+  },
+  { method: 'GET', path: '/merchant/webhooks/deliveries/:id', tag: 'Webhook', auth: 'access_token', summary: 'A delivery with its history', responses: { 200: { description: 'the delivery', schema: wrap('delivery', ref('Delivery')) } }, errors: { 404: ['not found'] } },
+  {
+    method: 'POST', path: '/merchant/webhooks/deliveries/:id/redeliver', tag: 'Webhook', auth: 'access_token', summary: 'Send a delivery again (seven more tries)',
+    responses: { 202: { description: 'queued', schema: message('redelivery queued') } }, errors: { 404: ['not found'] },
+  },
+  {
+    method: 'POST', path: '/merchant/webhooks/deliveries/:id/resolve', tag: 'Webhook', auth: 'access_token', summary: 'Mark a failed delivery resolved',
+    body: obj({ note: str(undefined, { maxLength: 500 }) }), responses: { 200: { description: 'the delivery', schema: wrap('delivery', ref('Delivery')) } },
+    errors: { 400: ['note must be a string of up to 500 characters'], 404: ['not found'] },
+  },
+  { method: 'GET', path: '/merchant/balances', tag: 'Money', auth: 'access_token', summary: 'Balances of a mode', query: MODE, responses: { 200: { description: 'balances', schema: wrap('balances', arr(ref('Balance'))) } } },
+  {
+    method: 'GET', path: '/merchant/ledger', tag: 'Money', auth: 'access_token', summary: 'Ledger entries, newest first', query: { ...MODE, token: str(), limit: int('1 to 500'), offset: int() },
+    responses: { 200: { description: 'a page of entries', schema: page('entries', ref('LedgerEntry')) } },
+  },
+  {
+    method: 'GET', path: '/merchant/ledger.csv', tag: 'Money', auth: 'access_token', summary: 'The whole statement as CSV', query: { ...MODE, token: str() },
+    responses: { 200: { description: 'columns id, created_at, type, token, chain, amount, usd_amount, reference, note', contentType: 'text/csv', schema: str() } },
+  },
+  {
+    method: 'GET', path: '/merchant/settlements', tag: 'Money', auth: 'access_token', summary: 'Settlements, newest first',
+    query: { ...MODE, status: oneOf(['pending', 'completed', 'held', 'failed']), payment_id: str(), settlement: oneOf(['direct', 'custodial']), ...PAGE },
+    responses: { 200: { description: 'a page of settlements', schema: page('settlements', ref('Settlement')) } },
+  },
+  { method: 'GET', path: '/merchant/settlements/:id', tag: 'Money', auth: 'access_token', summary: 'A settlement', responses: { 200: { description: 'the settlement', schema: wrap('settlement', ref('Settlement')) } }, errors: { 404: ['settlement not found'] } },
+  { method: 'GET', path: '/merchant/payout-addresses', tag: 'Money', auth: 'access_token', summary: 'Payout addresses of a mode', query: MODE, responses: { 200: { description: 'addresses', schema: wrap('addresses', arr(ref('PayoutAddress'))) } } },
+  {
+    method: 'POST', path: '/merchant/payout-addresses', tag: 'Money', auth: 'access_token', summary: 'Add a payout address (password required)', query: MODE, body: PAYOUT_ADDRESS_BODY,
+    responses: { 201: { description: 'the address', schema: wrap('address', ref('PayoutAddress')) } },
+    errors: { 400: ['unsupported token in live mode', 'only XRP addresses take a destination tag'], 403: ['password is incorrect'] },
+  },
+  {
+    method: 'PATCH', path: '/merchant/payout-addresses/:id', tag: 'Money', auth: 'access_token', summary: 'Change a payout address', body: PAYOUT_ADDRESS_BODY,
+    responses: { 200: { description: 'the address', schema: wrap('address', ref('PayoutAddress')) } }, errors: { 400: ['nothing to update'], 403: ['password is incorrect'], 404: ['not found'] },
+  },
+  { method: 'DELETE', path: '/merchant/payout-addresses/:id', tag: 'Money', auth: 'access_token', summary: 'Delete a payout address', responses: { 200: { description: 'deleted', schema: message('address deleted') } }, errors: { 404: ['not found'] } },
+  {
+    method: 'GET', path: '/merchant/payouts', tag: 'Money', auth: 'access_token', summary: 'Payouts, newest first', query: { status: str(), token: str(), ...PAGE },
+    responses: { 200: { description: 'a page of payouts', schema: page('payouts', ref('Payout')) } },
+  },
+  {
+    method: 'GET', path: '/merchant/payouts/quote', tag: 'Money', auth: 'access_token', summary: 'Network fee and minimum of a payout (nothing is held)',
+    query: { address_id: str(), amount: str('optional') }, responses: { 200: { description: 'the quote', schema: wrap('quote', anyObject()) } },
+  },
+  {
+    method: 'POST', path: '/merchant/payouts', tag: 'Money', auth: 'access_token', summary: 'Request a payout of the balance', body: obj({ address_id: str(), amount: str() }),
+    responses: { 201: { description: 'the payout', schema: wrap('payout', ref('Payout')) } },
+  },
+  { method: 'POST', path: '/merchant/payouts/:id/cancel', tag: 'Money', auth: 'access_token', summary: 'Cancel a requested payout', responses: { 200: { description: 'the payout', schema: wrap('payout', ref('Payout')) } }, errors: { 404: ['not found'] } },
+  {
+    method: 'GET', path: '/merchant/affiliate', tag: 'Referrals', auth: 'access_token', summary: 'Referral code, link, balance and terms',
+    responses: { 200: { description: 'the program', schema: obj({ code: str(), link: str(), rate_bps: int(), clicks: int(), referrals: anyObject(), balance: anyObject(), payouts: anyObject() }, ['code', 'link']) } },
+  },
+  {
+    method: 'GET', path: '/merchant/affiliate/referrals', tag: 'Referrals', auth: 'access_token', summary: 'Referred merchants, newest first', query: { status: oneOf(['active', 'void']), ...PAGE },
+    responses: { 200: { description: 'a page of referrals', schema: page('referrals', anyObject()) } },
+  },
+  { method: 'GET', path: '/merchant/affiliate/commissions', tag: 'Referrals', auth: 'access_token', summary: 'Commissions, newest first', query: PAGE, responses: { 200: { description: 'a page of commissions', schema: page('commissions', anyObject()) } } },
+  {
+    method: 'GET', path: '/merchant/affiliate/payouts', tag: 'Referrals', auth: 'access_token', summary: 'Referral payouts', query: { status: str(), ...PAGE },
+    responses: { 200: { description: 'a page of payouts', schema: page('payouts', ref('ReferralPayout')) } }, errors: { 500: ['could not list the payouts'] },
+  },
+  {
+    method: 'POST', path: '/merchant/affiliate/payouts', tag: 'Referrals', auth: 'access_token', summary: 'Request a referral payout (USDT on Tron; 1 a second per user)',
+    body: obj({ amount: { anyOf: [str(), { type: 'number' }], description: 'absent or 0: all' }, address_id: str(), address: str(), password: str() }),
+    responses: { 201: { description: 'the payout', schema: wrap('payout', ref('ReferralPayout')) } },
+    errors: {
+      400: ['give address_id or address, not both', 'unknown payout address', 'amount must be more than 0', 'amount has more than 6 decimals'],
+      403: ['password is incorrect'], 409: ['a payout is open already: cancel it, or wait for it to be paid'], 429: ['rate limit exceeded'], 500: ['could not request the payout'],
+    },
+  },
+  { method: 'GET', path: '/merchant/affiliate/payouts/:id', tag: 'Referrals', auth: 'access_token', summary: 'A referral payout', responses: { 200: { description: 'the payout', schema: wrap('payout', ref('ReferralPayout')) } }, errors: { 404: ['not found'] } },
+  {
+    method: 'POST', path: '/merchant/affiliate/payouts/:id/cancel', tag: 'Referrals', auth: 'access_token', summary: 'Cancel a requested referral payout',
+    responses: { 200: { description: 'the payout, canceled', schema: wrap('payout', ref('ReferralPayout')) } }, errors: { 404: ['not found'], 409: ['payout is not in a state that allows this'] },
+  },
+  { method: 'GET', path: '/merchant/links', tag: 'Payment links', auth: 'access_token', summary: 'Payment links', query: { ...MODE, active: oneOf(['true', 'false']), ...PAGE }, responses: { 200: { description: 'a page of links', schema: page('links', LINK) } } },
+  {
+    method: 'POST', path: '/merchant/links', tag: 'Payment links', auth: 'access_token', summary: 'Create a payment link', query: MODE,
+    body: obj({ name: str(), amount_usd: { anyOf: [str(), { type: 'number' }] }, description: str(), tokens: arr(str()), success_url: str(), cancel_url: str(), store_id: str() }, ['name', 'amount_usd']),
+    responses: { 201: { description: 'the link', schema: wrap('link', LINK) } }, errors: { 400: ['unknown store_id'] },
+  },
+  { method: 'GET', path: '/merchant/links/:id', tag: 'Payment links', auth: 'access_token', summary: 'A payment link', responses: { 200: { description: 'the link', schema: wrap('link', LINK) } }, errors: { 404: ['not found'] } },
+  {
+    method: 'PATCH', path: '/merchant/links/:id', tag: 'Payment links', auth: 'access_token', summary: 'Change a payment link', body: obj({ name: str(), description: str(), active: bool() }),
+    responses: { 200: { description: 'the link', schema: wrap('link', LINK) } }, errors: { 400: ['nothing to update', 'active must be true or false'], 404: ['not found'] },
+  },
+  { method: 'GET', path: '/merchant/customers', tag: 'Customers', auth: 'access_token', summary: 'Customers', query: { ...MODE, q: str('email or name contains'), ...PAGE }, responses: { 200: { description: 'a page of customers', schema: page('customers', CUSTOMER) } } },
+  {
+    method: 'POST', path: '/merchant/customers', tag: 'Customers', auth: 'access_token', summary: 'Add a customer', query: MODE, body: obj({ email: str(), name: str(), metadata: anyObject() }, ['email']),
+    responses: { 201: { description: 'the customer', schema: wrap('customer', CUSTOMER) } }, errors: { 409: ['customer already exists'] },
+  },
+  { method: 'GET', path: '/merchant/customers/:id', tag: 'Customers', auth: 'access_token', summary: 'A customer with recent payments', responses: { 200: { description: 'the customer', schema: wrap('customer', CUSTOMER) } }, errors: { 404: ['not found'] } },
+  {
+    method: 'PATCH', path: '/merchant/customers/:id', tag: 'Customers', auth: 'access_token', summary: 'Change a customer', body: obj({ name: str(), metadata: anyObject() }),
+    responses: { 200: { description: 'the customer', schema: wrap('customer', CUSTOMER) } }, errors: { 404: ['not found'] },
+  },
+];

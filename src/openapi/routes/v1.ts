@@ -1,0 +1,102 @@
+// The payments API (/v1, API key; spec 4.1).
+import { SIMULATION_OUTCOMES } from '../../payments/index.ts';
+import type { RouteDoc } from '../describe.ts';
+import { anyObject, arr, int, obj, oneOf, ref, str, wrap, type Schema } from '../schema.ts';
+
+const amount = (description: string): Schema => ({ anyOf: [str(undefined, { pattern: '^\\d+(\\.\\d{1,2})?$' }), { type: 'number', exclusiveMinimum: 0 }], description });
+const URL_ERRORS = ['url is required', 'url must be an absolute http(s) URL', 'url must use https', 'url host does not resolve', 'url must point at a public host'];
+
+export const CREATE_PAYMENT_BODY = obj({
+  order_id: str('merchant\'s order reference; a repeated open order_id answers 200 with that payment', { minLength: 1, maxLength: 200 }),
+  amount_usd: amount('price in dollars, up to 2 decimals'),
+  token: str('the coin; omit to let the customer choose (one hour to choose)'),
+  tokens: arr(str(), 'coins offered to the customer (token must be one of them)'),
+  description: str(undefined, { maxLength: 1000 }),
+  metadata: anyObject('your data, at most 8192 bytes of JSON; private'),
+  customer_email: str(undefined, { maxLength: 254 }),
+  success_url: str('absolute http(s) URL', { maxLength: 2048 }),
+  cancel_url: str('absolute http(s) URL', { maxLength: 2048 }),
+  webhook_url: str('https URL on a public host: this payment\'s events go there instead of the account URL'),
+  price_amount: str('display price in another currency'), price_currency: str(), price_rate: str(),
+  simulate: oneOf(SIMULATION_OUTCOMES, 'test keys only: run this outcome at once'),
+}, ['order_id', 'amount_usd']);
+
+const paymentExample = {
+  id: 'pay_3f2a9c', merchant_id: 'mer_81b2', order_id: 'order-1042', status: 'pending', deposit_address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+  token: 'ETH', chain: 'ethereum', livemode: false, crypto_amount: '0.00875667', received_amount: '0', usd_amount: '25', amount_due_usd: '26.27',
+  received_usd: '0', fees_paid_by_customer: true, network_fee: '0.00033334', network_fee_usd: '1', settlement: 'direct', rate_locked: '3000',
+  deposits: [], expires_at: '2026-01-05T12:15:00.000Z', created_at: '2026-01-05T12:00:00.000Z', qr_payload: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+  checkout_token: 'c2f7d1…', checkout_url: 'https://pay.example.com/pay/c2f7d1…',
+};
+
+export const V1_ROUTES: RouteDoc[] = [
+  {
+    method: 'GET', path: '/v1/tokens', tag: 'Payments', auth: 'api_key', summary: 'Coins this key\'s merchant accepts, with minimums and fees',
+    query: { amount_usd: str('only coins whose minimum is at most this amount') },
+    responses: { 200: { description: 'the coins', schema: wrap('tokens', arr(ref('TokenInfo'))) } },
+  },
+  {
+    method: 'POST', path: '/v1/payments', tag: 'Payments', auth: 'api_key', summary: 'Create a payment',
+    description: 'A test key creates a test payment (simulated chain), a live key a live one. No event is sent at creation.',
+    body: CREATE_PAYMENT_BODY, bodyExample: { order_id: 'order-1042', amount_usd: '25.00', token: 'ETH' },
+    responses: {
+      201: { description: 'the new payment', schema: ref('Payment'), example: paymentExample },
+      200: { description: 'the open payment already created for this order_id', schema: ref('Payment') },
+    },
+    errors: {
+      400: ['order_id is required', 'order_id must be 1 to 200 characters', 'amount_usd is required', 'tokens must be an array of token symbols',
+        'token must be a token symbol', 'token must be one of tokens', 'metadata must be an object', 'customer_email must be an email address',
+        'webhook_url: url must use https', 'only test payments can be simulated: use a test key'],
+    },
+  },
+  {
+    method: 'GET', path: '/v1/payments', tag: 'Payments', auth: 'api_key', summary: 'List payments, newest first',
+    query: {
+      status: str('a payment status'), token: str(), chain: str(), store_id: str('ignored for a storefront key'),
+      limit: int('1 to 200, default 50'), offset: int('default 0'),
+    },
+    responses: { 200: { description: 'a page of payments', schema: obj({ payments: arr(ref('Payment')), total: int(), limit: int(), offset: int() }, ['payments', 'limit', 'offset']) } },
+  },
+  {
+    method: 'GET', path: '/v1/payments/:id', tag: 'Payments', auth: 'api_key', summary: 'Read a payment',
+    responses: { 200: { description: 'the payment', schema: ref('Payment') } },
+    errors: { 404: ['payment not found'] },
+  },
+  {
+    method: 'POST', path: '/v1/payments/:id/token', tag: 'Payments', auth: 'api_key', summary: 'Choose the coin of a payment created without one',
+    body: obj({ token: str('one of the payment\'s token_options') }, ['token']),
+    responses: { 200: { description: 'the payment with its coin, address, locked rate and a deadline 15 minutes ahead', schema: ref('Payment') } },
+    errors: { 400: ['token is required', 'token is not one of this payment\'s options', 'this payment can no longer be paid'], 404: ['payment not found'], 409: ['the coin for this payment has already been chosen'] },
+  },
+  {
+    method: 'POST', path: '/v1/payments/:id/simulate', tag: 'Payments', auth: 'api_key', summary: 'Simulate an outcome on a test payment',
+    body: obj({ outcome: oneOf(SIMULATION_OUTCOMES) }, ['outcome']), bodyExample: { outcome: 'confirmed' },
+    responses: { 200: { description: 'the payment with simulation {outcome, state: running}', schema: ref('Payment') } },
+    errors: {
+      400: ['outcome is required', 'only test payments can be simulated: use a test key', 'choose the payment\'s coin first'],
+      404: ['payment not found'], 409: ['a simulation is already running for this payment'],
+    },
+  },
+  {
+    method: 'GET', path: '/v1/webhook', tag: 'Webhook', auth: 'api_key', summary: 'The webhook of this key\'s mode (its secret is created on first read)',
+    responses: { 200: { description: 'the webhook', schema: wrap('webhook', ref('Webhook')) } },
+  },
+  {
+    method: 'PUT', path: '/v1/webhook', tag: 'Webhook', auth: 'api_key', summary: 'Set the webhook URL of this key\'s mode',
+    body: obj({ url: str('absolute https URL on a public host') }, ['url']), bodyExample: { url: 'https://shop.example.com/hooks/gateway' },
+    responses: { 200: { description: 'the webhook', schema: wrap('webhook', ref('Webhook')) } },
+    errors: { 400: [...URL_ERRORS, 'invalid request body'], 403: ['a storefront\'s key cannot change the account\'s webhook: set webhook_url on its payments instead'], 500: ['could not set the webhook'] },
+  },
+  {
+    method: 'DELETE', path: '/v1/webhook', tag: 'Webhook', auth: 'api_key', summary: 'Remove the webhook URL (the secret is kept)',
+    responses: { 200: { description: 'the webhook with url null', schema: wrap('webhook', ref('Webhook')) } },
+    errors: { 403: ['a storefront\'s key cannot change the account\'s webhook: set webhook_url on its payments instead'], 500: ['could not remove the webhook'] },
+  },
+  {
+    method: 'POST', path: '/v1/webhook/test', tag: 'Webhook', auth: 'api_key', summary: 'Queue a ping to the webhook URL (sent within about 5 seconds)',
+    responses: { 202: { description: 'the queued delivery', schema: wrap('delivery', ref('Delivery')) } },
+    errors: { 400: ['no webhook url is set for this mode: set one first'] },
+  },
+];
+
+export { URL_ERRORS };

@@ -1,0 +1,140 @@
+// Tron end to end on the simulated java-tron (which checks every transaction with tronweb's own
+// protobuf code and recovers its signer): a live USDT_TRC20 or TRX payment paid by a customer with
+// tronweb, read from the blocks by the chain watcher driving the Tron reader, is confirmed and settled: the payout address receives exactly `net`; a USDT deposit address
+// first gets TRX for its energy from the hot wallet; the node going away and coming back leaves the
+// settlement to complete.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { TronWeb } from 'tronweb';
+import { describeEachDb } from '../harness/databases.ts';
+import { randomIp, tokenHeader, signupAccount, type Account } from '../harness/accounts.ts';
+import { startTestApp, type TestApp } from '../harness/app.ts';
+import { createLivePayment, settlementsOf } from '../harness/chain-send.ts';
+import { getPayment } from '../harness/payments.ts';
+import { base58Address, startTronSim, type TronSim } from '../sim/tron/server.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
+import { parseUnits } from '../../src/money/index.ts';
+import type { TokenSymbol } from '../../src/tokens/index.ts';
+
+type TronAccount = { address: { base58: string }; privateKey: string };
+const newAccount = async () => (await TronWeb.createAccount()) as unknown as TronAccount;
+
+describeEachDb('Tron paid, confirmed, settled on the simulated node', (h) => {
+  let sim: TronSim;
+  let t: TestApp;
+  let acct: Account;
+  let usdt: string;
+  let customer: TronAccount;
+  let tw: TronWeb;
+  const payout: Partial<Record<TokenSymbol, string>> = {};
+  const clock = new ManualClock(new Date());
+
+  beforeAll(async () => {
+    sim = await startTronSim();
+    usdt = base58Address(sim.chain.deployToken(6));
+    t = await startTestApp(h.db(), {
+      clock, env: { TRON_API_URL: sim.url, TOKEN_CONTRACTS: `USDT_TRC20=${usdt}`, CONFIRMATIONS_TRON: '2', SETTLEMENT_DELAY_S: '0', CHAIN_POLL_MS: '100' },
+    });
+    expect(t.services.sending.readers.tron).toBeDefined();
+    customer = await newAccount();
+    sim.chain.fund(customer.address.base58, 10_000_000_000n);
+    sim.chain.mint(usdt, customer.address.base58, 10_000_000_000n);
+    sim.chain.fund(t.services.sending.keys.hotAddress('tron', true), 1_000_000_000n);
+    sim.chain.mine(1);
+    tw = new TronWeb({ fullHost: sim.url, privateKey: customer.privateKey });
+    // the watcher's cursor starts here
+    await watch();
+    acct = await signupAccount(t.app);
+    const live = await t.app.inject({ method: 'POST', url: '/merchant/live', headers: tokenHeader(acct.accessToken), payload: { enabled: true } });
+    expect(live.statusCode).toBe(200);
+    for (const token of ['USDT_TRC20', 'TRX'] as const) {
+      payout[token] = (await newAccount()).address.base58;
+      const res = await t.app.inject({
+        method: 'POST', url: '/merchant/payout-addresses', remoteAddress: randomIp(), headers: tokenHeader(acct.accessToken),
+        payload: { token, address: payout[token], password: acct.password },
+      });
+      expect(res.statusCode).toBe(201);
+    }
+  });
+  afterAll(async () => {
+    await t?.close();
+    await sim?.stop();
+  });
+
+  /** The customer pays with tronweb; the block is mined and read as the watcher does. */
+  async function payAndWatch(token: TokenSymbol, to: string, amount: bigint): Promise<void> {
+    let sent: { result?: boolean };
+    if (token === 'TRX') {
+      sent = await tw.trx.sendTransaction(to, Number(amount));
+    } else {
+      const built = await tw.transactionBuilder.triggerSmartContract(usdt, 'transfer(address,uint256)', { feeLimit: 100_000_000, txLocal: true },
+        [{ type: 'address', value: to }, { type: 'uint256', value: amount.toString() }], customer.address.base58);
+      sent = await tw.trx.sendRawTransaction(await tw.trx.sign(built.transaction, customer.privateKey));
+    }
+    expect(sent.result).toBe(true);
+    sim.chain.mine(1);
+    await watch();
+  }
+
+  /** A pass of the chain watcher (the Tron reader), then the outbox. */
+  async function watch(): Promise<void> {
+    await t.services.watching.runOnce();
+    await t.platform.outbox.drainNow();
+  }
+
+  async function driveUntil(done: () => Promise<boolean>, max = 40): Promise<void> {
+    for (let i = 0; i < max; i++) {
+      await t.services.sending.transfers.runOnce().catch(() => {});
+      await t.services.watching.runOnce().catch(() => {});
+      await t.platform.outbox.drainNow();
+      if (await done()) return;
+      sim.chain.mine(1);
+    }
+    throw new Error('not done');
+  }
+
+  const units = (v: string) => parseUnits(v, 6)!;
+  const completed = async (id: string) => (await settlementsOf(t, id))[0]?.status === 'completed';
+  const balance = (token: TokenSymbol, address: string) =>
+    token === 'TRX' ? sim.chain.account(address)?.balance ?? 0n : sim.chain.tokenBalance(usdt, address);
+
+  it.each(['USDT_TRC20', 'TRX'] as const)('%s: paid, confirmed, settled with exactly net at the payout address', async (token) => {
+    const p = await createLivePayment(t, { acct, addresses: {}, addressIds: {} }, token);
+    expect(p.deposit_address).toMatch(/^T/);
+    await payAndWatch(token, p.deposit_address, units(p.crypto_amount));
+    // seen with 1 confirmation of the 2 CONFIRMATIONS_TRON asks; final one block later
+    const seen = await getPayment(t.app, acct.liveKey, p.id);
+    expect(seen.status).toBe('detecting');
+    expect(seen.deposits[0]).toMatchObject({ confirmations: 1, token });
+    sim.chain.mine(1);
+    await watch();
+    expect((await getPayment(t.app, acct.liveKey, p.id)).status).toBe('confirmed');
+    await driveUntil(() => completed(p.id));
+    const [s] = await settlementsOf(t, p.id);
+    expect(balance(token, payout[token]!)).toBe(units(s.net));
+    const found = sim.chain.findTx(s.tx_id)!;
+    expect(found.tx.ret?.[0].contractRet).toBe('SUCCESS');
+    if (token === 'USDT_TRC20') {
+      // the deposit address got its TRX for energy from the hot wallet before its transfers
+      const hot = t.services.sending.keys.hotAddress('tron', true);
+      const topUps = sim.chain.blocks.flatMap((b) => b.txs).filter((x) => x.raw_data.contract[0].type === 'TransferContract'
+        && x.raw_data.contract[0].parameter.value.owner_address === TronWeb.address.toHex(hot).toLowerCase()
+        && x.raw_data.contract[0].parameter.value.to_address === TronWeb.address.toHex(p.deposit_address).toLowerCase());
+      expect(topUps.length).toBeGreaterThanOrEqual(1);
+    }
+  });
+
+  it('the node going away and coming back: the settlement completes once it answers', async () => {
+    const p = await createLivePayment(t, { acct, addresses: {}, addressIds: {} }, 'TRX');
+    const before = balance('TRX', payout.TRX!);
+    await payAndWatch('TRX', p.deposit_address, units(p.crypto_amount));
+    await sim.stop();
+    await expect(t.services.sending.transfers.runOnce()).rejects.toThrow();
+    // the watcher notes the node down and goes on
+    await t.services.watching.runOnce();
+    expect(t.services.watching.states().find((x) => x.chain === 'tron')!.status).not.toBe('ok');
+    await sim.start();
+    await driveUntil(() => completed(p.id));
+    const [s] = await settlementsOf(t, p.id);
+    expect(balance('TRX', payout.TRX!) - before).toBe(units(s.net));
+  });
+});

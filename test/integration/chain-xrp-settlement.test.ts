@@ -1,0 +1,124 @@
+// XRP end to end on the simulated rippled (which verifies every signature): a live XRP payment paid
+// to the service address with its destination tag, read from the validated ledger by the chain
+// watcher driving the XRP reader, is confirmed and settled by one Payment of
+// exactly `net` carrying the payout address's tag (spec direct rule 7: the service's fee stays);
+// a partial payment counts for what it delivered; an untagged payment is unmatched; the node going
+// away and coming back leaves the settlement to complete.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Wallet } from 'xrpl';
+import { describeEachDb } from '../harness/databases.ts';
+import { randomIp, tokenHeader, signupAccount, type Account } from '../harness/accounts.ts';
+import { startTestApp, type TestApp } from '../harness/app.ts';
+import { createLivePayment, settlementsOf } from '../harness/chain-send.ts';
+import { getPayment, type Json } from '../harness/payments.ts';
+import { injectPartialPayment, payXrp } from '../harness/xrp.ts';
+import { startXrpSim, type XrpSim } from '../sim/xrp/server.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
+import { parseUnits } from '../../src/money/index.ts';
+import { eq } from 'drizzle-orm';
+import { unmatchedDeposits } from '../../src/chains/watch/index.ts';
+
+describeEachDb('XRP paid, confirmed, settled on the simulated rippled', (h) => {
+  let sim: XrpSim;
+  let t: TestApp;
+  let acct: Account;
+  const payout = Wallet.generate().address;
+  const PAYOUT_TAG = 991;
+  const clock = new ManualClock(new Date());
+
+  beforeAll(async () => {
+    sim = await startXrpSim();
+    t = await startTestApp(h.db(), { clock, env: { XRP_RPC_URL: sim.wsUrl, CONFIRMATIONS_XRP: '1', SETTLEMENT_DELAY_S: '0', CHAIN_POLL_MS: '100' } });
+    expect(t.services.sending.readers.xrp).toBeDefined();
+    acct = await signupAccount(t.app);
+    const live = await t.app.inject({ method: 'POST', url: '/merchant/live', headers: tokenHeader(acct.accessToken), payload: { enabled: true } });
+    expect(live.statusCode).toBe(200);
+    const res = await t.app.inject({
+      method: 'POST', url: '/merchant/payout-addresses', remoteAddress: randomIp(), headers: tokenHeader(acct.accessToken),
+      payload: { token: 'XRP', address: payout, tag: PAYOUT_TAG, password: acct.password },
+    });
+    expect(res.statusCode).toBe(201);
+    // the merchant's payout account exists already (a new one needs the base reserve at once)
+    payXrp(sim, payout, 20_000_000n);
+    sim.close();
+    // the watcher's cursor starts here
+    await watch();
+  });
+  afterAll(async () => {
+    await t?.close();
+    await sim?.stop();
+  });
+
+  /** A pass of the chain watcher (the XRP reader over the app's own rippled connection), then the outbox. */
+  async function watch(): Promise<void> {
+    await t.services.watching.runOnce();
+    await t.platform.outbox.drainNow();
+  }
+
+  async function driveUntil(done: () => Promise<boolean>, max = 30): Promise<void> {
+    for (let i = 0; i < max; i++) {
+      await t.services.sending.transfers.runOnce().catch(() => {});
+      await t.services.watching.runOnce().catch(() => {});
+      await t.platform.outbox.drainNow();
+      if (await done()) return;
+      sim.close();
+    }
+    throw new Error('not done');
+  }
+
+  const drops = (v: string) => parseUnits(v, 6)!;
+  const completed = async (id: string) => (await settlementsOf(t, id))[0]?.status === 'completed';
+
+  it('paid with its tag, confirmed, settled: exactly net at the payout address with its tag; an untagged payment is unmatched', async () => {
+    const p = await createLivePayment(t, { acct, addresses: {}, addressIds: {} }, 'XRP');
+    expect(p.destination_tag).toEqual(expect.any(Number));
+    const owed = drops(p.crypto_amount);
+    const paid = payXrp(sim, p.deposit_address, owed, p.destination_tag);
+    // untagged: never this payment's (it also gives the service address its reserve)
+    const untagged = payXrp(sim, p.deposit_address, 30_000_000n);
+    sim.close();
+    await watch();
+    const read = await getPayment(t.app, acct.liveKey, p.id);
+    expect(read.status).toBe('confirmed');
+    expect(read.deposits.map((d: Json) => d.tx_id)).toEqual([paid]);
+    const [unmatched] = await t.platform.db.orm.select().from(unmatchedDeposits).where(eq(unmatchedDeposits.txId, untagged));
+    expect(unmatched).toMatchObject({ chain: 'xrp', address: p.deposit_address, destinationTag: null, amount: 30_000_000n, paymentId: null });
+
+    const before = sim.ledger.accounts.get(payout)!.balance;
+    await driveUntil(() => completed(p.id));
+    const [s] = await settlementsOf(t, p.id);
+    expect(sim.ledger.accounts.get(payout)!.balance - before).toBe(drops(s.net));
+    const found = sim.ledger.findTx(s.tx_id)!.tx;
+    expect(found.tx).toMatchObject({ Destination: payout, DestinationTag: PAYOUT_TAG, Amount: String(drops(s.net)), Account: p.deposit_address });
+    // one transfer: the service's fee stayed on the service address
+    expect(sim.ledger.closed.flatMap((x) => x.txs).filter((x) => x.tx.Account === p.deposit_address)).toHaveLength(1);
+  });
+
+  it('a partial payment counts for what it delivered, never for its Amount', async () => {
+    const p = await createLivePayment(t, { acct, addresses: {}, addressIds: {} }, 'XRP');
+    const owed = drops(p.crypto_amount);
+    injectPartialPayment(sim, p.deposit_address, p.destination_tag, owed, owed / 4n);
+    sim.close();
+    await watch();
+    const read = await getPayment(t.app, acct.liveKey, p.id);
+    expect(read.status).toBe('partially_paid');
+    expect(drops(read.deposits[0].amount)).toBe(owed / 4n);
+  });
+
+  it('the node going away and coming back: the settlement completes once it answers', async () => {
+    const p = await createLivePayment(t, { acct, addresses: {}, addressIds: {} }, 'XRP');
+    payXrp(sim, p.deposit_address, drops(p.crypto_amount), p.destination_tag);
+    sim.close();
+    await watch();
+    await sim.stop();
+    await expect(t.services.sending.transfers.runOnce()).rejects.toThrow();
+    // the watcher notes the node down and goes on
+    await t.services.watching.runOnce();
+    expect(t.services.watching.states().find((x) => x.chain === 'xrp')!.status).not.toBe('ok');
+    expect(await completed(p.id)).toBe(false);
+    await sim.start();
+    await driveUntil(() => completed(p.id));
+    const [s] = await settlementsOf(t, p.id);
+    expect(sim.ledger.findTx(s.tx_id)!.tx.tx).toMatchObject({ Destination: payout, DestinationTag: PAYOUT_TAG });
+  });
+});

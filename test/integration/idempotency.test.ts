@@ -1,0 +1,226 @@
+// Idempotency-Key on POST /v1 and /merchant (CONTRACT "Developer platform"): replay for 24 hours,
+// 422 for another request, 409 while the first runs, one payment however many repeats race, across
+// two app instances on one database and after a restart.
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { and, eq, sql } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import { ManualClock } from '../../src/platform/clock.ts';
+import { openPostgres, queryRows, type Database } from '../../src/platform/db/index.ts';
+import { payments } from '../../src/payments/index.ts';
+import {
+  createIdempotencyStore, IDEMPOTENCY_KEY_IN_PROGRESS, IDEMPOTENCY_KEY_LENGTH, IDEMPOTENCY_KEY_REUSED,
+  IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_TTL_MS, requestFingerprint,
+} from '../../src/idempotency/index.ts';
+import { describeEachDb } from '../harness/databases.ts';
+import { startTestApp, type TestApp } from '../harness/app.ts';
+import { keyHeader, randomIp, signIn, signupAccount, tokenHeader, uid, type Account } from '../harness/accounts.ts';
+
+describeEachDb('idempotency keys', (h) => {
+  let t: TestApp;
+  let acct: Account;
+  const clock = new ManualClock(new Date());
+  let probeCalls = 0;
+  beforeAll(async () => {
+    t = await startTestApp(h.db(), {
+      clock,
+      // A route that fails on our side once, then answers: a 5xx must not be kept.
+      extraRoutes: (app) => {
+        app.post('/v1/_probe', {
+          onRequest: async (req) => { req.auth = { kind: 'api_key', merchantId: acct.merchant.id, livemode: false } as never; },
+        }, async (_req, reply) => (++probeCalls === 1 ? reply.code(500).send({ error: 'internal error' }) : { calls: probeCalls }));
+      },
+    });
+    acct = await signupAccount(t.app);
+  });
+  beforeEach(() => { clock.advance(1100); });
+  afterAll(async () => { await t.close(); });
+
+  const create = (app: FastifyInstance, key: string | undefined, body: Record<string, unknown>, apiKey = acct.testKey) => app.inject({
+    method: 'POST', url: '/v1/payments',
+    headers: { ...keyHeader(apiKey), ...(key === undefined ? {} : { 'idempotency-key': key }) },
+    payload: body,
+  });
+  const paymentsOfOrder = async (orderId: string) => (await h.db().orm.select({ id: payments.id }).from(payments)
+    .where(and(eq(payments.merchantId, acct.merchant.id), eq(payments.orderId, orderId)))).length;
+  const order = () => ({ order_id: `o-${uid()}`, amount_usd: '25', token: 'ETH' });
+
+  it('replays the first answer for the same key and body, with Idempotent-Replayed: true', async () => {
+    const key = `k-${uid()}`;
+    const body = order();
+    const first = await create(t.app, key, body);
+    expect(first.statusCode).toBe(201);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    // The same body with its keys in another order is the same request.
+    const again = await create(t.app, key, { token: body.token, amount_usd: body.amount_usd, order_id: body.order_id });
+    expect(again.statusCode).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.headers['content-type']).toBe(first.headers['content-type']);
+    expect(again.body).toBe(first.body);
+    expect(await paymentsOfOrder(body.order_id)).toBe(1);
+  });
+
+  it('answers 422 for the same key with a different body', async () => {
+    const key = `k-${uid()}`;
+    const body = order();
+    expect((await create(t.app, key, body)).statusCode).toBe(201);
+    const other = await create(t.app, key, { ...body, amount_usd: '26' });
+    expect(other.statusCode).toBe(422);
+    expect(other.json()).toEqual({ error: IDEMPOTENCY_KEY_REUSED });
+    expect(await paymentsOfOrder(body.order_id)).toBe(1);
+  });
+
+  it('keeps error answers too: a 400 is replayed, not run again', async () => {
+    const key = `k-${uid()}`;
+    const first = await create(t.app, key, { amount_usd: 'lots' });
+    expect(first.statusCode).toBe(400);
+    const again = await create(t.app, key, { amount_usd: 'lots' });
+    expect(again.statusCode).toBe(400);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toBe(first.body);
+  });
+
+  it('checks the key: 1 to 255 characters', async () => {
+    for (const bad of ['', 'x'.repeat(256)]) {
+      const res = await create(t.app, bad, order());
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({ error: IDEMPOTENCY_KEY_LENGTH });
+    }
+    expect((await create(t.app, `${uid()}${'y'.repeat(245)}`, order())).statusCode).toBe(201);
+  });
+
+  it('without the header, every POST runs', async () => {
+    const body = order();
+    expect((await create(t.app, undefined, body)).statusCode).toBe(201);
+    clock.advance(1100);
+    const second = await create(t.app, undefined, body);
+    expect(second.headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it('keeps keys per merchant: another merchant with the same key runs its own request', async () => {
+    const other = await signupAccount(t.app);
+    const key = `k-${uid()}`;
+    const body = order();
+    expect((await create(t.app, key, body)).statusCode).toBe(201);
+    const theirs = await create(t.app, key, body, other.testKey);
+    expect(theirs.statusCode).toBe(201);
+    expect(theirs.headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it('replays for 24 hours, then the key is new again', async () => {
+    const key = `k-${uid()}`;
+    const body = order();
+    const first = await create(t.app, key, body);
+    clock.advance(IDEMPOTENCY_TTL_MS - 2000);
+    expect((await create(t.app, key, body)).headers['idempotent-replayed']).toBe('true');
+    clock.advance(3000);
+    const later = await create(t.app, key, body);
+    // It ran: the payments service itself answers a known order_id with 200 and that payment.
+    expect(later.statusCode).toBe(200);
+    expect(later.headers['idempotent-replayed']).toBeUndefined();
+    expect(later.json().id).toBe(first.json().id);
+  });
+
+  it('answers 409 while the first request holds the key; a key left by a dead process frees after the lease', async () => {
+    const key = `k-${uid()}`;
+    const body = order();
+    // Another process is running this request right now.
+    const elsewhere = createIdempotencyStore(h.db(), clock, t.config.authSecret);
+    const scope = { merchantId: acct.merchant.id, livemode: false, key };
+    expect(await elsewhere.claim(scope, requestFingerprint('POST', '/v1/payments', body))).toEqual({ kind: 'claimed' });
+    const busy = await create(t.app, key, body);
+    expect(busy.statusCode).toBe(409);
+    expect(busy.json()).toEqual({ error: IDEMPOTENCY_KEY_IN_PROGRESS });
+    // A different request under the running key is still a different request.
+    expect((await create(t.app, key, { ...body, amount_usd: '9' })).statusCode).toBe(422);
+    expect(await paymentsOfOrder(body.order_id)).toBe(0);
+    // That process died; after the lease the repeat runs.
+    clock.advance(IDEMPOTENCY_LEASE_MS);
+    const res = await create(t.app, key, body);
+    expect(res.statusCode).toBe(201);
+    expect(await paymentsOfOrder(body.order_id)).toBe(1);
+  });
+
+  it('concurrent repeats create one payment: the others are replayed or told 409', async () => {
+    const key = `k-${uid()}`;
+    const body = order();
+    const answers = await Promise.all(Array.from({ length: 8 }, () => create(t.app, key, body)));
+    const ran = answers.filter((r) => r.statusCode === 201 && r.headers['idempotent-replayed'] === undefined);
+    expect(ran).toHaveLength(1);
+    for (const r of answers) {
+      expect([201, 409]).toContain(r.statusCode);
+      if (r.statusCode === 201) expect(r.json().id).toBe(ran[0].json().id);
+      else expect(r.json()).toEqual({ error: IDEMPOTENCY_KEY_IN_PROGRESS });
+    }
+    expect(await paymentsOfOrder(body.order_id)).toBe(1);
+  });
+
+  it('does not keep a failure on our side: the repeat runs again', async () => {
+    const headers = { ...keyHeader(acct.testKey), 'idempotency-key': `k-${uid()}` };
+    const first = await t.app.inject({ method: 'POST', url: '/v1/_probe', headers, payload: {} });
+    expect(first.statusCode).toBe(500);
+    const second = await t.app.inject({ method: 'POST', url: '/v1/_probe', headers, payload: {} });
+    expect(second.statusCode).toBe(200);
+    expect(second.headers['idempotent-replayed']).toBeUndefined();
+    const third = await t.app.inject({ method: 'POST', url: '/v1/_probe', headers, payload: {} });
+    expect(third.headers['idempotent-replayed']).toBe('true');
+    expect(third.json()).toEqual(second.json());
+  });
+
+  it('covers /merchant POSTs per merchant and mode; the stored answer is sealed at rest', async () => {
+    const key = `k-${uid()}`;
+    const { accessToken } = await signIn(t.app, acct.email);
+    const post = (mode: string, name: string) => t.app.inject({
+      method: 'POST', url: `/merchant/stores${mode}`, headers: { ...tokenHeader(accessToken), 'idempotency-key': key }, payload: { name },
+    });
+    const name = `Store ${uid()}`;
+    const first = await post('', name);
+    expect(first.statusCode).toBe(201);
+    const again = await post('', name);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json().store.id).toBe(first.json().store.id);
+    // The test mode of the same merchant is another scope.
+    const testMode = await post('?mode=test', name);
+    expect(testMode.headers['idempotent-replayed']).toBeUndefined();
+    const rows = await queryRows<{ sealed_body: string }>(h.db().orm, sql`select sealed_body from idempotency_keys where key = ${key}`);
+    expect(rows).toHaveLength(2);
+    for (const r of rows) expect(r.sealed_body).not.toContain(first.json().store.id);
+  });
+
+  it('routes without a credential check the key and never store it', async () => {
+    const headers = { 'idempotency-key': `k-${uid()}` };
+    const login = () => t.app.inject({ method: 'POST', url: '/merchant/login', remoteAddress: randomIp(), headers, payload: { email: acct.email, password: acct.password } });
+    const a = await login();
+    const b = await login();
+    expect(a.statusCode).toBe(200);
+    expect(b.statusCode).toBe(200);
+    expect(b.headers['idempotent-replayed']).toBeUndefined();
+    expect(b.json().access_token).not.toBe(a.json().access_token);
+    const bad = await t.app.inject({ method: 'POST', url: '/merchant/login', remoteAddress: randomIp(), headers: { 'idempotency-key': '' }, payload: {} });
+    expect(bad.json()).toEqual({ error: IDEMPOTENCY_KEY_LENGTH });
+  });
+
+  it.skipIf(h.kind === 'pglite')('two processes on one database: racing repeats run once, and a restarted process replays', async () => {
+    // A second app with its own connection pool: what another process would have.
+    const otherDb: Database = await openPostgres(h.url()!, { max: 4 });
+    const other = await startTestApp(otherDb, { clock });
+    try {
+      const key = `k-${uid()}`;
+      const body = order();
+      const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => create(i % 2 ? other.app : t.app, key, body)));
+      expect(answers.filter((r) => r.statusCode === 201 && r.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
+      expect(await paymentsOfOrder(body.order_id)).toBe(1);
+      const first = answers.find((r) => r.statusCode === 201)!;
+      // A process started after the answer (nothing in memory) replays it from the database.
+      await other.close();
+      const restarted = await startTestApp(otherDb, { clock });
+      try {
+        clock.advance(1100);
+        const replay = await create(restarted.app, key, body);
+        expect(replay.headers['idempotent-replayed']).toBe('true');
+        expect(replay.json().id).toBe(first.json().id);
+      } finally { await restarted.close(); }
+    } finally {
+      await otherDb.close();
+    }
+  });
+});

@@ -1,0 +1,179 @@
+// GET /openapi.json against the app: every public route described and nothing else, a valid
+// OpenAPI 3.1 document, recorded answers of real requests valid against their response schemas
+// (errors carrying a message the document lists), and GET /docs served from this service alone.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { openTestDatabase } from '../harness/databases.ts';
+import { startTestApp, type TestApp } from '../harness/app.ts';
+import { keyHeader, randomIp, signupAccount, tokenHeader, uid, type Account } from '../harness/accounts.ts';
+import { openApiPath } from '../../src/openapi/index.ts';
+import { PAYMENT_URL_PREFIX, URL_NOT_HTTPS } from '../../src/webhooks/url-policy.ts';
+import { dateMessage } from '../../src/audit/query.ts';
+import { unsupportedToken } from '../../src/settlement/address-rules.ts';
+import { TOO_MANY_DECIMALS } from '../../src/affiliate/payouts/errors.ts';
+
+type Doc = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown; examples?: Record<string, { value: { error: string } }> }> }> }>> };
+
+const PUBLIC = /^\/(v1|checkout|tokens|merchant|l|referrals)(\/|$)/;
+
+describe('OpenAPI document', () => {
+  let t: TestApp;
+  let disposeDb: () => Promise<void>;
+  let doc: Doc;
+  let acct: Account;
+  beforeAll(async () => {
+    const opened = await openTestDatabase('pglite');
+    disposeDb = opened.dispose;
+    t = await startTestApp(opened.db);
+    acct = await signupAccount(t.app);
+    const res = await t.app.inject({ method: 'GET', url: '/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    doc = res.json();
+  });
+  afterAll(async () => { await t.close(); await disposeDb(); });
+
+  it('describes every public route of the app, and only those', () => {
+    const registered = new Set(t.app.routeTable.filter((r) => PUBLIC.test(r.url)).map((r) => `${r.method} ${openApiPath(r.url)}`));
+    const described = new Set(Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`)));
+    const missing = [...registered].filter((r) => !described.has(r)).sort();
+    const extra = [...described].filter((r) => !registered.has(r)).sort();
+    expect(missing, `routes with no description: add a RouteDoc for each to src/openapi/routes/ (see src/openapi/describe.ts):\n${missing.join('\n')}`).toEqual([]);
+    expect(extra, `described routes the app does not register:\n${extra.join('\n')}`).toEqual([]);
+  });
+
+  it('is a valid OpenAPI 3.1 document with security schemes, the error shape and the webhook events', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(doc) as unknown as Parameters<Validator["validate"]>[0]);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+    const full = doc as unknown as { components: { securitySchemes: object; schemas: Record<string, unknown> }; webhooks: Record<string, unknown> };
+    expect(Object.keys(full.components.securitySchemes).sort()).toEqual(['accessToken', 'apiKeyBearer', 'apiKeyHeader']);
+    expect(full.components.schemas.Error).toMatchObject({ required: ['error'] });
+    expect(Object.keys(full.webhooks)).toEqual(expect.arrayContaining(['payment.confirmed', 'settlement.completed', 'payout.sent', 'ping']));
+    expect(Object.keys(full.webhooks)).toHaveLength(14);
+  });
+
+  it('lists only error messages the code really has (each one appears in src/)', () => {
+    const root = path.resolve(import.meta.dirname, '../../src');
+    const sources = fs.readdirSync(root, { recursive: true }).map(String)
+      .filter((f) => f.endsWith('.ts') && !f.startsWith('openapi') && !f.endsWith('.test.ts'))
+      .map((f) => fs.readFileSync(path.join(root, f), 'utf8')).join('\n');
+    const messages = new Set<string>();
+    for (const ops of Object.values(doc.paths)) for (const op of Object.values(ops)) for (const r of Object.values(op.responses)) {
+      for (const ex of Object.values(r.content?.['application/json']?.examples ?? {})) messages.add(ex.value.error);
+    }
+    expect(messages.size).toBeGreaterThan(50);
+    // Messages the code puts together from parts, built here by the code's own builders.
+    const composed = new Set([`${PAYMENT_URL_PREFIX}${URL_NOT_HTTPS}`, dateMessage('from'), unsupportedToken(true), TOO_MANY_DECIMALS]);
+    const unknown = [...messages].filter((m) => !composed.has(m) && !sources.includes(m.replace(/'/g, "\\'")) && !sources.includes(m));
+    expect(unknown).toEqual([]);
+  });
+
+  describe('recorded answers of real requests match their response schemas', () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+    const recorded: { route: string; res: LightMyRequestResponse }[] = [];
+    const call = async (route: string, opts: InjectOptions) => {
+      const res = await t.app.inject({ remoteAddress: randomIp(), ...opts });
+      recorded.push({ route, res });
+      return res;
+    };
+
+    it('records and checks', async () => {
+      ajv.addSchema(doc as object, 'openapi');
+      const k = keyHeader(acct.testKey);
+      const tk = tokenHeader(acct.accessToken);
+      const created = await call('POST /v1/payments', { method: 'POST', url: '/v1/payments', headers: k, payload: { order_id: `o-${uid()}`, amount_usd: '25', token: 'ETH', metadata: { a: 1 } } });
+      const id = created.json().id;
+      await call('POST /v1/payments', { method: 'POST', url: '/v1/payments', headers: k, payload: { amount_usd: '25' } });
+      const open = await call('POST /v1/payments', { method: 'POST', url: '/v1/payments', headers: k, payload: { order_id: `o-${uid()}`, amount_usd: '30' } });
+      await call('GET /v1/payments', { method: 'GET', url: '/v1/payments?limit=5', headers: k });
+      await call('GET /v1/payments/{id}', { method: 'GET', url: `/v1/payments/${id}`, headers: k });
+      await call('GET /v1/payments/{id}', { method: 'GET', url: '/v1/payments/pay_nope', headers: k });
+      await call('GET /v1/payments', { method: 'GET', url: '/v1/payments' });
+      await call('GET /v1/tokens', { method: 'GET', url: '/v1/tokens', headers: k });
+      await call('GET /checkout/{checkoutToken}', { method: 'GET', url: `/checkout/${open.json().checkout_token}` });
+      await call('POST /checkout/{checkoutToken}/token', { method: 'POST', url: `/checkout/${open.json().checkout_token}/token`, payload: { token: 'TRX' } });
+      await call('POST /checkout/{checkoutToken}/token', { method: 'POST', url: `/checkout/${open.json().checkout_token}/token`, payload: { token: 'TRX' } });
+      await call('POST /v1/payments/{id}/simulate', { method: 'POST', url: `/v1/payments/${id}/simulate`, headers: k, payload: { outcome: 'confirmed' } });
+      await call('POST /v1/payments/{id}/simulate', { method: 'POST', url: `/v1/payments/${id}/simulate`, headers: k, payload: {} });
+      await call('GET /tokens', { method: 'GET', url: '/tokens?mode=test' });
+      await call('PUT /v1/webhook', { method: 'PUT', url: '/v1/webhook', headers: k, payload: { url: 'http://127.0.0.1:9/hook' } });
+      await call('PUT /v1/webhook', { method: 'PUT', url: '/v1/webhook', headers: k, payload: {} });
+      await call('GET /v1/webhook', { method: 'GET', url: '/v1/webhook', headers: k });
+      await call('POST /v1/webhook/test', { method: 'POST', url: '/v1/webhook/test', headers: k });
+      await call('GET /merchant/webhooks/deliveries', { method: 'GET', url: '/merchant/webhooks/deliveries?mode=test', headers: tk });
+      await call('GET /merchant/me', { method: 'GET', url: '/merchant/me', headers: tk });
+      await call('GET /merchant/me', { method: 'GET', url: '/merchant/me' });
+      await call('POST /merchant/login', { method: 'POST', url: '/merchant/login', payload: { email: acct.email, password: acct.password } });
+      await call('POST /merchant/login', { method: 'POST', url: '/merchant/login', payload: { email: acct.email, password: 'wrong-password' } });
+      await call('POST /merchant/api-keys', { method: 'POST', url: '/merchant/api-keys?mode=test', headers: tk, payload: { label: 'ci', access: 'read' } });
+      await call('POST /merchant/api-keys', { method: 'POST', url: '/merchant/api-keys?mode=test', headers: tk, payload: { access: 'admin' } });
+      await call('GET /merchant/api-keys', { method: 'GET', url: '/merchant/api-keys?mode=test', headers: tk });
+      await call('POST /merchant/stores', { method: 'POST', url: '/merchant/stores', headers: tk, payload: { name: 'Shop' } });
+      await call('GET /merchant/stores', { method: 'GET', url: '/merchant/stores', headers: tk });
+      await call('PATCH /merchant/settings', { method: 'PATCH', url: '/merchant/settings', headers: tk, payload: { underpaid_tolerance_bps: 100 } });
+      await call('PATCH /merchant/settings', { method: 'PATCH', url: '/merchant/settings', headers: tk, payload: {} });
+      await call('GET /merchant/tokens', { method: 'GET', url: '/merchant/tokens?mode=test', headers: tk });
+      await call('GET /merchant/dashboard', { method: 'GET', url: '/merchant/dashboard?mode=test', headers: tk });
+      await call('GET /merchant/payments', { method: 'GET', url: '/merchant/payments?mode=test', headers: tk });
+      await call('GET /merchant/payments/{id}', { method: 'GET', url: `/merchant/payments/${id}`, headers: tk });
+      await call('GET /merchant/payments/{id}/events', { method: 'GET', url: `/merchant/payments/${id}/events`, headers: tk });
+      await call('GET /merchant/payments/{id}/trail', { method: 'GET', url: `/merchant/payments/${id}/trail`, headers: tk });
+      await call('GET /merchant/balances', { method: 'GET', url: '/merchant/balances?mode=test', headers: tk });
+      await call('GET /merchant/ledger', { method: 'GET', url: '/merchant/ledger?mode=test', headers: tk });
+      await call('GET /merchant/settlements', { method: 'GET', url: '/merchant/settlements?mode=test', headers: tk });
+      await call('GET /merchant/payout-addresses', { method: 'GET', url: '/merchant/payout-addresses?mode=test', headers: tk });
+      await call('GET /merchant/users', { method: 'GET', url: '/merchant/users', headers: tk });
+      await call('GET /merchant/audit', { method: 'GET', url: '/merchant/audit', headers: tk });
+      await call('GET /merchant/audit', { method: 'GET', url: '/merchant/audit?from=yesterday', headers: tk });
+      await call('GET /merchant/notifications', { method: 'GET', url: '/merchant/notifications', headers: tk });
+      await call('GET /merchant/affiliate', { method: 'GET', url: '/merchant/affiliate', headers: tk });
+      await call('POST /merchant/links', { method: 'POST', url: '/merchant/links?mode=test', headers: tk, payload: { name: 'Tee', amount_usd: '20' } });
+      await call('GET /merchant/links', { method: 'GET', url: '/merchant/links?mode=test', headers: tk });
+      await call('POST /merchant/customers', { method: 'POST', url: '/merchant/customers?mode=test', headers: tk, payload: { email: 'c@example.com' } });
+      await call('GET /merchant/support/messages', { method: 'GET', url: '/merchant/support/messages', headers: tk });
+      await call('POST /merchant/stores', { method: 'POST', url: '/merchant/stores', headers: { ...tk, 'idempotency-key': 'x'.repeat(256) }, payload: { name: 'Shop' } });
+
+      expect(recorded.length).toBeGreaterThan(45);
+      const problems: string[] = [];
+      for (const { route, res } of recorded) {
+        const [method, p] = route.split(' ');
+        const op = doc.paths[p]?.[method.toLowerCase()];
+        if (!op) { problems.push(`${route}: not in the document`); continue; }
+        const answer = op.responses[String(res.statusCode)];
+        if (!answer) { problems.push(`${route}: answered ${res.statusCode}, which the document does not list (${res.body.slice(0, 120)})`); continue; }
+        const media = answer.content?.['application/json'];
+        if (!media) continue;
+        const pointer = `openapi#/paths/${p.replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase()}/responses/${res.statusCode}/content/application~1json/schema`;
+        const validate = ajv.getSchema(pointer);
+        if (!validate) { problems.push(`${route}: no schema at ${pointer}`); continue; }
+        if (!validate(res.json())) problems.push(`${route} ${res.statusCode}: ${ajv.errorsText(validate.errors)}`);
+        if (res.statusCode >= 400) {
+          const listed = Object.values(media.examples ?? {}).map((e) => e.value.error);
+          if (!listed.includes(res.json().error)) problems.push(`${route} ${res.statusCode}: message "${res.json().error}" is not listed`);
+        }
+      }
+      expect(problems).toEqual([]);
+    });
+  });
+
+  it('serves the reference page and its script from this service, with a policy that allows nothing else', async () => {
+    const page = await t.app.inject({ method: 'GET', url: '/docs' });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toContain('text/html');
+    expect(page.headers['content-security-policy']).toContain("default-src 'self'");
+    expect(page.headers['content-security-policy']).toContain("connect-src 'self'");
+    const srcs = [...page.body.matchAll(/src="([^"]+)"/g)].map((m) => m[1]);
+    expect(srcs).toEqual(['/docs/scalar.js']);
+    expect(page.body).toContain('data-url="/openapi.json"');
+    const script = await t.app.inject({ method: 'GET', url: '/docs/scalar.js' });
+    expect(script.statusCode).toBe(200);
+    expect(script.headers['content-type']).toContain('javascript');
+    expect(script.rawPayload.length).toBeGreaterThan(100_000);
+  });
+});
