@@ -25,6 +25,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     frameworkErrors: answerFrameworkError,
+    // Slow clients: a request must arrive whole within 30 s; a socket idle for 2 minutes is closed.
+    requestTimeout: 30_000,
+    connectionTimeout: 120_000,
   });
   app.decorateRequest('auth', null);
   recordRouteTable(app);
@@ -35,7 +38,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   const metrics = createMetricsRegistry();
   registerMarketMetrics(metrics, services.market);
   registerChainMetrics(metrics, services.watching);
-  installMetrics(app, metrics);
+  installMetrics(app, metrics, config.adminToken);
 
   app.get('/healthz', async (_req, reply) => {
     try {
