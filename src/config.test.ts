@@ -95,6 +95,16 @@ describe('config', () => {
     expect(c.publicUrl).toBe('http://127.0.0.1:8080');
   });
 
+  it('creates DATA_DIR with mode 0700 and narrows an existing one', () => {
+    const fresh = path.join(tmp(), 'data');
+    loadConfig({ DATA_DIR: fresh });
+    expect(fs.statSync(fresh).mode & 0o777).toBe(0o700);
+    const open = tmp();
+    fs.chmodSync(open, 0o755);
+    loadConfig({ DATA_DIR: open });
+    expect(fs.statSync(open).mode & 0o777).toBe(0o700);
+  });
+
   it('TRUST_PROXY is one proxy (1) or exactly the listed proxies, never every hop', () => {
     expect(loadConfig({ DATA_DIR: tmp() }).trustProxy).toBe(false);
     expect(loadConfig({ DATA_DIR: tmp(), TRUST_PROXY: '0' }).trustProxy).toBe(false);

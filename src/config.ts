@@ -124,8 +124,10 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
 /** Reads a secret from DATA_DIR, or creates it there (mode 0600) on first start. */
 function persistedSecret(dataDir: string, file: string, make: () => string): { value: string; generated: boolean } {
   const p = path.join(dataDir, file);
+  // DATA_DIR holds generated secrets and the embedded database: the service's user only (0700).
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  if ((fs.statSync(dataDir).mode & 0o077) !== 0) fs.chmodSync(dataDir, 0o700);
   if (fs.existsSync(p)) return { value: fs.readFileSync(p, 'utf8').trim(), generated: true };
-  fs.mkdirSync(dataDir, { recursive: true });
   const value = make();
   // 'wx' fails if another process created it meanwhile; then read theirs.
   try {
