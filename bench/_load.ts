@@ -5,12 +5,14 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import autocannon from 'autocannon';
 
-interface Job { url: string; seconds: number; kind: 'create' | 'checkout' | 'webhook-test' | 'bare-insert' | 'bare-select'; keys?: string[]; tokens?: string[] }
+interface Job { url: string; seconds: number; kind: 'create' | 'create-keyed' | 'checkout' | 'webhook-test' | 'bare-insert' | 'bare-select'; keys?: string[]; tokens?: string[] }
 const job = JSON.parse(fs.readFileSync(process.argv[2], 'utf8')) as Job;
 let n = 0;
 const key = () => `Bearer ${job.keys![n % job.keys!.length]}`;
 const requests: Record<Job['kind'], autocannon.Request> = {
   create: { method: 'POST', path: '/v1/payments', setupRequest: (req) => ({ ...req, headers: { 'content-type': 'application/json', authorization: key() }, body: JSON.stringify({ order_id: `bench-${n++}-${crypto.randomBytes(3).toString('hex')}`, amount_usd: '25.00', token: 'ETH' }) }) },
+  // A fresh Idempotency-Key on each creation: claimed, then its answer sealed and stored before it is sent.
+  'create-keyed': { method: 'POST', path: '/v1/payments', setupRequest: (req) => { const id = `bench-${n++}-${crypto.randomBytes(3).toString('hex')}`; return { ...req, headers: { 'content-type': 'application/json', authorization: key(), 'idempotency-key': id }, body: JSON.stringify({ order_id: id, amount_usd: '25.00', token: 'ETH' }) }; } },
   'bare-insert': { method: 'POST', path: '/row', setupRequest: (req) => ({ ...req, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ order_id: `bare-${n++}-${crypto.randomBytes(3).toString('hex')}`, amount_usd: '25.00', token: 'ETH' }) }) },
   checkout: { method: 'GET', setupRequest: (req) => ({ ...req, path: `/checkout/${job.tokens![n++ % job.tokens!.length]}` }) },
   'bare-select': { method: 'GET', setupRequest: (req) => ({ ...req, path: `/row/r${1 + (n++ % 2000)}` }) },

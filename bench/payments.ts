@@ -5,6 +5,7 @@
 //   1. GET /checkout/{token}   ≥ 0.7 of the bare SELECT
 //   2. POST /v1/payments       ≥ 0.5 of the bare INSERT, p99 ≤ 1.5 × the bare INSERT's p99
 //   3. POST /v1/webhook/test   ≥ 0.5 of the bare INSERT
+// and the Idempotency-Key's cost: POST /v1/payments with a fresh key on each request against none.
 // Each side is warmed up (BENCH_WARMUP_SECONDS, default 3), then measured for BENCH_SECONDS (default
 // 10) in alternating halves: service, bare, bare, service, so a machine whose speed drifts weighs on
 // both alike. The API-key limit (20 a second per key) stays: the load spreads over 400 test keys.
@@ -97,6 +98,8 @@ try {
   const [read, bareSelect] = await pair({ url: base, kind: 'checkout', tokens }, { url: baseline.url, kind: 'bare-select' });
   const [pinged, bareInsert2] = await pair({ url: base, kind: 'webhook-test', keys }, { url: baseline.url, kind: 'bare-insert' });
 
+  const [keyed, unkeyed] = await pair({ url: base, kind: 'create-keyed', keys }, { url: base, kind: 'create', keys });
+
   const line = (label: string, a: Side, b: Side, target: number, extra = '') => {
     const ratio = a.rps / b.rps;
     console.log(`${label.padEnd(24)} ${a.rps.toFixed(0).padStart(6)} req/s p50 ${String(a.p50).padStart(3)} p99 ${String(a.p99).padStart(4)} ms (non-2xx ${a.non2xx}, errors ${a.errors}) | bare ${b.rps.toFixed(0).padStart(6)} req/s p50 ${String(b.p50).padStart(3)} p99 ${String(b.p99).padStart(4)} ms | ratio ${ratio.toFixed(2)} (target ≥ ${target}) ${ratio >= target ? 'ok' : 'BELOW'}${extra}`);
@@ -105,6 +108,7 @@ try {
   const p99Ratio = created.p99 / Math.max(1, bareInsert.p99);
   line('POST /v1/payments', created, bareInsert, 0.5, ` | p99 ratio ${p99Ratio.toFixed(2)} (target ≤ 1.5) ${p99Ratio <= 1.5 ? 'ok' : 'ABOVE'}`);
   line('POST /v1/webhook/test', pinged, bareInsert2, 0.5);
+  console.log(`${'Idempotency-Key cost'.padEnd(24)} with ${keyed.rps.toFixed(0)} req/s p50 ${keyed.p50} p99 ${keyed.p99} ms (non-2xx ${keyed.non2xx}) | without ${unkeyed.rps.toFixed(0)} req/s p50 ${unkeyed.p50} p99 ${unkeyed.p99} ms | ratio ${(keyed.rps / unkeyed.rps).toFixed(2)}`);
   await app.close();
   await stopWorkers(services);
 } finally {

@@ -8,6 +8,7 @@ import { registerMarketMetrics } from './market/index.ts';
 import { registerRoutes } from './routes.ts';
 import { createIdempotencyStore, installIdempotency } from './idempotency/index.ts';
 import { recordRouteTable, registerOpenApiRoutes } from './openapi/index.ts';
+import { listenExtension } from './listen/index.ts';
 import { registerChainMetrics } from './chains/watch/index.ts';
 
 export async function buildApp(services: Services): Promise<FastifyInstance> {
@@ -52,6 +53,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   installIdempotency(app, createIdempotencyStore(db, services.platform.clock, config.authSecret));
   await registerRoutes(app, services);
   registerOpenApiRoutes(app, { serverUrl: config.publicUrl, version: '1' });
+  services.realtime.extend(listenExtension(services.accounts.authn));
   services.realtime.register(app);
   return app;
 }

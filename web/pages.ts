@@ -15,6 +15,8 @@ export interface WebPage {
 export const WEB_PAGES = {
   // The hosted checkout (spec 1 "Surfaces"): /pay/<checkout_token>, files under /pay/assets/.
   checkout: { base: '/pay/' },
+  // The merchant dashboard: `{PUBLIC_URL}/` and its pages (web/dashboard/lib/paths.ts), files under /assets/.
+  dashboard: { base: '/' },
 } as const satisfies Record<string, WebPage>;
 
 export type WebPageName = keyof typeof WEB_PAGES;

@@ -432,6 +432,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/merchant/dashboard/series": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Confirmed payments per UTC day and chain, for a chart
+         * @description Roles: owner, developer, finance, viewer.
+         */
+        get: operations["getMerchantDashboardSeries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/merchant/invitations": {
         parameters: {
             query?: never;
@@ -711,7 +731,11 @@ export interface paths {
          */
         get: operations["getMerchantPayments"];
         put?: never;
-        post?: never;
+        /**
+         * Create a test payment from the dashboard (the body of POST /v1/payments)
+         * @description Roles: owner, developer, finance.
+         */
+        post: operations["postMerchantPayments"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4181,6 +4205,70 @@ export interface operations {
             };
         };
     };
+    getMerchantDashboardSeries: {
+        parameters: {
+            query?: {
+                days?: number;
+                mode?: "test";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description every day of the span, empty ones too */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        chains: string[];
+                        days: number;
+                        from: string;
+                        /** Format: date-time */
+                        generated_at?: string;
+                        livemode: boolean;
+                        series: {
+                            by_chain: Record<string, never>;
+                            confirmed: number;
+                            date: string;
+                            volume_usd: string;
+                        }[];
+                        to: string;
+                    };
+                };
+            };
+            /** @description days must be a whole number from 1 to 366 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description missing token; invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient permissions; merchant account is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getMerchantInvitations: {
         parameters: {
             query?: never;
@@ -5249,11 +5337,15 @@ export interface operations {
         parameters: {
             query?: {
                 chain?: string;
+                from?: string;
                 limit?: number;
                 mode?: "test";
                 offset?: number;
+                order_id?: string;
+                q?: string;
                 status?: string;
                 store_id?: string;
+                to?: string;
                 token?: string;
             };
             header?: never;
@@ -5276,6 +5368,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description from must be a date: 2006-01-02; to must be a date: 2006-01-02; from must not be after to; q must be at most 200 characters; order_id must be at most 200 characters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description missing token; invalid or expired token */
             401: {
                 headers: {
@@ -5287,6 +5388,121 @@ export interface operations {
             };
             /** @description insufficient permissions; merchant account is suspended */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postMerchantPayments: {
+        parameters: {
+            query?: {
+                mode?: "test";
+            };
+            header?: {
+                /** @description Repeat a request safely: the first answer for a key (per merchant, mode and key) is stored for 24 hours and replayed with `Idempotent-Replayed: true`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description price in dollars, up to 2 decimals */
+                    amount_usd: string | number;
+                    /** @description absolute http(s) URL */
+                    cancel_url?: string;
+                    customer_email?: string;
+                    description?: string;
+                    /** @description your data, at most 8192 bytes of JSON; private */
+                    metadata?: Record<string, never>;
+                    /** @description merchant's order reference; a repeated open order_id answers 200 with that payment */
+                    order_id: string;
+                    /** @description display price in another currency */
+                    price_amount?: string;
+                    price_currency?: string;
+                    price_rate?: string;
+                    /**
+                     * @description test keys only: run this outcome at once
+                     * @enum {string}
+                     */
+                    simulate?: "confirmed" | "overpaid" | "partially_paid" | "underpaid" | "expired" | "failed" | "wrong_asset" | "paid_late";
+                    /** @description absolute http(s) URL */
+                    success_url?: string;
+                    /** @description the coin; omit to let the customer choose (one hour to choose) */
+                    token?: string;
+                    /** @description coins offered to the customer (token must be one of them) */
+                    tokens?: string[];
+                    /** @description https URL on a public host: this payment's events go there instead of the account URL */
+                    webhook_url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the open payment already created for this order_id */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            /** @description the new test payment */
+            201: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            /** @description invalid request body; only test payments can be made in the dashboard: add ?mode=test; order_id is required; amount_usd is required; Idempotency-Key must be 1 to 255 characters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description missing token; invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient permissions; merchant account is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a request with this Idempotency-Key is in progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description this Idempotency-Key was used with a different request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7796,10 +8012,14 @@ export interface operations {
         parameters: {
             query?: {
                 chain?: string;
+                from?: string;
                 limit?: number;
                 offset?: number;
+                order_id?: string;
+                q?: string;
                 status?: string;
                 store_id?: string;
+                to?: string;
                 token?: string;
             };
             header?: never;
@@ -7820,6 +8040,15 @@ export interface operations {
                         payments: components["schemas"]["Payment"][];
                         total?: number;
                     };
+                };
+            };
+            /** @description from must be a date: 2006-01-02; to must be a date: 2006-01-02; from must not be after to; q must be at most 200 characters; order_id must be at most 200 characters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description missing api key; invalid api key */

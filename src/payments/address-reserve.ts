@@ -5,7 +5,7 @@
 // block of a chain and mode is small: it is derived inline while the worker starts.
 // Numbers are never handed out twice; those a process held when it stopped are simply skipped.
 import type { Chain } from '../config.ts';
-import type { DepositAddressDeriver } from '../chains/addresses/index.ts';
+import { inModeNetwork, type DepositAddressDeriver } from '../chains/addresses/index.ts';
 import { RefilledStock } from '../platform/refilled-stock.ts';
 import { NumberReserve } from './repository.ts';
 
@@ -50,6 +50,7 @@ export class DepositAddressReserve {
   next(chain: Chain, livemode: boolean): Promise<DepositAddress> {
     const seq = NumberReserve.addressSequence(chain, livemode);
     if (!this.#wanted.has(seq)) this.#wanted.set(seq, { chain, livemode });
-    return this.#stock.take(seq);
+    // derived ahead, perhaps before the chain's node told its network: written for the current one
+    return this.#stock.take(seq).then((a) => ({ index: a.index, address: inModeNetwork(chain, livemode, a.address) }));
   }
 }

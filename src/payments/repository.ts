@@ -1,6 +1,6 @@
 // The payments tables: reads by scope, the insert guarded by the open-order index, row locks and
 // compare-and-set updates. No HTTP here; callers pass a transaction when they change state.
-import { and, asc, count, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, ilike, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Database, Executor } from '../platform/db/index.ts';
 import { queryRows } from '../platform/db/index.ts';
 import type { Chain } from '../config.ts';
@@ -21,7 +21,16 @@ export interface PaymentFilters {
   token?: string;
   chain?: string;
   storeId?: string;
+  orderId?: string;
+  /** Contained (any case) in the order id, payment id, customer email or deposit address. */
+  search?: string;
+  createdFrom?: Date;
+  /** Exclusive. */
+  createdBefore?: Date;
 }
+
+/** Escapes LIKE wildcards so a search matches literally. */
+const contains = (s: string): string => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 function scopeWhere(s: PaymentScope): SQL[] {
   const w: SQL[] = [eq(payments.merchantId, s.merchantId)];
@@ -105,6 +114,13 @@ export async function listPayments(ex: Executor, scope: PaymentScope, f: Payment
   if (f.token !== undefined) w.push(eq(payments.token, f.token));
   if (f.chain !== undefined) w.push(eq(payments.chain, f.chain));
   if (f.storeId !== undefined) w.push(eq(payments.storeId, f.storeId));
+  if (f.orderId !== undefined) w.push(eq(payments.orderId, f.orderId));
+  if (f.search !== undefined) {
+    const p = contains(f.search);
+    w.push(or(ilike(payments.orderId, p), ilike(payments.id, p), ilike(payments.customerEmail, p), ilike(payments.depositAddress, p))!);
+  }
+  if (f.createdFrom !== undefined) w.push(gte(payments.createdAt, f.createdFrom));
+  if (f.createdBefore !== undefined) w.push(lt(payments.createdAt, f.createdBefore));
   const where = and(...w);
   const rows = await ex.select().from(payments).where(where).orderBy(desc(payments.createdAt), desc(payments.id)).limit(page.limit).offset(page.offset);
   const [{ n }] = await ex.select({ n: count() }).from(payments).where(where);

@@ -5,13 +5,12 @@ import { notFound } from '../platform/errors.ts';
 import { listParams, LIST_DEFAULT, LIST_EVENTS } from '../platform/list-params.ts';
 import { Timers } from '../platform/timers.ts';
 import { dec } from '../money/index.ts';
-import { TOKENS, isToken } from '../tokens/index.ts';
-import { CHAINS } from '../config.ts';
+import { TOKENS } from '../tokens/index.ts';
 import { DepositAddressDeriver, seedFromMnemonic, type WalletSeed } from '../chains/addresses/index.ts';
 import { captureSettings, type Merchant, type PayerNames } from '../accounts/index.ts';
 import type { Actor } from '../audit/index.ts';
 import type { MarketSource } from '../market/index.ts';
-import { listTokens, isPaymentStatus } from './pure.ts';
+import { listTokens } from './pure.ts';
 import { Catalog, DEFAULT_SETTINGS, type PayoutAddressSource } from './catalog.ts';
 import { DepositIntake } from './intake.ts';
 import { Simulator, checkSimulation } from './simulation.ts';
@@ -22,9 +21,11 @@ import { DepositAddressReserve } from './address-reserve.ts';
 import { chooseCoin } from './choose-coin.ts';
 import { allowedCoins, optionsOf } from './coin.ts';
 import { parseUsdField } from './create-input.ts';
-import { depositsOf, findMerchantPayments, findPayment, findWithDeposits, listPayments, lockPayment, NumberReserve, type PaymentFilters, type PaymentScope } from './repository.ts';
+import { depositsOf, findMerchantPayments, findPayment, findWithDeposits, listPayments, lockPayment, NumberReserve, type PaymentScope } from './repository.ts';
 import type { DepositRow, PaymentRow } from './schema.ts';
 import { paymentJson, publicPaymentJson } from './views.ts';
+import { paymentFilters } from './list-filters.ts';
+import { dashboardSeries } from './series.ts';
 import { dashboardFigures, type FailedWebhooksCounter } from './dashboard.ts';
 import { EMPTY_TRAIL_SECTIONS, paymentEvents, paymentTrail, type TrailSections } from './timeline.ts';
 import { PaymentGroups } from './payment-groups.ts';
@@ -53,7 +54,6 @@ export interface PaymentsOptions {
 export type PayerNamesSource = (merchantId: string, storeId: string | null) => PayerNames | Promise<PayerNames>;
 
 type Query = Record<string, unknown>;
-const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 export class PaymentsService {
   readonly timers: Timers;
@@ -191,15 +191,7 @@ export class PaymentsService {
 
   async #list(scope: PaymentScope, query: Query) {
     const page = listParams(query, LIST_DEFAULT);
-    const f: PaymentFilters = {};
-    const status = str(query.status);
-    if (status !== undefined) f.status = isPaymentStatus(status) ? status : '__none__';
-    const token = str(query.token);
-    if (token !== undefined) f.token = isToken(token) ? token : '__none__';
-    const chain = str(query.chain);
-    if (chain !== undefined) f.chain = (CHAINS as readonly string[]).includes(chain) ? chain : '__none__';
-    const store = str(query.store_id);
-    if (store !== undefined && scope.storeId === undefined) f.storeId = ID_SHAPE.test(store) ? store : '__none__';
+    const f = paymentFilters(query, scope.storeId === undefined);
     const { rows, total } = await listPayments(this.#p.db.orm, scope, f, page);
     const deps = await depositsOf(this.#p.db.orm, rows.map((r) => r.id));
     const payments = [];
@@ -266,6 +258,11 @@ export class PaymentsService {
 
   dashboard(merchantId: string, livemode: boolean) {
     return dashboardFigures(this.#p.db.orm, merchantId, livemode, this.#now(), this.#failedWebhooks);
+  }
+
+  /** The day-by-day series of the dashboard's chart (README "Dashboard additions"). */
+  series(merchantId: string, livemode: boolean, days: unknown) {
+    return dashboardSeries(this.#p.db.orm, merchantId, livemode, this.#now(), days);
   }
 
   /** Runs every due timer (deadlines, simulation steps) at `now`: the scheduler's work, for tests. */

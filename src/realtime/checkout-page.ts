@@ -22,18 +22,18 @@ export const PAGE_NOT_BUILT = 'the checkout page is not built: run npm run build
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{1,100}$/;
 const ASSET_TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.svg': 'image/svg+xml' };
 
-interface Asset {
+export interface Asset {
   body: Buffer;
   gzipped: Buffer;
   type: string;
 }
 
-function asset(body: string | Buffer, type: string): Asset {
+export function asset(body: string | Buffer, type: string): Asset {
   const buf = Buffer.from(body);
   return { body: buf, gzipped: zlib.gzipSync(buf, { level: 9 }), type };
 }
 
-function send(req: FastifyRequest, reply: FastifyReply, a: Asset, cache: string, vary = 'accept-encoding'): FastifyReply {
+export function send(req: FastifyRequest, reply: FastifyReply, a: Asset, cache: string, vary = 'accept-encoding'): FastifyReply {
   reply.header('content-type', a.type).header('cache-control', cache).header('vary', vary);
   if (/\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''))) return reply.header('content-encoding', 'gzip').send(a.gzipped);
   return reply.send(a.body);

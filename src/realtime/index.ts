@@ -1,5 +1,5 @@
 // The realtime room: checkout and dashboard sockets fed from the outbox, and the hosted checkout page.
-export { Realtime, type RealtimeSources, type FiguresSource } from './realtime.ts';
+export { Realtime, type RealtimeSources, type FiguresSource, type SocketExtension } from './realtime.ts';
 export type { CheckoutSource } from './checkout-namespace.ts';
 export type { UserAuthenticator } from './merchant-namespace.ts';
 export { chooseFanout, LocalFanout, PgNotifyFanout, RedisFanout, type Fanout } from './fanout.ts';

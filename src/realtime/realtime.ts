@@ -2,7 +2,7 @@
 // fan-out, and the socket.io server those processes emit from (attached to Fastify's HTTP server).
 import type { Server as HttpServer } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { Server } from 'socket.io';
+import { Server, type Namespace } from 'socket.io';
 import type { Platform } from '../platform/context.ts';
 import type { StoredEvent, Subscriber } from '../events/index.ts';
 import { DASHBOARD_UPDATE, FIGURES_INTERVAL_MS, MERCHANT_NAMESPACE, RECOVERY_WINDOW_MS, SOCKET_PATH } from './events.ts';
@@ -16,6 +16,7 @@ import { SUPPORT_TYPING } from '../support/index.ts';
 import { FiguresThrottle } from './figures-throttle.ts';
 import type { NamesOf, PaymentJson } from './payer-view.ts';
 import { registerCheckoutPage, registerQrRoute } from './checkout-page.ts';
+import { registerDashboardPage } from './dashboard-page.ts';
 
 /** Dashboard figures of one mode (spec part 2 "Dashboard figures"), from the payments room. */
 export type FiguresSource = (merchantId: string, livemode: boolean) => Promise<Record<string, unknown>>;
@@ -30,6 +31,17 @@ export interface RealtimeSources {
 /** Until the payments room is wired in, no checkout token is known. */
 const NO_PAYMENTS: CheckoutSource = { payerViewByToken: async (): Promise<PaymentJson | null> => null };
 
+/**
+ * A namespace of another room on this socket server (e.g. the CLI's `/listen`): set up when
+ * socket.io attaches, handed every committed batch this process emits, and counted among the
+ * namespaces whose sockets make a batch worth reading.
+ */
+export interface SocketExtension {
+  namespace: string;
+  setUp(nsp: Namespace): void;
+  deliver(nsp: Namespace, batch: readonly StoredEvent[]): void;
+}
+
 export class Realtime {
   readonly subscriber: Subscriber;
   readonly #platform: Platform;
@@ -43,6 +55,7 @@ export class Realtime {
   #merchant: MerchantSockets | null = null;
   /** When a socket of this process last disconnected (performance.now()). */
   #lastDrop = -Infinity;
+  readonly #extensions: SocketExtension[] = [];
 
   constructor(platform: Platform, authn: UserAuthenticator, sources: RealtimeSources = {}, fanout?: Fanout) {
     this.#platform = platform;
@@ -65,6 +78,11 @@ export class Realtime {
     return this.#fanout.kind;
   }
 
+  /** Adds another room's namespace; call before register(). */
+  extend(extension: SocketExtension): void {
+    this.#extensions.push(extension);
+  }
+
   /** Wires the payments room in (its payer view and dashboard figures). */
   use(sources: RealtimeSources): void {
     if (sources.checkout) this.#checkout = sources.checkout;
@@ -85,6 +103,7 @@ export class Realtime {
     const { checkoutUrl, publicUrl } = this.#platform.config;
     const io = this.attach(app.server);
     registerQrRoute(app, () => this.#checkout);
+    registerDashboardPage(app, { log: this.#platform.log });
     if (checkoutUrl) {
       const apiBase = new URL(checkoutUrl).origin === new URL(publicUrl).origin ? '' : publicUrl;
       registerCheckoutPage(app, { apiBase, tokenContracts: this.#platform.config.tokenContracts, log: this.#platform.log });
@@ -115,13 +134,15 @@ export class Realtime {
       relay({ kind: 'typing', merchant_id: auth.merchantId, side: 'merchant', name: auth.email, typing, user_id: auth.userId }));
     // The operator's socket exists only with ADMIN_TOKEN, like the /admin routes.
     if (adminToken) setUpOperatorNamespace(io.of(OPERATOR_NAMESPACE), adminToken, relay, () => this.#platform.clock.now().getTime());
+    for (const ext of this.#extensions) ext.setUp(io.of(ext.namespace));
     this.#io = io;
     return io;
   }
 
   /** The namespaces sockets connect to: checkout, dashboard and, with ADMIN_TOKEN, the operator's. */
   #namespaces(io: Server) {
-    return [io.of('/'), io.of(MERCHANT_NAMESPACE), ...(this.#platform.config.adminToken ? [io.of(OPERATOR_NAMESPACE)] : [])];
+    return [io.of('/'), io.of(MERCHANT_NAMESPACE), ...(this.#platform.config.adminToken ? [io.of(OPERATOR_NAMESPACE)] : []),
+      ...this.#extensions.map((ext) => io.of(ext.namespace))];
   }
 
   async start(): Promise<void> {
@@ -159,6 +180,13 @@ export class Realtime {
         } catch (err) {
           this.#platform.log.error({ err, event: e.id }, 'realtime emit failed');
         }
+      }
+    }
+    for (const ext of this.#extensions) {
+      try {
+        ext.deliver(this.#io.of(ext.namespace), batch);
+      } catch (err) {
+        this.#platform.log.error({ err, namespace: ext.namespace }, 'realtime emit failed');
       }
     }
   }

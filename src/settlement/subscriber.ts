@@ -6,9 +6,17 @@ import { PAYMENT_EVENTS } from '../events/webhook-types.ts';
 import type { Tx } from '../platform/db/index.ts';
 import type { DepositsPort, SettleInput } from './ports.ts';
 
-/** Payment events after which final deposits may be ready to settle (closing, or a late deposit). */
+/**
+ * The socket event of a deposit that became final (or failed) without moving the payment's status:
+ * on a payment already closed (more money after it was confirmed, a coin's second deposit that was
+ * still confirming) its deposits are ready to settle then, and no status event follows.
+ */
+export const DEPOSIT_SETTLED_EVENT = 'payment.deposit';
+
+/** Payment events after which final deposits may be ready to settle (closing, a late deposit, a deposit final after closing). */
 export const SETTLING_EVENTS: ReadonlySet<string> = new Set([
   PAYMENT_EVENTS.confirmed, PAYMENT_EVENTS.underpaid, PAYMENT_EVENTS.expired, PAYMENT_EVENTS.failed, PAYMENT_EVENTS.lateDeposit,
+  DEPOSIT_SETTLED_EVENT,
 ]);
 
 export interface Settler { settle(tx: Tx, input: SettleInput): Promise<unknown> }

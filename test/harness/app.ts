@@ -63,6 +63,8 @@ export async function startTestApp(db: Database, opts: TestAppOptions = {}): Pro
     close: async () => {
       await app.close();
       await services.watching.stop();
+      // the transfer worker, and its node connections (an XRP WebSocket)
+      await services.sending.stop();
       await platform.outbox.stop();
       await platform.jobs?.stop();
       await services.payments.close();

@@ -8,11 +8,11 @@ import { TronWeb } from 'tronweb';
 import { describeEachDb } from '../harness/databases.ts';
 import { randomIp, tokenHeader, signupAccount, type Account } from '../harness/accounts.ts';
 import { startTestApp, type TestApp } from '../harness/app.ts';
-import { createLivePayment, settlementsOf } from '../harness/chain-send.ts';
+import { createLivePayment, hotWallet, settlementsOf } from '../harness/chain-send.ts';
 import { getPayment } from '../harness/payments.ts';
 import { base58Address, startTronSim, type TronSim } from '../sim/tron/server.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
-import { parseUnits } from '../../src/money/index.ts';
+import { formatUnits, parseUnits } from '../../src/money/index.ts';
 import type { TokenSymbol } from '../../src/tokens/index.ts';
 
 type TronAccount = { address: { base58: string }; privateKey: string };
@@ -120,6 +120,10 @@ describeEachDb('Tron paid, confirmed, settled on the simulated node', (h) => {
         && x.raw_data.contract[0].parameter.value.owner_address === TronWeb.address.toHex(hot).toLowerCase()
         && x.raw_data.contract[0].parameter.value.to_address === TronWeb.address.toHex(p.deposit_address).toLowerCase());
       expect(topUps.length).toBeGreaterThanOrEqual(1);
+      // the hot wallet's balances in /admin/wallets are read from the node
+      const wallet = await hotWallet(t, 'tron');
+      expect(wallet.address).toBe(hot);
+      expect(wallet.balances).toEqual([{ token: 'TRX', amount: formatUnits(sim.chain.account(hot)!.balance, 6) }, { token: 'USDT_TRC20', amount: formatUnits(sim.chain.tokenBalance(usdt, hot), 6) }]);
     }
   });
 

@@ -9,12 +9,12 @@ import { Wallet } from 'xrpl';
 import { describeEachDb } from '../harness/databases.ts';
 import { randomIp, tokenHeader, signupAccount, type Account } from '../harness/accounts.ts';
 import { startTestApp, type TestApp } from '../harness/app.ts';
-import { createLivePayment, settlementsOf } from '../harness/chain-send.ts';
+import { createLivePayment, hotWallet, settlementsOf } from '../harness/chain-send.ts';
 import { getPayment, type Json } from '../harness/payments.ts';
 import { injectPartialPayment, payXrp } from '../harness/xrp.ts';
 import { startXrpSim, type XrpSim } from '../sim/xrp/server.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
-import { parseUnits } from '../../src/money/index.ts';
+import { formatUnits, parseUnits } from '../../src/money/index.ts';
 import { eq } from 'drizzle-orm';
 import { unmatchedDeposits } from '../../src/chains/watch/index.ts';
 
@@ -90,6 +90,10 @@ describeEachDb('XRP paid, confirmed, settled on the simulated rippled', (h) => {
     expect(sim.ledger.accounts.get(payout)!.balance - before).toBe(drops(s.net));
     const found = sim.ledger.findTx(s.tx_id)!.tx;
     expect(found.tx).toMatchObject({ Destination: payout, DestinationTag: PAYOUT_TAG, Amount: String(drops(s.net)), Account: p.deposit_address });
+    // the service address is the XRP hot wallet of /admin/wallets, its balance read from the node
+    const wallet = await hotWallet(t, 'xrp');
+    expect(wallet.address).toBe(p.deposit_address);
+    expect(wallet.balances).toEqual([{ token: 'XRP', amount: formatUnits(sim.ledger.accounts.get(p.deposit_address)!.balance, 6) }]);
     // one transfer: the service's fee stayed on the service address
     expect(sim.ledger.closed.flatMap((x) => x.txs).filter((x) => x.tx.Account === p.deposit_address)).toHaveLength(1);
   });

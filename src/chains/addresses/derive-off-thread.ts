@@ -7,8 +7,10 @@
 import { Worker } from 'node:worker_threads';
 import type { Chain } from '../../config.ts';
 import { deriveDepositAddress, type WalletSeed } from './derive.ts';
+import { liveNetworkOverrides } from './live-networks.ts';
+import type { UtxoChain, UtxoNetworkKind } from './networks.ts';
 
-export interface BlockRequest { id: number; chain: Chain; livemode: boolean; indexes: number[] }
+export interface BlockRequest { id: number; chain: Chain; livemode: boolean; indexes: number[]; liveNetworks: Partial<Record<UtxoChain, UtxoNetworkKind>> }
 export type BlockReply = { id: number; addresses: string[] } | { id: number; error: string };
 
 interface Waiting { resolve: (addresses: string[]) => void; reject: (err: Error) => void }
@@ -34,7 +36,7 @@ export class DepositAddressDeriver {
   async block(chain: Chain, livemode: boolean, indexes: number[]): Promise<string[]> {
     if (this.#ready && !this.#broken) {
       try {
-        const addresses = await this.#post({ id: this.#nextId++, chain, livemode, indexes });
+        const addresses = await this.#post({ id: this.#nextId++, chain, livemode, indexes, liveNetworks: liveNetworkOverrides() });
         this.blocksOffThread++;
         return addresses;
       } catch {

@@ -16,7 +16,8 @@ import { wordlist } from '@scure/bip39/wordlists/english.js';
 import type { Chain } from '../../config.ts';
 import { deriveChildKey } from './child-key.ts';
 import { encodeBase58Check, encodeSegwit, encodeXrpBase58Check, hash160, keccakAccountId, toChecksumAddress } from './encoding.ts';
-import { TRON_PREFIX, UTXO_NETWORKS, XRP_ACCOUNT_PREFIX } from './networks.ts';
+import { TRON_PREFIX, XRP_ACCOUNT_PREFIX } from './networks.ts';
+import { modeNetwork } from './live-networks.ts';
 
 /** The master key of WALLET_MNEMONIC, with the account-level keys derived so far (hardened steps are the slow part). */
 export interface WalletSeed {
@@ -105,16 +106,16 @@ function deriveAt(seed: WalletSeed, branch: string, index: number, chain: Chain,
 
 /**
  * The chain's standard address of a secp256k1 public key (testnet format in test mode where one
- * exists). Compressed (33 bytes) for every chain; Ethereum, BNB Smart Chain and Tron also take the
+ * exists; in live mode the network the chain's node reports, live-networks.ts). Compressed (33 bytes) for every chain; Ethereum, BNB Smart Chain and Tron also take the
  * uncompressed form (65 bytes).
  */
 export function addressOfPublicKey(chain: Chain, livemode: boolean, publicKey: Uint8Array): string {
   switch (chain) {
     case 'bitcoin':
     case 'litecoin':
-      return encodeSegwit(UTXO_NETWORKS[chain][livemode ? 'main' : 'test'].hrp!, 0, hash160(publicKey));
+      return encodeSegwit(modeNetwork(chain, livemode).hrp!, 0, hash160(publicKey));
     case 'dogecoin':
-      return encodeBase58Check(UTXO_NETWORKS.dogecoin[livemode ? 'main' : 'test'].p2pkh, hash160(publicKey));
+      return encodeBase58Check(modeNetwork(chain, livemode).p2pkh, hash160(publicKey));
     case 'ethereum':
     case 'bsc':
       return toChecksumAddress(keccakAccountId(publicKey));

@@ -23,22 +23,42 @@ export interface UtxoNetwork {
 
 export type UtxoChain = 'bitcoin' | 'litecoin' | 'dogecoin';
 
-export const UTXO_NETWORKS: Record<UtxoChain, { main: UtxoNetwork; test: UtxoNetwork }> = {
+/** The networks of a Bitcoin-family chain: its public network, its test network(s) and a local regtest. */
+export type UtxoNetworkKind = 'main' | 'test' | 'regtest';
+
+export const UTXO_NETWORKS: Record<UtxoChain, Record<UtxoNetworkKind, UtxoNetwork>> = {
   bitcoin: {
     main: { hrp: 'bc', p2pkh: 0x00, p2sh: [0x05] },
+    // testnet3, testnet4 and signet share these
     test: { hrp: 'tb', p2pkh: 0x6f, p2sh: [0xc4] },
+    regtest: { hrp: 'bcrt', p2pkh: 0x6f, p2sh: [0xc4] },
   },
   litecoin: {
     // M… (0x32) is today's P2SH; 3… (0x05) is the older one Litecoin wallets still accept.
     main: { hrp: 'ltc', p2pkh: 0x30, p2sh: [0x32, 0x05] },
     test: { hrp: 'tltc', p2pkh: 0x6f, p2sh: [0x3a, 0xc4] },
+    regtest: { hrp: 'rltc', p2pkh: 0x6f, p2sh: [0x3a, 0xc4] },
   },
   dogecoin: {
     // Dogecoin has no segwit addresses: D… (P2PKH) and 9…/A… (P2SH) only.
     main: { p2pkh: 0x1e, p2sh: [0x16] },
     test: { p2pkh: 0x71, p2sh: [0xc4] },
+    regtest: { p2pkh: 0x6f, p2sh: [0xc4] },
   },
 };
+
+/**
+ * The network kind of a node's `getblockchaininfo` `chain` (Bitcoin Core: main, test, testnet4,
+ * signet, regtest; Litecoin and Dogecoin: main, test, regtest); null for a name none of them uses.
+ */
+export function networkKindOfNode(chainName: string): UtxoNetworkKind | null {
+  switch (chainName) {
+    case 'main': return 'main';
+    case 'test': case 'testnet4': case 'signet': return 'test';
+    case 'regtest': return 'regtest';
+    default: return null;
+  }
+}
 
 export const isUtxoChain = (chain: Chain): chain is UtxoChain => chain in UTXO_NETWORKS;
 

@@ -5,6 +5,7 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { concat, decodeBase58Check, decodeSegwit, decodeXrpBase58Check, toChecksumAddress } from './encoding.ts';
 import { NETWORK_NAMES, TRON_PREFIX, UTXO_NETWORKS, XRP_ACCOUNT_PREFIX, isUtxoChain, type UtxoNetwork } from './networks.ts';
 import { hex } from '@scure/base';
+import { modeNetwork } from './live-networks.ts';
 
 export type AddressCheck = { ok: true; normalized: string } | { ok: false; message: string; hint?: string };
 export type TagCheck = { ok: true; tag: number } | { ok: false; message: string };
@@ -18,7 +19,8 @@ export const INVALID_TAG_MESSAGE = `tag must be an integer from 0 to ${MAX_DESTI
 /**
  * Checks `address` for the network of a token (or chain). Surrounding whitespace is ignored;
  * `normalized` is the form to store (bech32 in lowercase, EVM in EIP-55 checksum case).
- * A test Bitcoin or Litecoin address may be mainnet or testnet (spec); everything else is mainnet only.
+ * A test Bitcoin or Litecoin address may be mainnet or testnet (spec); everything else is mainnet only
+ * (live: the network the chain's node reports, live-networks.ts).
  */
 export function validatePayoutAddress(tokenOrChain: TokenSymbol | Chain, address: unknown, livemode: boolean): AddressCheck {
   const chain = isToken(tokenOrChain) ? tokenDef(tokenOrChain).chain : tokenOrChain;
@@ -33,7 +35,7 @@ export function validatePayoutAddress(tokenOrChain: TokenSymbol | Chain, address
 function normalize(chain: Chain, text: string, livemode: boolean): string | undefined {
   if (isUtxoChain(chain)) {
     const { main, test } = UTXO_NETWORKS[chain];
-    const networks = livemode || chain === 'dogecoin' ? [main] : [main, test];
+    const networks = livemode ? [modeNetwork(chain, true)] : chain === 'dogecoin' ? [main] : [main, test];
     for (const network of networks) {
       const found = utxoAddress(network, text);
       if (found) return found;

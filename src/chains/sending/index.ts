@@ -1,21 +1,25 @@
 // The sending half of the chain layer, composed: the service's keys, a transfer family per chain
-// with a node (Ethereum, BNB Smart Chain, Tron and XRP; the Bitcoin-family plugs in here the same
-// way), the transfer worker, the hot wallets of /admin/wallets and the market's
-// network fee quotes. One object with start/stop for the composition root.
+// with a node (Ethereum, BNB Smart Chain, Bitcoin, Litecoin, Dogecoin, Tron and XRP), the transfer
+// worker, the hot wallets of /admin/wallets and the market's network fee quotes. One object with start/stop for the composition root.
 import type { FastifyInstance } from 'fastify';
 import type { Chain } from '../../config.ts';
+import { TOKEN_DEFS, type TokenSymbol } from '../../tokens/index.ts';
 import type { Platform } from '../../platform/context.ts';
 import type { NetworkFeeQuoter } from '../../market/network-fee-port.ts';
 import type { ChainNodes } from '../rpc/nodes.ts';
 import { HotWallets, WalletKeys, registerWalletRoutes, type BalanceReader } from '../wallets/index.ts';
 import { TransferService, type TransferFamily, type TransferServiceOptions } from '../transfers/index.ts';
 import { EvmFamily, EvmFeeQuoter, EvmRpc, evmWalletBalances, tokenContracts } from '../evm/send/index.ts';
+import type { UtxoChain } from '../addresses/index.ts';
+import { UtxoReader, UtxoRpc } from '../utxo/index.ts';
+import { UtxoFamily, UtxoFeeQuoter, combinedFeeQuoter, depositTxsFromDb, utxoWalletBalances } from '../utxo/send/index.ts';
 import { NodeEndpoints } from '../rpc/endpoints.ts';
 import type { ChainReader } from '../watch/types.ts';
 import { TronFamily, TronReader, TronRpc } from '../tron/index.ts';
 import { XrpFamily, XrpReader, XrpRpc } from '../xrp/index.ts';
 
 const EVM_CHAINS: readonly Chain[] = ['ethereum', 'bsc'];
+const UTXO_CHAINS: readonly UtxoChain[] = ['bitcoin', 'litecoin', 'dogecoin'];
 
 export interface ChainSendingOptions extends Partial<TransferServiceOptions> {
   /** Per chain: how long a sent transaction may stay unmined before it is looked at again. */
@@ -35,6 +39,8 @@ export class ChainSending {
   readonly transfers: TransferService;
   readonly wallets: HotWallets;
   readonly feeQuoter: NetworkFeeQuoter;
+  /** The Bitcoin-family readers (one per chain with a node), shared with the chain watcher. */
+  readonly utxoReaders: Partial<Record<UtxoChain, UtxoReader>> = {};
   /** Readers of the chains whose families talk to their nodes through a connection of their own (Tron, XRP), for the watcher. */
   readonly readers: Partial<Record<Chain, ChainReader>> = {};
   readonly #platform: Platform;
@@ -57,12 +63,27 @@ export class ChainSending {
       prices[chain] = family;
       readers[chain] = (address) => evmWalletBalances(rpc, chain, address, contracts);
     }
+    let tronFamily: TronFamily | undefined;
+    let xrpFamily: XrpFamily | undefined;
+    const utxoRpcs: Partial<Record<UtxoChain, UtxoRpc>> = {};
+    for (const chain of UTXO_CHAINS) {
+      const endpoints = nodes[chain];
+      if (!endpoints) continue;
+      const rpc = new UtxoRpc(endpoints);
+      const reader = new UtxoReader(chain, rpc);
+      utxoRpcs[chain] = rpc;
+      this.utxoReaders[chain] = reader;
+      this.readers[chain] = reader;
+      families.push(new UtxoFamily(reader, rpc, this.keys, depositTxsFromDb(platform.db), { stuckAfterMs: opts.stuckAfterMs?.[chain] }));
+      readers[chain] = (address) => utxoWalletBalances(rpc, chain, address);
+    }
     const tron = nodes.tron;
     if (tron) {
       // the solidity routes live at TRON_SOLIDITY_URL when given, on the same nodes otherwise
       const rpc = new TronRpc(tron, config.tronSolidityUrls.length > 0 ? new NodeEndpoints(config.tronSolidityUrls) : tron);
       const contracts = tokenContracts('tron', config.tokenContracts);
       const family = new TronFamily(rpc, this.keys, contracts, { stuckAfterMs: opts.stuckAfterMs?.tron });
+      tronFamily = family;
       families.push(family);
       this.readers.tron = new TronReader(rpc, config.tokenContracts);
       readers.tron = async (address) => {
@@ -74,13 +95,22 @@ export class ChainSending {
       // one rippled connection (WebSocket or HTTP) shared by sending and watching
       this.#xrp = new XrpRpc(nodes.xrp);
       const family = new XrpFamily(this.#xrp, this.keys, { stuckAfterMs: opts.stuckAfterMs?.xrp });
+      xrpFamily = family;
       families.push(family);
       this.readers.xrp = new XrpReader(this.#xrp);
       readers.xrp = async (address) => [{ token: 'XRP', amount: await family.balance(address) }];
     }
     this.transfers = new TransferService(platform, this.keys, families, { pollMs: transferPollMs(config), ...opts });
     this.wallets = new HotWallets(this.keys, readers, () => this.transfers.waitingForFunds(), platform.clock, platform.log);
-    this.feeQuoter = new EvmFeeQuoter(prices);
+    const own: Partial<Record<Chain, { quoteSweepFee(token: TokenSymbol): Promise<bigint> }>> = { tron: tronFamily, xrp: xrpFamily };
+    // Tron and XRP quote from their own families; a node that cannot answer gives no quote (null)
+    const tronXrpFees: NetworkFeeQuoter = {
+      quoteSweepFee: async (token) => {
+        const q = own[TOKEN_DEFS[token].chain];
+        return q ? q.quoteSweepFee(token).catch(() => null) : null;
+      },
+    };
+    this.feeQuoter = combinedFeeQuoter(new EvmFeeQuoter(prices), new UtxoFeeQuoter(utxoRpcs), tronXrpFees);
   }
 
   registerRoutes(app: FastifyInstance): void {
@@ -89,6 +119,9 @@ export class ChainSending {
 
   start(): void {
     this.transfers.start();
+    // A Bitcoin-family node says its network (regtest: regtest addresses) before payments need one.
+    // A failure is the watcher's to report (the chain `down`, one log line): nothing more here.
+    for (const reader of Object.values(this.utxoReaders)) reader.network().catch(() => {});
   }
 
   async stop(): Promise<void> {

@@ -14,7 +14,7 @@ import { giveBackNonce, lockSender, takeNonce, type Sender } from './nonces.ts';
 import { retryDelay } from './backoff.ts';
 import type { AttemptRow, TransferRow } from './schema.ts';
 import {
-  activeTransfers, addAttempt, attemptsOf, feesPaid, markBroadcast, moveTransfer, senderBusy, transferById,
+  activeTransfers, addAttempt, attemptsOf, feesPaid, markBroadcast, moveTransfer, referenceSiblings, senderBusy, transferById,
 } from './store.ts';
 import { WAITING_FUNDS, type Inclusion, type PrepareContext, type Preparation, type TransferFamily, type TransferOutcomes } from './types.ts';
 
@@ -91,7 +91,7 @@ export class ChainStepper {
     const t = list[i];
     switch (t.status) {
       case 'recorded': return this.#recorded(list, i, attempts);
-      case 'signed': return this.#broadcast(t, attempts);
+      case 'signed': return this.#broadcast(t, attempts, tip);
       case 'sent': return this.#sent(t, tip, attempts);
       case 'mined': return this.#mined(t, tip);
       default: return Promise.resolve(undefined);
@@ -117,7 +117,10 @@ export class ChainStepper {
     if (t.fromRole === 'deposit' && (list.slice(0, i).some((o) => o.status !== 'mined') || others.some((o) => o.status === 'signed' || o.status === 'sent'))) return undefined;
     // One transaction per sender waits for a node to take it (its nonce may have to be given back).
     if (this.family.usesNonces && others.some((o) => o.status === 'signed')) return undefined;
-    const ctx: PrepareContext = { feesPaidBefore: await feesPaid(this.#db.orm, t), unsentFromSender: list.slice(i).filter((o) => o.status === 'recorded') };
+    const ctx: PrepareContext = {
+      feesPaidBefore: await feesPaid(this.#db.orm, t), unsentFromSender: list.slice(i).filter((o) => o.status === 'recorded'),
+      ...(this.family.oneTransactionPerReference ? { siblings: await referenceSiblings(this.#db.orm, t) } : {}),
+    };
     const prep = await this.family.prepare(t, ctx);
     switch (prep.kind) {
       case 'ready': {
@@ -172,12 +175,20 @@ export class ChainStepper {
 
   // ---- signed: broadcast ------------------------------------------------------------------------
 
-  async #broadcast(t: TransferRow, attempts: Attempts): Promise<TransferRow | undefined> {
+  async #broadcast(t: TransferRow, attempts: Attempts, tip?: bigint): Promise<TransferRow | undefined> {
     const mine = attempts.get(t.id) ?? [];
     const last = mine.at(-1);
     if (!last) return undefined;
-    const out = await this.family.broadcast(last.raw);
     const now = this.#now;
+    // No node answered its broadcast clearly, and now it can never be mined (XRP LastLedgerSequence,
+    // Tron expiration): mined already, or lost for good; a lost one is replaced as a sent one is.
+    if (t.uncertain && tip !== undefined && this.family.expired?.(last, tip)) {
+      const inc = await this.family.inclusion(mine.map((a) => a.txId));
+      if (inc) return this.#markMined(t, 'signed', inc, mine);
+      await markBroadcast(this.#db.orm, last, now);
+      return moveTransfer(this.#db.orm, t, 'signed', { status: 'sent', lastError: 'its broadcast was lost and it expired: sent again' }, now);
+    }
+    const out = await this.family.broadcast(last.raw);
     const sender: Sender = { chain: this.family.chain, livemode: t.livemode, address: t.fromAddress };
     switch (out.kind) {
       case 'accepted':

@@ -78,3 +78,13 @@ export async function walletsWaitingForFunds(ex: Executor): Promise<Set<string>>
     where status = 'recorded' and waiting = 'funds' and from_role = 'hot'`);
   return new Set(rows.map((r) => `${r.chain}:${r.livemode}`));
 }
+
+/** The other transfers of `t`'s reference from the same address, with their attempts (oldest first). */
+export async function referenceSiblings(ex: Executor, t: TransferRow): Promise<Array<{ row: TransferRow; attempts: AttemptRow[] }>> {
+  const rows = await ex.select().from(outgoingTransfers).where(and(
+    eq(outgoingTransfers.reference, t.reference), eq(outgoingTransfers.chain, t.chain), eq(outgoingTransfers.fromAddress, t.fromAddress),
+    sql`${outgoingTransfers.id} <> ${t.id}`,
+  )).orderBy(asc(outgoingTransfers.seq));
+  const attempts = await attemptsOf(ex, rows.map((r) => r.id));
+  return rows.map((row) => ({ row, attempts: attempts.get(row.id) ?? [] }));
+}

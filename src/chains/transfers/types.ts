@@ -64,6 +64,12 @@ export interface PrepareContext {
   feesPaidBefore: bigint;
   /** Unsent transfers from the same address (this one included), for a top-up that covers them all. */
   unsentFromSender: readonly TransferRow[];
+  /**
+   * The other transfers of the same reference from the same address with their signed transactions,
+   * given to a family that sends them all in one transaction (`oneTransactionPerReference`): a
+   * transfer another one's transaction already carries is signed as that same transaction.
+   */
+  siblings?: ReadonlyArray<{ row: TransferRow; attempts: readonly AttemptRow[] }>;
 }
 
 export interface TransferFamily {
@@ -72,6 +78,12 @@ export interface TransferFamily {
   readonly usesNonces: boolean;
   /** How long a sent transaction may stay unmined before it is looked at again (re-broadcast or fee bump). */
   readonly stuckAfterMs: number;
+  /**
+   * Whether the transfers of one reference from one address leave in one transaction (UTXO: the
+   * merchant's `net` and the service's share are two outputs of the transaction spending the
+   * deposit); the core then hands `siblings` to `prepare`.
+   */
+  readonly oneTransactionPerReference?: boolean;
   /** The hot wallet of the chain in a mode (gas top-ups leave from it). */
   hotAddress(livemode: boolean): string;
   tip(): Promise<bigint>;

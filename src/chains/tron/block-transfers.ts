@@ -2,7 +2,8 @@
 // TransferContract transactions whose contractRet is SUCCESS, and TRC-20 tokens from the Transfer
 // logs of the block's transaction infos, only for the configured contracts and only where the
 // transaction succeeded (receipt SUCCESS, not FAILED). Several logs of one transaction to one
-// address and token are summed. Addresses are base58check (T…).
+// address and token are summed. Addresses are base58check (T…). It runs over every transfer of a
+// block, thousands on mainnet: plain string checks rather than regular expressions where they do.
 import type { TokenSymbol } from '../../tokens/index.ts';
 import type { ObservedTransfer } from '../watch/types.ts';
 import { tronBase58 } from './rpc.ts';
@@ -10,9 +11,46 @@ import { tronBase58 } from './rpc.ts';
 export const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 
 const HEX_ADDRESS = /^41[0-9a-f]{40}$/i;
-const TOPIC = /^[0-9a-f]{64}$/i;
+const HEX20 = /^[0-9a-f]{40}$/i;
+const ZERO_PAD = '0'.repeat(24);
+
+/** The address in an indexed topic (32 bytes: 12 zero bytes, then 20); null when it is not one. */
+function topicAddress(topic: unknown): string | null {
+  if (typeof topic !== 'string' || topic.length !== 64 || !topic.startsWith(ZERO_PAD)) return null;
+  const hex = topic.slice(24);
+  return HEX20.test(hex) ? hex : null;
+}
+
+/** A 32-byte data word as a number; null when it is not one. */
+function word(data: unknown): bigint | null {
+  if (typeof data !== 'string' || data.length !== 64) return null;
+  try {
+    return BigInt(`0x${data}`);
+  } catch {
+    return null;
+  }
+}
 
 type Obj = Record<string, unknown>;
+
+/**
+ * Base58check forms already computed (20-byte hex → T…): each costs two SHA-256 runs, and a block
+ * of thousands of token transfers mostly names addresses seen before (exchanges, the same holders).
+ * Bounded: emptied when full.
+ */
+const BASE58 = new Map<string, string>();
+const BASE58_MAX = 100_000;
+
+function base58Of(hex20: string): string {
+  let out = BASE58.get(hex20);
+  if (out === undefined) {
+    if (BASE58.size >= BASE58_MAX) BASE58.clear();
+    out = tronBase58(hex20);
+    BASE58.set(hex20, out);
+  }
+  return out;
+}
+
 const obj = (v: unknown): Obj | null => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : null);
 
 /**
@@ -21,16 +59,6 @@ const obj = (v: unknown): Obj | null => (typeof v === 'object' && v !== null && 
  */
 export function blockTransfers(transactions: readonly unknown[], infos: readonly unknown[], contracts: ReadonlyMap<string, TokenSymbol>): ObservedTransfer[] {
   const out: ObservedTransfer[] = [];
-  const index = new Map<string, ObservedTransfer>();
-  const add = (t: ObservedTransfer) => {
-    const key = `${t.txId}:${t.to}:${t.token}`;
-    const seen = index.get(key);
-    if (seen) seen.amount += t.amount;
-    else {
-      index.set(key, t);
-      out.push(t);
-    }
-  };
   for (const raw of transactions) {
     const tx = obj(raw);
     if (!tx || typeof tx.txID !== 'string') continue;
@@ -43,25 +71,32 @@ export function blockTransfers(transactions: readonly unknown[], infos: readonly
     const owner = String(v?.owner_address ?? '');
     const amount = v?.amount;
     if (!HEX_ADDRESS.test(to) || typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount <= 0) continue;
-    add({ txId: tx.txID, to: tronBase58(to), token: 'TRX', amount: BigInt(amount), ...(HEX_ADDRESS.test(owner) ? { from: tronBase58(owner) } : {}) });
+    // a TransferContract transaction moves TRX once
+    out.push({ txId: tx.txID, to: base58Of(to.slice(2)), token: 'TRX', amount: BigInt(amount), ...(HEX_ADDRESS.test(owner) ? { from: base58Of(owner.slice(2)) } : {}) });
   }
   if (contracts.size === 0) return out;
   for (const raw of infos) {
     const info = obj(raw);
     if (!info || typeof info.id !== 'string' || !Array.isArray(info.log)) continue;
     if (info.result === 'FAILED' || obj(info.receipt)?.result !== 'SUCCESS') continue;
+    // logs of one transaction to one address and token are summed (they are only this transaction's)
+    const first = out.length;
     for (const l of info.log) {
       const log = obj(l);
-      const token = contracts.get(String(log?.address ?? '').toLowerCase());
+      const token = log && typeof log.address === 'string' ? contracts.get(log.address) ?? contracts.get(log.address.toLowerCase()) : undefined;
       if (!log || !token) continue;
       const topics = log.topics;
-      if (!Array.isArray(topics) || topics.length !== 3 || !topics.every((t) => typeof t === 'string' && TOPIC.test(t))) continue;
-      if ((topics[0] as string).toLowerCase() !== TRANSFER_TOPIC) continue;
-      const data = String(log.data ?? '');
-      if (!TOPIC.test(data)) continue;
-      const amount = BigInt(`0x${data}`);
-      if (amount === 0n) continue;
-      add({ txId: info.id, to: tronBase58((topics[2] as string).slice(24)), token, amount, from: tronBase58((topics[1] as string).slice(24)) });
+      if (!Array.isArray(topics) || topics.length !== 3) continue;
+      if (topics[0] !== TRANSFER_TOPIC && String(topics[0]).toLowerCase() !== TRANSFER_TOPIC) continue;
+      const to = topicAddress(topics[2]);
+      const from = topicAddress(topics[1]);
+      const amount = word(log.data);
+      if (!to || !from || amount === null || amount === 0n) continue;
+      const toB58 = base58Of(to);
+      let same: ObservedTransfer | undefined;
+      for (let i = first; i < out.length; i++) if (out[i].to === toB58 && out[i].token === token) same = out[i];
+      if (same) same.amount += amount;
+      else out.push({ txId: info.id, to: toB58, token, amount, from: base58Of(from) });
     }
   }
   return out;

@@ -232,6 +232,20 @@ export class TronFamily implements TransferFamily {
     return typeof tx.txID === 'string';
   }
 
+  /**
+   * What moving a deposit of `token` out costs now, in sun (the market's network fee quote): two
+   * transfers (the merchant's net and the service's share), each paying its bandwidth; a TRX payout
+   * account may have to be created; a token's two calls burn their energy, and the deposit address
+   * is first created and given TRX by the hot wallet (one more transfer, its creation fee).
+   */
+  async quoteSweepFee(token: TokenSymbol): Promise<bigint> {
+    const p = await this.#params();
+    const native = TOKEN_DEFS[token].native;
+    const bandwidth = (bytes: number) => BigInt(bytes + BANDWIDTH_OVERHEAD) * p.bandwidthFee;
+    if (native) return 2n * bandwidth(110) + p.createAccountFee;
+    return 2n * (bandwidth(180) + TRC20_ENERGY * p.energyFee) + bandwidth(110) + p.createAccountFee;
+  }
+
   /** TRX balance in sun of an address (hot wallet balances). */
   async balance(address: string): Promise<bigint> {
     const hex = tronHex(address);

@@ -4,7 +4,7 @@
 // RpcError (the node refused the request); no answer or one that is not JSON is a TransportError.
 import { RpcError, TransportError, redactUrl } from '../rpc/json-rpc.ts';
 import type { NodeEndpoints } from '../rpc/endpoints.ts';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { decodeBase58Check } from '../addresses/encoding.ts';
 import { TRON_PREFIX } from '../addresses/networks.ts';
 
@@ -28,7 +28,8 @@ const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 export function tronBase58(hex: string): string {
   const body = `41${hex.length === 42 ? hex.slice(2) : hex}`.toLowerCase();
   const bytes = Buffer.from(body, 'hex');
-  const check = createHash('sha256').update(createHash('sha256').update(bytes).digest()).digest().subarray(0, 4);
+  // crypto.hash: the one-shot digest, without a Hash object per call
+  const check = hash('sha256', hash('sha256', bytes, 'buffer'), 'buffer').subarray(0, 4);
   // base 256 → base 58 on small numbers (digits little-endian); the 0x41 prefix means no leading zero bytes
   const digits: number[] = [0];
   for (const byte of [...bytes, ...check]) {

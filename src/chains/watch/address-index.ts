@@ -8,8 +8,12 @@
 const EMPTY = 0;
 const MIN_CAPACITY = 1 << 10;
 
-/** Two independent 32-bit hashes of a string (FNV-1a and a multiplicative mix), never both 0. */
-function fingerprint(key: string): [number, number] {
+// The fingerprint of the last key hashed (no array allocated per look-up: a block matches thousands).
+let fa = 0;
+let fb = 0;
+
+/** Two independent 32-bit hashes of a string (FNV-1a and a multiplicative mix) into fa, fb; never both 0. */
+function fingerprint(key: string): void {
   let a = 0x811c9dc5;
   let b = 0x9747b28c;
   for (let i = 0; i < key.length; i++) {
@@ -23,9 +27,9 @@ function fingerprint(key: string): [number, number] {
   a ^= a >>> 13;
   b = Math.imul(b ^ (b >>> 13), 0xc2b2ae35);
   b ^= b >>> 16;
-  a >>>= 0;
-  b >>>= 0;
-  return a === EMPTY && b === EMPTY ? [1, 0] : [a, b];
+  fa = a >>> 0;
+  fb = b >>> 0;
+  if (fa === EMPTY && fb === EMPTY) fa = 1;
 }
 
 /** The index key of an address (already in the chain's normal form) and optional destination tag. */
@@ -59,8 +63,8 @@ export class AddressIndex {
   }
 
   has(address: string, tag?: number): boolean {
-    const [a, b] = fingerprint(addressKey(address, tag));
-    return this.#found(a, b);
+    fingerprint(tag === undefined ? address : addressKey(address, tag));
+    return this.#found(fa, fb);
   }
 
   #found(a: number, b: number): boolean {
@@ -75,8 +79,8 @@ export class AddressIndex {
 
   #insert(key: string): void {
     if ((this.#size + 1) * 2 > this.#hi.length) this.#grow();
-    const [a, b] = fingerprint(key);
-    if (this.#place(this.#hi, this.#lo, a, b)) this.#size++;
+    fingerprint(key);
+    if (this.#place(this.#hi, this.#lo, fa, fb)) this.#size++;
   }
 
   /** Puts a fingerprint in the first free slot of its run; false when it was there already. */

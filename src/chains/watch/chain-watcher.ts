@@ -100,7 +100,8 @@ export class ChainWatcher {
     }
     cursor ??= await cursors.init(this.chain, await this.#startBlock(head), network, clock.now());
     let at: BlockRef = { height: cursor.height, hash: cursor.hash, parentHash: '', time: cursor.blockTime };
-    at = await this.#onBestChain(at);
+    // Below the tip, the next block's parent hash checks the cursor; at or above it, the tip itself does.
+    if (head.height < at.height || (head.height === at.height && head.hash !== at.hash)) at = await this.#onBestChain(at);
     let finished = 0;
     while (at.height < head.height && finished < this.#o.maxBlocksPerPass && !this.#stopped) {
       const block = await reader.block(at.height + 1n);
@@ -122,7 +123,10 @@ export class ChainWatcher {
       const index = await this.#p.addresses.current();
       for (const t of matchTransfers(index, await reader.pending())) await this.#p.feed.transfer(t, undefined, 0, clock.now());
     }
-    await this.#p.feed.recount(head.height > at.height ? head.height : at.height, at.height, clock.now());
+    // Tron: the solidified block is final whatever the count (its node's solidity API may be down: then the count decides)
+    const solid = reader.finalHeight ? await reader.finalHeight().catch(() => null) : null;
+    const final = solid === null ? undefined : { height: solid, confirmations: this.#o.confirmations };
+    await this.#p.feed.recount(head.height > at.height ? head.height : at.height, at.height, clock.now(), final);
     this.#state = { ...this.#state, height: at.height, hash: at.hash, blockTime: at.time };
     await this.#report(this.#statusAt(head, at), this.#p.endpoints.lastError);
   }

@@ -22,7 +22,9 @@ export const ORPHAN_TIMEOUT_MS = 60 * 60 * 1000;
 
 /** The transfers of a block that go to watched addresses (a filter: the database confirms each). */
 export function matchTransfers(index: AddressIndex, transfers: readonly ObservedTransfer[]): ObservedTransfer[] {
-  return transfers.filter((t) => index.has(t.to, t.tag) || (t.tag !== undefined && index.has(t.to)));
+  const out: ObservedTransfer[] = [];
+  for (const t of transfers) if (index.has(t.to, t.tag) || (t.tag !== undefined && index.has(t.to))) out.push(t);
+  return out;
 }
 
 export interface FeedDeps {
@@ -73,12 +75,17 @@ export class DepositFeed {
     return 'deposit';
   }
 
-  /** Counts the chain's waiting deposits again against the tip `tip` (the watcher has verified the chain up to `finished`). */
-  async recount(tip: bigint, finished: bigint, at: Date): Promise<void> {
+  /**
+   * Counts the chain's waiting deposits again against the tip `tip` (the watcher has verified the
+   * chain up to `finished`). `final`: a block at or below `height` is final whatever its count (Tron's
+   * solidified block), so a deposit there counts at least `confirmations` (the chain's required count).
+   */
+  async recount(tip: bigint, finished: bigint, at: Date, final?: { height: bigint; confirmations: number }): Promise<void> {
     for (const d of await pendingChainDeposits(this.#deps.db.orm, this.#chain)) {
       if (d.block !== null) {
         if (BigInt(d.block) > finished) continue;
-        const confirmations = Number(tip - BigInt(d.block) + 1n);
+        let confirmations = Number(tip - BigInt(d.block) + 1n);
+        if (final && BigInt(d.block) <= final.height && confirmations < final.confirmations) confirmations = final.confirmations;
         if (confirmations > d.confirmations) await this.#deps.intake.setInclusion({ paymentId: d.paymentId }, d.txId, { block: d.block, confirmations }, at);
         continue;
       }

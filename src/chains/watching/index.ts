@@ -1,6 +1,6 @@
 // The watching half of the chain layer, composed: a ChainReader per chain with a node (Ethereum and
-// BNB Smart Chain here; Tron and XRP from the sending half, which keeps their connections; the
-// Bitcoin-family readers plug in the same way) handed to
+// BNB Smart Chain here; Tron, XRP and the Bitcoin family from the sending half, which shares their
+// connections) handed to
 // the chain-agnostic watcher, over the same NodeEndpoints the sending half uses.
 import type { Chain } from '../../config.ts';
 import type { Platform } from '../../platform/context.ts';

@@ -186,6 +186,11 @@ export class XrpFamily implements TransferFamily {
     }
   }
 
+  /** What a settlement costs now, in drops (the market's network fee quote): one Payment from the service address (rule 7). */
+  async quoteSweepFee(): Promise<bigint> {
+    return (await this.#network()).fee;
+  }
+
   /** The service address's balance (hot wallet balances in /admin/wallets). */
   async balance(address: string): Promise<bigint> {
     return (await this.#account(address, 'validated'))?.balance ?? 0n;

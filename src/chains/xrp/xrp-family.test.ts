@@ -101,6 +101,10 @@ describe('XRP transfer family', () => {
     expect(sim.ledger.accounts.get(to)!.balance).toBe(3_000_000n);
   });
 
+  it('quotes a settlement at the fee the open ledger asks (one Payment)', async () => {
+    expect(await family.quoteSweepFee()).toBe(10n);
+  });
+
   it('reads what submit answers', () => {
     expect(submitOutcome('tesSUCCESS', '')).toEqual({ kind: 'accepted' });
     expect(submitOutcome('terQUEUED', '').kind).toBe('accepted');

@@ -3,7 +3,7 @@
 import { SIMULATION_OUTCOMES } from '../../payments/index.ts';
 import type { RouteDoc } from '../describe.ts';
 import { anyObject, arr, bool, dec, int, message, obj, oneOf, page, ref, str, time, wrap } from '../schema.ts';
-import { URL_ERRORS } from './v1.ts';
+import { CREATE_PAYMENT_BODY, PAYMENT_SEARCH, PAYMENT_SEARCH_ERRORS, URL_ERRORS } from './v1.ts';
 
 const MODE = { mode: oneOf(['test'], 'test for the test mode; anything else, or nothing, live') };
 const PAGE = { limit: int('1 to 200, default 50'), offset: int('default 0') };
@@ -29,8 +29,27 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
   },
   {
     method: 'GET', path: '/merchant/payments', tag: 'Payments', auth: 'access_token', summary: 'List payments of a mode, newest first',
-    query: { ...MODE, status: str(), token: str(), chain: str(), store_id: str(), ...PAGE },
+    query: { ...MODE, status: str(), token: str(), chain: str(), store_id: str(), ...PAYMENT_SEARCH, ...PAGE },
     responses: { 200: { description: 'a page of payments', schema: page('payments', ref('Payment')) } },
+    errors: { 400: PAYMENT_SEARCH_ERRORS },
+  },
+  {
+    method: 'POST', path: '/merchant/payments', tag: 'Payments', auth: 'access_token', summary: 'Create a test payment from the dashboard (the body of POST /v1/payments)',
+    query: { mode: oneOf(['test'], 'required: only test payments are made here') }, body: CREATE_PAYMENT_BODY,
+    responses: {
+      201: { description: 'the new test payment', schema: ref('Payment') },
+      200: { description: 'the open payment already created for this order_id', schema: ref('Payment') },
+    },
+    errors: { 400: ['only test payments can be made in the dashboard: add ?mode=test', 'order_id is required', 'amount_usd is required'] },
+  },
+  {
+    method: 'GET', path: '/merchant/dashboard/series', tag: 'Payments', auth: 'access_token', summary: 'Confirmed payments per UTC day and chain, for a chart',
+    query: { ...MODE, days: int('1 to 366, default 30; the span ends today') },
+    responses: { 200: { description: 'every day of the span, empty ones too', schema: obj({
+      livemode: bool(), days: int(), from: str(), to: str(), chains: arr(str()),
+      series: arr(obj({ date: str(), confirmed: int(), volume_usd: dec(), by_chain: anyObject() }, ['date', 'confirmed', 'volume_usd', 'by_chain'])), generated_at: time(),
+    }, ['livemode', 'days', 'from', 'to', 'chains', 'series']) } },
+    errors: { 400: ['days must be a whole number from 1 to 366'] },
   },
   { method: 'GET', path: '/merchant/payments/:id', tag: 'Payments', auth: 'access_token', summary: 'Read a payment (either mode)', responses: { 200: { description: 'the payment', schema: ref('Payment') } }, errors: { 404: ['payment not found'] } },
   {

@@ -6,6 +6,13 @@ import { anyObject, arr, int, obj, oneOf, ref, str, wrap, type Schema } from '..
 const amount = (description: string): Schema => ({ anyOf: [str(undefined, { pattern: '^\\d+(\\.\\d{1,2})?$' }), { type: 'number', exclusiveMinimum: 0 }], description });
 const URL_ERRORS = ['url is required', 'url must be an absolute http(s) URL', 'url must use https', 'url host does not resolve', 'url must point at a public host'];
 
+/** The dashboard's list filters beyond spec 4.4 (README "Dashboard additions"), on /v1 and /merchant alike. */
+export const PAYMENT_SEARCH = {
+  order_id: str('exact order id'), q: str('contained, any case, in the order id, payment id, customer email or deposit address (up to 200 characters)'),
+  from: str('first UTC day of created_at, YYYY-MM-DD'), to: str('last UTC day of created_at, YYYY-MM-DD'),
+};
+export const PAYMENT_SEARCH_ERRORS = ['from must be a date: 2006-01-02', 'to must be a date: 2006-01-02', 'from must not be after to', 'q must be at most 200 characters', 'order_id must be at most 200 characters'];
+
 export const CREATE_PAYMENT_BODY = obj({
   order_id: str('merchant\'s order reference; a repeated open order_id answers 200 with that payment', { minLength: 1, maxLength: 200 }),
   amount_usd: amount('price in dollars, up to 2 decimals'),
@@ -53,9 +60,11 @@ export const V1_ROUTES: RouteDoc[] = [
     method: 'GET', path: '/v1/payments', tag: 'Payments', auth: 'api_key', summary: 'List payments, newest first',
     query: {
       status: str('a payment status'), token: str(), chain: str(), store_id: str('ignored for a storefront key'),
+      ...PAYMENT_SEARCH,
       limit: int('1 to 200, default 50'), offset: int('default 0'),
     },
     responses: { 200: { description: 'a page of payments', schema: obj({ payments: arr(ref('Payment')), total: int(), limit: int(), offset: int() }, ['payments', 'limit', 'offset']) } },
+    errors: { 400: PAYMENT_SEARCH_ERRORS },
   },
   {
     method: 'GET', path: '/v1/payments/:id', tag: 'Payments', auth: 'api_key', summary: 'Read a payment',

@@ -1,9 +1,12 @@
 // Dashboard payments routes (spec 4.4 "Payments and dashboard", tokens listing): any role reads,
 // owners, developers and finance simulate.
 import type { FastifyInstance } from 'fastify';
-import { ANY_ROLE, SIMULATORS, bodyObject, dashboardRoute, type AccountsService } from '../../accounts/index.ts';
+import { ANY_ROLE, SIMULATORS, bodyObject, dashboardRoute, memberActor, type AccountsService } from '../../accounts/index.ts';
+import { badRequest } from '../../platform/errors.ts';
 import type { PaymentsService } from '../service.ts';
 import { livemodeOf, param, query } from './caller.ts';
+
+export const TEST_PAYMENTS_ONLY = 'only test payments can be made in the dashboard: add ?mode=test';
 
 export function registerMerchantPaymentRoutes(app: FastifyInstance, accounts: AccountsService, payments: PaymentsService): void {
   const authn = accounts.authn;
@@ -14,6 +17,20 @@ export function registerMerchantPaymentRoutes(app: FastifyInstance, accounts: Ac
   dashboardRoute(app, authn, {
     method: 'GET', url: '/merchant/dashboard', roles: ANY_ROLE,
     handler: async (req, _reply, auth) => payments.dashboard(auth.merchantId, livemodeOf(req)),
+  });
+  dashboardRoute(app, authn, {
+    method: 'GET', url: '/merchant/dashboard/series', roles: ANY_ROLE,
+    handler: async (req, _reply, auth) => payments.series(auth.merchantId, livemodeOf(req), query(req).days),
+  });
+  // A test payment made by a team member (README "Dashboard additions"): the /v1 body, test mode only.
+  dashboardRoute(app, authn, {
+    method: 'POST', url: '/merchant/payments', roles: SIMULATORS,
+    handler: async (req, reply, auth) => {
+      if (livemodeOf(req)) throw badRequest(TEST_PAYMENTS_ONLY);
+      const caller = { merchant: auth.merchant, livemode: false, storeId: null, actor: memberActor(req, auth) };
+      const r = await payments.create(caller, bodyObject(req.body));
+      return reply.code(r.created ? 201 : 200).send(r.payment);
+    },
   });
   dashboardRoute(app, authn, {
     method: 'GET', url: '/merchant/payments', roles: ANY_ROLE,

@@ -1,0 +1,51 @@
+// `gateway listen`: connects to the gateway's /listen socket with a test key and forwards every
+// event it receives, in order, to a local URL. Reconnects on its own (socket.io); an event raised
+// while disconnected is not replayed (the delivery log in the dashboard keeps every event).
+import { io, type Socket } from 'socket.io-client';
+import { LISTEN_EVENT, LISTEN_NAMESPACE, LISTEN_READY, type ListenedEvent } from '../../src/listen/index.ts';
+import { forwardEvent, type Forwarded } from './forward.ts';
+import { listenSigningSecret } from './signing-secret.ts';
+
+export interface ListenOptions {
+  apiUrl: string;
+  apiKey: string;
+  forwardTo: string;
+  onForwarded?: (f: Forwarded) => void;
+  /** A refusal of the gateway (bad key, live key) or a lost connection. */
+  onProblem?: (message: string) => void;
+}
+
+export interface Listening {
+  secret: string;
+  /** Resolves when the gateway accepted the key; rejects with its refusal. */
+  ready: Promise<{ merchant_id: string }>;
+  close(): void;
+}
+
+export function listen(opts: ListenOptions): Listening {
+  const secret = listenSigningSecret(opts.apiKey);
+  const socket: Socket = io(`${opts.apiUrl.replace(/\/$/, '')}${LISTEN_NAMESPACE}`, {
+    path: '/socket.io', auth: { apiKey: opts.apiKey }, transports: ['websocket'], reconnectionDelayMax: 5000,
+  });
+  let queue: Promise<void> = Promise.resolve();
+  socket.on(LISTEN_EVENT, (event: ListenedEvent) => {
+    queue = queue.then(async () => {
+      const forwarded = await forwardEvent(event, opts.forwardTo, secret);
+      opts.onForwarded?.(forwarded);
+    });
+  });
+  const ready = new Promise<{ merchant_id: string }>((resolve, reject) => {
+    socket.once(LISTEN_READY, resolve);
+    socket.on('connect_error', (err: Error & { data?: { message?: string } }) => {
+      const message = err.data?.message ?? err.message;
+      opts.onProblem?.(message);
+      // A refusal of the key will not change by retrying.
+      if (err.data?.message) {
+        socket.close();
+        reject(new Error(message));
+      }
+    });
+  });
+  socket.on('disconnect', (reason) => { if (reason !== 'io client disconnect') opts.onProblem?.(`disconnected (${reason}); reconnecting`); });
+  return { secret, ready, close: () => socket.close() };
+}

@@ -1,0 +1,126 @@
+// Blocks of the three coins' nodes as they write them, recorded from their documentation
+// (test/fixtures/utxo): Bitcoin Core 25's `address` and verbosity 3's `prevout`, Litecoin 0.21's
+// `addresses` arrays, `ismweb` flags and MWEB HogEx transaction, and Dogecoin 1.14's boolean
+// getblock with getrawtransaction for each transaction (served by a replaying node, so the reader
+// takes the same path as against a real one).
+import fs from 'node:fs';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UTXO_NETWORKS, liveNetwork, setLiveNetwork } from '../addresses/index.ts';
+import { NodeEndpoints } from '../rpc/endpoints.ts';
+import { startReplayNode, type ReplayNode } from '../../../test/harness/rpc-replay.ts';
+import { transfersOfTx, type NodeBlock, type NodeTx } from './node-shapes.ts';
+import { UtxoReader, WrongNetworkError } from './reader.ts';
+import { UtxoRpc } from './rpc.ts';
+import { coinsToBaseUnits } from './coins.ts';
+
+const fixture = (name: string) => JSON.parse(fs.readFileSync(new URL(`../../../test/fixtures/utxo/${name}`, import.meta.url), 'utf8'));
+const same = (a: string) => a;
+
+describe('Bitcoin Core 25 blocks', () => {
+  it('sums outputs per transaction and address, decodes every standard type and skips OP_RETURN', () => {
+    const block = fixture('bitcoin-core-getblock-2.json').block as NodeBlock;
+    const all = (block.tx as NodeTx[]).flatMap((tx) => transfersOfTx(tx, UTXO_NETWORKS.bitcoin.main, 'BTC', same));
+    expect(all).toEqual([
+      { txId: (block.tx[0] as NodeTx).txid, to: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4', token: 'BTC', amount: 640_000_000n },
+      { txId: (block.tx[1] as NodeTx).txid, to: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4', token: 'BTC', amount: 200_000n },
+      { txId: (block.tx[1] as NodeTx).txid, to: 'bc1p5cyxnuxmeuwuvkwfem96lqzszd02n6xdcjrs20cac6yqjjwudpxqkedrcr', token: 'BTC', amount: 12_345_678n },
+      { txId: (block.tx[1] as NodeTx).txid, to: '1BgGZ9tcN4rm9KBzDn7KprQz87SZ26SAMH', token: 'BTC', amount: 2_100_000_000n },
+    ]);
+  });
+
+  it('names the sender from verbosity 3\'s prevout', () => {
+    const block = fixture('bitcoin-core-getblock-3.json').block as NodeBlock;
+    const [first] = transfersOfTx(block.tx[1] as NodeTx, UTXO_NETWORKS.bitcoin.main, 'BTC', same);
+    expect(first.from).toBe('bc1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3qccfmv3');
+  });
+
+  it('falls back on the node\'s address field when a script has no hex', () => {
+    const tx: NodeTx = { txid: 'aa', vin: [], vout: [{ n: 0, value: 0.5, scriptPubKey: { address: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4' } }] };
+    expect(transfersOfTx(tx, UTXO_NETWORKS.bitcoin.main, 'BTC', same)[0].amount).toBe(50_000_000n);
+  });
+});
+
+describe('Litecoin 0.21 blocks with MWEB', () => {
+  it('reads the addresses array form and leaves the HogEx output and the MWEB part out', () => {
+    const block = fixture('litecoin-0.21-getblock-2-mweb.json').block as NodeBlock;
+    const all = (block.tx as NodeTx[]).flatMap((tx) => transfersOfTx(tx, UTXO_NETWORKS.litecoin.main, 'LTC', same));
+    expect(all.map((t) => [t.to, t.amount])).toEqual([
+      ['ltc1qx88q7zjd74lxwgkjmmwlqv5pd3vujuehexfttt', 150_000_000n],
+      ['LTVdcw8fdTTK4TcebTZ4jiiCbvTXaRxZNh', 75_000_000n],
+    ]);
+  });
+});
+
+describe('coin amounts', () => {
+  it('turns the node\'s decimal numbers into exact base units', () => {
+    expect(coinsToBaseUnits(0.1)).toBe(10_000_000n);
+    expect(coinsToBaseUnits(0.00000001)).toBe(1n);
+    expect(coinsToBaseUnits(20999999.97690000)).toBe(2_099_999_997_690_000n);
+    expect(coinsToBaseUnits(9874.2)).toBe(987_420_000_000n);
+    expect(() => coinsToBaseUnits(-1)).toThrow();
+  });
+
+  it('agrees with the decimal text for every amount of 8 decimals, on both sides of the fast path', () => {
+    fc.assert(fc.property(fc.bigInt({ min: 0n, max: 1_000_000_000_000_000n }), (units) => {
+      const text = `${units / 100_000_000n}.${String(units % 100_000_000n).padStart(8, '0')}`;
+      expect(coinsToBaseUnits(JSON.parse(text))).toBe(units);
+    }), { numRuns: 5000 });
+    fc.assert(fc.property(fc.bigInt({ min: 1_000_000_000_000_000n, max: 2n ** 25n * 100_000_000n - 1n }), (units) => {
+      const text = `${units / 100_000_000n}.${String(units % 100_000_000n).padStart(8, '0')}`;
+      expect(coinsToBaseUnits(JSON.parse(text))).toBe(units);
+    }), { numRuns: 5000 });
+  });
+});
+
+describe('Dogecoin 1.14 through a replaying node', () => {
+  let node: ReplayNode;
+  let reader: UtxoReader;
+  const doge = fixture('dogecoin-1.14.json').replies as Record<string, unknown>;
+  beforeAll(async () => {
+    node = await startReplayNode(doge);
+    reader = new UtxoReader('dogecoin', new UtxoRpc(new NodeEndpoints([node.url])));
+  });
+  afterAll(async () => { await node?.close(); setLiveNetwork('dogecoin', 'main'); });
+
+  it('knows the node by its genesis block and reports its chain', async () => {
+    setLiveNetwork('dogecoin', 'regtest');
+    expect(await reader.network()).toBe('main');
+    expect(liveNetwork('dogecoin')).toBe('main');
+  });
+
+  it('reads the head and a header with its parent', async () => {
+    const head = await reader.head();
+    expect(head).toMatchObject({ height: 5_000_000n, parentHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(head.time.toISOString()).toBe('2023-11-14T22:13:20.000Z');
+    expect(await reader.header(5_000_003n)).toBeNull();
+  });
+
+  it('reads a block with getblock true and getrawtransaction for each transaction, never verbosity 2', async () => {
+    const block = (await reader.block(5_000_000n))!;
+    // the address the recording's addresses field gives (bitcoinjs-lib's P2PKH of that key hash)
+    const other = 'D7iQksQRxcZK1h7WCGxe4528YwLc1KNVFB';
+    expect(block.transfers.map((t) => [t.to, t.amount])).toEqual([
+      [other, 1_000_000_000_000n],
+      ['DBus3bamQjgJULBJtYXpEzDWQRwF5iwxgC', 12_575_000_000n],
+      [other, 987_420_000_000n],
+      [other, 4_200_000_000n],
+    ]);
+    expect([...node.calls.keys()].some((k) => k.startsWith('getblock ') && k.endsWith(', 2]'))).toBe(false);
+    expect(await reader.block(5_000_003n)).toBeNull();
+  });
+
+  it('lists the mempool\'s transfers and reads each transaction once', async () => {
+    const first = await reader.pending!();
+    expect(first.map((t) => [t.to, t.amount])).toEqual([['DBus3bamQjgJULBJtYXpEzDWQRwF5iwxgC', 700_000_000n]]);
+    await reader.pending!();
+    const key = [...node.calls.keys()].find((k) => k.startsWith('getrawtransaction') && first[0].txId && k.includes(first[0].txId))!;
+    expect(node.calls.get(key)).toBe(1);
+  });
+
+  it('refuses a node of another coin with a message naming it', async () => {
+    const other = new UtxoReader('litecoin', new UtxoRpc(new NodeEndpoints([node.url])));
+    await expect(other.network()).rejects.toThrow(WrongNetworkError);
+    await expect(other.network()).rejects.toThrow(/is not a litecoin node \(its genesis block is 1a91e3da.*, chain "main"\)/);
+  });
+});

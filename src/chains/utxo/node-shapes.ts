@@ -1,0 +1,64 @@
+// Transactions as Bitcoin-family nodes write them in JSON (getblock verbosity 2, getrawtransaction
+// verbose), reduced to what the reader needs, across versions:
+//  - Bitcoin Core 22+: `scriptPubKey.address`; verbosity 3 (23+) adds `vin[].prevout`.
+//  - Litecoin 0.21: `scriptPubKey.addresses` (an array), `ismweb` on inputs and outputs, and from
+//    block 432 on regtest an MWEB transaction at the end of each block whose outputs have no script.
+//  - Dogecoin 1.14: `addresses` too, transactions only through getrawtransaction.
+// Addresses are the node's address fields, or decoded from `scriptPubKey.hex` (scripts.ts) where
+// it wrote none.
+import type { TokenSymbol } from '../../tokens/index.ts';
+import type { UtxoNetwork } from '../addresses/index.ts';
+import type { ObservedTransfer } from '../watch/types.ts';
+import { coinsToBaseUnits } from './coins.ts';
+import { addressOfScript } from './scripts.ts';
+
+export interface NodeScript { hex?: string; address?: string; addresses?: string[]; type?: string }
+export interface NodeVout { value?: number; n: number; scriptPubKey?: NodeScript; ismweb?: boolean }
+export interface NodeVin { txid?: string; vout?: number; coinbase?: string; prevout?: { value?: number; scriptPubKey?: NodeScript }; ismweb?: boolean }
+export interface NodeTx {
+  txid: string;
+  vin: NodeVin[];
+  vout: NodeVout[];
+  /** getrawtransaction: the block holding it, with its confirmations (absent: mempool; 0 or absent with a hash: a block off the best chain). */
+  blockhash?: string;
+  confirmations?: number;
+}
+export interface NodeBlockHeader { hash: string; height: number; previousblockhash?: string; time: number }
+export interface NodeBlock extends NodeBlockHeader {
+  /** Full transactions (verbosity 2) or their ids (verbosity 1 / `true`). */
+  tx: Array<NodeTx | string>;
+}
+
+/**
+ * The address of a script: the node's own address field where it wrote one (Bitcoin Core's
+ * `address`, a single entry of `addresses`), else decoded from the script's bytes. The node's text
+ * is taken as it is because encoding an address costs far more than reading one: a block of 5,000
+ * outputs is scanned in a few milliseconds instead of about a hundred.
+ */
+export function scriptAddress(network: UtxoNetwork, script: NodeScript | undefined): string | null {
+  if (!script) return null;
+  if (script.address) return script.address;
+  if (script.addresses?.length === 1) return script.addresses[0];
+  return script.hex ? addressOfScript(network, script.hex) : null;
+}
+
+/** Value per receiving address in one transaction (outputs to one address summed), MWEB and unreadable outputs left out. */
+export function transfersOfTx(tx: NodeTx, network: UtxoNetwork, token: TokenSymbol, normalize: (a: string) => string): ObservedTransfer[] {
+  const sums = new Map<string, bigint>();
+  for (const out of tx.vout) {
+    if (out.ismweb || out.value === undefined || out.value === 0) continue;
+    const address = scriptAddress(network, out.scriptPubKey);
+    if (!address) continue;
+    const key = normalize(address);
+    sums.set(key, (sums.get(key) ?? 0n) + coinsToBaseUnits(out.value));
+  }
+  if (sums.size === 0) return [];
+  const first = tx.vin[0]?.prevout ? scriptAddress(network, tx.vin[0].prevout.scriptPubKey) : null;
+  const from = first ? { from: normalize(first) } : {};
+  return [...sums].map(([to, amount]) => ({ txId: tx.txid, to, token, amount, ...from }));
+}
+
+/** The outpoints a transaction spends (none for a coinbase or an MWEB input). */
+export function inputsOf(tx: NodeTx): Array<{ txid: string; vout: number }> {
+  return tx.vin.filter((v) => v.txid !== undefined && v.vout !== undefined && !v.coinbase && !v.ismweb).map((v) => ({ txid: v.txid!, vout: v.vout! }));
+}

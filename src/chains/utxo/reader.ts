@@ -1,0 +1,177 @@
+// Bitcoin, Litecoin and Dogecoin for the chain watcher (ChainReader): blocks with their transfers
+// (outputs summed per transaction and address), the mempool as deposits with 0 confirmations, and
+// where a transaction stands after a reorganisation or a double spend. Only chain and mempool calls:
+// the node needs no wallet (and for Dogecoin 1.14, whose getblock lists only transaction ids, it
+// needs -txindex so getrawtransaction finds them).
+import type { UtxoChain, UtxoNetwork, UtxoNetworkKind } from '../addresses/index.ts';
+import { UTXO_NETWORKS, setLiveNetwork } from '../addresses/index.ts';
+import { redactUrl, RpcError } from '../rpc/json-rpc.ts';
+import type { BlockRef, ChainBlock, ChainReader, ObservedTransfer, TxState } from '../watch/types.ts';
+import { UTXO_COINS, networkOfGenesis, type UtxoCoin } from './coins.ts';
+import { inputsOf, transfersOfTx, type NodeBlock, type NodeBlockHeader, type NodeTx } from './node-shapes.ts';
+import type { UtxoRpc } from './rpc.ts';
+
+/** getrawtransaction calls per JSON-RPC batch (Dogecoin blocks, new mempool transactions). */
+const BATCH = 250;
+/** Inputs of transactions that left the mempool, kept to tell a replaced one when the node has no txindex. */
+const RECENT_INPUTS = 20_000;
+
+/** The node serves another coin (or a network of it nobody knows): the chain must not be followed from it. */
+export class WrongNetworkError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WrongNetworkError';
+  }
+}
+
+interface Pooled { transfers: ObservedTransfer[]; inputs: Array<{ txid: string; vout: number }> }
+
+export class UtxoReader implements ChainReader {
+  readonly chain: UtxoChain;
+  readonly coin: UtxoCoin;
+  readonly #rpc: UtxoRpc;
+  #kind: UtxoNetworkKind | null = null;
+  readonly #pool = new Map<string, Pooled>();
+  readonly #recentInputs = new Map<string, Pooled['inputs']>();
+
+  constructor(chain: UtxoChain, rpc: UtxoRpc) {
+    this.chain = chain;
+    this.coin = UTXO_COINS[chain];
+    this.#rpc = rpc;
+  }
+
+  /**
+   * `getblockchaininfo`'s chain (main, test, regtest…), after checking by the genesis block that the
+   * node serves this coin. Live addresses of the chain follow the network it reports.
+   */
+  async network(): Promise<string> {
+    const [genesis, info] = await Promise.all([
+      this.#rpc.call<string>('getblockhash', [0]),
+      this.#rpc.call<{ chain: string }>('getblockchaininfo'),
+    ]);
+    const kind = networkOfGenesis(this.coin, genesis);
+    if (!kind) {
+      throw new WrongNetworkError(`the node at ${redactUrl(this.#rpc.nodes.current)} is not a ${this.chain} node (its genesis block is ${genesis}, chain "${info.chain}")`);
+    }
+    this.#kind = kind;
+    setLiveNetwork(this.chain, kind);
+    return info.chain;
+  }
+
+  /** The address bytes of the node's network (asked once, on first use). */
+  async #network(): Promise<UtxoNetwork> {
+    if (!this.#kind) await this.network();
+    return UTXO_NETWORKS[this.chain][this.#kind!];
+  }
+
+  normalizeAddress(address: string): string {
+    // bech32 is case-insensitive and written in lower case; base58 is case-sensitive
+    const hrp = UTXO_NETWORKS[this.chain][this.#kind ?? 'main'].hrp;
+    const lower = address.toLowerCase();
+    return hrp && /^[a-z]+1/.test(lower) ? lower : address;
+  }
+
+  async head(): Promise<BlockRef> {
+    const hash = await this.#rpc.call<string>('getbestblockhash');
+    return refOf(await this.#rpc.call<NodeBlockHeader>('getblockheader', [hash, true]));
+  }
+
+  async header(height: bigint): Promise<BlockRef | null> {
+    const hash = await this.#rpc.maybe<string>('getblockhash', [Number(height)]);
+    if (hash === null) return null;
+    const h = await this.#rpc.maybe<NodeBlockHeader>('getblockheader', [hash, true]);
+    return h ? refOf(h) : null;
+  }
+
+  async block(height: bigint): Promise<ChainBlock | null> {
+    const network = await this.#network();
+    const hash = await this.#rpc.maybe<string>('getblockhash', [Number(height)]);
+    if (hash === null) return null;
+    const block = await this.#rpc.maybe<NodeBlock>('getblock', [hash, this.coin.blockVerbosity2 ? 2 : true]);
+    if (!block) return null; // replaced between the two calls: the watcher asks again
+    const txs = block.tx.length > 0 && typeof block.tx[0] === 'string' ? await this.#transactions(block.tx as string[], hash) : block.tx as NodeTx[];
+    const transfers: ObservedTransfer[] = [];
+    const normalize = (a: string) => this.normalizeAddress(a);
+    for (const tx of txs) for (const t of transfersOfTx(tx, network, this.coin.token, normalize)) transfers.push(t);
+    return { ...refOf(block), transfers };
+  }
+
+  /** Full transactions of a block that listed only their ids (Dogecoin 1.14), in batches. */
+  async #transactions(ids: readonly string[], blockHash: string): Promise<NodeTx[]> {
+    const out: NodeTx[] = [];
+    for (let i = 0; i < ids.length; i += BATCH) {
+      const answers = await this.#rpc.batch(ids.slice(i, i + BATCH).map((id) => ({ method: 'getrawtransaction', params: [id, 1] })));
+      for (const [j, a] of answers.entries()) {
+        if (a instanceof RpcError) throw new Error(`transaction ${ids[i + j]} of block ${blockHash} could not be read (is -txindex on?): ${a.message}`);
+        out.push(a as NodeTx);
+      }
+    }
+    return out;
+  }
+
+  /** Transfers of the transactions in the node's mempool; each transaction is read once while it stays there. */
+  async pending(): Promise<ObservedTransfer[]> {
+    const network = await this.#network();
+    const ids = await this.#rpc.call<string[]>('getrawmempool');
+    const now = new Set(ids);
+    for (const [id, p] of this.#pool) {
+      if (now.has(id)) continue;
+      this.#pool.delete(id);
+      this.#remember(id, p.inputs);
+    }
+    const fresh = ids.filter((id) => !this.#pool.has(id));
+    const normalize = (a: string) => this.normalizeAddress(a);
+    for (let i = 0; i < fresh.length; i += BATCH) {
+      const answers = await this.#rpc.batch(fresh.slice(i, i + BATCH).map((id) => ({ method: 'getrawtransaction', params: [id, 1] })));
+      for (const a of answers) {
+        // mined or replaced since getrawmempool: the next look finds it where it is
+        if (a instanceof RpcError) continue;
+        const tx = a as NodeTx;
+        this.#pool.set(tx.txid, { transfers: transfersOfTx(tx, network, this.coin.token, normalize), inputs: inputsOf(tx) });
+      }
+    }
+    return [...this.#pool.values()].flatMap((p) => p.transfers);
+  }
+
+  #remember(txid: string, inputs: Pooled['inputs']): void {
+    this.#recentInputs.set(txid, inputs);
+    if (this.#recentInputs.size > RECENT_INPUTS) this.#recentInputs.delete(this.#recentInputs.keys().next().value!);
+  }
+
+  /**
+   * Mined (in the best chain), pending (in the mempool), conflicted (an input it spends is spent by
+   * another transaction, mined or in the mempool: a double spend or an RBF replacement, so it can
+   * never count), or unknown (its block left the best chain and it may still come back).
+   */
+  async txState(txId: string): Promise<TxState> {
+    const tx = await this.#rpc.maybe<NodeTx>('getrawtransaction', [txId, 1]);
+    if (tx?.blockhash && (tx.confirmations ?? 0) > 0) {
+      const h = await this.#rpc.call<NodeBlockHeader>('getblockheader', [tx.blockhash, true]);
+      return { kind: 'mined', height: BigInt(h.height), blockHash: h.hash };
+    }
+    // the node answers from its mempool first: no block hash means it is there
+    if (tx && !tx.blockhash) return { kind: 'pending' };
+    const inputs = tx ? inputsOf(tx) : this.#recentInputs.get(txId) ?? this.#pool.get(txId)?.inputs;
+    if (!inputs) return { kind: 'unknown' };
+    for (const input of inputs) if (await this.#spentElsewhere(input)) return { kind: 'conflicted' };
+    return { kind: 'unknown' };
+  }
+
+  /** Whether an outpoint of a transaction that is still real (mined or pooled) is spent (by another, since ours is in neither). */
+  async #spentElsewhere(input: { txid: string; vout: number }): Promise<boolean> {
+    const unspent = await this.#rpc.call<unknown>('gettxout', [input.txid, input.vout, true]);
+    if (unspent !== null) return false;
+    const parent = await this.#rpc.maybe<NodeTx>('getrawtransaction', [input.txid, 1]);
+    if (!parent) return false;
+    return !parent.blockhash || (parent.confirmations ?? 0) > 0;
+  }
+}
+
+function refOf(h: NodeBlockHeader): BlockRef {
+  return {
+    height: BigInt(h.height), hash: h.hash,
+    // the genesis block has no parent: zeroes, as in its header
+    parentHash: h.previousblockhash ?? '0'.repeat(64),
+    time: new Date(h.time * 1000),
+  };
+}

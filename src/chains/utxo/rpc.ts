@@ -1,0 +1,40 @@
+// Calls to a Bitcoin-family node over the chain's NodeEndpoints (failover between its URLs). The node
+// needs no wallet: every call here is a chain or mempool call.
+import { RpcError, batchJsonRpc, callJsonRpc } from '../rpc/json-rpc.ts';
+import type { NodeEndpoints } from '../rpc/endpoints.ts';
+
+/** Bitcoin Core's RPC error codes the family reacts to. */
+export const RPC_INVALID_ADDRESS_OR_KEY = -5;
+export const RPC_INVALID_PARAMETER = -8;
+export const RPC_VERIFY_ERROR = -25;
+export const RPC_VERIFY_REJECTED = -26;
+export const RPC_VERIFY_ALREADY_IN_CHAIN = -27;
+
+export class UtxoRpc {
+  readonly nodes: NodeEndpoints;
+  readonly #timeoutMs: number;
+
+  constructor(nodes: NodeEndpoints, timeoutMs = 30_000) {
+    this.nodes = nodes;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  call<T>(method: string, params: unknown[] = []): Promise<T> {
+    return this.nodes.use((url) => callJsonRpc(url, { method, params }, this.#timeoutMs)) as Promise<T>;
+  }
+
+  /** Several calls in one request; a call the node refused is an RpcError in its place. */
+  batch(calls: ReadonlyArray<{ method: string; params: unknown[] }>): Promise<Array<unknown | RpcError>> {
+    return this.nodes.use((url) => batchJsonRpc(url, calls, this.#timeoutMs));
+  }
+
+  /** `call`, with null where the node says the thing does not exist (unknown block or transaction, height out of range). */
+  async maybe<T>(method: string, params: unknown[] = []): Promise<T | null> {
+    try {
+      return await this.call<T>(method, params);
+    } catch (err) {
+      if (err instanceof RpcError && (err.code === RPC_INVALID_ADDRESS_OR_KEY || err.code === RPC_INVALID_PARAMETER)) return null;
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,233 @@
+// Bitcoin, Litecoin and Dogecoin in the transfer machinery. A settlement is one transaction: it
+// spends the deposit outputs its transfers add up to and pays each of them one output (the
+// merchant's `net` exactly, the service's share less the network fee, which is the transaction's
+// fee). The first of a reference's transfers to be prepared builds and signs it for all of them;
+// the others are then "signed" as that same transaction, so the worker's usual path (record, send,
+// mined, final) applies to each and nothing is ever sent twice. No nonces: what a transaction spends
+// is in its signed bytes, recorded before broadcast. A stuck one is replaced with a higher fee
+// spending the same inputs (BIP-125) where the coin allows it.
+import type { UtxoChain, UtxoNetwork } from '../../addresses/index.ts';
+import { UTXO_NETWORKS, inModeNetwork, liveNetwork } from '../../addresses/index.ts';
+import { NoNodeAnswered } from '../../rpc/endpoints.ts';
+import { RpcError, TransportError } from '../../rpc/json-rpc.ts';
+import type { WalletKeys } from '../../wallets/keys.ts';
+import type { AttemptRow, TransferRow } from '../../transfers/schema.ts';
+import type { BroadcastOutcome, Inclusion, PrepareContext, Preparation, SignedTx, TransferFamily } from '../../transfers/types.ts';
+import { UTXO_COINS, coinsToBaseUnits, type UtxoCoin } from '../coins.ts';
+import type { NodeBlockHeader, NodeTx } from '../node-shapes.ts';
+import { RPC_VERIFY_ALREADY_IN_CHAIN, type UtxoRpc } from '../rpc.ts';
+import { scriptOfAddress } from '../scripts.ts';
+import type { UtxoReader } from '../reader.ts';
+import { selectExact } from './coin-select.ts';
+import { unspentOutputs, type DepositTxs, type UnspentInput } from './deposit-outputs.ts';
+import { currentFeeRate, feeFor } from './fee-rate.ts';
+import { planOutputs, type PlannedTransfer } from './outputs.ts';
+import { signSpend, txIdOf } from './sign.ts';
+
+/** What an attempt's `fee` record keeps: enough to rebuild the transaction with a higher fee. */
+interface SpendRecord {
+  fee: string;
+  fee_rate_per_kvb: string;
+  vsize: string;
+  /** JSON: the outpoints spent. */
+  inputs: string;
+  /** JSON: the transfers it carries, each with its output. */
+  carries: string;
+}
+
+interface Carried extends PlannedTransfer { paid: string }
+
+export class UtxoFamily implements TransferFamily {
+  readonly chain: UtxoChain;
+  readonly usesNonces = false;
+  readonly oneTransactionPerReference = true;
+  readonly stuckAfterMs: number;
+  readonly coin: UtxoCoin;
+  readonly #rpc: UtxoRpc;
+  readonly #reader: UtxoReader;
+  readonly #keys: WalletKeys;
+  readonly #depositTxs: DepositTxs;
+
+  constructor(reader: UtxoReader, rpc: UtxoRpc, keys: WalletKeys, depositTxs: DepositTxs, opts: { stuckAfterMs?: number } = {}) {
+    this.chain = reader.chain;
+    this.coin = UTXO_COINS[reader.chain];
+    this.#rpc = rpc;
+    this.#reader = reader;
+    this.#keys = keys;
+    this.#depositTxs = depositTxs;
+    // three blocks' time without being mined: bumped
+    this.stuckAfterMs = opts.stuckAfterMs ?? this.coin.blockMs * 3;
+  }
+
+  async #network(): Promise<UtxoNetwork> {
+    // asked each time: a node switched to another network is refused by the reader, never signed for
+    await this.#reader.network();
+    return UTXO_NETWORKS[this.chain][liveNetwork(this.chain)];
+  }
+
+  hotAddress(livemode: boolean): string {
+    return inModeNetwork(this.chain, livemode, this.#keys.hotAddress(this.chain, livemode));
+  }
+
+  async tip(): Promise<bigint> {
+    return BigInt(await this.#rpc.call<number>('getblockcount'));
+  }
+
+  /** No nonces on these chains. */
+  async chainNonce(): Promise<bigint> {
+    return 0n;
+  }
+
+  #key(t: TransferRow): Uint8Array | null {
+    if (t.fromRole !== 'deposit' || t.fromIndex === null) return null;
+    const k = this.#keys.deposit(this.chain, t.livemode, t.fromIndex);
+    return inModeNetwork(this.chain, t.livemode, k.address) === t.fromAddress ? k.privateKey : null;
+  }
+
+  async prepare(t: TransferRow, ctx: PrepareContext): Promise<Preparation> {
+    const carried = this.#carriedBy(t, ctx);
+    if (carried) return { kind: 'ready', sign: async () => carried };
+    if (t.fromRole === 'hot') return { kind: 'refused', why: `sending from the ${this.chain} hot wallet is not supported yet` };
+    const key = this.#key(t);
+    if (!key) return { kind: 'refused', why: 'the wallet key does not match the sending address' };
+    const network = await this.#network();
+    const group = [t, ...ctx.unsentFromSender.filter((u) => u.id !== t.id && u.reference === t.reference && u.status === 'recorded')];
+    const transfers: PlannedTransfer[] = group.map((g) => ({ id: g.id, to: g.toAddress, amount: g.amount, paysOwnFee: g.paysOwnFee }));
+    const total = transfers.reduce((s, x) => s + x.amount, 0n);
+    const normalize = (a: string) => this.#reader.normalizeAddress(a);
+    const unspent = await unspentOutputs(this.#rpc, network, t.fromAddress, await this.#depositTxs(this.chain, t.fromAddress), normalize);
+    const inputs = selectExact(unspent, total);
+    if (!inputs) {
+      const held = unspent.reduce((s, u) => s + u.amount, 0n);
+      return { kind: 'refused', why: `the deposit address holds no confirmed outputs worth exactly ${total} base units (it holds ${held} in ${unspent.length})` };
+    }
+    const rate = await currentFeeRate(this.#rpc, this.coin);
+    const built = this.#build(network, inputs, transfers, key, (vsize) => feeFor(rate, vsize), rate);
+    if (typeof built === 'string') return { kind: 'refused', why: built };
+    return { kind: 'ready', sign: async () => built.of(t.id) };
+  }
+
+  /** The transaction of a sibling transfer that carries this one (signed before a crash or for the sibling). */
+  #carriedBy(t: TransferRow, ctx: PrepareContext): SignedTx | null {
+    for (const s of ctx.siblings ?? []) {
+      if (s.row.status === 'failed' || s.row.status === 'canceled' || s.row.status === 'recorded') continue;
+      const attempt = s.row.txId ? s.attempts.find((a) => a.txId === s.row.txId) : s.attempts.at(-1);
+      if (!attempt) continue;
+      const carries = JSON.parse((attempt.fee as unknown as SpendRecord).carries ?? '[]') as Carried[];
+      const mine = carries.find((c) => c.id === t.id);
+      if (mine) return { txId: attempt.txId, raw: attempt.raw, nonce: null, value: BigInt(mine.paid), fee: attempt.fee, feeReserve: 0n };
+    }
+    return null;
+  }
+
+  /**
+   * Signs the spend twice: once to learn its size, once with the fee that size costs (plus a byte
+   * per input, as a signature's length varies by one). One signed transaction, seen from each
+   * transfer it carries.
+   */
+  #build(network: UtxoNetwork, inputs: readonly UnspentInput[], transfers: readonly PlannedTransfer[], key: Uint8Array, feeOf: (vsize: number) => bigint, rate: bigint):
+    { of: (id: string) => SignedTx } | string {
+    const spend = (fee: bigint) => {
+      const plan = planOutputs(inputs.reduce((s, i) => s + i.amount, 0n), transfers, fee, this.coin.dustLimit);
+      if (!plan.ok) return plan.why;
+      const outs = [];
+      for (const o of plan.outputs) {
+        const script = scriptOfAddress(network, o.to);
+        if (!script) return `${o.to} is not an address of this ${this.chain} network`;
+        outs.push({ script, amount: o.amount });
+      }
+      return { plan, signed: signSpend(this.coin, inputs, outs, key) };
+    };
+    const probe = spend(0n);
+    if (typeof probe === 'string') return probe;
+    const done = spend(feeOf(probe.signed.vsize + inputs.length));
+    if (typeof done === 'string') return done;
+    const { plan, signed } = done;
+    const carries: Carried[] = transfers.map((x) => ({ ...x, amount: x.amount, paid: String(plan.outputs.find((o) => o.transferId === x.id)?.amount ?? 0n) }));
+    const record: SpendRecord = {
+      fee: String(plan.fee), fee_rate_per_kvb: String(rate), vsize: String(signed.vsize),
+      inputs: JSON.stringify(inputs.map((i) => ({ txid: i.txid, vout: i.vout }))),
+      carries: JSON.stringify(carries, (_k, v) => (typeof v === 'bigint' ? String(v) : v)),
+    };
+    return {
+      of: (id) => ({
+        txId: signed.txId, raw: signed.raw, nonce: null, value: BigInt(carries.find((c) => c.id === id)!.paid),
+        fee: record as unknown as Record<string, string>, feeReserve: plan.fee,
+      }),
+    };
+  }
+
+  /**
+   * The same inputs and outputs with a higher fee: at least the current rate, and (BIP-125) at
+   * least the old fee plus the minimum rate for the new size. Null where the coin has no replacement
+   * or the service's share cannot pay it.
+   */
+  async replace(t: TransferRow, last: AttemptRow): Promise<SignedTx | null> {
+    if (!this.coin.replaceable) return null;
+    const key = this.#key(t);
+    const record = last.fee as unknown as SpendRecord;
+    if (!key || !record.inputs) return null;
+    const network = await this.#network();
+    const outpoints = JSON.parse(record.inputs) as Array<{ txid: string; vout: number }>;
+    const carries = (JSON.parse(record.carries) as Carried[]).map((c) => ({ id: c.id, to: c.to, amount: BigInt(c.amount), paysOwnFee: c.paysOwnFee }));
+    const inputs: UnspentInput[] = [];
+    for (const o of outpoints) {
+      const tx = await this.#rpc.maybe<NodeTx & { hex: string }>('getrawtransaction', [o.txid, 1]);
+      const v = tx?.vout.find((x) => x.n === o.vout);
+      if (!tx || !v?.scriptPubKey?.hex || v.value === undefined) return null;
+      inputs.push({ txid: o.txid, vout: o.vout, amount: coinsToBaseUnits(v.value), height: 0, script: Buffer.from(v.scriptPubKey.hex, 'hex'), prevRaw: Buffer.from(tx.hex, 'hex') });
+    }
+    const rate = await currentFeeRate(this.#rpc, this.coin);
+    const oldFee = BigInt(record.fee);
+    const feeOf = (vsize: number) => {
+      const now = feeFor(rate, vsize);
+      const bumped = oldFee + feeFor(this.coin.minFeePerKvb, vsize);
+      return now > bumped ? now : bumped;
+    };
+    const built = this.#build(network, inputs, carries, key, feeOf, rate);
+    return typeof built === 'string' ? null : built.of(t.id);
+  }
+
+  async broadcast(raw: string): Promise<BroadcastOutcome> {
+    try {
+      await this.#rpc.call('sendrawtransaction', [raw]);
+      return { kind: 'accepted' };
+    } catch (err) {
+      if (err instanceof NoNodeAnswered || err instanceof TransportError) return { kind: 'uncertain', why: err.message };
+      if (!(err instanceof RpcError)) return { kind: 'uncertain', why: (err as Error).message };
+      if (err.code === RPC_VERIFY_ALREADY_IN_CHAIN || /already in (block ?chain|the mempool)|txn-already-(in-mempool|known)/i.test(err.message)) return { kind: 'accepted' };
+      // the inputs are gone: spent by this very transaction (mined meanwhile), or by another one
+      if (/missing ?inputs|inputs-missingorspent/i.test(err.message) && await this.known(txIdOf(raw))) return { kind: 'accepted' };
+      return { kind: 'refused', why: `the node refused the transaction: ${err.message}` };
+    }
+  }
+
+  async inclusion(txIds: readonly string[]): Promise<Inclusion | null> {
+    for (const txId of txIds) {
+      const tx = await this.#rpc.maybe<NodeTx>('getrawtransaction', [txId, 1]);
+      if (!tx?.blockhash || (tx.confirmations ?? 0) < 1) continue;
+      const header = await this.#rpc.call<NodeBlockHeader>('getblockheader', [tx.blockhash, true]);
+      return { txId, block: BigInt(header.height), ok: true, feePaid: await this.#feeOf(tx) };
+    }
+    return null;
+  }
+
+  /** What the transaction paid the network: its inputs' value less its outputs'. */
+  async #feeOf(tx: NodeTx): Promise<bigint> {
+    let fee = 0n;
+    for (const i of tx.vin) {
+      if (i.txid === undefined || i.vout === undefined) continue;
+      const prev = await this.#rpc.call<NodeTx>('getrawtransaction', [i.txid, 1]);
+      const v = prev.vout.find((o) => o.n === i.vout);
+      fee += v?.value === undefined ? 0n : coinsToBaseUnits(v.value);
+    }
+    for (const o of tx.vout) if (o.value !== undefined) fee -= coinsToBaseUnits(o.value);
+    return fee;
+  }
+
+  /** In the mempool or in the best chain (a transaction of a block that left it is not known until it is back). */
+  async known(txId: string): Promise<boolean> {
+    const tx = await this.#rpc.maybe<NodeTx>('getrawtransaction', [txId, 1]);
+    return !!tx && (!tx.blockhash || (tx.confirmations ?? 0) > 0);
+  }
+}

@@ -1,0 +1,60 @@
+// The socket of `gateway listen` (namespace /listen): a test API key in the handshake
+// (`auth.apiKey`), then every test-mode webhook event of the key's merchant, as the exact body a
+// webhook would post. The CLI signs and forwards it to a local URL, which the spec forbids as a
+// webhook URL. Live events never go out here.
+import type { Namespace } from 'socket.io';
+import type { AccountsService } from '../accounts/index.ts';
+
+type Authenticator = AccountsService['authn'];
+import { AppError } from '../platform/errors.ts';
+import type { StoredEvent } from '../events/index.ts';
+import type { SocketExtension } from '../realtime/index.ts';
+import { WEBHOOK_EVENT_TYPES, webhookBody } from '../webhooks/index.ts';
+
+export const LISTEN_NAMESPACE = '/listen';
+/** Server → CLI: `{id, type, body}`, body being the webhook's exact bytes. */
+export const LISTEN_EVENT = 'webhook:event';
+/** Server → CLI on connect: `{merchant_id}`. */
+export const LISTEN_READY = 'listen:ready';
+export const LISTEN_TEST_KEYS_ONLY = 'listen forwards test-mode events: use a test key';
+
+export interface ListenedEvent {
+  id: string;
+  type: string;
+  body: string;
+}
+
+const roomOf = (merchantId: string) => `listen:${merchantId}`;
+
+function refusal(message: string): Error {
+  return Object.assign(new Error(message), { data: { message } });
+}
+
+export function listenExtension(authn: Authenticator): SocketExtension {
+  return {
+    namespace: LISTEN_NAMESPACE,
+    setUp(nsp: Namespace) {
+      nsp.use((socket, next) => {
+        const key = (socket.handshake.auth as { apiKey?: unknown } | undefined)?.apiKey;
+        authn.apiKey(typeof key === 'string' ? key : undefined, { method: 'GET', readAllowed: true }).then((auth) => {
+          if (auth.livemode) return next(refusal(LISTEN_TEST_KEYS_ONLY));
+          socket.data.merchantId = auth.merchantId;
+          next();
+        }, (err: unknown) => next(refusal(err instanceof AppError ? err.message : 'unauthorized')));
+      });
+      nsp.on('connection', (socket) => {
+        void socket.join(roomOf(socket.data.merchantId as string));
+        socket.emit(LISTEN_READY, { merchant_id: socket.data.merchantId });
+      });
+    },
+    deliver(nsp: Namespace, batch: readonly StoredEvent[]) {
+      for (const e of batch) {
+        if (e.livemode || !e.merchantId || e.data === undefined || !WEBHOOK_EVENT_TYPES.has(e.type)) continue;
+        const room = roomOf(e.merchantId);
+        if (!nsp.adapter.rooms.has(room)) continue;
+        const event: ListenedEvent = { id: e.id, type: e.type, body: webhookBody({ id: e.id, type: e.type, livemode: e.livemode, createdAt: e.createdAt, data: e.data }) };
+        nsp.to(room).emit(LISTEN_EVENT, event);
+      }
+    },
+  };
+}

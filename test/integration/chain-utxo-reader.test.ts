@@ -1,0 +1,89 @@
+// The Bitcoin-family reader against a real Litecoin 0.21 node in regtest: the network it reports
+// (and the regtest address formats it switches the live addresses to), blocks with outputs summed
+// per transaction and address, the mempool as 0-confirmation transfers, and where a transaction
+// stands after a reorganisation (invalidateblock) and after a replace-by-fee double spend.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deriveDepositAddress, liveNetwork, seedFromMnemonic, setLiveNetwork, validatePayoutAddress } from '../../src/chains/addresses/index.ts';
+import { NodeEndpoints } from '../../src/chains/rpc/endpoints.ts';
+import { UtxoReader, WrongNetworkError } from '../../src/chains/utxo/reader.ts';
+import { UtxoRpc } from '../../src/chains/utxo/rpc.ts';
+import { litecoindOrSkip, startLitecoind, type LitecoinNode } from '../harness/litecoind.ts';
+
+const seed = seedFromMnemonic('abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about');
+
+describe.runIf(litecoindOrSkip())('UTXO reader on litecoind regtest', () => {
+  let node: LitecoinNode;
+  let reader: UtxoReader;
+  beforeAll(async () => {
+    node = await startLitecoind();
+    reader = new UtxoReader('litecoin', new UtxoRpc(new NodeEndpoints([node.url])));
+  }, 60_000);
+  afterAll(async () => { await node?.close(); setLiveNetwork('litecoin', 'main'); });
+
+  it('reports regtest and gives live Litecoin addresses the regtest format', async () => {
+    expect(await reader.network()).toBe('regtest');
+    expect(liveNetwork('litecoin')).toBe('regtest');
+    const deposit = deriveDepositAddress(seed, 'litecoin', true, 7).address;
+    expect(deposit).toMatch(/^rltc1q/);
+    expect(await node.rpc<{ isvalid: boolean }>('validateaddress', [deposit])).toMatchObject({ isvalid: true });
+    expect(validatePayoutAddress('LTC', deposit, true)).toEqual({ ok: true, normalized: deposit });
+    expect(validatePayoutAddress('LTC', 'ltc1qx88q7zjd74lxwgkjmmwlqv5pd3vujuehexfttt', true)).toMatchObject({ ok: false });
+  });
+
+  it('refuses to read Litecoin as Bitcoin', async () => {
+    const wrong = new UtxoReader('bitcoin', new UtxoRpc(new NodeEndpoints([node.url])));
+    await expect(wrong.network()).rejects.toThrow(WrongNetworkError);
+  });
+
+  it('reads head, headers and a block with its transfers; the mempool empties once they are mined', async () => {
+    const address = deriveDepositAddress(seed, 'litecoin', true, 1).address;
+    const other = deriveDepositAddress(seed, 'litecoin', true, 2).address;
+    // one transaction paying two deposit addresses, another paying the first again
+    const txid = await node.rpc<string>('sendmany', ['', { [address]: 0.3, [other]: 0.2 }], 'miner');
+    const second = await node.rpc<string>('sendtoaddress', [address, '0.45'], 'miner');
+    const pending = await reader.pending!();
+    expect(pending.filter((t) => t.to === address).map((t) => [t.txId, t.amount]).sort()).toEqual([[second, 45_000_000n], [txid, 30_000_000n]].sort());
+    const [hash] = await node.mine(1);
+    const head = await reader.head();
+    expect(head.hash).toBe(hash);
+    const block = (await reader.block(head.height))!;
+    expect(block.parentHash).toBe((await reader.header(head.height - 1n))!.hash);
+    expect(block.transfers.filter((t) => t.to === address || t.to === other).map((t) => [t.txId, t.to, t.amount]).sort()).toEqual([
+      [txid, address, 30_000_000n], [txid, other, 20_000_000n], [second, address, 45_000_000n],
+    ].sort());
+    expect(await reader.block(head.height + 1n)).toBeNull();
+    expect(await reader.header(head.height + 1n)).toBeNull();
+    expect(await reader.pending!()).toEqual([]);
+    expect(await reader.txState(txid)).toEqual({ kind: 'mined', height: head.height, blockHash: hash });
+  });
+
+  it('a transaction whose block is invalidated is pending again, then mined at another height', async () => {
+    const address = deriveDepositAddress(seed, 'litecoin', true, 3).address;
+    const txid = await node.pay(address, '0.5');
+    const [a] = await node.mine(1);
+    await node.rpc('invalidateblock', [a]);
+    expect(await reader.txState(txid)).toEqual({ kind: 'pending' });
+    await node.mine(2);
+    const state = await reader.txState(txid);
+    expect(state.kind).toBe('mined');
+    expect(state.kind === 'mined' && state.blockHash).not.toBe(a);
+  });
+
+  it('a deposit replaced by fee (spending its inputs elsewhere) is conflicted, before and after the replacement is mined', async () => {
+    const address = deriveDepositAddress(seed, 'litecoin', true, 4).address;
+    const txid = await node.rpc<string>('sendtoaddress', [address, '0.6', '', '', false, true], 'miner');
+    expect((await reader.pending!()).some((t) => t.txId === txid)).toBe(true);
+    const { txid: replacement } = await node.rpc<{ txid: string }>('bumpfee', [txid], 'miner');
+    const seen = await reader.pending!();
+    expect(seen.some((t) => t.txId === txid)).toBe(false);
+    expect(seen.some((t) => t.txId === replacement)).toBe(true);
+    expect(await reader.txState(txid)).toEqual({ kind: 'conflicted' });
+    await node.mine(1);
+    expect(await reader.txState(txid)).toEqual({ kind: 'conflicted' });
+    expect((await reader.txState(replacement)).kind).toBe('mined');
+  });
+
+  it('a transaction the node never saw is unknown', async () => {
+    expect(await reader.txState('00'.repeat(32))).toEqual({ kind: 'unknown' });
+  });
+});

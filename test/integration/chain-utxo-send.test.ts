@@ -1,0 +1,156 @@
+// Direct settlement of live LTC deposits on a real Litecoin node (regtest): the deposit is reported
+// through DepositIntake as the chain watcher does, the settlement room plans it, and the UTXO family
+// sends ONE transaction spending the deposit outputs: the merchant's payout address receives exactly
+// `net`, the service's hot wallet its share less the network fee, which is the transaction's fee.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { describeEachDb } from '../harness/databases.ts';
+import { getPayment, type Json } from '../harness/payments.ts';
+import { createLivePayment, hotWallet, owed, settlementsOf } from '../harness/chain-send.ts';
+import { litecoindOrSkip, startLitecoind, type LitecoinNode } from '../harness/litecoind.ts';
+import { driveLtc, ltcMerchant, ltcText, receivedBy, startLtcApp, type LtcApp } from '../harness/utxo-send.ts';
+import { parseUnits } from '../../src/money/index.ts';
+import { outgoingAttempts, outgoingTransfers } from '../../src/chains/transfers/index.ts';
+import { setLiveNetwork } from '../../src/chains/addresses/index.ts';
+
+const units = (v: string) => parseUnits(v, 8)!;
+
+describe.runIf(litecoindOrSkip())('LTC direct settlement on litecoind', () => {
+  let node: LitecoinNode;
+  beforeAll(async () => { node = await startLitecoind(); }, 60_000);
+  afterAll(async () => { await node?.close(); setLiveNetwork('litecoin', 'main'); });
+
+  describeEachDb('one transaction per settlement', (h) => {
+    let t: LtcApp;
+    beforeAll(async () => { t = await startLtcApp(h.db(), node); });
+    afterAll(async () => { await t?.close(); });
+
+    /** Pays the deposit address from the miner, mines it and reports it as the watcher would. */
+    const payAndReport = async (address: string, amount: bigint, final = true) => {
+      const txid = await node.pay(address, ltcText(amount));
+      const [hash] = await node.mine(1);
+      const { height } = await node.rpc<{ height: number }>('getblockheader', [hash]);
+      const intake = t.services.payments.intake;
+      await intake.recordDeposit({ address }, { txId: txid, token: 'LTC', amount, confirmations: 1, block: height, at: t.clock.now() });
+      if (final) await intake.markFinal({ address }, txid, t.clock.now());
+      await t.platform.outbox.drainNow();
+      return txid;
+    };
+    const transfersOf = (reference: string) => h.db().orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.reference, reference));
+    const settled = async (paymentId: string): Promise<Json> => {
+      await driveLtc(t, async () => (await settlementsOf(t, paymentId))[0]?.status === 'completed');
+      return (await settlementsOf(t, paymentId))[0];
+    };
+
+    it('gives regtest deposit and hot-wallet addresses', async () => {
+      const m = await ltcMerchant(t);
+      const p = await createLivePayment(t, m, 'LTC');
+      expect(p.deposit_address).toMatch(/^rltc1q/);
+      expect((await hotWallet(t, 'litecoin')).address).toMatch(/^rltc1q/);
+    });
+
+    it('settles in one transaction: the payout address receives exactly net, the hot wallet the share less the fee', async () => {
+      const m = await ltcMerchant(t);
+      const p = await createLivePayment(t, m, 'LTC');
+      const amount = owed(p);
+      const deposit = await payAndReport(p.deposit_address, amount);
+      const s = await settled(p.id);
+      expect(s).toMatchObject({ status: 'completed', mode: 'direct', token: 'LTC' });
+      const net = units(s.net);
+      expect(await receivedBy(node, m.payout)).toBe(net);
+
+      const rows = await transfersOf(s.id);
+      expect(rows.map((r) => [r.purpose, r.status]).sort()).toEqual([['service_fee', 'final'], ['settlement', 'final']]);
+      // both transfers are the same transaction, which spends exactly the deposit's output
+      expect(new Set(rows.map((r) => r.txId))).toEqual(new Set([s.tx_id]));
+      const tx = await node.rpc<{ vin: Array<{ txid: string }>; vout: Array<{ value: number; scriptPubKey: { addresses: string[] } }> }>('getrawtransaction', [s.tx_id, true]);
+      expect(tx.vin.map((v) => v.txid)).toEqual([deposit]);
+      const hot = (await hotWallet(t, 'litecoin')).address;
+      const toHot = tx.vout.filter((o) => o.scriptPubKey.addresses?.[0] === hot).reduce((a, o) => a + units(o.value.toFixed(8)), 0n);
+      const fee = rows.find((r) => r.purpose === 'settlement')!.minedFee!;
+      expect(fee).toBeGreaterThan(0n);
+      // inputs = outputs + fee: the share went to the service, less what the network took
+      expect(net + toHot + fee).toBe(amount);
+      expect(toHot).toBe(units(s.service_fee) + units(s.network_fee) - fee);
+      expect((await getPayment(t.app, m.acct.liveKey, p.id)).status).toBe('confirmed');
+    });
+
+    it('a payment paid in two parts is settled once, in one transaction spending both deposits', async () => {
+      const m = await ltcMerchant(t);
+      const p = await createLivePayment(t, m, 'LTC');
+      const amount = owed(p);
+      const first = amount * 2n / 5n;
+      const a = await payAndReport(p.deposit_address, first, false);
+      const b = await payAndReport(p.deposit_address, amount - first, false);
+      await t.services.payments.intake.markFinal({ address: p.deposit_address }, a, t.clock.now());
+      await t.services.payments.intake.markFinal({ address: p.deposit_address }, b, t.clock.now());
+      await t.platform.outbox.drainNow();
+      const s = await settled(p.id);
+      expect((await settlementsOf(t, p.id)).length).toBe(1);
+      expect(await receivedBy(node, m.payout)).toBe(units(s.net));
+      const tx = await node.rpc<{ vin: Array<{ txid: string }> }>('getrawtransaction', [s.tx_id, true]);
+      expect(tx.vin.map((v) => v.txid).sort()).toEqual([a, b].sort());
+    });
+
+    it('records what it spends before broadcasting: the stored bytes are the transaction on chain', async () => {
+      const m = await ltcMerchant(t);
+      const p = await createLivePayment(t, m, 'LTC');
+      await payAndReport(p.deposit_address, owed(p));
+      const s = await settled(p.id);
+      const [settlement] = (await transfersOf(s.id)).filter((r) => r.purpose === 'settlement');
+      const attempts = await h.db().orm.select().from(outgoingAttempts).where(eq(outgoingAttempts.transferId, settlement.id));
+      expect(attempts).toHaveLength(1);
+      expect(attempts[0].txId).toBe(s.tx_id);
+      expect(await node.rpc<string>('getrawtransaction', [s.tx_id, false])).toBe(attempts[0].raw);
+      expect(JSON.parse((attempts[0].fee as Record<string, string>).inputs)).toHaveLength(1);
+    });
+  });
+});
+
+describe.runIf(litecoindOrSkip())('LTC settlement left unmined', () => {
+  let node: LitecoinNode;
+  beforeAll(async () => { node = await startLitecoind(); }, 60_000);
+  afterAll(async () => { await node?.close(); setLiveNetwork('litecoin', 'main'); });
+
+  describeEachDb('replaced with a higher fee, never paid twice', (h) => {
+    let t: LtcApp;
+    beforeAll(async () => { t = await startLtcApp(h.db(), node); });
+    afterAll(async () => { await t?.close(); });
+
+    it('a stuck settlement is replaced (same inputs, higher fee); one of them is mined; the merchant is paid net once', async () => {
+      const m = await ltcMerchant(t);
+      const p = await createLivePayment(t, m, 'LTC');
+      const amount = owed(p);
+      const txid = await node.pay(p.deposit_address, ltcText(amount));
+      const [hash] = await node.mine(1);
+      const { height } = await node.rpc<{ height: number }>('getblockheader', [hash]);
+      await t.services.payments.intake.recordDeposit({ address: p.deposit_address }, { txId: txid, token: 'LTC', amount, confirmations: 1, block: height, at: t.clock.now() });
+      await t.services.payments.intake.markFinal({ address: p.deposit_address }, txid, t.clock.now());
+      await t.platform.outbox.drainNow();
+      // signed and sent, not mined
+      await t.services.sending.transfers.runOnce();
+      const [s0] = await settlementsOf(t, p.id);
+      const [settlement] = (await h.db().orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.reference, s0.id))).filter((r) => r.purpose === 'settlement');
+      expect(settlement.status).toBe('sent');
+      const first = (await h.db().orm.select().from(outgoingAttempts).where(eq(outgoingAttempts.transferId, settlement.id)))[0];
+      expect(await node.rpc<string[]>('getrawmempool')).toContain(first.txId);
+
+      // three Litecoin blocks' time without a block: replaced
+      t.clock.advance(3 * 150_000 + 1000);
+      await t.services.sending.transfers.runOnce();
+      const attempts = await h.db().orm.select().from(outgoingAttempts).where(eq(outgoingAttempts.transferId, settlement.id));
+      expect(attempts).toHaveLength(2);
+      const [a, b] = attempts.map((x) => x.fee as Record<string, string>);
+      expect(BigInt(b.fee)).toBeGreaterThan(BigInt(a.fee));
+      expect(b.inputs).toBe(a.inputs);
+      const pool = await node.rpc<string[]>('getrawmempool');
+      expect(pool).toContain(attempts[1].txId);
+      expect(pool).not.toContain(attempts[0].txId);
+
+      await driveLtc(t, async () => (await settlementsOf(t, p.id))[0]?.status === 'completed');
+      const [s] = await settlementsOf(t, p.id);
+      expect(s.tx_id).toBe(attempts[1].txId);
+      expect(await receivedBy(node, m.payout)).toBe(units(s.net));
+    });
+  });
+});

@@ -1,0 +1,125 @@
+// The developer CLI (bin/): `listen` forwards test-mode events signed as webhooks are, with a
+// secret that is the same on every start; `trigger`, `deliveries list` and `deliveries resend` run
+// as a real process against a listening service.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import path from 'node:path';
+import { listen } from '../../bin/lib/listen.ts';
+import { listenSigningSecret } from '../../bin/lib/signing-secret.ts';
+import { verifyWebhook } from '../../src/webhooks/verify.ts';
+import { USER_AGENT } from '../../src/webhooks/index.ts';
+import { LISTEN_TEST_KEYS_ONLY } from '../../src/listen/index.ts';
+import { openTestDatabase } from '../harness/databases.ts';
+import { signupAccount, tokenHeader, keyHeader, type Account } from '../harness/accounts.ts';
+import { createPayment, confirmPayment } from '../harness/payments.ts';
+import { sleep, startSocketApp, type SocketApp } from './realtime-support.ts';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const NODE = path.join(ROOT, 'node_modules/.bin/node');
+
+interface Received { headers: http.IncomingHttpHeaders; body: string }
+
+describe('gateway CLI', () => {
+  let t: SocketApp;
+  let dispose: () => Promise<void>;
+  let acct: Account;
+  let receiver: http.Server;
+  let receiverUrl: string;
+  const received: Received[] = [];
+  beforeAll(async () => {
+    const opened = await openTestDatabase('pglite');
+    dispose = opened.dispose;
+    t = await startSocketApp(opened.db, { env: { SIMULATION_STEP_MS: '50' } });
+    acct = await signupAccount(t.app);
+    receiver = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => { body += c; });
+      req.on('end', () => { received.push({ headers: req.headers, body }); res.writeHead(200).end('ok'); });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  });
+  afterAll(async () => {
+    receiver.close();
+    await t.close();
+    await dispose();
+  });
+
+  it('signs with a secret derived from the key: the same on every start, another for another key', () => {
+    expect(listenSigningSecret(acct.testKey)).toBe(listenSigningSecret(acct.testKey));
+    expect(listenSigningSecret(acct.testKey)).toMatch(/^[0-9a-f]{64}$/);
+    expect(listenSigningSecret(acct.testKey)).not.toBe(listenSigningSecret(acct.liveKey));
+  });
+
+  it('listen forwards the test events of the key\'s merchant, signed and with the webhook headers', async () => {
+    const other = await signupAccount(t.app);
+    const session = listen({ apiUrl: t.url, apiKey: acct.testKey, forwardTo: receiverUrl });
+    try {
+      expect(await session.ready).toEqual({ merchant_id: acct.merchant.id });
+      const mine = await createPayment(t.app, acct.testKey);
+      const theirs = await createPayment(t.app, other.testKey);
+      await confirmPayment(t, other.testKey, theirs.id);
+      await confirmPayment(t, acct.testKey, mine.id);
+      // The simulation moves on the service's timers: run them until the last event has been forwarded.
+      const end = Date.now() + 20_000;
+      while (!received.some((r) => r.headers['x-webhook-event'] === 'payment.confirmed')) {
+        if (Date.now() > end) throw new Error(`payment.confirmed not forwarded; got ${received.map((r) => r.headers['x-webhook-event']).join(', ')}`);
+        await t.services.payments.runDue();
+        await t.platform.outbox.drainNow();
+        await sleep(50);
+      }
+      for (const r of received) {
+        const verified = verifyWebhook(r.body, r.headers['x-webhook-signature'] as string, session.secret);
+        if (!verified.ok) throw new Error(verified.reason);
+        expect(verified.event.livemode).toBe(false);
+        expect((verified.event.data as { id: string }).id).toBe(mine.id);
+        expect(r.headers['x-webhook-id']).toBe(verified.event.id);
+        expect(r.headers['x-webhook-event']).toBe(verified.event.type);
+        expect(r.headers['x-webhook-attempt']).toBe('1');
+        expect(r.headers['user-agent']).toBe(USER_AGENT);
+        expect(r.headers['content-type']).toBe('application/json');
+        // The exact bytes a webhook would carry: one line, top-level keys alphabetical, no checkout token.
+        expect(Object.keys(JSON.parse(r.body))).toEqual(['created_at', 'data', 'id', 'livemode', 'type']);
+        expect(r.body).not.toContain('checkout_token');
+      }
+      // The same events the payment's timeline stores.
+      const events = await t.app.inject({ method: 'GET', url: `/merchant/payments/${mine.id}/events`, headers: tokenHeader(acct.accessToken) });
+      const stored = (events.json().events as { id: string; type: string }[]).filter((e) => e.type.startsWith('payment.'));
+      expect(received.map((r) => r.headers['x-webhook-id']).sort()).toEqual(stored.map((e) => e.id).sort());
+    } finally {
+      session.close();
+    }
+  }, 60_000);
+
+  it('listen refuses a live key and a wrong key', async () => {
+    const on = await t.app.inject({ method: 'POST', url: '/merchant/live', headers: tokenHeader(acct.accessToken), payload: { enabled: true } });
+    expect(on.statusCode).toBe(200);
+    const live = listen({ apiUrl: t.url, apiKey: acct.liveKey, forwardTo: receiverUrl });
+    await expect(live.ready).rejects.toThrow(LISTEN_TEST_KEYS_ONLY);
+    const wrong = listen({ apiUrl: t.url, apiKey: 'f'.repeat(64), forwardTo: receiverUrl });
+    await expect(wrong.ready).rejects.toThrow('invalid api key');
+  });
+
+  it('trigger, deliveries list and deliveries resend run as a process', async () => {
+    const cli = (...args: string[]) => run(NODE, ['bin/gateway.ts', '--api-url', t.url, '--api-key', acct.testKey, ...args], { cwd: ROOT, timeout: 60_000 });
+    const triggered = await cli('trigger', 'confirmed', '--amount', '12');
+    expect(triggered.stdout).toMatch(/^payment pay_\S+ \(order cli-[0-9a-f]+\): pending, simulating confirmed$/m);
+    await expect(cli('trigger', 'teleported')).rejects.toMatchObject({ stderr: expect.stringContaining('value \'teleported\' is invalid') });
+
+    const put = await t.app.inject({ method: 'PUT', url: '/v1/webhook', headers: keyHeader(acct.testKey), payload: { url: receiverUrl } });
+    expect(put.statusCode).toBe(200);
+    const ping = await t.app.inject({ method: 'POST', url: '/v1/webhook/test', headers: keyHeader(acct.testKey) });
+    const id = ping.json().delivery.id as string;
+    const creds = ['--email', acct.email, '--password', acct.password];
+    const listed = await cli('deliveries', ...creds, 'list');
+    expect(listed.stdout).toContain(`${id}  `);
+    expect(listed.stdout).toContain('ping');
+    const resent = await cli('deliveries', ...creds, 'resend', id);
+    expect(resent.stdout.trim()).toBe('redelivery queued');
+    await expect(cli('deliveries', 'list')).rejects.toMatchObject({ stderr: expect.stringContaining('give --access-token, or --email and --password') });
+  }, 120_000);
+});

@@ -1,0 +1,141 @@
+// The signed-in team member (spec 4.4 Session, 5 "Dashboard access tokens"): the access token lives
+// in memory only; the httpOnly refresh cookie (path /merchant/auth) brings a new one a minute before
+// it expires and after a reload. Sign-out, a password change or a socket `auth:error` end the
+// session with the reason shown on the sign-in page.
+import { Api, ApiError, type Json } from './api.ts';
+import type { Role } from './paths.ts';
+
+export interface SignedIn {
+  token: string;
+  expiresAt: number;
+  role: Role;
+  merchant: Json;
+  user: Json;
+}
+
+export type SessionState =
+  | { status: 'loading' }
+  | { status: 'signed-out'; reason?: string }
+  | ({ status: 'signed-in' } & SignedIn);
+
+/** Words for the socket's auth:error codes (spec 4.5, 5). */
+export const END_REASONS: Record<string, string> = {
+  token_expired: 'Your session expired. Sign in again.',
+  session_revoked: 'You were signed out (the session was ended).',
+  role_changed: 'Your role was changed. Sign in again to continue with your new role.',
+  removed: 'You were removed from this account.',
+  suspended: 'This merchant account is suspended.',
+  password_changed: 'Password changed. Sign in again with the new password.',
+};
+
+const REFRESH_BEFORE_MS = 60_000;
+
+export class Session {
+  state: SessionState = { status: 'loading' };
+  readonly api: Api;
+  readonly #listeners = new Set<(s: SessionState) => void>();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #refreshing: Promise<string | null> | null = null;
+  /** The two keys of a sign-up, shown once before the app opens. */
+  firstKeys: Json[] | null = null;
+  /** Told of every new token (the socket sends `auth:refresh`). */
+  onToken: (token: string) => void = () => {};
+
+  constructor() {
+    this.api = new Api({ token: () => (this.state.status === 'signed-in' ? this.state.token : null), refresh: () => this.refresh() });
+  }
+
+  subscribe(fn: (s: SessionState) => void): () => void {
+    this.#listeners.add(fn);
+    return () => this.#listeners.delete(fn);
+  }
+
+  #set(s: SessionState): void {
+    this.state = s;
+    for (const fn of this.#listeners) fn(s);
+  }
+
+  /** After sign-in, sign-up, invitation or refresh: the token, then who we are. */
+  async #begin(answer: Json): Promise<void> {
+    const expiresAt = Date.parse(answer.expires_at);
+    const token = answer.access_token as string;
+    const me = await new Api({ token: () => token, refresh: async () => null }).get('/merchant/me');
+    this.#set({ status: 'signed-in', token, expiresAt, role: answer.role, merchant: me.merchant, user: me.user });
+    this.#schedule();
+    this.onToken(token);
+  }
+
+  #schedule(): void {
+    clearTimeout(this.#timer);
+    if (this.state.status !== 'signed-in') return;
+    const wait = Math.max(5_000, this.state.expiresAt - Date.now() - REFRESH_BEFORE_MS);
+    this.#timer = setTimeout(() => { void this.refresh(); }, wait);
+  }
+
+  /** Exchanges the cookie for a new token (one at a time); null and signed out when it fails. */
+  refresh(): Promise<string | null> {
+    this.#refreshing ??= (async () => {
+      try {
+        const r = await fetch('/merchant/auth/refresh', { method: 'POST', credentials: 'same-origin' });
+        if (!r.ok) {
+          const j = await r.json().catch(() => ({}));
+          this.#end(this.state.status === 'signed-in' ? (j.error === 'merchant account is suspended' ? END_REASONS.suspended : END_REASONS.token_expired) : undefined);
+          return null;
+        }
+        await this.#begin(await r.json());
+        return this.state.status === 'signed-in' ? this.state.token : null;
+      } catch {
+        return null;
+      } finally {
+        this.#refreshing = null;
+      }
+    })();
+    return this.#refreshing;
+  }
+
+  /** On page load: signed in again from the cookie, or the sign-in page. */
+  async resume(): Promise<void> {
+    if (!(await this.refresh())) this.#set({ status: 'signed-out' });
+  }
+
+  async #post(url: string, body: unknown): Promise<void> {
+    const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), credentials: 'same-origin' });
+    const j = await r.json().catch(() => ({}));
+    if (!r.ok) throw new ApiError(typeof j.error === 'string' ? j.error : `request failed (${r.status})`, r.status);
+    await this.#begin(j);
+  }
+
+  signIn(email: string, password: string): Promise<void> { return this.#post('/merchant/login', { email, password }); }
+  /** Sign-up answers the first two API keys once: returned for the welcome page. */
+  async signUp(body: Json): Promise<Json[]> {
+    const r = await fetch('/merchant/signup', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), credentials: 'same-origin' });
+    const j = await r.json().catch(() => ({}));
+    if (!r.ok) throw new ApiError(typeof j.error === 'string' ? j.error : `request failed (${r.status})`, r.status);
+    this.firstKeys = j.api_keys as Json[];
+    await this.#begin(j);
+    return this.firstKeys;
+  }
+  acceptInvitation(token: string, password: string): Promise<void> { return this.#post('/merchant/invitations/accept', { token, password }); }
+
+  #end(reason?: string): void {
+    clearTimeout(this.#timer);
+    this.#set({ status: 'signed-out', reason });
+  }
+
+  /** Ends the session on the server (token and cookie) and here. */
+  async signOut(reason?: string): Promise<void> {
+    const token = this.state.status === 'signed-in' ? this.state.token : null;
+    this.#end(reason);
+    await fetch('/merchant/auth/logout', { method: 'POST', headers: token ? { authorization: `Bearer ${token}` } : {}, credentials: 'same-origin' }).catch(() => undefined);
+  }
+
+  /** Ended by the server (socket auth:error): nothing left to revoke. */
+  ended(code: string): void {
+    this.#end(END_REASONS[code] ?? `You were signed out (${code}).`);
+  }
+
+  /** Reads the merchant again (after settings or live mode change). */
+  setMerchant(merchant: Json): void {
+    if (this.state.status === 'signed-in') this.#set({ ...this.state, merchant });
+  }
+}

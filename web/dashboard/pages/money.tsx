@@ -1,0 +1,149 @@
+// Money: balances (live from `balance:update`), the ledger with its CSV statement, settlements,
+// payout addresses (the password asked again, the 24-hour activation shown) and payouts (live
+// only: quote, request, cancel), for owners and finance; every role reads.
+import { useEffect, useState } from 'preact/hooks';
+import { qs, type Json } from '../lib/api.ts';
+import { useApp, withMode } from '../lib/context.ts';
+import { download } from '../lib/csv.ts';
+import { usd, when } from '../lib/format.ts';
+import { ErrorNote, Field, Loading, Pager, Section, Status, Table, useAction, useLoad } from '../lib/ui.tsx';
+
+const TOKENS = ['USDT_TRC20', 'TRX', 'ETH', 'USDT_ERC20', 'USDC_ERC20', 'BNB', 'USDT_BEP20', 'USDC_BEP20', 'BTC', 'LTC', 'DOGE', 'XRP'];
+
+function Balances() {
+  const ctx = useApp();
+  const b = useLoad(() => ctx.api.get(withMode('/merchant/balances', ctx)), [ctx.test]);
+  useEffect(() => ctx.live.on('balance:update', (x: Json) => { if (x.livemode === !ctx.test) b.set({ balances: x.balances }); }), [ctx.test]);
+  return (
+    <Section title="Balances">
+      {b.data ? <Table caption="Balances" head={['Coin', 'Chain', 'Available', 'Held for payouts']} empty="No balance: direct settlements go straight to your wallets."
+        rows={(b.data.balances as Json[]).map((x) => [x.token, x.chain, x.available, x.pending_payout])} /> : b.error ? <ErrorNote error={b.error} /> : <Loading />}
+    </Section>
+  );
+}
+
+function Ledger() {
+  const ctx = useApp();
+  const [offset, setOffset] = useState(0);
+  const [token, setToken] = useState('');
+  const l = useLoad(() => ctx.api.get(withMode(`/merchant/ledger${qs({ token, limit: 50, offset })}`, ctx)), [ctx.test, token, offset]);
+  const csv = useAction(async () => {
+    const res = await ctx.api.raw('GET', withMode(`/merchant/ledger.csv${qs({ token })}`, ctx));
+    download(`ledger-${ctx.test ? 'test' : 'live'}.csv`, await res.blob());
+  });
+  return (
+    <Section title="Ledger" actions={<span class="row">
+      <label>Coin <select value={token} onChange={(e) => { setOffset(0); setToken(e.currentTarget.value); }}><option value="">All</option>{TOKENS.map((t) => <option key={t}>{t}</option>)}</select></label>
+      <button type="button" class="ghost" disabled={csv.busy} onClick={() => { void csv.run(); }}>Download statement (CSV)</button></span>}>
+      <ErrorNote error={csv.error} />
+      {l.data ? <><Table caption="Ledger" head={['When', 'Type', 'Amount', 'Dollars', 'Reference', 'Note']} empty="No entry yet."
+        rows={(l.data.entries as Json[]).map((e) => [when(e.created_at), e.type.replace(/_/g, ' '), `${e.amount} ${e.token}`, usd(e.usd_amount), <span class="mono">{e.reference}</span>, e.note ?? ''])} />
+        <Pager total={l.data.total} limit={50} offset={offset} onPage={setOffset} /></> : l.error ? <ErrorNote error={l.error} /> : <Loading />}
+    </Section>
+  );
+}
+
+function Settlements() {
+  const ctx = useApp();
+  const [offset, setOffset] = useState(0);
+  const s = useLoad(() => ctx.api.get(withMode(`/merchant/settlements${qs({ limit: 50, offset })}`, ctx)), [ctx.test, offset]);
+  useEffect(() => ctx.live.on('settlement:update', (x: Json) => { if (x.livemode === !ctx.test) s.reload(); }), [ctx.test]);
+  return (
+    <Section title="Settlements">
+      {s.data ? <><Table caption="Settlements" head={['Created', 'Payment', 'Mode', 'Coin', 'Amount', 'Net', 'Status', 'Transaction']} empty="No settlement yet."
+        rows={(s.data.settlements as Json[]).map((x) => [when(x.created_at), <a href={`/payments/${x.payment_id}${ctx.test ? '?mode=test' : ''}`}>payment</a>, x.mode, x.token, x.amount, `${x.net} ($${x.net_usd})`, <Status value={x.status} />, x.tx_id ? <span class="mono">{x.tx_id}</span> : x.note ?? '—'])} />
+        <Pager total={s.data.total} limit={50} offset={offset} onPage={setOffset} /></> : s.error ? <ErrorNote error={s.error} /> : <Loading />}
+    </Section>
+  );
+}
+
+function Addresses({ onChange }: { onChange: () => void }) {
+  const ctx = useApp();
+  const a = useLoad(() => ctx.api.get(withMode('/merchant/payout-addresses', ctx)), [ctx.test]);
+  const [f, setF] = useState({ token: 'USDT_TRC20', address: '', tag: '', label: '', password: '' });
+  const canEdit = ctx.role === 'owner' || ctx.role === 'finance';
+  useEffect(() => ctx.live.on('payout_address:update', () => a.reload()), [ctx.test]);
+  const add = useAction(async () => {
+    const body: Json = { token: f.token, address: f.address.trim(), password: f.password };
+    if (f.label) body.label = f.label;
+    if (f.tag) body.tag = Number(f.tag);
+    await ctx.api.post(withMode('/merchant/payout-addresses', ctx), body);
+    setF({ ...f, address: '', tag: '', label: '', password: '' });
+    a.reload();
+    onChange();
+  });
+  const del = useAction(async (id: string) => { await ctx.api.del(`/merchant/payout-addresses/${id}`); a.reload(); onChange(); });
+  const makeDefault = useAction(async (id: string) => { await ctx.api.patch(`/merchant/payout-addresses/${id}`, { default: true }); a.reload(); });
+  const now = Date.now();
+  return (
+    <Section title={`Payout addresses (${ctx.test ? 'test' : 'live'})`}>
+      {a.data ? <Table caption="Payout addresses" head={['Coin', 'Address', 'Label', 'Default', 'In use', '']} empty="No payout address yet."
+        rows={(a.data.addresses as Json[]).map((x) => [x.token, <span class="mono">{x.address}{x.tag !== undefined ? ` tag ${x.tag}` : ''}</span>, x.label ?? '', x.default ? 'yes' : canEdit ? <button type="button" class="ghost" onClick={() => { void makeDefault.run(x.id); }}>Make default</button> : 'no',
+          Date.parse(x.active_at) <= now ? 'yes' : <span class="badge s-pending">from {when(x.active_at)}</span>,
+          canEdit ? <button type="button" class="ghost" onClick={() => { if (confirm('Delete this payout address?')) void del.run(x.id); }}>Delete</button> : null])} /> : a.error ? <ErrorNote error={a.error} /> : <Loading />}
+      <ErrorNote error={del.error ?? makeDefault.error} />
+      {canEdit && (
+        <form aria-label="Add a payout address" onSubmit={(e) => { e.preventDefault(); void add.run(); }}>
+          <h3>Add an address</h3>
+          <p class="muted">A new address of a coin that already has one, in live mode, is used 24 hours after it is added; the team is told of every change.</p>
+          <div class="row">
+            <Field label="Coin">{(p) => <select {...p} value={f.token} onChange={(e) => setF({ ...f, token: e.currentTarget.value })}>{TOKENS.map((t) => <option key={t}>{t}</option>)}</select>}</Field>
+            <Field label="Address">{(p) => <input {...p} required value={f.address} onInput={(e) => setF({ ...f, address: e.currentTarget.value })} />}</Field>
+            {f.token === 'XRP' && <Field label="Destination tag">{(p) => <input {...p} inputMode="numeric" value={f.tag} onInput={(e) => setF({ ...f, tag: e.currentTarget.value })} />}</Field>}
+            <Field label="Label">{(p) => <input {...p} value={f.label} onInput={(e) => setF({ ...f, label: e.currentTarget.value })} />}</Field>
+            <Field label="Your password" hint="Asked again for every new address">{(p) => <input {...p} type="password" autocomplete="current-password" required value={f.password} onInput={(e) => setF({ ...f, password: e.currentTarget.value })} />}</Field>
+            <button type="submit" disabled={add.busy}>Add address</button>
+          </div>
+          <ErrorNote error={add.error} />
+        </form>
+      )}
+    </Section>
+  );
+}
+
+function Payouts({ version }: { version: number }) {
+  const ctx = useApp();
+  const [offset, setOffset] = useState(0);
+  const list = useLoad(() => ctx.api.get(`/merchant/payouts${qs({ limit: 50, offset })}`), [offset]);
+  const addrs = useLoad(() => ctx.api.get('/merchant/payout-addresses'), [version]);
+  const [f, setF] = useState({ address_id: '', amount: '' });
+  const [quote, setQuote] = useState<Json | null>(null);
+  const canPay = ctx.role === 'owner' || ctx.role === 'finance';
+  useEffect(() => ctx.live.on('payout:update', () => list.reload()), []);
+  const getQuote = useAction(async () => { setQuote((await ctx.api.get(`/merchant/payouts/quote${qs({ address_id: f.address_id, amount: f.amount })}`)).quote); });
+  const request = useAction(async () => { await ctx.api.post('/merchant/payouts', { address_id: f.address_id, amount: f.amount || undefined }); setQuote(null); list.reload(); });
+  const cancel = useAction(async (id: string) => { await ctx.api.post(`/merchant/payouts/${id}/cancel`); list.reload(); });
+  return (
+    <Section title="Payouts (live)">
+      {canPay && (
+        <form class="inline" aria-label="Request a payout" onSubmit={(e) => { e.preventDefault(); void request.run(); }}>
+          <Field label="To address">{(p) => <select {...p} value={f.address_id} onChange={(e) => { setQuote(null); setF({ ...f, address_id: e.currentTarget.value }); }}><option value="">Choose…</option>{(addrs.data?.addresses ?? []).map((x: Json) => <option key={x.id} value={x.id}>{x.token} {x.label || x.address.slice(0, 10)}</option>)}</select>}</Field>
+          <Field label="Amount" hint="Empty: the whole balance">{(p) => <input {...p} inputMode="decimal" value={f.amount} onInput={(e) => { setQuote(null); setF({ ...f, amount: e.currentTarget.value }); }} />}</Field>
+          <button type="button" class="ghost" disabled={!f.address_id || getQuote.busy} onClick={() => { void getQuote.run(); }}>Quote</button>
+          <button type="submit" disabled={!f.address_id || request.busy}>Request payout</button>
+        </form>
+      )}
+      {quote && <dl class="kv" aria-label="Quote">{Object.entries(quote).flatMap(([k, v]) => [<dt key={`${k}-k`}>{k.replace(/_/g, ' ')}</dt>, <dd key={`${k}-v`}>{String(v)}</dd>])}</dl>}
+      <ErrorNote error={getQuote.error ?? request.error ?? cancel.error} />
+      {list.data ? <><Table caption="Payouts" head={['Requested', 'Coin', 'Amount', 'Fee', 'Sent', 'Status', '']} empty="No payout yet."
+        rows={(list.data.payouts as Json[]).map((x) => [when(x.created_at), x.token, x.amount, x.network_fee, x.send_amount, <Status value={x.status} />,
+          canPay && x.status === 'requested' ? <button type="button" class="ghost" onClick={() => { void cancel.run(x.id); }}>Cancel</button> : x.tx_id ? <span class="mono">{x.tx_id}</span> : x.review_note ?? ''])} />
+        <Pager total={list.data.total} limit={50} offset={offset} onPage={setOffset} /></> : list.error ? <ErrorNote error={list.error} /> : <Loading />}
+    </Section>
+  );
+}
+
+export default function Money() {
+  const ctx = useApp();
+  const [version, setVersion] = useState(0);
+  return (
+    <>
+      <h1>Money</h1>
+      <Balances />
+      <Addresses onChange={() => setVersion(version + 1)} />
+      {!ctx.test && <Payouts version={version} />}
+      <Settlements />
+      <Ledger />
+    </>
+  );
+}

@@ -1,0 +1,85 @@
+// Overview: the dashboard figures, live from `dashboard:update` (filtered on livemode), the volume
+// chart by day and chain, and the setup checklist (key used, webhook, payout address, live mode)
+// with the owner's live-mode switch behind a confirmation.
+import { useEffect, useState } from 'preact/hooks';
+import { withMode, useApp } from '../lib/context.ts';
+import { href } from '../lib/router.ts';
+import { ErrorNote, Loading, Section, useAction, useLoad } from '../lib/ui.tsx';
+import type { Json } from '../lib/api.ts';
+import { VolumeChart } from './volume-chart.tsx';
+
+function Figures({ f }: { f: Json }) {
+  const items: [string, string | number][] = [
+    ['Confirmed today', f.confirmed_today], ['Volume today', `$${f.volume_usd_today}`], ['Open payments', f.pending],
+    ['Expired today', f.expired_today], ['Failed webhooks', f.failed_webhooks],
+    ['Last 7 days', `$${f.periods.last_7_days.volume_usd}`], ['Last 30 days', `$${f.periods.last_30_days.volume_usd}`], ['All time', `$${f.periods.all_time.volume_usd}`],
+  ];
+  return <dl class="figures" aria-label="Figures" data-testid="figures">{items.map(([k, v]) => <div class="figure" key={k}><dt>{k}</dt><dd>{v}</dd></div>)}</dl>;
+}
+
+function Checklist() {
+  const ctx = useApp();
+  const { api, role, merchant } = ctx;
+  const dev = role === 'owner' || role === 'developer';
+  const state = useLoad(async () => {
+    const [keys, hook, addrs] = await Promise.all([
+      dev ? api.get(withMode('/merchant/api-keys', ctx)) : null,
+      dev ? api.get(withMode('/merchant/webhook', ctx)) : null,
+      api.get(withMode('/merchant/payout-addresses', ctx)),
+    ]);
+    return { keys: keys?.api_keys as Json[] | undefined, hook: hook?.webhook as Json | undefined, addrs: addrs.addresses as Json[] };
+  }, [ctx.test]);
+  const [confirming, setConfirming] = useState(false);
+  const live = useAction(async (enabled: boolean) => {
+    const r = await api.post('/merchant/live', { enabled });
+    ctx.session.setMerchant(r.merchant);
+    setConfirming(false);
+  });
+  if (!state.data) return state.error ? <ErrorNote error={state.error} /> : <Loading />;
+  const d = state.data;
+  const item = (done: boolean | undefined, text: string, link: string, unknown = false) => (
+    <li class={done ? 'done' : 'todo'}>{text}{unknown ? <span class="muted"> (a developer or owner can check)</span> : !done && <a href={href(link)}>Set it up</a>}</li>
+  );
+  return (
+    <ul class="checklist" aria-label="Setup checklist">
+      {item(d.keys?.some((k) => k.last_used_at && !k.revoked_at), 'An API key has been used', '/developers', !dev)}
+      {item(d.hook ? Boolean(d.hook.url) : undefined, 'Webhook URL set', '/developers', !dev)}
+      {item(d.addrs.length > 0, 'Payout address added', '/money')}
+      <li class={merchant.live_enabled ? 'done' : 'todo'}>
+        Live mode {merchant.live_enabled ? 'on' : 'off'}
+        {role === 'owner' && !confirming && <button type="button" class="ghost" onClick={() => setConfirming(true)}>{merchant.live_enabled ? 'Turn live mode off' : 'Turn live mode on'}</button>}
+        {role === 'owner' && confirming && (
+          <span class="row" role="group" aria-label="Confirm live mode">
+            <span>{merchant.live_enabled ? 'Stop new live payments? Open ones still complete.' : 'Accept real payments with your live keys?'}</span>
+            <button type="button" disabled={live.busy} onClick={() => { void live.run(!merchant.live_enabled); }}>Yes, turn it {merchant.live_enabled ? 'off' : 'on'}</button>
+            <button type="button" class="ghost" onClick={() => setConfirming(false)}>Cancel</button>
+          </span>
+        )}
+        {role !== 'owner' && !merchant.live_enabled && <span class="muted"> (the owner turns it on)</span>}
+        <ErrorNote error={live.error} />
+      </li>
+    </ul>
+  );
+}
+
+export default function Overview() {
+  const ctx = useApp();
+  const [days, setDays] = useState(30);
+  const figs = useLoad(() => ctx.api.get(withMode('/merchant/dashboard', ctx)), [ctx.test]);
+  const series = useLoad(() => ctx.api.get(withMode(`/merchant/dashboard/series?days=${days}`, ctx)), [ctx.test, days]);
+  useEffect(() => ctx.live.on('dashboard:update', (f: Json) => {
+    if (f.livemode === !ctx.test) { figs.set(f); series.reload(); }
+  }), [ctx.test, days]);
+  return (
+    <>
+      <h1>Overview</h1>
+      {figs.data ? <Figures f={figs.data} /> : figs.error ? <ErrorNote error={figs.error} /> : <Loading what="Loading the figures" />}
+      <Section title="Volume by day and chain" actions={
+        <label>Span <select value={days} onChange={(e) => setDays(Number(e.currentTarget.value))}>{[7, 30, 90, 365].map((n) => <option key={n} value={n}>{n} days</option>)}</select></label>
+      }>
+        {series.data ? <VolumeChart data={series.data} /> : series.error ? <ErrorNote error={series.error} /> : <Loading what="Loading the chart" />}
+      </Section>
+      <Section title="Get set up"><Checklist /></Section>
+    </>
+  );
+}

@@ -1,0 +1,50 @@
+// Settings (owner): what payments are created with (spec 2 Merchant object), sent as only the
+// changed fields, and the accepted coins.
+import { useState } from 'preact/hooks';
+import type { Json } from '../lib/api.ts';
+import { useApp } from '../lib/context.ts';
+import { ErrorNote, Field, Loading, Section, useAction, useLoad } from '../lib/ui.tsx';
+
+export default function Settings() {
+  const ctx = useApp();
+  const m = ctx.merchant;
+  const tokens = useLoad(() => ctx.api.get('/merchant/tokens'), []);
+  const [f, setF] = useState<Json>({});
+  const [saved, setSaved] = useState(false);
+  const v = (k: string) => (k in f ? f[k] : m[k]);
+  const save = useAction(async () => {
+    const body: Json = {};
+    for (const [k, x] of Object.entries(f)) if (JSON.stringify(x) !== JSON.stringify(m[k])) body[k] = x;
+    const r = await ctx.api.patch('/merchant/settings', body);
+    ctx.session.setMerchant(r.merchant);
+    setF({});
+    setSaved(true);
+  });
+  const set = (k: string, x: unknown) => { setSaved(false); setF({ ...f, [k]: x }); };
+  const enabled: string[] = v('enabled_tokens') ?? [];
+  return (
+    <>
+      <h1>Settings</h1>
+      <form onSubmit={(e) => { e.preventDefault(); void save.run(); }} aria-label="Settings">
+        <Section title="Payments">
+          <Field label="Underpaid tolerance (basis points, 0 to 2000)">{(p) => <input {...p} inputMode="numeric" value={v('underpaid_tolerance_bps')} onInput={(e) => set('underpaid_tolerance_bps', Number(e.currentTarget.value))} />}</Field>
+          <label><input type="checkbox" checked={v('fees_paid_by_customer')} onChange={(e) => set('fees_paid_by_customer', e.currentTarget.checked)} /> The customer pays the fees</label><br />
+          <label><input type="checkbox" checked={v('accept_other_assets')} onChange={(e) => set('accept_other_assets', e.currentTarget.checked)} /> Count deposits in another accepted coin</label><br />
+          <label><input type="checkbox" checked={v('hide_below_minimum')} onChange={(e) => set('hide_below_minimum', e.currentTarget.checked)} /> Hide coins below their exchange minimum</label>
+        </Section>
+        <Section title="Settlement">
+          <Field label="Settlement">{(p) => <select {...p} value={v('settlement')} onChange={(e) => set('settlement', e.currentTarget.value)}>{['direct', 'custodial', 'scheduled'].map((s) => <option key={s}>{s}</option>)}</select>}</Field>
+          <Field label="Payout schedule (scheduled)">{(p) => <select {...p} value={v('payout_schedule')} onChange={(e) => set('payout_schedule', e.currentTarget.value)}>{['instant', 'daily', 'weekly'].map((s) => <option key={s}>{s}</option>)}</select>}</Field>
+          <Field label="Convert into">{(p) => <input {...p} value={v('convert_into')} onInput={(e) => set('convert_into', e.currentTarget.value)} />}</Field>
+        </Section>
+        <Section title="Accepted coins">
+          {tokens.data ? <fieldset><legend class="sr-only">Accepted coins</legend>{(tokens.data.tokens as Json[]).map((t) => (
+            <label key={t.token}><input type="checkbox" checked={enabled.includes(t.token)} onChange={(e) => set('enabled_tokens', e.currentTarget.checked ? [...enabled, t.token] : enabled.filter((x) => x !== t.token))} /> {t.token} ({t.chain}) </label>
+          ))}</fieldset> : <Loading />}
+        </Section>
+        <ErrorNote error={save.error} />
+        <button type="submit" disabled={save.busy || Object.keys(f).length === 0}>Save settings</button> {saved && <span role="status">Saved.</span>}
+      </form>
+    </>
+  );
+}

@@ -1,0 +1,33 @@
+// Stores: every role reads, owners and developers add and rename (1 to 100 characters).
+import { useState } from 'preact/hooks';
+import type { Json } from '../lib/api.ts';
+import { useApp } from '../lib/context.ts';
+import { when } from '../lib/format.ts';
+import { ErrorNote, Field, Loading, Section, Table, useAction, useLoad } from '../lib/ui.tsx';
+
+function Rename({ s, onDone }: { s: Json; onDone: () => void }) {
+  const { api } = useApp();
+  const [name, setName] = useState(s.name);
+  const act = useAction(async () => { await api.patch(`/merchant/stores/${s.id}`, { name }); onDone(); });
+  return <form class="inline" aria-label={`Rename ${s.name}`} onSubmit={(e) => { e.preventDefault(); void act.run(); }}><Field label="Name" error={act.error}>{(p) => <input {...p} value={name} onInput={(e) => setName(e.currentTarget.value)} />}</Field><button type="submit" class="ghost">Rename</button></form>;
+}
+
+export default function Stores() {
+  const ctx = useApp();
+  const list = useLoad(() => ctx.api.get('/merchant/stores'), []);
+  const [name, setName] = useState('');
+  const edit = ctx.role === 'owner' || ctx.role === 'developer';
+  const add = useAction(async () => { await ctx.api.post('/merchant/stores', { name }); setName(''); list.reload(); });
+  return (
+    <>
+      <h1>Stores</h1>
+      <Section title="Stores">
+        {list.data ? <Table caption="Stores" head={['Name', 'Id', 'Created', '']} empty="No store: every payment belongs to the account."
+          rows={(list.data.stores as Json[]).map((s) => [s.name, <span class="mono">{s.id}</span>, when(s.created_at), edit ? <Rename s={s} onDone={list.reload} /> : null])} /> : list.error ? <ErrorNote error={list.error} /> : <Loading />}
+        {edit && <form class="inline" aria-label="New store" onSubmit={(e) => { e.preventDefault(); void add.run(); }}>
+          <Field label="New store name" error={add.error}>{(p) => <input {...p} value={name} onInput={(e) => setName(e.currentTarget.value)} />}</Field>
+          <button type="submit" disabled={add.busy}>Add store</button></form>}
+      </Section>
+    </>
+  );
+}

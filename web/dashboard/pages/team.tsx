@@ -1,0 +1,45 @@
+// Team (owner): members with their roles, invitations (the accept link shown once), live from
+// `team:update`.
+import { useEffect, useState } from 'preact/hooks';
+import type { Json } from '../lib/api.ts';
+import { useApp } from '../lib/context.ts';
+import { when } from '../lib/format.ts';
+import { ROLES } from '../lib/paths.ts';
+import { ErrorNote, Field, Loading, Section, SecretOnce, Status, Table, useAction, useLoad } from '../lib/ui.tsx';
+
+export default function Team() {
+  const ctx = useApp();
+  const users = useLoad(() => ctx.api.get('/merchant/users'), []);
+  const invites = useLoad(() => ctx.api.get('/merchant/invitations'), []);
+  useEffect(() => ctx.live.on('team:update', () => { users.reload(); invites.reload(); }), []);
+  const [f, setF] = useState({ email: '', role: 'developer' });
+  const [link, setLink] = useState<string | null>(null);
+  const invite = useAction(async () => { const r = await ctx.api.post('/merchant/invitations', f); setLink(r.accept_url); setF({ ...f, email: '' }); invites.reload(); });
+  const role = useAction(async (id: string, r: string) => { await ctx.api.patch(`/merchant/users/${id}`, { role: r }); users.reload(); });
+  const remove = useAction(async (id: string) => { await ctx.api.del(`/merchant/users/${id}`); users.reload(); });
+  const revoke = useAction(async (id: string) => { await ctx.api.del(`/merchant/invitations/${id}`); invites.reload(); });
+  return (
+    <>
+      <h1>Team</h1>
+      <Section title="Members">
+        <ErrorNote error={role.error ?? remove.error} />
+        {users.data ? <Table caption="Members" head={['Email', 'Role', 'Last sign-in', '']}
+          rows={(users.data.users as Json[]).map((u) => [u.email,
+            <select aria-label={`Role of ${u.email}`} value={u.role} disabled={u.id === ctx.user.id} onChange={(e) => { void role.run(u.id, e.currentTarget.value); }}>{ROLES.map((r) => <option key={r}>{r}</option>)}</select>,
+            when(u.last_login_at), u.id === ctx.user.id ? 'you' : <button type="button" class="ghost" onClick={() => { if (confirm(`Remove ${u.email}?`)) void remove.run(u.id); }}>Remove</button>])} /> : users.error ? <ErrorNote error={users.error} /> : <Loading />}
+      </Section>
+      <Section title="Invitations">
+        {link && <SecretOnce label="Invitation link" secret={link} onDone={() => setLink(null)} />}
+        <form class="inline" aria-label="Invite" onSubmit={(e) => { e.preventDefault(); void invite.run(); }}>
+          <Field label="Email">{(p) => <input {...p} type="email" required value={f.email} onInput={(e) => setF({ ...f, email: e.currentTarget.value })} />}</Field>
+          <Field label="Role">{(p) => <select {...p} value={f.role} onChange={(e) => setF({ ...f, role: e.currentTarget.value })}>{ROLES.map((r) => <option key={r}>{r}</option>)}</select>}</Field>
+          <button type="submit" disabled={invite.busy}>Invite</button>
+          <ErrorNote error={invite.error} />
+        </form>
+        <ErrorNote error={revoke.error} />
+        {invites.data ? <Table caption="Invitations" head={['Email', 'Role', 'Status', 'Expires', '']} empty="No invitation."
+          rows={(invites.data.invitations as Json[]).map((i) => [i.email, i.role, <Status value={i.status} />, when(i.expires_at), i.status === 'pending' ? <button type="button" class="ghost" onClick={() => { void revoke.run(i.id); }}>Revoke</button> : null])} /> : <Loading />}
+      </Section>
+    </>
+  );
+}
