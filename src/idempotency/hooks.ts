@@ -59,11 +59,16 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
       return payload;
     }
     const contentType = reply.getHeader('content-type');
-    await store.complete(scope, {
-      statusCode: reply.statusCode,
-      contentType: typeof contentType === 'string' ? contentType : null,
-      body: payload == null ? '' : String(payload),
-    });
+    try {
+      await store.complete(scope, {
+        statusCode: reply.statusCode,
+        contentType: typeof contentType === 'string' ? contentType : null,
+        body: payload == null ? '' : String(payload),
+      });
+    } catch (err) {
+      // The request did its work: its answer goes out. The key stays held until its lease ends.
+      req.log.error({ err }, 'could not store the idempotent answer');
+    }
     return payload;
   });
 }

@@ -28,12 +28,15 @@ export async function startLtcApp(db: Database, node: LitecoinNode, env: Record<
   return { ...t, clock, node };
 }
 
-/** A live merchant whose LTC payout address is a fresh address of the node's miner wallet. */
-export async function ltcMerchant(t: LtcApp): Promise<Merchant & { payout: string }> {
+/**
+ * A live merchant whose LTC payout address is a fresh address of the node's miner wallet, or
+ * `payout` (an address the node's wallet does not know: it never re-broadcasts what pays it).
+ */
+export async function ltcMerchant(t: LtcApp, payoutAddress?: string): Promise<Merchant & { payout: string }> {
   const acct = await signupAccount(t.app);
   const live = await t.app.inject({ method: 'POST', url: '/merchant/live', headers: tokenHeader(acct.accessToken), payload: { enabled: true } });
   if (live.statusCode !== 200) throw new Error(`live mode: ${live.statusCode} ${live.body}`);
-  const payout = await t.node.minerAddress();
+  const payout = payoutAddress ?? await t.node.minerAddress();
   const res = await t.app.inject({
     method: 'POST', url: '/merchant/payout-addresses', remoteAddress: randomIp(), headers: tokenHeader(acct.accessToken),
     payload: { token: 'LTC', address: payout, password: acct.password },
@@ -73,3 +76,10 @@ export async function chainRow(t: LtcApp, chain: string): Promise<Record<string,
 }
 
 export const ltcText = (n: bigint): string => `${n / 100_000_000n}.${String(n % 100_000_000n).padStart(8, '0')}`;
+
+/** Base units the node's UTXO set holds for `address` (any address, no wallet). */
+export async function unspentAt(node: LitecoinNode, address: string): Promise<bigint> {
+  const { total_amount: ltc } = await node.rpc<{ total_amount: number }>('scantxoutset', ['start', [`addr(${address})`]]);
+  const [whole, frac = ''] = ltc.toFixed(8).split('.');
+  return BigInt(whole) * 100_000_000n + BigInt(frac.padEnd(8, '0'));
+}

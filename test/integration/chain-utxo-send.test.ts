@@ -2,13 +2,17 @@
 // through DepositIntake as the chain watcher does, the settlement room plans it, and the UTXO family
 // sends ONE transaction spending the deposit outputs: the merchant's payout address receives exactly
 // `net`, the service's hot wallet its share less the network fee, which is the transaction's fee.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { describeEachDb } from '../harness/databases.ts';
 import { getPayment, type Json } from '../harness/payments.ts';
 import { createLivePayment, hotWallet, owed, settlementsOf } from '../harness/chain-send.ts';
 import { litecoindOrSkip, startLitecoind, type LitecoinNode } from '../harness/litecoind.ts';
-import { driveLtc, ltcMerchant, ltcText, receivedBy, startLtcApp, type LtcApp } from '../harness/utxo-send.ts';
+import { driveLtc, ltcMerchant, ltcText, receivedBy, startLtcApp, unspentAt, type LtcApp } from '../harness/utxo-send.ts';
+import { encodeSegwit } from '../../src/chains/addresses/encoding.ts';
 import { parseUnits } from '../../src/money/index.ts';
 import { outgoingAttempts, outgoingTransfers } from '../../src/chains/transfers/index.ts';
 import { setLiveNetwork } from '../../src/chains/addresses/index.ts';
@@ -151,6 +155,44 @@ describe.runIf(litecoindOrSkip())('LTC settlement left unmined', () => {
       const [s] = await settlementsOf(t, p.id);
       expect(s.tx_id).toBe(attempts[1].txId);
       expect(await receivedBy(node, m.payout)).toBe(units(s.net));
+    });
+
+    it('the gateway stops after sending and the node loses its mempool: the same bytes are sent again, paid once', async () => {
+      // a payout address outside the node's wallet, which would put the transaction back itself
+      const m = await ltcMerchant(t, encodeSegwit('rltc', 0, crypto.randomBytes(20)));
+      const p = await createLivePayment(t, m, 'LTC');
+      const amount = owed(p);
+      const txid = await node.pay(p.deposit_address, ltcText(amount));
+      const [hash] = await node.mine(1);
+      const { height } = await node.rpc<{ height: number }>('getblockheader', [hash]);
+      await t.services.payments.intake.recordDeposit({ address: p.deposit_address }, { txId: txid, token: 'LTC', amount, confirmations: 1, block: height, at: t.clock.now() });
+      await t.services.payments.intake.markFinal({ address: p.deposit_address }, txid, t.clock.now());
+      await t.platform.outbox.drainNow();
+      await t.services.sending.transfers.runOnce();
+      const [s0] = await settlementsOf(t, p.id);
+      const [settlement] = (await h.db().orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.reference, s0.id))).filter((r) => r.purpose === 'settlement');
+      expect(settlement.status).toBe('sent');
+      const [sent] = await h.db().orm.select().from(outgoingAttempts).where(eq(outgoingAttempts.transferId, settlement.id));
+
+      // the gateway goes away; the node restarts without the mempool it had
+      const mnemonic = t.config.walletMnemonic;
+      await t.close();
+      const { logpath } = await node.rpc<{ logpath: string }>('getrpcinfo');
+      await node.stop();
+      fs.rmSync(path.join(path.dirname(logpath), 'mempool.dat'), { force: true });
+      await node.start();
+      expect(await node.rpc<string[]>('getrawmempool')).not.toContain(sent.txId);
+
+      t = await startLtcApp(h.db(), node, { WALLET_MNEMONIC: mnemonic });
+      // three Litecoin blocks' time after the broadcast (stamped by the first gateway's clock)
+      t.clock.advance(sent.broadcastAt!.getTime() - t.clock.now().getTime() + 3 * 150_000 + 1000);
+      await t.services.sending.transfers.runOnce();
+      expect(await node.rpc<string[]>('getrawmempool')).toContain(sent.txId);
+      await driveLtc(t, async () => (await settlementsOf(t, p.id))[0]?.status === 'completed');
+      const [s] = await settlementsOf(t, p.id);
+      expect(s.tx_id).toBe(sent.txId);
+      expect(await h.db().orm.select().from(outgoingAttempts).where(eq(outgoingAttempts.transferId, settlement.id))).toHaveLength(1);
+      expect(await unspentAt(node, m.payout)).toBe(units(s.net));
     });
   });
 });

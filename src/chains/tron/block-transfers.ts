@@ -2,11 +2,12 @@
 // TransferContract transactions whose contractRet is SUCCESS, and TRC-20 tokens from the Transfer
 // logs of the block's transaction infos, only for the configured contracts and only where the
 // transaction succeeded (receipt SUCCESS, not FAILED). Several logs of one transaction to one
-// address and token are summed. Addresses are base58check (T…). It runs over every transfer of a
-// block, thousands on mainnet: plain string checks rather than regular expressions where they do.
+// address and token are summed. Addresses are hex (41…, lower case: TronReader.normalizeAddress),
+// so a block is matched without a base58check encoding (two SHA-256 runs) per transfer. It runs
+// over every transfer of a block, thousands on mainnet: plain string checks rather than regular
+// expressions where they do.
 import type { TokenSymbol } from '../../tokens/index.ts';
 import type { ObservedTransfer } from '../watch/types.ts';
-import { tronBase58 } from './rpc.ts';
 
 export const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 
@@ -33,24 +34,6 @@ function word(data: unknown): bigint | null {
 
 type Obj = Record<string, unknown>;
 
-/**
- * Base58check forms already computed (20-byte hex → T…): each costs two SHA-256 runs, and a block
- * of thousands of token transfers mostly names addresses seen before (exchanges, the same holders).
- * Bounded: emptied when full.
- */
-const BASE58 = new Map<string, string>();
-const BASE58_MAX = 100_000;
-
-function base58Of(hex20: string): string {
-  let out = BASE58.get(hex20);
-  if (out === undefined) {
-    if (BASE58.size >= BASE58_MAX) BASE58.clear();
-    out = tronBase58(hex20);
-    BASE58.set(hex20, out);
-  }
-  return out;
-}
-
 const obj = (v: unknown): Obj | null => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : null);
 
 /**
@@ -72,7 +55,7 @@ export function blockTransfers(transactions: readonly unknown[], infos: readonly
     const amount = v?.amount;
     if (!HEX_ADDRESS.test(to) || typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount <= 0) continue;
     // a TransferContract transaction moves TRX once
-    out.push({ txId: tx.txID, to: base58Of(to.slice(2)), token: 'TRX', amount: BigInt(amount), ...(HEX_ADDRESS.test(owner) ? { from: base58Of(owner.slice(2)) } : {}) });
+    out.push({ txId: tx.txID, to: to.toLowerCase(), token: 'TRX', amount: BigInt(amount), ...(HEX_ADDRESS.test(owner) ? { from: owner.toLowerCase() } : {}) });
   }
   if (contracts.size === 0) return out;
   for (const raw of infos) {
@@ -92,11 +75,11 @@ export function blockTransfers(transactions: readonly unknown[], infos: readonly
       const from = topicAddress(topics[1]);
       const amount = word(log.data);
       if (!to || !from || amount === null || amount === 0n) continue;
-      const toB58 = base58Of(to);
+      const toHex = `41${to.toLowerCase()}`;
       let same: ObservedTransfer | undefined;
-      for (let i = first; i < out.length; i++) if (out[i].to === toB58 && out[i].token === token) same = out[i];
+      for (let i = first; i < out.length; i++) if (out[i].to === toHex && out[i].token === token) same = out[i];
       if (same) same.amount += amount;
-      else out.push({ txId: info.id, to: toB58, token, amount, from: base58Of(from) });
+      else out.push({ txId: info.id, to: toHex, token, amount, from: `41${from.toLowerCase()}` });
     }
   }
   return out;

@@ -90,8 +90,13 @@ export class TronReader implements ChainReader {
     return typeof tx.txID === 'string' ? { kind: 'pending' } : { kind: 'unknown' };
   }
 
+  /** Hex (41…, lower case): what blocks carry, so matching a block encodes nothing. */
   normalizeAddress(address: string): string {
-    const hex = tronHex(address.trim());
-    return hex ? tronBase58(hex) : address.trim();
+    return tronHex(address.trim()) ?? address.trim();
+  }
+
+  /** Base58check (T…), as deposit addresses are issued. */
+  chainAddress(normalized: string): string {
+    return tronHex(normalized) === normalized ? tronBase58(normalized) : normalized;
   }
 }

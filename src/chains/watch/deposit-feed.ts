@@ -51,7 +51,7 @@ export class DepositFeed {
   async transfer(t: ObservedTransfer, height: bigint | undefined, confirmations: number, at: Date): Promise<'deposit' | 'unmatched' | 'not_ours' | 'own'> {
     // The service's own transfers to a deposit address (gas top-ups) are no customer's money.
     if (await this.#ours(t.txId)) return 'own';
-    const owners = (await paymentsAtAddress(this.#deps.db.orm, this.#chain, t.to))
+    const owners = (await paymentsAtAddress(this.#deps.db.orm, this.#chain, this.#reader.chainAddress?.(t.to) ?? t.to))
       .filter((o) => this.#reader.normalizeAddress(o.depositAddress) === t.to);
     if (owners.length === 0) return 'not_ours';
     const owner = owners.find((o) => (o.destinationTag ?? undefined) === t.tag);
@@ -61,7 +61,7 @@ export class DepositFeed {
     }
     const block = height === undefined ? undefined : Number(height);
     const r = await this.#deps.intake.recordDeposit({ paymentId: owner.id }, {
-      txId: t.txId, token: t.token, amount: t.amount, confirmations, sender: t.from, block, at,
+      txId: t.txId, token: t.token, amount: t.amount, confirmations, sender: t.from && (this.#reader.chainAddress?.(t.from) ?? t.from), block, at,
     });
     if (r.kind === 'unmatched') {
       await this.#unmatched({ ...t, to: owner.depositAddress }, height, at, { paymentId: owner.id, merchantId: owner.merchantId });

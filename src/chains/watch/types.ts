@@ -72,6 +72,12 @@ export interface ChainReader {
    * solidified block); families without such a point omit it.
    */
   finalHeight?(): Promise<bigint>;
-  /** The one form of an address used as the index key (EVM: lower case; others: as the chain writes it). */
+  /**
+   * The one form of an address used as the index key and in ObservedTransfer (EVM: lower case;
+   * Tron: hex, 41…, so a block is matched without a base58 encoding per transfer; others: as the
+   * chain writes it).
+   */
   normalizeAddress(address: string): string;
+  /** The address as payments hold it, from its normalized form; the normalized form itself when omitted. */
+  chainAddress?(normalized: string): string;
 }

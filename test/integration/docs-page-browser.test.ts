@@ -1,0 +1,55 @@
+// GET /docs in Chromium: Scalar's reference renders the document (operations, webhook events, the
+// Idempotency-Key and API key scheme show up) and the page asks for nothing outside this service.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import type { Browser } from 'playwright-core';
+import { openTestDatabase } from '../harness/databases.ts';
+import { startSocketApp, type SocketApp } from './realtime-support.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const hasChromium = fs.existsSync(CHROMIUM);
+if (!hasChromium) console.log(`API reference browser test skipped: ${CHROMIUM} is absent (apt-get install chromium)`);
+
+describe.skipIf(!hasChromium)('API reference page in Chromium', { timeout: 90_000 }, () => {
+  let opened: Awaited<ReturnType<typeof openTestDatabase>>;
+  let t: SocketApp;
+  let browser: Browser;
+  beforeAll(async () => {
+    opened = await openTestDatabase('pglite');
+    t = await startSocketApp(opened.db);
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await opened?.dispose();
+  });
+
+  it('renders the document with no request outside this service', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const origin = new URL(t.url).origin;
+    const outside: string[] = [];
+    // Every request is seen here; one to another origin is recorded and never leaves the machine.
+    await page.route('**/*', (route) => {
+      const url = route.request().url();
+      if (url.startsWith(origin) || url.startsWith('data:') || url.startsWith('blob:')) return route.continue();
+      outside.push(url);
+      return route.abort();
+    });
+    const blocked: string[] = [];
+    page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) blocked.push(m.text()); });
+    await page.goto(`${t.url}/docs`, { waitUntil: 'networkidle', timeout: 60_000 });
+    await page.getByText('Create a payment').first().waitFor({ timeout: 30_000 });
+    const html = await page.content();
+    // The reference shows the webhook events, the Idempotency-Key header and the API key scheme.
+    for (const word of ['Webhooks', 'Idempotency-Key', 'X-API-Key']) expect(html, word).toContain(word);
+    expect(outside).toEqual([]);
+    expect(blocked).toEqual([]);
+    await context.close();
+  });
+});
