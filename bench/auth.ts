@@ -42,7 +42,7 @@ async function main(): Promise<void> {
     const db = await openPostgres(url, { max: 10 });
     const platform = await bootPlatform(config, createLogger('silent'), { db, jobs: false });
     const services = await createServices(platform);
-    const unlimited = new AccountsService(platform, { take: async () => true });
+    const unlimited = new AccountsService(platform, { take: async () => true, count: async () => 0 });
     const app = await buildApp(services);
     app.get('/bench/open', async () => ({ ok: true }));
     apiRoute(app, unlimited.authn, { method: 'GET', url: '/bench/keyed', readOnlyAllowed: true, handler: async () => ({ ok: true }) });

@@ -1,6 +1,7 @@
 // Builds the Fastify app from services. main.ts serves it; tests build it the same way.
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { sql } from 'drizzle-orm';
+import { answerFrameworkError, installBadInputGuards, trustProxyOption } from './platform/http/index.ts';
 import { BODY_LIMIT_BYTES, createMetricsRegistry, genRequestId, installErrorMapper, installJsonBody, installMetrics, installRequestId } from './platform/http/index.ts';
 import type { Services } from './services.ts';
 import { registerMarketMetrics } from './market/index.ts';
@@ -20,20 +21,25 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       requestIdLogLabel: 'request_id',
       disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace',
     }),
-    trustProxy: config.trustProxy,
+    trustProxy: trustProxyOption(config.trustProxy),
     bodyLimit: BODY_LIMIT_BYTES,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    frameworkErrors: answerFrameworkError,
+    // Slow clients: a request must arrive whole within 30 s; a socket idle for 2 minutes is closed.
+    requestTimeout: 30_000,
+    connectionTimeout: 120_000,
   });
   app.decorateRequest('auth', null);
   recordRouteTable(app);
   installRequestId(app);
   installJsonBody(app);
+  installBadInputGuards(app);
   installErrorMapper(app);
   const metrics = createMetricsRegistry();
   registerMarketMetrics(metrics, services.market);
   registerChainMetrics(metrics, services.watching);
-  installMetrics(app, metrics);
+  installMetrics(app, metrics, config.adminToken);
 
   app.get('/healthz', async (_req, reply) => {
     try {

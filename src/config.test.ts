@@ -91,8 +91,28 @@ describe('config', () => {
     expect(c.webhookRetryDelaysS).toEqual([1, 1, 1, 1, 1, 1]);
     expect(c.confirmations.ethereum).toBe(2);
     expect(c.tokenContracts).toEqual({ USDT_ERC20: '0xabc', USDT_TRC20: 'Txyz' });
-    expect(c.trustProxy).toBe(true);
+    expect(c.trustProxy).toBe(1);
     expect(c.publicUrl).toBe('http://127.0.0.1:8080');
+  });
+
+  it('creates DATA_DIR with mode 0700 and narrows an existing one', () => {
+    const fresh = path.join(tmp(), 'data');
+    loadConfig({ DATA_DIR: fresh });
+    expect(fs.statSync(fresh).mode & 0o777).toBe(0o700);
+    const open = tmp();
+    fs.chmodSync(open, 0o755);
+    loadConfig({ DATA_DIR: open });
+    expect(fs.statSync(open).mode & 0o777).toBe(0o700);
+  });
+
+  it('TRUST_PROXY is one proxy (1) or exactly the listed proxies, never every hop', () => {
+    expect(loadConfig({ DATA_DIR: tmp() }).trustProxy).toBe(false);
+    expect(loadConfig({ DATA_DIR: tmp(), TRUST_PROXY: '0' }).trustProxy).toBe(false);
+    expect(loadConfig({ DATA_DIR: tmp(), TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(loadConfig({ DATA_DIR: tmp(), TRUST_PROXY: ' 10.0.0.0/8, 192.168.1.7 ,fd00::/8,::1' }).trustProxy).toEqual(['10.0.0.0/8', '192.168.1.7', 'fd00::/8', '::1']);
+    for (const v of ['true', '2', '10.0.0.0/33', 'fd00::/129', 'example.com', '10.0.0.1/8/1']) {
+      expect(() => loadConfig({ DATA_DIR: tmp(), TRUST_PROXY: v }), v).toThrow(/TRUST_PROXY/);
+    }
   });
 
   const cases: [Record<string, string>, string][] = [

@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
+import net from 'node:net';
 import { generateMnemonic, validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
 
@@ -33,7 +34,8 @@ export interface Config {
   /** True when the mnemonic was generated into DATA_DIR (development only). */
   walletMnemonicGenerated: boolean;
   adminToken: string | null;
-  trustProxy: boolean;
+  /** TRUST_PROXY: false (unset), 1 (one proxy in front) or the exact proxy addresses and CIDR ranges. */
+  trustProxy: TrustProxy;
   webhookAllowPrivate: boolean;
   webhookRetryDelaysS: number[];
   webhookTimeoutMs: number;
@@ -69,6 +71,8 @@ export interface ReferralTerms {
   /** Business days (Saturdays and Sundays skipped) from a referral payout's request to its `due_at`. */
   payoutDays: number;
 }
+
+export type TrustProxy = false | 1 | string[];
 
 export class ConfigError extends Error {}
 
@@ -120,8 +124,10 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
 /** Reads a secret from DATA_DIR, or creates it there (mode 0600) on first start. */
 function persistedSecret(dataDir: string, file: string, make: () => string): { value: string; generated: boolean } {
   const p = path.join(dataDir, file);
+  // DATA_DIR holds generated secrets and the embedded database: the service's user only (0700).
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  if ((fs.statSync(dataDir).mode & 0o077) !== 0) fs.chmodSync(dataDir, 0o700);
   if (fs.existsSync(p)) return { value: fs.readFileSync(p, 'utf8').trim(), generated: true };
-  fs.mkdirSync(dataDir, { recursive: true });
   const value = make();
   // 'wx' fails if another process created it meanwhile; then read theirs.
   try {
@@ -185,6 +191,28 @@ function parseTokenContracts(env: Env): Record<string, string> {
   return out;
 }
 
+/**
+ * TRUST_PROXY (CONTRACT.md): `1` trusts one proxy (the client is the last X-Forwarded-For entry, the
+ * one that proxy appended); a list of addresses and CIDR ranges trusts exactly those (the client is
+ * the right-most entry not among them). Never "every hop": the client's own entries stay untrusted.
+ */
+function parseTrustProxy(env: Env): TrustProxy {
+  const v = opt(env, 'TRUST_PROXY');
+  if (v === undefined || v === '0' || v === 'false') return false;
+  if (v === '1') return 1;
+  const items = v.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const item of items) {
+    const [addr, bits, extra] = item.split('/');
+    const family = net.isIP(addr);
+    const maxBits = family === 6 ? 128 : 32;
+    if (family === 0 || extra !== undefined || (bits !== undefined && (!/^\d{1,3}$/.test(bits) || Number(bits) > maxBits))) {
+      bad('TRUST_PROXY', `must be 1 or a comma-separated list of proxy addresses or CIDR ranges, got "${item}"`);
+    }
+  }
+  if (items.length === 0) bad('TRUST_PROXY', `must be 1 or a list of proxy addresses, got "${v}"`);
+  return items;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 3000, 0, 65535);
   const host = opt(env, 'HOST') ?? '127.0.0.1';
@@ -231,7 +259,7 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     port, host, publicUrl, checkoutUrl, databaseUrl, dataDir, authSecret, walletMnemonic, walletMnemonicGenerated,
     adminToken: opt(env, 'ADMIN_TOKEN') ?? null,
-    trustProxy: flag(env, 'TRUST_PROXY'),
+    trustProxy: parseTrustProxy(env),
     webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE'),
     webhookRetryDelaysS: parseRetryDelays(env),
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),

@@ -1,7 +1,8 @@
 // Sign-out (spec 4.4 Session). The credential is the access token in Authorization (what every
 // other dashboard route takes), or else the refresh cookie, which the browser sends to
 // /merchant/auth by itself, so a page whose access token has expired can still sign out. Either
-// names one session: `logout` ends it, `logout-all` ends every session of its user.
+// names one session: `logout` ends it, `logout-all` ends every session of its user. A refresh
+// cookie already exchanged for a newer one is reuse: the session ends and the answer is a 401.
 import { and, eq, isNull } from 'drizzle-orm';
 import { unauthorized } from '../platform/errors.ts';
 import type { Database, Executor } from '../platform/db/index.ts';
@@ -36,8 +37,18 @@ async function sessionOfAccessToken(tx: Executor, tokens: AccessTokens, bearer: 
 export async function logout(db: Database, tokens: AccessTokens, creds: LogoutCredentials, all: boolean, now: Date): Promise<void> {
   if (!creds.bearer && !creds.cookie) throw unauthorized(MISSING_TOKEN);
   const ended = await db.transaction(async (tx) => {
-    const s = (creds.bearer ? await sessionOfAccessToken(tx, tokens, creds.bearer, now) : null)
-      ?? (creds.cookie ? await sessionOfRefreshToken(tx, creds.cookie, now) : null);
+    let s: SessionRef | null = creds.bearer ? await sessionOfAccessToken(tx, tokens, creds.bearer, now) : null;
+    if (!s && creds.cookie) {
+      const byCookie = await sessionOfRefreshToken(tx, creds.cookie, now);
+      // A refresh token that was already exchanged is reuse (stolen or replayed), as on refresh:
+      // the whole session ends, and the revocation commits before the 401.
+      if (byCookie?.reused) {
+        await revokeSession(tx, byCookie.id, 'refresh_token_reused', now);
+        await emitSessionsRevoked(tx, byCookie.merchantId, byCookie.userId, [byCookie.id], 'session_revoked', now);
+        return false;
+      }
+      s = byCookie;
+    }
     if (!s) return false;
     const ids = all ? await revokeUserSessions(tx, s.userId, 'logout_all', now) : [s.id];
     if (!all) await revokeSession(tx, s.id, 'logout', now);

@@ -34,11 +34,17 @@ export async function revokeUserSessions(tx: Executor, userId: string, reason: s
   return rows.map((r) => r.id);
 }
 
-/** The open session a refresh token belongs to (sign-out with the cookie); null when unknown or ended. */
-export async function sessionOfRefreshToken(tx: Executor, token: string, now: Date): Promise<{ id: string; userId: string; merchantId: string } | null> {
-  const [row] = await tx.select({ id: sessions.id, userId: sessions.userId, merchantId: sessions.merchantId, revokedAt: sessions.revokedAt, expiresAt: sessions.expiresAt })
+/**
+ * The open session a refresh token belongs to (sign-out with the cookie); null when unknown or ended.
+ * `reused` is true when the token was already exchanged: the caller treats that like a refresh would.
+ */
+export async function sessionOfRefreshToken(tx: Executor, token: string, now: Date): Promise<{ id: string; userId: string; merchantId: string; reused: boolean } | null> {
+  const [row] = await tx.select({
+    id: sessions.id, userId: sessions.userId, merchantId: sessions.merchantId, revokedAt: sessions.revokedAt, expiresAt: sessions.expiresAt,
+    replacedAt: refreshTokens.replacedAt,
+  })
     .from(refreshTokens).innerJoin(sessions, eq(sessions.id, refreshTokens.sessionId))
     .where(eq(refreshTokens.tokenHash, hashSecret(token))).limit(1);
   if (!row || row.revokedAt || row.expiresAt.getTime() <= now.getTime()) return null;
-  return { id: row.id, userId: row.userId, merchantId: row.merchantId };
+  return { id: row.id, userId: row.userId, merchantId: row.merchantId, reused: row.replacedAt !== null };
 }

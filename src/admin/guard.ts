@@ -4,12 +4,25 @@
 // first, so it takes the same time whatever the length or content of the guess.
 import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
-import { notFound, unauthorized } from '../platform/errors.ts';
+import { notFound, tooManyRequests, unauthorized } from '../platform/errors.ts';
+import { MemoryRateLimiter } from '../platform/rate-limit.ts';
+import { ipLimitKey } from '../accounts/routes/ip-limit.ts';
 import { bearer } from '../accounts/guards.ts';
 import type { Actor } from '../audit/index.ts';
 import { adminActor } from '../accounts/actor.ts';
 
 export const INVALID_ADMIN_TOKEN = 'invalid admin token';
+/** Wrong admin tokens one address may send in ADMIN_FAILURE_WINDOW_MS before it gets 429 (per process). */
+export const ADMIN_MAX_FAILURES = 20;
+export const ADMIN_FAILURE_WINDOW_MS = 60_000;
+// Failures only: the operator's own requests are never slowed. Counted per server in its process
+// (guessing a long random token is hopeless anyway: this bounds the noise and the CPU it costs).
+const failuresByServer = new WeakMap<object, MemoryRateLimiter>();
+function failuresOf(app: FastifyInstance): MemoryRateLimiter {
+  let l = failuresByServer.get(app.server);
+  if (!l) failuresByServer.set(app.server, (l = new MemoryRateLimiter()));
+  return l;
+}
 
 const digest = (s: string) => crypto.createHash('sha256').update(s).digest();
 
@@ -25,12 +38,19 @@ export interface AdminRouteSpec {
 }
 
 export function adminRoute(app: FastifyInstance, adminToken: string | null, spec: AdminRouteSpec): void {
+  const adminFailures = failuresOf(app);
   app.route({
     method: spec.method,
     url: spec.url,
     onRequest: async (req) => {
       if (!adminToken) throw notFound();
-      if (!adminTokenMatches(adminToken, bearer(req))) throw unauthorized(INVALID_ADMIN_TOKEN);
+      const key = `admin-token-failures:${ipLimitKey(req.ip)}`;
+      const now = Date.now();
+      if (await adminFailures.count(key, ADMIN_FAILURE_WINDOW_MS, now) >= ADMIN_MAX_FAILURES) throw tooManyRequests();
+      if (!adminTokenMatches(adminToken, bearer(req))) {
+        await adminFailures.take(key, Number.MAX_SAFE_INTEGER, ADMIN_FAILURE_WINDOW_MS, now);
+        throw unauthorized(INVALID_ADMIN_TOKEN);
+      }
     },
     handler: (req, reply) => spec.handler(req, reply, adminActor(req)),
   });

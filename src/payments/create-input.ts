@@ -4,6 +4,7 @@
 import { badRequest } from '../platform/errors.ts';
 import { dec, parseAmountUsd, type Decimal } from '../money/index.ts';
 import { isToken, unsupportedToken, type TokenSymbol } from '../tokens/index.ts';
+import { URL_TOO_LONG, urlTooLong } from '../webhooks/core.ts';
 
 export const SIMULATION_OUTCOMES = ['confirmed', 'overpaid', 'partially_paid', 'underpaid', 'expired', 'failed', 'wrong_asset', 'paid_late'] as const;
 export type SimulationOutcome = (typeof SIMULATION_OUTCOMES)[number];
@@ -67,7 +68,8 @@ function text(name: string, v: unknown, max = MAX_TEXT): string | undefined {
 function pageUrl(name: string, v: unknown): string | undefined {
   if (!present(v)) return undefined;
   const bad = badRequest(`${name} must be an absolute http(s) URL`);
-  if (typeof v !== 'string' || v.length > 2048) throw bad;
+  if (typeof v !== 'string') throw bad;
+  if (urlTooLong(v)) throw badRequest(`${name}: ${URL_TOO_LONG}`);
   let u: URL;
   try { u = new URL(v); } catch { throw bad; }
   if (u.protocol !== 'https:' && u.protocol !== 'http:') throw bad;

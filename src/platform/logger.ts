@@ -6,8 +6,32 @@ export const REDACT_PATHS = [
   'res.headers["set-cookie"]', '*.password', '*.secret', '*.current_password', '*.new_password',
 ];
 
-export function createLogger(level: string): Logger {
-  return pino({ level, redact: { paths: REDACT_PATHS, censor: '[redacted]' } });
+/** Keys of an error (at any depth of its causes) that carry a query's bound values: hashes of
+ * passwords and keys, emails, metadata. The SQL text stays (it says what failed), the values go. */
+const QUERY_VALUE_KEYS = new Set(['params', 'parameters', 'values', 'bindings', 'detail']);
+// Drizzle writes the values into its message too: `Failed query: <sql>\nparams: <values>`.
+const PARAMS_IN_TEXT = /\nparams: [\s\S]*?(?=\n {4}at |$)/;
+
+function dropQueryValues(v: unknown, depth = 0): unknown {
+  if (v === null || typeof v !== 'object' || depth > 8) return v;
+  if (Array.isArray(v)) return v.map((x) => dropQueryValues(x, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) {
+    if (QUERY_VALUE_KEYS.has(k)) out[k] = '[redacted]';
+    else if ((k === 'message' || k === 'stack') && typeof x === 'string') out[k] = x.replace(PARAMS_IN_TEXT, '\nparams: [redacted]');
+    else out[k] = dropQueryValues(x, depth + 1);
+  }
+  return out;
+}
+
+/** pino's error serializer, without the bound values of a failed query. */
+export function serializeError(err: unknown): unknown {
+  return dropQueryValues(err instanceof Error ? pino.stdSerializers.err(err) : err);
+}
+
+export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+  const options = { level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, serializers: { err: serializeError, error: serializeError } };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 export type { Logger };

@@ -4,6 +4,8 @@
 export interface RateLimiter {
   /** True when the request is admitted (and counted). */
   take(key: string, limit: number, windowMs: number, nowMs: number): Promise<boolean>;
+  /** How many requests under `key` were admitted in the window ending now (nothing is counted). */
+  count(key: string, windowMs: number, nowMs: number): Promise<number>;
 }
 
 export class MemoryRateLimiter implements RateLimiter {
@@ -22,6 +24,11 @@ export class MemoryRateLimiter implements RateLimiter {
     if (list.length >= limit) return false;
     list.push(nowMs);
     return true;
+  }
+
+  async count(key: string, windowMs: number, nowMs: number): Promise<number> {
+    const list = this.#hits.get(key);
+    return list ? list.filter((t) => t > nowMs - windowMs).length : 0;
   }
 
   /** Forgets keys idle for a whole window, so memory follows active clients only. */

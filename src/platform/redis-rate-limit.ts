@@ -16,14 +16,30 @@ redis.call('ZADD', KEYS[1], ARGV[1], ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 `;
+// KEYS[1]: the window's sorted set. ARGV: now ms, window ms.
+const COUNT_SCRIPT = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
+return redis.call('ZCARD', KEYS[1])
+`;
 const KEY_PREFIX = 'gw:rl:';
 
 export class RedisRateLimiter implements RateLimiter {
   readonly #script: RedisScript;
+  readonly #countScript: RedisScript;
   readonly #fallback = new MemoryRateLimiter();
 
   constructor(url: string, log: Logger | null = null) {
     this.#script = new RedisScript(url, TAKE_SCRIPT, log, 'redis rate limiter unavailable; counting in this process meanwhile');
+    this.#countScript = new RedisScript(url, COUNT_SCRIPT, log, 'redis rate limiter unavailable; counting in this process meanwhile');
+  }
+
+  async count(key: string, windowMs: number, nowMs: number): Promise<number> {
+    try {
+      return Number(await this.#countScript.run(KEY_PREFIX + key, [String(nowMs), String(windowMs)]));
+    } catch (err) {
+      this.#countScript.warn(err);
+      return this.#fallback.count(key, windowMs, nowMs);
+    }
   }
 
   async take(key: string, limit: number, windowMs: number, nowMs: number): Promise<boolean> {
@@ -43,6 +59,7 @@ export class RedisRateLimiter implements RateLimiter {
 
   async close(): Promise<void> {
     this.#script.close();
+    this.#countScript.close();
   }
 }
 

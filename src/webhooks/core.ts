@@ -13,7 +13,7 @@ export {
 export { ipFamily, isPublicAddress, type IpFamily } from './ip-ranges.ts';
 export {
   bareHost, checkPaymentWebhookUrl, checkWebhookUrl, PAYMENT_URL_PREFIX, systemResolver, URL_DOES_NOT_RESOLVE,
-  URL_NOT_ABSOLUTE, URL_NOT_HTTPS, URL_NOT_PUBLIC, URL_REQUIRED,
+  URL_NOT_ABSOLUTE, URL_NOT_HTTPS, URL_NOT_PUBLIC, URL_REQUIRED, URL_TOO_LONG, urlTooLong,
   type ResolvedAddress, type Resolver, type UrlCheck, type UrlPolicyOptions,
 } from './url-policy.ts';
 export {

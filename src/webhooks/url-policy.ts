@@ -9,6 +9,10 @@ export const URL_NOT_ABSOLUTE = 'url must be an absolute http(s) URL';
 export const URL_NOT_HTTPS = 'url must use https';
 export const URL_DOES_NOT_RESOLVE = 'url host does not resolve';
 export const URL_NOT_PUBLIC = 'url must point at a public host';
+/** Every URL a merchant gives (CONTRACT.md "Values and formats"): it is copied into every event and delivery. */
+export const URL_MAX_CHARS = 2048;
+export const URL_TOO_LONG = `url is too long (${URL_MAX_CHARS} characters at most)`;
+export const urlTooLong = (url: string): boolean => url.length > URL_MAX_CHARS && [...url].length > URL_MAX_CHARS;
 /** Prefix of the same messages for a payment's own `webhook_url`. */
 export const PAYMENT_URL_PREFIX = 'webhook_url: ';
 
@@ -59,6 +63,7 @@ export async function checkWebhookUrl(input: unknown, options: UrlPolicyOptions 
 
   if (typeof input !== 'string' || input.trim() === '') return fail(URL_REQUIRED);
   const url = input.trim();
+  if (urlTooLong(url)) return fail(URL_TOO_LONG);
   let parsed: URL;
   try {
     parsed = new URL(url);

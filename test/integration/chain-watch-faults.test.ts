@@ -74,7 +74,7 @@ describe.runIf(anvilOrSkip())('chain watcher faults', () => {
         expect(await chainState(t, 'bsc')).toMatchObject({ last_error: null });
         expect((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
         expect((await paymentNow(t, m.acct.liveKey, p.id)).status).toBe('pending');
-        const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+        const metrics = (await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer test-admin-token' } })).body;
         expect(metrics).toContain('gateway_chain_up{chain="ethereum"} 0');
         expect(metrics).toContain('gateway_chain_up{chain="bsc"} 1');
       } finally {

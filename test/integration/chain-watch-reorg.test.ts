@@ -39,7 +39,7 @@ describe.runIf(anvilOrSkip())('reorganisations seen by the chain watcher', () =>
       return { p, hash, raw: await rawOf(hash) };
     };
     const metric = async (name: string): Promise<number> => {
-      const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+      const text = (await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer test-admin-token' } })).body;
       const line = text.split('\n').find((l) => l.startsWith(`${name}{chain="ethereum"}`));
       return line ? Number(line.split(' ').pop()) : 0;
     };

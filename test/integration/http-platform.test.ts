@@ -69,7 +69,7 @@ describeEachDb('http platform', (h) => {
 
   it('exposes Prometheus metrics at /metrics', async () => {
     await t.app.inject({ method: 'GET', url: '/healthz' });
-    const res = await t.app.inject({ method: 'GET', url: '/metrics' });
+    const res = await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer test-admin-token' } });
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain('http_request_duration_seconds_bucket');
     expect(res.body).toContain('route="/healthz"');

@@ -163,7 +163,7 @@ describeEachDb('live market', (h) => {
   it('shows rates, statuses, sources and the peg in /metrics', async () => {
     fx.prices.USDC = '0.97';
     await bnbStale();
-    const text = (await inject({ method: 'GET', url: '/metrics' })).body;
+    const text = (await inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer test-admin-token' } })).body;
     expect(text).toContain('market_rate_usd{token="BTC"} 60000');
     expect(text).toContain('market_token_status{token="BNB",status="stale"} 1');
     expect(text).toContain('market_token_status{token="BTC",status="ok"} 1');

@@ -9,7 +9,7 @@ import { memberActor } from '../actor.ts';
 import { acceptInvitation, acceptUrl, createInvitation, INVITATION_REVOKED, listInvitations, revokeInvitation } from '../invitations.ts';
 import { invitationJson } from '../invitation-json.ts';
 import { setRefreshCookie } from './cookies.ts';
-import { limitByIp } from './ip-limit.ts';
+import { limitByIp, limitEmailProbes } from './ip-limit.ts';
 import { LOGIN_RATE_PER_IP } from './session-routes.ts';
 import { idOf } from './team-routes.ts';
 
@@ -20,6 +20,7 @@ export function registerInvitationRoutes(app: FastifyInstance, accounts: Account
   dashboardRoute(app, authn, {
     method: 'POST', url: '/merchant/invitations', roles: OWNER,
     handler: async (req, reply, auth) => {
+      await limitEmailProbes(accounts.limiter, req, auth.userId, clock.now().getTime());
       const { row, token } = await createInvitation(db, auth.merchantId, bodyObject(req.body), memberActor(req, auth), clock.now());
       return reply.code(201).send({ invitation: invitationJson(row, clock.now()), accept_url: acceptUrl(config.publicUrl, token) });
     },

@@ -1,8 +1,43 @@
-// Per-IP limits of spec part 8 (sign-in, sign-up, coin choice, checkout simulate).
+// Per-IP limits of spec part 8 (sign-in, sign-up, coin choice, checkout simulate, ...).
+import net from 'node:net';
 import type { FastifyRequest } from 'fastify';
 import { tooManyRequests } from '../../platform/errors.ts';
 import type { RateLimiter } from '../../platform/rate-limit.ts';
 
+/**
+ * The key a client address is limited under: an IPv4 address as it is; an IPv6 address by its /64,
+ * the block one subscriber gets (keying the full address would give one client 2^64 budgets).
+ */
+export function ipLimitKey(ip: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped) return mapped[1];
+  if (net.isIPv6(ip)) return `${expandIpv6(ip).slice(0, 4).join(':')}::/64`;
+  return ip;
+}
+
+/** The eight hextets of an IPv6 address (zone dropped, `::` expanded, an IPv4 tail converted). */
+function expandIpv6(ip: string): string[] {
+  let s = ip.split('%')[0].toLowerCase();
+  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(s);
+  if (v4) {
+    const [a, b, c, d] = v4.slice(1).map(Number);
+    s = s.slice(0, v4.index) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = s.split('::');
+  const h = head ? head.split(':') : [];
+  const t = tail !== undefined && tail !== '' ? tail.split(':') : [];
+  const middle = tail === undefined ? [] : Array(8 - h.length - t.length).fill('0');
+  return [...h, ...middle, ...t].map((x) => x.replace(/^0+(?=.)/, ''));
+}
+
 export async function limitByIp(limiter: RateLimiter, bucket: string, req: FastifyRequest, perSecond: number, nowMs: number): Promise<void> {
-  if (!(await limiter.take(`${bucket}:${req.ip}`, perSecond, 1000, nowMs))) throw tooManyRequests();
+  if (!(await limiter.take(`${bucket}:${ipLimitKey(req.ip)}`, perSecond, 1000, nowMs))) throw tooManyRequests();
+}
+
+/** Routes that tell whether an email is registered anywhere (adding a member, inviting one): as many a
+ * second as sign-up, per client address and per signed-in member, so they cannot enumerate emails. */
+export const EMAIL_PROBE_RATE = 5;
+export async function limitEmailProbes(limiter: RateLimiter, req: FastifyRequest, userId: string, nowMs: number): Promise<void> {
+  await limitByIp(limiter, 'email-probe', req, EMAIL_PROBE_RATE, nowMs);
+  if (!(await limiter.take(`email-probe-user:${userId}`, EMAIL_PROBE_RATE, 1000, nowMs))) throw tooManyRequests();
 }

@@ -11,6 +11,7 @@ import { bodyObject } from '../validate.ts';
 import { memberActor } from '../actor.ts';
 import { changePassword, PASSWORD_CHANGED } from '../password-change.ts';
 import { clearRefreshCookie } from './cookies.ts';
+import { limitPasswordRechecks } from '../recheck-limit.ts';
 import { unauthorized } from '../../platform/errors.ts';
 import { INVALID_TOKEN } from '../authenticate.ts';
 
@@ -30,7 +31,8 @@ export function registerMeRoutes(app: FastifyInstance, accounts: AccountsService
   dashboardRoute(app, accounts.authn, {
     method: 'POST', url: '/merchant/me/password', roles: ANY_ROLE,
     handler: async (req, reply, auth) => {
-      await changePassword(db, auth.merchantId, auth.userId, bodyObject(req.body), memberActor(req, auth), clock.now());
+      await limitPasswordRechecks(accounts.limiter, auth.userId, clock.now().getTime(),
+        () => changePassword(db, auth.merchantId, auth.userId, bodyObject(req.body), memberActor(req, auth), clock.now()));
       clearRefreshCookie(reply, secure);
       return reply.send({ message: PASSWORD_CHANGED });
     },

@@ -6,6 +6,7 @@ import { OWNER } from '../roles.ts';
 import { userJson } from '../users.ts';
 import { bodyObject } from '../validate.ts';
 import { memberActor } from '../actor.ts';
+import { limitEmailProbes } from './ip-limit.ts';
 import { addUser, changeRole, listUsers, removeUser, USER_REMOVED } from '../team.ts';
 
 const idOf = (req: { params: unknown }) => (req.params as { id: string }).id;
@@ -21,6 +22,7 @@ export function registerTeamRoutes(app: FastifyInstance, accounts: AccountsServi
   dashboardRoute(app, authn, {
     method: 'POST', url: '/merchant/users', roles: OWNER,
     handler: async (req, reply, auth) => {
+      await limitEmailProbes(accounts.limiter, req, auth.userId, clock.now().getTime());
       const user = await addUser(db, auth.merchantId, bodyObject(req.body), memberActor(req, auth), clock.now());
       return reply.code(201).send({ user: userJson(user) });
     },

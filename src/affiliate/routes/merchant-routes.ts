@@ -3,7 +3,7 @@
 // before its body is read (spec 7: a developer gets 403 and an over-eager finance member 429,
 // whatever the body).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { OWNER_FINANCE, dashboardRoute, memberActor, type AccountsService } from '../../accounts/index.ts';
+import { OWNER_FINANCE, dashboardRoute, limitPasswordRechecks, memberActor, type AccountsService } from '../../accounts/index.ts';
 import { tooManyRequests } from '../../platform/errors.ts';
 import type { AffiliateService } from '../service.ts';
 import { PAYOUT_REQUEST_RATE } from '../service.ts';
@@ -25,7 +25,8 @@ export function registerAffiliateMerchantRoutes(app: FastifyInstance, accounts: 
   route('GET', '/merchant/affiliate/referrals', async (req, _reply, auth) => listReferrals(db, auth.merchantId, queryOf(req)));
   route('GET', '/merchant/affiliate/commissions', async (req, _reply, auth) => listCommissions(db, auth.merchantId, queryOf(req)));
   route('POST', '/merchant/affiliate/payouts', async (req, reply, auth) => {
-    const payout = await affiliate.requestPayout({ merchantId: auth.merchantId, userId: auth.userId, actor: memberActor(req, auth) }, req.body);
+    const payout = await limitPasswordRechecks(accounts.limiter, auth.userId, clock.now().getTime(),
+      () => affiliate.requestPayout({ merchantId: auth.merchantId, userId: auth.userId, actor: memberActor(req, auth) }, req.body));
     return reply.code(201).send({ payout });
   }, async (_req, auth) => {
     const { perSecond, burst } = PAYOUT_REQUEST_RATE;

@@ -1,4 +1,7 @@
 // Prometheus metrics at /metrics: process defaults plus request durations by route and status.
+// They describe the service's internals (chains, market, traffic), so they are the operator's:
+// `Authorization: Bearer <ADMIN_TOKEN>` like /admin, and 404 when ADMIN_TOKEN is unset.
+import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
@@ -8,7 +11,9 @@ export function createMetricsRegistry(): Registry {
   return registry;
 }
 
-export function installMetrics(app: FastifyInstance, registry: Registry): void {
+const digest = (s: string) => crypto.createHash('sha256').update(s).digest();
+
+export function installMetrics(app: FastifyInstance, registry: Registry, adminToken: string | null): void {
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request duration by method, route and status',
@@ -24,7 +29,11 @@ export function installMetrics(app: FastifyInstance, registry: Registry): void {
     );
     done();
   });
-  app.get('/metrics', async (_req, reply) => {
+  app.get('/metrics', async (req, reply) => {
+    if (!adminToken) return reply.code(404).send({ error: 'not found' });
+    const auth = req.headers.authorization ?? '';
+    const given = auth.startsWith('Bearer ') ? auth.slice(7) : '';
+    if (!crypto.timingSafeEqual(digest(given), digest(adminToken))) return reply.code(401).send({ error: 'invalid admin token' });
     reply.header('content-type', registry.contentType);
     return registry.metrics();
   });

@@ -1,6 +1,6 @@
 // /merchant/payout-addresses (spec 4.4 Payout addresses): read by any role, changed by owners and finance.
 import type { FastifyInstance } from 'fastify';
-import { ANY_ROLE, OWNER_FINANCE, bodyObject, dashboardRoute, type AccountsService } from '../../accounts/index.ts';
+import { ANY_ROLE, OWNER_FINANCE, bodyObject, dashboardRoute, limitPasswordRechecks, type AccountsService } from '../../accounts/index.ts';
 import type { SettlementService } from '../service.ts';
 import { payoutAddressJson } from '../json.ts';
 import { ADDRESS_DELETED } from '../address-rules.ts';
@@ -9,6 +9,7 @@ import { livemodeOf, memberActor } from './helpers.ts';
 export function registerPayoutAddressRoutes(app: FastifyInstance, accounts: AccountsService, settlement: SettlementService): void {
   const { authn } = accounts;
   const svc = settlement.addresses;
+  const rechecked = <T>(userId: string, run: () => Promise<T>) => limitPasswordRechecks(accounts.limiter, userId, accounts.platform.clock.now().getTime(), run);
   const who = (req: Parameters<typeof memberActor>[0], auth: Parameters<typeof memberActor>[1]) =>
     ({ merchantId: auth.merchantId, userId: auth.userId, actor: memberActor(req, auth) });
 
@@ -19,14 +20,14 @@ export function registerPayoutAddressRoutes(app: FastifyInstance, accounts: Acco
   dashboardRoute(app, authn, {
     method: 'POST', url: '/merchant/payout-addresses', roles: OWNER_FINANCE,
     handler: async (req, reply, auth) => {
-      const row = await svc.add(who(req, auth), livemodeOf(req), bodyObject(req.body));
+      const row = await rechecked(auth.userId, () => svc.add(who(req, auth), livemodeOf(req), bodyObject(req.body)));
       return reply.code(201).send({ address: payoutAddressJson(row) });
     },
   });
   dashboardRoute(app, authn, {
     method: 'PATCH', url: '/merchant/payout-addresses/:id', roles: OWNER_FINANCE,
     handler: async (req, _reply, auth) => {
-      const row = await svc.update(who(req, auth), (req.params as { id: string }).id, bodyObject(req.body));
+      const row = await rechecked(auth.userId, () => svc.update(who(req, auth), (req.params as { id: string }).id, bodyObject(req.body)));
       return { address: payoutAddressJson(row) };
     },
   });

@@ -1,0 +1,25 @@
+// Failed password re-checks (payout addresses, a referral payout to a new address, a password
+// change) are limited per user: a stolen session must not be a way to guess the password. After
+// RECHECK_MAX_FAILURES wrong passwords in RECHECK_WINDOW_MS, every re-check of that user answers 429
+// until the oldest failure leaves the window. Only failures count, so a member adding many
+// addresses with the right password is never slowed down.
+import { AppError, tooManyRequests } from '../platform/errors.ts';
+import type { RateLimiter } from '../platform/rate-limit.ts';
+
+export const RECHECK_MAX_FAILURES = 5;
+export const RECHECK_WINDOW_MS = 15 * 60_000;
+/** The 403 messages that mean "the password given was wrong". */
+const WRONG_PASSWORD_MESSAGES = new Set(['current password is incorrect', 'password is incorrect']);
+
+export async function limitPasswordRechecks<T>(limiter: RateLimiter, userId: string, nowMs: number, run: () => Promise<T>): Promise<T> {
+  const key = `password-recheck-failures:${userId}`;
+  if (await limiter.count(key, RECHECK_WINDOW_MS, nowMs) >= RECHECK_MAX_FAILURES) throw tooManyRequests();
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof AppError && err.status === 403 && WRONG_PASSWORD_MESSAGES.has(err.message)) {
+      await limiter.take(key, Number.MAX_SAFE_INTEGER, RECHECK_WINDOW_MS, nowMs);
+    }
+    throw err;
+  }
+}

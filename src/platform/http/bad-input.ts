@@ -1,0 +1,66 @@
+// Bad input caught before any route runs, so every route answers it the same spec-shaped way:
+// `{"error": "<message>"}` with a 4xx, never Fastify's own bodies, a plain-text answer or a 500.
+// - Fastify's router errors (a URL that does not decode, a path parameter over the length limit).
+// - NUL characters in path ids and query values: PostgreSQL text cannot hold them, so a query
+//   carrying one would fail; an id holding one names nothing.
+// - Error answers some plugin wrote as text (e.g. @fastify/cors's strict preflight check).
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { NOT_FOUND } from '../errors.ts';
+
+export const INVALID_URL = 'invalid url';
+export const nulInQuery = (name: string): string => `${name} must not contain NUL characters`;
+
+/** Fastify's `frameworkErrors`: router failures answered in the spec's shape. */
+export function answerFrameworkError(err: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
+  // A path parameter longer than any id names nothing.
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    reply.code(404).send({ error: NOT_FOUND });
+    return;
+  }
+  reply.code(400).send({ error: INVALID_URL });
+}
+
+const hasNul = (v: unknown): boolean =>
+  typeof v === 'string' ? v.includes('\u0000') : Array.isArray(v) && v.some((x) => typeof x === 'string' && x.includes('\u0000'));
+
+export function installBadInputGuards(app: FastifyInstance): void {
+  // Callback hooks (no promise per request): these run on every request.
+  app.addHook('onRequest', (req, reply, done) => {
+    const params = req.params as Record<string, unknown> | undefined;
+    if (params) {
+      for (const k in params) {
+        if (hasNul(params[k])) {
+          reply.code(404).send({ error: NOT_FOUND });
+          return;
+        }
+      }
+    }
+    const query = req.query as Record<string, unknown> | undefined;
+    if (query) {
+      for (const k in query) {
+        if (hasNul(query[k]) || k.includes('\u0000')) {
+          reply.code(400).send({ error: nulInQuery(k.replaceAll('\u0000', '').slice(0, 40) || 'query') });
+          return;
+        }
+      }
+    }
+    done();
+  });
+
+  app.addHook('onSend', (_req, reply, payload, done) => {
+    if (reply.statusCode < 400) return done(null, payload);
+    const type = String(reply.getHeader('content-type') ?? '');
+    if (type.startsWith('application/json') || type.startsWith('text/html')) return done(null, payload);
+    // A plugin answered an error as text: keep its status, give it the spec's shape.
+    const text = typeof payload === 'string' ? payload.trim() : '';
+    const message = text !== '' && text.length <= 200 ? text.charAt(0).toLowerCase() + text.slice(1) : defaultMessage(reply.statusCode);
+    reply.header('content-type', 'application/json; charset=utf-8');
+    reply.removeHeader('content-length');
+    done(null, JSON.stringify({ error: message }));
+  });
+}
+
+function defaultMessage(status: number): string {
+  if (status === 404) return NOT_FOUND;
+  return status >= 500 ? 'internal error' : 'invalid request';
+}

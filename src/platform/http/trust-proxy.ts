@@ -1,0 +1,12 @@
+// TRUST_PROXY as Fastify's `trustProxy` option. Fastify's own hop count refuses to trust a peer it
+// cannot check, so `1` ("one proxy in front", CONTRACT.md) is a function trusting exactly the
+// immediate peer: the client is then the last X-Forwarded-For entry, the one that proxy appended.
+// A list of addresses and CIDR ranges is handed over as it is (the right-most untrusted entry wins).
+import type { TrustProxy } from '../../config.ts';
+
+export type FastifyTrustProxy = false | string[] | ((addr: string, hop: number) => boolean);
+
+export function trustProxyOption(tp: TrustProxy): FastifyTrustProxy {
+  if (tp === 1) return (_addr, hop) => hop < 1;
+  return tp;
+}

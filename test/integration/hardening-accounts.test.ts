@@ -1,0 +1,94 @@
+// Issue 17 findings 3, 6 and 9: failed password re-checks and wrong admin tokens are limited, a
+// rotated refresh cookie cannot sign out (it is reuse), and adding members cannot enumerate emails.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { describeEachDb } from '../harness/databases.ts';
+import { startTestApp, type TestApp } from '../harness/app.ts';
+import { cookieOf, randomIp, signIn, signupAccount, tokenHeader, uid, type Account } from '../harness/accounts.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
+
+describeEachDb('accounts hardening', (h) => {
+  let t: TestApp;
+  const clock = new ManualClock();
+  beforeAll(async () => { t = await startTestApp(h.db(), { clock }); });
+  afterAll(async () => { await t.close(); });
+
+  const addAddress = (a: Account, password: string) => t.app.inject({
+    method: 'POST', url: '/merchant/payout-addresses', remoteAddress: randomIp(), headers: tokenHeader(a.accessToken),
+    payload: { token: 'ETH', address: privateKeyToAccount(generatePrivateKey()).address, password },
+  });
+
+  it('5 wrong passwords in 15 minutes make every re-check of that member 429 until the window passes', async () => {
+    const a = await signupAccount(t.app);
+    // The right password never counts: many additions in a row are fine.
+    for (let i = 0; i < 7; i++) expect((await addAddress(a, a.password)).statusCode).toBe(201);
+    for (let i = 0; i < 5; i++) {
+      const res = await addAddress(a, 'wrong-password');
+      expect(res.statusCode).toBe(403);
+      expect(res.json()).toEqual({ error: 'password is incorrect' });
+    }
+    const limited = await addAddress(a, a.password);
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json()).toEqual({ error: 'rate limit exceeded' });
+    // The password change shares the count (same member).
+    const change = await t.app.inject({ method: 'POST', url: '/merchant/me/password', headers: tokenHeader(a.accessToken), payload: { current_password: a.password, new_password: 'another-password-1' } });
+    expect(change.statusCode).toBe(429);
+    // Another member of the account is not affected.
+    const other = await signupAccount(t.app);
+    expect((await addAddress(other, other.password)).statusCode).toBe(201);
+    clock.advance(15 * 60_000 + 1);
+    const again = { ...a, accessToken: (await signIn(t.app, a.email)).accessToken };
+    expect((await addAddress(again, a.password)).statusCode).toBe(201);
+  });
+
+  it('the password change counts its wrong current passwords too', async () => {
+    const a = await signupAccount(t.app);
+    const change = (current: string) => t.app.inject({ method: 'POST', url: '/merchant/me/password', headers: tokenHeader(a.accessToken), payload: { current_password: current, new_password: 'another-password-1' } });
+    for (let i = 0; i < 5; i++) expect((await change(`wrong-${i}-password`)).json()).toEqual({ error: 'current password is incorrect' });
+    expect((await change(a.password)).statusCode).toBe(429);
+  });
+
+  it('20 wrong admin tokens a minute from one address, then 429 for it (and only it)', async () => {
+    const ip = randomIp();
+    for (let i = 0; i < 20; i++) {
+      const res = await t.app.inject({ method: 'GET', url: '/admin/merchants', remoteAddress: ip, headers: { authorization: `Bearer guess-${i}` } });
+      expect(res.statusCode).toBe(401);
+    }
+    const limited = await t.app.inject({ method: 'GET', url: '/admin/merchants', remoteAddress: ip, headers: { authorization: 'Bearer guess-x' } });
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json()).toEqual({ error: 'rate limit exceeded' });
+    const elsewhere = await t.app.inject({ method: 'GET', url: '/admin/merchants', remoteAddress: randomIp(), headers: { authorization: 'Bearer test-admin-token' } });
+    expect(elsewhere.statusCode).toBe(200);
+  });
+
+  it('sign-out with a refresh cookie already exchanged is reuse: 401 and the session ends', async () => {
+    const a = await signupAccount(t.app);
+    const old = a.refreshCookie!;
+    const refreshed = await t.app.inject({ method: 'POST', url: '/merchant/auth/refresh', headers: { cookie: old } });
+    expect(refreshed.statusCode).toBe(200);
+    const fresh = cookieOf(refreshed)!;
+    const out = await t.app.inject({ method: 'POST', url: '/merchant/auth/logout', headers: { cookie: old } });
+    expect(out.statusCode).toBe(401);
+    expect(out.json()).toEqual({ error: 'invalid or expired token' });
+    // The whole session ended: its newest cookie no longer refreshes.
+    const after = await t.app.inject({ method: 'POST', url: '/merchant/auth/refresh', headers: { cookie: fresh } });
+    expect(after.statusCode).toBe(401);
+    // The current cookie of another session still signs out.
+    const b = await signupAccount(t.app);
+    expect((await t.app.inject({ method: 'POST', url: '/merchant/auth/logout', headers: { cookie: b.refreshCookie! } })).statusCode).toBe(200);
+  });
+
+  it('adding members or inviting is limited like sign-up: 5 a second per member and per address', async () => {
+    const a = await signupAccount(t.app);
+    clock.advance(2000);
+    const add = (ip: string) => t.app.inject({ method: 'POST', url: '/merchant/users', remoteAddress: ip, headers: tokenHeader(a.accessToken), payload: { email: `someone-${uid()}@example.com`, password: 'correct-horse-9', role: 'viewer' } });
+    for (let i = 0; i < 3; i++) expect((await add(randomIp())).statusCode).toBe(201);
+    const invite = (ip: string) => t.app.inject({ method: 'POST', url: '/merchant/invitations', remoteAddress: ip, headers: tokenHeader(a.accessToken), payload: { email: `inv-${uid()}@example.com`, role: 'viewer' } });
+    for (let i = 0; i < 2; i++) expect((await invite(randomIp())).statusCode).toBe(201);
+    const sixth = await add(randomIp());
+    expect(sixth.statusCode).toBe(429);
+    expect(sixth.json()).toEqual({ error: 'rate limit exceeded' });
+    clock.advance(1001);
+    expect((await add(randomIp())).statusCode).toBe(201);
+  });
+});

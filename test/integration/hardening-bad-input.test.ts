@@ -1,0 +1,90 @@
+// Bad input the review found answered 500 or in Fastify's own shapes (issue 17): NUL characters in
+// text fields, path ids and queries, malformed URLs, oversize path parameters, bodies nested
+// thousands of levels deep, prototype poisoning, a CORS preflight without its headers. Each answers
+// a 4xx `{"error": string}` and nothing else.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { InjectOptions } from 'fastify';
+import { describeEachDb } from '../harness/databases.ts';
+import { startTestApp, type TestApp } from '../harness/app.ts';
+import { randomIp, tokenHeader, keyHeader } from '../harness/accounts.ts';
+import { makeFixtureIds, type FixtureIds } from '../harness/fixture-ids.ts';
+
+const ADMIN = { authorization: 'Bearer test-admin-token' };
+
+function expectError(res: { statusCode: number; body: string; headers: Record<string, unknown> }, status: number, message: string): void {
+  expect(res.statusCode, res.body).toBe(status);
+  expect(String(res.headers['content-type'])).toMatch(/^application\/json/);
+  expect(JSON.parse(res.body)).toEqual({ error: message });
+}
+
+describeEachDb('bad input answers a spec-shaped 4xx', (h) => {
+  let t: TestApp;
+  let f: FixtureIds;
+  beforeAll(async () => {
+    t = await startTestApp(h.db());
+    f = await makeFixtureIds(t);
+  });
+  afterAll(async () => { await t.close(); });
+  const inject = (o: InjectOptions) => t.app.inject({ remoteAddress: randomIp(), ...o });
+
+  it('refuses a NUL character in a text field with 400 naming the field', async () => {
+    const auth = tokenHeader(f.acct.accessToken);
+    expectError(await inject({ method: 'PATCH', url: `/merchant/stores/${f.store}`, headers: auth, payload: { name: '\u0000' } }), 400, 'name must not contain NUL characters');
+    expectError(await inject({ method: 'PATCH', url: `/merchant/payout-addresses/${f.payoutAddress}`, headers: auth, payload: { label: 'a\u0000' } }), 400, 'label must not contain NUL characters');
+    expectError(await inject({ method: 'POST', url: '/merchant/login', payload: { email: 'a@b.example', password: 'x\u0000yyyyyyyy' } }), 400, 'password must not contain NUL characters');
+    // Inside a nested value, and in a key: still named by the top-level field.
+    expectError(await inject({ method: 'POST', url: '/v1/payments', headers: keyHeader(f.acct.testKey), payload: { order_id: 'o', amount_usd: '5', metadata: { a: [{ 'b\u0000': 1 }] } } }), 400, 'metadata must not contain NUL characters');
+    // The store kept its name.
+    const stores = (await inject({ method: 'GET', url: '/merchant/stores', headers: auth })).json().stores;
+    expect(stores.find((s: { id: string }) => s.id === f.store).name).toBe('Main');
+  });
+
+  it('answers 404 `not found` to a path id holding a NUL character', async () => {
+    const auth = tokenHeader(f.acct.accessToken);
+    expectError(await inject({ method: 'GET', url: '/merchant/webhooks/deliveries/abc%00def', headers: auth }), 404, 'not found');
+    expectError(await inject({ method: 'POST', url: `/merchant/payouts/${f.payoutAddress}%00/cancel`, headers: auth }), 404, 'not found');
+    expectError(await inject({ method: 'POST', url: '/admin/payouts/%00/reject', headers: ADMIN, payload: { note: 'n' } }), 404, 'not found');
+    expectError(await inject({ method: 'POST', url: '/admin/payouts/%00/sent', headers: ADMIN, payload: { tx_id: 'x' } }), 404, 'not found');
+    expectError(await inject({ method: 'GET', url: `/checkout/${f.checkoutToken}%00` }), 404, 'not found');
+  });
+
+  it('answers 400 to a query value holding a NUL character', async () => {
+    expectError(await inject({ method: 'GET', url: '/merchant/payments?status=%00', headers: tokenHeader(f.acct.accessToken) }), 400, 'status must not contain NUL characters');
+    expectError(await inject({ method: 'GET', url: '/admin/payouts?status=a%00', headers: ADMIN }), 400, 'status must not contain NUL characters');
+  });
+
+  it('answers a malformed URL 400 `invalid url` and an oversize path parameter 404 `not found`', async () => {
+    expectError(await inject({ method: 'GET', url: '/v1/payments/%E0%A4%A', headers: keyHeader(f.acct.testKey) }), 400, 'invalid url');
+    expectError(await inject({ method: 'GET', url: '/checkout/%zz' }), 400, 'invalid url');
+    expectError(await inject({ method: 'GET', url: `/v1/payments/${'p'.repeat(150)}`, headers: keyHeader(f.acct.testKey) }), 404, 'not found');
+    expectError(await inject({ method: 'GET', url: `/checkout/${'c'.repeat(500)}` }), 404, 'not found');
+  });
+
+  it('answers a CORS preflight without its headers in the spec shape, and a real one as before', async () => {
+    const bare = await inject({ method: 'OPTIONS', url: `/checkout/${f.checkoutToken}` });
+    expect(bare.statusCode).toBeGreaterThanOrEqual(400);
+    expect(bare.statusCode).toBeLessThan(500);
+    expect(Object.keys(bare.json())).toEqual(['error']);
+    expect(typeof bare.json().error).toBe('string');
+    const real = await inject({ method: 'OPTIONS', url: `/checkout/${f.checkoutToken}`, headers: { origin: 'https://shop.example', 'access-control-request-method': 'GET' } });
+    expect(real.statusCode).toBe(204);
+    expect(real.headers['access-control-allow-origin']).toBe('*');
+  });
+
+  it('refuses metadata nested deeper than 20 levels (5,000 answered 500 before)', async () => {
+    const deep = `${'{"a":'.repeat(5000)}{}${'}'.repeat(5000)}`;
+    const key = keyHeader(f.acct.testKey);
+    expectError(await inject({ method: 'POST', url: '/v1/payments', headers: { ...key, 'content-type': 'application/json' }, payload: `{"order_id":"deep","amount_usd":"5","metadata":${deep}}` }), 400, 'metadata must be nested at most 20 levels deep');
+    let ok: unknown = { leaf: 1 };
+    for (let i = 1; i < 20; i++) ok = { a: ok };
+    const res = await inject({ method: 'POST', url: '/v1/payments', headers: key, payload: { order_id: 'deep-ok', amount_usd: '5', metadata: ok } });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json().metadata).toEqual(ok);
+  });
+
+  it('refuses prototype poisoning in a JSON body', async () => {
+    const headers = { ...tokenHeader(f.acct.accessToken), 'content-type': 'application/json' };
+    expectError(await inject({ method: 'PATCH', url: `/merchant/stores/${f.store}`, headers, payload: '{"name":"x","__proto__":{"admin":true}}' }), 400, 'invalid request body');
+    expectError(await inject({ method: 'PATCH', url: `/merchant/stores/${f.store}`, headers, payload: '{"name":"x","constructor":{"prototype":{"admin":true}}}' }), 400, 'invalid request body');
+  });
+});
