@@ -1,8 +1,9 @@
 // Text fields a route stores or looks up: PostgreSQL text cannot hold the NUL character (a query
 // carrying one fails), so such text is refused with a 400 naming the field before any query.
 import { badRequest } from './errors.ts';
+import { nulMessage } from './fields.ts';
 
-export const nulMessage = (field: string): string => `${field} must not contain NUL characters`;
+export { nulMessage };
 
 /** Throws 400 `<field> must not contain NUL characters` when the string holds a NUL. */
 export function refuseNul(field: string, v: string): string {

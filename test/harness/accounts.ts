@@ -71,7 +71,8 @@ export interface Member extends SignedIn {
 /** Adds a team member of `role` through the owner's token and signs them in. */
 export async function addMember(app: FastifyInstance, ownerToken: string, role: string): Promise<Member> {
   const email = `${role}-${uid()}@example.com`;
-  const res = await app.inject({ method: 'POST', url: '/merchant/users', headers: tokenHeader(ownerToken), payload: { email, password: PASSWORD, role } });
+  // a fresh address each time: adding members is limited per address like sign-up
+  const res = await app.inject({ method: 'POST', url: '/merchant/users', remoteAddress: randomIp(), headers: tokenHeader(ownerToken), payload: { email, password: PASSWORD, role } });
   if (res.statusCode !== 201) throw new Error(`add member failed: ${res.statusCode} ${res.body}`);
   return { id: res.json().user.id, email, password: PASSWORD, ...(await signIn(app, email)) };
 }

@@ -35,9 +35,13 @@ export async function limitByIp(limiter: RateLimiter, bucket: string, req: Fasti
 }
 
 /** Routes that tell whether an email is registered anywhere (adding a member, inviting one): as many a
- * second as sign-up, per client address and per signed-in member, so they cannot enumerate emails. */
+ * second as sign-up per client address, and per signed-in member a budget over ten seconds (a team
+ * added by a script in a burst passes; a member probing emails from many addresses is held to two a
+ * second), so they cannot enumerate emails. */
 export const EMAIL_PROBE_RATE = 5;
+export const EMAIL_PROBES_PER_MEMBER = 20;
+export const EMAIL_PROBE_MEMBER_WINDOW_MS = 10_000;
 export async function limitEmailProbes(limiter: RateLimiter, req: FastifyRequest, userId: string, nowMs: number): Promise<void> {
   await limitByIp(limiter, 'email-probe', req, EMAIL_PROBE_RATE, nowMs);
-  if (!(await limiter.take(`email-probe-user:${userId}`, EMAIL_PROBE_RATE, 1000, nowMs))) throw tooManyRequests();
+  if (!(await limiter.take(`email-probe-user:${userId}`, EMAIL_PROBES_PER_MEMBER, EMAIL_PROBE_MEMBER_WINDOW_MS, nowMs))) throw tooManyRequests();
 }

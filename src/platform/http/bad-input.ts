@@ -6,9 +6,9 @@
 // - Error answers some plugin wrote as text (e.g. @fastify/cors's strict preflight check).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { NOT_FOUND } from '../errors.ts';
+import { nulMessage } from '../fields.ts';
 
 export const INVALID_URL = 'invalid url';
-export const nulInQuery = (name: string): string => `${name} must not contain NUL characters`;
 
 /** Fastify's `frameworkErrors`: router failures answered in the spec's shape. */
 export function answerFrameworkError(err: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
@@ -39,7 +39,7 @@ export function installBadInputGuards(app: FastifyInstance): void {
     if (query) {
       for (const k in query) {
         if (hasNul(query[k]) || k.includes('\u0000')) {
-          reply.code(400).send({ error: nulInQuery(k.replaceAll('\u0000', '').slice(0, 40) || 'query') });
+          reply.code(400).send({ error: nulMessage(k.replaceAll('\u0000', '').slice(0, 40) || 'query') });
           return;
         }
       }

@@ -6,12 +6,12 @@
 import type { FastifyInstance } from 'fastify';
 import sjson from 'secure-json-parse';
 import { AppError, INVALID_REQUEST_BODY } from '../errors.ts';
+import { nulMessage } from '../fields.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 /** Levels of objects and arrays one field's value may nest (`{"metadata": {}}` is one level). */
 export const MAX_FIELD_DEPTH = 20;
 
-export const bodyNulMessage = (field: string): string => `${field} must not contain NUL characters`;
 export const bodyDepthMessage = (field: string): string => `${field} must be nested at most ${MAX_FIELD_DEPTH} levels deep`;
 
 export function installJsonBody(app: FastifyInstance): void {
@@ -46,7 +46,7 @@ export function bodyProblem(value: unknown): string | null {
   while (stack.length > 0) {
     const { v, depth, field } = stack.pop()!;
     if (typeof v === 'string') {
-      if (v.includes('\u0000')) return bodyNulMessage(field);
+      if (v.includes('\u0000')) return nulMessage(field);
       continue;
     }
     if (v === null || typeof v !== 'object') continue;
@@ -55,7 +55,7 @@ export function bodyProblem(value: unknown): string | null {
       for (const x of v) stack.push({ v: x, depth: depth + 1, field });
     } else {
       for (const k in v) {
-        if (k.includes('\u0000')) return bodyNulMessage(field);
+        if (k.includes('\u0000')) return nulMessage(field);
         stack.push({ v: (v as Record<string, unknown>)[k], depth: depth + 1, field });
       }
     }
