@@ -13,14 +13,13 @@ import { createPayment } from '../harness/payments.ts';
 import { PROJECT_ROOT } from '../harness/node.ts';
 import { startSocketApp, type SocketApp } from './realtime-support.ts';
 import { PAGES, mayOpen, type PageName, type Role } from '../../web/dashboard/lib/paths.ts';
+import { chromiumPresent, launchChromium } from '../harness/chromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = path.join(PROJECT_ROOT, 'test-artifacts', 'dashboard');
 const DOCS = path.join(PROJECT_ROOT, 'docs', 'dashboard');
 const WIDTHS = { mobile: { width: 390, height: 844 }, desktop: { width: 1280, height: 900 } };
 const WAIT = { timeout: 30_000 };
-const hasChromium = fs.existsSync(CHROMIUM);
-if (!hasChromium) console.log(`dashboard browser tests skipped: ${CHROMIUM} is absent (apt-get install chromium)`);
+const hasChromium = chromiumPresent('dashboard browser tests');
 
 describe.skipIf(!hasChromium)('merchant dashboard in Chromium', { timeout: 120_000 }, () => {
   let opened: Awaited<ReturnType<typeof openTestDatabase>>;
@@ -35,11 +34,7 @@ describe.skipIf(!hasChromium)('merchant dashboard in Chromium', { timeout: 120_0
     owner = await signupAccount(t.app, { merchant_name: 'Café Olé' });
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     if (process.env.UPDATE_DOCS_SCREENSHOTS) fs.mkdirSync(DOCS, { recursive: true });
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {

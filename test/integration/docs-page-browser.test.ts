@@ -1,14 +1,12 @@
 // GET /docs in Chromium: Scalar's reference renders the document (operations, webhook events, the
 // Idempotency-Key and API key scheme show up) and the page asks for nothing outside this service.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import fs from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { openTestDatabase } from '../harness/databases.ts';
 import { startSocketApp, type SocketApp } from './realtime-support.ts';
+import { chromiumPresent, launchChromium } from '../harness/chromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = fs.existsSync(CHROMIUM);
-if (!hasChromium) console.log(`API reference browser test skipped: ${CHROMIUM} is absent (apt-get install chromium)`);
+const hasChromium = chromiumPresent('API reference browser test');
 
 describe.skipIf(!hasChromium)('API reference page in Chromium', { timeout: 90_000 }, () => {
   let opened: Awaited<ReturnType<typeof openTestDatabase>>;
@@ -17,11 +15,7 @@ describe.skipIf(!hasChromium)('API reference page in Chromium', { timeout: 90_00
   beforeAll(async () => {
     opened = await openTestDatabase('pglite');
     t = await startSocketApp(opened.db);
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   }, 120_000);
   afterAll(async () => {
     await browser?.close();

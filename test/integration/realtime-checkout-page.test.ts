@@ -14,16 +14,15 @@ import { PROJECT_ROOT } from '../harness/node.ts';
 import { startSocketApp, type SocketApp } from './realtime-support.ts';
 import { foundOrNull } from '../../src/realtime/index.ts';
 import { toUnits } from '../../web/checkout/lib/amounts.ts';
+import { chromiumPresent, launchChromium } from '../harness/chromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = path.join(PROJECT_ROOT, 'test-artifacts', 'checkout');
 const DOCS = path.join(PROJECT_ROOT, 'docs', 'checkout');
 const WIDTHS = { mobile: { width: 360, height: 780 }, desktop: { width: 1280, height: 860 } };
 /** The README shows every state on a phone, and these also on a desktop. */
 const DOCS_DESKTOP = new Set(['6-xrp-tag', '13-dark']);
 const WAIT = { timeout: 30_000 };
-const hasChromium = fs.existsSync(CHROMIUM);
-if (!hasChromium) console.log(`checkout page browser tests skipped: ${CHROMIUM} is absent (apt-get install chromium)`);
+const hasChromium = chromiumPresent('checkout page browser tests');
 
 // Each test waits for a browser and simulated steps on a machine the tests share: a minute and a half.
 describe.skipIf(!hasChromium)('hosted checkout page in Chromium', { timeout: 90_000 }, () => {
@@ -41,11 +40,7 @@ describe.skipIf(!hasChromium)('hosted checkout page in Chromium', { timeout: 90_
     owner = await signupAccount(t.app, { merchant_name: 'Café Olé' });
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     if (process.env.UPDATE_DOCS_SCREENSHOTS) fs.mkdirSync(DOCS, { recursive: true });
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {
