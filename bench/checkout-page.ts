@@ -5,23 +5,13 @@
 // and in Spanish (its words are a file of their own). Target: weight < 40 kB, address < 300 ms.
 // Run: node_modules/.bin/node bench/checkout-page.ts [navigations=15]
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { fileURLToPath } from 'node:url';
-import type { AddressInfo } from 'node:net';
-import { loadConfig } from '../src/config.ts';
-import { createLogger } from '../src/platform/logger.ts';
-import { bootPlatform } from '../src/platform/boot.ts';
-import { openScratchDatabase } from '../test/harness/scratch-db.ts';
-import { createServices } from '../src/services.ts';
-import { buildApp } from '../src/app.ts';
-import { startWorkers, stopWorkers } from '../src/workers.ts';
 import { CHECKOUT_DIST } from '../src/realtime/checkout-page.ts';
 import { ensureWebBuilt } from '../web/build.ts';
+import { CHROMIUM, launchChromium } from '../test/harness/chromium.ts';
+import { startPageService } from './_page-service.ts';
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const CHROMIUM = '/usr/bin/chromium';
 const RUNS = Number(process.argv[2] ?? 15);
 
 if (!fs.existsSync(CHROMIUM)) {
@@ -29,21 +19,8 @@ if (!fs.existsSync(CHROMIUM)) {
   process.exit(0);
 }
 ensureWebBuilt();
-const { db, drop } = await openScratchDatabase('pglite', {});
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-bench-'));
-const config = loadConfig({
-  DATA_DIR: dataDir, AUTH_SECRET: 'bench-auth-secret-bench-auth-secret-0123', LOG_LEVEL: 'silent', PORT: '0',
-  WALLET_MNEMONIC: 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about',
-  MARKET_FILE: path.resolve(HERE, '../test/fixtures/market.json'),
-});
-const platform = await bootPlatform(config, createLogger('silent'), { db, jobs: false });
-const services = await createServices(platform);
-const app = await buildApp(services);
-await app.listen({ port: 0, host: '127.0.0.1' });
-await startWorkers(services);
-const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-const account = await services.accounts.signup({ merchant_name: 'Bench shop', email: `bench-${Date.now()}@example.com`, password: 'bench-password-1' });
-const key = account.keys.find((k) => !k.row.livemode)!.secret;
+const svc = await startPageService('pglite');
+const { app, base, key } = svc;
 const create = async (token: string) => (await app.inject({
   method: 'POST', url: '/v1/payments', headers: { authorization: `Bearer ${key}` },
   payload: { order_id: `bench-${Math.random()}`, amount_usd: '25', token },
@@ -66,8 +43,7 @@ console.log(`weight (gzip, kB): ${parts.join(', ')}; one language ${(Math.min(..
 console.log(`weight total with the largest language: ${((weight + Math.max(...words)) / 1000).toFixed(1)} kB (target < 40)`);
 
 // ---- time to address
-const { chromium } = await import('playwright-core');
-const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+const browser = await launchChromium();
 // When the address first appears, in ms since navigation start (the page's time origin).
 const MARK = () => {
   const w = window as unknown as { addressShownAt?: number };
@@ -102,8 +78,5 @@ for (const [locale, warm] of [['en-US', false], ['en-US', true], ['es-ES', false
 }
 
 await browser.close();
-await app.close();
-await stopWorkers(services);
-await drop();
-fs.rmSync(dataDir, { recursive: true, force: true });
+await svc.close();
 process.exit(0);

@@ -6,26 +6,16 @@
 // them). Targets: initial JS < 60 kB gz, payments page < 1 s.
 // Run: node_modules/.bin/node bench/dashboard.ts   (BENCH_ENGINES=postgres,pglite; TEST_DATABASE_URL for the server)
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { fileURLToPath } from 'node:url';
-import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
-import { loadConfig } from '../src/config.ts';
-import { createLogger } from '../src/platform/logger.ts';
-import { bootPlatform } from '../src/platform/boot.ts';
 import { queryRows } from '../src/platform/db/index.ts';
 import { appendEvent } from '../src/events/index.ts';
-import { openScratchDatabase } from '../test/harness/scratch-db.ts';
-import { createServices } from '../src/services.ts';
-import { buildApp } from '../src/app.ts';
-import { startWorkers, stopWorkers } from '../src/workers.ts';
 import { DASHBOARD_DIST } from '../src/realtime/dashboard-page.ts';
 import { ensureWebBuilt } from '../web/build.ts';
+import { CHROMIUM, launchChromium } from '../test/harness/chromium.ts';
+import { startPageService } from './_page-service.ts';
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const CHROMIUM = '/usr/bin/chromium';
 const PAYMENTS = 100_000;
 const UPDATES = 1_000;
 const RUNS = 7;
@@ -44,23 +34,8 @@ console.log(`initial weight (gzip, kB): HTML ${gz('index.html').toFixed(1)}, JS 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function benchEngine(kind: 'pglite' | 'postgres'): Promise<void> {
-  const { db, drop } = await openScratchDatabase(kind, { prefix: 'gw_bench' });
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-bench-'));
-  const config = loadConfig({
-    DATA_DIR: dataDir, AUTH_SECRET: 'bench-auth-secret-bench-auth-secret-0123', LOG_LEVEL: 'silent', PORT: '0',
-    WALLET_MNEMONIC: 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about',
-    MARKET_FILE: path.resolve(HERE, '../test/fixtures/market.json'),
-  });
-  const platform = await bootPlatform(config, createLogger('silent'), { db, jobs: false });
-  const services = await createServices(platform);
-  const app = await buildApp(services);
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  await startWorkers(services);
-  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  const email = `bench-${Date.now()}@example.com`;
-  const password = 'bench-password-1';
-  const account = await services.accounts.signup({ merchant_name: 'Bench shop', email, password });
-  const key = account.keys.find((k) => !k.row.livemode)!.secret;
+  const svc = await startPageService(kind);
+  const { db, app, services, base, email, password, key } = svc;
   const sample = (await app.inject({ method: 'POST', url: '/v1/payments', headers: { authorization: `Bearer ${key}` }, payload: { order_id: 'bench-0', amount_usd: '25', token: 'TRX' } })).json() as { id: string; merchant_id: string };
 
   // 100,000 copies of a real payment row (new ids, order ids, tokens, a minute apart), in one statement.
@@ -75,8 +50,7 @@ async function benchEngine(kind: 'pglite' | 'postgres'): Promise<void> {
   await db.orm.execute(sql.raw('analyze payments'));
   console.log(`[${kind}] ${PAYMENTS} payments written in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
-  const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+  const browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
   await page.goto(`${base}/signin`);
@@ -138,10 +112,7 @@ async function benchEngine(kind: 'pglite' | 'postgres'): Promise<void> {
   }
 
   await browser.close();
-  await app.close();
-  await stopWorkers(services);
-  await drop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await svc.close();
 }
 
 for (const kind of (process.env.BENCH_ENGINES ?? 'postgres,pglite').split(',') as ('postgres' | 'pglite')[]) await benchEngine(kind);
