@@ -5,11 +5,13 @@
 // addresses with the right password is never slowed down.
 import { AppError, tooManyRequests } from '../platform/errors.ts';
 import type { RateLimiter } from '../platform/rate-limit.ts';
+import { PASSWORD_INCORRECT } from '../settlement/address-rules.ts';
+import { WRONG_CURRENT_PASSWORD } from './password-change.ts';
 
 export const RECHECK_MAX_FAILURES = 5;
 export const RECHECK_WINDOW_MS = 15 * 60_000;
 /** The 403 messages that mean "the password given was wrong". */
-const WRONG_PASSWORD_MESSAGES = new Set(['current password is incorrect', 'password is incorrect']);
+const WRONG_PASSWORD_MESSAGES = new Set([WRONG_CURRENT_PASSWORD, PASSWORD_INCORRECT]);
 
 export async function limitPasswordRechecks<T>(limiter: RateLimiter, userId: string, nowMs: number, run: () => Promise<T>): Promise<T> {
   const key = `password-recheck-failures:${userId}`;

@@ -3,6 +3,7 @@
 // with the batch mark (at least once, and settling is idempotent per deposit).
 import type { Subscriber } from '../events/index.ts';
 import { PAYMENT_EVENTS } from '../events/webhook-types.ts';
+import { SOCKET_EVENTS } from '../payments/payment-events.ts';
 import type { Tx } from '../platform/db/index.ts';
 import type { DepositsPort, SettleInput } from './ports.ts';
 
@@ -11,7 +12,7 @@ import type { DepositsPort, SettleInput } from './ports.ts';
  * on a payment already closed (more money after it was confirmed, a coin's second deposit that was
  * still confirming) its deposits are ready to settle then, and no status event follows.
  */
-export const DEPOSIT_SETTLED_EVENT = 'payment.deposit';
+export const DEPOSIT_SETTLED_EVENT = SOCKET_EVENTS.deposit;
 
 /** Payment events after which final deposits may be ready to settle (closing, a late deposit, a deposit final after closing). */
 export const SETTLING_EVENTS: ReadonlySet<string> = new Set([
