@@ -136,13 +136,13 @@ describe.runIf(litecoindOrSkip())('LTC settlement left unmined', () => {
       const [s0] = await settlementsOf(t, p.id);
       const [settlement] = (await h.db().orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.reference, s0.id))).filter((r) => r.purpose === 'settlement');
       expect(settlement.status).toBe('sent');
-      const first = (await h.db().orm.select().from(outgoingAttempts).where(eq(outgoingAttempts.transferId, settlement.id)))[0];
+      const first = (await h.db().orm.select().from(outgoingAttempts).where(eq(outgoingAttempts.transferId, settlement.id)).orderBy(outgoingAttempts.n))[0];
       expect(await node.rpc<string[]>('getrawmempool')).toContain(first.txId);
 
       // three Litecoin blocks' time without a block: replaced
       t.clock.advance(3 * 150_000 + 1000);
       await t.services.sending.transfers.runOnce();
-      const attempts = await h.db().orm.select().from(outgoingAttempts).where(eq(outgoingAttempts.transferId, settlement.id));
+      const attempts = await h.db().orm.select().from(outgoingAttempts).where(eq(outgoingAttempts.transferId, settlement.id)).orderBy(outgoingAttempts.n);
       expect(attempts).toHaveLength(2);
       const [a, b] = attempts.map((x) => x.fee as Record<string, string>);
       expect(BigInt(b.fee)).toBeGreaterThan(BigInt(a.fee));
@@ -172,7 +172,7 @@ describe.runIf(litecoindOrSkip())('LTC settlement left unmined', () => {
       const [s0] = await settlementsOf(t, p.id);
       const [settlement] = (await h.db().orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.reference, s0.id))).filter((r) => r.purpose === 'settlement');
       expect(settlement.status).toBe('sent');
-      const [sent] = await h.db().orm.select().from(outgoingAttempts).where(eq(outgoingAttempts.transferId, settlement.id));
+      const [sent] = await h.db().orm.select().from(outgoingAttempts).where(eq(outgoingAttempts.transferId, settlement.id)).orderBy(outgoingAttempts.n);
 
       // the gateway goes away; the node restarts without the mempool it had
       const mnemonic = t.config.walletMnemonic;

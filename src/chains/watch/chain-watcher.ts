@@ -14,6 +14,7 @@ import { DepositFeed, matchTransfers } from './deposit-feed.ts';
 import { findCommonAncestor } from './reorg.ts';
 import type { ReorgHandler } from './reorg-handler.ts';
 import type { WatchedAddresses } from './watched-addresses.ts';
+import type { AddressIndex } from './address-index.ts';
 import type { BlockRef, ChainReader } from './types.ts';
 
 export interface WatcherOptions {
@@ -104,6 +105,7 @@ export class ChainWatcher {
     if (head.height < at.height || (head.height === at.height && head.hash !== at.hash)) at = await this.#onBestChain(at);
     const count = await this.#counter(head);
     let finished = 0;
+    let index: AddressIndex | undefined;
     while (at.height < head.height && finished < this.#o.maxBlocksPerPass && !this.#stopped) {
       const block = await reader.block(at.height + 1n);
       if (!block) break;
@@ -111,7 +113,7 @@ export class ChainWatcher {
         at = await this.#onBestChain(at, true);
         continue;
       }
-      const index = await this.#p.addresses.current();
+      index = await this.#p.addresses.current();
       const now = clock.now();
       for (const t of matchTransfers(index, block.transfers)) {
         await this.#p.feed.transfer(t, block.height, count(block.height), now);
@@ -121,7 +123,8 @@ export class ChainWatcher {
       finished++;
     }
     if (reader.pending) {
-      const index = await this.#p.addresses.current();
+      // the index a block of this pass was matched against is current enough (topped up just now)
+      index ??= await this.#p.addresses.current();
       for (const t of matchTransfers(index, await reader.pending())) await this.#p.feed.transfer(t, undefined, 0, clock.now());
     }
     await this.#p.feed.recount(count, at.height, clock.now());
