@@ -4,8 +4,7 @@
 // RpcError (the node refused the request); no answer or one that is not JSON is a TransportError.
 import { RpcError, TransportError, redactUrl } from '../rpc/json-rpc.ts';
 import type { NodeEndpoints } from '../rpc/endpoints.ts';
-import { hash } from 'node:crypto';
-import { decodeBase58Check } from '../addresses/encoding.ts';
+import { decodeBase58Check, encodeBase58Check } from '../addresses/encoding.ts';
 import { TRON_PREFIX } from '../addresses/networks.ts';
 
 export const TRON_RPC_TIMEOUT_MS = 10_000;
@@ -19,34 +18,9 @@ export function tronHex(address: string): string | null {
   return d && d.version === TRON_PREFIX ? `41${Buffer.from(d.payload).toString('hex')}` : null;
 }
 
-const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-
-/**
- * Base58check form (T…) of a hex address (41… or the 20 bytes without the prefix). A block holds
- * thousands of addresses: native SHA-256 and one BigInt conversion keep each encoding to microseconds.
- */
+/** Base58check form (T…) of a hex address (41… or the 20 bytes without the prefix). */
 export function tronBase58(hex: string): string {
-  const body = `41${hex.length === 42 ? hex.slice(2) : hex}`.toLowerCase();
-  const bytes = Buffer.from(body, 'hex');
-  // crypto.hash: the one-shot digest, without a Hash object per call
-  const check = hash('sha256', hash('sha256', bytes, 'buffer'), 'buffer').subarray(0, 4);
-  // base 256 → base 58 on small numbers (digits little-endian); the 0x41 prefix means no leading zero bytes
-  const digits: number[] = [0];
-  for (const byte of [...bytes, ...check]) {
-    let carry = byte;
-    for (let i = 0; i < digits.length; i++) {
-      carry += digits[i] << 8;
-      digits[i] = carry % 58;
-      carry = (carry / 58) | 0;
-    }
-    while (carry > 0) {
-      digits.push(carry % 58);
-      carry = (carry / 58) | 0;
-    }
-  }
-  let out = '';
-  for (let i = digits.length - 1; i >= 0; i--) out += ALPHABET[digits[i]];
-  return out;
+  return encodeBase58Check(TRON_PREFIX, Buffer.from(hex.length === 42 ? hex.slice(2) : hex, 'hex'));
 }
 
 async function post(url: string, path: string, body: unknown, timeoutMs: number): Promise<unknown> {
