@@ -10,6 +10,7 @@ import { createIdempotencyStore, installIdempotency } from './idempotency/index.
 import { recordRouteTable, registerOpenApiRoutes } from './openapi/index.ts';
 import { listenExtension } from './listen/index.ts';
 import { registerChainMetrics } from './chains/watch/index.ts';
+import { adminRoute } from './admin/index.ts';
 
 export async function buildApp(services: Services): Promise<FastifyInstance> {
   const { config, log, db } = services.platform;
@@ -39,7 +40,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   const metrics = createMetricsRegistry();
   registerMarketMetrics(metrics, services.market);
   registerChainMetrics(metrics, services.watching);
-  installMetrics(app, metrics, config.adminToken);
+  const answerMetrics = installMetrics(app, metrics);
+  // They describe the service's internals (chains, market, traffic), so they are the operator's:
+  // the same guard as /admin (404 without ADMIN_TOKEN, lockout after wrong tokens).
+  adminRoute(app, config.adminToken, { method: 'GET', url: '/metrics', handler: (_req, reply) => answerMetrics(reply) });
 
   app.get('/healthz', async (_req, reply) => {
     try {

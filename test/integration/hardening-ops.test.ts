@@ -6,6 +6,7 @@ import { sql } from 'drizzle-orm';
 import { describeEachDb } from '../harness/databases.ts';
 import { startTestApp, type TestApp } from '../harness/app.ts';
 import { createLogger } from '../../src/platform/logger.ts';
+import { ADMIN_MAX_FAILURES } from '../../src/admin/guard.ts';
 
 describeEachDb('operations hardening', (h) => {
   let t: TestApp;
@@ -52,6 +53,19 @@ describeEachDb('operations hardening', (h) => {
     const off = await noAdmin.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer test-admin-token' } });
     expect(off.statusCode).toBe(404);
     expect(off.json()).toEqual({ error: 'not found' });
+  });
+
+  it('wrong tokens on /metrics count toward the same lockout as /admin', async () => {
+    const from = { remoteAddress: '203.0.113.77' };
+    for (let i = 0; i < ADMIN_MAX_FAILURES; i++) {
+      const r = await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer wrong-${i}` }, ...from });
+      expect(r.statusCode).toBe(401);
+    }
+    // Locked out everywhere the admin token is checked, even with the right token.
+    const metrics = await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer test-admin-token' }, ...from });
+    expect(metrics.statusCode).toBe(429);
+    const admin = await t.app.inject({ method: 'GET', url: '/admin/chains', headers: { authorization: 'Bearer test-admin-token' }, ...from });
+    expect(admin.statusCode).toBe(429);
   });
 
   it('sets request and connection timeouts on the server', () => {

@@ -1,8 +1,6 @@
-// Prometheus metrics at /metrics: process defaults plus request durations by route and status.
-// They describe the service's internals (chains, market, traffic), so they are the operator's:
-// `Authorization: Bearer <ADMIN_TOKEN>` like /admin, and 404 when ADMIN_TOKEN is unset.
-import crypto from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+// Prometheus metrics: process defaults plus request durations by route and status. The route
+// itself (/metrics) is the operator's and is registered through the admin guard in app.ts.
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
 export function createMetricsRegistry(): Registry {
@@ -11,9 +9,8 @@ export function createMetricsRegistry(): Registry {
   return registry;
 }
 
-const digest = (s: string) => crypto.createHash('sha256').update(s).digest();
-
-export function installMetrics(app: FastifyInstance, registry: Registry, adminToken: string | null): void {
+/** Records request durations; returns the handler that answers the registry's text. */
+export function installMetrics(app: FastifyInstance, registry: Registry): (reply: FastifyReply) => Promise<string> {
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request duration by method, route and status',
@@ -29,12 +26,8 @@ export function installMetrics(app: FastifyInstance, registry: Registry, adminTo
     );
     done();
   });
-  app.get('/metrics', async (req, reply) => {
-    if (!adminToken) return reply.code(404).send({ error: 'not found' });
-    const auth = req.headers.authorization ?? '';
-    const given = auth.startsWith('Bearer ') ? auth.slice(7) : '';
-    if (!crypto.timingSafeEqual(digest(given), digest(adminToken))) return reply.code(401).send({ error: 'invalid admin token' });
+  return async (reply) => {
     reply.header('content-type', registry.contentType);
     return registry.metrics();
-  });
+  };
 }
