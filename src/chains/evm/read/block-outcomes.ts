@@ -3,12 +3,16 @@
 // answer "method not found"). Such a node is remembered (per URL, the node in use may change) and
 // read the other way: the block's token `Transfer` logs of the watched contracts in one eth_getLogs
 // (only a successful transaction leaves logs), and a receipt per transaction only for the native
-// transfers that go to watched addresses (the watcher asks through ChainBlock.unchecked).
+// transfers that go to watched addresses (the watcher asks through ChainBlock.unchecked). Native
+// coin moved by internal calls comes from the node's call traces when it has them
+// (internal-transfers.ts); a node without debug_traceBlockByHash is remembered too, logged once:
+// on it such transfers are not seen.
 import type { PublicClient } from 'viem';
 import type { Logger } from '../../../platform/logger.ts';
 import type { TokenSymbol } from '../../../tokens/index.ts';
 import type { NodeEndpoints } from '../../rpc/endpoints.ts';
 import type { ChainBlock, ObservedTransfer } from '../../watch/types.ts';
+import { internalTransfers } from './internal-transfers.ts';
 import { blockTransfers, logTransfer, nativeTransfer, sumTransfers, TRANSFER_TOPIC, type RawBlock, type RawLog } from './transfers.ts';
 
 /** The node does not offer the method (JSON-RPC "method not found" / "not supported", or said in words). */
@@ -28,6 +32,8 @@ export class BlockOutcomes {
   readonly #native: TokenSymbol;
   readonly #log: Logger | undefined;
   readonly #ways = new Map<string, Way>();
+  /** URLs whose node has no call tracer. */
+  readonly #untraced = new Set<string>();
 
   constructor(client: PublicClient, endpoints: NodeEndpoints, native: TokenSymbol, log?: Logger) {
     this.#client = client;
@@ -41,9 +47,36 @@ export class BlockOutcomes {
     return this.#ways.get(url);
   }
 
+  /** Whether the node at `url` gave call traces (false once it refused them). */
+  traces(url: string): boolean {
+    return !this.#untraced.has(url);
+  }
+
   /** The transfers of `block` (its transactions included), with `contracts` the watched token contracts. */
   async transfers(block: RawBlock & { hash: string }, contracts: ReadonlyMap<string, TokenSymbol>): Promise<Pick<ChainBlock, 'transfers' | 'unchecked'>> {
     if (block.transactions.length === 0) return { transfers: [] };
+    const direct = await this.#direct(block, contracts);
+    const internal = await this.#internal(block);
+    return internal.length === 0 ? direct : { ...direct, transfers: sumTransfers([...direct.transfers, ...internal]) };
+  }
+
+  /** Value moved by internal calls, from the node's call traces; none on a node without them. */
+  async #internal(block: RawBlock & { hash: string }): Promise<ObservedTransfer[]> {
+    const url = this.#endpoints.current;
+    if (this.#untraced.has(url)) return [];
+    let traces: unknown;
+    try {
+      traces = await this.#client.request({ method: 'debug_traceBlockByHash' as never, params: [block.hash, { tracer: 'callTracer' }] as never });
+    } catch (err) {
+      if (!methodUnsupported(err)) throw err;
+      this.#untraced.add(url);
+      this.#log?.warn({ node: this.#endpoints.index }, 'chain watch: the node has no call tracer (debug_traceBlockByHash); coins moved to deposit addresses by a contract\'s internal call are not seen on it');
+      return [];
+    }
+    return internalTransfers(traces, block.transactions.map((tx) => tx.hash), this.#native);
+  }
+
+  async #direct(block: RawBlock & { hash: string }, contracts: ReadonlyMap<string, TokenSymbol>): Promise<Pick<ChainBlock, 'transfers' | 'unchecked'>> {
     const url = this.#endpoints.current;
     if (this.#ways.get(url) !== 'logs') {
       try {

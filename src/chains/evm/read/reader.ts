@@ -1,6 +1,6 @@
 // The EVM family's ChainReader (Ethereum, BNB Smart Chain), with viem over the chain's
 // NodeEndpoints. A block's transfers: native coin moved by a transaction that succeeded (its
-// receipt's status; value moved by a contract's internal call is not seen), and the `Transfer`
+// receipt's status; value moved by a contract's internal call from the node's call traces), and the `Transfer`
 // logs of the configured token contracts (TOKEN_CONTRACTS, else mainnet), which only a successful
 // transaction leaves. Receipts come in one eth_getBlockReceipts call, checked to belong to the
 // block asked for, or by another way on a node without it (block-outcomes.ts). Addresses are keyed
