@@ -5,7 +5,9 @@
 //   1. GET /checkout/{token}   ≥ 0.7 of the bare SELECT
 //   2. POST /v1/payments       ≥ 0.5 of the bare INSERT, p99 ≤ 1.5 × the bare INSERT's p99
 //   3. POST /v1/webhook/test   ≥ 0.5 of the bare INSERT
-// and the Idempotency-Key's cost: POST /v1/payments with a fresh key on each request against none.
+// and the Idempotency-Key's cost: POST /v1/payments with a fresh key on each request against none;
+// and live mode (issue 13): POST /v1/payments of live ETH payments (ETHEREUM_RPC_URL an anvil node,
+// the chain watcher running) against the same bare INSERT, no worse than test mode's ratio.
 // Each side is warmed up (BENCH_WARMUP_SECONDS, default 3), then measured for BENCH_SECONDS (default
 // 10) in alternating halves: service, bare, bare, service, so a machine whose speed drifts weighs on
 // both alike. The API-key limit (20 a second per key) stays: the load spreads over 400 test keys.
@@ -16,7 +18,7 @@ import path from 'node:path';
 import { spawn, execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import { bootPlatform } from '../src/platform/boot.ts';
@@ -26,6 +28,8 @@ import { createServices } from '../src/services.ts';
 import { buildApp } from '../src/app.ts';
 import { startWorkers, stopWorkers } from '../src/workers.ts';
 import { insertApiKey } from '../src/accounts/api-keys.ts';
+import { merchants } from '../src/accounts/schema.ts';
+import { startAnvil } from '../test/harness/anvil.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const MARKET = path.resolve(HERE, '../test/fixtures/market.json');
@@ -78,8 +82,10 @@ async function startBaseline(dbUrl: string): Promise<{ url: string; stop: () => 
 const { db, url: dbUrl, drop } = await openScratchDatabase('postgres', { poolMax: 20, prefix: 'gw_bench' });
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-bench-'));
 const baseline = await startBaseline(dbUrl!);
+// live ETH payments need an Ethereum node: anvil (chain id 1)
+const eth = await startAnvil({ chainId: 1 });
 try {
-  const config = loadConfig({ DATA_DIR: dataDir, AUTH_SECRET: 'bench-auth-secret-bench-auth-secret-0123', WALLET_MNEMONIC: MNEMONIC, MARKET_FILE: MARKET, LOG_LEVEL: 'silent', PORT: '0', WEBHOOK_ALLOW_PRIVATE: '1' });
+  const config = loadConfig({ DATA_DIR: dataDir, AUTH_SECRET: 'bench-auth-secret-bench-auth-secret-0123', WALLET_MNEMONIC: MNEMONIC, MARKET_FILE: MARKET, LOG_LEVEL: 'silent', PORT: '0', WEBHOOK_ALLOW_PRIVATE: '1', ETHEREUM_RPC_URL: eth.url });
   const platform = await bootPlatform(config, createLogger('silent'), { db, jobs: false });
   const services = await createServices(platform);
   const app = await buildApp(services);
@@ -100,6 +106,16 @@ try {
 
   const [keyed, unkeyed] = await pair({ url: base, kind: 'create-keyed', keys }, { url: base, kind: 'create', keys });
 
+  // live mode: the same creation with live keys, against its own bare INSERT measured alongside
+  await db.orm.update(merchants).set({ liveEnabled: true }).where(eq(merchants.id, account.merchant.id));
+  const liveKeys: string[] = [];
+  for (let i = 0; i < KEYS; i++) liveKeys.push((await insertApiKey(db.orm, { merchantId: account.merchant.id, livemode: true, label: `bench-live-${i}`, access: 'full', createdBy: null, at: new Date() })).secret);
+  const liveHook = await app.inject({ method: 'PUT', url: '/v1/webhook', headers: { authorization: `Bearer ${liveKeys[0]}` }, payload: { url: 'http://127.0.0.1:9/hook' } });
+  if (liveHook.statusCode !== 200) throw new Error(`live webhook: ${liveHook.statusCode} ${liveHook.body}`);
+  const [liveCreated, bareInsert3] = await pair({ url: base, kind: 'create', keys: liveKeys }, { url: baseline.url, kind: 'bare-insert' });
+  // and test mode again, right after, so both modes see the machine alike
+  const [testCreated, bareInsert4] = await pair({ url: base, kind: 'create', keys }, { url: baseline.url, kind: 'bare-insert' });
+
   const line = (label: string, a: Side, b: Side, target: number, extra = '') => {
     const ratio = a.rps / b.rps;
     console.log(`${label.padEnd(24)} ${a.rps.toFixed(0).padStart(6)} req/s p50 ${String(a.p50).padStart(3)} p99 ${String(a.p99).padStart(4)} ms (non-2xx ${a.non2xx}, errors ${a.errors}) | bare ${b.rps.toFixed(0).padStart(6)} req/s p50 ${String(b.p50).padStart(3)} p99 ${String(b.p99).padStart(4)} ms | ratio ${ratio.toFixed(2)} (target ≥ ${target}) ${ratio >= target ? 'ok' : 'BELOW'}${extra}`);
@@ -108,11 +124,16 @@ try {
   const p99Ratio = created.p99 / Math.max(1, bareInsert.p99);
   line('POST /v1/payments', created, bareInsert, 0.5, ` | p99 ratio ${p99Ratio.toFixed(2)} (target ≤ 1.5) ${p99Ratio <= 1.5 ? 'ok' : 'ABOVE'}`);
   line('POST /v1/webhook/test', pinged, bareInsert2, 0.5);
+  line('POST /v1/payments live', liveCreated, bareInsert3, 0.5, ` | p99 ratio ${(liveCreated.p99 / Math.max(1, bareInsert3.p99)).toFixed(2)}`);
+  line('POST /v1/payments test', testCreated, bareInsert4, 0.5, ` | p99 ratio ${(testCreated.p99 / Math.max(1, bareInsert4.p99)).toFixed(2)}`);
+  const liveVsTest = (liveCreated.rps / bareInsert3.rps) / (testCreated.rps / bareInsert4.rps);
+  console.log(`${'live vs test (ratios)'.padEnd(24)} ${liveVsTest.toFixed(2)} (target ≥ 1.00 within noise) ${liveVsTest >= 0.95 ? 'ok' : 'BELOW'}`);
   console.log(`${'Idempotency-Key cost'.padEnd(24)} with ${keyed.rps.toFixed(0)} req/s p50 ${keyed.p50} p99 ${keyed.p99} ms (non-2xx ${keyed.non2xx}) | without ${unkeyed.rps.toFixed(0)} req/s p50 ${unkeyed.p50} p99 ${unkeyed.p99} ms | ratio ${(keyed.rps / unkeyed.rps).toFixed(2)}`);
   await app.close();
   await stopWorkers(services);
 } finally {
   baseline.stop();
+  await eth.close();
   await drop();
   fs.rmSync(dataDir, { recursive: true, force: true });
   fs.rmSync(jobDir, { recursive: true, force: true });

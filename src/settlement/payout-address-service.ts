@@ -27,10 +27,21 @@ const inForce = (merchantId: string, livemode: boolean) =>
 export class PayoutAddressService {
   readonly #db: Database;
   readonly #clock: Clock;
+  readonly #onChange: (merchantId: string) => void;
 
-  constructor(db: Database, clock: Clock) {
+  /** `onChange`: told of each change, before and after its commit (the pricing cache forgets the merchant's list). */
+  constructor(db: Database, clock: Clock, onChange: (merchantId: string) => void = () => {}) {
     this.#db = db;
     this.#clock = clock;
+    this.#onChange = onChange;
+  }
+
+  async #changing<T>(merchantId: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } finally {
+      this.#onChange(merchantId);
+    }
   }
 
   async list(merchantId: string, livemode: boolean): Promise<PayoutAddressRow[]> {
@@ -45,7 +56,7 @@ export class PayoutAddressService {
     const label = parseLabel(body.label) ?? '';
     await this.#checkPassword(who.userId, body.password);
     const now = this.#clock.now();
-    return this.#db.transaction(async (tx) => {
+    return this.#changing(who.merchantId, () => this.#db.transaction(async (tx) => {
       await lockCoin(tx, who.merchantId, livemode, token);
       const same = await tx.select().from(payoutAddresses).where(and(
         eq(payoutAddresses.merchantId, who.merchantId), eq(payoutAddresses.livemode, livemode), eq(payoutAddresses.token, token)));
@@ -59,7 +70,7 @@ export class PayoutAddressService {
       await tx.insert(payoutAddresses).values(row);
       await this.#changed(tx, who, null, row, 'added', now);
       return row;
-    });
+    }));
   }
 
   async update(who: AddressActor, id: string, body: Record<string, unknown>): Promise<PayoutAddressRow> {
@@ -73,7 +84,7 @@ export class PayoutAddressService {
     const moves = (address !== undefined && address !== current.address) || (tag !== undefined && tag !== current.tag);
     if (moves) await this.#checkPassword(who.userId, body.password);
     const now = this.#clock.now();
-    return this.#db.transaction(async (tx) => {
+    return this.#changing(who.merchantId, () => this.#db.transaction(async (tx) => {
       await lockCoin(tx, who.merchantId, current.livemode, token);
       const before = await this.#find(tx, who.merchantId, id);
       const next: PayoutAddressRow = {
@@ -90,13 +101,13 @@ export class PayoutAddressService {
       }).where(eq(payoutAddresses.id, id));
       await this.#changed(tx, who, before, next, 'changed', now);
       return next;
-    });
+    }));
   }
 
   async remove(who: AddressActor, id: string): Promise<void> {
     const current = await this.#find(this.#db.orm, who.merchantId, id);
     const now = this.#clock.now();
-    await this.#db.transaction(async (tx) => {
+    await this.#changing(who.merchantId, () => this.#db.transaction(async (tx) => {
       await lockCoin(tx, who.merchantId, current.livemode, current.token);
       const before = await this.#find(tx, who.merchantId, id);
       await tx.update(payoutAddresses).set({ deletedAt: now, isDefault: false, updatedAt: now }).where(eq(payoutAddresses.id, id));
@@ -108,7 +119,7 @@ export class PayoutAddressService {
         if (oldest) await tx.update(payoutAddresses).set({ isDefault: true, updatedAt: now }).where(eq(payoutAddresses.id, oldest.id));
       }
       await this.#changed(tx, who, before, null, 'deleted', now);
-    });
+    }));
   }
 
   async #find(ex: Executor, merchantId: string, id: string): Promise<PayoutAddressRow> {
@@ -126,6 +137,7 @@ export class PayoutAddressService {
 
   async #changed(tx: Executor, who: AddressActor, before: PayoutAddressRow | null, after: PayoutAddressRow | null, verb: string, now: Date): Promise<void> {
     const row = (after ?? before)!;
+    this.#onChange(who.merchantId);
     await recordAudit(tx, {
       merchantId: who.merchantId, action: 'payout_address.updated', actor: who.actor, subject: row.id,
       before: before ? payoutAddressJson(before) : undefined, after: after ? payoutAddressJson(after) : undefined, note: verb, at: now,

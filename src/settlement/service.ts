@@ -7,6 +7,7 @@ import type { MarketSource } from '../market/index.ts';
 import { completeSettlement, failSettlement, replanDue, settlePayment, type ExecutorDeps } from './executor.ts';
 import type { DepositsPort, ServiceFeePort, SettleInput, TransferPort } from './ports.ts';
 import { PayoutAddressService } from './payout-address-service.ts';
+import { PayoutAddressCache } from './payout-address-cache.ts';
 import { PayoutService } from './payouts/payout-service.ts';
 import { runScheduledPayouts } from './payouts/scheduled.ts';
 import { retryAutoPayouts } from './payouts/auto-retry.ts';
@@ -28,12 +29,13 @@ export class SettlementService {
   readonly payouts: PayoutService;
   #transfers: TransferPort | null;
   #fees: ServiceFeePort | null = null;
+  readonly #addressCache = new PayoutAddressCache();
 
   constructor(platform: Platform, opts: { market: MarketSource; transfers?: TransferPort | null }) {
     this.platform = platform;
     this.market = opts.market;
     this.#transfers = opts.transfers ?? null;
-    this.addresses = new PayoutAddressService(platform.db, platform.clock);
+    this.addresses = new PayoutAddressService(platform.db, platform.clock, (merchantId) => this.#addressCache.forget(merchantId));
     this.payouts = new PayoutService(platform.db, platform.clock, this.market, () => this.#transfers);
   }
 
@@ -99,9 +101,9 @@ export class SettlementService {
     return adjustLedger(this.platform.db, this.platform.clock, this.market, body, actor);
   }
 
-  /** Payout addresses in force for a merchant's mode, as the planner (and pricing) reads them. */
+  /** Payout addresses in force for a merchant's mode, as pricing reads them (kept a moment: payout-address-cache.ts). */
   async payoutAddressInputs(merchantId: string, livemode: boolean): Promise<PayoutAddressInput[]> {
-    return (await addressesInForce(this.platform.db.orm, merchantId, livemode)).map(planAddress);
+    return this.#addressCache.get(merchantId, livemode, async () => (await addressesInForce(this.platform.db.orm, merchantId, livemode)).map(planAddress));
   }
 
   /** The payment trail's `settlements` ({settlement, transfers}) and `ledger` sections. */
