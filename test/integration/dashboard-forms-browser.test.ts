@@ -30,16 +30,16 @@ describe.skipIf(!hasChromium)('dashboard forms in Chromium', { timeout: 120_000 
   });
 
   /** A new merchant's owner, signed in on `url`, with the page loaded. */
-  async function openAs(url: string, who?: { email: string; password: string }): Promise<{ page: Page; errors: string[]; owner: Account }> {
-    const owner = await signupAccount(t.app);
+  async function openAs(url: string, who?: Account): Promise<{ page: Page; errors: string[]; owner: Account }> {
+    const owner = who ?? await signupAccount(t.app);
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
     const page = await context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     page.on('console', (m) => { if (m.type() === 'error' && !/status of 40[0-9]/.test(m.text())) errors.push(m.text()); });
     await page.goto(`${t.url}${url}`);
-    await page.getByLabel('Email').fill(who?.email ?? owner.email);
-    await page.getByLabel('Password').fill(who?.password ?? owner.password);
+    await page.getByLabel('Email').fill(owner.email);
+    await page.getByLabel('Password').fill(owner.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('navigation', { name: 'Main' }).waitFor(WAIT);
     await page.waitForFunction(() => !document.querySelector('main .loading'), null, WAIT);
@@ -72,6 +72,51 @@ describe.skipIf(!hasChromium)('dashboard forms in Chromium', { timeout: 120_000 
     await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor(WAIT);
     const m = (await api(owner, '/merchant/me')).merchant;
     expect([m.convert_into, m.underpaid_tolerance_bps]).toEqual(['ETH', 50]);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it.concurrent('payment links: edited in a form, the name refused beside its field', async ({ expect }) => {
+    const owner = await signupAccount(t.app);
+    const made = await t.app.inject({ method: 'POST', url: '/merchant/links?mode=test', headers: tokenHeader(owner.accessToken), payload: { name: 'Coffee', amount_usd: '4.50' } });
+    const link = made.json().link;
+    const { page, errors } = await openAs('/links?mode=test', owner);
+    await page.getByRole('button', { name: 'Edit Coffee' }).click();
+    const name = page.getByLabel('Link name');
+    expect(await name.inputValue()).toBe('Coffee');
+    await name.fill('');
+    await page.getByRole('button', { name: 'Save link' }).click();
+    expect(await fieldError(name)).toBe('name is required (up to 100 characters)');
+    await name.fill('Coffee, large');
+    await page.getByLabel('Link description').fill('A large one');
+    await page.getByRole('button', { name: 'Save link' }).click();
+    await page.getByRole('cell', { name: 'Coffee, large', exact: true }).waitFor(WAIT);
+    const after = (await api(owner, `/merchant/links/${link.id}`)).link;
+    expect([after.name, after.description]).toEqual(['Coffee, large', 'A large one']);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it.concurrent('customers: name and metadata edited in a form, mistakes shown beside the metadata', async ({ expect }) => {
+    const owner = await signupAccount(t.app);
+    const made = await t.app.inject({ method: 'POST', url: '/merchant/customers?mode=test', headers: tokenHeader(owner.accessToken), payload: { email: 'ada@example.com' } });
+    const customer = made.json().customer;
+    const { page, errors } = await openAs('/customers?mode=test', owner);
+    await page.getByRole('button', { name: 'Edit ada@example.com' }).click();
+    const metadata = page.getByLabel('Metadata (JSON)');
+    await metadata.fill('[1, 2]');
+    await page.getByRole('button', { name: 'Save customer' }).click();
+    expect(await fieldError(metadata)).toBe('metadata must be an object');
+    await metadata.fill('plan: pro');
+    await page.getByRole('button', { name: 'Save customer' }).click();
+    await page.getByRole('alert').filter({ hasText: 'JSON object' }).waitFor(WAIT);
+    expect(await fieldError(metadata)).toBe('metadata must be a JSON object, like {"plan": "pro"}');
+    await page.getByLabel('Customer name').fill('Ada L.');
+    await metadata.fill('{"plan": "pro"}');
+    await page.getByRole('button', { name: 'Save customer' }).click();
+    await page.getByRole('cell', { name: 'Ada L.', exact: true }).waitFor(WAIT);
+    const after = (await api(owner, `/merchant/customers/${customer.id}`)).customer;
+    expect([after.name, after.metadata]).toEqual(['Ada L.', { plan: 'pro' }]);
     expect(errors).toEqual([]);
     await page.context().close();
   });
