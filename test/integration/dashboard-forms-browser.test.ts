@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { openTestDatabase } from '../harness/databases.ts';
-import { signupAccount, tokenHeader, type Account } from '../harness/accounts.ts';
+import { randomIp, signupAccount, tokenHeader, type Account } from '../harness/accounts.ts';
+import { ADDR } from '../harness/settlement.ts';
 import { startSocketApp, type SocketApp } from './realtime-support.ts';
 import { chromiumPresent, launchChromium } from '../harness/chromium.ts';
 
@@ -117,6 +118,35 @@ describe.skipIf(!hasChromium)('dashboard forms in Chromium', { timeout: 120_000 
     await page.getByRole('cell', { name: 'Ada L.', exact: true }).waitFor(WAIT);
     const after = (await api(owner, `/merchant/customers/${customer.id}`)).customer;
     expect([after.name, after.metadata]).toEqual(['Ada L.', { plan: 'pro' }]);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it.concurrent('referral program: a payout to a chosen USDT (Tron) payout address, or to another address with the password', async ({ expect }) => {
+    const owner = await signupAccount(t.app);
+    const add = (address: string) => t.app.inject({ method: 'POST', url: '/merchant/payout-addresses', remoteAddress: randomIp(), headers: tokenHeader(owner.accessToken), payload: { token: 'USDT_TRC20', address, password: owner.password } }).then((r) => r.json().address);
+    await add(ADDR.TRON);
+    const second = await add(ADDR.TRON_2);
+    const { page, errors } = await openAs('/referral-program', owner);
+    const to = page.getByLabel('Pay to');
+    await to.locator(`option[value="${second.id}"]`).waitFor({ state: 'attached', ...WAIT });
+    expect(await to.locator('option').allInnerTexts()).toEqual([expect.stringContaining('Default: '), ADDR.TRON, ADDR.TRON_2, 'Another Tron address…']);
+    await to.selectOption(second.id);
+    const sent = page.waitForRequest((r) => r.url().endsWith('/merchant/affiliate/payouts') && r.method() === 'POST');
+    await page.getByRole('button', { name: 'Request payout' }).click();
+    expect((await sent).postDataJSON()).toEqual({ address_id: second.id });
+    // Nothing earned yet: the amount is what is refused, beside it.
+    expect(await fieldError(page.getByLabel('Amount (USDT)'))).toBe('the minimum payout is 50.00 USDT_TRC20');
+    await to.selectOption({ label: 'Another Tron address…' });
+    const address = page.getByLabel('Tron address');
+    await address.fill('Tnot-an-address');
+    await page.getByLabel('Your password').fill(owner.password);
+    await page.getByRole('button', { name: 'Request payout' }).click();
+    expect(await fieldError(address)).toBe('address is not a valid Tron address');
+    await address.fill(ADDR.TRON);
+    await page.getByLabel('Your password').fill('not-my-password');
+    await page.getByRole('button', { name: 'Request payout' }).click();
+    expect(await fieldError(page.getByLabel('Your password'))).toBe('password is incorrect');
     expect(errors).toEqual([]);
     await page.context().close();
   });
