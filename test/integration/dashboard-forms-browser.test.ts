@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { openTestDatabase } from '../harness/databases.ts';
-import { randomIp, signupAccount, tokenHeader, type Account } from '../harness/accounts.ts';
+import { addMember, randomIp, signupAccount, tokenHeader, type Account } from '../harness/accounts.ts';
 import { ADDR } from '../harness/settlement.ts';
 import { startSocketApp, type SocketApp } from './realtime-support.ts';
 import { chromiumPresent, launchChromium } from '../harness/chromium.ts';
@@ -149,5 +149,36 @@ describe.skipIf(!hasChromium)('dashboard forms in Chromium', { timeout: 120_000 
     expect(await fieldError(page.getByLabel('Your password'))).toBe('password is incorrect');
     expect(errors).toEqual([]);
     await page.context().close();
+  });
+
+  it.concurrent('support chat: one\'s own message edited and deleted, the change seen live by a teammate', async ({ expect }) => {
+    const owner = await signupAccount(t.app);
+    const mate = await addMember(t.app, owner.accessToken, 'viewer');
+    const { page, errors } = await openAs('/support', owner);
+    const other = await openAs('/support', { ...owner, email: mate.email, password: mate.password });
+    for (const p of [page, other.page]) await p.waitForFunction(() => document.querySelector('.live-dot.up'), null, WAIT);
+    page.on('dialog', (d) => { void d.accept(); });
+    await page.getByLabel('Message', { exact: true }).fill('Hello wrold');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const theirs = other.page.getByRole('log', { name: 'Messages' });
+    await theirs.getByText('Hello wrold').waitFor(WAIT);
+    // Only the author may edit: the teammate sees no button.
+    expect(await theirs.getByRole('button', { name: 'Edit this message' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Edit this message' }).click();
+    const box = page.getByLabel('New text', { exact: true });
+    await box.fill('');
+    await page.getByRole('form', { name: 'Edit message' }).getByRole('button', { name: 'Save' }).click();
+    expect(await fieldError(box)).toBe('body is required (up to 4000 characters)');
+    await box.fill('Hello world');
+    await page.getByRole('form', { name: 'Edit message' }).getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('log', { name: 'Messages' }).getByText('Hello world', { exact: true }).waitFor(WAIT);
+    await theirs.getByText('Hello world', { exact: true }).waitFor(WAIT);
+    await theirs.getByText('· edited').waitFor(WAIT);
+    await page.getByRole('button', { name: 'Delete this message' }).click();
+    await theirs.getByText('deleted', { exact: true }).waitFor(WAIT);
+    expect(await theirs.getByText('Hello world').count()).toBe(0);
+    expect([...errors, ...other.errors]).toEqual([]);
+    await page.context().close();
+    await other.page.context().close();
   });
 });
