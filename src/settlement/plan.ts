@@ -49,7 +49,7 @@ export interface PlanInput {
   /** USDT_TRC20 available before this plan; rule 6's automatic payout takes all of it. Default 0. */
   balance_available?: bigint;
   /** Live: the coins the service can pay out from its hot wallets (conversion targets); absent: all. */
-  can_pay_out?: (token: TokenSymbol) => boolean;
+  can_pay_out?: (to: TokenSymbol, from: TokenSymbol) => boolean;
   /** The executor refused the conversion at execution (rule 5's guard): rule 6 with this note. */
   refuse_conversion?: string;
 }
