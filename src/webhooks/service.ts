@@ -7,11 +7,11 @@ import type { Actor } from '../audit/index.ts';
 import type { Subscriber } from '../events/index.ts';
 import { webhookBody, type Resolver } from './core.ts';
 import {
-  findDelivery, listDeliveries, redeliver, resolveDelivery,
+  findDelivery, listDeliveries, redeliver, resolveDelivery, type DeliveryListQuery,
 } from './delivery-store.ts';
 import { orFail, WebhookEndpoints } from './endpoints.ts';
 import { PING } from './routing.ts';
-import type { DeliveryRow, DeliveryStatus } from './schema.ts';
+import type { DeliveryRow } from './schema.ts';
 import { SecretBox, secretContext } from './secret-box.ts';
 import { deliverySubscriber } from './subscriber.ts';
 import { DeliveryWorker, type WorkerOptions } from './worker.ts';
@@ -73,7 +73,7 @@ export class WebhooksService {
     return row;
   }
 
-  list(q: { merchantId?: string; livemode?: boolean; status?: DeliveryStatus; limit: number }): Promise<DeliveryRow[]> {
+  list(q: DeliveryListQuery): Promise<DeliveryRow[]> {
     return listDeliveries(this.platform.db.orm, q);
   }
 

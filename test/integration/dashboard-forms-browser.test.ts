@@ -9,6 +9,7 @@ import { addMember, randomIp, signupAccount, tokenHeader, type Account } from '.
 import { ADDR } from '../harness/settlement.ts';
 import { startSocketApp, type SocketApp } from './realtime-support.ts';
 import { chromiumPresent, launchChromium } from '../harness/chromium.ts';
+import { deliveries } from '../../src/webhooks/index.ts';
 
 const WAIT = { timeout: 30_000 };
 const hasChromium = chromiumPresent('dashboard form tests');
@@ -180,5 +181,36 @@ describe.skipIf(!hasChromium)('dashboard forms in Chromium', { timeout: 120_000 
     expect([...errors, ...other.errors]).toEqual([]);
     await page.context().close();
     await other.page.context().close();
+  });
+
+  it.concurrent('developers: webhook deliveries paged by cursor, older and newer, none twice', async ({ expect }) => {
+    const owner = await signupAccount(t.app);
+    // 120 delivered test deliveries a minute apart, written as the dispatcher writes them.
+    const now = Date.now();
+    await opened.db.orm.insert(deliveries).values(Array.from({ length: 120 }, (_, i) => ({
+      id: `dlv_page_${owner.merchant.id}_${i}`, merchantId: owner.merchant.id, livemode: false, target: 'account' as const, url: 'https://example.com/hook', host: 'example.com',
+      eventId: `evt_page_${owner.merchant.id}_${i}`, eventType: `payment.n${String(i).padStart(3, '0')}`, payload: '{}', status: 'delivered' as const, attempts: 1, maxAttempts: 7,
+      nextAttemptAt: new Date(now - i * 60_000), history: [], createdAt: new Date(now - i * 60_000),
+    })));
+    const { page, errors } = await openAs('/developers?mode=test', owner);
+    const section = page.getByRole('region', { name: 'Webhook deliveries' });
+    const events = () => section.locator('tbody tr td:nth-child(2)').allInnerTexts();
+    const n = (from: number, count: number) => Array.from({ length: count }, (_, i) => `payment.n${String(from + i).padStart(3, '0')}`);
+    await section.locator('tbody tr').first().waitFor(WAIT);
+    expect(await events()).toEqual(n(0, 50));
+    const pages = section.getByRole('navigation', { name: 'Delivery pages' });
+    expect(await pages.getByRole('button', { name: 'Newer' }).isDisabled()).toBe(true);
+    await pages.getByRole('button', { name: 'Older' }).click();
+    await section.getByText('payment.n050', { exact: true }).waitFor(WAIT);
+    expect(await events()).toEqual(n(50, 50));
+    await pages.getByRole('button', { name: 'Older' }).click();
+    await section.getByText('payment.n100', { exact: true }).waitFor(WAIT);
+    expect(await events()).toEqual(n(100, 20));
+    expect(await pages.getByRole('button', { name: 'Older' }).isDisabled()).toBe(true);
+    await pages.getByRole('button', { name: 'Newer' }).click();
+    await section.getByText('payment.n050', { exact: true }).waitFor(WAIT);
+    expect(await events()).toEqual(n(50, 50));
+    expect(errors).toEqual([]);
+    await page.context().close();
   });
 });

@@ -3,13 +3,14 @@
 // (Tron) payout address, to another live USDT (Tron) payout address chosen here, or to any Tron
 // address typed in, which asks for the password again (spec 4.4, 6: not one of the payout addresses).
 import { useEffect, useState } from 'preact/hooks';
-import type { Json } from '../lib/api.ts';
+import { qs, type Json } from '../lib/api.ts';
 import { useApp } from '../lib/context.ts';
 import { short, when } from '../lib/format.ts';
-import { ErrorNote, Field, Loading, Section, Status, Table, errorFor, useAction, useLoad } from '../lib/ui.tsx';
+import { ErrorNote, Field, Loading, Pager, Section, Status, Table, errorFor, useAction, useLoad } from '../lib/ui.tsx';
 
 /** The only coin referral payouts are paid in. */
 const REFERRAL_TOKEN = 'USDT_TRC20';
+const LIMIT = 50;
 /** The `to` choices besides an address id. */
 const DEFAULT = '';
 const OTHER = 'other';
@@ -17,13 +18,15 @@ const OTHER = 'other';
 export default function Referrals() {
   const ctx = useApp();
   const info = useLoad(() => ctx.api.get('/merchant/affiliate'), []);
-  const refs = useLoad(() => ctx.api.get('/merchant/affiliate/referrals?limit=50'), []);
-  const comms = useLoad(() => ctx.api.get('/merchant/affiliate/commissions?limit=50'), []);
-  const payouts = useLoad(() => ctx.api.get('/merchant/affiliate/payouts?limit=50'), []);
+  const [at, setAt] = useState({ refs: 0, comms: 0, payouts: 0 });
+  const refs = useLoad(() => ctx.api.get(`/merchant/affiliate/referrals${qs({ limit: LIMIT, offset: at.refs })}`), [at.refs]);
+  const comms = useLoad(() => ctx.api.get(`/merchant/affiliate/commissions${qs({ limit: LIMIT, offset: at.comms })}`), [at.comms]);
+  const payouts = useLoad(() => ctx.api.get(`/merchant/affiliate/payouts${qs({ limit: LIMIT, offset: at.payouts })}`), [at.payouts]);
+  const pager = (k: keyof typeof at, total: number) => <Pager total={total} limit={LIMIT} offset={at[k]} onPage={(o) => setAt({ ...at, [k]: o })} />;
   useEffect(() => {
     const offs = ['affiliate:balance', 'affiliate:payout', 'affiliate:commission', 'affiliate:referral'].map((e) => ctx.live.on(e, () => { info.reload(); refs.reload(); comms.reload(); payouts.reload(); }));
     return () => offs.forEach((o) => o());
-  }, []);
+  }, [at]);
   // The live payout addresses the API accepts for a referral payout: USDT on Tron.
   const addrs = useLoad(() => ctx.api.get('/merchant/payout-addresses'), []);
   useEffect(() => ctx.live.on('payout_address:update', () => addrs.reload()), []);
@@ -71,16 +74,16 @@ export default function Referrals() {
           {!err.amount && !err.address && !err.password && <ErrorNote error={request.error} />}
         </form>
         <ErrorNote error={cancel.error} />
-        {payouts.data ? <Table caption="Referral payouts" head={['Requested', 'Amount', 'Sent', 'Status', 'Due', '']} empty="No payout yet."
-          rows={(payouts.data.payouts as Json[]).map((p) => [when(p.created_at), p.amount, p.send_amount, <Status value={p.status} />, when(p.due_at), p.status === 'requested' ? <button type="button" class="ghost" onClick={() => { void cancel.run(p.id); }}>Cancel</button> : p.tx_id ?? p.note ?? ''])} /> : <Loading />}
+        {payouts.data ? <><Table caption="Referral payouts" head={['Requested', 'Amount', 'Sent', 'Status', 'Due', '']} empty="No payout yet."
+          rows={(payouts.data.payouts as Json[]).map((p) => [when(p.created_at), p.amount, p.send_amount, <Status value={p.status} />, when(p.due_at), p.status === 'requested' ? <button type="button" class="ghost" onClick={() => { void cancel.run(p.id); }}>Cancel</button> : p.tx_id ?? p.note ?? ''])} />{pager('payouts', payouts.data.total)}</> : <Loading />}
       </Section>
       <Section title="Referrals">
-        {refs.data ? <Table caption="Referrals" head={['Merchant', 'Signed up', 'Status', 'Volume', 'Earned']} empty="No referral yet."
-          rows={(refs.data.referrals as Json[]).map((r) => [r.merchant_name, when(r.signed_up_at), <Status value={r.status} />, `$${r.volume_usd}`, `$${r.earned_usd}`])} /> : <Loading />}
+        {refs.data ? <><Table caption="Referrals" head={['Merchant', 'Signed up', 'Status', 'Volume', 'Earned']} empty="No referral yet."
+          rows={(refs.data.referrals as Json[]).map((r) => [r.merchant_name, when(r.signed_up_at), <Status value={r.status} />, `$${r.volume_usd}`, `$${r.earned_usd}`])} />{pager('refs', refs.data.total)}</> : <Loading />}
       </Section>
       <Section title="Commissions">
-        {comms.data ? <Table caption="Commissions" head={['When', 'Merchant', 'Fee', 'Commission']} empty="No commission yet."
-          rows={(comms.data.commissions as Json[]).map((c) => [when(c.created_at), c.merchant_name, `$${c.fee_usd}`, `${c.amount} ${c.token}`])} /> : <Loading />}
+        {comms.data ? <><Table caption="Commissions" head={['When', 'Merchant', 'Fee', 'Commission']} empty="No commission yet."
+          rows={(comms.data.commissions as Json[]).map((c) => [when(c.created_at), c.merchant_name, `$${c.fee_usd}`, `${c.amount} ${c.token}`])} />{pager('comms', comms.data.total)}</> : <Loading />}
       </Section>
     </>
   );
