@@ -1,46 +1,44 @@
-// A JSON-RPC proxy in front of an EVM node that can stall a broadcast (it never reaches the node),
-// or forward it and never answer: the moments a kill -9 test stops the service at. `affects` picks
-// the broadcasts the mode applies to (default: all); the others pass.
+// A JSON-RPC proxy in front of a real node (anvil) that can refuse chosen methods the way a node
+// without them answers ("method not found", -32601): the rest is forwarded as it is. Calls are
+// counted per method (each call of a batch counts).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type ProxyMode = 'pass' | 'stall' | 'no-answer';
-
 export interface RpcProxy {
   url: string;
-  mode: ProxyMode;
-  /** Every raw transaction broadcast through it, in order. */
-  broadcasts: string[];
-  /** Resolves with the next broadcast the mode applies to. */
-  sawBroadcast(): Promise<string>;
+  /** Methods answered with "method not found". */
+  refuse: Set<string>;
+  calls: Map<string, number>;
   close(): Promise<void>;
 }
 
-export async function rpcProxy(target: string, affects: (raw: string) => boolean = () => true): Promise<RpcProxy> {
-  const waiters: ((raw: string) => void)[] = [];
-  const state = {
-    mode: 'pass' as ProxyMode, broadcasts: [] as string[],
-    sawBroadcast: () => new Promise<string>((r) => waiters.push(r)),
+type Call = { id?: unknown; method?: string };
+
+export async function startRpcProxy(target: string, refuse: readonly string[] = []): Promise<RpcProxy> {
+  const proxy: RpcProxy = { url: '', refuse: new Set(refuse), calls: new Map(), close: async () => {} };
+  const refused = (c: Call) => ({ jsonrpc: '2.0', id: c.id, error: { code: -32601, message: `the method ${c.method} does not exist/is not available` } });
+  const forward = async (body: unknown) => {
+    const res = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return res.json() as Promise<unknown>;
   };
-  const srv = http.createServer((req, res) => {
+  const answer = async (c: Call) => {
+    proxy.calls.set(c.method ?? '', (proxy.calls.get(c.method ?? '') ?? 0) + 1);
+    return proxy.refuse.has(c.method ?? '') ? refused(c) : forward(c);
+  };
+  const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (d) => { body += d; });
-    req.on('end', async () => {
-      const call = JSON.parse(body) as { method?: string; params?: string[] };
-      const raw = !Array.isArray(call) && call.method === 'eth_sendRawTransaction' ? call.params![0] : null;
-      if (raw) state.broadcasts.push(raw);
-      const hit = raw !== null && affects(raw);
-      const mode = hit ? state.mode : 'pass';
-      if (hit && mode === 'stall') { for (const w of waiters.splice(0)) w(raw); return; }
-      const answer = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then((r) => r.text());
-      if (hit) for (const w of waiters.splice(0)) w(raw);
-      if (hit && mode === 'no-answer') return;
-      res.writeHead(200, { 'content-type': 'application/json' }).end(answer);
+    req.on('end', () => {
+      const parsed = JSON.parse(body) as Call | Call[];
+      const out = Array.isArray(parsed) ? Promise.all(parsed.map(answer)) : answer(parsed);
+      out.then((reply) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(reply));
+      }, (err: Error) => { res.writeHead(502).end(err.message); });
     });
   });
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  return Object.assign(state, {
-    url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((r) => { srv.closeAllConnections(); srv.close(() => r()); }),
-  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  proxy.close = () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); });
+  return proxy;
 }

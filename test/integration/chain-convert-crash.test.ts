@@ -12,7 +12,7 @@ import { parseTransaction, type Address, type Hex } from 'viem';
 import { generateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
 import { anvilOrSkip, deployTestToken, startAnvil, type AnvilNode } from '../harness/anvil.ts';
-import { rpcProxy } from '../harness/rpc-proxy.ts';
+import { broadcastProxy } from '../harness/broadcast-proxy.ts';
 import { freePort, spawnService, waitListening, type ServiceProcess } from '../harness/process.ts';
 import { createPgDatabase, pgServerUrl } from '../harness/databases.ts';
 import { TEST_MARKET_FILE } from '../harness/app.ts';
@@ -72,7 +72,7 @@ describe.runIf(anvilOrSkip())('kill -9 during a live conversion\'s payout', () =
   async function scenario(dbEnv: Record<string, string>, open: () => Promise<Database>): Promise<void> {
     const mnemonic = generateMnemonic(wordlist);
     // only the payout (a call of the USDT contract) is stalled or left unanswered; the sweep passes
-    const proxy = await rpcProxy(eth.url, (raw) => parseTransaction(raw as Hex).to?.toLowerCase() === nodes.usdtErc20.toLowerCase());
+    const proxy = await broadcastProxy(eth.url, (raw) => parseTransaction(raw as Hex).to?.toLowerCase() === nodes.usdtErc20.toLowerCase());
     cleanups.push(proxy.close);
     const db = await open();
     await migrate(db);

@@ -12,7 +12,7 @@ import type { Address } from 'viem';
 import { generateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
 import { anvilOrSkip, deployTestToken, startAnvil, type AnvilNode } from '../harness/anvil.ts';
-import { rpcProxy } from '../harness/rpc-proxy.ts';
+import { broadcastProxy } from '../harness/broadcast-proxy.ts';
 import { freePort, spawnService, waitListening, type ServiceProcess } from '../harness/process.ts';
 import { createPgDatabase, pgServerUrl } from '../harness/databases.ts';
 import { TEST_MARKET_FILE } from '../harness/app.ts';
@@ -72,7 +72,7 @@ describe.runIf(anvilOrSkip())('kill -9 during a settlement\'s transfers', () => 
 
   async function scenario(dbEnv: Record<string, string>, open: () => Promise<Database>): Promise<void> {
     const mnemonic = generateMnemonic(wordlist);
-    const proxy = await rpcProxy(eth.url);
+    const proxy = await broadcastProxy(eth.url);
     cleanups.push(proxy.close);
     const db = await open();
     await migrate(db);

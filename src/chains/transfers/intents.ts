@@ -46,6 +46,21 @@ export async function recordTransfer(tx: Executor, t: NewTransfer, now: Date): P
   return row;
 }
 
+/**
+ * The hot wallet's `account_setting` transfer of `reference`, recorded unless it was already (ever):
+ * each setting is made once, whatever the number of processes or restarts (a unique index).
+ */
+export async function recordAccountSetting(ex: Executor, t: Pick<NewTransfer, 'chain' | 'livemode' | 'token' | 'fromAddress' | 'reference'>, now: Date): Promise<boolean> {
+  const rows = await ex.insert(outgoingTransfers).values({
+    id: newId('trf', now), chain: t.chain, livemode: t.livemode, purpose: 'account_setting', token: t.token,
+    fromAddress: t.fromAddress, fromRole: 'hot', fromIndex: null, toAddress: t.fromAddress, toTag: null,
+    amount: 0n, paysOwnFee: false, reference: t.reference, dependsOn: null,
+    status: 'recorded', waiting: null, nonce: null, uncertain: false, txId: null, block: null, sentAmount: null,
+    feesPaid: 0n, minedFee: null, failures: 0, replacements: 0, nextAt: now, lastError: null, createdAt: now, updatedAt: now, finalAt: null,
+  }).onConflictDoNothing().returning({ id: outgoingTransfers.id });
+  return rows.length > 0;
+}
+
 /** The TransferPort of the settlement room: settlements, the service's share, sweeps and payouts. */
 export class ChainTransferPort implements TransferPort {
   readonly #keys: WalletKeys;
