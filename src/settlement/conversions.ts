@@ -17,7 +17,8 @@ import type { Database, Executor } from '../platform/db/index.ts';
 import type { Chain } from '../config.ts';
 import { TOKEN_DEFS, type TokenSymbol } from '../tokens/index.ts';
 import type { MarketSource } from '../market/index.ts';
-import { BALANCE_TOKEN, marketQuotes, planSettlement, ledgerEntries, type ConversionPlan, type SettlementPlan } from './planner.ts';
+import { BALANCE_TOKEN, marketQuotes, planSettlement, type ConversionPlan, type SettlementPlan } from './planner.ts';
+import { executedLedger } from './conversion-ledger.ts';
 import { NoMarketRateError } from './conversion-paths.ts';
 import { checkExecution } from './execution-guard.ts';
 import { NOTE_CANNOT_PAY_OUT } from './routing.ts';
@@ -29,6 +30,7 @@ import { addressesInForce, planAddress } from './address-store.ts';
 import { emitBalances, lockBalance } from './balance-store.ts';
 import { NOTE_CONVERTING, postLedger, settlementEvents, transfersFor, writePlan } from './settlement-writer.ts';
 import { failSettlement } from './executor.ts';
+import { treasuryPayout } from './failed-settlements.ts';
 
 /** The payout waits for the service's hot wallet of the target coin's chain to be funded. */
 export const noteWaitingFunds = (chain: Chain): string => `waiting for the service's ${chain} hot wallet to be funded`;
@@ -95,26 +97,13 @@ async function advanceOne(tx: Executor, id: string, deps: ConversionDeps, now: D
     if (!check.ok) return refuse(tx, row, check.reason, deps, now, true);
     await postLedger(tx, row, executedLedger(row, c), deps.fees ?? null, now);
     await emitBalances(tx, { merchantId: row.merchantId, livemode: row.livemode }, now);
-    const payout = await port.send(tx, {
-      chain: to, token: c.to, to: row.destination!, amount: BigInt(c.amount_out),
-      ...(row.destinationTag !== null ? { tag: row.destinationTag } : {}), purpose: 'settlement', reference: row.id,
-    });
+    const payout = await port.send(tx, treasuryPayout(row, c));
     return update(tx, row, { ...c, payout }, null, [payout], now);
   }
   // 3. waiting for the payout to be final: say so while the hot wallet cannot pay it
   const paying = await port.state?.(tx, c.payout);
   const note = paying?.waiting_funds ? noteWaitingFunds(to) : null;
   return note === row.note ? false : update(tx, row, c, note, [], now);
-}
-
-/** The ledger of a conversion carried out: the planner's entries from the settlement's own figures. */
-export function executedLedger(row: SettlementRow, c: StoredConversion) {
-  return ledgerEntries({
-    token: row.token as TokenSymbol,
-    split: { amount: row.amount, service_fee: row.serviceFee, network_fee: row.networkFee, conversion_fee: row.conversionFee, net: row.net },
-    usd: { usd_value: row.usdValue, service_fee_usd: row.serviceFeeUsd, network_fee_usd: row.networkFeeUsd, conversion_fee_usd: row.conversionFeeUsd, net_usd: row.netUsd },
-    reference: `${row.paymentId}:${row.depositTx}`, converted: { to: c.to, amount_out: BigInt(c.amount_out) }, to_wallet: true,
-  });
 }
 
 async function update(tx: Executor, row: SettlementRow, c: StoredConversion, note: string | null, added: string[], now: Date): Promise<boolean> {
