@@ -6,6 +6,8 @@ import type { Logger } from '../../platform/logger.ts';
 import { AppError } from '../../platform/errors.ts';
 import { completeSettlement, failSettlement, payoutSendFailed, payoutSentOnChain } from '../../settlement/index.ts';
 import type { TransferOutcomes } from './types.ts';
+import { isUtxoChain } from '../addresses/index.ts';
+import type { Chain } from '../../config.ts';
 
 export function settlementOutcomes(log: Logger): TransferOutcomes {
   /** The settlement or payout moved on meanwhile (the operator did something): the transfer's state stands. */
@@ -16,7 +18,8 @@ export function settlementOutcomes(log: Logger): TransferOutcomes {
   return {
     async final(tx, t, now) {
       try {
-        if (t.purpose === 'settlement') await completeSettlement(tx, t.reference, t.txId!, now);
+        // a Bitcoin-family settlement is one transaction: its fee is the settlement's real network fee
+        if (t.purpose === 'settlement') await completeSettlement(tx, t.reference, t.txId!, now, isUtxoChain(t.chain as Chain) ? { networkFee: t.minedFee } : {});
         else if (t.purpose === 'payout') await payoutSentOnChain(tx, t.reference, t.txId!, now);
       } catch (err) { tolerate(err, { transfer: t.id, reference: t.reference }); }
     },
