@@ -30,6 +30,8 @@ export interface Config {
   databaseUrl: string | null;
   dataDir: string;
   authSecret: string;
+  /** Key of the webhook signing secrets at rest (WEBHOOK_SECRET_KEY, or DATA_DIR/webhook-secret-key). */
+  webhookSecretKey: string;
   walletMnemonic: string;
   /** True when the mnemonic was generated into DATA_DIR (development only). */
   walletMnemonicGenerated: boolean;
@@ -226,6 +228,10 @@ export function loadConfig(env: Env = process.env): Config {
   let authSecret = opt(env, 'AUTH_SECRET');
   if (authSecret !== undefined && authSecret.length < 32) bad('AUTH_SECRET', 'must be at least 32 characters');
   authSecret ??= persistedSecret(dataDir, 'auth-secret', () => crypto.randomBytes(32).toString('hex')).value;
+  // webhook secrets have a key of their own: rotating AUTH_SECRET leaves them readable
+  let webhookSecretKey = opt(env, 'WEBHOOK_SECRET_KEY');
+  if (webhookSecretKey !== undefined && webhookSecretKey.length < 32) bad('WEBHOOK_SECRET_KEY', 'must be at least 32 characters');
+  webhookSecretKey ??= persistedSecret(dataDir, 'webhook-secret-key', () => crypto.randomBytes(32).toString('hex')).value;
 
   let walletMnemonic = opt(env, 'WALLET_MNEMONIC');
   let walletMnemonicGenerated = false;
@@ -257,7 +263,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
 
   return {
-    port, host, publicUrl, checkoutUrl, databaseUrl, dataDir, authSecret, walletMnemonic, walletMnemonicGenerated,
+    port, host, publicUrl, checkoutUrl, databaseUrl, dataDir, authSecret, webhookSecretKey, walletMnemonic, walletMnemonicGenerated,
     adminToken: opt(env, 'ADMIN_TOKEN') ?? null,
     trustProxy: parseTrustProxy(env),
     webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE'),
