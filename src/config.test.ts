@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ConfigError, loadConfig } from './config.ts';
+import { adminTokenWarning, ConfigError, loadConfig } from './config.ts';
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'gw-config-'));
 
@@ -79,6 +79,12 @@ describe('config', () => {
     for (const f of ['auth-secret', 'wallet-mnemonic', 'webhook-secret-key']) {
       expect(fs.statSync(path.join(dir, f)).mode & 0o777).toBe(0o600);
     }
+  });
+
+  it('warns at start of an ADMIN_TOKEN shorter than 32 characters', () => {
+    expect(adminTokenWarning('admintoken')).toBe('ADMIN_TOKEN has 10 characters: use at least 32 random ones (e.g. openssl rand -hex 32)');
+    expect(adminTokenWarning('a'.repeat(32))).toBeNull();
+    expect(adminTokenWarning(null)).toBeNull();
   });
 
   it('an empty CHECKOUT_URL serves no page', () => {
