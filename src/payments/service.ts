@@ -29,6 +29,7 @@ import { dashboardSeries } from './series.ts';
 import { dashboardFigures, type FailedWebhooksCounter } from './dashboard.ts';
 import { EMPTY_TRAIL_SECTIONS, paymentEvents, paymentTrail, type TrailSections } from './timeline.ts';
 import { PaymentGroups } from './payment-groups.ts';
+import { CheckoutCache } from './checkout-cache.ts';
 
 export const PAYMENT_NOT_FOUND = 'payment not found';
 /** Payment ids and checkout tokens are short URL-safe words; anything else names no payment (and never reaches SQL). */
@@ -62,6 +63,8 @@ export class PaymentsService {
   readonly simulator: Simulator;
   /** Payments counted under links and customers, kept from the outbox (payment-groups.ts). */
   readonly groups: PaymentGroups;
+  /** Payer views of GET /checkout/{token} kept while unchanged (checkout-cache.ts). */
+  readonly checkoutCache: CheckoutCache;
   readonly #p: Platform;
   readonly #seed: WalletSeed;
   readonly #numbers: NumberReserve;
@@ -88,6 +91,7 @@ export class PaymentsService {
     this.#trail = opts.trailSections ?? EMPTY_TRAIL_SECTIONS;
     this.#names = opts.payerNames ?? (() => ({}));
     this.groups = new PaymentGroups(() => platform.clock.now());
+    this.checkoutCache = new CheckoutCache(platform.db, platform.log);
   }
 
   get #deps() {
@@ -100,6 +104,7 @@ export class PaymentsService {
   /** Stops the address worker thread; addresses asked for later are derived inline. */
   async close(): Promise<void> {
     await this.#deriver.close();
+    await this.checkoutCache.close();
   }
 
   /** The JSON of a payment; its deposits are read when not given. */
@@ -187,6 +192,28 @@ export class PaymentsService {
   async checkoutView(token: string) {
     const f = await this.#withDeposits({ checkoutToken: token });
     return this.#view(f.payment, true, f.deposits);
+  }
+
+  /**
+   * GET /checkout/{token}'s body: checkoutView() as JSON text, exactly as the route would serialise
+   * it, from the views kept while unchanged (checkout-cache.ts) when it can be.
+   */
+  async checkoutBody(token: string): Promise<string> {
+    const cache = this.checkoutCache;
+    let kept = cache.get(token);
+    if (!kept) {
+      const generation = cache.mark();
+      const f = await this.#withDeposits({ checkoutToken: token });
+      const p = f.payment;
+      if (p.token === '') return JSON.stringify(await this.#view(p, true, f.deposits));
+      const ctx = { checkoutBase: this.#p.config.checkoutUrl };
+      kept = { paymentId: p.id, merchantId: p.merchantId, storeId: p.storeId, json: JSON.stringify(publicPaymentJson(p, f.deposits, ctx)) };
+      cache.put(token, kept, generation);
+    }
+    // Who is paid is added last, as #view adds it: a view's own keys never include these names.
+    const named = this.#names(kept.merchantId, kept.storeId);
+    const names = JSON.stringify(named instanceof Promise ? await named : named);
+    return names === '{}' ? kept.json : `${kept.json.slice(0, -1)},${names.slice(1)}`;
   }
 
   async #list(scope: PaymentScope, query: Query) {
