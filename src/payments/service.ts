@@ -21,6 +21,7 @@ import { DepositAddressReserve } from './address-reserve.ts';
 import { chooseCoin } from './choose-coin.ts';
 import { allowedCoins, optionsOf } from './coin.ts';
 import { parseUsdField } from './create-input.ts';
+import { ListTotals } from './list-totals.ts';
 import { depositsOf, findMerchantPayments, findPayment, findWithDeposits, listPayments, lockPayment, NumberReserve, type PaymentScope } from './repository.ts';
 import type { DepositRow, PaymentRow } from './schema.ts';
 import { paymentJson, publicPaymentJson } from './views.ts';
@@ -74,9 +75,12 @@ export class PaymentsService {
   readonly #failedWebhooks: FailedWebhooksCounter;
   readonly #trail: TrailSections;
   readonly #names: PayerNamesSource;
+  /** Unfiltered list totals kept between pages, on PGlite only (list-totals.ts says why). */
+  readonly #totals: ListTotals | undefined;
 
   constructor(platform: Platform, opts: PaymentsOptions) {
     this.#p = platform;
+    this.#totals = platform.db.kind === 'pglite' ? new ListTotals() : undefined;
     this.#seed = seedFromMnemonic(platform.config.walletMnemonic);
     this.#numbers = new NumberReserve(platform.db);
     this.#writer = new CreatedPaymentWriter(platform.db);
@@ -219,7 +223,7 @@ export class PaymentsService {
   async #list(scope: PaymentScope, query: Query) {
     const page = listParams(query, LIST_DEFAULT);
     const f = paymentFilters(query, scope.storeId === undefined);
-    const { rows, total } = await listPayments(this.#p.db.orm, scope, f, page);
+    const { rows, total } = await listPayments(this.#p.db.orm, scope, f, page, this.#totals);
     const deps = await depositsOf(this.#p.db.orm, rows.map((r) => r.id));
     const payments = [];
     for (const r of rows) payments.push(await this.#view(r, false, deps.get(r.id) ?? []));
