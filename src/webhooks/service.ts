@@ -11,7 +11,7 @@ import {
 } from './delivery-store.ts';
 import { orFail, WebhookEndpoints } from './endpoints.ts';
 import { PING } from './routing.ts';
-import type { DeliveryRow, DeliveryStatus } from './schema.ts';
+import type { DeliveryRow } from './schema.ts';
 import { WebhookSecrets, secretContext } from './secret-box.ts';
 import { deliverySubscriber } from './subscriber.ts';
 import { DeliveryWorker, type WorkerOptions } from './worker.ts';
