@@ -76,25 +76,26 @@ export class ChainWatcher {
     this.#p.addresses.drop();
   }
 
-  /** One pass; never throws (a failure is the chain's state: `down` with its reason). */
-  async pass(): Promise<void> {
+  /** One pass; never throws (a failure is the chain's state: `down` with its reason). Returns the blocks it finished. */
+  async pass(): Promise<number> {
     const { endpoints, log } = this.#p;
     try {
-      await this.#pass();
+      return await this.#pass();
     } catch (err) {
       const message = (err as Error).message;
       if (this.#state.status !== 'down' || this.#state.lastError !== message) log.warn({ chain: this.chain, err: message }, 'chain watch: pass failed');
       // A node that answered nonsense or from the wrong network: the next one is tried on the next pass.
       if (!(err instanceof RpcError) && !(err instanceof NetworkChanged)) endpoints.skip(message);
       await this.#report('down', message);
+      return 0;
     }
   }
 
-  async #pass(): Promise<void> {
+  async #pass(): Promise<number> {
     const { reader, cursors, clock } = this.#p;
-    const network = await reader.network();
-    let cursor = await cursors.load(this.chain);
-    const head = await reader.head();
+    // side by side: a block's wait for its first pass is on every deposit's way to its webhook
+    const [network, loaded, head] = await Promise.all([reader.network(), cursors.load(this.chain), reader.head()]);
+    let cursor = loaded;
     if (cursor && cursor.network !== network) {
       this.#p.endpoints.skip(`serves network ${network}, expected ${cursor.network}`);
       throw new NetworkChanged(network, cursor.network);
@@ -134,6 +135,7 @@ export class ChainWatcher {
     await this.#p.feed.recount(count, at.height, clock.now());
     this.#state = { ...this.#state, height: at.height, hash: at.hash, blockTime: at.time };
     await this.#report(this.#statusAt(head, at), this.#p.endpoints.lastError);
+    return finished;
   }
 
   /**
