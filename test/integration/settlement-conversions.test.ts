@@ -20,6 +20,7 @@ import { NOTE_CONVERTING } from '../../src/settlement/settlement-writer.ts';
 import { NOTE_CANNOT_PAY_OUT } from '../../src/settlement/routing.ts';
 import { noteSweepFailed } from '../../src/settlement/conversions.ts';
 import type { StoredConversion } from '../../src/settlement/json.ts';
+import type { MarketData } from '../../src/market/index.ts';
 
 const ETH = (whole: number): bigint => BigInt(whole) * 10n ** 18n;
 const OPERATOR: Actor = { kind: 'admin' };
@@ -141,6 +142,35 @@ describeEachDb('settlement conversions', (h) => {
     // the sweep is tried again (the coins go to the service's wallet), no payout is ever made
     expect(p.retried).toBe(2);
     expect(p.sent.map((r) => r.purpose)).toEqual(['sweep']);
+  });
+
+  it('is priced at the market when carried out: amount_out becomes what amount_in fetches then, within the guard', async () => {
+    const m = await newMerchant();
+    await addAddress(m, 'USDT_ERC20', ADDR.EVM);
+    const p = use('ethereum');
+    const [s] = await t.services.settlement.settle(h.db(), input(ethPayment(m.id), [{ amount: ETH(1), usd: '3000' }]));
+    const planned = s.conversion as StoredConversion;
+    const market = t.services.settlement.market as { snapshot: (livemode: boolean) => MarketData };
+    const original = market.snapshot;
+    // ETH up 1% while the deposit is swept: within 3% of the quote, so carried out at the new price
+    market.snapshot = (livemode) => {
+      const d = original(livemode);
+      return livemode ? { ...d, ETH: { ...d.ETH, rate: d.ETH.rate.mul('1.01') } } : d;
+    };
+    try {
+      p.states.set('trf_1', { status: 'final', waiting_funds: false });
+      expect(await t.services.settlement.advanceConversions()).toBe(1);
+    } finally {
+      market.snapshot = original;
+    }
+    const c = (await row(s.id)).conversion as StoredConversion;
+    // amount_in × 3030 / 1, in USDT base units (6 decimals), rounded down
+    const expected = (BigInt(planned.amount_in) * 3030n) / 10n ** 12n;
+    expect(BigInt(c.amount_out)).toBe(expected);
+    expect(BigInt(c.amount_out)).toBeGreaterThan(BigInt(planned.amount_out));
+    expect(p.sent[1]).toMatchObject({ token: 'USDT_ERC20', amount: expected });
+    const bought = (await entriesOf(s.paymentId)).filter((e) => e.type === 'conversion_in' || e.type === 'settlement').map((e) => e.amount);
+    expect(bought.sort()).toEqual([-expected, expected].sort());
   });
 
   it('a conversion into XRP is paid to the payout address with its destination tag', async () => {
