@@ -16,6 +16,7 @@ import { loadInput, planDeposit, planPayment, type StoredInput } from './stored-
 import { scheduledPayout } from './payouts/scheduled.ts';
 import { merchants } from '../accounts/schema.ts';
 import { SETTLEMENT_NOT_FOUND } from './statement.ts';
+import { recordRealNetworkFee } from './real-network-fee.ts';
 import { raiseNotification } from '../notifications/index.ts';
 import { formatUnits } from '../money/index.ts';
 import { TOKEN_DEFS, type TokenSymbol } from '../tokens/index.ts';
@@ -94,8 +95,16 @@ async function replanOne(tx: Executor, id: string, deps: ExecutorDeps, now: Date
   return true;
 }
 
-/** The chain room reports a direct settlement's transfer on chain. */
-export async function completeSettlement(tx: Executor, id: string, txId: string, now: Date): Promise<SettlementRow> {
+/**
+ * The chain room reports a direct settlement's transfer on chain; with `networkFee`, what its
+ * transaction really cost (a chain where the settlement is one transaction paying the whole network
+ * fee), recorded in place of the quoted figure (real-network-fee.ts).
+ */
+export async function completeSettlement(tx: Executor, id: string, txId: string, now: Date, opts: { networkFee?: bigint | null } = {}): Promise<SettlementRow> {
+  if (opts.networkFee !== undefined && opts.networkFee !== null) {
+    const [row] = await tx.select().from(settlements).where(eq(settlements.id, id)).for('update');
+    if (row?.status === 'pending' && row.mode === 'direct') await recordRealNetworkFee(tx, row, opts.networkFee, now);
+  }
   // a treasury conversion is done once its payout is final (conversions.ts)
   const conversion = sql`case when ${settlements.conversion}->>'status' = 'pending' then jsonb_set(${settlements.conversion}, '{status}', '"done"') else ${settlements.conversion} end`;
   return finish(tx, id, { status: 'completed', txId, completedAt: now, note: null, conversion }, now);

@@ -12,7 +12,7 @@ import {
 import { orFail, WebhookEndpoints } from './endpoints.ts';
 import { PING } from './routing.ts';
 import type { DeliveryRow } from './schema.ts';
-import { SecretBox, secretContext } from './secret-box.ts';
+import { WebhookSecrets, secretContext } from './secret-box.ts';
 import { deliverySubscriber } from './subscriber.ts';
 import { DeliveryWorker, type WorkerOptions } from './worker.ts';
 import { PingQueue } from './ping.ts';
@@ -37,7 +37,7 @@ export class WebhooksService {
   constructor(platform: Platform, opts: WebhooksOptions = {}) {
     this.platform = platform;
     const { config, db, clock, log } = platform;
-    this.endpoints = new WebhookEndpoints(db, clock, new SecretBox(config.authSecret), {
+    this.endpoints = new WebhookEndpoints(db, clock, new WebhookSecrets(config.webhookSecretKey, config.authSecret), {
       allowPrivate: config.webhookAllowPrivate, resolve: opts.resolve,
     });
     this.worker = new DeliveryWorker(db, clock, log, this.endpoints, {
@@ -48,11 +48,18 @@ export class WebhooksService {
     this.#pings = new PingQueue(db);
   }
 
-  /** Registers the subscriber on the outbox and starts the worker. */
+  /**
+   * Registers the subscriber on the outbox and starts the worker; secrets still sealed under
+   * AUTH_SECRET are sealed again under the webhook key (while AUTH_SECRET is the one that sealed them).
+   */
   start(): void {
     if (!this.#subscribed) this.platform.outbox.subscribe(this.subscriber);
     this.#subscribed = true;
     this.worker.start();
+    this.endpoints.resealLegacy().then(({ resealed, unreadable }) => {
+      if (resealed > 0) this.platform.log.info({ resealed }, 'webhook secrets sealed again under the webhook key');
+      if (unreadable > 0) this.platform.log.error({ unreadable }, 'webhook secrets sealed under a former AUTH_SECRET cannot be opened: set AUTH_SECRET back to it once, or set new secrets');
+    }, (err: unknown) => this.platform.log.warn({ err: (err as Error).message }, 'webhook secrets: sealing again failed; tried at the next start'));
   }
 
   /** Stops the worker; attempts in flight get `graceMs` to finish and be recorded. */

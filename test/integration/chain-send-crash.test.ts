@@ -41,7 +41,7 @@ describe.runIf(anvilOrSkip())('kill -9 during a settlement\'s transfers', () => 
 
   /** The service's environment; `db` is DATA_DIR (PGlite) or DATABASE_URL. */
   const env = (db: Record<string, string>, rpc: string, mnemonic: string): Record<string, string> => ({
-    ...db, WALLET_MNEMONIC: mnemonic, AUTH_SECRET: 'test-auth-secret-test-auth-secret-0123456789', MARKET_FILE: TEST_MARKET_FILE, ADMIN_TOKEN: 'test-admin-token',
+    ...db, WALLET_MNEMONIC: mnemonic, AUTH_SECRET: 'test-auth-secret-test-auth-secret-0123456789', WEBHOOK_SECRET_KEY: 'test-webhook-secret-key-test-webhook-secret-key', PASSWORD_SCRYPT_N: '16384', MARKET_FILE: TEST_MARKET_FILE, ADMIN_TOKEN: 'test-admin-token',
     ETHEREUM_RPC_URL: rpc, BSC_RPC_URL: bsc.url, TOKEN_CONTRACTS: `USDT_ERC20=${nodes.usdtErc20},USDT_BEP20=${nodes.usdtBep20}`,
     CONFIRMATIONS_ETHEREUM: '2', CHAIN_POLL_MS: '100', SETTLEMENT_DELAY_S: '0',
   });

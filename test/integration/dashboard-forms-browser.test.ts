@@ -213,4 +213,23 @@ describe.skipIf(!hasChromium)('dashboard forms in Chromium', { timeout: 120_000 
     expect(errors).toEqual([]);
     await page.context().close();
   });
+
+  it.concurrent('stores, a list the API answers whole, shown 50 at a time with a pager', async ({ expect }) => {
+    const owner = await signupAccount(t.app);
+    for (let i = 0; i < 52; i++) {
+      const r = await t.app.inject({ method: 'POST', url: '/merchant/stores', remoteAddress: randomIp(), headers: tokenHeader(owner.accessToken), payload: { name: `Store ${String(i).padStart(2, '0')}` } });
+      expect(r.statusCode).toBe(201);
+    }
+    const { page, errors } = await openAs('/stores', owner);
+    const rows = page.getByRole('region', { name: 'Stores' }).locator('tbody tr');
+    await rows.first().waitFor(WAIT);
+    expect(await rows.count()).toBe(50);
+    const pages = page.getByRole('group', { name: 'Stores: pages' });
+    expect(await pages.innerText()).toContain('1–50 of 52');
+    await pages.getByRole('button', { name: 'Next' }).click();
+    await pages.getByText('51–52 of 52').waitFor(WAIT);
+    expect(await rows.count()).toBe(2);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
 });

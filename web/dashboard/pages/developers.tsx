@@ -5,7 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { qs, type Json } from '../lib/api.ts';
 import { useApp, withMode } from '../lib/context.ts';
 import { when } from '../lib/format.ts';
-import { ErrorNote, Field, Loading, Section, SecretOnce, Status, Table, useAction, useLoad } from '../lib/ui.tsx';
+import { ErrorNote, Field, Loading, Section, SecretOnce, Status, Table, useAction, useLoad, usePaged } from '../lib/ui.tsx';
 
 function ApiKeys() {
   const ctx = useApp();
@@ -20,6 +20,7 @@ function ApiKeys() {
     keys.reload();
   });
   const revoke = useAction(async (id: string) => { await ctx.api.del(`/merchant/api-keys/${id}`); keys.reload(); });
+  const page = usePaged<Json>(keys.data?.api_keys, 'API keys');
   return (
     <Section title={`API keys (${ctx.test ? 'test' : 'live'})`}>
       {made && <SecretOnce label={`New key "${made.api_key.label}"`} secret={made.secret} onDone={() => setMade(null)} />}
@@ -31,9 +32,9 @@ function ApiKeys() {
         <ErrorNote error={create.error} />
       </form>
       <ErrorNote error={revoke.error ?? keys.error} />
-      {keys.data ? <Table caption="API keys" head={['Label', 'Ends in', 'Access', 'Store', 'Created', 'Last used', '']}
-        rows={(keys.data.api_keys as Json[]).map((k) => [k.label, <code>…{k.last4}</code>, k.access, k.store_id ?? 'all', when(k.created_at), when(k.last_used_at),
-          k.revoked_at ? <Status value="revoked" /> : <button type="button" class="ghost" onClick={() => { if (confirm(`Revoke "${k.label}"? It stops working at once.`)) void revoke.run(k.id); }}>Revoke</button>])} /> : <Loading />}
+      {keys.data ? <><Table caption="API keys" head={['Label', 'Ends in', 'Access', 'Store', 'Created', 'Last used', '']}
+        rows={page.shown.map((k) => [k.label, <code>…{k.last4}</code>, k.access, k.store_id ?? 'all', when(k.created_at), when(k.last_used_at),
+          k.revoked_at ? <Status value="revoked" /> : <button type="button" class="ghost" onClick={() => { if (confirm(`Revoke "${k.label}"? It stops working at once.`)) void revoke.run(k.id); }}>Revoke</button>])} />{page.pager}</> : <Loading />}
     </Section>
   );
 }
