@@ -75,8 +75,12 @@ export class DepositFeed {
     return 'deposit';
   }
 
-  /** Counts the chain's waiting deposits again (`count`: the confirmations of a block; the watcher has verified the chain up to `finished`). */
-  async recount(count: (height: bigint) => number, finished: bigint, at: Date): Promise<void> {
+  /**
+   * Counts the chain's waiting deposits again (`count`: the confirmations of a block; the watcher
+   * has verified the chain up to `finished`; `pooled`: transactions in the node's mempool as this
+   * pass read it, which wait without asking the node about each).
+   */
+  async recount(count: (height: bigint) => number, finished: bigint, at: Date, pooled?: ReadonlySet<string>): Promise<void> {
     for (const d of await pendingChainDeposits(this.#deps.db.orm, this.#chain)) {
       if (d.block !== null) {
         if (BigInt(d.block) > finished) continue;
@@ -84,6 +88,8 @@ export class DepositFeed {
         if (confirmations > d.confirmations) await this.#deps.intake.setInclusion({ paymentId: d.paymentId }, d.txId, { block: d.block, confirmations }, at);
         continue;
       }
+      // never mined and in the mempool now: nothing changes for it (one left its block is timed by #unmined)
+      if (!d.orphanedAt && pooled?.has(d.txId)) continue;
       await this.#unmined(d, count, finished, at);
     }
   }
