@@ -37,6 +37,18 @@ describe('Redis sliding-window limiter', () => {
     expect(all.filter(Boolean)).toHaveLength(5);
   });
 
+  it('counts the admitted requests still in the window, without adding one', async (ctx) => {
+    if (!up) ctx.skip();
+    const k = key();
+    expect(await a.count(k, 1000, 1000)).toBe(0);
+    await a.take(k, 5, 1000, 1000);
+    await b.take(k, 5, 1000, 1500);
+    expect(await b.count(k, 1000, 1600)).toBe(2);
+    expect(await a.count(k, 1000, 1600)).toBe(2);
+    // The first take leaves the window after 1000 ms.
+    expect(await a.count(k, 1000, 2001)).toBe(1);
+  });
+
   it('falls back to counting in memory when Redis is unreachable', async () => {
     const dead = new RedisRateLimiter('redis://127.0.0.1:1');
     const k = key();

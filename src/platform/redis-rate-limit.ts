@@ -8,36 +8,33 @@ import { MemoryRateLimiter, type RateLimiter } from './rate-limit.ts';
 import type { Logger } from './logger.ts';
 import { RedisScript } from './redis-script.ts';
 
-// KEYS[1]: the window's sorted set. ARGV: now ms, window ms, limit, unique member.
-const TAKE_SCRIPT = `
+// One script for both operations, so the limiter needs one connection. KEYS[1]: the window's
+// sorted set. ARGV: now ms, window ms, then for a take the limit and a unique member; with only the
+// first two it counts (and answers the count).
+const WINDOW_SCRIPT = `
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
+local n = redis.call('ZCARD', KEYS[1])
+if ARGV[3] == nil then return n end
+if n >= tonumber(ARGV[3]) then return 0 end
 redis.call('ZADD', KEYS[1], ARGV[1], ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
-`;
-// KEYS[1]: the window's sorted set. ARGV: now ms, window ms.
-const COUNT_SCRIPT = `
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
-return redis.call('ZCARD', KEYS[1])
 `;
 const KEY_PREFIX = 'gw:rl:';
 
 export class RedisRateLimiter implements RateLimiter {
   readonly #script: RedisScript;
-  readonly #countScript: RedisScript;
   readonly #fallback = new MemoryRateLimiter();
 
   constructor(url: string, log: Logger | null = null) {
-    this.#script = new RedisScript(url, TAKE_SCRIPT, log, 'redis rate limiter unavailable; counting in this process meanwhile');
-    this.#countScript = new RedisScript(url, COUNT_SCRIPT, log, 'redis rate limiter unavailable; counting in this process meanwhile');
+    this.#script = new RedisScript(url, WINDOW_SCRIPT, log, 'redis rate limiter unavailable; counting in this process meanwhile');
   }
 
   async count(key: string, windowMs: number, nowMs: number): Promise<number> {
     try {
-      return Number(await this.#countScript.run(KEY_PREFIX + key, [String(nowMs), String(windowMs)]));
+      return Number(await this.#script.run(KEY_PREFIX + key, [String(nowMs), String(windowMs)]));
     } catch (err) {
-      this.#countScript.warn(err);
+      this.#script.warn(err);
       return this.#fallback.count(key, windowMs, nowMs);
     }
   }
@@ -59,7 +56,6 @@ export class RedisRateLimiter implements RateLimiter {
 
   async close(): Promise<void> {
     this.#script.close();
-    this.#countScript.close();
   }
 }
 

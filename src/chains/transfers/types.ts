@@ -5,7 +5,8 @@ import type { Chain } from '../../config.ts';
 import type { Executor } from '../../platform/db/index.ts';
 import type { AttemptRow, TransferRow } from './schema.ts';
 
-export const TRANSFER_PURPOSES = ['settlement', 'service_fee', 'sweep', 'gas_topup', 'payout'] as const;
+/** `account_setting`: a transaction of the hot wallet that moves nothing (XRP: AccountSet RequireDest). */
+export const TRANSFER_PURPOSES = ['settlement', 'service_fee', 'sweep', 'gas_topup', 'payout', 'account_setting'] as const;
 export type TransferPurpose = (typeof TRANSFER_PURPOSES)[number];
 
 export type TransferStatus = 'recorded' | 'signed' | 'sent' | 'mined' | 'final' | 'failed' | 'canceled';
@@ -90,6 +91,12 @@ export interface TransferFamily {
   readonly oneTransactionPerReference?: boolean;
   /** The hot wallet of the chain in a mode (gas top-ups leave from it). */
   hotAddress(livemode: boolean): string;
+  /**
+   * Settings the hot wallet of a mode must carry, each made once by an `account_setting` transfer
+   * (recorded before it is signed, like any transfer; `reference` says which, and a reference is
+   * recorded only once). XRP: RequireDest on the service address.
+   */
+  accountSettings?(livemode: boolean): readonly string[];
   tip(): Promise<bigint>;
   /** Transactions of `address` in the best chain ('latest'), or as of block `at`. */
   chainNonce(address: string, at?: bigint): Promise<bigint>;

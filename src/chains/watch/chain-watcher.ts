@@ -114,15 +114,19 @@ export class ChainWatcher {
     let finished = 0;
     let index: AddressIndex | undefined;
     while (at.height < head.height && finished < this.#o.maxBlocksPerPass && !this.#stopped) {
-      const block = await reader.block(at.height + 1n);
+      // Topped up before the block is read: every address paid in it was issued before the head
+      // read above, so the index already holds it, and the reader builds only the transfers it matches.
+      index = await this.#p.addresses.current();
+      const block = await reader.block(at.height + 1n, index);
       if (!block) break;
       if (block.parentHash !== at.hash) {
         at = await this.#onBestChain(at, true);
         continue;
       }
-      index = await this.#p.addresses.current();
       const now = clock.now();
-      for (const t of matchTransfers(index, block.transfers)) {
+      const matched = matchTransfers(index, block.transfers);
+      if (block.unchecked) matched.push(...await block.unchecked.succeeded(matchTransfers(index, block.unchecked.transfers)));
+      for (const t of matched) {
         await this.#p.feed.transfer(t, block.height, count(block.height), now);
       }
       await cursors.advance(this.chain, at, block, now);

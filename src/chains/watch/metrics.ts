@@ -4,11 +4,20 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { ChainWatching } from './service.ts';
 
+const REPORT_REUSE_MS = 1000;
+
 export function registerChainMetrics(registry: Registry, watching: ChainWatching): void {
   const gauge = (name: string, help: string, fill: (g: Gauge) => Promise<void> | void): void => {
     const g: Gauge = new Gauge({ name, help, labelNames: ['chain'], registers: [registry], collect: async () => { g.reset(); await fill(g); } });
   };
-  const views = () => watching.report().catch(() => []);
+  // One report per scrape, not one per gauge: the three gauges below share a read made within the
+  // last second (or still in flight).
+  let last: { at: number; views: ReturnType<ChainWatching['report']> } | null = null;
+  const views = () => {
+    const now = Date.now();
+    if (!last || now - last.at > REPORT_REUSE_MS) last = { at: now, views: watching.report().catch(() => []) };
+    return last.views;
+  };
   gauge('gateway_chain_height', 'Height of the last block the watcher finished, per chain', async (g) => {
     for (const v of await views()) if (v.height !== null) g.set({ chain: v.chain }, v.height);
   });
