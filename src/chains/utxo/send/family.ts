@@ -163,6 +163,8 @@ export class UtxoFamily implements TransferFamily {
       inputs = selectFunding(spendable, t.amount, feeOf);
     }
     if (!inputs) {
+      // what an earlier try of it held (a node refused that one: nothing of it is out there) is free for others meanwhile
+      await wallet.store.reserve(wallet.store.db.orm, this.chain, t.id, []);
       const held = spendable.reduce((s, o) => s + o.amount, 0n);
       return { kind: 'no_funds', why: `the ${this.chain} hot wallet holds ${held} base units in ${spendable.length} spendable outputs; ${t.amount} and the network fee are needed` };
     }
