@@ -28,7 +28,10 @@ export interface DepositReport {
   sender?: string;
   block?: number;
   simulated?: boolean;
+  /** When it was seen (the late window, `seen_at`). */
   at: Date;
+  /** When it is recorded, if later than seen (a deposit that waited for its coin's price): the time of its events. */
+  recordedAt?: Date;
 }
 
 export type IntakeResult =
@@ -50,7 +53,8 @@ export class DepositIntake {
   /**
    * Another coin's deposit is valued at its current market price. Live, while that coin has no
    * current price, the deposit is not recorded (503, the transaction rolls back): the chain watcher
-   * reports it again and it is recorded, at a current price, once the coin has one again.
+   * keeps it aside (deposits_awaiting_price) and records it, at a current price, once the coin has
+   * one again.
    */
   #otherCoinRate(token: TokenSymbol, livemode: boolean) {
     const m = this.#market.snapshot(livemode)[token];
@@ -88,10 +92,10 @@ export class DepositIntake {
         confirmations: r.confirmations, confirmationsRequired: required,
         status: r.confirmations >= required ? 'final' : 'pending',
         simulated: r.simulated ?? false, late: closed, sender: r.sender ?? null, block: r.block ?? null,
-        seenAt: r.at, finalAt: r.confirmations >= required ? r.at : null, orphanedAt: null,
+        seenAt: r.at, finalAt: r.confirmations >= required ? (r.recordedAt ?? r.at) : null, orphanedAt: null,
       };
       await tx.insert(deposits).values(row);
-      const stored = await applyAndStore(tx, p, [...existing, row], { kind: 'deposit_seen', deposit: row.id }, r.at);
+      const stored = await applyAndStore(tx, p, [...existing, row], { kind: 'deposit_seen', deposit: row.id }, r.recordedAt ?? r.at);
       return { kind: 'recorded', ...stored };
     });
   }

@@ -7,14 +7,15 @@ import type { Actor } from '../audit/index.ts';
 import type { Subscriber } from '../events/index.ts';
 import { webhookBody, type Resolver } from './core.ts';
 import {
-  findDelivery, insertDeliveries, listDeliveries, redeliver, resolveDelivery,
+  findDelivery, listDeliveries, redeliver, resolveDelivery, type DeliveryListQuery,
 } from './delivery-store.ts';
 import { orFail, WebhookEndpoints } from './endpoints.ts';
 import { PING } from './routing.ts';
-import type { DeliveryRow, DeliveryStatus } from './schema.ts';
+import type { DeliveryRow } from './schema.ts';
 import { WebhookSecrets, secretContext } from './secret-box.ts';
 import { deliverySubscriber } from './subscriber.ts';
 import { DeliveryWorker, type WorkerOptions } from './worker.ts';
+import { PingQueue } from './ping.ts';
 
 export const NO_URL_SET_FIRST = 'no webhook url is set for this mode: set one first';
 export const COULD_NOT_QUEUE_TEST = 'could not queue the test';
@@ -30,6 +31,7 @@ export class WebhooksService {
   readonly endpoints: WebhookEndpoints;
   readonly worker: DeliveryWorker;
   readonly subscriber: Subscriber;
+  readonly #pings: PingQueue;
   #subscribed = false;
 
   constructor(platform: Platform, opts: WebhooksOptions = {}) {
@@ -43,6 +45,7 @@ export class WebhooksService {
       allowPrivate: config.webhookAllowPrivate, resolve: opts.resolve, ...opts.worker,
     });
     this.subscriber = deliverySubscriber(this.endpoints, () => this.worker.wake());
+    this.#pings = new PingQueue(db);
   }
 
   /**
@@ -64,25 +67,20 @@ export class WebhooksService {
     return this.worker.stop(graceMs);
   }
 
-  /** Queues one more `ping` to the account URL of the mode (spec 4.1 rule 4). */
+  /** Queues one more `ping` to the account URL of the mode (spec 4.1 rule 4): one statement (ping.ts). */
   async testPing(merchantId: string, livemode: boolean): Promise<DeliveryRow> {
-    const { db, clock } = this.platform;
-    const row = await orFail(COULD_NOT_QUEUE_TEST, () => db.transaction(async (tx) => {
-      const webhook = (await this.endpoints.current(tx, [{ merchantId, livemode }])).get(secretContext(merchantId, livemode));
-      if (!webhook?.url) throw badRequest(NO_URL_SET_FIRST);
-      const at = clock.now();
-      const eventId = newEventId(at);
-      const [inserted] = await insertDeliveries(tx, [{
-        merchantId, livemode, target: 'account', url: webhook.url, paymentId: null, eventId, eventType: PING, at,
-        payload: webhookBody({ id: eventId, type: PING, livemode, createdAt: at, data: { message: PING_MESSAGE } }),
-      }]);
-      return inserted;
+    const at = this.platform.clock.now();
+    const eventId = newEventId(at);
+    const row = await orFail(COULD_NOT_QUEUE_TEST, () => this.#pings.queue({
+      merchantId, livemode, eventId, eventType: PING, at,
+      payload: webhookBody({ id: eventId, type: PING, livemode, createdAt: at, data: { message: PING_MESSAGE } }),
     }));
+    if (!row) throw badRequest(NO_URL_SET_FIRST);
     this.worker.wake();
     return row;
   }
 
-  list(q: { merchantId?: string; livemode?: boolean; status?: DeliveryStatus; limit: number }): Promise<DeliveryRow[]> {
+  list(q: DeliveryListQuery): Promise<DeliveryRow[]> {
     return listDeliveries(this.platform.db.orm, q);
   }
 

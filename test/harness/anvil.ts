@@ -13,7 +13,7 @@ import {
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { freePort } from './process.ts';
 import { PROJECT_ROOT } from './node.ts';
-import { ARTIFACT_FILE, type TestTokenArtifact } from '../../scripts/compile-test-token.ts';
+import { ARTIFACT_FILE, artifactFile, type TestTokenArtifact } from '../../scripts/compile-test-token.ts';
 
 export const ANVIL_BIN = path.join(PROJECT_ROOT, 'node_modules', '@foundry-rs', 'anvil-linux-amd64', 'bin', 'anvil');
 
@@ -114,6 +114,19 @@ export async function deployTestToken(node: AnvilNode, opts: { name?: string; sy
   });
   const receipt = await node.client.waitForTransactionReceipt({ hash, pollingInterval: 20 });
   if (!receipt.contractAddress) throw new Error('test token deployment failed');
+  return receipt.contractAddress;
+}
+
+export function forwarderArtifact(): TestTokenArtifact {
+  return JSON.parse(fs.readFileSync(artifactFile('Forwarder'), 'utf8')) as TestTokenArtifact;
+}
+
+/** Deploys the test Forwarder (test/fixtures/evm/Forwarder.sol) from the funder; returns its address once mined. */
+export async function deployForwarder(node: AnvilNode): Promise<Address> {
+  const { abi, bytecode } = forwarderArtifact();
+  const hash = await node.wallet.deployContract({ abi, bytecode, account: node.funder, chain: null });
+  const receipt = await node.client.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+  if (!receipt.contractAddress) throw new Error('forwarder deployment failed');
   return receipt.contractAddress;
 }
 

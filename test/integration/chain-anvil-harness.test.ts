@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, parseAbiItem, type Address } from 'viem';
 import { NodeEndpoints } from '../../src/chains/rpc/endpoints.ts';
 import { endpointsTransport } from '../../src/chains/evm/transport.ts';
-import { compileTestToken } from '../../scripts/compile-test-token.ts';
-import { anvilOrSkip, deployTestToken, startAnvil, testTokenAbi, testTokenArtifact, type AnvilNode } from '../harness/anvil.ts';
+import { compileTestContract, compileTestToken } from '../../scripts/compile-test-token.ts';
+import { anvilOrSkip, deployTestToken, startAnvil, testTokenAbi, testTokenArtifact, forwarderArtifact, type AnvilNode } from '../harness/anvil.ts';
 
 const TRANSFER = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
 
@@ -24,6 +24,14 @@ describe.runIf(anvilOrSkip())('anvil harness', () => {
   it('the committed TestToken.json is the compiled TestToken.sol', () => {
     const fresh = compileTestToken();
     const committed = testTokenArtifact();
+    expect(committed.compiler).toBe(fresh.compiler);
+    expect(committed.bytecode).toBe(fresh.bytecode);
+    expect(committed.abi).toEqual(fresh.abi);
+  });
+
+  it('the committed Forwarder.json is the compiled Forwarder.sol', () => {
+    const fresh = compileTestContract('Forwarder');
+    const committed = forwarderArtifact();
     expect(committed.compiler).toBe(fresh.compiler);
     expect(committed.bytecode).toBe(fresh.bytecode);
     expect(committed.abi).toEqual(fresh.abi);

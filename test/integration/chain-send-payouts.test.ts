@@ -184,5 +184,29 @@ describe.runIf(anvilOrSkip())('payouts sent by the service', () => {
       expect((await admin('GET', '/admin/payouts')).json().payouts.filter((x: Json) => x.merchant_id === merchantId)).toHaveLength(1);
       await expectLedgerHolds(h.db());
     });
+
+    it('rule 6: with no USDT address on BNB Smart Chain, the balance waits until an Ethereum USDT address is active, then goes there', async () => {
+      const m = await merchantWithAddresses(t, []);
+      const merchantId = m.acct.merchant.id;
+      const autoPayouts = async () => (await admin('GET', '/admin/payouts')).json().payouts.filter((x: Json) => x.merchant_id === merchantId);
+      // an Ethereum USDT address deleted: the next one added is active only 24 hours later
+      const first = await addPayoutAddress(t, m, 'USDT_ERC20');
+      const removed = await t.app.inject({ method: 'DELETE', url: `/merchant/payout-addresses/${m.addressIds.USDT_ERC20}`, headers: tokenHeader(m.acct.accessToken) });
+      expect(removed.statusCode).toBe(200);
+      const p = payment(merchantId, { livemode: true, token: 'TRX', rate_locked: '0.25' });
+      const [s] = await t.services.settlement.settle(h.db(), input(p, [{ amount: 200_000_000n, usd: '50' }]));
+      expect(s).toMatchObject({ mode: 'custodial', status: 'completed' });
+      await t.services.settlement.replanDue();
+      expect(await autoPayouts()).toEqual([]);
+      const again = await addPayoutAddress(t, m, 'USDT_ERC20');
+      expect(again).not.toBe(first);
+      await t.services.settlement.replanDue();
+      // added, not active yet: still waiting
+      expect(await autoPayouts()).toEqual([]);
+      t.clock.advance(24 * 60 * 60 * 1000 + 1000);
+      await t.services.settlement.replanDue();
+      expect(await autoPayouts()).toMatchObject([{ requested_by: 'auto', token: 'USDT_ERC20', from_token: 'USDT_TRC20', address_id: m.addressIds.USDT_ERC20, status: 'requested' }]);
+      await expectLedgerHolds(h.db());
+    });
   });
 });

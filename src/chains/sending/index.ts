@@ -12,7 +12,7 @@ import { TransferService, type TransferFamily, type TransferServiceOptions } fro
 import { EvmFamily, EvmFeeQuoter, EvmRpc, evmWalletBalances, tokenContracts } from '../evm/send/index.ts';
 import type { UtxoChain } from '../addresses/index.ts';
 import { UtxoReader, UtxoRpc } from '../utxo/index.ts';
-import { UtxoFamily, UtxoFeeQuoter, combinedFeeQuoter, depositTxsFromDb, utxoWalletBalances } from '../utxo/send/index.ts';
+import { HotOutputs, UtxoFamily, UtxoFeeQuoter, combinedFeeQuoter, depositTxsFromDb } from '../utxo/send/index.ts';
 import { NodeEndpoints } from '../rpc/endpoints.ts';
 import type { ChainReader } from '../watch/types.ts';
 import { TronFamily, TronReader, TronRpc } from '../tron/index.ts';
@@ -66,6 +66,7 @@ export class ChainSending {
     let tronFamily: TronFamily | undefined;
     let xrpFamily: XrpFamily | undefined;
     const utxoRpcs: Partial<Record<UtxoChain, UtxoRpc>> = {};
+    const hotOutputs = new HotOutputs(platform.db);
     for (const chain of UTXO_CHAINS) {
       const endpoints = nodes[chain];
       if (!endpoints) continue;
@@ -74,8 +75,12 @@ export class ChainSending {
       utxoRpcs[chain] = rpc;
       this.utxoReaders[chain] = reader;
       this.readers[chain] = reader;
-      families.push(new UtxoFamily(reader, rpc, this.keys, depositTxsFromDb(platform.db), { stuckAfterMs: opts.stuckAfterMs?.[chain] }));
-      readers[chain] = (address) => utxoWalletBalances(rpc, chain, address);
+      const family = new UtxoFamily(reader, rpc, this.keys, depositTxsFromDb(platform.db), {
+        stuckAfterMs: opts.stuckAfterMs?.[chain], hot: hotOutputs, now: () => platform.clock.now(),
+      });
+      families.push(family);
+      // the live hot wallet's tracked outputs (a test-mode wallet is never on a node)
+      readers[chain] = async () => [{ token: family.coin.token, amount: await family.hotBalance() }];
     }
     const tron = nodes.tron;
     if (tron) {

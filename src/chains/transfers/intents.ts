@@ -7,10 +7,10 @@ import type { Executor } from '../../platform/db/index.ts';
 import { newId } from '../../platform/ids.ts';
 import { TOKEN_DEFS, type TokenSymbol } from '../../tokens/index.ts';
 import { payments } from '../../payments/index.ts';
-import type { TransferPort, TransferRequest } from '../../settlement/index.ts';
+import type { TransferPort, TransferRequest, TransferState } from '../../settlement/index.ts';
 import type { WalletKeys } from '../wallets/keys.ts';
 import { outgoingTransfers, type TransferRow } from './schema.ts';
-import type { TransferPurpose } from './types.ts';
+import { WAITING_FUNDS, type TransferPurpose } from './types.ts';
 
 export interface NewTransfer {
   chain: Chain;
@@ -103,6 +103,16 @@ export class ChainTransferPort implements TransferPort {
       .where(and(eq(outgoingTransfers.reference, reference), eq(outgoingTransfers.status, 'failed'))).returning({ id: outgoingTransfers.id });
     if (rows.length > 0) this.#recorded();
     return rows.length;
+  }
+
+  async state(tx: Executor, id: string): Promise<TransferState | null> {
+    const [r] = await tx.select().from(outgoingTransfers).where(eq(outgoingTransfers.id, id));
+    if (!r) return null;
+    const status = r.status === 'final' ? 'final' : r.status === 'failed' || r.status === 'canceled' ? 'failed' : 'pending';
+    return {
+      status, waiting_funds: r.status === 'recorded' && r.waiting === WAITING_FUNDS,
+      ...(r.txId ? { tx_id: r.txId } : {}), ...(r.lastError ? { why: r.lastError } : {}),
+    };
   }
 
   async cancel(tx: Executor, reference: string): Promise<boolean> {

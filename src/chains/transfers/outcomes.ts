@@ -13,6 +13,8 @@ import type { Executor } from '../../platform/db/index.ts';
 import { referenceBurnt } from './store.ts';
 import type { TransferOutcomes } from './types.ts';
 import type { TransferRow } from './schema.ts';
+import { isUtxoChain } from '../addresses/index.ts';
+import type { Chain } from '../../config.ts';
 
 /** Current market rates of a mode (a token settlement's burnt TRX is priced in its coin with them). */
 export type RatesOf = (livemode: boolean) => Partial<Record<TokenSymbol, Decimal>>;
@@ -36,7 +38,8 @@ export function settlementOutcomes(log: Logger, rates: () => RatesOf | null = ()
   return {
     async final(tx, t, now) {
       try {
-        if (t.purpose === 'settlement') await completeSettlement(tx, t.reference, t.txId!, now);
+        // a Bitcoin-family settlement is one transaction: its fee is the settlement's real network fee
+        if (t.purpose === 'settlement') await completeSettlement(tx, t.reference, t.txId!, now, isUtxoChain(t.chain as Chain) ? { networkFee: t.minedFee } : {});
         else if (t.purpose === 'payout') await payoutSentOnChain(tx, t.reference, t.txId!, now);
       } catch (err) { tolerate(err, { transfer: t.id, reference: t.reference }); }
       await burntFee(tx, t, rates(), now);

@@ -167,7 +167,7 @@ export class ChainStepper {
         if (await senderBusy(tx, t)) return null;
         nonce = await takeNonce(tx, sender, stored, onChain, now);
       }
-      const signed = await prep.sign(nonce);
+      const signed = await prep.sign(nonce, tx);
       const attempt = await addAttempt(tx, t.id, signed, now);
       const row = await moveTransfer(tx, t, 'recorded', { status: 'signed', nonce, waiting: null, lastError: null }, now);
       return row ? { row, attempt } : null;

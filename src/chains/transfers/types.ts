@@ -31,8 +31,12 @@ export interface SignedTx {
 
 /** What a family found out before anything is signed. */
 export type Preparation =
-  /** Sign with this nonce (allocated by the core under the sender's lock). */
-  | { kind: 'ready'; sign: (nonce: bigint | null) => Promise<SignedTx> }
+  /**
+   * Sign with this nonce (allocated by the core under the sender's lock), inside `tx`: the
+   * transaction that stores the signed bytes, where a family records what the signing takes (the
+   * UTXO hot wallet's outputs it spends), so nothing is taken unless the attempt is stored with it.
+   */
+  | { kind: 'ready'; sign: (nonce: bigint | null, tx?: Executor) => Promise<SignedTx> }
   /** The deposit address needs this much of the native coin first (a gas top-up from the hot wallet). */
   | { kind: 'top_up'; amount: bigint }
   /** The hot wallet cannot pay it yet. */

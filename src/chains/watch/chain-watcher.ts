@@ -117,7 +117,9 @@ export class ChainWatcher {
         continue;
       }
       const now = clock.now();
-      for (const t of matchTransfers(index, block.transfers)) {
+      const matched = matchTransfers(index, block.transfers);
+      if (block.unchecked) matched.push(...await block.unchecked.succeeded(matchTransfers(index, block.unchecked.transfers)));
+      for (const t of matched) {
         await this.#p.feed.transfer(t, block.height, count(block.height), now);
       }
       await cursors.advance(this.chain, at, block, now);

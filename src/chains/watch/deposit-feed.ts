@@ -15,6 +15,7 @@ import {
 import type { AddressIndex } from './address-index.ts';
 import { outgoingAttempts } from '../transfers/index.ts';
 import { unmatchedDeposits } from './schema.ts';
+import { AwaitingPrice, isNoPrice } from './awaiting-price.ts';
 import type { ChainReader, ObservedTransfer } from './types.ts';
 
 /** An orphaned transaction not mined again within this long fails (so does an unmined one the node forgot). */
@@ -37,18 +38,20 @@ export class DepositFeed {
   readonly #deps: FeedDeps;
   readonly #reader: ChainReader;
   readonly #chain: Chain;
+  readonly #awaiting: AwaitingPrice;
 
   constructor(deps: FeedDeps, reader: ChainReader) {
     this.#deps = deps;
     this.#reader = reader;
     this.#chain = reader.chain;
+    this.#awaiting = new AwaitingPrice(deps, reader);
   }
 
   /**
    * A transfer to a watched address, in block `height` (undefined: seen in the mempool) with
    * `confirmations`. Returns what became of it.
    */
-  async transfer(t: ObservedTransfer, height: bigint | undefined, confirmations: number, at: Date): Promise<'deposit' | 'unmatched' | 'not_ours' | 'own'> {
+  async transfer(t: ObservedTransfer, height: bigint | undefined, confirmations: number, at: Date): Promise<'deposit' | 'unmatched' | 'not_ours' | 'own' | 'awaiting_price'> {
     // The service's own transfers to a deposit address (gas top-ups) are no customer's money.
     if (await this.#ours(t.txId)) return 'own';
     const owners = (await paymentsAtAddress(this.#deps.db.orm, this.#chain, this.#reader.chainAddress?.(t.to) ?? t.to))
@@ -60,9 +63,16 @@ export class DepositFeed {
       return 'unmatched';
     }
     const block = height === undefined ? undefined : Number(height);
-    const r = await this.#deps.intake.recordDeposit({ paymentId: owner.id }, {
-      txId: t.txId, token: t.token, amount: t.amount, confirmations, sender: t.from && (this.#reader.chainAddress?.(t.from) ?? t.from), block, at,
-    });
+    const sender = t.from && (this.#reader.chainAddress?.(t.from) ?? t.from);
+    let r;
+    try {
+      r = await this.#deps.intake.recordDeposit({ paymentId: owner.id }, { txId: t.txId, token: t.token, amount: t.amount, confirmations, sender, block, at });
+    } catch (err) {
+      // another coin with no current price: kept aside, so the cursor moves on (awaiting-price.ts)
+      if (!isNoPrice(err, t.token)) throw err;
+      await this.#awaiting.keep(owner.id, owner.depositAddress, t, sender, block, at);
+      return 'awaiting_price';
+    }
     if (r.kind === 'unmatched') {
       await this.#unmatched({ ...t, to: owner.depositAddress }, height, at, { paymentId: owner.id, merchantId: owner.merchantId });
       return 'unmatched';
@@ -77,6 +87,10 @@ export class DepositFeed {
 
   /** Counts the chain's waiting deposits again (`count`: the confirmations of a block; the watcher has verified the chain up to `finished`). */
   async recount(count: (height: bigint) => number, finished: bigint, at: Date): Promise<void> {
+    await this.#awaiting.retry(count, finished, at, (row) => this.#unmatched(
+      { txId: row.txId, to: row.address, token: row.token as ObservedTransfer['token'], amount: row.amount },
+      row.block === null ? undefined : BigInt(row.block), row.seenAt, null,
+    ));
     for (const d of await pendingChainDeposits(this.#deps.db.orm, this.#chain)) {
       if (d.block !== null) {
         if (BigInt(d.block) > finished) continue;

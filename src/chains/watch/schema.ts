@@ -1,4 +1,4 @@
-// Drizzle mirror of migrations/0500_chain_watch.sql.
+// Drizzle mirror of migrations/0500_chain_watch.sql and 0510_deposits_awaiting_price.sql.
 import { bigint, integer, numeric, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { at, baseUnits } from '../../platform/db/index.ts';
 
@@ -34,6 +34,19 @@ export const unmatchedDeposits = pgTable('unmatched_deposits', {
   block: bigint('block', { mode: 'number' }),
   merchantId: text('merchant_id'),
   paymentId: text('payment_id'),
+  seenAt: at('seen_at').notNull(),
+});
+
+export const depositsAwaitingPrice = pgTable('deposits_awaiting_price', {
+  id: text('id').primaryKey(),
+  chain: text('chain').notNull(),
+  paymentId: text('payment_id').notNull(),
+  address: text('address').notNull(),
+  txId: text('tx_id').notNull(),
+  token: text('token').notNull(),
+  amount: baseUnits('amount').notNull(),
+  sender: text('sender'),
+  block: bigint('block', { mode: 'number' }),
   seenAt: at('seen_at').notNull(),
 });
 

@@ -39,6 +39,12 @@ export interface ObservedTransfer {
 export interface ChainBlock extends BlockRef {
   /** Every transfer of a known token in the block; the watcher keeps those to watched addresses. */
   transfers: ObservedTransfer[];
+  /**
+   * Transfers whose transaction's outcome the family has not read yet, because reading it for the
+   * whole block is not possible on this node (an EVM node without eth_getBlockReceipts): the
+   * watcher keeps those to watched addresses and `succeeded` says which of them moved value.
+   */
+  unchecked?: { transfers: ObservedTransfer[]; succeeded(matched: ObservedTransfer[]): Promise<ObservedTransfer[]> };
 }
 
 /** Where a transaction the watcher saw stands now (reorgs: does an orphaned deposit come back?). */

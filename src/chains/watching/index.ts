@@ -14,11 +14,11 @@ import { tokenContracts } from '../evm/send/index.ts';
 const EVM_CHAINS: readonly Chain[] = ['ethereum', 'bsc'];
 
 /** `shared`: readers made by the sending half over a connection it keeps (Tron, XRP), used as they are. */
-export function chainReaders(config: Platform['config'], nodes: ChainNodes, shared: Partial<Record<Chain, ChainReader>> = {}): ChainReader[] {
+export function chainReaders(config: Platform['config'], nodes: ChainNodes, shared: Partial<Record<Chain, ChainReader>> = {}, log?: Platform['log']): ChainReader[] {
   const readers: ChainReader[] = Object.values(shared).filter((r): r is ChainReader => r !== undefined && nodes[r.chain] !== undefined);
   for (const chain of EVM_CHAINS) {
     const endpoints = nodes[chain];
-    if (endpoints) readers.push(new EvmReader(chain, endpoints, tokenContracts(chain, config.tokenContracts)));
+    if (endpoints) readers.push(new EvmReader(chain, endpoints, tokenContracts(chain, config.tokenContracts), { log: log?.child({ chain }) }));
   }
   return readers;
 }
@@ -27,5 +27,5 @@ export function createChainWatching(
   platform: Platform, nodes: ChainNodes, deps: { intake: DepositIntake; market: MarketSource }, opts: WatchingOptions = {},
   shared: Partial<Record<Chain, ChainReader>> = {},
 ): ChainWatching {
-  return new ChainWatching(platform, nodes, chainReaders(platform.config, nodes, shared), deps, opts);
+  return new ChainWatching(platform, nodes, chainReaders(platform.config, nodes, shared, platform.log), deps, opts);
 }

@@ -1,9 +1,10 @@
 // The EVM family's ChainReader (Ethereum, BNB Smart Chain), with viem over the chain's
 // NodeEndpoints. A block's transfers: native coin moved by a transaction that succeeded (its
-// receipt's status; value moved by a contract's internal call is not seen), and the `Transfer`
+// receipt's status; value moved by a contract's internal call from the node's call traces), and the `Transfer`
 // logs of the configured token contracts (TOKEN_CONTRACTS, else mainnet), which only a successful
 // transaction leaves. Receipts come in one eth_getBlockReceipts call, checked to belong to the
-// block asked for. Addresses are keyed in lower case.
+// block asked for, or by another way on a node without it (block-outcomes.ts). Addresses are keyed
+// in lower case.
 import { BlockNotFoundError, createPublicClient, TransactionNotFoundError, TransactionReceiptNotFoundError, type PublicClient } from 'viem';
 import type { Chain } from '../../../config.ts';
 import { tokensOnChain, type TokenSymbol } from '../../../tokens/index.ts';
@@ -11,7 +12,9 @@ import type { NodeEndpoints } from '../../rpc/endpoints.ts';
 import { endpointsTransport } from '../transport.ts';
 import type { BlockRef, ChainBlock, ChainReader, ObservedTransfer, TxState } from '../../watch/types.ts';
 import { checkTokenDecimals } from './token-decimals.ts';
-import { blockTransfers, type RawBlock } from './transfers.ts';
+import type { RawBlock } from './transfers.ts';
+import { BlockOutcomes } from './block-outcomes.ts';
+import type { Logger } from '../../../platform/logger.ts';
 
 export const READ_TIMEOUT_MS = 15_000;
 
@@ -23,8 +26,10 @@ export class EvmReader implements ChainReader {
   #contracts: Map<string, TokenSymbol>;
   readonly #configured: Partial<Record<TokenSymbol, string>>;
   #decimalsChecked = false;
+  readonly outcomes: BlockOutcomes;
 
-  constructor(chain: Chain, endpoints: NodeEndpoints, contracts: Partial<Record<TokenSymbol, string>>, timeoutMs = READ_TIMEOUT_MS) {
+  constructor(chain: Chain, endpoints: NodeEndpoints, contracts: Partial<Record<TokenSymbol, string>>, opts: { timeoutMs?: number; log?: Logger } = {}) {
+    const timeoutMs = opts.timeoutMs ?? READ_TIMEOUT_MS;
     this.chain = chain;
     this.#client = createPublicClient({ transport: endpointsTransport(endpoints, timeoutMs), cacheTime: 0 }) as PublicClient;
     const native = tokensOnChain(chain).find((d) => d.native);
@@ -32,6 +37,7 @@ export class EvmReader implements ChainReader {
     this.#native = native.token;
     this.#configured = contracts;
     this.#contracts = new Map(Object.entries(contracts).map(([token, address]) => [address.toLowerCase(), token as TokenSymbol]));
+    this.outcomes = new BlockOutcomes(this.#client, endpoints, this.#native, opts.log);
   }
 
   /** The chain id; the first time, also that each token contract has the token's decimals (else nothing is read). */
@@ -65,11 +71,8 @@ export class EvmReader implements ChainReader {
       if (err instanceof BlockNotFoundError) return null;
       throw err;
     }
-    const receipts = block.transactions.length === 0 ? [] : await this.#client.getBlockReceipts({ blockHash: block.hash as `0x${string}` });
-    if (receipts.some((r) => r.blockHash !== block.hash) || receipts.length !== block.transactions.length) {
-      throw new Error(`receipts of block ${height} do not match its ${block.transactions.length} transactions`);
-    }
-    return { ...refOf(block), transfers: blockTransfers(block, receipts, this.#native, this.#contracts) };
+    const ref = refOf(block);
+    return { ...ref, ...await this.outcomes.transfers({ ...block, hash: ref.hash }, this.#contracts) };
   }
 
   async txState(txId: string): Promise<TxState> {

@@ -18,25 +18,44 @@ const topicAddress = (topic: string | undefined): string | null =>
 
 export function blockTransfers(block: RawBlock, receipts: readonly RawReceipt[], native: TokenSymbol, contracts: ReadonlyMap<string, TokenSymbol>): ObservedTransfer[] {
   const ok = new Map(receipts.map((r) => [r.transactionHash, r]));
+  const all: ObservedTransfer[] = [];
+  const add = (t: ObservedTransfer) => all.push(t);
+  for (const tx of block.transactions) {
+    const receipt = ok.get(tx.hash);
+    if (!receipt || receipt.status !== 'success') continue;
+    const n = nativeTransfer(tx, native);
+    if (n) add(n);
+    for (const log of receipt.logs) {
+      const t = logTransfer(tx.hash, log, contracts);
+      if (t) add(t);
+    }
+  }
+  return sumTransfers(all);
+}
+
+/** The native coin a transaction moves to an address (whether it succeeded is the receipt's to say). */
+export function nativeTransfer(tx: RawTx, native: TokenSymbol): ObservedTransfer | null {
+  return tx.to && tx.value > 0n ? { txId: tx.hash, to: tx.to.toLowerCase(), token: native, amount: tx.value, from: tx.from.toLowerCase() } : null;
+}
+
+/** A well-formed `Transfer` log of a watched contract, as a transfer of transaction `txId`; null otherwise. */
+export function logTransfer(txId: string, log: RawLog, contracts: ReadonlyMap<string, TokenSymbol>): ObservedTransfer | null {
+  const token = contracts.get(log.address.toLowerCase());
+  if (!token || log.topics.length !== 3 || log.topics[0] !== TRANSFER_TOPIC) return null;
+  const to = topicAddress(log.topics[2]);
+  if (!to || !/^0x[0-9a-fA-F]{64}$/.test(log.data)) return null;
+  const amount = BigInt(log.data);
+  return amount > 0n ? { txId, to, token, amount, from: topicAddress(log.topics[1]) ?? undefined } : null;
+}
+
+/** Transfers summed per transaction, recipient and token. */
+export function sumTransfers(transfers: readonly ObservedTransfer[]): ObservedTransfer[] {
   const sums = new Map<string, ObservedTransfer>();
-  const add = (t: ObservedTransfer) => {
+  for (const t of transfers) {
     const key = `${t.txId}|${t.to}|${t.token}`;
     const seen = sums.get(key);
     if (seen) seen.amount += t.amount;
     else sums.set(key, { ...t });
-  };
-  for (const tx of block.transactions) {
-    const receipt = ok.get(tx.hash);
-    if (!receipt || receipt.status !== 'success') continue;
-    if (tx.to && tx.value > 0n) add({ txId: tx.hash, to: tx.to.toLowerCase(), token: native, amount: tx.value, from: tx.from.toLowerCase() });
-    for (const log of receipt.logs) {
-      const token = contracts.get(log.address.toLowerCase());
-      if (!token || log.topics.length !== 3 || log.topics[0] !== TRANSFER_TOPIC) continue;
-      const to = topicAddress(log.topics[2]);
-      if (!to || !/^0x[0-9a-fA-F]{64}$/.test(log.data)) continue;
-      const amount = BigInt(log.data);
-      if (amount > 0n) add({ txId: tx.hash, to, token, amount, from: topicAddress(log.topics[1]) ?? undefined });
-    }
   }
   return [...sums.values()];
 }

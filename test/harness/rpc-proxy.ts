@@ -1,0 +1,44 @@
+// A JSON-RPC proxy in front of a real node (anvil) that can refuse chosen methods the way a node
+// without them answers ("method not found", -32601): the rest is forwarded as it is. Calls are
+// counted per method (each call of a batch counts).
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RpcProxy {
+  url: string;
+  /** Methods answered with "method not found". */
+  refuse: Set<string>;
+  calls: Map<string, number>;
+  close(): Promise<void>;
+}
+
+type Call = { id?: unknown; method?: string };
+
+export async function startRpcProxy(target: string, refuse: readonly string[] = []): Promise<RpcProxy> {
+  const proxy: RpcProxy = { url: '', refuse: new Set(refuse), calls: new Map(), close: async () => {} };
+  const refused = (c: Call) => ({ jsonrpc: '2.0', id: c.id, error: { code: -32601, message: `the method ${c.method} does not exist/is not available` } });
+  const forward = async (body: unknown) => {
+    const res = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return res.json() as Promise<unknown>;
+  };
+  const answer = async (c: Call) => {
+    proxy.calls.set(c.method ?? '', (proxy.calls.get(c.method ?? '') ?? 0) + 1);
+    return proxy.refuse.has(c.method ?? '') ? refused(c) : forward(c);
+  };
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => { body += d; });
+    req.on('end', () => {
+      const parsed = JSON.parse(body) as Call | Call[];
+      const out = Array.isArray(parsed) ? Promise.all(parsed.map(answer)) : answer(parsed);
+      out.then((reply) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(reply));
+      }, (err: Error) => { res.writeHead(502).end(err.message); });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  proxy.close = () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); });
+  return proxy;
+}

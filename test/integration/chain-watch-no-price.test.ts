@@ -1,0 +1,71 @@
+// A wrong-asset deposit in a coin with no current price (issue 13): it cannot be valued, yet the
+// chain's cursor must move on. It is kept (deposits_awaiting_price), the blocks after it are read
+// as usual, and once the coin is priced again the next pass records it as the payment's deposit
+// (seen when it arrived, valued at the price of then, `payment.wrong_asset`).
+import { afterAll, beforeAll, expect, it, describe } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { describeEachDb } from '../harness/databases.ts';
+import { anvilOrSkip } from '../harness/anvil.ts';
+import { useEvmNodes } from '../harness/evm-nodes.ts';
+import { FakeExchanges } from '../harness/exchanges.ts';
+import { createLivePayment, merchantWithAddresses, owed, pay, startChainApp, type ChainApp } from '../harness/chain-send.ts';
+import { eventTypes, paymentNow, watchOnce } from '../harness/chain-watch.ts';
+import { chainCursors } from '../../src/chains/watch/index.ts';
+import { depositsAwaitingPrice } from '../../src/chains/watch/schema.ts';
+import { deposits } from '../../src/payments/index.ts';
+
+describe.runIf(anvilOrSkip())('a wrong-asset deposit while its coin has no price', () => {
+  const nodes = useEvmNodes();
+
+  describeEachDb('on anvil', (h) => {
+    let t: ChainApp;
+    let fx: FakeExchanges;
+    beforeAll(async () => {
+      fx = await FakeExchanges.start();
+      t = await startChainApp(h.db(), nodes, { MARKET_FILE: '', ...fx.env() });
+      await t.services.market.refresh();
+      await watchOnce(t);
+    });
+    afterAll(async () => { await t.close(); await fx.close(); });
+
+    const cursorHeight = async () => (await t.platform.db.orm.select().from(chainCursors).where(eq(chainCursors.chain, 'ethereum')))[0].height;
+
+    it('is kept while the cursor moves on, and recorded once USDT is priced again', async () => {
+      const m = await merchantWithAddresses(t, ['ETH']);
+      const p = await createLivePayment(t, m, 'ETH');
+      const other = await createLivePayment(t, m, 'ETH');
+      // USDT 10% off its peg: no current price
+      fx.prices.USDT = '0.90';
+      await t.services.market.refresh();
+      const seenAt = t.clock.now();
+      const usdt = await pay(nodes, 'USDT_ERC20', p.deposit_address, 7_000_000n);
+      await watchOnce(t);
+      const kept = await t.platform.db.orm.select().from(depositsAwaitingPrice).where(eq(depositsAwaitingPrice.paymentId, p.id));
+      expect(kept).toEqual([expect.objectContaining({ txId: usdt.hash, token: 'USDT_ERC20', amount: 7_000_000n, block: Number(usdt.block) })]);
+      expect((await paymentNow(t, m.acct.liveKey, p.id)).deposits).toEqual([]);
+
+      // the cursor is past that block: a later payment in ETH is seen
+      const eth = await pay(nodes, 'ETH', other.deposit_address, owed(other));
+      await watchOnce(t);
+      expect(await cursorHeight()).toBe(eth.block);
+      expect((await paymentNow(t, m.acct.liveKey, other.id)).status).toBe('detecting');
+      // still no price: still kept, nothing recorded
+      await watchOnce(t);
+      expect(await t.platform.db.orm.select().from(depositsAwaitingPrice).where(eq(depositsAwaitingPrice.paymentId, p.id))).toHaveLength(1);
+
+      fx.reset();
+      t.clock.advance(5_000);
+      await t.services.market.refresh();
+      await watchOnce(t);
+      const now = await paymentNow(t, m.acct.liveKey, p.id);
+      expect(now.deposits).toEqual([expect.objectContaining({ tx_id: usdt.hash, token: 'USDT_ERC20', amount: '7', usd_value: '7', confirmations: 2 })]);
+      const [row] = await t.platform.db.orm.select().from(deposits).where(eq(deposits.paymentId, p.id));
+      expect(row).toMatchObject({ block: Number(usdt.block), seenAt, late: false });
+      expect(await eventTypes(t, p.id)).toContain('payment.wrong_asset');
+      expect(await t.platform.db.orm.select().from(depositsAwaitingPrice).where(eq(depositsAwaitingPrice.paymentId, p.id))).toEqual([]);
+      // a second pass records it once
+      await watchOnce(t);
+      expect((await paymentNow(t, m.acct.liveKey, p.id)).deposits).toHaveLength(1);
+    });
+  });
+});
