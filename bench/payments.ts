@@ -11,7 +11,9 @@
 // Each side is warmed up (BENCH_WARMUP_SECONDS, default 3), then measured for BENCH_SECONDS (default
 // 10) in alternating halves: service, bare, bare, service, so a machine whose speed drifts weighs on
 // both alike. The API-key limit (20 a second per key) stays: the load spreads over 400 test keys.
+// The service's process runs with the Node flags and the pool size `npm start` gives it on PostgreSQL.
 // Run: node_modules/.bin/node bench/payments.ts   (TEST_DATABASE_URL for the server)
+import './_as-npm-start.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,6 +26,7 @@ import { createLogger } from '../src/platform/logger.ts';
 import { bootPlatform } from '../src/platform/boot.ts';
 import { openScratchDatabase } from '../test/harness/scratch-db.ts';
 import { queryRows } from '../src/platform/db/index.ts';
+import { POSTGRES_POOL_MAX } from '../src/platform/db/connect.ts';
 import { createServices } from '../src/services.ts';
 import { buildApp } from '../src/app.ts';
 import { startWorkers, stopWorkers } from '../src/workers.ts';
@@ -79,7 +82,7 @@ async function startBaseline(dbUrl: string): Promise<{ url: string; stop: () => 
   return { url, stop: () => child.kill('SIGTERM') };
 }
 
-const { db, url: dbUrl, drop } = await openScratchDatabase('postgres', { poolMax: 20, prefix: 'gw_bench' });
+const { db, url: dbUrl, drop } = await openScratchDatabase('postgres', { poolMax: POSTGRES_POOL_MAX, prefix: 'gw_bench' });
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-bench-'));
 const baseline = await startBaseline(dbUrl!);
 // live ETH payments need an Ethereum node: anvil (chain id 1)

@@ -6,11 +6,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createPgDatabase, testServerUrl } from '../test/harness/scratch-db.ts';
-import { PROJECT_ROOT as root, START_ARGS } from '../test/harness/node.ts';
+import { PROJECT_ROOT as root, startArgs } from '../test/harness/node.ts';
 
 const node = process.execPath;
 /** The service is started exactly as `npm start` does, with the same Node flags. */
-const MAIN = START_ARGS;
+const MAIN = startArgs({});
 
 function start(args: string[], env: Record<string, string>): Promise<{ ms: number; pid: number; stop: () => Promise<void> }> {
   return new Promise((resolve, reject) => {
@@ -62,7 +62,7 @@ const idle = idleSamples.sort((a, b) => a - b)[1];
 let pgMs: number | null = null;
 try {
   const created = await createPgDatabase(testServerUrl(), 'gw_bench');
-  const onPg = await start(MAIN, { ...env, DATABASE_URL: created.url });
+  const onPg = await start(startArgs({ DATABASE_URL: created.url }), { ...env, DATABASE_URL: created.url });
   pgMs = onPg.ms;
   await onPg.stop();
   await created.drop();

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ConfigError, loadConfig } from './config.ts';
+import { adminTokenWarning, ConfigError, loadConfig } from './config.ts';
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'gw-config-'));
 
@@ -65,7 +65,7 @@ describe('config', () => {
     );
   });
 
-  it('generates AUTH_SECRET and WALLET_MNEMONIC once into DATA_DIR with mode 0600 and reuses them', () => {
+  it('generates AUTH_SECRET, WALLET_MNEMONIC and the webhook secret key once into DATA_DIR with mode 0600 and reuses them', () => {
     const dir = tmp();
     const a = loadConfig({ DATA_DIR: dir });
     const b = loadConfig({ DATA_DIR: dir });
@@ -73,9 +73,18 @@ describe('config', () => {
     expect(a.walletMnemonic).toBe(b.walletMnemonic);
     expect(a.walletMnemonicGenerated).toBe(true);
     expect(a.walletMnemonic.split(' ')).toHaveLength(24);
-    for (const f of ['auth-secret', 'wallet-mnemonic']) {
+    expect(a.webhookSecretKey).toBe(b.webhookSecretKey);
+    expect(a.webhookSecretKey).toMatch(/^[0-9a-f]{64}$/);
+    expect(loadConfig({ DATA_DIR: tmp(), WEBHOOK_SECRET_KEY: 'k'.repeat(32) }).webhookSecretKey).toBe('k'.repeat(32));
+    for (const f of ['auth-secret', 'wallet-mnemonic', 'webhook-secret-key']) {
       expect(fs.statSync(path.join(dir, f)).mode & 0o777).toBe(0o600);
     }
+  });
+
+  it('warns at start of an ADMIN_TOKEN shorter than 32 characters', () => {
+    expect(adminTokenWarning('admintoken')).toBe('ADMIN_TOKEN has 10 characters: use at least 32 random ones (e.g. openssl rand -hex 32)');
+    expect(adminTokenWarning('a'.repeat(32))).toBeNull();
+    expect(adminTokenWarning(null)).toBeNull();
   });
 
   it('an empty CHECKOUT_URL serves no page', () => {
@@ -121,6 +130,7 @@ describe('config', () => {
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
     [{ WALLET_MNEMONIC: 'not a mnemonic' }, 'WALLET_MNEMONIC'],
     [{ AUTH_SECRET: 'short' }, 'AUTH_SECRET'],
+    [{ WEBHOOK_SECRET_KEY: 'short' }, 'WEBHOOK_SECRET_KEY'],
     [{ WEBHOOK_RETRY_DELAYS: '1,2' }, 'WEBHOOK_RETRY_DELAYS'],
     [{ WEBHOOK_TIMEOUT_MS: '-1' }, 'WEBHOOK_TIMEOUT_MS'],
     [{ TRUST_PROXY: 'yes' }, 'TRUST_PROXY'],

@@ -30,6 +30,10 @@ export interface Config {
   databaseUrl: string | null;
   dataDir: string;
   authSecret: string;
+  /** scrypt's N for new password hashes (PASSWORD_SCRYPT_N; OWASP's 2^17 unless lowered, for tests). */
+  passwordScryptN: number;
+  /** Key of the webhook signing secrets at rest (WEBHOOK_SECRET_KEY, or DATA_DIR/webhook-secret-key). */
+  webhookSecretKey: string;
   walletMnemonic: string;
   /** True when the mnemonic was generated into DATA_DIR (development only). */
   walletMnemonicGenerated: boolean;
@@ -226,6 +230,10 @@ export function loadConfig(env: Env = process.env): Config {
   let authSecret = opt(env, 'AUTH_SECRET');
   if (authSecret !== undefined && authSecret.length < 32) bad('AUTH_SECRET', 'must be at least 32 characters');
   authSecret ??= persistedSecret(dataDir, 'auth-secret', () => crypto.randomBytes(32).toString('hex')).value;
+  // webhook secrets have a key of their own: rotating AUTH_SECRET leaves them readable
+  let webhookSecretKey = opt(env, 'WEBHOOK_SECRET_KEY');
+  if (webhookSecretKey !== undefined && webhookSecretKey.length < 32) bad('WEBHOOK_SECRET_KEY', 'must be at least 32 characters');
+  webhookSecretKey ??= persistedSecret(dataDir, 'webhook-secret-key', () => crypto.randomBytes(32).toString('hex')).value;
 
   let walletMnemonic = opt(env, 'WALLET_MNEMONIC');
   let walletMnemonicGenerated = false;
@@ -237,6 +245,9 @@ export function loadConfig(env: Env = process.env): Config {
     walletMnemonicGenerated = true;
     if (!validateMnemonic(walletMnemonic, wordlist)) bad('WALLET_MNEMONIC', `stored in ${dataDir} is not a valid mnemonic`);
   }
+
+  const passwordScryptN = int(env, 'PASSWORD_SCRYPT_N', 2 ** 17, 2 ** 14, 2 ** 20);
+  if ((passwordScryptN & (passwordScryptN - 1)) !== 0) bad('PASSWORD_SCRYPT_N', `must be a power of two, got ${passwordScryptN}`);
 
   const marketFile = opt(env, 'MARKET_FILE') ?? null;
   if (marketFile !== null && !fs.existsSync(marketFile)) bad('MARKET_FILE', `names a file that does not exist: ${marketFile}`);
@@ -257,7 +268,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
 
   return {
-    port, host, publicUrl, checkoutUrl, databaseUrl, dataDir, authSecret, walletMnemonic, walletMnemonicGenerated,
+    port, host, publicUrl, checkoutUrl, databaseUrl, dataDir, authSecret, webhookSecretKey, passwordScryptN, walletMnemonic, walletMnemonicGenerated,
     adminToken: opt(env, 'ADMIN_TOKEN') ?? null,
     trustProxy: parseTrustProxy(env),
     webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE'),
@@ -292,4 +303,16 @@ export function loadConfig(env: Env = process.env): Config {
       payoutDays: int(env, 'REFERRAL_PAYOUT_DAYS', 3, 0, 365),
     },
   };
+}
+
+/** Below this many characters ADMIN_TOKEN is too easy to guess for the operator API. */
+export const ADMIN_TOKEN_MIN_LENGTH = 32;
+
+/**
+ * The start-up warning for a short ADMIN_TOKEN; null when it is long enough or unset. A warning, not
+ * a refusal: the outside contract check starts the service with a 10-character token.
+ */
+export function adminTokenWarning(adminToken: string | null): string | null {
+  if (adminToken === null || adminToken.length >= ADMIN_TOKEN_MIN_LENGTH) return null;
+  return `ADMIN_TOKEN has ${adminToken.length} characters: use at least ${ADMIN_TOKEN_MIN_LENGTH} random ones (e.g. openssl rand -hex 32)`;
 }

@@ -1,6 +1,6 @@
 // Composition root: configuration → database → services → HTTP, sockets, workers.
 import module from 'node:module';
-import { ConfigError, loadConfig, type Config } from './config.ts';
+import { adminTokenWarning, ConfigError, loadConfig, type Config } from './config.ts';
 import { createLogger } from './platform/logger.ts';
 import { bootPlatform } from './platform/boot.ts';
 import { createServices } from './services.ts';
@@ -28,6 +28,8 @@ async function main(): Promise<void> {
   if (config.walletMnemonicGenerated) {
     log.warn(`WALLET_MNEMONIC is not set: using a development mnemonic generated in ${config.dataDir}; never use it for real funds`);
   }
+  const weak = adminTokenWarning(config.adminToken);
+  if (weak) log.warn(weak);
   if (config.webhookAllowPrivate) {
     log.warn('WEBHOOK_ALLOW_PRIVATE=1: webhook URLs may use http and private hosts; for development only');
   }

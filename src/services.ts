@@ -6,7 +6,7 @@ import { AffiliateService } from './affiliate/index.ts';
 import { EMPTY_TRAIL_SECTIONS, PaymentsService, settleInputOf } from './payments/index.ts';
 import { createMarket, type Market } from './market/index.ts';
 import { Realtime, foundOrNull } from './realtime/index.ts';
-import { SettlementService } from './settlement/index.ts';
+import { SettlementService, marketQuotes } from './settlement/index.ts';
 import { WebhooksService, countFailedDeliveries, deliveriesForPayment } from './webhooks/index.ts';
 import { chainNodes, type ChainNodes } from './chains/rpc/nodes.ts';
 import { ChainSending } from './chains/sending/index.ts';
@@ -65,6 +65,8 @@ export async function createServices(platform: Platform): Promise<Services> {
   // Closed payments settle from the outbox, in the dispatch transaction; their transfers are sent after it commits.
   platform.outbox.subscribe(settlement.subscriber(settleInputOf));
   settlement.useTransfers(sending.transfers.port);
+  // a Tron settlement's burnt TRX is priced in its coin at the current rates (settlement/burnt-fee.ts)
+  sending.transfers.useRates((livemode) => marketQuotes(market.snapshot(livemode)).rates);
   platform.outbox.subscribe(sending.transfers.subscriber());
   const watching = createChainWatching(platform, nodes, { intake: payments.intake, market }, {}, sending.readers);
   const realtime = new Realtime(platform, accounts.authn, {

@@ -1267,7 +1267,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Deliveries, newest first
+         * Deliveries, newest first, paged by `before`
          * @description Roles: owner, developer, finance, viewer.
          */
         get: operations["getMerchantWebhooksDeliveries"];
@@ -7681,6 +7681,7 @@ export interface operations {
     getMerchantWebhooksDeliveries: {
         parameters: {
             query?: {
+                before?: string;
                 limit?: number;
                 mode?: "test";
                 status?: "pending" | "sending" | "delivered" | "failed" | "resolved";
@@ -7700,6 +7701,15 @@ export interface operations {
                     "application/json": {
                         deliveries: components["schemas"]["Delivery"][];
                     };
+                };
+            };
+            /** @description before must be the id of a delivery of this account */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description missing token; invalid or expired token */

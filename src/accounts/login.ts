@@ -1,11 +1,11 @@
 // Sign-in (spec 4.4 Session, 7). A wrong email and a wrong password answer alike and take the same
 // time (an unknown email still runs scrypt). The suspension is told only to someone who knows the
 // password, so it never reveals that an email exists.
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { badRequest, forbidden, unauthorized } from '../platform/errors.ts';
 import type { Database } from '../platform/db/index.ts';
 import { merchants, users, type UserRow } from './schema.ts';
-import { verifyAgainstNobody, verifyPassword } from './passwords.ts';
+import { hashPassword, needsRehash, verifyAgainstNobody, verifyPassword } from './passwords.ts';
 import { openSession } from './sessions.ts';
 import { SUSPENDED } from './merchant.ts';
 import { requireEmail } from './validate.ts';
@@ -34,9 +34,13 @@ export async function login(db: Database, body: Record<string, unknown>, now: Da
   if (!row || !ok || !isRole(row.user.role)) throw unauthorized(INVALID_CREDENTIALS);
   if (row.merchant.status === 'suspended') throw forbidden(SUSPENDED);
   const role = row.user.role;
+  // a hash made at a lower cost is made again at the current one now that the password is known
+  const upgraded = needsRehash(row.user.passwordHash) ? await hashPassword(password) : null;
   return db.transaction(async (tx) => {
     const [user] = await tx.update(users).set({ lastLoginAt: now }).where(eq(users.id, row.user.id)).returning();
     if (!user) throw unauthorized(INVALID_CREDENTIALS); // removed while signing in
+    // only over the hash that was checked (a password changed meanwhile stays)
+    if (upgraded) await tx.update(users).set({ passwordHash: upgraded }).where(and(eq(users.id, user.id), eq(users.passwordHash, row.user.passwordHash)));
     const s = await openSession(tx, user.id, user.merchantId, now);
     return { user, role, ...s };
   });

@@ -6,6 +6,7 @@ import { AccessTokens } from './access-tokens.ts';
 import { Authenticator } from './authenticate.ts';
 import { signup, type SignupHook, type SignupInput, type SignupResult } from './signup.ts';
 import { PayerNameCache } from './payer-names.ts';
+import { setPasswordCost } from './passwords.ts';
 
 export class AccountsService {
   readonly platform: Platform;
@@ -19,6 +20,7 @@ export class AccountsService {
 
   constructor(platform: Platform, limiter?: RateLimiter & { close?: () => Promise<void> }) {
     this.platform = platform;
+    setPasswordCost(platform.config.passwordScryptN);
     this.tokens = new AccessTokens(platform.config.authSecret);
     this.limiter = limiter ?? createRateLimiter(platform.config.redisUrl, platform.log);
     this.authn = new Authenticator(platform.db, platform.clock, this.limiter, this.tokens, platform.log);

@@ -1,8 +1,9 @@
-// Idempotency-Key on every POST of /v1 and /merchant (CONTRACT "Developer platform"). Two app-wide
-// hooks: preHandler (after the route's credential check and the body) claims the key or answers
-// from the store; onSend records the first answer before it leaves, so a client that retries the
-// moment it hears back is replayed, never told 409.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+// Idempotency-Key on every POST of /v1 and /merchant (CONTRACT "Developer platform"). Two hooks,
+// given only to those routes as they are registered (so GET /checkout and every other route pays
+// nothing for them): preHandler (after the route's credential check and the body) claims the key
+// or answers from the store; onSend records the first answer before it leaves, so a client that
+// retries the moment it hears back is replayed, never told 409.
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import { AppError, badRequest, conflict } from '../platform/errors.ts';
 import { livemodeOf } from '../platform/http/index.ts';
 import { requestFingerprint } from './fingerprint.ts';
@@ -29,8 +30,20 @@ function keyOf(req: FastifyRequest): string | undefined {
   return key;
 }
 
+/** Whether a route may take an Idempotency-Key: a POST under /v1 or /merchant. */
+export function coveredRoute(route: Pick<RouteOptions, 'method' | 'url'>): boolean {
+  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  return methods.includes('POST') && COVERED.test(route.url);
+}
+
+/** Adds a hook to a route's own list of that hook (after any it already has). */
+function withHook<T>(existing: T | T[] | undefined, hook: T): T[] {
+  return existing === undefined ? [hook] : [...(Array.isArray(existing) ? existing : [existing]), hook];
+}
+
+/** Must run before the routes are registered: it hooks each covered route as it is added. */
 export function installIdempotency(app: FastifyInstance, store: IdempotencyStore): void {
-  app.addHook('preHandler', async (req: FastifyRequest, reply: FastifyReply) => {
+  const preHandler = async (req: FastifyRequest, reply: FastifyReply) => {
     const key = keyOf(req);
     // Routes without a credential (sign-up, sign-in, refresh, password reset) have no merchant to
     // keep a key under, and their answers carry fresh secrets: the key is checked, never stored.
@@ -47,9 +60,9 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
     reply.code(claim.answer.statusCode).header(REPLAYED_HEADER, 'true');
     if (claim.answer.contentType) reply.header('content-type', claim.answer.contentType);
     return reply.send(claim.answer.body);
-  });
+  };
 
-  app.addHook('onSend', async (req, reply, payload) => {
+  const onSend = async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const scope = claimedScope.get(req);
     if (!scope) return payload;
     claimedScope.delete(req);
@@ -70,5 +83,11 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
       req.log.error({ err }, 'could not store the idempotent answer');
     }
     return payload;
+  };
+
+  app.addHook('onRoute', (route) => {
+    if (!coveredRoute(route)) return;
+    route.preHandler = withHook(route.preHandler, preHandler as preHandlerHookHandler);
+    route.onSend = withHook(route.onSend, onSend as onSendHookHandler);
   });
 }

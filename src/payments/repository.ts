@@ -5,6 +5,7 @@ import type { Database, Executor } from '../platform/db/index.ts';
 import { queryRows } from '../platform/db/index.ts';
 import type { Chain } from '../config.ts';
 import { RefilledStock } from '../platform/refilled-stock.ts';
+import type { ListTotals } from './list-totals.ts';
 import { OPEN_STATUSES } from './pure.ts';
 import { deposits, payments, type DepositRow, type NewPaymentRow, type PaymentRow } from './schema.ts';
 
@@ -108,7 +109,11 @@ export async function updatePaymentIf(tx: Executor, id: string, expected: { stat
   return row;
 }
 
-export async function listPayments(ex: Executor, scope: PaymentScope, f: PaymentFilters, page: { limit: number; offset: number }): Promise<{ rows: PaymentRow[]; total: number }> {
+/**
+ * A page of payments, newest first, and how many match. `totals` (PGlite only, see list-totals.ts)
+ * keeps the total of an unfiltered merchant-and-mode list between pages.
+ */
+export async function listPayments(ex: Executor, scope: PaymentScope, f: PaymentFilters, page: { limit: number; offset: number }, totals?: ListTotals): Promise<{ rows: PaymentRow[]; total: number }> {
   const w = [...scopeWhere(scope)];
   if (f.status !== undefined) w.push(eq(payments.status, f.status));
   if (f.token !== undefined) w.push(eq(payments.token, f.token));
@@ -123,8 +128,12 @@ export async function listPayments(ex: Executor, scope: PaymentScope, f: Payment
   if (f.createdBefore !== undefined) w.push(lt(payments.createdAt, f.createdBefore));
   const where = and(...w);
   const rows = await ex.select().from(payments).where(where).orderBy(desc(payments.createdAt), desc(payments.id)).limit(page.limit).offset(page.offset);
-  const [{ n }] = await ex.select({ n: count() }).from(payments).where(where);
-  return { rows, total: Number(n) };
+  const counted = async () => Number((await ex.select({ n: count() }).from(payments).where(where))[0].n);
+  const unfiltered = scope.storeId === undefined && scope.livemode !== undefined && Object.values(f).every((v) => v === undefined);
+  // A page shorter than the limit tells the total by itself (no count at all, on any engine).
+  if (rows.length < page.limit && (rows.length > 0 || page.offset === 0)) return { rows, total: page.offset + rows.length };
+  const total = totals && unfiltered ? await totals.total(ex, `${scope.merchantId}:${scope.livemode}`, counted) : await counted();
+  return { rows, total };
 }
 
 export async function depositsOf(ex: Executor, paymentIds: readonly string[]): Promise<Map<string, DepositRow[]>> {

@@ -21,6 +21,7 @@ import { DepositAddressReserve } from './address-reserve.ts';
 import { chooseCoin } from './choose-coin.ts';
 import { allowedCoins, optionsOf } from './coin.ts';
 import { parseUsdField } from './create-input.ts';
+import { ListTotals } from './list-totals.ts';
 import { depositsOf, findMerchantPayments, findPayment, findWithDeposits, listPayments, lockPayment, NumberReserve, type PaymentScope } from './repository.ts';
 import type { DepositRow, PaymentRow } from './schema.ts';
 import { paymentJson, publicPaymentJson } from './views.ts';
@@ -29,6 +30,7 @@ import { dashboardSeries } from './series.ts';
 import { dashboardFigures, type FailedWebhooksCounter } from './dashboard.ts';
 import { EMPTY_TRAIL_SECTIONS, paymentEvents, paymentTrail, type TrailSections } from './timeline.ts';
 import { PaymentGroups } from './payment-groups.ts';
+import { CheckoutCache } from './checkout-cache.ts';
 
 export const PAYMENT_NOT_FOUND = 'payment not found';
 /** Payment ids and checkout tokens are short URL-safe words; anything else names no payment (and never reaches SQL). */
@@ -62,6 +64,8 @@ export class PaymentsService {
   readonly simulator: Simulator;
   /** Payments counted under links and customers, kept from the outbox (payment-groups.ts). */
   readonly groups: PaymentGroups;
+  /** Payer views of GET /checkout/{token} kept while unchanged (checkout-cache.ts). */
+  readonly checkoutCache: CheckoutCache;
   readonly #p: Platform;
   readonly #seed: WalletSeed;
   readonly #numbers: NumberReserve;
@@ -71,9 +75,12 @@ export class PaymentsService {
   readonly #failedWebhooks: FailedWebhooksCounter;
   readonly #trail: TrailSections;
   readonly #names: PayerNamesSource;
+  /** Unfiltered list totals kept between pages, on PGlite only (list-totals.ts says why). */
+  readonly #totals: ListTotals | undefined;
 
   constructor(platform: Platform, opts: PaymentsOptions) {
     this.#p = platform;
+    this.#totals = platform.db.kind === 'pglite' ? new ListTotals() : undefined;
     this.#seed = seedFromMnemonic(platform.config.walletMnemonic);
     this.#numbers = new NumberReserve(platform.db);
     this.#writer = new CreatedPaymentWriter(platform.db);
@@ -88,6 +95,7 @@ export class PaymentsService {
     this.#trail = opts.trailSections ?? EMPTY_TRAIL_SECTIONS;
     this.#names = opts.payerNames ?? (() => ({}));
     this.groups = new PaymentGroups(() => platform.clock.now());
+    this.checkoutCache = new CheckoutCache(platform.db, platform.log);
   }
 
   get #deps() {
@@ -100,6 +108,7 @@ export class PaymentsService {
   /** Stops the address worker thread; addresses asked for later are derived inline. */
   async close(): Promise<void> {
     await this.#deriver.close();
+    await this.checkoutCache.close();
   }
 
   /** The JSON of a payment; its deposits are read when not given. */
@@ -189,10 +198,32 @@ export class PaymentsService {
     return this.#view(f.payment, true, f.deposits);
   }
 
+  /**
+   * GET /checkout/{token}'s body: checkoutView() as JSON text, exactly as the route would serialise
+   * it, from the views kept while unchanged (checkout-cache.ts) when it can be.
+   */
+  async checkoutBody(token: string): Promise<string> {
+    const cache = this.checkoutCache;
+    let kept = cache.get(token);
+    if (!kept) {
+      const generation = cache.mark();
+      const f = await this.#withDeposits({ checkoutToken: token });
+      const p = f.payment;
+      if (p.token === '') return JSON.stringify(await this.#view(p, true, f.deposits));
+      const ctx = { checkoutBase: this.#p.config.checkoutUrl };
+      kept = { paymentId: p.id, merchantId: p.merchantId, storeId: p.storeId, json: JSON.stringify(publicPaymentJson(p, f.deposits, ctx)) };
+      cache.put(token, kept, generation);
+    }
+    // Who is paid is added last, as #view adds it: a view's own keys never include these names.
+    const named = this.#names(kept.merchantId, kept.storeId);
+    const names = JSON.stringify(named instanceof Promise ? await named : named);
+    return names === '{}' ? kept.json : `${kept.json.slice(0, -1)},${names.slice(1)}`;
+  }
+
   async #list(scope: PaymentScope, query: Query) {
     const page = listParams(query, LIST_DEFAULT);
     const f = paymentFilters(query, scope.storeId === undefined);
-    const { rows, total } = await listPayments(this.#p.db.orm, scope, f, page);
+    const { rows, total } = await listPayments(this.#p.db.orm, scope, f, page, this.#totals);
     const deps = await depositsOf(this.#p.db.orm, rows.map((r) => r.id));
     const payments = [];
     for (const r of rows) payments.push(await this.#view(r, false, deps.get(r.id) ?? []));

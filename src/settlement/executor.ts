@@ -11,11 +11,12 @@ import type { ServiceFeePort, SettleInput, TransferPort } from './ports.ts';
 import { addressesInForce, planAddress } from './address-store.ts';
 import { lockBalance } from './balance-store.ts';
 import { settlementDeposits, settlements, type SettlementRow } from './schema.ts';
-import { settlementEvents, writePlan } from './settlement-writer.ts';
+import { canPayOut, settlementEvents, writePlan } from './settlement-writer.ts';
 import { loadInput, planDeposit, planPayment, type StoredInput } from './stored-input.ts';
 import { scheduledPayout } from './payouts/scheduled.ts';
 import { merchants } from '../accounts/schema.ts';
 import { SETTLEMENT_NOT_FOUND } from './statement.ts';
+import { recordRealNetworkFee } from './real-network-fee.ts';
 import { raiseNotification } from '../notifications/index.ts';
 import { formatUnits } from '../money/index.ts';
 import { TOKEN_DEFS, type TokenSymbol } from '../tokens/index.ts';
@@ -45,6 +46,7 @@ export function settlePayment(ex: Database | Tx, input: SettleInput, deps: Execu
     const balance = payment.livemode ? (await lockBalance(tx, key, BALANCE_TOKEN, now)).available : 0n;
     const plans = planPaymentSettlements({
       payment: planPayment(payment), deposits: fresh.map(planDeposit), addresses, market: marketQuotes(data), now, balance_available: balance,
+      ...(payment.livemode ? { can_pay_out: canPayOut(deps.transfers) } : {}),
     });
     const rows: SettlementRow[] = [];
     for (const plan of plans) {
@@ -82,6 +84,7 @@ async function replanOne(tx: Executor, id: string, deps: ExecutorDeps, now: Date
   const balance = payment.livemode ? (await lockBalance(tx, key, BALANCE_TOKEN, now)).available : 0n;
   const plan = planSettlement({
     payment: planPayment(payment), deposits: deposits.map(planDeposit), addresses, market: marketQuotes(data), now, balance_available: balance,
+    ...(payment.livemode ? { can_pay_out: canPayOut(deps.transfers) } : {}),
   });
   if (plan.note === NOTE_WAITING_PRICE && row.note === NOTE_WAITING_PRICE) {
     // Still no price: only the next try moves (no event for a settlement that did not change).
@@ -92,9 +95,19 @@ async function replanOne(tx: Executor, id: string, deps: ExecutorDeps, now: Date
   return true;
 }
 
-/** The chain room reports a direct settlement's transfer on chain. */
-export async function completeSettlement(tx: Executor, id: string, txId: string, now: Date): Promise<SettlementRow> {
-  return finish(tx, id, { status: 'completed', txId, completedAt: now, note: null }, now);
+/**
+ * The chain room reports a direct settlement's transfer on chain; with `networkFee`, what its
+ * transaction really cost (a chain where the settlement is one transaction paying the whole network
+ * fee), recorded in place of the quoted figure (real-network-fee.ts).
+ */
+export async function completeSettlement(tx: Executor, id: string, txId: string, now: Date, opts: { networkFee?: bigint | null } = {}): Promise<SettlementRow> {
+  if (opts.networkFee !== undefined && opts.networkFee !== null) {
+    const [row] = await tx.select().from(settlements).where(eq(settlements.id, id)).for('update');
+    if (row?.status === 'pending' && row.mode === 'direct') await recordRealNetworkFee(tx, row, opts.networkFee, now);
+  }
+  // a treasury conversion is done once its payout is final (conversions.ts)
+  const conversion = sql`case when ${settlements.conversion}->>'status' = 'pending' then jsonb_set(${settlements.conversion}, '{status}', '"done"') else ${settlements.conversion} end`;
+  return finish(tx, id, { status: 'completed', txId, completedAt: now, note: null, conversion }, now);
 }
 
 /** The chain room gives up on a direct settlement after repeated tries. */
@@ -102,7 +115,7 @@ export async function failSettlement(tx: Executor, id: string, note: string, now
   return finish(tx, id, { status: 'failed', note }, now);
 }
 
-async function finish(tx: Executor, id: string, set: Partial<SettlementRow>, now: Date): Promise<SettlementRow> {
+async function finish(tx: Executor, id: string, set: Partial<SettlementRow> | Record<string, unknown>, now: Date): Promise<SettlementRow> {
   const [row] = await tx.update(settlements).set({ ...set, replanAt: null, updatedAt: now })
     .where(and(eq(settlements.id, id), inArray(settlements.status, ['pending']))).returning();
   if (!row) throw notFound(SETTLEMENT_NOT_FOUND);

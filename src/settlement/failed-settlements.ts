@@ -10,7 +10,8 @@ import { badRequest, conflict, notFound } from '../platform/errors.ts';
 import { recordAudit, type Actor } from '../audit/index.ts';
 import { TOKEN_DEFS, type TokenSymbol } from '../tokens/index.ts';
 import type { Chain } from '../config.ts';
-import type { TransferPort } from './ports.ts';
+import type { TransferPort, TransferRequest } from './ports.ts';
+import { executedLedger } from './conversion-ledger.ts';
 import { settlements, type SettlementRow } from './schema.ts';
 import { settlementJson, type StoredConversion } from './json.ts';
 import { settlementEvents, transfersFor } from './settlement-writer.ts';
@@ -47,8 +48,28 @@ export async function retrySettlement(tx: Executor, id: string, port: TransferPo
   const p = transfersFor(port, row.chain as Chain);
   if (!p?.retry) throw conflict(noTransfersOn(row.chain));
   const intents = [...(row.transferIntents ?? [])];
+  const c = row.conversion as StoredConversion | null;
+  if (c?.treasury) {
+    // a treasury conversion (conversions.ts) picks up again where it stopped: a step whose transfer
+    // was canceled rather than failed is made anew by the next pass (the sweep), or sent again here (the payout)
+    if (await p.retry(tx, row.id) === 0) {
+      if (!c.payout) return save(tx, row, { status: 'pending', note: null, conversion: { ...c, sweep: undefined } }, 'settlement.retried', actor, now);
+      const payout = await p.send(tx, treasuryPayout(row, c));
+      intents.push(payout);
+      return save(tx, row, { status: 'pending', note: null, transferIntents: intents, conversion: { ...c, payout } }, 'settlement.retried', actor, now);
+    }
+    return save(tx, row, { status: 'pending', note: null }, 'settlement.retried', actor, now);
+  }
   if (await p.retry(tx, row.id) === 0) intents.push(await p.send(tx, settlementRequests(row)[0]));
   return save(tx, row, { status: 'pending', note: null, transferIntents: intents }, 'settlement.retried', actor, now);
+}
+
+/** A treasury conversion's payout: amount_out of the target coin from the service's hot wallet of its chain. */
+export function treasuryPayout(row: SettlementRow, c: StoredConversion): TransferRequest {
+  return {
+    chain: TOKEN_DEFS[c.to].chain, token: c.to, to: row.destination!, amount: BigInt(c.amount_out),
+    ...(row.destinationTag !== null ? { tag: row.destinationTag } : {}), purpose: 'settlement', reference: row.id,
+  };
 }
 
 /** Its money is credited to the merchant's balance; the coins on the deposit address go to the service's wallet. */
@@ -61,6 +82,8 @@ export async function returnSettlement(tx: Executor, id: string, body: Record<st
   // what the `settlement` entry took out of the balance comes back: the net, or what its conversion was to buy
   const token = (c ? c.to : row.token) as TokenSymbol;
   const key = { merchantId: row.merchantId, livemode: row.livemode };
+  // a treasury conversion not carried out yet has no ledger entries: they come first, as if it had been
+  if (c?.treasury && !c.payout) await postEntries(tx, key, executedLedger(row, c), now, { paymentId: row.paymentId });
   await postEntries(tx, key, [{
     type: 'settlement_return', token, chain: TOKEN_DEFS[token].chain, amount: c ? BigInt(c.amount_out) : row.net,
     usd_amount: row.netUsd, reference: `${row.paymentId}:${row.depositTx}`, note,
@@ -69,7 +92,10 @@ export async function returnSettlement(tx: Executor, id: string, body: Record<st
   const intents = [...(row.transferIntents ?? [])];
   const p = transfersFor(port, row.chain as Chain);
   const [own] = settlementRequests(row);
-  if (p && own.from) {
+  if (c?.treasury) {
+    // its deposit went (or goes) to the service's wallet by its own sweep: a failed sweep is tried again
+    if (p?.retry && !c.payout) await p.retry(tx, row.id);
+  } else if (p && own.from) {
     // the coins that never left: the deposit's net, before any conversion
     intents.push(await p.send(tx, { chain: own.chain, token: row.token as TokenSymbol, from: own.from, amount: c ? BigInt(c.amount_in) : row.net, purpose: 'sweep', reference: row.id }));
   }

@@ -23,7 +23,15 @@ export function ledgerEntryJson(e: LedgerRow): Record<string, unknown> {
 /** Stored conversion: amounts kept as base-unit strings, shown in their coins. */
 export interface StoredConversion {
   via: string; from: TokenSymbol; amount_in: string; to: TokenSymbol; amount_out: string; status: string; note?: string;
+  /** A treasury conversion (live swap/exchange): the sweep of the deposit (SWEEP_NONE: nothing to sweep), then the payout from the hot wallet. Not shown. */
+  sweep?: string;
+  payout?: string;
+  /** Carried out by the service's treasury; its ledger entries are written when it is carried out. */
+  treasury?: boolean;
 }
+
+/** A treasury conversion's deposit that needs no sweep: it arrived on the service's own address (XRP, rule 7). */
+export const SWEEP_NONE = 'none';
 
 export function settlementJson(s: SettlementRow): Record<string, unknown> {
   const c = s.conversion as StoredConversion | null;

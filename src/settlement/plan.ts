@@ -48,6 +48,10 @@ export interface PlanInput {
   now: Date;
   /** USDT_TRC20 available before this plan; rule 6's automatic payout takes all of it. Default 0. */
   balance_available?: bigint;
+  /** Live: the coins the service can pay out from its hot wallets (conversion targets); absent: all. */
+  can_pay_out?: (to: TokenSymbol, from: TokenSymbol) => boolean;
+  /** The executor refused the conversion at execution (rule 5's guard): rule 6 with this note. */
+  refuse_conversion?: string;
 }
 
 export type SettlementStatus = 'pending' | 'completed' | 'held';
@@ -143,6 +147,7 @@ function planPriced(input: PlanInput, token: TokenSymbol, amount: bigint, usdExa
   const route = routeCoin({
     token, livemode: payment.livemode, settlement: payment.settlement, convert_into: payment.convert_into,
     addresses: input.addresses, market, amount: amount - service - network > 0n ? amount - service - network : 0n, now, deposit_at: depositAt,
+    ...(input.can_pay_out ? { can_pay_out: input.can_pay_out } : {}), ...(input.refuse_conversion ? { refuse_conversion: input.refuse_conversion } : {}),
   });
   const base = {
     payment_id: payment.id, ...(payment.store_id ? { store_id: payment.store_id } : {}), livemode: payment.livemode,

@@ -30,6 +30,17 @@ export interface TransferRequest {
   reference: string;
 }
 
+/** Where a recorded transfer stands, as the settlement room needs to know it. */
+export interface TransferState {
+  /** `pending` until final on chain (or given up: `failed`; canceled counts as failed). */
+  status: 'pending' | 'final' | 'failed';
+  /** Waiting for the service's hot wallet to be funded. */
+  waiting_funds: boolean;
+  tx_id?: string;
+  /** The last failure or wait, for notes. */
+  why?: string;
+}
+
 export interface TransferPort {
   /** Records the transfer's intent; returns its id. Completion is reported through completeSettlement/failSettlement. */
   send(tx: Executor, req: TransferRequest): Promise<string>;
@@ -42,6 +53,8 @@ export interface TransferPort {
    * be on its way (it can no longer be called back).
    */
   cancel?(tx: Executor, reference: string): Promise<boolean>;
+  /** Where a transfer `send` recorded stands; null when unknown. */
+  state?(tx: Executor, id: string): Promise<TransferState | null>;
 }
 
 /** The payment a settlement is made for: the settings it captured at creation. */

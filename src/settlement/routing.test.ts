@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { dec } from '../money/index.ts';
 import type { TokenSymbol } from '../tokens/index.ts';
 import { address, at, market, T0 } from './fixtures.test-support.ts';
-import { conversionFeeBps, NOTE_BELOW_EXCHANGE_MINIMUM, NOTE_EXCHANGE_REFUSED, NOTE_NO_PAYOUT_COIN, routeCoin, type RouteInput } from './routing.ts';
+import { conversionFeeBps, NOTE_BELOW_EXCHANGE_MINIMUM, NOTE_CANNOT_PAY_OUT, NOTE_EXCHANGE_REFUSED, NOTE_NO_PAYOUT_COIN, routeCoin, type RouteInput } from './routing.ts';
 import { canSwap, conversionVia } from './conversion-paths.ts';
 import type { PayoutAddressInput } from './types.ts';
 
@@ -80,6 +80,22 @@ describe('routeCoin', () => {
   it('keeps the deposit in the balance when it converts into none of the payout coins (rule 6)', () => {
     expect(route('USDT_TRC20', [address('TRX')])).toEqual({ kind: 'balance_fallback', from: 'USDT_TRC20', reason: NOTE_NO_PAYOUT_COIN });
     expect(route('BTC', [])).toEqual({ kind: 'balance_fallback', from: 'BTC', reason: NOTE_NO_PAYOUT_COIN });
+  });
+
+  it(`live: a coin the service cannot pay out from a hot wallet is no target: "${NOTE_CANNOT_PAY_OUT}"`, () => {
+    const evmOnly = (t: TokenSymbol) => t === 'USDT_ERC20' || t === 'ETH';
+    // the other address is used instead
+    expect(route('BNB', [address('USDT_TRC20'), address('USDT_ERC20')], { can_pay_out: evmOnly })).toMatchObject({ kind: 'exchange', to: 'USDT_ERC20' });
+    expect(route('BNB', [address('USDT_TRC20')], { can_pay_out: evmOnly })).toEqual({ kind: 'balance_fallback', from: 'BNB', reason: NOTE_CANNOT_PAY_OUT });
+    // a coin sent as it is is not concerned
+    expect(route('BNB', [address('BNB')], { can_pay_out: () => false })).toMatchObject({ kind: 'as_is' });
+  });
+
+  it('a conversion refused at execution is kept in the balance with the refusal as its note', () => {
+    expect(route('ETH', [address('USDT_ERC20')], { refuse_conversion: 'swap result below quote' }))
+      .toEqual({ kind: 'balance_fallback', from: 'ETH', reason: 'swap result below quote' });
+    // even when the coin's own address came meanwhile: the deposit already left for the service's wallet
+    expect(route('ETH', [address('ETH')], { refuse_conversion: 'swap result below quote' })).toEqual({ kind: 'balance_fallback', from: 'ETH', reason: 'swap result below quote' });
   });
 
   it('needs the exchange minimum with a tenth to spare', () => {

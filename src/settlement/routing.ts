@@ -12,6 +12,8 @@ import type { ConvertInto, MarketQuotes, PayoutAddressInput, SettlementSetting }
 export const NOTE_NO_PAYOUT_COIN = 'converts into none of the payout coins';
 export const NOTE_BELOW_EXCHANGE_MINIMUM = 'too small for the exchange minimum';
 export const NOTE_EXCHANGE_REFUSED = 'exchange refused the conversion';
+/** Live conversions are paid from the service's hot wallet of the payout coin's network: none can send there. */
+export const NOTE_CANNOT_PAY_OUT = "the service cannot send on the payout coin's network";
 
 export interface RouteInput {
   token: TokenSymbol;
@@ -26,6 +28,13 @@ export interface RouteInput {
   now: Date;
   /** When the deposit became final: rule 3's 48 h cap counts from it. Default `now`. */
   deposit_at?: Date;
+  /**
+   * Live: whether the service can pay out a coin from its own hot wallet (its network has a sending
+   * family and a node). A coin it cannot pay out is no conversion target. Absent: every coin.
+   */
+  can_pay_out?: (to: TokenSymbol, from: TokenSymbol) => boolean;
+  /** Rule 6 forced: a conversion the executor refused (price moved); kept in the balance with this note. */
+  refuse_conversion?: string;
 }
 
 export type Route =
@@ -60,6 +69,8 @@ export function routeCoin(input: RouteInput): Route {
   }
   if (settlement !== 'direct') return token === BALANCE_TOKEN ? { kind: 'balance', token } : { kind: 'platform', from: token, to: BALANCE_TOKEN };
   const own = addressFor(token, addresses, now, input.deposit_at ?? now);
+  // a conversion the executor refused is kept in the balance, whatever address came meanwhile (its coins already moved)
+  if (input.refuse_conversion) return { kind: 'balance_fallback', from: token, reason: input.refuse_conversion };
   if (own.state === 'in_use') return { kind: 'as_is', token, address: own.address };
   if (own.state === 'waiting') return { kind: 'awaits_address', token, address: own.address, until: own.until };
   return chooseConversion(input);
@@ -76,6 +87,7 @@ function chooseConversion(input: RouteInput): Route {
   for (const c of coinsInUse(input.addresses, input.now)) {
     const via = conversionVia(token, c.token);
     if (!via) continue;
+    if (input.can_pay_out && !input.can_pay_out(c.token, token)) { reason = NOTE_CANNOT_PAY_OUT; continue; }
     if (via === 'exchange') {
       if (market.exchange && !market.exchange.available) { reason = market.exchange.note ?? NOTE_EXCHANGE_REFUSED; continue; }
       const min = market.exchange_min_usd[token] ?? dec(0);

@@ -13,6 +13,8 @@ import { runScheduledPayouts } from './payouts/scheduled.ts';
 import { retryAutoPayouts } from './payouts/auto-retry.ts';
 import { adjustLedger } from './adjustments.ts';
 import { sendWaitingTransfers } from './waiting-transfers.ts';
+import { advanceConversions } from './conversions.ts';
+import { ConversionWorker } from './conversion-worker.ts';
 import { settlementSubscriber } from './subscriber.ts';
 import type { LedgerRow, PayoutRow, SettlementRow } from './schema.ts';
 import type { PayoutAddressInput } from './planner.ts';
@@ -64,8 +66,19 @@ export class SettlementService {
   async replanDue(now = this.platform.clock.now()): Promise<number> {
     const n = await replanDue(this.platform.db, this.deps, now);
     if (this.#transfers) await sendWaitingTransfers(this.platform.db, this.#transfers, now);
+    await this.advanceConversions(now);
     await retryAutoPayouts(this.platform.db, this.market.snapshot(true), now);
     return n;
+  }
+
+  /** Moves every live conversion the service's treasury carries out one step where it can (conversions.ts). */
+  advanceConversions(now = this.platform.clock.now()): Promise<number> {
+    return advanceConversions(this.platform.db, this.deps, now);
+  }
+
+  /** The background worker of live conversions, looking every `intervalMs`. */
+  conversionWorker(intervalMs: number): ConversionWorker {
+    return new ConversionWorker(() => this.advanceConversions(), this.platform.log, intervalMs);
   }
 
   runScheduledPayouts(now = this.platform.clock.now()): Promise<PayoutRow[]> {

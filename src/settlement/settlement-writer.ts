@@ -8,21 +8,23 @@ import { AppError } from '../platform/errors.ts';
 import { appendEvent } from '../events/index.ts';
 import { SETTLEMENT_EVENTS } from '../events/webhook-types.ts';
 import type { MarketData } from '../market/index.ts';
-import type { TokenSymbol } from '../tokens/index.ts';
+import { TOKEN_DEFS, type TokenSymbol } from '../tokens/index.ts';
 import type { Chain } from '../config.ts';
-import type { SettlementPlan } from './planner.ts';
+import type { LedgerEntryPlan, SettlementPlan } from './planner.ts';
 import type { ServiceFeePort, SettleDeposit, SettlePayment, TransferPort } from './ports.ts';
 import { emitBalances, postEntries } from './balance-store.ts';
 import { addressById } from './address-store.ts';
 import { createPayout } from './payouts/payout-store.ts';
 import { settlementDeposits, settlements, type SettlementRow } from './schema.ts';
-import { settlementJson, type StoredConversion } from './json.ts';
+import { settlementJson, SWEEP_NONE, type StoredConversion } from './json.ts';
 import { storeInput } from './stored-input.ts';
 
 /** A live direct settlement stays pending with this note until the chain room provides transfers. */
 export const NOTE_WAITING_TRANSFER = 'waiting for the chain transfer service';
-/** A live direct settlement to be swapped or exchanged first: no conversion service carries that out yet. */
+/** A live direct settlement to be swapped or exchanged first while its deposit's chain cannot send: it waits for that. */
 export const NOTE_WAITING_CONVERSION = 'waiting for the conversion service';
+/** A live conversion under way: the deposit is being swept into the service's wallet (conversions.ts). */
+export const NOTE_CONVERTING = "converting: the deposit is moving to the service's wallet";
 
 export interface WriteContext {
   payment: SettlePayment;
@@ -31,6 +33,15 @@ export interface WriteContext {
   transfers: TransferPort | null;
   fees?: ServiceFeePort | null;
   now: Date;
+  /** The deposit already left for the service's wallet (a refused conversion): no sweep again, these intents kept. */
+  swept?: string[];
+}
+
+/** A live direct settlement the service's treasury converts (conversions.ts): swept first, paid from a hot wallet. */
+export function treasuryConversion(plan: SettlementPlan): boolean {
+  const c = plan.conversion;
+  return plan.livemode && plan.mode === 'direct' && plan.status === 'pending' && !plan.awaits_address
+    && c?.status === 'pending' && (c.via === 'swap' || c.via === 'exchange');
 }
 
 function storedConversion(plan: SettlementPlan): StoredConversion | null {
@@ -42,11 +53,12 @@ function storedConversion(plan: SettlementPlan): StoredConversion | null {
 export async function writePlan(tx: Executor, plan: SettlementPlan, ctx: WriteContext, existing?: SettlementRow): Promise<SettlementRow> {
   const { payment, now } = ctx;
   const id = existing?.id ?? newId('stl', now);
-  const sends = plan.status === 'pending' && !plan.awaits_address && plan.transfers.length > 0;
+  const treasury = treasuryConversion(plan);
+  const sends = plan.status === 'pending' && !plan.awaits_address && plan.transfers.length > 0 && !treasury;
   const converts = plan.conversion?.status === 'pending';
   const port = converts ? null : transfersFor(ctx.transfers, plan.chain);
   const from = payment.deposit_address ? { from: payment.deposit_address } : {};
-  const intents: string[] = [];
+  const intents: string[] = [...(ctx.swept ?? [])];
   if (sends && port) {
     for (const t of plan.transfers) {
       intents.push(await port.send(tx, {
@@ -56,10 +68,25 @@ export async function writePlan(tx: Executor, plan: SettlementPlan, ctx: WriteCo
     }
   }
   // A live deposit kept in a balance (custodial, scheduled, rule 6) is the service's now: swept into its wallet.
-  if (plan.livemode && plan.mode === 'custodial' && plan.status === 'completed' && port && payment.deposit_address) {
+  if (plan.livemode && plan.mode === 'custodial' && plan.status === 'completed' && port && payment.deposit_address && !ctx.swept) {
     intents.push(await port.send(tx, { chain: plan.chain, token: plan.token, ...from, amount: plan.amount, purpose: 'sweep', reference: id }));
   }
-  const note = sends && !port ? (converts ? NOTE_WAITING_CONVERSION : NOTE_WAITING_TRANSFER) : plan.note ?? null;
+  let note = sends && !port ? NOTE_WAITING_TRANSFER : plan.note ?? null;
+  let conversion = storedConversion(plan);
+  // A treasury conversion starts with the sweep of the deposit; it is carried on by conversions.ts.
+  // Its ledger entries wait until it is carried out (priced and guarded at that moment).
+  const treasuryPort = treasury ? transfersFor(ctx.transfers, plan.chain) : null;
+  if (treasury) {
+    note = treasuryPort ? NOTE_CONVERTING : NOTE_WAITING_CONVERSION;
+    conversion = { ...conversion!, treasury: true };
+    if (treasuryPort) {
+      const sweep = payment.deposit_address && plan.token !== 'XRP'
+        ? await treasuryPort.send(tx, { chain: plan.chain, token: plan.token, from: payment.deposit_address, amount: plan.amount, purpose: 'sweep', reference: id })
+        : SWEEP_NONE;
+      if (sweep !== SWEEP_NONE) intents.push(sweep);
+      conversion = { ...conversion!, sweep };
+    }
+  }
   const row: SettlementRow = {
     id, merchantId: payment.merchant_id, paymentId: plan.payment_id, storeId: plan.store_id ?? null, livemode: plan.livemode,
     mode: plan.mode, token: plan.token, chain: plan.chain, depositTx: plan.deposit_tx, depositTxs: plan.deposit_txs ?? null,
@@ -67,7 +94,7 @@ export async function writePlan(tx: Executor, plan: SettlementPlan, ctx: WriteCo
     usdValue: plan.usd_value, usdRate: plan.usd_rate, serviceFeeUsd: plan.service_fee_usd, networkFeeUsd: plan.network_fee_usd,
     conversionFeeUsd: plan.conversion_fee_usd, netUsd: plan.net_usd, destination: plan.destination ?? null,
     destinationTag: plan.destination_tag ?? null, txId: null, status: plan.status, note,
-    awaitsUntil: plan.awaits_address?.until ?? null, replanAt: plan.replan_at ?? null, conversion: storedConversion(plan),
+    awaitsUntil: plan.awaits_address?.until ?? null, replanAt: plan.replan_at ?? null, conversion,
     input: storeInput(payment, ctx.deposits), webhookUrl: payment.webhook_url ?? null,
     transferIntents: intents.length > 0 ? intents : null, createdAt: existing?.createdAt ?? now, updatedAt: now,
     completedAt: plan.completed_at ?? null,
@@ -80,14 +107,7 @@ export async function writePlan(tx: Executor, plan: SettlementPlan, ctx: WriteCo
     await tx.insert(settlementDeposits).values(ctx.deposits.map((d) => ({ paymentId: payment.id, txId: d.tx_id, settlementId: id })));
   }
   const key = { merchantId: payment.merchant_id, livemode: plan.livemode };
-  await postEntries(tx, key, plan.ledger, now, { paymentId: payment.id });
-  // The service's fee on a live deposit is final once the ledger records it: the referral program's moment.
-  if (plan.livemode && ctx.fees && plan.ledger.some((e) => e.type === 'fee')) {
-    await ctx.fees(tx, {
-      merchantId: payment.merchant_id, paymentId: payment.id, reference: `${payment.id}:${plan.deposit_tx}`,
-      depositUsd: plan.usd_value, feeUsd: plan.service_fee_usd, at: now,
-    });
-  }
+  if (!treasury) await postLedger(tx, row, plan.ledger, ctx.fees ?? null, now);
   if (plan.payout_request) {
     const address = await addressById(tx, payment.merchant_id, plan.payout_request.address_id);
     try {
@@ -102,14 +122,35 @@ export async function writePlan(tx: Executor, plan: SettlementPlan, ctx: WriteCo
       if (!(err instanceof AppError)) throw err;
     }
   }
-  if (plan.ledger.length > 0) await emitBalances(tx, key, now);
+  if (plan.ledger.length > 0 && !treasury) await emitBalances(tx, key, now);
   await settlementEvents(tx, row, now);
   return row;
+}
+
+/** A settlement's ledger entries, and its service fee to the referral program (final once the ledger records it). */
+export async function postLedger(tx: Executor, row: SettlementRow, entries: readonly LedgerEntryPlan[], fees: ServiceFeePort | null, now: Date): Promise<void> {
+  await postEntries(tx, { merchantId: row.merchantId, livemode: row.livemode }, entries, now, { paymentId: row.paymentId });
+  if (row.livemode && fees && entries.some((e) => e.type === 'fee')) {
+    await fees(tx, {
+      merchantId: row.merchantId, paymentId: row.paymentId, reference: `${row.paymentId}:${row.depositTx}`,
+      depositUsd: row.usdValue, feeUsd: row.serviceFeeUsd, at: now,
+    });
+  }
 }
 
 /** The transfer service when it can send on `chain` now; null otherwise (the settlement waits for it). */
 export function transfersFor(port: TransferPort | null, chain: Chain): TransferPort | null {
   return port && (port.supports?.(chain) ?? true) ? port : null;
+}
+
+/**
+ * The planner's `can_pay_out` for live conversions: a target coin is paid from the service's hot
+ * wallet of its chain, so that chain must be able to send. While the deposit's own chain cannot
+ * send nothing moves at all, and the settlement waits for it as before (NOTE_WAITING_CONVERSION).
+ */
+export function canPayOut(port: TransferPort | null): ((to: TokenSymbol, from: TokenSymbol) => boolean) | undefined {
+  if (!port) return undefined;
+  return (to, from) => !transfersFor(port, TOKEN_DEFS[from].chain) || !!transfersFor(port, TOKEN_DEFS[to].chain);
 }
 
 /** `settlement:update` on every change; direct settlements also raise `settlement.completed`/`.failed`. */

@@ -4,6 +4,7 @@ import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Executor, type Tx } from '../platform/db/index.ts';
 import { badRequest, conflict, notFound } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
+import { isIdShaped } from '../platform/fields.ts';
 import { appendEvent } from '../events/index.ts';
 import { destinationKey, MAX_ATTEMPTS } from './core.ts';
 import { deliveryFromSql, deliveryJson, HISTORY_KEPT } from './delivery-json.ts';
@@ -14,6 +15,8 @@ export const REDELIVERY_QUEUED = 'redelivery queued';
 export const ONLY_FAILED_RESOLVE = 'only a failed delivery can be resolved: this one is ';
 export const STATUS_FILTER_MESSAGE = `status must be one of ${DELIVERY_STATUSES.join(', ')}`;
 export const NOTE_MESSAGE = 'note must be a string of up to 500 characters';
+/** `before` of the deliveries list: the last delivery of the page already shown (the cursor). */
+export const BEFORE_MESSAGE = 'before must be the id of a delivery of this account';
 const NOTE_MAX = 500;
 
 export interface NewDelivery {
@@ -76,13 +79,30 @@ export function parseNote(v: unknown): string | null {
   return v.trim() === '' ? null : v.trim();
 }
 
-export async function listDeliveries(
-  ex: Executor, q: { merchantId?: string; livemode?: boolean; status?: DeliveryStatus; limit: number },
-): Promise<DeliveryRow[]> {
+export interface DeliveryListQuery {
+  merchantId?: string;
+  livemode?: boolean;
+  status?: DeliveryStatus;
+  limit: number;
+  /** Only deliveries after this one in the list's order (older): keyset paging, stable while new ones arrive. */
+  before?: string;
+}
+
+export async function listDeliveries(ex: Executor, q: DeliveryListQuery): Promise<DeliveryRow[]> {
+  let after: SQL | undefined;
+  if (q.before !== undefined) {
+    const [cursor] = isIdShaped(q.before)
+      ? await ex.select({ id: deliveries.id }).from(deliveries).where(and(eq(deliveries.id, q.before), q.merchantId !== undefined ? eq(deliveries.merchantId, q.merchantId) : undefined))
+      : [];
+    if (!cursor) throw badRequest(BEFORE_MESSAGE);
+    // Compared in SQL: the cursor's created_at keeps its microseconds, which a JS Date would drop.
+    after = sql`(${deliveries.createdAt}, ${deliveries.id}) < (select c.created_at, c.id from deliveries c where c.id = ${q.before})`;
+  }
   const where = [
     q.merchantId !== undefined ? eq(deliveries.merchantId, q.merchantId) : undefined,
     q.livemode !== undefined ? eq(deliveries.livemode, q.livemode) : undefined,
     q.status !== undefined ? eq(deliveries.status, q.status) : undefined,
+    after,
   ].filter((c) => c !== undefined);
   return ex.select().from(deliveries).where(and(...where))
     .orderBy(desc(deliveries.createdAt), desc(deliveries.id)).limit(q.limit);

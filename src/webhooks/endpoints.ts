@@ -1,7 +1,7 @@
 // The account's webhook endpoints: one per merchant and mode (spec part 2 Webhook, 4.1 rules 1-3,
 // 4.4). The secret is made on first read and kept on DELETE; `updated_at` moves only when the URL
 // or the secret changes. Every change is audited (never the secret) and told to the dashboard.
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, like } from 'drizzle-orm';
 import type { Database, Executor, Tx } from '../platform/db/index.ts';
 import type { Clock } from '../platform/clock.ts';
 import { AppError, badRequest } from '../platform/errors.ts';
@@ -10,7 +10,7 @@ import { appendEvent } from '../events/index.ts';
 import { recordAudit, type Actor } from '../audit/index.ts';
 import { checkWebhookUrl, destinationKey, type Resolver } from './core.ts';
 import { deliveries, webhooks, type WebhookRow } from './schema.ts';
-import { secretContext, type SecretBox } from './secret-box.ts';
+import { secretContext, type WebhookSecrets } from './secret-box.ts';
 
 export const COULD_NOT_SET = 'could not set the webhook';
 export const COULD_NOT_REMOVE = 'could not remove the webhook';
@@ -55,11 +55,11 @@ export async function orFail<T>(message: string, fn: () => Promise<T>): Promise<
 export class WebhookEndpoints {
   readonly #db: Database;
   readonly #clock: Clock;
-  readonly #box: SecretBox;
+  readonly #box: WebhookSecrets;
   readonly #allowPrivate: boolean;
   readonly #resolve: Resolver | undefined;
 
-  constructor(db: Database, clock: Clock, box: SecretBox, opts: { allowPrivate: boolean; resolve?: Resolver }) {
+  constructor(db: Database, clock: Clock, box: WebhookSecrets, opts: { allowPrivate: boolean; resolve?: Resolver }) {
     this.#db = db;
     this.#clock = clock;
     this.#box = box;
@@ -78,6 +78,32 @@ export class WebhookEndpoints {
       this.#opened.set(r.secretEnc, secret);
     }
     return { merchantId: r.merchantId, livemode: r.livemode, url: r.url, secret, createdAt: r.createdAt, updatedAt: r.updatedAt };
+  }
+
+  /**
+   * Seals every secret still sealed under AUTH_SECRET (`v1`) again under the webhook key, each row
+   * only if it is unchanged meanwhile (another process may do the same). Returns how many moved,
+   * and how many do not open (sealed under an AUTH_SECRET that is gone: those stay as they are).
+   */
+  async resealLegacy(): Promise<{ resealed: number; unreadable: number }> {
+    const rows = await this.#db.orm.select().from(webhooks).where(like(webhooks.secretEnc, 'v1:%'));
+    let resealed = 0;
+    let unreadable = 0;
+    for (const r of rows) {
+      const context = secretContext(r.merchantId, r.livemode);
+      let secret: string;
+      try {
+        secret = this.#box.open(r.secretEnc, context);
+      } catch {
+        unreadable++;
+        continue;
+      }
+      const moved = await this.#db.orm.update(webhooks).set({ secretEnc: this.#box.seal(secret, context) })
+        .where(and(eq(webhooks.merchantId, r.merchantId), eq(webhooks.livemode, r.livemode), eq(webhooks.secretEnc, r.secretEnc)))
+        .returning({ m: webhooks.merchantId });
+      resealed += moved.length;
+    }
+    return { resealed, unreadable };
   }
 
   /** The endpoints of these merchants and modes as they are now, without creating any (the worker's view). */

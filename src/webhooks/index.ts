@@ -2,7 +2,7 @@
 export * from './core.ts';
 export { WebhooksService, NO_URL_SET_FIRST, PING_MESSAGE, type WebhooksOptions } from './service.ts';
 export { registerWebhookRoutes, STOREFRONT_CANNOT_CHANGE } from './routes.ts';
-export { countFailedDeliveries, deliveriesForPayment, DELIVERY_EVENT } from './delivery-store.ts';
+export { BEFORE_MESSAGE, countFailedDeliveries, deliveriesForPayment, DELIVERY_EVENT } from './delivery-store.ts';
 export { deliveryJson } from './delivery-json.ts';
 export { webhookJson, WEBHOOK_UPDATE_EVENT, type Webhook } from './endpoints.ts';
 export { WEBHOOK_EVENT_TYPES, routeEvent } from './routing.ts';

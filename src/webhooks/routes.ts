@@ -77,7 +77,8 @@ export function registerWebhookRoutes(app: FastifyInstance, services: { accounts
     handler: async (req, _reply, auth) => {
       const q = (req.query ?? {}) as Record<string, unknown>;
       const { limit } = listParams(q, LIST_DEFAULT);
-      const rows = await wh.list({ merchantId: auth.merchantId, livemode: livemodeOf(req), status: parseStatusFilter(q.status), limit });
+      const before = q.before === undefined || q.before === '' ? undefined : String(q.before);
+      const rows = await wh.list({ merchantId: auth.merchantId, livemode: livemodeOf(req), status: parseStatusFilter(q.status), limit, before });
       return { deliveries: rows.map((r) => deliveryJson(r)), limit };
     },
   });

@@ -7,14 +7,15 @@ import type { Actor } from '../audit/index.ts';
 import type { Subscriber } from '../events/index.ts';
 import { webhookBody, type Resolver } from './core.ts';
 import {
-  findDelivery, insertDeliveries, listDeliveries, redeliver, resolveDelivery,
+  findDelivery, listDeliveries, redeliver, resolveDelivery, type DeliveryListQuery,
 } from './delivery-store.ts';
 import { orFail, WebhookEndpoints } from './endpoints.ts';
 import { PING } from './routing.ts';
-import type { DeliveryRow, DeliveryStatus } from './schema.ts';
-import { SecretBox, secretContext } from './secret-box.ts';
+import type { DeliveryRow } from './schema.ts';
+import { WebhookSecrets, secretContext } from './secret-box.ts';
 import { deliverySubscriber } from './subscriber.ts';
 import { DeliveryWorker, type WorkerOptions } from './worker.ts';
+import { PingQueue } from './ping.ts';
 
 export const NO_URL_SET_FIRST = 'no webhook url is set for this mode: set one first';
 export const COULD_NOT_QUEUE_TEST = 'could not queue the test';
@@ -30,12 +31,13 @@ export class WebhooksService {
   readonly endpoints: WebhookEndpoints;
   readonly worker: DeliveryWorker;
   readonly subscriber: Subscriber;
+  readonly #pings: PingQueue;
   #subscribed = false;
 
   constructor(platform: Platform, opts: WebhooksOptions = {}) {
     this.platform = platform;
     const { config, db, clock, log } = platform;
-    this.endpoints = new WebhookEndpoints(db, clock, new SecretBox(config.authSecret), {
+    this.endpoints = new WebhookEndpoints(db, clock, new WebhookSecrets(config.webhookSecretKey, config.authSecret), {
       allowPrivate: config.webhookAllowPrivate, resolve: opts.resolve,
     });
     this.worker = new DeliveryWorker(db, clock, log, this.endpoints, {
@@ -43,13 +45,21 @@ export class WebhooksService {
       allowPrivate: config.webhookAllowPrivate, resolve: opts.resolve, ...opts.worker,
     });
     this.subscriber = deliverySubscriber(this.endpoints, () => this.worker.wake());
+    this.#pings = new PingQueue(db);
   }
 
-  /** Registers the subscriber on the outbox and starts the worker. */
+  /**
+   * Registers the subscriber on the outbox and starts the worker; secrets still sealed under
+   * AUTH_SECRET are sealed again under the webhook key (while AUTH_SECRET is the one that sealed them).
+   */
   start(): void {
     if (!this.#subscribed) this.platform.outbox.subscribe(this.subscriber);
     this.#subscribed = true;
     this.worker.start();
+    this.endpoints.resealLegacy().then(({ resealed, unreadable }) => {
+      if (resealed > 0) this.platform.log.info({ resealed }, 'webhook secrets sealed again under the webhook key');
+      if (unreadable > 0) this.platform.log.error({ unreadable }, 'webhook secrets sealed under a former AUTH_SECRET cannot be opened: set AUTH_SECRET back to it once, or set new secrets');
+    }, (err: unknown) => this.platform.log.warn({ err: (err as Error).message }, 'webhook secrets: sealing again failed; tried at the next start'));
   }
 
   /** Stops the worker; attempts in flight get `graceMs` to finish and be recorded. */
@@ -57,25 +67,20 @@ export class WebhooksService {
     return this.worker.stop(graceMs);
   }
 
-  /** Queues one more `ping` to the account URL of the mode (spec 4.1 rule 4). */
+  /** Queues one more `ping` to the account URL of the mode (spec 4.1 rule 4): one statement (ping.ts). */
   async testPing(merchantId: string, livemode: boolean): Promise<DeliveryRow> {
-    const { db, clock } = this.platform;
-    const row = await orFail(COULD_NOT_QUEUE_TEST, () => db.transaction(async (tx) => {
-      const webhook = (await this.endpoints.current(tx, [{ merchantId, livemode }])).get(secretContext(merchantId, livemode));
-      if (!webhook?.url) throw badRequest(NO_URL_SET_FIRST);
-      const at = clock.now();
-      const eventId = newEventId(at);
-      const [inserted] = await insertDeliveries(tx, [{
-        merchantId, livemode, target: 'account', url: webhook.url, paymentId: null, eventId, eventType: PING, at,
-        payload: webhookBody({ id: eventId, type: PING, livemode, createdAt: at, data: { message: PING_MESSAGE } }),
-      }]);
-      return inserted;
+    const at = this.platform.clock.now();
+    const eventId = newEventId(at);
+    const row = await orFail(COULD_NOT_QUEUE_TEST, () => this.#pings.queue({
+      merchantId, livemode, eventId, eventType: PING, at,
+      payload: webhookBody({ id: eventId, type: PING, livemode, createdAt: at, data: { message: PING_MESSAGE } }),
     }));
+    if (!row) throw badRequest(NO_URL_SET_FIRST);
     this.worker.wake();
     return row;
   }
 
-  list(q: { merchantId?: string; livemode?: boolean; status?: DeliveryStatus; limit: number }): Promise<DeliveryRow[]> {
+  list(q: DeliveryListQuery): Promise<DeliveryRow[]> {
     return listDeliveries(this.platform.db.orm, q);
   }
 

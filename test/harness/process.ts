@@ -1,7 +1,7 @@
 // Starts the real service (`node … src/main.ts`) as a child process, with the arguments `npm start` uses.
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
-import { NODE, PROJECT_ROOT, START_ARGS } from './node.ts';
+import { NODE, PROJECT_ROOT, startArgs } from './node.ts';
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -23,7 +23,7 @@ export interface ServiceProcess {
 
 export function spawnService(env: Record<string, string>): ServiceProcess {
   let out = '';
-  const child = spawn(NODE, START_ARGS, {
+  const child = spawn(NODE, startArgs(env), {
     cwd: PROJECT_ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

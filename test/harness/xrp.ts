@@ -9,6 +9,13 @@ const genesis = Wallet.fromSeed(GENESIS.seed);
 
 /** Genesis pays `drops` to `to` (with a tag when given); the next ledger close applies it. Returns the hash. */
 export function payXrp(sim: XrpSim, to: string, drops: bigint, tag?: number, from: Wallet = genesis): string {
+  const r = submitXrpPayment(sim, to, drops, tag, from);
+  if (r.engine_result !== 'tesSUCCESS') throw new Error(`payment refused: ${r.engine_result}`);
+  return r.hash;
+}
+
+/** The same payment submitted, whatever rippled answers (`tec` results are applied: fee taken, nothing delivered). */
+export function submitXrpPayment(sim: XrpSim, to: string, drops: bigint, tag?: number, from: Wallet = genesis): { engine_result: string; hash: string } {
   const acct = sim.ledger.accounts.get(from.address);
   if (!acct) throw new Error(`${from.address} has no account`);
   const signed = from.sign({
@@ -16,8 +23,7 @@ export function payXrp(sim: XrpSim, to: string, drops: bigint, tag?: number, fro
     Sequence: acct.sequence, LastLedgerSequence: sim.ledger.currentIndex + 20, Flags: 0, ...(tag !== undefined ? { DestinationTag: tag } : {}),
   });
   const r = sim.ledger.submit(signed.tx_blob);
-  if (r.engine_result !== 'tesSUCCESS') throw new Error(`payment refused: ${r.engine_result}`);
-  return r.hash;
+  return { engine_result: String(r.engine_result), hash: String(r.hash) };
 }
 
 /**

@@ -3,17 +3,16 @@
 // the answer never back. After restarts nothing is lost and nothing is sent twice: the same signed
 // bytes are broadcast again, the hot wallet and the deposit address each used exactly the nonces
 // their transfers needed, and the merchant received exactly `net`.
-import http from 'node:http';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq, sql } from 'drizzle-orm';
 import type { Address } from 'viem';
 import { generateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
 import { anvilOrSkip, deployTestToken, startAnvil, type AnvilNode } from '../harness/anvil.ts';
+import { broadcastProxy } from '../harness/broadcast-proxy.ts';
 import { freePort, spawnService, waitListening, type ServiceProcess } from '../harness/process.ts';
 import { createPgDatabase, pgServerUrl } from '../harness/databases.ts';
 import { TEST_MARKET_FILE } from '../harness/app.ts';
@@ -25,37 +24,6 @@ import {
 import { migrate, openPglite, openPostgres, queryRows, type Database } from '../../src/platform/db/index.ts';
 import { parseUnits } from '../../src/money/index.ts';
 import { outgoingAttempts, outgoingTransfers } from '../../src/chains/transfers/index.ts';
-
-type Mode = 'pass' | 'stall' | 'no-answer';
-
-/** A JSON-RPC proxy in front of anvil that can stall a broadcast, or forward it and never answer. */
-async function rpcProxy(target: string): Promise<{ url: string; mode: Mode; broadcasts: string[]; sawBroadcast(): Promise<string>; close(): Promise<void> }> {
-  const waiters: ((raw: string) => void)[] = [];
-  const state = {
-    mode: 'pass' as Mode, broadcasts: [] as string[],
-    sawBroadcast: () => new Promise<string>((r) => waiters.push(r)),
-  };
-  const srv = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (d) => { body += d; });
-    req.on('end', async () => {
-      const call = JSON.parse(body) as { method?: string; params?: string[] };
-      const broadcast = !Array.isArray(call) && call.method === 'eth_sendRawTransaction';
-      if (broadcast) state.broadcasts.push(call.params![0]);
-      const mode = state.mode;
-      if (broadcast && mode === 'stall') { for (const w of waiters.splice(0)) w(call.params![0]); return; }
-      const answer = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then((r) => r.text());
-      if (broadcast) for (const w of waiters.splice(0)) w(call.params![0]);
-      if (broadcast && mode === 'no-answer') return;
-      res.writeHead(200, { 'content-type': 'application/json' }).end(answer);
-    });
-  });
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  return Object.assign(state, {
-    url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((r) => { srv.closeAllConnections(); srv.close(() => r()); }),
-  });
-}
 
 describe.runIf(anvilOrSkip())('kill -9 during a settlement\'s transfers', () => {
   let eth: AnvilNode;
@@ -73,7 +41,7 @@ describe.runIf(anvilOrSkip())('kill -9 during a settlement\'s transfers', () => 
 
   /** The service's environment; `db` is DATA_DIR (PGlite) or DATABASE_URL. */
   const env = (db: Record<string, string>, rpc: string, mnemonic: string): Record<string, string> => ({
-    ...db, WALLET_MNEMONIC: mnemonic, AUTH_SECRET: 'test-auth-secret-test-auth-secret-0123456789', MARKET_FILE: TEST_MARKET_FILE, ADMIN_TOKEN: 'test-admin-token',
+    ...db, WALLET_MNEMONIC: mnemonic, AUTH_SECRET: 'test-auth-secret-test-auth-secret-0123456789', WEBHOOK_SECRET_KEY: 'test-webhook-secret-key-test-webhook-secret-key', PASSWORD_SCRYPT_N: '16384', MARKET_FILE: TEST_MARKET_FILE, ADMIN_TOKEN: 'test-admin-token',
     ETHEREUM_RPC_URL: rpc, BSC_RPC_URL: bsc.url, TOKEN_CONTRACTS: `USDT_ERC20=${nodes.usdtErc20},USDT_BEP20=${nodes.usdtBep20}`,
     CONFIRMATIONS_ETHEREUM: '2', CHAIN_POLL_MS: '100', SETTLEMENT_DELAY_S: '0',
   });
@@ -104,7 +72,7 @@ describe.runIf(anvilOrSkip())('kill -9 during a settlement\'s transfers', () => 
 
   async function scenario(dbEnv: Record<string, string>, open: () => Promise<Database>): Promise<void> {
     const mnemonic = generateMnemonic(wordlist);
-    const proxy = await rpcProxy(eth.url);
+    const proxy = await broadcastProxy(eth.url);
     cleanups.push(proxy.close);
     const db = await open();
     await migrate(db);

@@ -14,6 +14,10 @@ import { base58Address, startTronSim, type TronSim } from '../sim/tron/server.ts
 import { ManualClock } from '../../src/platform/clock.ts';
 import { formatUnits, parseUnits } from '../../src/money/index.ts';
 import type { TokenSymbol } from '../../src/tokens/index.ts';
+import { eq } from 'drizzle-orm';
+import { outgoingTransfers } from '../../src/chains/transfers/index.ts';
+import { ledgerEntries } from '../../src/settlement/index.ts';
+import { dec, ROUND_UP, unitsToDecimal } from '../../src/money/index.ts';
 
 type TronAccount = { address: { base58: string }; privateKey: string };
 const newAccount = async () => (await TronWeb.createAccount()) as unknown as TronAccount;
@@ -109,10 +113,39 @@ describeEachDb('Tron paid, confirmed, settled on the simulated node', (h) => {
     await watch();
     expect((await getPayment(t.app, acct.liveKey, p.id)).status).toBe('confirmed');
     await driveUntil(() => completed(p.id));
-    const [s] = await settlementsOf(t, p.id);
-    expect(balance(token, payout[token]!)).toBe(units(s.net));
-    const found = sim.chain.findTx(s.tx_id)!;
+    const [done] = await settlementsOf(t, p.id);
+    expect(balance(token, payout[token]!)).toBe(units(done.net));
+    const found = sim.chain.findTx(done.tx_id)!;
     expect(found.tx.ret?.[0].contractRet).toBe('SUCCESS');
+    // the service's share leaves after the merchant's transfer: once every transfer is final, the
+    // settlement's network fee is what the node says they burnt (with the gas top-up), not the quote
+    const transfers = () => h.db().orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.reference, done.id as string));
+    await driveUntil(async () => (await transfers()).every((x) => x.status === 'final'));
+    const ids = (await transfers()).map((x) => x.id);
+    const gas = ids.length === 0 ? [] : (await h.db().orm.select().from(outgoingTransfers)).filter((x) => ids.includes(x.reference));
+    const txIds = [...(await transfers()), ...gas].map((x) => x.txId!);
+    const burnt = txIds.reduce((sum, id) => sum + BigInt((sim.chain.findTx(id)!.info.fee as number | undefined) ?? 0), 0n);
+    expect(burnt).toBeGreaterThan(0n);
+    const [s] = await settlementsOf(t, p.id);
+    const trxRate = t.services.market.snapshot(true).TRX.rate;
+    // USDT: the burnt TRX at the TRX rate, rounded up to a base unit (both coins have 6 decimals)
+    const expected = token === 'TRX' ? burnt : BigInt(unitsToDecimal(burnt, 6).mul(trxRate).mul(1_000_000).toDecimalPlaces(0, ROUND_UP).toFixed());
+    // never more than the service's whole share (service fee and quoted network fee): the merchant's
+    // net was sent and stays; the simulated node's energy price makes a token transfer dearer than its quote
+    const share = units(done.service_fee) + units(done.network_fee);
+    expect(units(s.network_fee)).toBe(expected < share ? expected : share);
+    if (token === 'TRX') expect(units(s.network_fee)).toBe(burnt);
+    else expect(units(s.service_fee)).toBe(0n);
+    // the service's share absorbed the difference: the figures still add up, net unchanged
+    expect(s.net).toBe(done.net);
+    expect(units(s.service_fee) + units(s.network_fee) + units(s.conversion_fee) + units(s.net)).toBe(units(s.amount));
+    expect(units(s.service_fee) + units(s.network_fee)).toBe(units(done.service_fee) + units(done.network_fee));
+    expect(dec(s.service_fee_usd).plus(s.network_fee_usd).plus(s.conversion_fee_usd).plus(s.net_usd).eq(dec(s.usd_value))).toBe(true);
+    // the merchant's ledger says the same: its fee entries sum to the settlement's figures
+    const entries = (await h.db().orm.select().from(ledgerEntries)).filter((e) => e.reference === `${p.id}:${s.deposit_tx}`);
+    const sum = (type: string) => entries.filter((e) => e.type === type).reduce((a, e) => a + e.amount, 0n);
+    expect(sum('network_fee')).toBe(-units(s.network_fee));
+    expect(sum('fee')).toBe(-units(s.service_fee));
     if (token === 'USDT_TRC20') {
       // the deposit address got its TRX for energy from the hot wallet before its transfers
       const hot = t.services.sending.keys.hotAddress('tron', true);
@@ -131,6 +164,9 @@ describeEachDb('Tron paid, confirmed, settled on the simulated node', (h) => {
     const p = await createLivePayment(t, { acct, addresses: {}, addressIds: {} }, 'TRX');
     const before = balance('TRX', payout.TRX!);
     await payAndWatch('TRX', p.deposit_address, units(p.crypto_amount));
+    // confirmed: its settlement's transfers are recorded, and the node goes away before they are sent
+    sim.chain.mine(1);
+    await watch();
     await sim.stop();
     await expect(t.services.sending.transfers.runOnce()).rejects.toThrow();
     // the watcher notes the node down and goes on

@@ -16,8 +16,32 @@ import { encodeSegwit } from '../../src/chains/addresses/encoding.ts';
 import { parseUnits } from '../../src/money/index.ts';
 import { outgoingAttempts, outgoingTransfers } from '../../src/chains/transfers/index.ts';
 import { setLiveNetwork } from '../../src/chains/addresses/index.ts';
+import { ledgerEntries } from '../../src/settlement/index.ts';
+import { dec } from '../../src/money/index.ts';
+import type { Database } from '../../src/platform/db/index.ts';
 
 const units = (v: string) => parseUnits(v, 8)!;
+const coinUnits = (v: number) => units(v.toFixed(8));
+
+/** What a transaction paid the network, from the node: its inputs' previous outputs less its outputs. */
+async function nodeFee(node: LitecoinNode, txid: string): Promise<bigint> {
+  type Tx = { vin: Array<{ txid: string; vout: number }>; vout: Array<{ n: number; value: number }> };
+  const tx = await node.rpc<Tx>('getrawtransaction', [txid, true]);
+  let fee = 0n;
+  for (const i of tx.vin) fee += coinUnits((await node.rpc<Tx>('getrawtransaction', [i.txid, true])).vout.find((o) => o.n === i.vout)!.value);
+  for (const o of tx.vout) fee -= coinUnits(o.value);
+  return fee;
+}
+
+/** The settlement's figures add up exactly, and its ledger debits are its fees. */
+async function figuresAddUp(db: Database, s: Json): Promise<void> {
+  expect(units(s.net) + units(s.service_fee) + units(s.network_fee) + units(s.conversion_fee)).toBe(units(s.amount));
+  const entries = await db.orm.select().from(ledgerEntries).where(eq(ledgerEntries.paymentId, s.payment_id));
+  const sum = (type: string) => entries.filter((e) => e.type === type).reduce((a, e) => a + e.amount, 0n);
+  expect([sum('network_fee'), sum('fee')]).toEqual([-units(s.network_fee), -units(s.service_fee)]);
+  const usd = (type: string) => entries.filter((e) => e.type === type).reduce((a, e) => a.plus(e.usdAmount), dec(0));
+  expect([usd('network_fee').neg().toString(), usd('fee').neg().toString()]).toEqual([dec(s.network_fee_usd).toString(), dec(s.service_fee_usd).toString()]);
+}
 
 describe.runIf(litecoindOrSkip())('LTC direct settlement on litecoind', () => {
   let node: LitecoinNode;
@@ -76,6 +100,10 @@ describe.runIf(litecoindOrSkip())('LTC direct settlement on litecoind', () => {
       // inputs = outputs + fee: the share went to the service, less what the network took
       expect(net + toHot + fee).toBe(amount);
       expect(toHot).toBe(units(s.service_fee) + units(s.network_fee) - fee);
+      // the settlement's network fee is what the transaction really cost, as the node counts it
+      expect(units(s.network_fee)).toBe(await nodeFee(node, s.tx_id));
+      expect(units(s.network_fee)).toBe(fee);
+      await figuresAddUp(h.db(), s);
       expect((await getPayment(t.app, m.acct.liveKey, p.id)).status).toBe('confirmed');
     });
 
@@ -155,6 +183,10 @@ describe.runIf(litecoindOrSkip())('LTC settlement left unmined', () => {
       const [s] = await settlementsOf(t, p.id);
       expect(s.tx_id).toBe(attempts[1].txId);
       expect(await receivedBy(node, m.payout)).toBe(units(s.net));
+      // the bumped fee is the one recorded
+      expect(units(s.network_fee)).toBe(await nodeFee(node, s.tx_id));
+      expect(units(s.network_fee)).toBe(BigInt(b.fee));
+      await figuresAddUp(h.db(), s);
     });
 
     it('the gateway stops after sending and the node loses its mempool: the same bytes are sent again, paid once', async () => {

@@ -58,7 +58,7 @@ describe.runIf(anvilOrSkip() && !!pgServerUrl())('two service processes, one dat
     const p = spawnService({
       PORT: String(await freePort()), DATA_DIR: dir, DATABASE_URL: db.url!, ETHEREUM_RPC_URL: node.url, WALLET_MNEMONIC: mnemonic,
       MARKET_FILE: TEST_MARKET_FILE, CONFIRMATIONS_ETHEREUM: '3', CHAIN_POLL_MS: '200', LOG_LEVEL: 'info',
-      AUTH_SECRET: 'test-auth-secret-test-auth-secret-0123456789',
+      AUTH_SECRET: 'test-auth-secret-test-auth-secret-0123456789', WEBHOOK_SECRET_KEY: 'test-webhook-secret-key-test-webhook-secret-key', PASSWORD_SCRYPT_N: '16384',
     });
     procs.push(p);
     await waitListening(p);

@@ -11,12 +11,15 @@ import { randomIp, tokenHeader, signupAccount, type Account } from '../harness/a
 import { startTestApp, type TestApp } from '../harness/app.ts';
 import { createLivePayment, hotWallet, settlementsOf } from '../harness/chain-send.ts';
 import { getPayment, type Json } from '../harness/payments.ts';
-import { injectPartialPayment, payXrp } from '../harness/xrp.ts';
+import { injectPartialPayment, payXrp, submitXrpPayment } from '../harness/xrp.ts';
 import { startXrpSim, type XrpSim } from '../sim/xrp/server.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { formatUnits, parseUnits } from '../../src/money/index.ts';
 import { eq } from 'drizzle-orm';
 import { unmatchedDeposits } from '../../src/chains/watch/index.ts';
+import { outgoingTransfers } from '../../src/chains/transfers/index.ts';
+import { recordAccountSetting } from '../../src/chains/transfers/intents.ts';
+import { LSF_REQUIRE_DEST_TAG } from '../../src/chains/xrp/sign.ts';
 
 describeEachDb('XRP paid, confirmed, settled on the simulated rippled', (h) => {
   let sim: XrpSim;
@@ -94,8 +97,34 @@ describeEachDb('XRP paid, confirmed, settled on the simulated rippled', (h) => {
     const wallet = await hotWallet(t, 'xrp');
     expect(wallet.address).toBe(p.deposit_address);
     expect(wallet.balances).toEqual([{ token: 'XRP', amount: formatUnits(sim.ledger.accounts.get(p.deposit_address)!.balance, 6) }]);
-    // one transfer: the service's fee stayed on the service address
-    expect(sim.ledger.closed.flatMap((x) => x.txs).filter((x) => x.tx.Account === p.deposit_address)).toHaveLength(1);
+    // one payment: the service's fee stayed on the service address
+    expect(sim.ledger.closed.flatMap((x) => x.txs).filter((x) => x.tx.Account === p.deposit_address && x.tx.TransactionType === 'Payment')).toHaveLength(1);
+  });
+
+  it('RequireDest: the service address is set once to refuse untagged payments (tecDST_TAG_NEEDED); tagged ones still arrive', async () => {
+    const service = t.services.sending.keys.hotAddress('xrp', true);
+    const settings = () => t.platform.db.orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.purpose, 'account_setting'));
+    // recorded like any transfer, before it is signed, and made once the address could pay its fee
+    await driveUntil(async () => (await settings())[0]?.status === 'final');
+    expect((sim.ledger.accounts.get(service)!.flags & LSF_REQUIRE_DEST_TAG) !== 0).toBe(true);
+    const before = sim.ledger.accounts.get(service)!.balance;
+    const bounced = submitXrpPayment(sim, service, 5_000_000n);
+    expect(bounced.engine_result).toBe('tecDST_TAG_NEEDED');
+    sim.close();
+    await watch();
+    expect(sim.ledger.findTx(bounced.hash)!.tx.meta).toMatchObject({ TransactionResult: 'tecDST_TAG_NEEDED' });
+    expect(sim.ledger.accounts.get(service)!.balance).toBe(before);
+    // a failed payment is nobody's deposit, not even an unmatched one
+    expect(await t.platform.db.orm.select().from(unmatchedDeposits).where(eq(unmatchedDeposits.txId, bounced.hash))).toEqual([]);
+    // later passes (and a restart: the first pass of a process records it again, and a unique index keeps one) change nothing
+    await t.services.sending.transfers.runOnce();
+    const setTxs = sim.ledger.closed.flatMap((x) => x.txs).filter((x) => x.tx.Account === service && x.tx.TransactionType === 'AccountSet');
+    expect(setTxs).toHaveLength(1);
+    expect(setTxs[0].tx).toMatchObject({ SetFlag: 1 });
+    expect(await settings()).toHaveLength(1);
+    const [row] = await settings();
+    expect(await recordAccountSetting(t.platform.db.orm, { chain: 'xrp', livemode: true, token: 'XRP', fromAddress: service, reference: row.reference }, new Date())).toBe(false);
+    expect(await settings()).toHaveLength(1);
   });
 
   it('a partial payment counts for what it delivered, never for its Amount', async () => {

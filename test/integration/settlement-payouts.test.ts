@@ -8,6 +8,7 @@ import { randomIp, signupAccount, type Account } from '../harness/accounts.ts';
 import { ADDR, addMember, expectLedgerHolds, input, payment, type Member } from '../harness/settlement.ts';
 import { events } from '../../src/events/index.ts';
 import { auditEntries } from '../../src/accounts/schema.ts';
+import { payoutAddresses } from '../../src/settlement/index.ts';
 
 const ADMIN = { authorization: 'Bearer test-admin-token' };
 
@@ -184,6 +185,31 @@ describeEachDb('payouts and statements', (h) => {
       expect((hooks[2].data as { review_note: string }).review_note).toBe('address under review');
       expect((await admin('POST', '/admin/payouts/po_missing/approve')).statusCode).toBe(404);
     });
+  });
+
+  it('refuses a manual payout and its quote to an address not active yet with 409, and takes them once it is', async () => {
+    // a merchant of its own: the payouts here are not the other tests'
+    const other = await signupAccount(t.app);
+    const o = await addMember(t, other.merchant.id, 'owner');
+    const add = async (address: string) =>
+      (await call(o, 'POST', '/merchant/payout-addresses', { token: 'USDT_TRC20', address, password: o.password })).json().address;
+    await add(ADDR.TRON);
+    expect((await adjust({ merchant_id: other.merchant.id, livemode: true, token: 'USDT_TRC20', amount: '1000', note: 'opening balance' })).statusCode).toBe(201);
+    // a second USDT_TRC20 address could redirect payouts: active 24 hours after it was set
+    const next = await add(ADDR.TRON_2);
+    const activeAt = new Date(next.active_at);
+    expect(activeAt.getTime()).toBeGreaterThan(Date.now() + 23 * 3_600_000);
+    const message = `this payout address is active from ${activeAt.toISOString()}: a new or changed address can be paid out to 24 hours after it was set`;
+    const res = await call(o, 'POST', '/merchant/payouts', { address_id: next.id, amount: '100' });
+    expect([res.statusCode, res.json()]).toEqual([409, { error: message }]);
+    const quote = await call(o, 'GET', `/merchant/payouts/quote?address_id=${next.id}&amount=100`);
+    expect([quote.statusCode, quote.json()]).toEqual([409, { error: message }]);
+    const held = (await call(o, 'GET', '/merchant/balances')).json().balances.find((b: { token: string }) => b.token === 'USDT_TRC20');
+    expect(held.pending_payout).toBe('0');
+    // a day later (moved back here) it is paid out to like any other
+    await h.db().orm.update(payoutAddresses).set({ activeAt: new Date(Date.now() - 1000) }).where(eq(payoutAddresses.id, next.id));
+    expect((await call(o, 'GET', `/merchant/payouts/quote?address_id=${next.id}`)).statusCode).toBe(200);
+    expect((await call(o, 'POST', '/merchant/payouts', { address_id: next.id, amount: '100' })).statusCode).toBe(201);
   });
 
   it('never overdraws a balance with 20 payout requests at once', async () => {

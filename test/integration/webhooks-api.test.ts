@@ -72,6 +72,41 @@ describeEachDb('webhook deliveries API', (h) => {
     expect(bad.json()).toEqual({ error: 'status must be one of pending, sending, delivered, failed, resolved' });
   });
 
+  it('pages the list by `before`: each page older than the last delivery shown, none twice or left out, new ones not shifting it', async () => {
+    for (let i = 0; i < 5; i++) await emit({ type: 'payment.detecting', data: { i } });
+    await pump();
+    const viewer = tokenHeader(await memberToken(t, acct.merchant.id, 'viewer'));
+    const list = async (q: string) => (await inject('GET', `/merchant/webhooks/deliveries?mode=test&limit=2${q}`, viewer)).json().deliveries as { id: string; payload: string }[];
+    const order = (ds: { payload: string }[]) => ds.map((d) => JSON.parse(d.payload).data.i);
+    const first = await list('');
+    // The five share one created_at (the clock stood still): the id breaks the tie. A newer one
+    // arriving between two pages goes on top, never into a later page.
+    clock.advance(1000);
+    await emit({ type: 'payment.detecting', data: { i: 'new' } });
+    await pump();
+    const second = await list(`&before=${first[1].id}`);
+    const third = await list(`&before=${second[1].id}`);
+    const whole = (await inject('GET', '/merchant/webhooks/deliveries?mode=test', viewer)).json().deliveries as { id: string; payload: string }[];
+    expect([...first, ...second, ...third].map((d) => d.id)).toEqual(whole.filter((d) => JSON.parse(d.payload).data.i !== 'new').map((d) => d.id));
+    expect(order(third)).toHaveLength(1);
+    expect(await list(`&before=${third[0].id}`)).toEqual([]);
+    // Filters apply to the pages too.
+    expect(await list(`&before=${first[0].id}&status=failed`)).toEqual([]);
+  });
+
+  it('refuses a `before` that is no delivery of the account', async () => {
+    const other = await signupAccount(t.app);
+    await inject('PUT', '/merchant/webhook?mode=test', tokenHeader(other.accessToken), { url: rx.url });
+    await t.platform.db.transaction((tx) => appendEvent(tx, { type: 'payment.detecting', livemode: false, merchantId: other.merchant.id, paymentId: 'pay_b', data: { id: 'pay_b' }, at: clock.now() }));
+    await pump();
+    const [theirs] = await h.db().orm.select().from(deliveries).where(eq(deliveries.merchantId, other.merchant.id));
+    for (const before of [theirs.id, 'dlv_unknown', "x' or 1=1"]) {
+      const res = await inject('GET', `/merchant/webhooks/deliveries?mode=test&before=${encodeURIComponent(before)}`, owner());
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({ error: 'before must be the id of a delivery of this account' });
+    }
+  });
+
   it('shows one delivery with its full history, and 404 for an unknown id or another merchant\'s', async () => {
     rx.behaviour = { status: 500, body: 'down' };
     await emit({ type: 'payment.confirmed' });

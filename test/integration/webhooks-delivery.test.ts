@@ -9,7 +9,7 @@ import { keyHeader, randomIp, signupAccount, tokenHeader, type Account } from '.
 import { Receiver } from '../harness/webhooks.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { appendEvent, events, type NewEvent } from '../../src/events/index.ts';
-import { deliveries, verifyWebhook, type DeliveryRow } from '../../src/webhooks/index.ts';
+import { deliveries, verifyWebhook, webhooks, type DeliveryRow } from '../../src/webhooks/index.ts';
 import { notifications } from '../../src/notifications/index.ts';
 
 const PAYMENT = {
@@ -243,6 +243,22 @@ describeEachDb('webhook deliveries', (h) => {
     await pump();
     expect(rx.got.map((g) => g.headers['x-webhook-event'])).toEqual(['ping', 'ping']);
     expect(verifyWebhook(rx.got[0].body, rx.got[0].headers['x-webhook-signature'] as string, secret, { now: clock.now() }).ok).toBe(true);
+  });
+
+  it('queues a ping to the URL the mode has now, when another process changed or removed it since the last ping', async () => {
+    await setUrl(rx.url);
+    expect((await inject('POST', '/v1/webhook/test', keyHeader(acct.testKey))).json().delivery.url).toBe(rx.url);
+    // Written straight to the table, as another process of the gateway would: this one is not told.
+    const where = and(eq(webhooks.merchantId, acct.merchant.id), eq(webhooks.livemode, false));
+    await h.db().orm.update(webhooks).set({ url: other.url }).where(where);
+    const moved = await inject('POST', '/v1/webhook/test', keyHeader(acct.testKey));
+    expect(moved.statusCode).toBe(202);
+    expect(moved.json().delivery).toMatchObject({ url: other.url, event_type: 'ping', status: 'pending' });
+    await h.db().orm.update(webhooks).set({ url: null }).where(where);
+    const gone = await inject('POST', '/v1/webhook/test', keyHeader(acct.testKey));
+    expect(gone.statusCode).toBe(400);
+    expect(gone.json()).toEqual({ error: 'no webhook url is set for this mode: set one first' });
+    expect((await rows()).map((d) => d.url).sort()).toEqual([rx.url, other.url].sort());
   });
 
   it('emits webhook:delivery (without history) on every attempt', async () => {

@@ -40,7 +40,7 @@ describeEachDb('webhook endpoints', (h) => {
     const a = await signupAccount(t.app);
     const { secret } = (await call('GET', '/v1/webhook', keyHeader(a.testKey))).json().webhook;
     const [row] = await h.db().orm.select().from(webhooks).where(and(eq(webhooks.merchantId, a.merchant.id), eq(webhooks.livemode, false)));
-    expect(row.secretEnc).toMatch(/^v1:/);
+    expect(row.secretEnc).toMatch(/^v2:/);
     expect(row.secretEnc).not.toContain(secret);
     const dump = await h.db().orm.execute(sql`select row_to_json(w)::text as j from webhooks w where merchant_id = ${a.merchant.id}`) as unknown as { rows: { j: string }[] };
     for (const r of dump.rows) expect(r.j).not.toContain(secret);

@@ -3,7 +3,7 @@
 // worker, the hot wallets of /admin/wallets and the market's network fee quotes. One object with start/stop for the composition root.
 import type { FastifyInstance } from 'fastify';
 import type { Chain } from '../../config.ts';
-import { TOKEN_DEFS, type TokenSymbol } from '../../tokens/index.ts';
+import { TOKEN_DEFS, tokensOnChain, type TokenSymbol } from '../../tokens/index.ts';
 import type { Platform } from '../../platform/context.ts';
 import type { NetworkFeeQuoter } from '../../market/network-fee-port.ts';
 import type { ChainNodes } from '../rpc/nodes.ts';
@@ -12,7 +12,7 @@ import { TransferService, type TransferFamily, type TransferServiceOptions } fro
 import { EvmFamily, EvmFeeQuoter, EvmRpc, evmWalletBalances, tokenContracts } from '../evm/send/index.ts';
 import type { UtxoChain } from '../addresses/index.ts';
 import { UtxoReader, UtxoRpc } from '../utxo/index.ts';
-import { UtxoFamily, UtxoFeeQuoter, combinedFeeQuoter, depositTxsFromDb, utxoWalletBalances } from '../utxo/send/index.ts';
+import { HotOutputs, UtxoFamily, UtxoFeeQuoter, combinedFeeQuoter, depositTxsFromDb } from '../utxo/send/index.ts';
 import { NodeEndpoints } from '../rpc/endpoints.ts';
 import type { ChainReader } from '../watch/types.ts';
 import { TronFamily, TronReader, TronRpc } from '../tron/index.ts';
@@ -66,6 +66,7 @@ export class ChainSending {
     let tronFamily: TronFamily | undefined;
     let xrpFamily: XrpFamily | undefined;
     const utxoRpcs: Partial<Record<UtxoChain, UtxoRpc>> = {};
+    const hotOutputs = new HotOutputs(platform.db);
     for (const chain of UTXO_CHAINS) {
       const endpoints = nodes[chain];
       if (!endpoints) continue;
@@ -74,8 +75,12 @@ export class ChainSending {
       utxoRpcs[chain] = rpc;
       this.utxoReaders[chain] = reader;
       this.readers[chain] = reader;
-      families.push(new UtxoFamily(reader, rpc, this.keys, depositTxsFromDb(platform.db), { stuckAfterMs: opts.stuckAfterMs?.[chain] }));
-      readers[chain] = (address) => utxoWalletBalances(rpc, chain, address);
+      const family = new UtxoFamily(reader, rpc, this.keys, depositTxsFromDb(platform.db), {
+        stuckAfterMs: opts.stuckAfterMs?.[chain], hot: hotOutputs, now: () => platform.clock.now(),
+      });
+      families.push(family);
+      // the live hot wallet's tracked outputs (a test-mode wallet is never on a node)
+      readers[chain] = async () => [{ token: family.coin.token, amount: await family.hotBalance() }];
     }
     const tron = nodes.tron;
     if (tron) {
@@ -86,9 +91,13 @@ export class ChainSending {
       tronFamily = family;
       families.push(family);
       this.readers.tron = new TronReader(rpc, config.tokenContracts);
+      // TRX and every token of the chain (a contract that cannot be read leaves its token out)
+      const tronTokens = tokensOnChain('tron').filter((d) => !d.native).map((d) => d.token);
       readers.tron = async (address) => {
-        const [trx, usdt] = await Promise.all([family.balance(address), family.tokenBalance('USDT_TRC20', address).catch(() => null)]);
-        return [{ token: 'TRX', amount: trx }, ...(usdt === null ? [] : [{ token: 'USDT_TRC20' as const, amount: usdt }])];
+        const [trx, held] = await Promise.all([
+          family.balance(address), Promise.all(tronTokens.map((token) => family.tokenBalance(token, address).catch(() => null))),
+        ]);
+        return [{ token: 'TRX' as const, amount: trx }, ...tronTokens.flatMap((token, i) => { const amount = held[i]; return amount === null ? [] : [{ token, amount }]; })];
       };
     }
     if (nodes.xrp) {

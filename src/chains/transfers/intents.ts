@@ -7,10 +7,10 @@ import type { Executor } from '../../platform/db/index.ts';
 import { newId } from '../../platform/ids.ts';
 import { TOKEN_DEFS, type TokenSymbol } from '../../tokens/index.ts';
 import { payments } from '../../payments/index.ts';
-import type { TransferPort, TransferRequest } from '../../settlement/index.ts';
+import type { TransferPort, TransferRequest, TransferState } from '../../settlement/index.ts';
 import type { WalletKeys } from '../wallets/keys.ts';
 import { outgoingTransfers, type TransferRow } from './schema.ts';
-import type { TransferPurpose } from './types.ts';
+import { WAITING_FUNDS, type TransferPurpose } from './types.ts';
 
 export interface NewTransfer {
   chain: Chain;
@@ -44,6 +44,21 @@ export async function recordTransfer(tx: Executor, t: NewTransfer, now: Date): P
     feesPaid: 0n, minedFee: null, failures: 0, replacements: 0, nextAt: now, lastError: null, createdAt: now, updatedAt: now, finalAt: null,
   }).returning();
   return row;
+}
+
+/**
+ * The hot wallet's `account_setting` transfer of `reference`, recorded unless it was already (ever):
+ * each setting is made once, whatever the number of processes or restarts (a unique index).
+ */
+export async function recordAccountSetting(ex: Executor, t: Pick<NewTransfer, 'chain' | 'livemode' | 'token' | 'fromAddress' | 'reference'>, now: Date): Promise<boolean> {
+  const rows = await ex.insert(outgoingTransfers).values({
+    id: newId('trf', now), chain: t.chain, livemode: t.livemode, purpose: 'account_setting', token: t.token,
+    fromAddress: t.fromAddress, fromRole: 'hot', fromIndex: null, toAddress: t.fromAddress, toTag: null,
+    amount: 0n, paysOwnFee: false, reference: t.reference, dependsOn: null,
+    status: 'recorded', waiting: null, nonce: null, uncertain: false, txId: null, block: null, sentAmount: null,
+    feesPaid: 0n, minedFee: null, failures: 0, replacements: 0, nextAt: now, lastError: null, createdAt: now, updatedAt: now, finalAt: null,
+  }).onConflictDoNothing().returning({ id: outgoingTransfers.id });
+  return rows.length > 0;
 }
 
 /** The TransferPort of the settlement room: settlements, the service's share, sweeps and payouts. */
@@ -88,6 +103,16 @@ export class ChainTransferPort implements TransferPort {
       .where(and(eq(outgoingTransfers.reference, reference), eq(outgoingTransfers.status, 'failed'))).returning({ id: outgoingTransfers.id });
     if (rows.length > 0) this.#recorded();
     return rows.length;
+  }
+
+  async state(tx: Executor, id: string): Promise<TransferState | null> {
+    const [r] = await tx.select().from(outgoingTransfers).where(eq(outgoingTransfers.id, id));
+    if (!r) return null;
+    const status = r.status === 'final' ? 'final' : r.status === 'failed' || r.status === 'canceled' ? 'failed' : 'pending';
+    return {
+      status, waiting_funds: r.status === 'recorded' && r.waiting === WAITING_FUNDS,
+      ...(r.txId ? { tx_id: r.txId } : {}), ...(r.lastError ? { why: r.lastError } : {}),
+    };
   }
 
   async cancel(tx: Executor, reference: string): Promise<boolean> {

@@ -2,12 +2,34 @@
 // transaction: a settlement's transfer completes or fails it (spec 3; `settlement.completed` with
 // `tx_id`, `settlement.failed`), a payout's transfer marks it sent with its `tx_id` or rejects it
 // with the reason. The service's share, sweeps and gas top-ups concern only the service (logged).
+// On Tron, once all of a settlement's transfers are final, what they burnt becomes its network fee
+// (settlement/burnt-fee.ts).
 import type { Logger } from '../../platform/logger.ts';
 import { AppError } from '../../platform/errors.ts';
-import { completeSettlement, failSettlement, payoutSendFailed, payoutSentOnChain } from '../../settlement/index.ts';
+import type { Decimal } from '../../money/index.ts';
+import type { TokenSymbol } from '../../tokens/index.ts';
+import { completeSettlement, failSettlement, payoutSendFailed, payoutSentOnChain, recordBurntFee } from '../../settlement/index.ts';
+import type { Executor } from '../../platform/db/index.ts';
+import { referenceBurnt } from './store.ts';
 import type { TransferOutcomes } from './types.ts';
+import type { TransferRow } from './schema.ts';
+import { isUtxoChain } from '../addresses/index.ts';
+import type { Chain } from '../../config.ts';
 
-export function settlementOutcomes(log: Logger): TransferOutcomes {
+/** Current market rates of a mode (a token settlement's burnt TRX is priced in its coin with them). */
+export type RatesOf = (livemode: boolean) => Partial<Record<TokenSymbol, Decimal>>;
+
+/** Chains whose settlements record the fee burnt rather than the one quoted. */
+const BURNT_FEE_CHAINS: ReadonlySet<string> = new Set(['tron']);
+
+async function burntFee(tx: Executor, t: TransferRow, rates: RatesOf | null, now: Date): Promise<void> {
+  if (!BURNT_FEE_CHAINS.has(t.chain) || (t.purpose !== 'settlement' && t.purpose !== 'service_fee')) return;
+  const { burnt, settled } = await referenceBurnt(tx, t.reference);
+  if (!settled) return;
+  await recordBurntFee(tx, t.reference, { token: 'TRX', amount: burnt }, rates?.(t.livemode) ?? {}, now);
+}
+
+export function settlementOutcomes(log: Logger, rates: () => RatesOf | null = () => null): TransferOutcomes {
   /** The settlement or payout moved on meanwhile (the operator did something): the transfer's state stands. */
   const tolerate = (err: unknown, what: Record<string, unknown>) => {
     if (!(err instanceof AppError)) throw err;
@@ -16,9 +38,11 @@ export function settlementOutcomes(log: Logger): TransferOutcomes {
   return {
     async final(tx, t, now) {
       try {
-        if (t.purpose === 'settlement') await completeSettlement(tx, t.reference, t.txId!, now);
+        // a Bitcoin-family settlement is one transaction: its fee is the settlement's real network fee
+        if (t.purpose === 'settlement') await completeSettlement(tx, t.reference, t.txId!, now, isUtxoChain(t.chain as Chain) ? { networkFee: t.minedFee } : {});
         else if (t.purpose === 'payout') await payoutSentOnChain(tx, t.reference, t.txId!, now);
       } catch (err) { tolerate(err, { transfer: t.id, reference: t.reference }); }
+      await burntFee(tx, t, rates(), now);
     },
     async failed(tx, t, note, now) {
       try {

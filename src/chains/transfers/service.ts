@@ -10,7 +10,7 @@ import type { WalletKeys } from '../wallets/keys.ts';
 import { ChainTransferPort } from './intents.ts';
 import { ChainStepper, type StepperOptions } from './stepper.ts';
 import { DEFAULT_RETRY_DELAYS_MS } from './backoff.ts';
-import { settlementOutcomes } from './outcomes.ts';
+import { settlementOutcomes, type RatesOf } from './outcomes.ts';
 import { walletsWaitingForFunds } from './store.ts';
 import type { TransferFamily } from './types.ts';
 
@@ -32,13 +32,14 @@ export class TransferService {
   #recorded = false;
   #timer: NodeJS.Timeout | null = null;
   #unlisten: (() => void) | null = null;
+  #rates: RatesOf | null = null;
 
   constructor(platform: Platform, keys: WalletKeys, families: readonly TransferFamily[], opts: TransferServiceOptions) {
     this.#platform = platform;
     this.#pollMs = opts.pollMs;
     const chains = new Set(families.map((f) => f.chain));
     this.port = new ChainTransferPort(keys, () => chains, () => platform.clock.now(), () => { this.#recorded = true; });
-    const outcomes = settlementOutcomes(platform.log);
+    const outcomes = settlementOutcomes(platform.log, () => this.#rates);
     this.#steppers = families.map((f) => {
       const o: StepperOptions = {
         confirmations: platform.config.confirmations[f.chain], retryDelaysMs: opts.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
@@ -46,6 +47,11 @@ export class TransferService {
       };
       return new ChainStepper(platform.db, f, outcomes, platform.clock, platform.log, o, () => this.kick());
     });
+  }
+
+  /** The market plugs its rates in (created after the chain room, from its fee quotes). */
+  useRates(rates: RatesOf): void {
+    this.#rates = rates;
   }
 
   /** The chains transfers can be made on (a family with a node). */

@@ -9,7 +9,7 @@ import type { Database, Executor } from '../../platform/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { tokensOnChain } from '../../tokens/index.ts';
-import { recordTransfer } from './intents.ts';
+import { recordAccountSetting, recordTransfer } from './intents.ts';
 import { giveBackNonce, lockSender, takeNonce, type Sender } from './nonces.ts';
 import { retryDelay } from './backoff.ts';
 import type { AttemptRow, TransferRow } from './schema.ts';
@@ -40,6 +40,7 @@ export class ChainStepper {
   readonly #log: Logger;
   readonly #opts: StepperOptions;
   readonly #wake: () => void;
+  #settingsRecorded = false;
 
   constructor(db: Database, family: TransferFamily, outcomes: TransferOutcomes, clock: Clock, log: Logger, opts: StepperOptions, wake: () => void) {
     this.family = family;
@@ -51,12 +52,26 @@ export class ChainStepper {
     this.#wake = wake;
   }
 
+  /** The hot wallets' account settings, recorded once (the first pass of each process makes sure). */
+  async #recordSettings(): Promise<void> {
+    const native = tokensOnChain(this.family.chain).find((d) => d.native)!.token;
+    // live only: test-mode payments never reach a chain, and an unfunded wallet would wait for funds
+    for (const reference of this.family.accountSettings?.(true) ?? []) {
+      const fromAddress = this.family.hotAddress(true);
+      if (await recordAccountSetting(this.#db.orm, { chain: this.family.chain, livemode: true, token: native, fromAddress, reference }, this.#now)) {
+        this.#log.info({ reference }, 'hot wallet setting recorded');
+      }
+    }
+    this.#settingsRecorded = true;
+  }
+
   get #now(): Date {
     return this.#clock.now();
   }
 
   /** One pass; throws when the chain's node cannot be asked for its tip. */
   async pass(): Promise<void> {
+    if (!this.#settingsRecorded) await this.#recordSettings();
     const rows = await activeTransfers(this.#db.orm, this.family.chain);
     if (rows.length === 0) return;
     const tip = await this.family.tip();
@@ -152,7 +167,7 @@ export class ChainStepper {
         if (await senderBusy(tx, t)) return null;
         nonce = await takeNonce(tx, sender, stored, onChain, now);
       }
-      const signed = await prep.sign(nonce);
+      const signed = await prep.sign(nonce, tx);
       const attempt = await addAttempt(tx, t.id, signed, now);
       const row = await moveTransfer(tx, t, 'recorded', { status: 'signed', nonce, waiting: null, lastError: null }, now);
       return row ? { row, attempt } : null;

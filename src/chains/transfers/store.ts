@@ -71,6 +71,21 @@ export async function feesPaid(ex: Executor, t: TransferRow): Promise<bigint> {
   return BigInt(sum ?? '0');
 }
 
+/**
+ * What the transfers of a reference burnt in all (mined fees and the fees of reverted tries, with
+ * their gas top-ups from the hot wallet), and whether every one of them is final or given up: only
+ * then is the sum what the reference cost.
+ */
+export async function referenceBurnt(ex: Executor, reference: string): Promise<{ burnt: bigint; settled: boolean }> {
+  const [r] = await queryRows<{ sum: string | null; open: number }>(ex, sql`
+    with own as (select * from outgoing_transfers where reference = ${reference}),
+    gas as (select g.* from outgoing_transfers g join own o on g.reference = o.id and g.purpose = 'gas_topup')
+    select sum(fees_paid + coalesce(mined_fee, 0))::text as sum,
+      count(*) filter (where status not in ('final', 'failed', 'canceled'))::int as open
+    from (select * from own union all select * from gas) t`);
+  return { burnt: BigInt(r.sum ?? '0'), settled: r.open === 0 };
+}
+
 /** Hot wallets with a transfer waiting for funds, as `chain:livemode`. */
 export async function walletsWaitingForFunds(ex: Executor): Promise<Set<string>> {
   const rows = await queryRows<{ chain: string; livemode: boolean }>(ex, sql`

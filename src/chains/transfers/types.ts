@@ -5,7 +5,8 @@ import type { Chain } from '../../config.ts';
 import type { Executor } from '../../platform/db/index.ts';
 import type { AttemptRow, TransferRow } from './schema.ts';
 
-export const TRANSFER_PURPOSES = ['settlement', 'service_fee', 'sweep', 'gas_topup', 'payout'] as const;
+/** `account_setting`: a transaction of the hot wallet that moves nothing (XRP: AccountSet RequireDest). */
+export const TRANSFER_PURPOSES = ['settlement', 'service_fee', 'sweep', 'gas_topup', 'payout', 'account_setting'] as const;
 export type TransferPurpose = (typeof TRANSFER_PURPOSES)[number];
 
 export type TransferStatus = 'recorded' | 'signed' | 'sent' | 'mined' | 'final' | 'failed' | 'canceled';
@@ -30,8 +31,12 @@ export interface SignedTx {
 
 /** What a family found out before anything is signed. */
 export type Preparation =
-  /** Sign with this nonce (allocated by the core under the sender's lock). */
-  | { kind: 'ready'; sign: (nonce: bigint | null) => Promise<SignedTx> }
+  /**
+   * Sign with this nonce (allocated by the core under the sender's lock), inside `tx`: the
+   * transaction that stores the signed bytes, where a family records what the signing takes (the
+   * UTXO hot wallet's outputs it spends), so nothing is taken unless the attempt is stored with it.
+   */
+  | { kind: 'ready'; sign: (nonce: bigint | null, tx?: Executor) => Promise<SignedTx> }
   /** The deposit address needs this much of the native coin first (a gas top-up from the hot wallet). */
   | { kind: 'top_up'; amount: bigint }
   /** The hot wallet cannot pay it yet. */
@@ -86,6 +91,12 @@ export interface TransferFamily {
   readonly oneTransactionPerReference?: boolean;
   /** The hot wallet of the chain in a mode (gas top-ups leave from it). */
   hotAddress(livemode: boolean): string;
+  /**
+   * Settings the hot wallet of a mode must carry, each made once by an `account_setting` transfer
+   * (recorded before it is signed, like any transfer; `reference` says which, and a reference is
+   * recorded only once). XRP: RequireDest on the service address.
+   */
+  accountSettings?(livemode: boolean): readonly string[];
   tip(): Promise<bigint>;
   /** Transactions of `address` in the best chain ('latest'), or as of block `at`. */
   chainNonce(address: string, at?: bigint): Promise<bigint>;

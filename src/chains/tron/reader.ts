@@ -3,6 +3,7 @@
 // and the solidified block (walletsolidity) as the point at which a block is final whatever the count.
 import type { Chain } from '../../config.ts';
 import { tokensOnChain, type TokenSymbol } from '../../tokens/index.ts';
+import type { AddressIndex } from '../watch/address-index.ts';
 import type { BlockRef, ChainBlock, ChainReader, TxState } from '../watch/types.ts';
 import { blockTransfers } from './block-transfers.ts';
 import { tronBase58, tronHex, type TronAnswer, type TronRpc } from './rpc.ts';
@@ -65,7 +66,7 @@ export class TronReader implements ChainReader {
     return tronBlockRef(await this.#rpc.wallet('getblockbynum', { num: Number(height) }));
   }
 
-  async block(height: bigint): Promise<ChainBlock | null> {
+  async block(height: bigint, watched?: AddressIndex): Promise<ChainBlock | null> {
     const b = await this.#rpc.wallet('getblockbynum', { num: Number(height) });
     const ref = tronBlockRef(b);
     if (!ref) return null;
@@ -77,7 +78,7 @@ export class TronReader implements ChainReader {
       if (!Array.isArray(answer)) throw new Error('the Tron node answered transaction infos that are not a list');
       infos = answer;
     }
-    return { ...ref, transfers: blockTransfers(txs, infos, this.#contracts) };
+    return { ...ref, transfers: blockTransfers(txs, infos, this.#contracts, watched) };
   }
 
   async txState(txId: string): Promise<TxState> {

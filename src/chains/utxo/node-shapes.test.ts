@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UTXO_NETWORKS, liveNetwork, setLiveNetwork } from '../addresses/index.ts';
 import { NodeEndpoints } from '../rpc/endpoints.ts';
 import { startReplayNode, type ReplayNode } from '../../../test/harness/rpc-replay.ts';
-import { transfersOfTx, type NodeBlock, type NodeTx } from './node-shapes.ts';
+import { blockTransfers, transfersOfTx, type NodeBlock, type NodeTx } from './node-shapes.ts';
 import { UtxoReader, WrongNetworkError } from './reader.ts';
 import { UtxoRpc } from './rpc.ts';
 import { coinsToBaseUnits } from './coins.ts';
@@ -38,6 +38,29 @@ describe('Bitcoin Core 25 blocks', () => {
   it('falls back on the node\'s address field when a script has no hex', () => {
     const tx: NodeTx = { txid: 'aa', vin: [], vout: [{ n: 0, value: 0.5, scriptPubKey: { address: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4' } }] };
     expect(transfersOfTx(tx, UTXO_NETWORKS.bitcoin.main, 'BTC', same)[0].amount).toBe(50_000_000n);
+  });
+});
+
+describe('the block scan', () => {
+  const a = 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4';
+  const b = '1BgGZ9tcN4rm9KBzDn7KprQz87SZ26SAMH';
+  const out = (n: number, address: string, value: number) => ({ n, value, scriptPubKey: { address } });
+
+  it('sums outputs to one address per transaction, however many outputs it has, and keeps transactions apart', () => {
+    // 20 outputs: past the linear merge, the Map path
+    const many: NodeTx = { txid: 'm', vin: [], vout: Array.from({ length: 20 }, (_, n) => out(n, n % 2 ? b : a, 0.0001)) };
+    const few: NodeTx = { txid: 'f', vin: [], vout: [out(0, a, 0.5), out(1, b, 0.25), out(2, a, 0.5)] };
+    expect(blockTransfers([many, few], UTXO_NETWORKS.bitcoin.main, 'BTC', same)).toEqual([
+      { txId: 'm', to: a, token: 'BTC', amount: 100_000n }, { txId: 'm', to: b, token: 'BTC', amount: 100_000n },
+      { txId: 'f', to: a, token: 'BTC', amount: 100_000_000n }, { txId: 'f', to: b, token: 'BTC', amount: 25_000_000n },
+    ]);
+  });
+
+  it('normalises a bech32 address written in capitals and leaves base58 as it is', () => {
+    const reader = new UtxoReader('bitcoin', new UtxoRpc(new NodeEndpoints(['http://127.0.0.1:1'])));
+    expect(reader.normalizeAddress(a.toUpperCase())).toBe(a);
+    expect(reader.normalizeAddress(a)).toBe(a);
+    expect(reader.normalizeAddress(b)).toBe(b);
   });
 });
 

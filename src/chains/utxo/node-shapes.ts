@@ -42,20 +42,48 @@ export function scriptAddress(network: UtxoNetwork, script: NodeScript | undefin
   return script.hex ? addressOfScript(network, script.hex) : null;
 }
 
-/** Value per receiving address in one transaction (outputs to one address summed), MWEB and unreadable outputs left out. */
-export function transfersOfTx(tx: NodeTx, network: UtxoNetwork, token: TokenSymbol, normalize: (a: string) => string): ObservedTransfer[] {
-  const sums = new Map<string, bigint>();
-  for (const out of tx.vout) {
+/** Outputs of one transaction above which outputs to one address are summed through a Map (below, a linear look is cheaper). */
+const LINEAR_MERGE_MAX = 16;
+
+/**
+ * Value per receiving address in one transaction (outputs to one address summed), MWEB and
+ * unreadable outputs left out, appended to `into`. A block's scan allocates one object per
+ * transfer and nothing per output besides its amount: no Map or array per transaction (a linear
+ * merge over the few outputs a transaction usually has), the sender's address decoded only when
+ * the transaction pays someone.
+ */
+export function transfersOfTx(tx: NodeTx, network: UtxoNetwork, token: TokenSymbol, normalize: (a: string) => string, into: ObservedTransfer[] = []): ObservedTransfer[] {
+  const start = into.length;
+  const vout = tx.vout;
+  const sums = vout.length > LINEAR_MERGE_MAX ? new Map<string, ObservedTransfer>() : null;
+  let from: string | null | undefined;
+  for (let k = 0; k < vout.length; k++) {
+    const out = vout[k];
     if (out.ismweb || out.value === undefined || out.value === 0) continue;
     const address = scriptAddress(network, out.scriptPubKey);
     if (!address) continue;
-    const key = normalize(address);
-    sums.set(key, (sums.get(key) ?? 0n) + coinsToBaseUnits(out.value));
+    const to = normalize(address);
+    const amount = coinsToBaseUnits(out.value);
+    let same: ObservedTransfer | undefined;
+    if (sums) same = sums.get(to);
+    else for (let i = start; i < into.length; i++) if (into[i].to === to) { same = into[i]; break; }
+    if (same) { same.amount += amount; continue; }
+    if (from === undefined) {
+      const first = tx.vin[0]?.prevout ? scriptAddress(network, tx.vin[0].prevout.scriptPubKey) : null;
+      from = first ? normalize(first) : null;
+    }
+    const t: ObservedTransfer = from === null ? { txId: tx.txid, to, token, amount } : { txId: tx.txid, to, token, amount, from };
+    into.push(t);
+    sums?.set(to, t);
   }
-  if (sums.size === 0) return [];
-  const first = tx.vin[0]?.prevout ? scriptAddress(network, tx.vin[0].prevout.scriptPubKey) : null;
-  const from = first ? { from: normalize(first) } : {};
-  return [...sums].map(([to, amount]) => ({ txId: tx.txid, to, token, amount, ...from }));
+  return into;
+}
+
+/** Every transfer of a block's transactions, in order (the reader's scan, and the bench's). */
+export function blockTransfers(txs: readonly NodeTx[], network: UtxoNetwork, token: TokenSymbol, normalize: (a: string) => string): ObservedTransfer[] {
+  const out: ObservedTransfer[] = [];
+  for (let i = 0; i < txs.length; i++) transfersOfTx(txs[i], network, token, normalize, out);
+  return out;
 }
 
 /** The outpoints a transaction spends (none for a coinbase or an MWEB input). */

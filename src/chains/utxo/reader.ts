@@ -8,7 +8,7 @@ import { UTXO_NETWORKS, setLiveNetwork } from '../addresses/index.ts';
 import { redactUrl, RpcError } from '../rpc/json-rpc.ts';
 import type { BlockRef, ChainBlock, ChainReader, ObservedTransfer, TxState } from '../watch/types.ts';
 import { UTXO_COINS, networkOfGenesis, type UtxoCoin } from './coins.ts';
-import { inputsOf, transfersOfTx, type NodeBlock, type NodeBlockHeader, type NodeTx } from './node-shapes.ts';
+import { blockTransfers, inputsOf, transfersOfTx, type NodeBlock, type NodeBlockHeader, type NodeTx } from './node-shapes.ts';
 import type { UtxoRpc } from './rpc.ts';
 
 /** getrawtransaction calls per JSON-RPC batch (Dogecoin blocks, new mempool transactions). */
@@ -64,7 +64,11 @@ export class UtxoReader implements ChainReader {
     return UTXO_NETWORKS[this.chain][this.#kind!];
   }
 
+  readonly #normalize = (address: string): string => this.normalizeAddress(address);
+
   normalizeAddress(address: string): string {
+    // the scan's common case (a node writes bech32 in lower case): checked without a new string
+    if (!hasUpperCase(address)) return address;
     // bech32 is case-insensitive and written in lower case; base58 is case-sensitive
     const hrp = UTXO_NETWORKS[this.chain][this.#kind ?? 'main'].hrp;
     const lower = address.toLowerCase();
@@ -90,10 +94,7 @@ export class UtxoReader implements ChainReader {
     const block = await this.#rpc.maybe<NodeBlock>('getblock', [hash, this.coin.blockVerbosity2 ? 2 : true]);
     if (!block) return null; // replaced between the two calls: the watcher asks again
     const txs = block.tx.length > 0 && typeof block.tx[0] === 'string' ? await this.#transactions(block.tx as string[], hash) : block.tx as NodeTx[];
-    const transfers: ObservedTransfer[] = [];
-    const normalize = (a: string) => this.normalizeAddress(a);
-    for (const tx of txs) for (const t of transfersOfTx(tx, network, this.coin.token, normalize)) transfers.push(t);
-    return { ...refOf(block), transfers };
+    return { ...refOf(block), transfers: blockTransfers(txs, network, this.coin.token, this.#normalize) };
   }
 
   /** Full transactions of a block that listed only their ids (Dogecoin 1.14), in batches. */
@@ -120,7 +121,7 @@ export class UtxoReader implements ChainReader {
       this.#remember(id, p.inputs);
     }
     const fresh = ids.filter((id) => !this.#pool.has(id));
-    const normalize = (a: string) => this.normalizeAddress(a);
+    const normalize = this.#normalize;
     for (let i = 0; i < fresh.length; i += BATCH) {
       const answers = await this.#rpc.batch(fresh.slice(i, i + BATCH).map((id) => ({ method: 'getrawtransaction', params: [id, 1] })));
       for (const a of answers) {
@@ -165,6 +166,14 @@ export class UtxoReader implements ChainReader {
     if (!parent) return false;
     return !parent.blockhash || (parent.confirmations ?? 0) > 0;
   }
+}
+
+function hasUpperCase(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 65 && c <= 90) return true;
+  }
+  return false;
 }
 
 function refOf(h: NodeBlockHeader): BlockRef {

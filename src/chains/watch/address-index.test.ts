@@ -14,6 +14,21 @@ describe('AddressIndex', () => {
     }), { numRuns: 20 });
   });
 
+  it('hasSlice finds prefix + the rest of a string from an offset, capitals as small letters, as has() does', () => {
+    fc.assert(fc.property(fc.uniqueArray(fc.stringMatching(/^[0-9a-f]{40}$/), { minLength: 2, maxLength: 200 }), (all) => {
+      const idx = new AddressIndex();
+      const [out, ...inside] = all;
+      for (const a of inside) idx.add(`41${a}`);
+      for (const a of inside) {
+        expect(idx.hasSlice('41', `${'0'.repeat(24)}${a}`, 24)).toBe(true);
+        expect(idx.hasSlice('41', `${'0'.repeat(24)}${a.toUpperCase()}`, 24)).toBe(true);
+        expect(idx.hasSlice('', `41${a}`, 0)).toBe(true);
+      }
+      expect(idx.hasSlice('41', `${'0'.repeat(24)}${out}`, 24)).toBe(false);
+      expect(idx.hasSlice('', out, 0)).toBe(false);
+    }), { numRuns: 20 });
+  });
+
   it('adding an address again changes nothing', () => {
     const idx = new AddressIndex();
     idx.add('0xabc');

@@ -52,6 +52,12 @@ export class ChainWatcher {
   readonly chain: Chain;
   readonly #p: WatcherParts;
   readonly #o: WatcherOptions;
+  /**
+   * Mempool transfers fed already (`txId:to:tag`), while they stay in the mempool: each is fed
+   * once, not on every pass (a mempool of many pending deposits would otherwise cost a database
+   * round per deposit per pass, and delay the next one's `detecting`).
+   */
+  readonly #pooledFed = new Set<string>();
   #state: WatcherState;
   #stopped = false;
 
@@ -73,6 +79,7 @@ export class ChainWatcher {
 
   /** The lock was lost: the index is rebuilt when the chain is taken again. */
   released(): void {
+    this.#pooledFed.clear();
     this.#p.addresses.drop();
   }
 
@@ -108,13 +115,15 @@ export class ChainWatcher {
     let finished = 0;
     let index: AddressIndex | undefined;
     while (at.height < head.height && finished < this.#o.maxBlocksPerPass && !this.#stopped) {
-      const block = await reader.block(at.height + 1n);
+      // Topped up before the block is read: every address paid in it was issued before the head
+      // read above, so the index already holds it, and the reader builds only the transfers it matches.
+      index = await this.#p.addresses.current();
+      const block = await reader.block(at.height + 1n, index);
       if (!block) break;
       if (block.parentHash !== at.hash) {
         at = await this.#onBestChain(at, true);
         continue;
       }
-      index = await this.#p.addresses.current();
       const now = clock.now();
       const matched = matchTransfers(index, block.transfers);
       if (block.unchecked) matched.push(...await block.unchecked.succeeded(matchTransfers(index, block.unchecked.transfers)));
@@ -125,12 +134,22 @@ export class ChainWatcher {
       at = block;
       finished++;
     }
+    const pooled = new Set<string>();
     if (reader.pending) {
       // the index a block of this pass was matched against is current enough (topped up just now)
       index ??= await this.#p.addresses.current();
-      for (const t of matchTransfers(index, await reader.pending())) await this.#p.feed.transfer(t, undefined, 0, clock.now());
+      const seen = new Set<string>();
+      for (const t of matchTransfers(index, await reader.pending())) {
+        const key = `${t.txId}:${t.to}:${t.tag ?? ''}`;
+        seen.add(key);
+        pooled.add(t.txId);
+        if (this.#pooledFed.has(key)) continue;
+        // an address not (yet) a payment's is looked at again on the next pass
+        if (await this.#p.feed.transfer(t, undefined, 0, clock.now()) !== 'not_ours') this.#pooledFed.add(key);
+      }
+      for (const key of this.#pooledFed) if (!seen.has(key)) this.#pooledFed.delete(key);
     }
-    await this.#p.feed.recount(count, at.height, clock.now());
+    await this.#p.feed.recount(count, at.height, clock.now(), pooled);
     this.#state = { ...this.#state, height: at.height, hash: at.hash, blockTime: at.time };
     await this.#report(this.#statusAt(head, at), this.#p.endpoints.lastError);
     return finished;

@@ -5,6 +5,7 @@
 // and never knows about payments.
 import type { Chain } from '../../config.ts';
 import type { TokenSymbol } from '../../tokens/index.ts';
+import type { AddressIndex } from './address-index.ts';
 
 /** A block (an XRP validated ledger) as the watcher keeps it in its cursor. */
 export interface BlockRef {
@@ -67,8 +68,12 @@ export interface ChainReader {
   head(): Promise<BlockRef>;
   /** The header of the best chain's block at `height`; null above the tip. */
   header(height: bigint): Promise<BlockRef | null>;
-  /** The best chain's block at `height` with its transfers; null above the tip. */
-  block(height: bigint): Promise<ChainBlock | null>;
+  /**
+   * The best chain's block at `height` with its transfers; null above the tip. With `watched`, a
+   * reader may leave out the transfers to addresses not in it (the watcher would drop them anyway):
+   * a Tron block holds thousands of token transfers and building each costs more than the look-up.
+   */
+  block(height: bigint, watched?: AddressIndex): Promise<ChainBlock | null>;
   /** Transfers in the node's mempool (Bitcoin family: a deposit with 0 confirmations); others omit it. */
   pending?(): Promise<ObservedTransfer[]>;
   /** Where a transaction stands now. */

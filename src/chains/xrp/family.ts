@@ -4,13 +4,15 @@
 // direct rule 7). Sequence numbers are the nonces the core allocates; each transaction is bounded
 // by LastLedgerSequence, so once a validated ledger past it does not hold it, it is known lost and
 // the same sequence is signed again (only one transaction of a sequence can ever be applied: nothing
-// is sent twice). The account reserve is never spent.
+// is sent twice). The account reserve is never spent. The service address carries RequireDest (one
+// AccountSet, an `account_setting` transfer made once): rippled then refuses a payment to it without
+// a destination tag (tecDST_TAG_NEEDED), so an untagged payment bounces back to its sender.
 import type { WalletKeys } from '../wallets/keys.ts';
 import type { AttemptRow, TransferRow } from '../transfers/schema.ts';
 import type { BroadcastOutcome, Inclusion, PrepareContext, Preparation, SignedTx, TransferFamily } from '../transfers/types.ts';
-import { RpcError } from '../rpc/json-rpc.ts';
+import { broadcastVia } from '../transfers/broadcasting.ts';
 import { XrpNodeError, type XrpRpc } from './rpc.ts';
-import { lastLedgerOf, signPayment } from './sign.ts';
+import { ASF_REQUIRE_DEST, lastLedgerOf, signAccountSet, signPayment } from './sign.ts';
 
 /** Ledgers a transaction may wait for (about 80 s at 4 s a ledger), as xrpl.js's autofill allows. */
 export const LEDGER_WINDOW = 20;
@@ -36,6 +38,9 @@ export function submitOutcome(engine: string, message: string): BroadcastOutcome
   if (engine.startsWith('ter') || engine === 'telCAN_NOT_QUEUE') return { kind: 'uncertain', why };
   return { kind: 'refused', why };
 }
+
+/** The reference of the service address's RequireDest setting. */
+export const requireDestReference = (address: string): string => `xrp_require_dest:${address}`;
 
 export class XrpFamily implements TransferFamily {
   readonly chain = 'xrp' as const;
@@ -99,9 +104,15 @@ export class XrpFamily implements TransferFamily {
     return this.#keys.hotAddress('xrp', t.livemode) === t.fromAddress ? this.#keys.hotPrivateKey('xrp', t.livemode) : null;
   }
 
+  /** RequireDest on the service address (the setting's reference names the address). */
+  accountSettings(livemode: boolean): readonly string[] {
+    return [requireDestReference(this.hotAddress(livemode))];
+  }
+
   async prepare(t: TransferRow, _ctx: PrepareContext): Promise<Preparation> {
     const key = this.#key(t);
     if (!key) return { kind: 'refused', why: 'XRP is sent only from the service address' };
+    if (t.purpose === 'account_setting') return this.#prepareSetting(t, key);
     if (t.token !== 'XRP') return { kind: 'refused', why: `${t.token} is not sent on the XRP Ledger` };
     if (t.toAddress === t.fromAddress) return { kind: 'refused', why: 'the payout address is the service address' };
     const [net, from, to] = await Promise.all([this.#network(), this.#account(t.fromAddress), this.#account(t.toAddress, 'validated')]);
@@ -116,6 +127,17 @@ export class XrpFamily implements TransferFamily {
     return { kind: 'ready', sign: async (nonce) => this.#sign(t, key, nonce!, net.fee, await this.#lastLedger(net.validated)) };
   }
 
+  /** The AccountSet once the service address exists and can pay its fee above its reserve. */
+  async #prepareSetting(t: TransferRow, key: Uint8Array): Promise<Preparation> {
+    if (t.reference !== requireDestReference(t.fromAddress)) return { kind: 'refused', why: `unknown account setting ${t.reference}` };
+    const [net, from] = await Promise.all([this.#network(), this.#account(t.fromAddress)]);
+    const reserve = net.reserveBase + (from?.ownerCount ?? 0n) * net.reserveInc;
+    if (!from || from.balance - reserve < net.fee) {
+      return { kind: 'no_funds', why: `the service address holds ${from?.balance ?? 0n} drops (${reserve} of them its reserve); ${net.fee} are needed for its AccountSet` };
+    }
+    return { kind: 'ready', sign: async (nonce) => this.#sign(t, key, nonce!, net.fee, await this.#lastLedger(net.validated)) };
+  }
+
   /** The validated ledger right now plus the window (read at signing: the sender's lock may have waited). */
   async #lastLedger(fallback: number): Promise<number> {
     const tip = await this.tip().catch(() => BigInt(fallback));
@@ -123,10 +145,12 @@ export class XrpFamily implements TransferFamily {
   }
 
   #sign(t: TransferRow, key: Uint8Array, sequence: bigint, fee: bigint, lastLedgerSequence: number): SignedTx {
-    const { txId, blob } = signPayment({
-      account: t.fromAddress, destination: t.toAddress, ...(t.toTag !== null ? { tag: t.toTag } : {}), amount: t.amount, fee,
-      sequence: Number(sequence), lastLedgerSequence,
-    }, key);
+    const { txId, blob } = t.purpose === 'account_setting'
+      ? signAccountSet({ account: t.fromAddress, setFlag: ASF_REQUIRE_DEST, fee, sequence: Number(sequence), lastLedgerSequence }, key)
+      : signPayment({
+        account: t.fromAddress, destination: t.toAddress, ...(t.toTag !== null ? { tag: t.toTag } : {}), amount: t.amount, fee,
+        sequence: Number(sequence), lastLedgerSequence,
+      }, key);
     return { txId, raw: blob, nonce: sequence, value: t.amount, fee: { fee: fee.toString(), lastLedgerSequence: String(lastLedgerSequence) }, feeReserve: fee };
   }
 
@@ -150,14 +174,11 @@ export class XrpFamily implements TransferFamily {
   }
 
   async broadcast(raw: string): Promise<BroadcastOutcome> {
-    try {
+    return broadcastVia('rippled', async () => {
       const r = await this.#rpc.request('submit', { tx_blob: raw });
       if (typeof r.engine_result !== 'string') return { kind: 'uncertain', why: 'rippled answered submit without an engine result' };
       return submitOutcome(r.engine_result, String(r.engine_result_message ?? ''));
-    } catch (err) {
-      if (err instanceof RpcError) return { kind: 'refused', why: `rippled refused it: ${err.message}` };
-      return { kind: 'uncertain', why: (err as Error).message };
-    }
+    });
   }
 
   async inclusion(txIds: readonly string[]): Promise<Inclusion | null> {

@@ -25,11 +25,28 @@ const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex').toUpperCas
 export const sha512Half = (h: string): string => createHash('sha512').update(Buffer.from(h, 'hex')).digest().subarray(0, 32).toString('hex').toUpperCase();
 
 export function signPayment(p: XrpPayment, privateKey: Uint8Array): { txId: string; blob: string } {
-  const tx: Record<string, unknown> = {
+  return signTx({
     TransactionType: 'Payment', Flags: 0, Account: p.account, Destination: p.destination, Amount: p.amount.toString(),
-    Fee: p.fee.toString(), Sequence: p.sequence, LastLedgerSequence: p.lastLedgerSequence, SigningPubKey: hex(secp256k1.getPublicKey(privateKey, true)),
+    Fee: p.fee.toString(), Sequence: p.sequence, LastLedgerSequence: p.lastLedgerSequence,
     ...(p.tag !== undefined ? { DestinationTag: p.tag } : {}),
-  };
+  }, privateKey);
+}
+
+/** AccountSet's flag that makes the account refuse payments without a destination tag (lsfRequireDestTag). */
+export const ASF_REQUIRE_DEST = 1;
+/** The account flag it sets, as account_info shows it. */
+export const LSF_REQUIRE_DEST_TAG = 0x0002_0000;
+
+/** An AccountSet turning `setFlag` on. */
+export function signAccountSet(p: Omit<XrpPayment, 'destination' | 'tag' | 'amount'> & { setFlag: number }, privateKey: Uint8Array): { txId: string; blob: string } {
+  return signTx({
+    TransactionType: 'AccountSet', Flags: 0, Account: p.account, SetFlag: p.setFlag,
+    Fee: p.fee.toString(), Sequence: p.sequence, LastLedgerSequence: p.lastLedgerSequence,
+  }, privateKey);
+}
+
+function signTx(fields: Record<string, unknown>, privateKey: Uint8Array): { txId: string; blob: string } {
+  const tx: Record<string, unknown> = { ...fields, SigningPubKey: hex(secp256k1.getPublicKey(privateKey, true)) };
   // ripple-keypairs marks a secp256k1 private key with a 00 byte in front (ed25519 keys carry ED)
   tx.TxnSignature = sign(encodeForSigning(tx as never), `00${hex(privateKey)}`);
   const blob = encode(tx as never);

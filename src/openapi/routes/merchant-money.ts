@@ -4,6 +4,7 @@ import { SIMULATION_OUTCOMES } from '../../payments/index.ts';
 import type { RouteDoc } from '../describe.ts';
 import { anyObject, arr, bool, dec, int, message, obj, oneOf, page, ref, str, time, wrap } from '../schema.ts';
 import { CREATE_PAYMENT_BODY, PAYMENT_SEARCH, PAYMENT_SEARCH_ERRORS, URL_ERRORS } from './v1.ts';
+import { BEFORE_MESSAGE } from '../../webhooks/index.ts';
 
 const MODE = { mode: oneOf(['test'], 'test for the test mode; anything else, or nothing, live') };
 const PAGE = { limit: int('1 to 200, default 50'), offset: int('default 0') };
@@ -84,9 +85,13 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
     responses: WEBHOOK, errors: { 500: ['could not roll the webhook secret'] },
   },
   {
-    method: 'GET', path: '/merchant/webhooks/deliveries', tag: 'Webhook', auth: 'access_token', summary: 'Deliveries, newest first',
-    query: { ...MODE, status: oneOf(['pending', 'sending', 'delivered', 'failed', 'resolved']), limit: int('1 to 200, default 50') },
+    method: 'GET', path: '/merchant/webhooks/deliveries', tag: 'Webhook', auth: 'access_token', summary: 'Deliveries, newest first, paged by `before`',
+    query: {
+      ...MODE, status: oneOf(['pending', 'sending', 'delivered', 'failed', 'resolved']), limit: int('1 to 200, default 50'),
+      before: str('the id of the last delivery already shown: the next page, older than it (a page shorter than `limit` is the last)'),
+    },
     responses: { 200: { description: 'deliveries', schema: wrap('deliveries', arr(ref('Delivery'))) } },
+    errors: { 400: [BEFORE_MESSAGE] },
   },
   { method: 'GET', path: '/merchant/webhooks/deliveries/:id', tag: 'Webhook', auth: 'access_token', summary: 'A delivery with its history', responses: { 200: { description: 'the delivery', schema: wrap('delivery', ref('Delivery')) } }, errors: { 404: ['not found'] } },
   {

@@ -9,11 +9,15 @@ import { param, query } from './caller.ts';
 import { isLiveQuery } from '../../platform/http/index.ts';
 
 const PER_IP_PER_SECOND = 5;
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 export async function registerCheckoutRoutes(app: FastifyInstance, accounts: AccountsService, payments: PaymentsService, clock: Clock): Promise<void> {
+  // The kept views listen to the database: they stop with the app.
+  app.addHook('onClose', async () => { await payments.checkoutCache.close(); });
   await app.register(async (scope) => {
     await scope.register(cors, { origin: '*' });
-    scope.get('/:checkoutToken', async (req) => payments.checkoutView(param(req, 'checkoutToken')));
+    // The body comes as JSON text (kept between reads of an unchanged payment): sent as is.
+    scope.get('/:checkoutToken', async (req, reply) => reply.type(JSON_TYPE).send(await payments.checkoutBody(param(req, 'checkoutToken'))));
     scope.post('/:checkoutToken/token', async (req) => {
       await limitByIp(accounts.limiter, 'checkout-token', req, PER_IP_PER_SECOND, clock.now().getTime());
       return payments.chooseByCheckout(param(req, 'checkoutToken'), bodyObject(req.body).token);

@@ -4,10 +4,17 @@ import path from 'node:path';
 import v8 from 'node:v8';
 import { Database, type Orm } from './database.ts';
 
+/**
+ * Connections per process on a PostgreSQL server. Payment creation keeps half of them writing at
+ * once (create-statement.ts maxInFlight), tuned on 2 cores with 50 client connections; four
+ * processes stay within PostgreSQL's default max_connections of 100.
+ */
+export const POSTGRES_POOL_MAX = 20;
+
 export async function openPostgres(url: string, opts: { max?: number } = {}): Promise<Database> {
   const { default: pg } = await import('pg');
   const { drizzle } = await import('drizzle-orm/node-postgres');
-  const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10 });
+  const pool = new pg.Pool({ connectionString: url, max: opts.max ?? POSTGRES_POOL_MAX });
   // An idle connection dropped by the server must not crash the process.
   pool.on('error', () => {});
   const orm = drizzle(pool) as unknown as Orm;

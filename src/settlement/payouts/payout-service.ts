@@ -3,7 +3,7 @@
 import { and, count, desc, eq, type SQL } from 'drizzle-orm';
 import type { Database } from '../../platform/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
-import { badRequest } from '../../platform/errors.ts';
+import { badRequest, conflict } from '../../platform/errors.ts';
 import { usdRateOf, type MarketSource } from '../../market/index.ts';
 import { recordAudit, type Actor } from '../../audit/index.ts';
 import { formatUnits, formatUsd } from '../../money/index.ts';
@@ -23,6 +23,13 @@ export const ADDRESS_ID_REQUIRED = 'address_id is required';
 export const UNKNOWN_PAYOUT_ADDRESS = 'unknown payout address: give the id of one of your live payout addresses';
 export { ADJUST_NOTE_REQUIRED as NOTE_REQUIRED } from '../adjustments.ts';
 export const TX_ID_REQUIRED = 'tx_id is required';
+/**
+ * A manual payout (and its quote) to an address that is not active yet: a new or changed address
+ * is paid only from its `active_at`, 24 hours on (spec 1, payout addresses 2), as settlements,
+ * scheduled and automatic payouts already wait for it.
+ */
+export const addressNotActive = (activeAt: Date): string =>
+  `this payout address is active from ${activeAt.toISOString()}: a new or changed address can be paid out to 24 hours after it was set`;
 export const FROM_MISMATCH = 'from_token and from_chain name different balances';
 export const UNKNOWN_FROM = 'from_token must be one of your balance coins, e.g. USDT_TRC20';
 export const crossBalance = (from: string, to: string): string =>
@@ -48,6 +55,7 @@ export class PayoutService {
     if (typeof id !== 'string' || id === '') throw badRequest(ADDRESS_ID_REQUIRED);
     const a = await addressById(this.#db.orm, merchantId, id);
     if (!a || !a.livemode) throw badRequest(UNKNOWN_PAYOUT_ADDRESS);
+    if (a.activeAt.getTime() > this.#clock.now().getTime()) throw conflict(addressNotActive(a.activeAt));
     return a;
   }
 

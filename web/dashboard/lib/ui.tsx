@@ -96,6 +96,20 @@ export function Pager({ total, limit, offset, onPage }: { total: number; limit: 
   );
 }
 
+/**
+ * Pages a list the API answers whole (stores, members, invitations, API keys, payout addresses):
+ * `limit` rows at a time, with the pager shown only when there is more than one page.
+ */
+export function usePaged<T>(rows: readonly T[] | undefined, label: string, limit = 50): { shown: T[]; pager: JSX.Element | null } {
+  const [offset, setOffset] = useState(0);
+  const all = rows ?? [];
+  // A list that shrank under the page shown goes back to its last page.
+  const at = offset >= all.length && all.length > 0 ? Math.floor((all.length - 1) / limit) * limit : offset;
+  const shown = all.slice(at, at + limit);
+  if (all.length <= limit) return { shown, pager: null };
+  return { shown, pager: <div role="group" aria-label={`${label}: pages`}><Pager total={all.length} limit={limit} offset={at} onPage={setOffset} /></div> };
+}
+
 export function Status({ value }: { value: string }) {
   return <span class={`badge s-${value}`}>{value.replace(/_/g, ' ')}</span>;
 }

@@ -1,10 +1,42 @@
 // Customers of the mode (CONTRACT.md Customers): search by email or name, paged; owners,
-// developers and finance add one by hand. Live from `customer:update`.
+// developers and finance add one by hand and edit its name and metadata. Live from `customer:update`.
 import { useEffect, useState } from 'preact/hooks';
 import { qs, type Json } from '../lib/api.ts';
 import { useApp, withMode } from '../lib/context.ts';
 import { when } from '../lib/format.ts';
-import { ErrorNote, Field, Loading, Pager, Section, Table, useAction, useLoad } from '../lib/ui.tsx';
+import { ErrorNote, Field, Loading, Pager, Section, Table, errorFor, useAction, useLoad } from '../lib/ui.tsx';
+
+/** Said when the metadata box holds no JSON at all (the API's own message covers the rest). */
+export const METADATA_NOT_JSON = 'metadata must be a JSON object, like {"plan": "pro"}';
+
+/** The edit form of one customer (PATCH: `name`, `metadata`; empty removes either). */
+function EditCustomer({ customer, onDone }: { customer: Json; onDone: () => void }) {
+  const ctx = useApp();
+  const [f, setF] = useState({ name: (customer.name ?? '') as string, metadata: customer.metadata ? JSON.stringify(customer.metadata, null, 2) : '' });
+  const save = useAction(async () => {
+    let metadata: unknown = null;
+    if (f.metadata.trim() !== '') {
+      try { metadata = JSON.parse(f.metadata); } catch { throw new Error(METADATA_NOT_JSON); }
+    }
+    await ctx.api.patch(`/merchant/customers/${customer.id}`, { name: f.name.trim() === '' ? null : f.name, metadata });
+    onDone();
+  });
+  const nameErr = errorFor(save.error, 'name');
+  const metaErr = errorFor(save.error, 'metadata');
+  return (
+    <Section title={`Edit customer ${customer.email}`}>
+      <form aria-label="Edit customer" onSubmit={(e) => { e.preventDefault(); void save.run(); }}>
+        <Field label="Customer name" error={nameErr} hint="Empty: none">{(p) => <input {...p} value={f.name} onInput={(e) => setF({ ...f, name: e.currentTarget.value })} />}</Field>
+        <Field label="Metadata (JSON)" error={metaErr} hint="Empty: none">{(p) => <textarea {...p} rows={4} class="mono" value={f.metadata} onInput={(e) => setF({ ...f, metadata: e.currentTarget.value })} />}</Field>
+        <div class="row">
+          <button type="submit" disabled={save.busy}>Save customer</button>
+          <button type="button" class="ghost" onClick={onDone}>Cancel</button>
+        </div>
+        {!nameErr && !metaErr && <ErrorNote error={save.error} />}
+      </form>
+    </Section>
+  );
+}
 
 export default function Customers() {
   const ctx = useApp();
@@ -15,6 +47,7 @@ export default function Customers() {
   useEffect(() => ctx.live.on('customer:update', () => list.reload()), [ctx.test, query, offset]);
   const edit = ctx.role !== 'viewer';
   const [f, setF] = useState({ email: '', name: '' });
+  const [editing, setEditing] = useState<Json | null>(null);
   const add = useAction(async () => { await ctx.api.post(withMode('/merchant/customers', ctx), { email: f.email, name: f.name || undefined }); setF({ email: '', name: '' }); list.reload(); });
   return (
     <>
@@ -32,10 +65,12 @@ export default function Customers() {
           <button type="submit" disabled={add.busy}>Add</button>
           <ErrorNote error={add.error} />
         </form></Section>}
+      {editing && <EditCustomer key={editing.id} customer={editing} onDone={() => { setEditing(null); list.reload(); }} />}
       <Section title="Customers">
         <ErrorNote error={list.error} />
-        {list.data ? <><Table caption="Customers" head={['Email', 'Name', 'Payments', 'Volume', 'Last payment']} empty="No customer yet."
-          rows={(list.data.customers as Json[]).map((c) => [c.email, c.name ?? '', c.payments, `$${c.volume_usd}`, when(c.last_payment_at)])} />
+        {list.data ? <><Table caption="Customers" head={edit ? ['Email', 'Name', 'Payments', 'Volume', 'Last payment', ''] : ['Email', 'Name', 'Payments', 'Volume', 'Last payment']} empty="No customer yet."
+          rows={(list.data.customers as Json[]).map((c) => [c.email, c.name ?? '', c.payments, `$${c.volume_usd}`, when(c.last_payment_at),
+            ...(edit ? [<button type="button" class="ghost" aria-label={`Edit ${c.email}`} onClick={() => setEditing(c)}>Edit</button>] : [])])} />
           <Pager total={list.data.total} limit={50} offset={offset} onPage={setOffset} /></> : <Loading />}
       </Section>
     </>

@@ -5,7 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { qs, type Json } from '../lib/api.ts';
 import { useApp, withMode } from '../lib/context.ts';
 import { when } from '../lib/format.ts';
-import { ErrorNote, Field, Loading, Section, SecretOnce, Status, Table, useAction, useLoad } from '../lib/ui.tsx';
+import { ErrorNote, Field, Loading, Section, SecretOnce, Status, Table, useAction, useLoad, usePaged } from '../lib/ui.tsx';
 
 function ApiKeys() {
   const ctx = useApp();
@@ -20,6 +20,7 @@ function ApiKeys() {
     keys.reload();
   });
   const revoke = useAction(async (id: string) => { await ctx.api.del(`/merchant/api-keys/${id}`); keys.reload(); });
+  const page = usePaged<Json>(keys.data?.api_keys, 'API keys');
   return (
     <Section title={`API keys (${ctx.test ? 'test' : 'live'})`}>
       {made && <SecretOnce label={`New key "${made.api_key.label}"`} secret={made.secret} onDone={() => setMade(null)} />}
@@ -31,9 +32,9 @@ function ApiKeys() {
         <ErrorNote error={create.error} />
       </form>
       <ErrorNote error={revoke.error ?? keys.error} />
-      {keys.data ? <Table caption="API keys" head={['Label', 'Ends in', 'Access', 'Store', 'Created', 'Last used', '']}
-        rows={(keys.data.api_keys as Json[]).map((k) => [k.label, <code>…{k.last4}</code>, k.access, k.store_id ?? 'all', when(k.created_at), when(k.last_used_at),
-          k.revoked_at ? <Status value="revoked" /> : <button type="button" class="ghost" onClick={() => { if (confirm(`Revoke "${k.label}"? It stops working at once.`)) void revoke.run(k.id); }}>Revoke</button>])} /> : <Loading />}
+      {keys.data ? <><Table caption="API keys" head={['Label', 'Ends in', 'Access', 'Store', 'Created', 'Last used', '']}
+        rows={page.shown.map((k) => [k.label, <code>…{k.last4}</code>, k.access, k.store_id ?? 'all', when(k.created_at), when(k.last_used_at),
+          k.revoked_at ? <Status value="revoked" /> : <button type="button" class="ghost" onClick={() => { if (confirm(`Revoke "${k.label}"? It stops working at once.`)) void revoke.run(k.id); }}>Revoke</button>])} />{page.pager}</> : <Loading />}
     </Section>
   );
 }
@@ -103,25 +104,41 @@ function Delivery({ id, onClose }: { id: string; onClose: () => void }) {
   );
 }
 
+/** Deliveries a page; one more is asked for, to know whether an older page exists. */
+const PAGE = 50;
+
 function Deliveries() {
   const ctx = useApp();
   const [status, setStatus] = useState('');
   const [open, setOpen] = useState<string | null>(null);
-  const list = useLoad(() => ctx.api.get(withMode(`/merchant/webhooks/deliveries${qs({ status, limit: 50 })}`, ctx)), [ctx.test, status]);
+  // Keyset pages (`before` = the last id of the page above): the cursors of the pages opened so far.
+  const [cursors, setCursors] = useState<string[]>([]);
+  const before = cursors[cursors.length - 1];
+  const list = useLoad(() => ctx.api.get(withMode(`/merchant/webhooks/deliveries${qs({ status, limit: PAGE + 1, before })}`, ctx)), [ctx.test, status, before]);
   useEffect(() => ctx.live.on('webhook:delivery', (d: Json) => {
     if (d.livemode === ctx.test || !list.data) return;
     const rows = list.data.deliveries as Json[];
     const i = rows.findIndex((r) => r.id === d.id);
     if (i >= 0) list.set({ ...list.data, deliveries: rows.map((r, j) => (j === i ? d : r)) });
-    else if (!status || d.status === status) list.set({ ...list.data, deliveries: [d, ...rows].slice(0, 50) });
-  }), [ctx.test, status, list.data]);
+    // A new one goes on top of the first page only; later pages stay as they are (their cursor holds).
+    else if (!before && (!status || d.status === status)) list.set({ ...list.data, deliveries: [d, ...rows].slice(0, PAGE + 1) });
+  }), [ctx.test, status, before, list.data]);
+  const all = (list.data?.deliveries ?? []) as Json[];
+  const shown = all.slice(0, PAGE);
+  const more = all.length > PAGE;
   return (
-    <Section title="Webhook deliveries" actions={<label>Status <select value={status} onChange={(e) => setStatus(e.currentTarget.value)}><option value="">Any</option>{['pending', 'sending', 'delivered', 'failed', 'resolved'].map((s) => <option key={s}>{s}</option>)}</select></label>}>
+    <Section title="Webhook deliveries" actions={<label>Status <select value={status} onChange={(e) => { setCursors([]); setStatus(e.currentTarget.value); }}><option value="">Any</option>{['pending', 'sending', 'delivered', 'failed', 'resolved'].map((s) => <option key={s}>{s}</option>)}</select></label>}>
       {open && <Delivery id={open} onClose={() => setOpen(null)} />}
-      {list.data ? <Table caption="Deliveries" head={['Created', 'Event', 'Status', 'Attempts', 'Last answer', '']} empty="No delivery yet."
-        rows={(list.data.deliveries as Json[]).map((d) => [when(d.created_at), d.event_type, <Status value={d.status} />, `${d.attempts}/${d.max_attempts}`, d.last_status_code ?? d.last_error ?? '—', <button type="button" class="ghost" onClick={() => setOpen(d.id)}>Inspect</button>])} />
-        : list.error ? <ErrorNote error={list.error} /> : <Loading />}
-      <p class="muted">The latest 50 are listed.</p>
+      {list.data ? <>
+        <Table caption="Deliveries" head={['Created', 'Event', 'Status', 'Attempts', 'Last answer', '']} empty={before ? 'No older delivery.' : 'No delivery yet.'}
+          rows={shown.map((d) => [when(d.created_at), d.event_type, <Status value={d.status} />, `${d.attempts}/${d.max_attempts}`, d.last_status_code ?? d.last_error ?? '—', <button type="button" class="ghost" aria-label={`Inspect ${d.event_type} of ${when(d.created_at)}`} onClick={() => setOpen(d.id)}>Inspect</button>])} />
+        {(more || cursors.length > 0) && <nav class="pager" aria-label="Delivery pages">
+          <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>Newer</button>
+          <span>Page {cursors.length + 1}</span>
+          <button type="button" disabled={!more} onClick={() => setCursors([...cursors, shown[shown.length - 1].id])}>Older</button>
+        </nav>}
+      </> : list.error ? <ErrorNote error={list.error} /> : <Loading />}
+      {list.data && list.error ? <ErrorNote error={list.error} /> : null}
     </Section>
   );
 }

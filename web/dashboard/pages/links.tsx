@@ -1,9 +1,29 @@
 // Payment links of the mode (CONTRACT.md Payment links): any role reads; owners and developers
-// create, pause and resume them. Live from `link:update`.
+// create, rename, describe, pause and resume them. Live from `link:update`.
 import { useEffect, useState } from 'preact/hooks';
 import { qs, type Json } from '../lib/api.ts';
 import { useApp, withMode } from '../lib/context.ts';
-import { ErrorNote, Field, Loading, Pager, Section, Status, Table, useAction, useLoad } from '../lib/ui.tsx';
+import { ErrorNote, Field, Loading, Pager, Section, Status, Table, errorFor, useAction, useLoad } from '../lib/ui.tsx';
+
+/** The edit form of one link (PATCH: `name`, `description`; an empty description removes it). */
+function EditLink({ link, onDone }: { link: Json; onDone: () => void }) {
+  const ctx = useApp();
+  const [f, setF] = useState({ name: link.name as string, description: (link.description ?? '') as string });
+  const save = useAction(async () => { await ctx.api.patch(`/merchant/links/${link.id}`, { name: f.name, description: f.description.trim() === '' ? null : f.description }); onDone(); });
+  const nameErr = errorFor(save.error, 'name');
+  const descErr = errorFor(save.error, 'description');
+  return (
+    <Section title={`Edit link “${link.name}”`}>
+      <form class="inline" aria-label="Edit payment link" onSubmit={(e) => { e.preventDefault(); void save.run(); }}>
+        <Field label="Link name" error={nameErr}>{(p) => <input {...p} value={f.name} onInput={(e) => setF({ ...f, name: e.currentTarget.value })} />}</Field>
+        <Field label="Link description" error={descErr} hint="Empty: none">{(p) => <input {...p} value={f.description} onInput={(e) => setF({ ...f, description: e.currentTarget.value })} />}</Field>
+        <button type="submit" disabled={save.busy}>Save link</button>
+        <button type="button" class="ghost" onClick={onDone}>Cancel</button>
+        {!nameErr && !descErr && <ErrorNote error={save.error} />}
+      </form>
+    </Section>
+  );
+}
 
 export default function Links() {
   const ctx = useApp();
@@ -13,6 +33,7 @@ export default function Links() {
   const edit = ctx.role === 'owner' || ctx.role === 'developer';
   const [f, setF] = useState({ name: '', amount_usd: '', description: '' });
   const add = useAction(async () => { await ctx.api.post(withMode('/merchant/links', ctx), { name: f.name, amount_usd: f.amount_usd, description: f.description || undefined }); setF({ name: '', amount_usd: '', description: '' }); list.reload(); });
+  const [editing, setEditing] = useState<Json | null>(null);
   const toggle = useAction(async (l: Json) => { await ctx.api.patch(`/merchant/links/${l.id}`, { active: !l.active }); list.reload(); });
   return (
     <>
@@ -25,11 +46,14 @@ export default function Links() {
           <button type="submit" disabled={add.busy}>Create link</button>
           <ErrorNote error={add.error} />
         </form></Section>}
+      {editing && <EditLink key={editing.id} link={editing} onDone={() => { setEditing(null); list.reload(); }} />}
       <Section title="Links">
         <ErrorNote error={toggle.error ?? list.error} />
         {list.data ? <><Table caption="Payment links" head={['Name', 'Amount', 'Payments', 'Volume', 'Link', 'State', '']} empty="No link yet."
           rows={(list.data.links as Json[]).map((l) => [l.name, `$${l.amount_usd}`, l.payments, `$${l.volume_usd}`, <a href={l.url} target="_blank" rel="noopener">{l.url}</a>, <Status value={l.active ? 'active' : 'canceled'} />,
-            edit ? <button type="button" class="ghost" onClick={() => { void toggle.run(l); }}>{l.active ? 'Pause' : 'Resume'}</button> : null])} />
+            edit ? <span class="row">
+              <button type="button" class="ghost" aria-label={`Edit ${l.name}`} onClick={() => setEditing(l)}>Edit</button>
+              <button type="button" class="ghost" onClick={() => { void toggle.run(l); }}>{l.active ? 'Pause' : 'Resume'}</button></span> : null])} />
           <Pager total={list.data.total} limit={50} offset={offset} onPage={setOffset} /></> : <Loading />}
       </Section>
     </>

@@ -6,7 +6,7 @@ import { qs, type Json } from '../lib/api.ts';
 import { useApp, withMode } from '../lib/context.ts';
 import { download } from '../lib/csv.ts';
 import { usd, when } from '../lib/format.ts';
-import { ErrorNote, Field, Loading, Pager, Section, Status, Table, useAction, useLoad } from '../lib/ui.tsx';
+import { ErrorNote, Field, Loading, Pager, Section, Status, Table, useAction, useLoad, usePaged } from '../lib/ui.tsx';
 
 const TOKENS = ['USDT_TRC20', 'TRX', 'ETH', 'USDT_ERC20', 'USDC_ERC20', 'BNB', 'USDT_BEP20', 'USDC_BEP20', 'BTC', 'LTC', 'DOGE', 'XRP'];
 
@@ -74,13 +74,14 @@ function Addresses({ onChange }: { onChange: () => void }) {
   });
   const del = useAction(async (id: string) => { await ctx.api.del(`/merchant/payout-addresses/${id}`); a.reload(); onChange(); });
   const makeDefault = useAction(async (id: string) => { await ctx.api.patch(`/merchant/payout-addresses/${id}`, { default: true }); a.reload(); });
+  const page = usePaged<Json>(a.data?.addresses, 'Payout addresses');
   const now = Date.now();
   return (
     <Section title={`Payout addresses (${ctx.test ? 'test' : 'live'})`}>
-      {a.data ? <Table caption="Payout addresses" head={['Coin', 'Address', 'Label', 'Default', 'In use', '']} empty="No payout address yet."
-        rows={(a.data.addresses as Json[]).map((x) => [x.token, <span class="mono">{x.address}{x.tag !== undefined ? ` tag ${x.tag}` : ''}</span>, x.label ?? '', x.default ? 'yes' : canEdit ? <button type="button" class="ghost" onClick={() => { void makeDefault.run(x.id); }}>Make default</button> : 'no',
+      {a.data ? <><Table caption="Payout addresses" head={['Coin', 'Address', 'Label', 'Default', 'In use', '']} empty="No payout address yet."
+        rows={page.shown.map((x) => [x.token, <span class="mono">{x.address}{x.tag !== undefined ? ` tag ${x.tag}` : ''}</span>, x.label ?? '', x.default ? 'yes' : canEdit ? <button type="button" class="ghost" onClick={() => { void makeDefault.run(x.id); }}>Make default</button> : 'no',
           Date.parse(x.active_at) <= now ? 'yes' : <span class="badge s-pending">from {when(x.active_at)}</span>,
-          canEdit ? <button type="button" class="ghost" onClick={() => { if (confirm('Delete this payout address?')) void del.run(x.id); }}>Delete</button> : null])} /> : a.error ? <ErrorNote error={a.error} /> : <Loading />}
+          canEdit ? <button type="button" class="ghost" onClick={() => { if (confirm('Delete this payout address?')) void del.run(x.id); }}>Delete</button> : null])} />{page.pager}</> : a.error ? <ErrorNote error={a.error} /> : <Loading />}
       <ErrorNote error={del.error ?? makeDefault.error} />
       {canEdit && (
         <form aria-label="Add a payout address" onSubmit={(e) => { e.preventDefault(); void add.run(); }}>

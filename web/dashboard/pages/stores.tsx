@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import type { Json } from '../lib/api.ts';
 import { useApp } from '../lib/context.ts';
 import { when } from '../lib/format.ts';
-import { ErrorNote, Field, Loading, Section, Table, useAction, useLoad } from '../lib/ui.tsx';
+import { ErrorNote, Field, Loading, Section, Table, useAction, useLoad, usePaged } from '../lib/ui.tsx';
 
 function Rename({ s, onDone }: { s: Json; onDone: () => void }) {
   const { api } = useApp();
@@ -18,12 +18,13 @@ export default function Stores() {
   const [name, setName] = useState('');
   const edit = ctx.role === 'owner' || ctx.role === 'developer';
   const add = useAction(async () => { await ctx.api.post('/merchant/stores', { name }); setName(''); list.reload(); });
+  const page = usePaged<Json>(list.data?.stores, 'Stores');
   return (
     <>
       <h1>Stores</h1>
       <Section title="Stores">
-        {list.data ? <Table caption="Stores" head={['Name', 'Id', 'Created', '']} empty="No store: every payment belongs to the account."
-          rows={(list.data.stores as Json[]).map((s) => [s.name, <span class="mono">{s.id}</span>, when(s.created_at), edit ? <Rename s={s} onDone={list.reload} /> : null])} /> : list.error ? <ErrorNote error={list.error} /> : <Loading />}
+        {list.data ? <><Table caption="Stores" head={['Name', 'Id', 'Created', '']} empty="No store: every payment belongs to the account."
+          rows={page.shown.map((s) => [s.name, <span class="mono">{s.id}</span>, when(s.created_at), edit ? <Rename key={s.id} s={s} onDone={list.reload} /> : null])} />{page.pager}</> : list.error ? <ErrorNote error={list.error} /> : <Loading />}
         {edit && <form class="inline" aria-label="New store" onSubmit={(e) => { e.preventDefault(); void add.run(); }}>
           <Field label="New store name" error={add.error}>{(p) => <input {...p} value={name} onInput={(e) => setName(e.currentTarget.value)} />}</Field>
           <button type="submit" disabled={add.busy}>Add store</button></form>}

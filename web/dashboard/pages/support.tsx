@@ -6,12 +6,29 @@ import { useApp } from '../lib/context.ts';
 import { when } from '../lib/format.ts';
 import { ErrorNote, Field, Loading, Section, useAction, useLoad } from '../lib/ui.tsx';
 
+/** The edit box of one's own message: saved with PATCH, the change reaching every tab by `support:message:update`. */
+function EditMessage({ message, onSaved, onCancel }: { message: Json; onSaved: (m: Json) => void; onCancel: () => void }) {
+  const { api } = useApp();
+  const [body, setBody] = useState(message.body as string);
+  const save = useAction(async () => onSaved((await api.patch(`/merchant/support/messages/${message.id}`, { body })).message));
+  return (
+    <form aria-label="Edit message" onSubmit={(e) => { e.preventDefault(); void save.run(); }}>
+      <Field label="New text" error={save.error}>{(p) => <textarea {...p} rows={2} maxLength={4000} value={body} onInput={(e) => setBody(e.currentTarget.value)} />}</Field>
+      <div class="row">
+        <button type="submit" disabled={save.busy}>Save</button>
+        <button type="button" class="ghost" onClick={onCancel}>Cancel</button>
+      </div>
+    </form>
+  );
+}
+
 export default function Support() {
   const ctx = useApp();
   const list = useLoad(() => ctx.api.get('/merchant/support/messages?limit=50'), []);
   const [msgs, setMsgs] = useState<Json[]>([]);
   const [typing, setTyping] = useState<string | null>(null);
   const [body, setBody] = useState('');
+  const [editing, setEditing] = useState<string | null>(null);
   const box = useRef<HTMLDivElement>(null);
   const typingSent = useRef(false);
   useEffect(() => { if (list.data) setMsgs(list.data.messages); }, [list.data]);
@@ -36,7 +53,8 @@ export default function Support() {
     const r = await ctx.api.get(`/merchant/support/messages?limit=50&before=${msgs[0]?.id}`);
     setMsgs((xs) => [...r.messages, ...xs]);
   });
-  const del = useAction(async (id: string) => { const r = await ctx.api.del(`/merchant/support/messages/${id}`); setMsgs((xs) => xs.map((x) => (x.id === id ? r.message : x))); });
+  const replace = (m: Json) => setMsgs((xs) => xs.map((x) => (x.id === m.id ? m : x)));
+  const del = useAction(async (id: string) => { replace((await ctx.api.del(`/merchant/support/messages/${id}`)).message); });
   const onInput = (v: string) => {
     setBody(v);
     if (!typingSent.current && v) { ctx.live.emit('support:typing', { typing: true }); typingSent.current = true; }
@@ -53,8 +71,13 @@ export default function Support() {
             {msgs.map((m) => (
               <div key={m.id} class={`msg ${m.side === 'merchant' ? 'mine' : ''}`}>
                 <small>{m.author?.email ?? m.author?.name ?? m.side} · {when(m.created_at)}{m.edited_at ? ' · edited' : ''}</small>
-                <div>{m.deleted_at ? <em>deleted</em> : m.body}</div>
-                {m.author?.id === ctx.user.id && !m.deleted_at && <button type="button" class="ghost" onClick={() => { void del.run(m.id); }}>Delete</button>}
+                {editing === m.id && !m.deleted_at
+                  ? <EditMessage message={m} onSaved={(x) => { replace(x); setEditing(null); }} onCancel={() => setEditing(null)} />
+                  : <div>{m.deleted_at ? <em>deleted</em> : m.body}</div>}
+                {m.author?.id === ctx.user.id && !m.deleted_at && editing !== m.id && <div class="row">
+                  <button type="button" class="ghost" aria-label="Edit this message" onClick={() => setEditing(m.id)}>Edit</button>
+                  <button type="button" class="ghost" aria-label="Delete this message" onClick={() => { if (confirm('Delete this message?')) void del.run(m.id); }}>Delete</button>
+                </div>}
               </div>
             ))}
           </div>

@@ -5,7 +5,7 @@ import type { Json } from '../lib/api.ts';
 import { useApp } from '../lib/context.ts';
 import { when } from '../lib/format.ts';
 import { ROLES } from '../lib/paths.ts';
-import { ErrorNote, Field, Loading, Section, SecretOnce, Status, Table, useAction, useLoad } from '../lib/ui.tsx';
+import { ErrorNote, Field, Loading, Section, SecretOnce, Status, Table, useAction, useLoad, usePaged } from '../lib/ui.tsx';
 
 export default function Team() {
   const ctx = useApp();
@@ -18,15 +18,17 @@ export default function Team() {
   const role = useAction(async (id: string, r: string) => { await ctx.api.patch(`/merchant/users/${id}`, { role: r }); users.reload(); });
   const remove = useAction(async (id: string) => { await ctx.api.del(`/merchant/users/${id}`); users.reload(); });
   const revoke = useAction(async (id: string) => { await ctx.api.del(`/merchant/invitations/${id}`); invites.reload(); });
+  const members = usePaged<Json>(users.data?.users, 'Members');
+  const invited = usePaged<Json>(invites.data?.invitations, 'Invitations');
   return (
     <>
       <h1>Team</h1>
       <Section title="Members">
         <ErrorNote error={role.error ?? remove.error} />
-        {users.data ? <Table caption="Members" head={['Email', 'Role', 'Last sign-in', '']}
-          rows={(users.data.users as Json[]).map((u) => [u.email,
+        {users.data ? <><Table caption="Members" head={['Email', 'Role', 'Last sign-in', '']}
+          rows={members.shown.map((u) => [u.email,
             <select aria-label={`Role of ${u.email}`} value={u.role} disabled={u.id === ctx.user.id} onChange={(e) => { void role.run(u.id, e.currentTarget.value); }}>{ROLES.map((r) => <option key={r}>{r}</option>)}</select>,
-            when(u.last_login_at), u.id === ctx.user.id ? 'you' : <button type="button" class="ghost" onClick={() => { if (confirm(`Remove ${u.email}?`)) void remove.run(u.id); }}>Remove</button>])} /> : users.error ? <ErrorNote error={users.error} /> : <Loading />}
+            when(u.last_login_at), u.id === ctx.user.id ? 'you' : <button type="button" class="ghost" onClick={() => { if (confirm(`Remove ${u.email}?`)) void remove.run(u.id); }}>Remove</button>])} />{members.pager}</> : users.error ? <ErrorNote error={users.error} /> : <Loading />}
       </Section>
       <Section title="Invitations">
         {link && <SecretOnce label="Invitation link" secret={link} onDone={() => setLink(null)} />}
@@ -37,8 +39,8 @@ export default function Team() {
           <ErrorNote error={invite.error} />
         </form>
         <ErrorNote error={revoke.error} />
-        {invites.data ? <Table caption="Invitations" head={['Email', 'Role', 'Status', 'Expires', '']} empty="No invitation."
-          rows={(invites.data.invitations as Json[]).map((i) => [i.email, i.role, <Status value={i.status} />, when(i.expires_at), i.status === 'pending' ? <button type="button" class="ghost" onClick={() => { void revoke.run(i.id); }}>Revoke</button> : null])} /> : <Loading />}
+        {invites.data ? <><Table caption="Invitations" head={['Email', 'Role', 'Status', 'Expires', '']} empty="No invitation."
+          rows={invited.shown.map((i) => [i.email, i.role, <Status value={i.status} />, when(i.expires_at), i.status === 'pending' ? <button type="button" class="ghost" onClick={() => { void revoke.run(i.id); }}>Revoke</button> : null])} />{invited.pager}</> : <Loading />}
       </Section>
     </>
   );

@@ -34,3 +34,4 @@ export function selectExact<T extends Unspent>(unspent: readonly T[], total: big
   }
   return null;
 }
+

@@ -6,6 +6,9 @@
 // mined, final) applies to each and nothing is ever sent twice. No nonces: what a transaction spends
 // is in its signed bytes, recorded before broadcast. A stuck one is replaced with a higher fee
 // spending the same inputs (BIP-125) where the coin allows it.
+// From the hot wallet (a payout, a conversion's transfer) the transaction spends the hot wallet's
+// tracked outputs (hot-wallet.ts), reserved in the transaction that stores its signed bytes, pays the
+// recipient exactly and the change back to the hot wallet, which pays the fee.
 import type { UtxoChain, UtxoNetwork } from '../../addresses/index.ts';
 import { UTXO_NETWORKS, inModeNetwork, liveNetwork } from '../../addresses/index.ts';
 import { NoNodeAnswered } from '../../rpc/endpoints.ts';
@@ -23,6 +26,10 @@ import { unspentOutputs, type DepositTxs, type UnspentInput } from './deposit-ou
 import { currentFeeRate, feeFor } from './fee-rate.ts';
 import { planOutputs, type PlannedTransfer } from './outputs.ts';
 import { signSpend, txIdOf } from './sign.ts';
+import type { HotOutputs } from './hot-outputs.ts';
+import { UtxoHotWallet } from './hot-wallet.ts';
+import type { Executor } from '../../../platform/db/index.ts';
+import { hex } from '@scure/base';
 
 /** What an attempt's `fee` record keeps: enough to rebuild the transaction with a higher fee. */
 interface SpendRecord {
@@ -37,6 +44,24 @@ interface SpendRecord {
 
 interface Carried extends PlannedTransfer { paid: string }
 
+/** The id a hot-wallet spend's change output carries in its record (it is no transfer of its own). */
+export const CHANGE = 'change';
+
+/**
+ * Virtual bytes of a hot-wallet spend with `inputs` inputs, at most: the recipient's output as the
+ * largest standard one (43: P2WSH, P2TR) and the change; legacy P2PKH on Dogecoin.
+ */
+export function fundingVbytes(coin: UtxoCoin, inputs: number): number {
+  return coin.script === 'p2wpkh' ? 11 + 69 * inputs + 43 + 31 : 10 + 149 * inputs + 2 * 34;
+}
+
+export interface UtxoFamilyOptions {
+  stuckAfterMs?: number;
+  /** The hot wallet's tracked outputs (sending from it needs them). */
+  hot?: HotOutputs;
+  now?: () => Date;
+}
+
 export class UtxoFamily implements TransferFamily {
   readonly chain: UtxoChain;
   readonly usesNonces = false;
@@ -47,14 +72,19 @@ export class UtxoFamily implements TransferFamily {
   readonly #reader: UtxoReader;
   readonly #keys: WalletKeys;
   readonly #depositTxs: DepositTxs;
+  readonly #now: () => Date;
+  /** Null without a store of tracked outputs: sending from the hot wallet is then refused. */
+  readonly hotWallet: UtxoHotWallet | null;
 
-  constructor(reader: UtxoReader, rpc: UtxoRpc, keys: WalletKeys, depositTxs: DepositTxs, opts: { stuckAfterMs?: number } = {}) {
+  constructor(reader: UtxoReader, rpc: UtxoRpc, keys: WalletKeys, depositTxs: DepositTxs, opts: UtxoFamilyOptions = {}) {
     this.chain = reader.chain;
     this.coin = UTXO_COINS[reader.chain];
     this.#rpc = rpc;
     this.#reader = reader;
     this.#keys = keys;
     this.#depositTxs = depositTxs;
+    this.#now = opts.now ?? (() => new Date());
+    this.hotWallet = opts.hot ? new UtxoHotWallet(this.chain, rpc, opts.hot, () => this.hotAddress(true)) : null;
     // three blocks' time without being mined: bumped
     this.stuckAfterMs = opts.stuckAfterMs ?? this.coin.blockMs * 3;
   }
@@ -79,6 +109,9 @@ export class UtxoFamily implements TransferFamily {
   }
 
   #key(t: TransferRow): Uint8Array | null {
+    if (t.fromRole === 'hot') {
+      return this.hotAddress(t.livemode) === inModeNetwork(this.chain, t.livemode, t.fromAddress) ? this.#keys.hotPrivateKey(this.chain, t.livemode) : null;
+    }
     if (t.fromRole !== 'deposit' || t.fromIndex === null) return null;
     const k = this.#keys.deposit(this.chain, t.livemode, t.fromIndex);
     return inModeNetwork(this.chain, t.livemode, k.address) === t.fromAddress ? k.privateKey : null;
@@ -87,12 +120,13 @@ export class UtxoFamily implements TransferFamily {
   async prepare(t: TransferRow, ctx: PrepareContext): Promise<Preparation> {
     const carried = this.#carriedBy(t, ctx);
     if (carried) return { kind: 'ready', sign: async () => carried };
-    if (t.fromRole === 'hot') return { kind: 'refused', why: `sending from the ${this.chain} hot wallet is not supported yet` };
     const key = this.#key(t);
     if (!key) return { kind: 'refused', why: 'the wallet key does not match the sending address' };
+    if (t.fromRole === 'hot') return this.#prepareHot(t, key);
     const network = await this.#network();
     const group = [t, ...ctx.unsentFromSender.filter((u) => u.id !== t.id && u.reference === t.reference && u.status === 'recorded')];
-    const transfers: PlannedTransfer[] = group.map((g) => ({ id: g.id, to: g.toAddress, amount: g.amount, paysOwnFee: g.paysOwnFee }));
+    // the hot wallet (a sweep's or the service's share's destination) in the node's network, whenever its address was written
+    const transfers: PlannedTransfer[] = group.map((g) => ({ id: g.id, to: inModeNetwork(this.chain, g.livemode, g.toAddress), amount: g.amount, paysOwnFee: g.paysOwnFee }));
     const total = transfers.reduce((s, x) => s + x.amount, 0n);
     const normalize = (a: string) => this.#reader.normalizeAddress(a);
     const unspent = await unspentOutputs(this.#rpc, network, t.fromAddress, await this.#depositTxs(this.chain, t.fromAddress), normalize);
@@ -105,6 +139,76 @@ export class UtxoFamily implements TransferFamily {
     const built = this.#build(network, inputs, transfers, key, (vsize) => feeFor(rate, vsize), rate);
     if (typeof built === 'string') return { kind: 'refused', why: built };
     return { kind: 'ready', sign: async () => built.of(t.id) };
+  }
+
+  /**
+   * From the hot wallet: outputs it holds worth the amount and the fee (oldest first), the node's
+   * UTXO set scanned for more when they fall short; reserved and signed in the transaction that
+   * stores the attempt. Taken meanwhile by a parallel send: chosen again on the next pass.
+   */
+  async #prepareHot(t: TransferRow, key: Uint8Array): Promise<Preparation> {
+    const wallet = this.hotWallet;
+    if (!wallet) return { kind: 'refused', why: `the ${this.chain} hot wallet's outputs are not tracked` };
+    const network = await this.#network();
+    const to = inModeNetwork(this.chain, t.livemode, t.toAddress);
+    const toScript = scriptOfAddress(network, to);
+    if (!toScript) return { kind: 'refused', why: `${to} is not an address of this ${this.chain} network` };
+    if (t.amount < this.coin.dustLimit) return { kind: 'refused', why: `${t.amount} base units to ${to} is below the dust limit of ${this.coin.dustLimit}` };
+    const rate = await currentFeeRate(this.#rpc, this.coin);
+    const feeOf = (n: number) => feeFor(rate, fundingVbytes(this.coin, n));
+    let found = await wallet.select(t.id, t.amount, feeOf);
+    if (!found.inputs && await wallet.discover(this.#now())) found = await wallet.select(t.id, t.amount, feeOf);
+    const inputs = found.inputs;
+    if (!inputs) {
+      // what an earlier try of it held (a node refused that one: nothing of it is out there) is free for others meanwhile
+      await wallet.store.reserve(wallet.store.db.orm, this.chain, t.id, []);
+      return { kind: 'no_funds', why: `the ${this.chain} hot wallet holds ${found.held} base units in ${found.count} spendable outputs; ${t.amount} and the network fee are needed` };
+    }
+    const chosen = inputs;
+    const change = this.hotAddress(t.livemode);
+    return {
+      kind: 'ready',
+      sign: async (_nonce, tx) => {
+        if (!tx) throw new Error('a hot-wallet spend is signed inside the transaction that stores it');
+        await this.#reserve(tx, wallet, t, chosen);
+        const spend = await this.#hotInputs(network, chosen, change);
+        const total = chosen.reduce((s, o) => s + o.amount, 0n);
+        const transfers: PlannedTransfer[] = [
+          { id: t.id, to, amount: t.amount, paysOwnFee: false },
+          { id: CHANGE, to: change, amount: total - t.amount, paysOwnFee: true },
+        ];
+        const built = this.#build(network, spend, transfers, key, (vsize) => feeFor(rate, vsize), rate);
+        if (typeof built === 'string') throw new Error(built);
+        return built.of(t.id);
+      },
+    };
+  }
+
+  /** Takes `chosen` for `t` in `tx` (the attempt's transaction); throws when a parallel send took one first. */
+  async #reserve(tx: Executor, wallet: UtxoHotWallet, t: TransferRow, chosen: ReadonlyArray<{ txid: string; vout: number }>): Promise<void> {
+    const free = new Set((await wallet.store.free(tx, this.chain, t.livemode, t.id, true)).map((o) => `${o.txid}:${o.vout}`));
+    if (chosen.some((o) => !free.has(`${o.txid}:${o.vout}`))) {
+      throw new Error('an output chosen for this transfer was taken by another send meanwhile; chosen again on the next pass');
+    }
+    await wallet.store.reserve(tx, this.chain, t.id, chosen);
+  }
+
+  /** The hot wallet's outputs as inputs to sign (Dogecoin's legacy inputs sign over their whole previous transaction). */
+  async #hotInputs(network: UtxoNetwork, outs: ReadonlyArray<{ txid: string; vout: number; amount: bigint }>, address: string): Promise<UnspentInput[]> {
+    const script = scriptOfAddress(network, address)!;
+    const inputs: UnspentInput[] = [];
+    for (const o of outs) {
+      const prevRaw = this.coin.script === 'p2pkh' ? hex.decode(await this.#rpc.call<string>('getrawtransaction', [o.txid, 0])) : undefined;
+      inputs.push({ txid: o.txid, vout: o.vout, amount: o.amount, height: 0, script, ...(prevRaw ? { prevRaw } : {}) });
+    }
+    return inputs;
+  }
+
+  /** Balance of the live hot wallet from its tracked outputs (/admin/wallets). */
+  async hotBalance(): Promise<bigint> {
+    if (!this.hotWallet) throw new Error(`the ${this.chain} hot wallet's outputs are not tracked`);
+    await this.#network();
+    return this.hotWallet.balance(this.#now());
   }
 
   /** The transaction of a sibling transfer that carries this one (signed before a crash or for the sibling). */
@@ -207,6 +311,8 @@ export class UtxoFamily implements TransferFamily {
       const tx = await this.#rpc.maybe<NodeTx>('getrawtransaction', [txId, 1]);
       if (!tx?.blockhash || (tx.confirmations ?? 0) < 1) continue;
       const header = await this.#rpc.call<NodeBlockHeader>('getblockheader', [tx.blockhash, true]);
+      // what it paid the hot wallet (the service's share, a sweep, change) can be spent from now on
+      await this.hotWallet?.recordMined(await this.#network(), tx, header.height, (a) => this.#reader.normalizeAddress(a), this.#now());
       return { txId, block: BigInt(header.height), ok: true, feePaid: await this.#feeOf(tx) };
     }
     return null;

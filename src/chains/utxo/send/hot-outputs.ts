@@ -1,0 +1,93 @@
+// The Bitcoin-family hot wallets' unspent outputs as the service tracks them (migrations/
+// 0650_utxo_hot_outputs.sql): recorded when a transaction paying the hot wallet is mined or when
+// the node's UTXO set shows one, reserved by the transfer that spends them in the transaction that
+// stores its signed bytes. An output is free when no transfer holds it, or the one holding it was
+// given up (failed, canceled).
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { boolean, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { at, baseUnits, queryRows, type Database, type Executor } from '../../../platform/db/index.ts';
+import type { UtxoChain } from '../../addresses/index.ts';
+
+export const utxoHotOutputs = pgTable('utxo_hot_outputs', {
+  chain: text('chain').notNull(),
+  livemode: boolean('livemode').notNull(),
+  txid: text('txid').notNull(),
+  vout: integer('vout').notNull(),
+  amount: baseUnits('amount').notNull(),
+  height: integer('height'),
+  spentBy: text('spent_by'),
+  createdAt: at('created_at').notNull(),
+}, (t) => [primaryKey({ columns: [t.chain, t.txid, t.vout] })]);
+
+export interface HotOutput {
+  txid: string;
+  vout: number;
+  amount: bigint;
+  /** Block height (null: not known). */
+  height: number | null;
+}
+
+/** Transfer statuses whose transaction may spend (or spent) what they hold. */
+const HOLDING = ['recorded', 'signed', 'sent', 'mined', 'final'] as const;
+
+export class HotOutputs {
+  readonly #db: Database;
+
+  constructor(db: Database) {
+    this.#db = db;
+  }
+
+  get db(): Database {
+    return this.#db;
+  }
+
+  /** Records outputs paying the hot wallet; one known already is left as it is. */
+  async add(chain: UtxoChain, livemode: boolean, outs: readonly HotOutput[], now: Date): Promise<void> {
+    if (outs.length === 0) return;
+    await this.#db.orm.insert(utxoHotOutputs)
+      .values(outs.map((o) => ({ chain, livemode, txid: o.txid, vout: o.vout, amount: o.amount, height: o.height, spentBy: null, createdAt: now })))
+      .onConflictDoNothing();
+  }
+
+  /**
+   * The outputs `transferId` may spend: free ones and those it holds itself (its earlier try the
+   * node refused), oldest first. With `lock`, they stay locked until `ex`'s transaction ends, so a
+   * parallel send waits and then finds them taken.
+   */
+  async free(ex: Executor, chain: UtxoChain, livemode: boolean, transferId: string, lock = false): Promise<HotOutput[]> {
+    const rows = await queryRows<{ txid: string; vout: number; amount: string; height: number | null }>(ex, sql`
+      select o.txid, o.vout, o.amount::text as amount, o.height from utxo_hot_outputs o
+      left join outgoing_transfers t on t.id = o.spent_by
+      where o.chain = ${chain} and o.livemode = ${livemode}
+        and (o.spent_by is null or o.spent_by = ${transferId} or t.id is null or t.status not in (${sql.join(HOLDING.map((s) => sql`${s}`), sql`, `)}))
+      order by o.height asc nulls last, o.txid, o.vout
+      ${lock ? sql`for update of o` : sql``}`);
+    return rows.map((r) => ({ txid: r.txid, vout: r.vout, amount: BigInt(r.amount), height: r.height }));
+  }
+
+  /** `transferId` now holds exactly `outs` (what it held before is let go). */
+  async reserve(ex: Executor, chain: UtxoChain, transferId: string, outs: ReadonlyArray<{ txid: string; vout: number }>): Promise<void> {
+    await ex.update(utxoHotOutputs).set({ spentBy: null }).where(and(eq(utxoHotOutputs.chain, chain), eq(utxoHotOutputs.spentBy, transferId)));
+    for (const o of outs) {
+      await ex.update(utxoHotOutputs).set({ spentBy: transferId })
+        .where(and(eq(utxoHotOutputs.chain, chain), eq(utxoHotOutputs.txid, o.txid), eq(utxoHotOutputs.vout, o.vout)));
+    }
+  }
+
+  /** What the hot wallet holds: every tracked output no transaction of ours spends yet (those a recorded transfer reserved included). */
+  async balance(chain: UtxoChain, livemode: boolean): Promise<bigint> {
+    const [{ sum }] = await queryRows<{ sum: string | null }>(this.#db.orm, sql`
+      select sum(o.amount)::text as sum from utxo_hot_outputs o left join outgoing_transfers t on t.id = o.spent_by
+      where o.chain = ${chain} and o.livemode = ${livemode}
+        and (o.spent_by is null or t.id is null or t.status not in ('signed', 'sent', 'mined', 'final'))`);
+    return BigInt(sum ?? '0');
+  }
+
+  /** The outputs a transfer holds. */
+  async heldBy(ex: Executor, transferIds: readonly string[]): Promise<Array<{ txid: string; vout: number; spentBy: string }>> {
+    if (transferIds.length === 0) return [];
+    const rows = await ex.select({ txid: utxoHotOutputs.txid, vout: utxoHotOutputs.vout, spentBy: utxoHotOutputs.spentBy }).from(utxoHotOutputs)
+      .where(inArray(utxoHotOutputs.spentBy, [...transferIds]));
+    return rows.map((r) => ({ txid: r.txid, vout: r.vout, spentBy: r.spentBy! }));
+  }
+}

@@ -1,0 +1,97 @@
+// A Bitcoin-family hot wallet without a node wallet: its outputs are the ones HotOutputs tracks,
+// learnt from the transactions of ours that pay it once mined and, for money sent to it from
+// elsewhere (an operator's top-up), from the node's UTXO set (`scantxoutset`, Bitcoin Core and
+// Litecoin 0.21; a whole-UTXO-set scan, so at most once a minute, when a send falls short or the
+// balance is read). Before outputs are spent each is asked of the node (`gettxout`, mempool
+// included): one spent elsewhere or gone with a reorganisation is never signed for.
+import type { UtxoChain, UtxoNetwork } from '../../addresses/index.ts';
+import { RpcError } from '../../rpc/json-rpc.ts';
+import { coinsToBaseUnits } from '../coins.ts';
+import type { NodeTx } from '../node-shapes.ts';
+import { scriptAddress } from '../node-shapes.ts';
+import type { UtxoRpc } from '../rpc.ts';
+import type { HotOutput, HotOutputs } from './hot-outputs.ts';
+
+/** Outputs asked of the node (`gettxout`) per JSON-RPC batch. */
+const VERIFY_BATCH = 25;
+
+/** The node's UTXO set is scanned at most this often per wallet. */
+export const DISCOVER_EVERY_MS = 60_000;
+
+export class UtxoHotWallet {
+  readonly chain: UtxoChain;
+  readonly store: HotOutputs;
+  readonly #rpc: UtxoRpc;
+  readonly #address: () => string;
+  #lastScan = -Infinity;
+  #scans = true;
+
+  /** `address`: the live hot wallet's address in the node's network. */
+  constructor(chain: UtxoChain, rpc: UtxoRpc, store: HotOutputs, address: () => string) {
+    this.chain = chain;
+    this.#rpc = rpc;
+    this.store = store;
+    this.#address = address;
+  }
+
+  /** Records the outputs of a mined transaction that pay the hot wallet. */
+  async recordMined(network: UtxoNetwork, tx: NodeTx, height: number, normalize: (a: string) => string, now: Date): Promise<void> {
+    const hot = this.#address();
+    const outs: HotOutput[] = [];
+    for (const v of tx.vout) {
+      if (v.value === undefined) continue;
+      const to = scriptAddress(network, v.scriptPubKey);
+      if (to && normalize(to) === hot) outs.push({ txid: tx.txid, vout: v.n, amount: coinsToBaseUnits(v.value), height });
+    }
+    await this.store.add(this.chain, true, outs, now);
+  }
+
+  /**
+   * Looks for outputs paying the hot wallet in the node's UTXO set; false when the node cannot
+   * scan (Dogecoin 1.14) or scanned less than DISCOVER_EVERY_MS ago.
+   */
+  async discover(now: Date): Promise<boolean> {
+    if (!this.#scans || now.getTime() - this.#lastScan < DISCOVER_EVERY_MS) return false;
+    this.#lastScan = now.getTime();
+    let scan: { unspents?: Array<{ txid: string; vout: number; amount: number; height: number }> };
+    try {
+      scan = await this.#rpc.call('scantxoutset', ['start', [`addr(${this.#address()})`]]);
+    } catch (err) {
+      // a node without the call: only what the service's own transactions paid is known
+      if (err instanceof RpcError && /method not found/i.test(err.message)) this.#scans = false;
+      if (err instanceof RpcError) return false;
+      throw err;
+    }
+    await this.store.add(this.chain, true, (scan.unspents ?? []).map((u) => ({ txid: u.txid, vout: u.vout, amount: coinsToBaseUnits(u.amount), height: u.height })), now);
+    return true;
+  }
+
+  /**
+   * The oldest outputs `transferId` may spend that cover `amount` and the fee of spending them
+   * (`feeOf(n)`), each confirmed unspent by the node; asked in batches and only as far as needed (a
+   * wallet of thousands of small outputs is not asked about all of them). Short: null with what the
+   * node confirmed in all of them.
+   */
+  async select(transferId: string, amount: bigint, feeOf: (inputs: number) => bigint): Promise<{ inputs: HotOutput[] | null; held: bigint; count: number }> {
+    const free = await this.store.free(this.store.db.orm, this.chain, true, transferId);
+    const picked: HotOutput[] = [];
+    let held = 0n;
+    for (let i = 0; i < free.length; i += VERIFY_BATCH) {
+      const chunk = free.slice(i, i + VERIFY_BATCH);
+      const coins = await this.#rpc.batch(chunk.map((o) => ({ method: 'gettxout', params: [o.txid, o.vout, true] })));
+      for (const [j, coin] of coins.entries()) {
+        if (coin instanceof RpcError || !coin || (coin as { confirmations: number }).confirmations < 1) continue;
+        picked.push(chunk[j]);
+        held += chunk[j].amount;
+        if (held >= amount + feeOf(picked.length)) return { inputs: picked, held, count: picked.length };
+      }
+    }
+    return { inputs: null, held, count: picked.length };
+  }
+
+  /** The live hot wallet's balance (outputs found in the UTXO set first, where the node can scan). */
+  async balance(now: Date): Promise<bigint> {
+    await this.discover(now);
+    return this.store.balance(this.chain, true);
+  }
+}

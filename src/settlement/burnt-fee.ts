@@ -1,0 +1,47 @@
+// A direct Tron settlement's network fee as it was burnt, not as it was quoted (issue "Live chains
+// III"). The plan takes the quoted fee (market `network_fee_usd`) out of the deposit; the chain then
+// burns what the transactions really cost (java-tron's `fee` of each transaction info: bandwidth,
+// energy, a new account's creation), read back on the transfers as `mined_fee`. Once every transfer
+// of the settlement is final (the merchant's, the service's share, the deposit address's TRX
+// top-up), `network_fee` becomes what was burnt, priced in the settlement's coin, and the
+// difference with the quote is the service's (real-network-fee.ts: `service_fee` takes it, `net`
+// never moves). A burn dearer than the service's whole share is recorded up to that share
+// (`service_fee` 0): the rest is the service's loss, never the merchant's.
+import { eq } from 'drizzle-orm';
+import { unitsRoundedUp, unitsToDecimal, type Decimal } from '../money/index.ts';
+import type { Executor } from '../platform/db/index.ts';
+import { appendEvent } from '../events/index.ts';
+import { TOKEN_DEFS, type TokenSymbol } from '../tokens/index.ts';
+import { settlements, type SettlementRow } from './schema.ts';
+import { settlementJson } from './json.ts';
+import { recordRealNetworkFee } from './real-network-fee.ts';
+
+/** What was burnt in the settlement's own coin: as is when it is that coin, else at today's rates, rounded up. */
+export function burntInToken(token: TokenSymbol, burnt: { token: TokenSymbol; amount: bigint }, rates: Partial<Record<TokenSymbol, Decimal>>): bigint | null {
+  if (burnt.token === token) return burnt.amount;
+  const from = rates[burnt.token];
+  const to = rates[token];
+  if (!from || !to || to.lte(0)) return null;
+  const { decimals, precision } = TOKEN_DEFS[token];
+  return unitsRoundedUp(unitsToDecimal(burnt.amount, TOKEN_DEFS[burnt.token].decimals).mul(from).div(to), precision, decimals);
+}
+
+/**
+ * Records `burnt` (native coin, summed over the settlement's transfers and their gas top-ups) as the
+ * network fee of a completed direct settlement; false when there is nothing to change (already
+ * recorded, or no rate to price a token settlement's burn in its coin: the quote then stands).
+ */
+export async function recordBurntFee(
+  tx: Executor, id: string, burnt: { token: TokenSymbol; amount: bigint }, rates: Partial<Record<TokenSymbol, Decimal>>, now: Date,
+): Promise<boolean> {
+  const [row] = await tx.select().from(settlements).where(eq(settlements.id, id)).for('update');
+  if (!row || row.mode !== 'direct' || row.status !== 'completed') return false;
+  const inToken = burntInToken(row.token as TokenSymbol, burnt, rates);
+  if (inToken === null) return false;
+  const pool = row.serviceFee + row.networkFee;
+  if (!await recordRealNetworkFee(tx, row, inToken < pool ? inToken : pool, now)) return false;
+  const [updated] = await tx.select().from(settlements).where(eq(settlements.id, id));
+  // the figures changed, not the status: no second `settlement.completed`
+  await appendEvent(tx, { type: 'settlement:update', livemode: row.livemode, merchantId: row.merchantId, paymentId: row.paymentId, data: settlementJson(updated as SettlementRow), at: now });
+  return true;
+}

@@ -1,0 +1,147 @@
+// Live conversions carried out by the service's own treasury (direct rules 4 and 5; README "Live
+// conversions"). A settlement the planner converts (`via` swap or exchange) moves in steps, each
+// one a transaction on the locked settlement row, recorded before anything is broadcast:
+//   1. the deposit (all of it) is swept into the service's hot wallet of its chain (settlement-writer
+//      records that sweep with the settlement; here when its chain could not send then);
+//   2. once that sweep is final, the conversion is priced at the market now (`amount_out` becomes
+//      what `amount_in` fetches then) and guarded against the planned quote as rule 5 says
+//      (execution-guard.ts). Carried out: its ledger entries are written and `amount_out` of
+//      the target coin is sent from the service's hot wallet of that coin's chain to the payout
+//      address, arriving exactly (XRP: with the address's tag). Refused: rule 6, the deposit is kept
+//      in the balance, bought for USDT on Tron at market, with the guard's note;
+//   3. the payout transfer final: the settlement is `completed` with its `tx_id`, the conversion
+//      `done` (executor.ts completeSettlement, told by the chain room). While the hot wallet cannot
+//      pay, the settlement says so in its note.
+// Every step reads the state it moves from, so a crash between steps repeats nothing.
+import { and, asc, eq, sql } from 'drizzle-orm';
+import type { Database, Executor } from '../platform/db/index.ts';
+import type { Chain } from '../config.ts';
+import { TOKEN_DEFS, type TokenSymbol } from '../tokens/index.ts';
+import type { MarketSource } from '../market/index.ts';
+import { BALANCE_TOKEN, marketQuotes, planSettlement, type ConversionPlan, type SettlementPlan } from './planner.ts';
+import { executedLedger } from './conversion-ledger.ts';
+import { NoMarketRateError } from './conversion-paths.ts';
+import { checkExecution } from './execution-guard.ts';
+import { NOTE_CANNOT_PAY_OUT } from './routing.ts';
+import type { ServiceFeePort, TransferPort } from './ports.ts';
+import { settlements, type SettlementRow } from './schema.ts';
+import { SWEEP_NONE, type StoredConversion } from './json.ts';
+import { loadInput, planDeposit, planPayment, type StoredInput } from './stored-input.ts';
+import { addressesInForce, planAddress } from './address-store.ts';
+import { emitBalances, lockBalance } from './balance-store.ts';
+import { NOTE_CONVERTING, postLedger, settlementEvents, transfersFor, writePlan } from './settlement-writer.ts';
+import { failSettlement } from './executor.ts';
+import { treasuryPayout } from './failed-settlements.ts';
+
+/** The payout waits for the service's hot wallet of the target coin's chain to be funded. */
+export const noteWaitingFunds = (chain: Chain): string => `waiting for the service's ${chain} hot wallet to be funded`;
+/** The deposit never reached the service's wallet: the settlement fails (the operator retries or returns it). */
+export const noteSweepFailed = (why: string): string => `the deposit could not be moved to the service's wallet: ${why}`;
+/** No current price to guard the conversion with: it waits for one. */
+export const NOTE_CONVERSION_WAITING_PRICE = 'converting: waiting for a current market price';
+
+export interface ConversionDeps {
+  market: MarketSource;
+  transfers: TransferPort | null;
+  fees?: ServiceFeePort | null;
+}
+
+const chainOf = (t: TokenSymbol): Chain => TOKEN_DEFS[t].chain;
+
+/** Moves every live treasury conversion one step where it can; returns how many moved. */
+export async function advanceConversions(db: Database, deps: ConversionDeps, now: Date): Promise<number> {
+  if (!deps.transfers) return 0;
+  const open = await db.orm.select({ id: settlements.id }).from(settlements).where(and(
+    eq(settlements.status, 'pending'), eq(settlements.livemode, true),
+    sql`${settlements.conversion}->>'status' = 'pending' and ${settlements.conversion}->>'treasury' = 'true'`,
+  )).orderBy(asc(settlements.createdAt)).limit(500);
+  let n = 0;
+  for (const { id } of open) if (await db.transaction((tx) => advanceOne(tx, id, deps, now))) n++;
+  return n;
+}
+
+async function advanceOne(tx: Executor, id: string, deps: ConversionDeps, now: Date): Promise<boolean> {
+  const [row] = await tx.select().from(settlements).where(eq(settlements.id, id)).for('update');
+  const c = row?.conversion as StoredConversion | null;
+  const port = deps.transfers;
+  if (!row || !port || row.status !== 'pending' || c?.status !== 'pending' || !c.treasury) return false;
+  const from = row.chain as Chain;
+  const to = chainOf(c.to);
+  // 1. the sweep, once the deposit's chain can send
+  if (!c.sweep) {
+    if (!transfersFor(port, from)) return false;
+    if (!transfersFor(port, to)) return refuse(tx, row, NOTE_CANNOT_PAY_OUT, deps, now);
+    const deposit = (row.input as StoredInput).payment.deposit_address;
+    const sweep = row.token === 'XRP' || !deposit
+      ? SWEEP_NONE
+      : await port.send(tx, { chain: from, token: row.token as TokenSymbol, from: deposit, amount: row.amount, purpose: 'sweep', reference: row.id });
+    return update(tx, row, { ...c, sweep }, NOTE_CONVERTING, sweep === SWEEP_NONE ? [] : [sweep], now);
+  }
+  // 2. the deposit is the service's: priced, guarded, paid out
+  if (!c.payout) {
+    if (c.sweep !== SWEEP_NONE) {
+      const swept = await port.state?.(tx, c.sweep);
+      if (!swept || swept.status === 'pending') return false;
+      if (swept.status === 'failed') {
+        await failSettlement(tx, row.id, noteSweepFailed(swept.why ?? 'given up'), now);
+        return true;
+      }
+    }
+    if (!transfersFor(port, to)) return refuse(tx, row, NOTE_CANNOT_PAY_OUT, deps, now, true);
+    let check: ReturnType<typeof checkExecution>;
+    try {
+      check = checkExecution(c.from, c.to, BigInt(c.amount_in), BigInt(c.amount_out), marketQuotes(deps.market.snapshot(true)));
+    } catch (err) {
+      if (!(err instanceof NoMarketRateError)) throw err;
+      return row.note === NOTE_CONVERSION_WAITING_PRICE ? false : update(tx, row, c, NOTE_CONVERSION_WAITING_PRICE, [], now);
+    }
+    if (!check.ok) return refuse(tx, row, check.reason, deps, now, true);
+    // priced at the market now: amount_out is what amount_in fetches at this moment (the guard held it
+    // to the planned quote), and from here on it is fixed: the ledger and the payout carry it
+    const executed: StoredConversion = { ...c, amount_out: check.market_out.toString() };
+    await postLedger(tx, row, executedLedger(row, executed), deps.fees ?? null, now);
+    await emitBalances(tx, { merchantId: row.merchantId, livemode: row.livemode }, now);
+    const payout = await port.send(tx, treasuryPayout(row, executed));
+    return update(tx, row, { ...executed, payout }, null, [payout], now);
+  }
+  // 3. waiting for the payout to be final: say so while the hot wallet cannot pay it
+  const paying = await port.state?.(tx, c.payout);
+  const note = paying?.waiting_funds ? noteWaitingFunds(to) : null;
+  return note === row.note ? false : update(tx, row, c, note, [], now);
+}
+
+async function update(tx: Executor, row: SettlementRow, c: StoredConversion, note: string | null, added: string[], now: Date): Promise<boolean> {
+  const intents = [...(row.transferIntents ?? []), ...added];
+  const [updated] = await tx.update(settlements).set({ conversion: c, note, transferIntents: intents.length > 0 ? intents : null, updatedAt: now })
+    .where(eq(settlements.id, row.id)).returning();
+  await settlementEvents(tx, updated, now);
+  return true;
+}
+
+/**
+ * Rule 6: the conversion is not carried out. Planned again at the market now with the refusal as
+ * its note: kept in the balance (bought for USDT on Tron), the conversion shown `skipped`. A deposit
+ * already swept stays where it is (the service's wallet); one not swept yet is swept now.
+ */
+async function refuse(tx: Executor, row: SettlementRow, reason: string, deps: ConversionDeps, now: Date, swept = false): Promise<boolean> {
+  const c = row.conversion as StoredConversion;
+  const { payment, deposits } = loadInput(row.input as StoredInput);
+  const data = deps.market.snapshot(true);
+  const addresses = (await addressesInForce(tx, payment.merchant_id, true)).map(planAddress);
+  const balance = (await lockBalance(tx, { merchantId: payment.merchant_id, livemode: true }, BALANCE_TOKEN, now)).available;
+  const plan = planSettlement({
+    payment: planPayment(payment), deposits: deposits.map(planDeposit), addresses, market: marketQuotes(data), now, balance_available: balance,
+    refuse_conversion: reason,
+  });
+  // no current price to buy it with: it waits (the next pass tries again)
+  if (plan.status === 'pending') return false;
+  const skipped: ConversionPlan = {
+    via: c.via as ConversionPlan['via'], from: c.from, amount_in: BigInt(c.amount_in), to: c.to, amount_out: BigInt(c.amount_out), status: 'skipped', note: reason,
+  };
+  const final: SettlementPlan = plan.status === 'held' ? plan : { ...plan, conversion: skipped, ...(plan.conversion ? { balance_purchase: plan.conversion } : {}) };
+  await writePlan(tx, final, {
+    payment, deposits, market: data, transfers: deps.transfers, fees: deps.fees ?? null, now,
+    ...(swept ? { swept: row.transferIntents ?? [] } : {}),
+  }, row);
+  return true;
+}

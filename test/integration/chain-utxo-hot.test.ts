@@ -1,0 +1,171 @@
+// The Litecoin hot wallet on a real node (regtest), with no node wallet behind it: custodial
+// deposits swept into it (all of the deposit less the fee), transfers from it (`payout`: the
+// recipient receives exactly the amount, the change goes back to it) over the outputs the service
+// tracks itself, each output reserved in the transaction that stores the signed bytes spending it.
+import crypto from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { describeEachDb } from '../harness/databases.ts';
+import { tokenHeader } from '../harness/accounts.ts';
+import { createLivePayment, hotWallet, owed, settlementsOf } from '../harness/chain-send.ts';
+import { litecoindOrSkip, startLitecoind, type LitecoinNode } from '../harness/litecoind.ts';
+import { driveLtc, ltcMerchant, ltcText, startLtcApp, unspentAt, type LtcApp } from '../harness/utxo-send.ts';
+import { encodeSegwit } from '../../src/chains/addresses/encoding.ts';
+import { setLiveNetwork } from '../../src/chains/addresses/index.ts';
+import { parseUnits } from '../../src/money/index.ts';
+import { outgoingAttempts, outgoingTransfers, type TransferRow } from '../../src/chains/transfers/index.ts';
+import { NodeEndpoints } from '../../src/chains/rpc/endpoints.ts';
+import { UtxoRpc } from '../../src/chains/utxo/index.ts';
+import { HotOutputs, UtxoFamily, depositTxsFromDb, utxoHotOutputs } from '../../src/chains/utxo/send/index.ts';
+import { WalletKeys } from '../../src/chains/wallets/index.ts';
+
+const units = (v: string) => parseUnits(v, 8)!;
+const fresh = () => encodeSegwit('rltc', 0, crypto.randomBytes(20));
+
+describe.runIf(litecoindOrSkip())('LTC hot wallet on litecoind', () => {
+  let node: LitecoinNode;
+  beforeAll(async () => { node = await startLitecoind(); }, 60_000);
+  afterAll(async () => { await node?.close(); setLiveNetwork('litecoin', 'main'); });
+
+  describeEachDb('sweeps into it, transfers from it', (h) => {
+    let t: LtcApp;
+    let hot: string;
+    beforeAll(async () => {
+      t = await startLtcApp(h.db(), node);
+      hot = (await hotWallet(t, 'litecoin')).address as string;
+    });
+    afterAll(async () => { await t?.close(); });
+
+    const transfersOf = (reference: string) => h.db().orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.reference, reference));
+    const tracked = () => h.db().orm.select().from(utxoHotOutputs).where(eq(utxoHotOutputs.chain, 'litecoin'));
+    /** Records a transfer from the hot wallet through the TransferPort, as the settlement room (a conversion) does. */
+    const sendFromHot = (to: string, amount: bigint, reference = `ref_${crypto.randomUUID()}`) =>
+      t.platform.db.transaction((tx) => t.services.sending.transfers.port.send(tx, { chain: 'litecoin', token: 'LTC', to, amount, purpose: 'payout', reference }));
+    const rowOf = async (id: string): Promise<TransferRow> => (await h.db().orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.id, id)))[0];
+    const balance = async () => {
+      t.clock.advance(61_000); // past the balances' cache and the UTXO set scan's interval
+      return units(((await hotWallet(t, 'litecoin')).balances as Array<{ token: string; amount: string }>).find((b) => b.token === 'LTC')!.amount);
+    };
+
+    it('a custodial deposit is swept into the hot wallet whole, less the fee, and its output is tracked', async () => {
+      const m = await ltcMerchant(t);
+      const set = await t.app.inject({ method: 'PATCH', url: '/merchant/settings', headers: tokenHeader(m.acct.accessToken), payload: { settlement: 'custodial' } });
+      expect(set.statusCode).toBe(200);
+      const p = await createLivePayment(t, m, 'LTC');
+      const amount = owed(p);
+      const txid = await node.pay(p.deposit_address, ltcText(amount));
+      const [hash] = await node.mine(1);
+      const { height } = await node.rpc<{ height: number }>('getblockheader', [hash]);
+      await t.services.payments.intake.recordDeposit({ address: p.deposit_address }, { txId: txid, token: 'LTC', amount, confirmations: 1, block: height, at: t.clock.now() });
+      await t.services.payments.intake.markFinal({ address: p.deposit_address }, txid, t.clock.now());
+      await t.platform.outbox.drainNow();
+      const [s] = await settlementsOf(t, p.id);
+      expect(s).toMatchObject({ mode: 'custodial', status: 'completed' });
+      await driveLtc(t, async () => (await transfersOf(s.id)).every((x) => x.status === 'final'));
+      const [sweep] = await transfersOf(s.id);
+      expect(sweep).toMatchObject({ purpose: 'sweep', amount, toAddress: hot });
+      const tx = await node.rpc<{ vin: Array<{ txid: string }>; vout: Array<{ value: number; n: number; scriptPubKey: { addresses: string[] } }> }>('getrawtransaction', [sweep.txId, true]);
+      expect(tx.vin.map((v) => v.txid)).toEqual([txid]);
+      expect(tx.vout).toHaveLength(1);
+      expect(tx.vout[0].scriptPubKey.addresses).toEqual([hot]);
+      expect(units(tx.vout[0].value.toFixed(8))).toBe(amount - sweep.minedFee!);
+      expect((await tracked()).find((o) => o.txid === sweep.txId)).toMatchObject({ vout: 0, amount: amount - sweep.minedFee!, spentBy: null });
+      expect(await balance()).toBe(await unspentAt(node, hot));
+    });
+
+    it('transfers from the hot wallet arrive exactly, the change goes back to it, and two sends never spend one output', async () => {
+      // an operator's top-ups the service has not seen: found in the node's UTXO set
+      await node.pay(hot, '1.0');
+      await node.pay(hot, '1.0');
+      await node.mine(1);
+      const [a, b] = [fresh(), fresh()];
+      const ids = [await sendFromHot(a, 30_000_000n), await sendFromHot(b, 40_000_000n)];
+      t.clock.advance(61_000);
+      // two workers at once over the same transfers
+      await Promise.all([t.services.sending.transfers.runOnce(), t.services.sending.transfers.runOnce()]);
+      await driveLtc(t, async () => (await Promise.all(ids.map(rowOf))).every((r) => r.status === 'final'));
+      const rows = await Promise.all(ids.map(rowOf));
+      expect(await unspentAt(node, a)).toBe(30_000_000n);
+      expect(await unspentAt(node, b)).toBe(40_000_000n);
+      const txs = await Promise.all(rows.map((r) => node.rpc<{ vin: Array<{ txid: string; vout: number }>; vout: Array<{ value: number; scriptPubKey: { addresses: string[] } }> }>('getrawtransaction', [r.txId, true])));
+      const spent = txs.flatMap((x) => x.vin.map((v) => `${v.txid}:${v.vout}`));
+      expect(new Set(spent).size).toBe(spent.length);
+      for (const [i, x] of txs.entries()) {
+        // the recipient's output and the change, back to the hot wallet
+        expect(x.vout.map((o) => o.scriptPubKey.addresses[0]).sort()).toEqual([[a, b][i], hot].sort());
+        // what each one reserved is what it spends
+        const held = (await tracked()).filter((o) => o.spentBy === rows[i].id).map((o) => `${o.txid}:${o.vout}`);
+        expect(held.sort()).toEqual(x.vin.map((v) => `${v.txid}:${v.vout}`).sort());
+      }
+      // the change is tracked once mined: the balance is the node's UTXO set's
+      expect(await balance()).toBe(await unspentAt(node, hot));
+    });
+
+    it('a send that chose an output another one took first is signed again with another', async () => {
+      await node.pay(hot, '0.5');
+      await node.mine(1);
+      t.clock.advance(61_000);
+      const family = new UtxoFamily(t.services.sending.utxoReaders.litecoin!, new UtxoRpc(new NodeEndpoints([node.url])), new WalletKeys(t.config.walletMnemonic),
+        depositTxsFromDb(h.db()), { hot: new HotOutputs(h.db()), now: () => t.clock.now() });
+      const [x, y] = await Promise.all([sendFromHot(fresh(), 10_000_000n), sendFromHot(fresh(), 10_000_000n)]);
+      const ctx = { feesPaidBefore: 0n, unsentFromSender: [] };
+      const px = await family.prepare(await rowOf(x), ctx);
+      const py = await family.prepare(await rowOf(y), ctx);
+      if (px.kind !== 'ready' || py.kind !== 'ready') throw new Error('not ready');
+      await h.db().transaction((tx) => px.sign(null, tx));
+      await expect(h.db().transaction((tx) => py.sign(null, tx)))
+        .rejects.toThrow('an output chosen for this transfer was taken by another send meanwhile; chosen again on the next pass');
+      const again = await family.prepare(await rowOf(y), ctx);
+      if (again.kind !== 'ready') throw new Error('not ready');
+      const sy = await h.db().transaction((tx) => again.sign(null, tx));
+      const sx = (await h.db().orm.select().from(outgoingAttempts).where(eq(outgoingAttempts.transferId, x)));
+      // nothing was stored for x here (signed outside the worker): what each holds differs
+      expect(sx).toHaveLength(0);
+      const held = await tracked();
+      const heldX = held.filter((o) => o.spentBy === x).map((o) => o.txid + o.vout);
+      const heldY = held.filter((o) => o.spentBy === y).map((o) => o.txid + o.vout);
+      expect(heldX.length).toBeGreaterThan(0);
+      expect(heldY.length).toBeGreaterThan(0);
+      expect(heldX.filter((k) => heldY.includes(k))).toEqual([]);
+      expect(JSON.parse(sy.fee.inputs).map((i: { txid: string; vout: number }) => i.txid + i.vout).sort()).toEqual(heldY.sort());
+      // both are the worker's to send now
+      await driveLtc(t, async () => (await Promise.all([x, y].map(rowOf))).every((r) => r.status === 'final'));
+    });
+
+    it('a stuck transfer from the hot wallet is replaced spending the same outputs, the change paying the higher fee; it arrives once', async () => {
+      const to = fresh();
+      const id = await sendFromHot(to, 10_000_000n);
+      await t.services.sending.transfers.runOnce();
+      expect((await rowOf(id)).status).toBe('sent');
+      // three Litecoin blocks' time without a block: replaced
+      t.clock.advance(3 * 150_000 + 1000);
+      await t.services.sending.transfers.runOnce();
+      const attempts = await h.db().orm.select().from(outgoingAttempts).where(eq(outgoingAttempts.transferId, id)).orderBy(outgoingAttempts.n);
+      expect(attempts).toHaveLength(2);
+      const [first, second] = attempts.map((x) => x.fee as Record<string, string>);
+      expect(second.inputs).toBe(first.inputs);
+      expect(BigInt(second.fee)).toBeGreaterThan(BigInt(first.fee));
+      type Tx = { vout: Array<{ value: number; scriptPubKey: { addresses: string[] } }> };
+      const [a, b] = await Promise.all(attempts.map((x) => node.rpc<Tx>('decoderawtransaction', [x.raw])));
+      const paid = (x: Tx, addr: string) => x.vout.filter((o) => o.scriptPubKey.addresses[0] === addr).reduce((s, o) => s + units(o.value.toFixed(8)), 0n);
+      expect([paid(a, to), paid(b, to)]).toEqual([10_000_000n, 10_000_000n]);
+      expect(paid(a, hot) - paid(b, hot)).toBe(BigInt(second.fee) - BigInt(first.fee));
+      await driveLtc(t, async () => (await rowOf(id)).status === 'final');
+      expect((await rowOf(id)).txId).toBe(attempts[1].txId);
+      expect(await unspentAt(node, to)).toBe(10_000_000n);
+    });
+
+    it('a transfer the hot wallet cannot pay waits for funds with its shortfall', async () => {
+      t.clock.advance(61_000);
+      const id = await sendFromHot(fresh(), 100_000_000_000n);
+      await t.services.sending.transfers.runOnce();
+      const row = await rowOf(id);
+      const spendable = (await tracked()).filter((o) => o.spentBy === null);
+      const held = spendable.reduce((s, o) => s + o.amount, 0n);
+      expect(row).toMatchObject({ status: 'recorded', waiting: 'funds' });
+      expect(row.lastError).toBe(`the litecoin hot wallet holds ${held} base units in ${spendable.length} spendable outputs; 100000000000 and the network fee are needed`);
+      expect((await hotWallet(t, 'litecoin')).needs_funding).toBe(true);
+      await t.platform.db.transaction((tx) => t.services.sending.transfers.port.cancel(tx, row.reference));
+    });
+  });
+});

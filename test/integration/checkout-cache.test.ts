@@ -1,0 +1,89 @@
+// GET /checkout/{token} answers an unchanged payment's view from memory (src/payments/checkout-cache.ts):
+// byte for byte the view it would build, forgotten the moment the payment changes, here (a commit)
+// or anywhere else (the database's notice), and never kept for a payment whose view follows the market.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import pg from 'pg';
+import { describeEachDb } from '../harness/databases.ts';
+import { startTestApp, type TestApp } from '../harness/app.ts';
+import { signupAccount, type Account } from '../harness/accounts.ts';
+import { createPayment, fromIp } from '../harness/payments.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
+import { payments } from '../../src/payments/schema.ts';
+
+describeEachDb('checkout views kept while unchanged', (h) => {
+  let t: TestApp;
+  let acct: Account;
+  const clock = new ManualClock(new Date());
+
+  beforeAll(async () => {
+    t = await startTestApp(h.db(), { clock });
+    acct = await signupAccount(t.app);
+  });
+  afterAll(async () => { await t.close(); });
+
+  const cache = () => t.services.payments.checkoutCache;
+  const get = (token: string) => t.app.inject(fromIp({ method: 'GET', url: `/checkout/${token}` }));
+  /** Reads until the view is kept (the first read starts listening). */
+  const readUntilKept = async (token: string) => {
+    for (let i = 0; i < 100 && !cache().get(token); i++) {
+      await get(token);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(cache().get(token)).toBeDefined();
+  };
+  /** A change made outside this process's transactions, as another process of the gateway would. */
+  const changeElsewhere = async (id: string, status: string) => {
+    if (h.kind === 'pglite') {
+      await h.db().orm.update(payments).set({ status }).where(eq(payments.id, id));
+      return;
+    }
+    const c = new pg.Client({ connectionString: h.url()! });
+    await c.connect();
+    try { await c.query('update payments set status = $1 where id = $2', [status, id]); } finally { await c.end(); }
+  };
+
+  it('answers a kept view byte for byte as the view is built, with its names and content type', async () => {
+    const p = await createPayment(t.app, acct.testKey);
+    await readUntilKept(p.checkout_token);
+    const res = await get(p.checkout_token);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.body).toBe(JSON.stringify(await t.services.payments.checkoutView(p.checkout_token)));
+    expect(res.json()).toMatchObject({ id: p.id, status: 'pending', merchant_name: expect.any(String) });
+    expect(res.json()).not.toHaveProperty('checkout_token');
+  });
+
+  it('forgets a view when another process changes the payment (the database\'s notice)', async () => {
+    const p = await createPayment(t.app, acct.testKey);
+    await readUntilKept(p.checkout_token);
+    await changeElsewhere(p.id, 'failed');
+    let status = '';
+    for (let i = 0; i < 100 && status !== 'failed'; i++) {
+      status = (await get(p.checkout_token)).json().status;
+      if (status !== 'failed') await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(status).toBe('failed');
+    expect((await get(p.checkout_token)).body).toBe(JSON.stringify(await t.services.payments.checkoutView(p.checkout_token)));
+  });
+
+  it('shows the expiry the deadline timer writes at once, with no wait for a notice', async () => {
+    const p = await createPayment(t.app, acct.testKey);
+    await readUntilKept(p.checkout_token);
+    clock.advance(16 * 60 * 1000);
+    await t.services.payments.runDue(clock.now());
+    expect((await get(p.checkout_token)).json().status).toBe('expired');
+  });
+
+  it('never keeps a payment with no coin yet (its token_options follow the market)', async () => {
+    const p = await createPayment(t.app, acct.testKey, { token: undefined });
+    for (let i = 0; i < 5; i++) expect((await get(p.checkout_token)).json().token_options.length).toBeGreaterThan(0);
+    expect(cache().get(p.checkout_token)).toBeUndefined();
+  });
+
+  it('keeps nothing for an unknown token', async () => {
+    const res = await get('no-such-token');
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({ error: 'payment not found' });
+  });
+});

@@ -1,0 +1,235 @@
+// The dashboard's forms in Debian's Chromium (issue 18, second round): settings with `convert_into`
+// chosen from a list, edit forms of payment links and customers, referral payouts to a chosen
+// address, deliveries paged, support messages edited and deleted. Each error of the API is shown
+// beside the field it names (role="alert", tied by aria-describedby).
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { openTestDatabase } from '../harness/databases.ts';
+import { addMember, randomIp, signupAccount, tokenHeader, type Account } from '../harness/accounts.ts';
+import { ADDR } from '../harness/settlement.ts';
+import { startSocketApp, type SocketApp } from './realtime-support.ts';
+import { chromiumPresent, launchChromium } from '../harness/chromium.ts';
+import { deliveries } from '../../src/webhooks/index.ts';
+
+const WAIT = { timeout: 30_000 };
+const hasChromium = chromiumPresent('dashboard form tests');
+
+describe.skipIf(!hasChromium)('dashboard forms in Chromium', { timeout: 120_000 }, () => {
+  let opened: Awaited<ReturnType<typeof openTestDatabase>>;
+  let t: SocketApp;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    opened = await openTestDatabase('pglite');
+    t = await startSocketApp(opened.db);
+    browser = await launchChromium();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await opened?.dispose();
+  });
+
+  /** A new merchant's owner, signed in on `url`, with the page loaded. */
+  async function openAs(url: string, who?: Account): Promise<{ page: Page; errors: string[]; owner: Account }> {
+    const owner = who ?? await signupAccount(t.app);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => { if (m.type() === 'error' && !/status of 40[0-9]/.test(m.text())) errors.push(m.text()); });
+    await page.goto(`${t.url}${url}`);
+    await page.getByLabel('Email').fill(owner.email);
+    await page.getByLabel('Password').fill(owner.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).waitFor(WAIT);
+    await page.waitForFunction(() => !document.querySelector('main .loading'), null, WAIT);
+    return { page, errors, owner };
+  }
+
+  /** The text of the error tied to a field (aria-invalid, aria-describedby). */
+  async function fieldError(field: Locator): Promise<string> {
+    await field.and(field.page().locator('[aria-invalid=true]')).waitFor(WAIT);
+    return field.page().locator(`#${await field.getAttribute('aria-describedby')}`).innerText();
+  }
+
+  const api = (owner: Account, url: string) => t.app.inject({ method: 'GET', url, headers: tokenHeader(owner.accessToken) }).then((r) => r.json());
+
+  it.concurrent('settings: convert_into chosen among cheapest, order and the coins; an error shown beside its field', async ({ expect }) => {
+    const { page, errors, owner } = await openAs('/settings');
+    const convert = page.getByLabel('Convert into');
+    expect(await convert.evaluate((s: HTMLSelectElement) => s.tagName)).toBe('SELECT');
+    const values = await convert.locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+    expect(values.slice(0, 2)).toEqual(['cheapest', 'order']);
+    expect(values).toEqual(expect.arrayContaining(['USDT_TRC20', 'ETH', 'BTC', 'XRP']));
+    expect(await convert.inputValue()).toBe('cheapest');
+    await convert.selectOption('ETH');
+    const tolerance = page.getByLabel('Underpaid tolerance (basis points, 0 to 2000)');
+    await tolerance.fill('5000');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    expect(await fieldError(tolerance)).toBe('underpaid_tolerance_bps must be between 0 and 2000');
+    await tolerance.fill('50');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor(WAIT);
+    const m = (await api(owner, '/merchant/me')).merchant;
+    expect([m.convert_into, m.underpaid_tolerance_bps]).toEqual(['ETH', 50]);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it.concurrent('payment links: edited in a form, the name refused beside its field', async ({ expect }) => {
+    const owner = await signupAccount(t.app);
+    const made = await t.app.inject({ method: 'POST', url: '/merchant/links?mode=test', headers: tokenHeader(owner.accessToken), payload: { name: 'Coffee', amount_usd: '4.50' } });
+    const link = made.json().link;
+    const { page, errors } = await openAs('/links?mode=test', owner);
+    await page.getByRole('button', { name: 'Edit Coffee' }).click();
+    const name = page.getByLabel('Link name');
+    expect(await name.inputValue()).toBe('Coffee');
+    await name.fill('');
+    await page.getByRole('button', { name: 'Save link' }).click();
+    expect(await fieldError(name)).toBe('name is required (up to 100 characters)');
+    await name.fill('Coffee, large');
+    await page.getByLabel('Link description').fill('A large one');
+    await page.getByRole('button', { name: 'Save link' }).click();
+    await page.getByRole('cell', { name: 'Coffee, large', exact: true }).waitFor(WAIT);
+    const after = (await api(owner, `/merchant/links/${link.id}`)).link;
+    expect([after.name, after.description]).toEqual(['Coffee, large', 'A large one']);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it.concurrent('customers: name and metadata edited in a form, mistakes shown beside the metadata', async ({ expect }) => {
+    const owner = await signupAccount(t.app);
+    const made = await t.app.inject({ method: 'POST', url: '/merchant/customers?mode=test', headers: tokenHeader(owner.accessToken), payload: { email: 'ada@example.com' } });
+    const customer = made.json().customer;
+    const { page, errors } = await openAs('/customers?mode=test', owner);
+    await page.getByRole('button', { name: 'Edit ada@example.com' }).click();
+    const metadata = page.getByLabel('Metadata (JSON)');
+    await metadata.fill('[1, 2]');
+    await page.getByRole('button', { name: 'Save customer' }).click();
+    expect(await fieldError(metadata)).toBe('metadata must be an object');
+    await metadata.fill('plan: pro');
+    await page.getByRole('button', { name: 'Save customer' }).click();
+    await page.getByRole('alert').filter({ hasText: 'JSON object' }).waitFor(WAIT);
+    expect(await fieldError(metadata)).toBe('metadata must be a JSON object, like {"plan": "pro"}');
+    await page.getByLabel('Customer name').fill('Ada L.');
+    await metadata.fill('{"plan": "pro"}');
+    await page.getByRole('button', { name: 'Save customer' }).click();
+    await page.getByRole('cell', { name: 'Ada L.', exact: true }).waitFor(WAIT);
+    const after = (await api(owner, `/merchant/customers/${customer.id}`)).customer;
+    expect([after.name, after.metadata]).toEqual(['Ada L.', { plan: 'pro' }]);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it.concurrent('referral program: a payout to a chosen USDT (Tron) payout address, or to another address with the password', async ({ expect }) => {
+    const owner = await signupAccount(t.app);
+    const add = (address: string) => t.app.inject({ method: 'POST', url: '/merchant/payout-addresses', remoteAddress: randomIp(), headers: tokenHeader(owner.accessToken), payload: { token: 'USDT_TRC20', address, password: owner.password } }).then((r) => r.json().address);
+    await add(ADDR.TRON);
+    const second = await add(ADDR.TRON_2);
+    const { page, errors } = await openAs('/referral-program', owner);
+    const to = page.getByLabel('Pay to');
+    await to.locator(`option[value="${second.id}"]`).waitFor({ state: 'attached', ...WAIT });
+    expect(await to.locator('option').allInnerTexts()).toEqual([expect.stringContaining('Default: '), ADDR.TRON, ADDR.TRON_2, 'Another Tron address…']);
+    await to.selectOption(second.id);
+    const sent = page.waitForRequest((r) => r.url().endsWith('/merchant/affiliate/payouts') && r.method() === 'POST');
+    await page.getByRole('button', { name: 'Request payout' }).click();
+    expect((await sent).postDataJSON()).toEqual({ address_id: second.id });
+    // Nothing earned yet: the amount is what is refused, beside it.
+    expect(await fieldError(page.getByLabel('Amount (USDT)'))).toBe('the minimum payout is 50.00 USDT_TRC20');
+    await to.selectOption({ label: 'Another Tron address…' });
+    const address = page.getByLabel('Tron address');
+    await address.fill('Tnot-an-address');
+    await page.getByLabel('Your password').fill(owner.password);
+    await page.getByRole('button', { name: 'Request payout' }).click();
+    expect(await fieldError(address)).toBe('address is not a valid Tron address');
+    await address.fill(ADDR.TRON);
+    await page.getByLabel('Your password').fill('not-my-password');
+    await page.getByRole('button', { name: 'Request payout' }).click();
+    expect(await fieldError(page.getByLabel('Your password'))).toBe('password is incorrect');
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it.concurrent('support chat: one\'s own message edited and deleted, the change seen live by a teammate', async ({ expect }) => {
+    const owner = await signupAccount(t.app);
+    const mate = await addMember(t.app, owner.accessToken, 'viewer');
+    const { page, errors } = await openAs('/support', owner);
+    const other = await openAs('/support', { ...owner, email: mate.email, password: mate.password });
+    for (const p of [page, other.page]) await p.waitForFunction(() => document.querySelector('.live-dot.up'), null, WAIT);
+    page.on('dialog', (d) => { void d.accept(); });
+    await page.getByLabel('Message', { exact: true }).fill('Hello wrold');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const theirs = other.page.getByRole('log', { name: 'Messages' });
+    await theirs.getByText('Hello wrold').waitFor(WAIT);
+    // Only the author may edit: the teammate sees no button.
+    expect(await theirs.getByRole('button', { name: 'Edit this message' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Edit this message' }).click();
+    const box = page.getByLabel('New text', { exact: true });
+    await box.fill('');
+    await page.getByRole('form', { name: 'Edit message' }).getByRole('button', { name: 'Save' }).click();
+    expect(await fieldError(box)).toBe('body is required (up to 4000 characters)');
+    await box.fill('Hello world');
+    await page.getByRole('form', { name: 'Edit message' }).getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('log', { name: 'Messages' }).getByText('Hello world', { exact: true }).waitFor(WAIT);
+    await theirs.getByText('Hello world', { exact: true }).waitFor(WAIT);
+    await theirs.getByText('· edited').waitFor(WAIT);
+    await page.getByRole('button', { name: 'Delete this message' }).click();
+    await theirs.getByText('deleted', { exact: true }).waitFor(WAIT);
+    expect(await theirs.getByText('Hello world').count()).toBe(0);
+    expect([...errors, ...other.errors]).toEqual([]);
+    await page.context().close();
+    await other.page.context().close();
+  });
+
+  it.concurrent('developers: webhook deliveries paged by cursor, older and newer, none twice', async ({ expect }) => {
+    const owner = await signupAccount(t.app);
+    // 120 delivered test deliveries a minute apart, written as the dispatcher writes them.
+    const now = Date.now();
+    await opened.db.orm.insert(deliveries).values(Array.from({ length: 120 }, (_, i) => ({
+      id: `dlv_page_${owner.merchant.id}_${i}`, merchantId: owner.merchant.id, livemode: false, target: 'account' as const, url: 'https://example.com/hook', host: 'example.com',
+      eventId: `evt_page_${owner.merchant.id}_${i}`, eventType: `payment.n${String(i).padStart(3, '0')}`, payload: '{}', status: 'delivered' as const, attempts: 1, maxAttempts: 7,
+      nextAttemptAt: new Date(now - i * 60_000), history: [], createdAt: new Date(now - i * 60_000),
+    })));
+    const { page, errors } = await openAs('/developers?mode=test', owner);
+    const section = page.getByRole('region', { name: 'Webhook deliveries' });
+    const events = () => section.locator('tbody tr td:nth-child(2)').allInnerTexts();
+    const n = (from: number, count: number) => Array.from({ length: count }, (_, i) => `payment.n${String(from + i).padStart(3, '0')}`);
+    await section.locator('tbody tr').first().waitFor(WAIT);
+    expect(await events()).toEqual(n(0, 50));
+    const pages = section.getByRole('navigation', { name: 'Delivery pages' });
+    expect(await pages.getByRole('button', { name: 'Newer' }).isDisabled()).toBe(true);
+    await pages.getByRole('button', { name: 'Older' }).click();
+    await section.getByText('payment.n050', { exact: true }).waitFor(WAIT);
+    expect(await events()).toEqual(n(50, 50));
+    await pages.getByRole('button', { name: 'Older' }).click();
+    await section.getByText('payment.n100', { exact: true }).waitFor(WAIT);
+    expect(await events()).toEqual(n(100, 20));
+    expect(await pages.getByRole('button', { name: 'Older' }).isDisabled()).toBe(true);
+    await pages.getByRole('button', { name: 'Newer' }).click();
+    await section.getByText('payment.n050', { exact: true }).waitFor(WAIT);
+    expect(await events()).toEqual(n(50, 50));
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it.concurrent('stores, a list the API answers whole, shown 50 at a time with a pager', async ({ expect }) => {
+    const owner = await signupAccount(t.app);
+    for (let i = 0; i < 52; i++) {
+      const r = await t.app.inject({ method: 'POST', url: '/merchant/stores', remoteAddress: randomIp(), headers: tokenHeader(owner.accessToken), payload: { name: `Store ${String(i).padStart(2, '0')}` } });
+      expect(r.statusCode).toBe(201);
+    }
+    const { page, errors } = await openAs('/stores', owner);
+    const rows = page.getByRole('region', { name: 'Stores' }).locator('tbody tr');
+    await rows.first().waitFor(WAIT);
+    expect(await rows.count()).toBe(50);
+    const pages = page.getByRole('group', { name: 'Stores: pages' });
+    expect(await pages.innerText()).toContain('1–50 of 52');
+    await pages.getByRole('button', { name: 'Next' }).click();
+    await pages.getByText('51–52 of 52').waitFor(WAIT);
+    expect(await rows.count()).toBe(2);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+});

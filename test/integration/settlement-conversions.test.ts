@@ -1,0 +1,229 @@
+// The steps of a live treasury conversion (src/settlement/conversions.ts) against the real
+// database, with a stand-in transfer service of the chain room whose chains and transfer states
+// the test sets: which chains can send decides between waiting and rule 6; a sweep given up fails
+// the settlement, which the operator retries or returns; a payout to XRP carries the address's tag.
+// The whole path on real nodes is in chain-convert.test.ts.
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { and, eq } from 'drizzle-orm';
+import { describeEachDb } from '../harness/databases.ts';
+import { startTestApp, type TestApp } from '../harness/app.ts';
+import { signupAccount } from '../harness/accounts.ts';
+import { ADDR, addMember, expectLedgerHolds, input, payment, type Member } from '../harness/settlement.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
+import type { Executor } from '../../src/platform/db/index.ts';
+import type { Actor } from '../../src/audit/index.ts';
+import type { Chain } from '../../src/config.ts';
+import {
+  ledgerEntries, settlements, NOTE_WAITING_CONVERSION, type TransferPort, type TransferRequest, type TransferState,
+} from '../../src/settlement/index.ts';
+import { NOTE_CONVERTING } from '../../src/settlement/settlement-writer.ts';
+import { NOTE_CANNOT_PAY_OUT } from '../../src/settlement/routing.ts';
+import { NOTE_CONVERSION_WAITING_PRICE, noteSweepFailed } from '../../src/settlement/conversions.ts';
+import type { StoredConversion } from '../../src/settlement/json.ts';
+import type { MarketData } from '../../src/market/index.ts';
+
+const ETH = (whole: number): bigint => BigInt(whole) * 10n ** 18n;
+const OPERATOR: Actor = { kind: 'admin' };
+
+/** The chain room as far as conversions see it: recorded requests, chains that can send, states the test sets. */
+class StandInTransfers implements TransferPort {
+  readonly sent: TransferRequest[] = [];
+  readonly states = new Map<string, TransferState>();
+  chains = new Set<Chain>();
+  retried = 0;
+  supports(chain: Chain): boolean { return this.chains.has(chain); }
+  async send(_tx: Executor, req: TransferRequest): Promise<string> {
+    this.sent.push(req);
+    const id = `trf_${this.sent.length}`;
+    this.states.set(id, { status: 'pending', waiting_funds: false });
+    return id;
+  }
+  async state(_tx: Executor, id: string): Promise<TransferState | null> { return this.states.get(id) ?? null; }
+  async retry(_tx: Executor, reference: string): Promise<number> {
+    let n = 0;
+    for (const [id, s] of this.states) {
+      if (s.status === 'failed' && this.sent[Number(id.slice(4)) - 1].reference === reference) { this.states.set(id, { status: 'pending', waiting_funds: false }); n++; }
+    }
+    this.retried += n;
+    return n;
+  }
+}
+
+describeEachDb('settlement conversions', (h) => {
+  let t: TestApp;
+  let port: StandInTransfers;
+
+  beforeAll(async () => {
+    t = await startTestApp(h.db(), { clock: new ManualClock(new Date('2026-03-02T10:00:00Z')) });
+  });
+  afterAll(async () => { await t.close(); });
+  afterEach(async () => {
+    t.services.settlement.useTransfers(null);
+    await expectLedgerHolds(h.db());
+  });
+
+  const use = (...chains: Chain[]): StandInTransfers => {
+    port = new StandInTransfers();
+    port.chains = new Set(chains);
+    t.services.settlement.useTransfers(port);
+    return port;
+  };
+  const newMerchant = async (): Promise<{ id: string; owner: Member }> => {
+    const acct = await signupAccount(t.app);
+    return { id: acct.merchant.id, owner: await addMember(t, acct.merchant.id, 'owner') };
+  };
+  const addAddress = async (m: { id: string; owner: Member }, token: string, address: string, tag?: number) => {
+    const actor: Actor = { kind: 'merchant', id: m.owner.userId };
+    return t.services.settlement.addresses.add({ merchantId: m.id, userId: m.owner.userId, actor }, true, { token, address, password: m.owner.password, ...(tag !== undefined ? { tag } : {}) });
+  };
+  const ethPayment = (merchantId: string) => payment(merchantId, { livemode: true, token: 'ETH', rate_locked: '3000', deposit_address: '0x00000000000000000000000000000000000000d1' });
+  const row = async (id: string) => (await h.db().orm.select().from(settlements).where(eq(settlements.id, id)))[0];
+  const entriesOf = (paymentId: string) => h.db().orm.select().from(ledgerEntries).where(eq(ledgerEntries.paymentId, paymentId));
+
+  it(`a payout coin on a chain the service cannot send on is no target: rule 6 with "${NOTE_CANNOT_PAY_OUT}", the deposit swept`, async () => {
+    const m = await newMerchant();
+    await addAddress(m, 'USDT_TRC20', ADDR.TRON);
+    const p = use('ethereum');
+    const [s] = await t.services.settlement.settle(h.db(), input(ethPayment(m.id), [{ amount: ETH(1), usd: '3000' }]));
+    expect(s).toMatchObject({ mode: 'custodial', status: 'completed', note: NOTE_CANNOT_PAY_OUT });
+    expect(p.sent.map((r) => [r.purpose, r.chain, r.token, r.amount])).toEqual([['sweep', 'ethereum', 'ETH', ETH(1)]]);
+    expect((await entriesOf(s.paymentId)).some((e) => e.type === 'conversion_in' && e.token === 'USDT_TRC20')).toBe(true);
+  });
+
+  it(`waits with "${NOTE_WAITING_CONVERSION}" while the deposit's chain cannot send, then starts with the sweep`, async () => {
+    const m = await newMerchant();
+    await addAddress(m, 'USDT_ERC20', ADDR.EVM);
+    const p = use();
+    const [s] = await t.services.settlement.settle(h.db(), input(ethPayment(m.id), [{ amount: ETH(1), usd: '3000' }]));
+    expect(s).toMatchObject({ mode: 'direct', status: 'pending', note: NOTE_WAITING_CONVERSION, transferIntents: null });
+    expect((s.conversion as StoredConversion)).toMatchObject({ via: 'swap', status: 'pending', treasury: true });
+    expect(await entriesOf(s.paymentId)).toEqual([]);
+    expect(await t.services.settlement.advanceConversions()).toBe(0);
+    p.chains.add('ethereum');
+    expect(await t.services.settlement.advanceConversions()).toBe(1);
+    const started = await row(s.id);
+    expect(started).toMatchObject({ status: 'pending', note: NOTE_CONVERTING, transferIntents: ['trf_1'] });
+    expect(p.sent).toEqual([{ chain: 'ethereum', token: 'ETH', from: '0x00000000000000000000000000000000000000d1', amount: ETH(1), purpose: 'sweep', reference: s.id }]);
+    // nothing moves while the sweep is not final, however often it is looked at
+    expect(await t.services.settlement.advanceConversions()).toBe(0);
+    p.states.set('trf_1', { status: 'final', waiting_funds: false, tx_id: '0xsweep' });
+    expect(await t.services.settlement.advanceConversions()).toBe(1);
+    const c = (await row(s.id)).conversion as StoredConversion;
+    expect(p.sent[1]).toEqual({ chain: 'ethereum', token: 'USDT_ERC20', to: ADDR.EVM, amount: BigInt(c.amount_out), purpose: 'settlement', reference: s.id });
+    expect((await entriesOf(s.paymentId)).map((e) => e.type).sort()).toEqual(['conversion_fee', 'conversion_in', 'conversion_out', 'fee', 'network_fee', 'payment_credit', 'settlement']);
+    // told by the chain room that the payout is final: completed, conversion done
+    const done = await h.db().transaction((tx) => t.services.settlement.completeSettlement(tx, s.id, '0xpayout'));
+    expect(done).toMatchObject({ status: 'completed', txId: '0xpayout', note: null });
+    expect((done.conversion as StoredConversion).status).toBe('done');
+    expect(await t.services.settlement.advanceConversions()).toBe(0);
+    expect(p.sent).toHaveLength(2);
+  });
+
+  it('a sweep given up fails the settlement; the operator retries it, then returns it to the balance', async () => {
+    const m = await newMerchant();
+    await addAddress(m, 'USDT_ERC20', ADDR.EVM);
+    const p = use('ethereum');
+    const [s] = await t.services.settlement.settle(h.db(), input(ethPayment(m.id), [{ amount: ETH(1), usd: '3000' }]));
+    p.states.set('trf_1', { status: 'failed', waiting_funds: false, why: 'node refused it' });
+    expect(await t.services.settlement.advanceConversions()).toBe(1);
+    expect(await row(s.id)).toMatchObject({ status: 'failed', note: noteSweepFailed('node refused it') });
+    const retried = await t.services.settlement.retry(s.id, OPERATOR);
+    expect(retried).toMatchObject({ status: 'pending', note: null });
+    expect(p.retried).toBe(1);
+    p.states.set('trf_1', { status: 'failed', waiting_funds: false, why: 'node refused it again' });
+    expect(await t.services.settlement.advanceConversions()).toBe(1);
+    const returned = await t.services.settlement.returnToBalance(s.id, { note: 'kept for the merchant' }, OPERATOR);
+    expect(returned).toMatchObject({ status: 'completed', mode: 'custodial' });
+    // its entries come first, then the return of what the conversion was to buy
+    const entries = await entriesOf(s.paymentId);
+    const c = returned.conversion as StoredConversion;
+    expect(entries.find((e) => e.type === 'settlement_return')).toMatchObject({ token: 'USDT_ERC20', amount: BigInt(c.amount_out) });
+    expect(entries.filter((e) => e.type === 'payment_credit')).toHaveLength(1);
+    // the sweep is tried again (the coins go to the service's wallet), no payout is ever made
+    expect(p.retried).toBe(2);
+    expect(p.sent.map((r) => r.purpose)).toEqual(['sweep']);
+  });
+
+  it('is priced at the market when carried out: amount_out becomes what amount_in fetches then, within the guard', async () => {
+    const m = await newMerchant();
+    await addAddress(m, 'USDT_ERC20', ADDR.EVM);
+    const p = use('ethereum');
+    const [s] = await t.services.settlement.settle(h.db(), input(ethPayment(m.id), [{ amount: ETH(1), usd: '3000' }]));
+    const planned = s.conversion as StoredConversion;
+    const market = t.services.settlement.market as { snapshot: (livemode: boolean) => MarketData };
+    const original = market.snapshot;
+    // ETH up 1% while the deposit is swept: within 3% of the quote, so carried out at the new price
+    market.snapshot = (livemode) => {
+      const d = original(livemode);
+      return livemode ? { ...d, ETH: { ...d.ETH, rate: d.ETH.rate.mul('1.01') } } : d;
+    };
+    try {
+      p.states.set('trf_1', { status: 'final', waiting_funds: false });
+      expect(await t.services.settlement.advanceConversions()).toBe(1);
+    } finally {
+      market.snapshot = original;
+    }
+    const c = (await row(s.id)).conversion as StoredConversion;
+    // amount_in × 3030 / 1, in USDT base units (6 decimals), rounded down
+    const expected = (BigInt(planned.amount_in) * 3030n) / 10n ** 12n;
+    expect(BigInt(c.amount_out)).toBe(expected);
+    expect(BigInt(c.amount_out)).toBeGreaterThan(BigInt(planned.amount_out));
+    expect(p.sent[1]).toMatchObject({ token: 'USDT_ERC20', amount: expected });
+    const bought = (await entriesOf(s.paymentId)).filter((e) => e.type === 'conversion_in' || e.type === 'settlement').map((e) => e.amount);
+    expect(bought.sort()).toEqual([-expected, expected].sort());
+  });
+
+  it(`waits with "${NOTE_CONVERSION_WAITING_PRICE}" while the market has no current price to guard it with`, async () => {
+    const m = await newMerchant();
+    await addAddress(m, 'USDT_ERC20', ADDR.EVM);
+    const p = use('ethereum');
+    const [s] = await t.services.settlement.settle(h.db(), input(ethPayment(m.id), [{ amount: ETH(1), usd: '3000' }]));
+    p.states.set('trf_1', { status: 'final', waiting_funds: false });
+    const market = t.services.settlement.market as { snapshot: (livemode: boolean) => MarketData };
+    const original = market.snapshot;
+    market.snapshot = (livemode) => {
+      const d = original(livemode);
+      return livemode ? { ...d, ETH: { ...d.ETH, status: 'stale' } } : d;
+    };
+    try {
+      expect(await t.services.settlement.advanceConversions()).toBe(1);
+      expect(await row(s.id)).toMatchObject({ status: 'pending', note: NOTE_CONVERSION_WAITING_PRICE });
+      // looked at again: nothing changes, nothing is sent
+      expect(await t.services.settlement.advanceConversions()).toBe(0);
+      expect(p.sent).toHaveLength(1);
+    } finally {
+      market.snapshot = original;
+    }
+    expect(await t.services.settlement.advanceConversions()).toBe(1);
+    expect(await row(s.id)).toMatchObject({ status: 'pending', note: null });
+    expect(p.sent.map((r) => r.purpose)).toEqual(['sweep', 'settlement']);
+  });
+
+  it(`a conversion that waited for its deposit's chain, whose payout chain still cannot send, is kept in the balance ("${NOTE_CANNOT_PAY_OUT}")`, async () => {
+    const m = await newMerchant();
+    await addAddress(m, 'USDT_TRC20', ADDR.TRON);
+    const p = use();
+    const [s] = await t.services.settlement.settle(h.db(), input(ethPayment(m.id), [{ amount: ETH(1), usd: '3000' }]));
+    expect(s.note).toBe(NOTE_WAITING_CONVERSION);
+    p.chains.add('ethereum');
+    expect(await t.services.settlement.advanceConversions()).toBe(1);
+    const kept = await row(s.id);
+    expect(kept).toMatchObject({ status: 'completed', mode: 'custodial', note: NOTE_CANNOT_PAY_OUT });
+    expect(kept.conversion).toMatchObject({ via: 'exchange', to: 'USDT_TRC20', status: 'skipped', note: NOTE_CANNOT_PAY_OUT });
+    // the deposit is swept into the service's wallet as any kept in the balance
+    expect(p.sent.map((r) => [r.purpose, r.amount])).toEqual([['sweep', ETH(1)]]);
+  });
+
+  it('a conversion into XRP is paid to the payout address with its destination tag', async () => {
+    const m = await newMerchant();
+    await addAddress(m, 'XRP', ADDR.XRP, 4242);
+    const p = use('ethereum', 'xrp');
+    const [s] = await t.services.settlement.settle(h.db(), input(ethPayment(m.id), [{ amount: ETH(1), usd: '3000' }]));
+    expect((s.conversion as StoredConversion)).toMatchObject({ via: 'exchange', to: 'XRP' });
+    p.states.set('trf_1', { status: 'final', waiting_funds: false });
+    await t.services.settlement.advanceConversions();
+    expect(p.sent[1]).toMatchObject({ chain: 'xrp', token: 'XRP', to: ADDR.XRP, tag: 4242, purpose: 'settlement', reference: s.id });
+    const [bal] = await h.db().orm.select().from(settlements).where(and(eq(settlements.id, s.id), eq(settlements.status, 'pending')));
+    expect(bal.note).toBeNull();
+  });
+});
