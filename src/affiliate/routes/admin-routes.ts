@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { adminRoute } from '../../admin/index.ts';
 import { bodyObject } from '../../accounts/index.ts';
 import { notFound } from '../../platform/errors.ts';
+import { queryOf } from '../../platform/http/index.ts';
 import { isIdLike, requireText } from '../../platform/text-input.ts';
 import { NOTE_REQUIRED, TX_ID_REQUIRED } from '../../settlement/index.ts';
 import type { AffiliateService } from '../service.ts';
@@ -32,7 +33,7 @@ export function registerAffiliateAdminRoutes(app: FastifyInstance, affiliate: Af
 
   adminRoute(app, token, {
     method: 'GET', url: '/admin/affiliate/payouts',
-    handler: async (req) => listPayouts(db, null, (req.query ?? {}) as Record<string, unknown>),
+    handler: async (req) => listPayouts(db, null, queryOf(req)),
   });
   for (const verb of ['process', 'paid', 'reject'] as const) {
     adminRoute(app, token, {
