@@ -6,7 +6,8 @@ import { adminRoute } from '../../admin/index.ts';
 import { bodyObject } from '../../accounts/index.ts';
 import { notFound } from '../../platform/errors.ts';
 import { queryOf } from '../../platform/http/index.ts';
-import { isIdLike, requireText } from '../../platform/text-input.ts';
+import { isIdShaped } from '../../platform/fields.ts';
+import { requireText } from '../../platform/text-input.ts';
 import { NOTE_REQUIRED, TX_ID_REQUIRED } from '../../settlement/index.ts';
 import type { AffiliateService } from '../service.ts';
 import type { PayoutMove } from '../payouts/moves.ts';
@@ -23,7 +24,7 @@ const MOVES: Record<'process' | 'paid' | 'reject', (body: Record<string, unknown
 
 const pathId = (params: unknown, name: string): string => {
   const v = (params as Record<string, unknown>)[name];
-  if (!isIdLike(v)) throw notFound();
+  if (!isIdShaped(v)) throw notFound();
   return v;
 };
 
