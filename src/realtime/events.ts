@@ -47,6 +47,6 @@ export const PAYMENT_CREATED = SOCKET_EVENTS.created;
 
 // Outbox event types read here. `session:revoked` and `merchant:update` are written by accounts.
 export { SESSIONS_REVOKED, MERCHANT_UPDATE } from '../accounts/socket-events.ts';
-/** Settlement and payout webhook events also reach the dashboard as their socket event. */
+/** The dashboard's settlement and payout events, written next to every change (the `settlement.*` and `payout.*` webhooks are not sent to sockets). */
 export const SETTLEMENT_UPDATE = 'settlement:update';
 export const PAYOUT_UPDATE = 'payout:update';

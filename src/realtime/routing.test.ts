@@ -37,9 +37,13 @@ describe('routeEvent', () => {
     expect(routeEvent(ev('payment.created', payment)).map((r) => r.kind)).toEqual(['merchant', 'figures']);
   });
 
-  it('maps settlement and payout webhook events to their socket events', () => {
-    expect(routeEvent(ev('settlement.completed', { id: 's' }))).toMatchObject([{ event: 'settlement:update', payload: { id: 's' } }]);
-    expect(routeEvent(ev('payout.sent', { id: 'p' }))).toMatchObject([{ event: 'payout:update' }]);
+  it('sends settlement and payout changes once: their socket events, never their webhooks too', () => {
+    // the webhooks are not socket events: `settlement:update` and `payout:update`, written next to them, are (once)
+    expect(routeEvent(ev('settlement.completed', { id: 's' }))).toEqual([]);
+    expect(routeEvent(ev('settlement.failed', { id: 's' }))).toEqual([]);
+    for (const type of ['payout.approved', 'payout.rejected', 'payout.sent']) expect(routeEvent(ev(type, { id: 'p' }))).toEqual([]);
+    expect(routeEvent(ev('settlement:update', { id: 's' }))).toMatchObject([{ event: 'settlement:update', payload: { id: 's' } }]);
+    expect(routeEvent(ev('payout:update', { id: 'p' }))).toMatchObject([{ event: 'payout:update', payload: { id: 'p' } }]);
   });
 
   it('filters by role as spec 6.3 says', () => {

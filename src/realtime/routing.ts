@@ -3,7 +3,7 @@
 import type { StoredEvent } from '../events/index.ts';
 import { AUDIT_EVENT } from '../audit/index.ts';
 import {
-  MERCHANT_UPDATE, PAYMENT_CREATED, PAYMENT_UPDATE, PAYOUT_UPDATE, REVOKE_CODES, SESSIONS_REVOKED, SETTLEMENT_UPDATE, SUSPENDED,
+  MERCHANT_UPDATE, PAYMENT_CREATED, PAYMENT_UPDATE, REVOKE_CODES, SESSIONS_REVOKED, SUSPENDED,
 } from './events.ts';
 import { checkoutUpdate, dashboardUpdate, isPaymentJson, type NamesOf } from './payer-view.ts';
 import { SUPPORT_MESSAGE, SUPPORT_MESSAGE_UPDATE, SUPPORT_READ } from '../support/index.ts';
@@ -41,6 +41,9 @@ export const AUDIENCE: Readonly<Record<string, readonly Role[]>> = {
   'affiliate:balance': OWNERS_FINANCE,
   'affiliate:payout': OWNERS_FINANCE,
 };
+
+/** Webhook event families whose socket event is written next to them (settlement:update, payout:update). */
+const WEBHOOK_ONLY: readonly string[] = ['settlement.', 'payout.'];
 
 /** Support chat events the operator's sockets hear too, for every merchant (with its merchant_id). */
 const OPERATOR_EVENTS: ReadonlySet<string> = new Set([SUPPORT_MESSAGE, SUPPORT_MESSAGE_UPDATE, SUPPORT_READ]);
@@ -96,8 +99,9 @@ export function routeEvent(e: StoredEvent, namesOf?: NamesOf): Route[] {
 function dashboardRoutes(e: StoredEvent): Route[] {
   if (!e.merchantId) return [];
   const merchantId = e.merchantId;
-  if (e.type.startsWith('settlement.')) return [{ kind: 'merchant', merchantId, roles: EVERYONE, event: SETTLEMENT_UPDATE, payload: e.data }];
-  if (e.type.startsWith('payout.')) return [{ kind: 'merchant', merchantId, roles: EVERYONE, event: PAYOUT_UPDATE, payload: e.data }];
+  // `settlement.*` and `payout.*` are webhooks only: their writers append `settlement:update` and
+  // `payout:update` in the same transaction on every change, which is what the socket hears (once).
+  if (WEBHOOK_ONLY.some((prefix) => e.type.startsWith(prefix))) return [];
   // Notifications go by category (the notifications room says who sees which); read marks go to
   // the reader's own sockets only, without the user id that addressed them.
   if (e.type === NOTIFICATION_EVENT) {

@@ -3,8 +3,9 @@
 // one a transaction on the locked settlement row, recorded before anything is broadcast:
 //   1. the deposit (all of it) is swept into the service's hot wallet of its chain (settlement-writer
 //      records that sweep with the settlement; here when its chain could not send then);
-//   2. once that sweep is final, the conversion is priced at the market now and guarded as rule 5
-//      says (execution-guard.ts). Carried out: its ledger entries are written and `amount_out` of
+//   2. once that sweep is final, the conversion is priced at the market now (`amount_out` becomes
+//      what `amount_in` fetches then) and guarded against the planned quote as rule 5 says
+//      (execution-guard.ts). Carried out: its ledger entries are written and `amount_out` of
 //      the target coin is sent from the service's hot wallet of that coin's chain to the payout
 //      address, arriving exactly (XRP: with the address's tag). Refused: rule 6, the deposit is kept
 //      in the balance, bought for USDT on Tron at market, with the guard's note;
@@ -95,10 +96,13 @@ async function advanceOne(tx: Executor, id: string, deps: ConversionDeps, now: D
       return row.note === NOTE_CONVERSION_WAITING_PRICE ? false : update(tx, row, c, NOTE_CONVERSION_WAITING_PRICE, [], now);
     }
     if (!check.ok) return refuse(tx, row, check.reason, deps, now, true);
-    await postLedger(tx, row, executedLedger(row, c), deps.fees ?? null, now);
+    // priced at the market now: amount_out is what amount_in fetches at this moment (the guard held it
+    // to the planned quote), and from here on it is fixed: the ledger and the payout carry it
+    const executed: StoredConversion = { ...c, amount_out: check.market_out.toString() };
+    await postLedger(tx, row, executedLedger(row, executed), deps.fees ?? null, now);
     await emitBalances(tx, { merchantId: row.merchantId, livemode: row.livemode }, now);
-    const payout = await port.send(tx, treasuryPayout(row, c));
-    return update(tx, row, { ...c, payout }, null, [payout], now);
+    const payout = await port.send(tx, treasuryPayout(row, executed));
+    return update(tx, row, { ...executed, payout }, null, [payout], now);
   }
   // 3. waiting for the payout to be final: say so while the hot wallet cannot pay it
   const paying = await port.state?.(tx, c.payout);

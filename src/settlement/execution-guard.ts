@@ -1,8 +1,10 @@
 // Rule 5's protections applied when the service's treasury carries a live conversion out: the
-// plan promised `amount_out` for `amount_in` (its quote, priced at the market when it was planned);
-// at execution the market is read again. The conversion is refused when the quote's price is more
-// than 3% from the market's now, or when what the deposit fetches at market now falls more than
-// 0.5% (stablecoin pairs 1%) below the quote. Pure: the caller brings the market.
+// plan quoted `amount_out` for `amount_in` (priced at the market when it was planned); at execution
+// the market is read again and the result is what `amount_in` fetches then. The conversion is
+// refused when that result falls more than 0.5% (stablecoin pairs 1%) below the quote, or when the
+// quote's price is more than 3% from the market's now (either way: the market moved too far since
+// the plan, or a price feed glitched, and the service pays nothing on it). Pure: the caller brings
+// the market.
 import { dec, ROUND_UP } from '../money/index.ts';
 import type { TokenSymbol } from '../tokens/index.ts';
 import { isStablePair } from './conversion-paths.ts';

@@ -1,6 +1,6 @@
 // A direct settlement's network fee as its transaction really cost (Bitcoin, Litecoin, Dogecoin:
 // one transaction per settlement, whose fee is the settlement's whole network fee, known once it is
-// mined, after any fee bump). The merchant's `net` never changes: the service's share (its fee
+// mined, after any fee bump; Tron: what its transfers burnt, burnt-fee.ts). The merchant's `net` never changes: the service's share (its fee
 // plus the quoted network fee) paid the transaction's fee, so what the quote got wrong moves
 // between `network_fee` and `service_fee`, and amount = net + service_fee + network_fee +
 // conversion_fee holds exactly with the real fee, in coins and in dollars (net_usd unchanged).
@@ -37,9 +37,10 @@ export function withRealNetworkFee(f: FeeFigures, real: bigint): FeeFigures | nu
 }
 
 /**
- * Records the real fee on a pending settlement (locked by the caller's update): its figures, and
- * in the ledger the difference moved from `network_fee` to `fee` (two entries summing to zero).
- * Returns whether anything changed.
+ * Records the real fee on a settlement locked by the caller (pending: a UTXO settlement's one
+ * transaction; completed: a Tron settlement once all its transfers are final, burnt-fee.ts): its
+ * figures, and in the ledger the difference moved from `network_fee` to `fee` (two entries summing
+ * to zero, so the balance does not move). Returns whether anything changed.
  */
 export async function recordRealNetworkFee(tx: Executor, row: SettlementRow, real: bigint, now: Date): Promise<boolean> {
   if (real === row.networkFee) return false;
@@ -51,7 +52,7 @@ export async function recordRealNetworkFee(tx: Executor, row: SettlementRow, rea
   if (!after) return false;
   await tx.update(settlements).set({
     serviceFee: after.service_fee, networkFee: after.network_fee, serviceFeeUsd: after.service_fee_usd, networkFeeUsd: after.network_fee_usd, updatedAt: now,
-  }).where(and(eq(settlements.id, row.id), eq(settlements.status, 'pending')));
+  }).where(and(eq(settlements.id, row.id), eq(settlements.status, row.status)));
   const token = row.token as TokenSymbol;
   const reference = `${row.paymentId}:${row.depositTx}`;
   const entry = (type: 'fee' | 'network_fee', amount: bigint, usd: Decimal): LedgerEntryPlan =>

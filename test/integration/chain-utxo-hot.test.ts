@@ -132,6 +132,29 @@ describe.runIf(litecoindOrSkip())('LTC hot wallet on litecoind', () => {
       await driveLtc(t, async () => (await Promise.all([x, y].map(rowOf))).every((r) => r.status === 'final'));
     });
 
+    it('a stuck transfer from the hot wallet is replaced spending the same outputs, the change paying the higher fee; it arrives once', async () => {
+      const to = fresh();
+      const id = await sendFromHot(to, 10_000_000n);
+      await t.services.sending.transfers.runOnce();
+      expect((await rowOf(id)).status).toBe('sent');
+      // three Litecoin blocks' time without a block: replaced
+      t.clock.advance(3 * 150_000 + 1000);
+      await t.services.sending.transfers.runOnce();
+      const attempts = await h.db().orm.select().from(outgoingAttempts).where(eq(outgoingAttempts.transferId, id)).orderBy(outgoingAttempts.n);
+      expect(attempts).toHaveLength(2);
+      const [first, second] = attempts.map((x) => x.fee as Record<string, string>);
+      expect(second.inputs).toBe(first.inputs);
+      expect(BigInt(second.fee)).toBeGreaterThan(BigInt(first.fee));
+      type Tx = { vout: Array<{ value: number; scriptPubKey: { addresses: string[] } }> };
+      const [a, b] = await Promise.all(attempts.map((x) => node.rpc<Tx>('decoderawtransaction', [x.raw])));
+      const paid = (x: Tx, addr: string) => x.vout.filter((o) => o.scriptPubKey.addresses[0] === addr).reduce((s, o) => s + units(o.value.toFixed(8)), 0n);
+      expect([paid(a, to), paid(b, to)]).toEqual([10_000_000n, 10_000_000n]);
+      expect(paid(a, hot) - paid(b, hot)).toBe(BigInt(second.fee) - BigInt(first.fee));
+      await driveLtc(t, async () => (await rowOf(id)).status === 'final');
+      expect((await rowOf(id)).txId).toBe(attempts[1].txId);
+      expect(await unspentAt(node, to)).toBe(10_000_000n);
+    });
+
     it('a transfer the hot wallet cannot pay waits for funds with its shortfall', async () => {
       t.clock.advance(61_000);
       const id = await sendFromHot(fresh(), 100_000_000_000n);

@@ -112,7 +112,7 @@ describeEachDb('dashboard socket', (h) => {
     for (const type of ['api_key:update', 'webhook:update', 'audit:entry', 'team:update', 'store:update', 'balance:update', 'webhook:delivery', 'affiliate:payout']) {
       await commitEvent(t.platform.db, { type, merchantId, data: { id: type } });
     }
-    await commitEvent(t.platform.db, { type: 'settlement.completed', merchantId, data: { id: 'set_1' } });
+    await commitEvent(t.platform.db, { type: 'settlement:update', merchantId, data: { id: 'set_1' } });
     // Another merchant's event reaches nobody here.
     await commitEvent(t.platform.db, { type: 'store:update', merchantId: 'mer_other', data: { id: 'x' } });
     await until(() => got.viewer.length >= 5);

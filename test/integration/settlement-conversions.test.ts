@@ -18,8 +18,9 @@ import {
 } from '../../src/settlement/index.ts';
 import { NOTE_CONVERTING } from '../../src/settlement/settlement-writer.ts';
 import { NOTE_CANNOT_PAY_OUT } from '../../src/settlement/routing.ts';
-import { noteSweepFailed } from '../../src/settlement/conversions.ts';
+import { NOTE_CONVERSION_WAITING_PRICE, noteSweepFailed } from '../../src/settlement/conversions.ts';
 import type { StoredConversion } from '../../src/settlement/json.ts';
+import type { MarketData } from '../../src/market/index.ts';
 
 const ETH = (whole: number): bigint => BigInt(whole) * 10n ** 18n;
 const OPERATOR: Actor = { kind: 'admin' };
@@ -141,6 +142,76 @@ describeEachDb('settlement conversions', (h) => {
     // the sweep is tried again (the coins go to the service's wallet), no payout is ever made
     expect(p.retried).toBe(2);
     expect(p.sent.map((r) => r.purpose)).toEqual(['sweep']);
+  });
+
+  it('is priced at the market when carried out: amount_out becomes what amount_in fetches then, within the guard', async () => {
+    const m = await newMerchant();
+    await addAddress(m, 'USDT_ERC20', ADDR.EVM);
+    const p = use('ethereum');
+    const [s] = await t.services.settlement.settle(h.db(), input(ethPayment(m.id), [{ amount: ETH(1), usd: '3000' }]));
+    const planned = s.conversion as StoredConversion;
+    const market = t.services.settlement.market as { snapshot: (livemode: boolean) => MarketData };
+    const original = market.snapshot;
+    // ETH up 1% while the deposit is swept: within 3% of the quote, so carried out at the new price
+    market.snapshot = (livemode) => {
+      const d = original(livemode);
+      return livemode ? { ...d, ETH: { ...d.ETH, rate: d.ETH.rate.mul('1.01') } } : d;
+    };
+    try {
+      p.states.set('trf_1', { status: 'final', waiting_funds: false });
+      expect(await t.services.settlement.advanceConversions()).toBe(1);
+    } finally {
+      market.snapshot = original;
+    }
+    const c = (await row(s.id)).conversion as StoredConversion;
+    // amount_in × 3030 / 1, in USDT base units (6 decimals), rounded down
+    const expected = (BigInt(planned.amount_in) * 3030n) / 10n ** 12n;
+    expect(BigInt(c.amount_out)).toBe(expected);
+    expect(BigInt(c.amount_out)).toBeGreaterThan(BigInt(planned.amount_out));
+    expect(p.sent[1]).toMatchObject({ token: 'USDT_ERC20', amount: expected });
+    const bought = (await entriesOf(s.paymentId)).filter((e) => e.type === 'conversion_in' || e.type === 'settlement').map((e) => e.amount);
+    expect(bought.sort()).toEqual([-expected, expected].sort());
+  });
+
+  it(`waits with "${NOTE_CONVERSION_WAITING_PRICE}" while the market has no current price to guard it with`, async () => {
+    const m = await newMerchant();
+    await addAddress(m, 'USDT_ERC20', ADDR.EVM);
+    const p = use('ethereum');
+    const [s] = await t.services.settlement.settle(h.db(), input(ethPayment(m.id), [{ amount: ETH(1), usd: '3000' }]));
+    p.states.set('trf_1', { status: 'final', waiting_funds: false });
+    const market = t.services.settlement.market as { snapshot: (livemode: boolean) => MarketData };
+    const original = market.snapshot;
+    market.snapshot = (livemode) => {
+      const d = original(livemode);
+      return livemode ? { ...d, ETH: { ...d.ETH, status: 'stale' } } : d;
+    };
+    try {
+      expect(await t.services.settlement.advanceConversions()).toBe(1);
+      expect(await row(s.id)).toMatchObject({ status: 'pending', note: NOTE_CONVERSION_WAITING_PRICE });
+      // looked at again: nothing changes, nothing is sent
+      expect(await t.services.settlement.advanceConversions()).toBe(0);
+      expect(p.sent).toHaveLength(1);
+    } finally {
+      market.snapshot = original;
+    }
+    expect(await t.services.settlement.advanceConversions()).toBe(1);
+    expect(await row(s.id)).toMatchObject({ status: 'pending', note: null });
+    expect(p.sent.map((r) => r.purpose)).toEqual(['sweep', 'settlement']);
+  });
+
+  it(`a conversion that waited for its deposit's chain, whose payout chain still cannot send, is kept in the balance ("${NOTE_CANNOT_PAY_OUT}")`, async () => {
+    const m = await newMerchant();
+    await addAddress(m, 'USDT_TRC20', ADDR.TRON);
+    const p = use();
+    const [s] = await t.services.settlement.settle(h.db(), input(ethPayment(m.id), [{ amount: ETH(1), usd: '3000' }]));
+    expect(s.note).toBe(NOTE_WAITING_CONVERSION);
+    p.chains.add('ethereum');
+    expect(await t.services.settlement.advanceConversions()).toBe(1);
+    const kept = await row(s.id);
+    expect(kept).toMatchObject({ status: 'completed', mode: 'custodial', note: NOTE_CANNOT_PAY_OUT });
+    expect(kept.conversion).toMatchObject({ via: 'exchange', to: 'USDT_TRC20', status: 'skipped', note: NOTE_CANNOT_PAY_OUT });
+    // the deposit is swept into the service's wallet as any kept in the balance
+    expect(p.sent.map((r) => [r.purpose, r.amount])).toEqual([['sweep', ETH(1)]]);
   });
 
   it('a conversion into XRP is paid to the payout address with its destination tag', async () => {

@@ -49,8 +49,14 @@ function request(url: string, body: string, timeoutMs: number): { target: string
   return { target: u.toString(), init: { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) } };
 }
 
-async function post(url: string, payload: unknown, timeoutMs: number): Promise<unknown> {
-  const { target, init } = request(url, JSON.stringify(payload), timeoutMs);
+/**
+ * POSTs JSON to `url` (and `path` under it: java-tron's `/wallet/<name>`) and answers the parsed
+ * JSON body, whatever its HTTP status; no answer, one that is not JSON, or refused credentials are a
+ * TransportError naming the node without its secrets. Every node client of the chain layer
+ * (JSON-RPC, java-tron, rippled over HTTP) posts through it.
+ */
+export async function postJson(url: string, payload: unknown, timeoutMs: number, path = ''): Promise<unknown> {
+  const { target, init } = request(path ? `${url.replace(/\/+$/, '')}${path}` : url, JSON.stringify(payload), timeoutMs);
   let res: Response;
   try {
     res = await fetch(target, init);
@@ -85,7 +91,7 @@ function resultOf(url: string, reply: unknown): unknown {
 
 /** One call; resolves with its `result`. */
 export async function callJsonRpc(url: string, call: RpcCall, timeoutMs: number): Promise<unknown> {
-  const reply = await post(url, { jsonrpc: '2.0', id: 1, method: call.method, params: call.params ?? [] }, timeoutMs);
+  const reply = await postJson(url, { jsonrpc: '2.0', id: 1, method: call.method, params: call.params ?? [] }, timeoutMs);
   return resultOf(url, reply);
 }
 
@@ -95,7 +101,7 @@ export async function callJsonRpc(url: string, call: RpcCall, timeoutMs: number)
  */
 export async function batchJsonRpc(url: string, calls: readonly RpcCall[], timeoutMs: number): Promise<Array<unknown | RpcError>> {
   if (calls.length === 0) return [];
-  const reply = await post(url, calls.map((c, id) => ({ jsonrpc: '2.0', id, method: c.method, params: c.params ?? [] })), timeoutMs);
+  const reply = await postJson(url, calls.map((c, id) => ({ jsonrpc: '2.0', id, method: c.method, params: c.params ?? [] })), timeoutMs);
   if (!Array.isArray(reply)) {
     // A node that refuses the whole batch answers one error object.
     resultOf(url, reply);

@@ -3,7 +3,7 @@
 // worker, the hot wallets of /admin/wallets and the market's network fee quotes. One object with start/stop for the composition root.
 import type { FastifyInstance } from 'fastify';
 import type { Chain } from '../../config.ts';
-import { TOKEN_DEFS, type TokenSymbol } from '../../tokens/index.ts';
+import { TOKEN_DEFS, tokensOnChain, type TokenSymbol } from '../../tokens/index.ts';
 import type { Platform } from '../../platform/context.ts';
 import type { NetworkFeeQuoter } from '../../market/network-fee-port.ts';
 import type { ChainNodes } from '../rpc/nodes.ts';
@@ -91,9 +91,13 @@ export class ChainSending {
       tronFamily = family;
       families.push(family);
       this.readers.tron = new TronReader(rpc, config.tokenContracts);
+      // TRX and every token of the chain (a contract that cannot be read leaves its token out)
+      const tronTokens = tokensOnChain('tron').filter((d) => !d.native).map((d) => d.token);
       readers.tron = async (address) => {
-        const [trx, usdt] = await Promise.all([family.balance(address), family.tokenBalance('USDT_TRC20', address).catch(() => null)]);
-        return [{ token: 'TRX', amount: trx }, ...(usdt === null ? [] : [{ token: 'USDT_TRC20' as const, amount: usdt }])];
+        const [trx, held] = await Promise.all([
+          family.balance(address), Promise.all(tronTokens.map((token) => family.tokenBalance(token, address).catch(() => null))),
+        ]);
+        return [{ token: 'TRX' as const, amount: trx }, ...tronTokens.flatMap((token, i) => { const amount = held[i]; return amount === null ? [] : [{ token, amount }]; })];
       };
     }
     if (nodes.xrp) {

@@ -5,7 +5,7 @@
 // A TRC-20 transfer burns TRX for energy and bandwidth: a deposit address without that much TRX
 // asks the hot wallet for a top-up first; what was burnt is read back from the transaction info.
 import { TOKEN_DEFS, type TokenSymbol } from '../../tokens/index.ts';
-import { RpcError } from '../rpc/json-rpc.ts';
+import { broadcastVia } from '../transfers/broadcasting.ts';
 import type { WalletKeys } from '../wallets/keys.ts';
 import type { AttemptRow, TransferRow } from '../transfers/schema.ts';
 import type { BroadcastOutcome, Inclusion, PrepareContext, Preparation, SignedTx, TransferFamily } from '../transfers/types.ts';
@@ -207,12 +207,7 @@ export class TronFamily implements TransferFamily {
     } catch {
       return { kind: 'refused', why: 'the stored transaction is not JSON' };
     }
-    try {
-      return tronBroadcastOutcome(await this.#rpc.wallet('broadcasttransaction', tx));
-    } catch (err) {
-      if (err instanceof RpcError) return { kind: 'refused', why: `the Tron node refused it: ${err.message}` };
-      return { kind: 'uncertain', why: (err as Error).message };
-    }
+    return broadcastVia('the Tron node', async () => tronBroadcastOutcome(await this.#rpc.wallet('broadcasttransaction', tx)));
   }
 
   async inclusion(txIds: readonly string[]): Promise<Inclusion | null> {

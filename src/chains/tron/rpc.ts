@@ -2,7 +2,7 @@
 // `/walletsolidity/<name>` on the solidity endpoints (TRON_SOLIDITY_URL, or the same nodes). Bodies
 // and answers are JSON with hex (41…) addresses. An answer with java-tron's `Error` field is an
 // RpcError (the node refused the request); no answer or one that is not JSON is a TransportError.
-import { RpcError, TransportError, redactUrl } from '../rpc/json-rpc.ts';
+import { postJson, RpcError, TransportError, redactUrl } from '../rpc/json-rpc.ts';
 import type { NodeEndpoints } from '../rpc/endpoints.ts';
 import { decodeBase58Check, encodeBase58Check } from '../addresses/encoding.ts';
 import { TRON_PREFIX } from '../addresses/networks.ts';
@@ -23,22 +23,9 @@ export function tronBase58(hex: string): string {
   return encodeBase58Check(TRON_PREFIX, Buffer.from(hex.length === 42 ? hex.slice(2) : hex, 'hex'));
 }
 
+/** One java-tron call: its JSON answer, or java-tron's `Error` field as an RpcError. */
 async function post(url: string, path: string, body: unknown, timeoutMs: number): Promise<unknown> {
-  const target = `${url.replace(/\/+$/, '')}${path}`;
-  let res: Response;
-  try {
-    res = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
-  } catch (err) {
-    const e = err as Error & { cause?: { code?: string } };
-    throw new TransportError(`${redactUrl(url)}: ${e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : e.cause?.code ?? e.message}`);
-  }
-  const text = await res.text().catch(() => '');
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new TransportError(`${redactUrl(url)}: HTTP ${res.status}, not JSON`);
-  }
+  const json = await postJson(url, body, timeoutMs, path);
   if (typeof json !== 'object' || json === null) throw new TransportError(`${redactUrl(url)}: not a java-tron answer`);
   const error = (json as { Error?: unknown }).Error;
   if (typeof error === 'string') throw new RpcError(-32000, error);

@@ -52,6 +52,12 @@ export class ChainWatcher {
   readonly chain: Chain;
   readonly #p: WatcherParts;
   readonly #o: WatcherOptions;
+  /**
+   * Mempool transfers fed already (`txId:to:tag`), while they stay in the mempool: each is fed
+   * once, not on every pass (a mempool of many pending deposits would otherwise cost a database
+   * round per deposit per pass, and delay the next one's `detecting`).
+   */
+  readonly #pooledFed = new Set<string>();
   #state: WatcherState;
   #stopped = false;
 
@@ -73,28 +79,30 @@ export class ChainWatcher {
 
   /** The lock was lost: the index is rebuilt when the chain is taken again. */
   released(): void {
+    this.#pooledFed.clear();
     this.#p.addresses.drop();
   }
 
-  /** One pass; never throws (a failure is the chain's state: `down` with its reason). */
-  async pass(): Promise<void> {
+  /** One pass; never throws (a failure is the chain's state: `down` with its reason). Returns the blocks it finished. */
+  async pass(): Promise<number> {
     const { endpoints, log } = this.#p;
     try {
-      await this.#pass();
+      return await this.#pass();
     } catch (err) {
       const message = (err as Error).message;
       if (this.#state.status !== 'down' || this.#state.lastError !== message) log.warn({ chain: this.chain, err: message }, 'chain watch: pass failed');
       // A node that answered nonsense or from the wrong network: the next one is tried on the next pass.
       if (!(err instanceof RpcError) && !(err instanceof NetworkChanged)) endpoints.skip(message);
       await this.#report('down', message);
+      return 0;
     }
   }
 
-  async #pass(): Promise<void> {
+  async #pass(): Promise<number> {
     const { reader, cursors, clock } = this.#p;
-    const network = await reader.network();
-    let cursor = await cursors.load(this.chain);
-    const head = await reader.head();
+    // side by side: a block's wait for its first pass is on every deposit's way to its webhook
+    const [network, loaded, head] = await Promise.all([reader.network(), cursors.load(this.chain), reader.head()]);
+    let cursor = loaded;
     if (cursor && cursor.network !== network) {
       this.#p.endpoints.skip(`serves network ${network}, expected ${cursor.network}`);
       throw new NetworkChanged(network, cursor.network);
@@ -126,14 +134,25 @@ export class ChainWatcher {
       at = block;
       finished++;
     }
+    const pooled = new Set<string>();
     if (reader.pending) {
       // the index a block of this pass was matched against is current enough (topped up just now)
       index ??= await this.#p.addresses.current();
-      for (const t of matchTransfers(index, await reader.pending())) await this.#p.feed.transfer(t, undefined, 0, clock.now());
+      const seen = new Set<string>();
+      for (const t of matchTransfers(index, await reader.pending())) {
+        const key = `${t.txId}:${t.to}:${t.tag ?? ''}`;
+        seen.add(key);
+        pooled.add(t.txId);
+        if (this.#pooledFed.has(key)) continue;
+        // an address not (yet) a payment's is looked at again on the next pass
+        if (await this.#p.feed.transfer(t, undefined, 0, clock.now()) !== 'not_ours') this.#pooledFed.add(key);
+      }
+      for (const key of this.#pooledFed) if (!seen.has(key)) this.#pooledFed.delete(key);
     }
-    await this.#p.feed.recount(count, at.height, clock.now());
+    await this.#p.feed.recount(count, at.height, clock.now(), pooled);
     this.#state = { ...this.#state, height: at.height, hash: at.hash, blockTime: at.time };
     await this.#report(this.#statusAt(head, at), this.#p.endpoints.lastError);
+    return finished;
   }
 
   /**

@@ -85,8 +85,12 @@ export class DepositFeed {
     return 'deposit';
   }
 
-  /** Counts the chain's waiting deposits again (`count`: the confirmations of a block; the watcher has verified the chain up to `finished`). */
-  async recount(count: (height: bigint) => number, finished: bigint, at: Date): Promise<void> {
+  /**
+   * Counts the chain's waiting deposits again (`count`: the confirmations of a block; the watcher
+   * has verified the chain up to `finished`; `pooled`: transactions in the node's mempool as this
+   * pass read it, which wait without asking the node about each).
+   */
+  async recount(count: (height: bigint) => number, finished: bigint, at: Date, pooled?: ReadonlySet<string>): Promise<void> {
     await this.#awaiting.retry(count, finished, at, (row) => this.#unmatched(
       { txId: row.txId, to: row.address, token: row.token as ObservedTransfer['token'], amount: row.amount },
       row.block === null ? undefined : BigInt(row.block), row.seenAt, null,
@@ -98,6 +102,8 @@ export class DepositFeed {
         if (confirmations > d.confirmations) await this.#deps.intake.setInclusion({ paymentId: d.paymentId }, d.txId, { block: d.block, confirmations }, at);
         continue;
       }
+      // never mined and in the mempool now: nothing changes for it (one left its block is timed by #unmined)
+      if (!d.orphanedAt && pooled?.has(d.txId)) continue;
       await this.#unmined(d, count, finished, at);
     }
   }

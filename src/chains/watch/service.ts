@@ -129,6 +129,8 @@ export class ChainWatching {
       return;
     }
     slot.held = true;
-    await slot.watcher.pass();
+    // A pass that found a block looks again at once rather than a poll interval later: a block
+    // mined meanwhile is read without waiting (blocks come in bursts after a node's outage, too).
+    if (await slot.watcher.pass() > 0) slot.run.request();
   }
 }

@@ -10,7 +10,7 @@
 import type { WalletKeys } from '../wallets/keys.ts';
 import type { AttemptRow, TransferRow } from '../transfers/schema.ts';
 import type { BroadcastOutcome, Inclusion, PrepareContext, Preparation, SignedTx, TransferFamily } from '../transfers/types.ts';
-import { RpcError } from '../rpc/json-rpc.ts';
+import { broadcastVia } from '../transfers/broadcasting.ts';
 import { XrpNodeError, type XrpRpc } from './rpc.ts';
 import { ASF_REQUIRE_DEST, lastLedgerOf, signAccountSet, signPayment } from './sign.ts';
 
@@ -174,14 +174,11 @@ export class XrpFamily implements TransferFamily {
   }
 
   async broadcast(raw: string): Promise<BroadcastOutcome> {
-    try {
+    return broadcastVia('rippled', async () => {
       const r = await this.#rpc.request('submit', { tx_blob: raw });
       if (typeof r.engine_result !== 'string') return { kind: 'uncertain', why: 'rippled answered submit without an engine result' };
       return submitOutcome(r.engine_result, String(r.engine_result_message ?? ''));
-    } catch (err) {
-      if (err instanceof RpcError) return { kind: 'refused', why: `rippled refused it: ${err.message}` };
-      return { kind: 'uncertain', why: (err as Error).message };
-    }
+    });
   }
 
   async inclusion(txIds: readonly string[]): Promise<Inclusion | null> {

@@ -5,7 +5,7 @@
 // rippled answers (`status: 'error'`) is an RpcError with rippled's error name as its message
 // (asking another node changes nothing); no answer, or one that is not rippled's, is a
 // TransportError (the endpoints move on to the next node).
-import { RpcError, TransportError, redactUrl } from '../rpc/json-rpc.ts';
+import { postJson, RpcError, TransportError, redactUrl } from '../rpc/json-rpc.ts';
 import type { NodeEndpoints } from '../rpc/endpoints.ts';
 
 export const XRP_RPC_TIMEOUT_MS = 10_000;
@@ -38,24 +38,7 @@ function resultOf(url: string, body: unknown): XrpResult {
 }
 
 async function httpRequest(url: string, method: string, params: Record<string, unknown>, timeoutMs: number): Promise<XrpResult> {
-  let res: Response;
-  try {
-    res = await fetch(url, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, signal: AbortSignal.timeout(timeoutMs),
-      body: JSON.stringify({ method, params: [{ ...params, api_version: XRP_API_VERSION }] }),
-    });
-  } catch (err) {
-    const e = err as Error & { cause?: { code?: string } };
-    throw new TransportError(`${redactUrl(url)}: ${e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : e.cause?.code ?? e.message}`);
-  }
-  const text = await res.text().catch(() => '');
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new TransportError(`${redactUrl(url)}: HTTP ${res.status}, not JSON`);
-  }
-  return resultOf(url, body);
+  return resultOf(url, await postJson(url, { method, params: [{ ...params, api_version: XRP_API_VERSION }] }, timeoutMs));
 }
 
 interface Waiting { resolve: (r: XrpResult) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }

@@ -11,6 +11,7 @@ import type { PublicClient } from 'viem';
 import type { Logger } from '../../../platform/logger.ts';
 import type { TokenSymbol } from '../../../tokens/index.ts';
 import type { NodeEndpoints } from '../../rpc/endpoints.ts';
+import { RpcError } from '../../rpc/json-rpc.ts';
 import type { ChainBlock, ObservedTransfer } from '../../watch/types.ts';
 import { internalTransfers } from './internal-transfers.ts';
 import { blockTransfers, logTransfer, nativeTransfer, sumTransfers, TRANSFER_TOPIC, type RawBlock, type RawLog } from './transfers.ts';
@@ -20,6 +21,14 @@ export function methodUnsupported(err: unknown): boolean {
   for (let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 8; e = e.cause as typeof e, depth++) {
     if (e.code === -32601 || e.code === -32004) return true;
     if (typeof e.message === 'string' && /method .*(not (found|supported|available|exist)|does not exist|unsupported)|(unsupported|unknown) method/i.test(e.message)) return true;
+  }
+  return false;
+}
+
+/** The node answered with a JSON-RPC error (as opposed to not answering at all). */
+function answeredByNode(err: unknown): boolean {
+  for (let e = err as { cause?: unknown } | undefined, depth = 0; e && depth < 8; e = e.cause as typeof e, depth++) {
+    if (e instanceof RpcError) return true;
   }
   return false;
 }
@@ -55,8 +64,7 @@ export class BlockOutcomes {
   /** The transfers of `block` (its transactions included), with `contracts` the watched token contracts. */
   async transfers(block: RawBlock & { hash: string }, contracts: ReadonlyMap<string, TokenSymbol>): Promise<Pick<ChainBlock, 'transfers' | 'unchecked'>> {
     if (block.transactions.length === 0) return { transfers: [] };
-    const direct = await this.#direct(block, contracts);
-    const internal = await this.#internal(block);
+    const [direct, internal] = await Promise.all([this.#direct(block, contracts), this.#internal(block)]);
     return internal.length === 0 ? direct : { ...direct, transfers: sumTransfers([...direct.transfers, ...internal]) };
   }
 
@@ -68,12 +76,21 @@ export class BlockOutcomes {
     try {
       traces = await this.#client.request({ method: 'debug_traceBlockByHash' as never, params: [block.hash, { tracer: 'callTracer' }] as never });
     } catch (err) {
-      if (!methodUnsupported(err)) throw err;
-      this.#untraced.add(url);
-      this.#log?.warn({ node: this.#endpoints.index }, 'chain watch: the node has no call tracer (debug_traceBlockByHash); coins moved to deposit addresses by a contract\'s internal call are not seen on it');
+      if (methodUnsupported(err)) {
+        this.#untraced.add(url);
+        this.#log?.warn({ node: this.#endpoints.index }, 'chain watch: the node has no call tracer (debug_traceBlockByHash); coins moved to deposit addresses by a contract\'s internal call are not seen on it');
+        return [];
+      }
+      // The node answered that it cannot trace this block (a pruned node keeps the state of recent
+      // blocks only: catching up after a long outage). Waiting would stall the chain for good: its
+      // internal transfers are given up, said at warn. A node that did not answer fails the pass.
+      if (!answeredByNode(err)) throw err;
+      this.#log?.warn({ block: Number(block.number), err: (err as Error).message }, 'chain watch: the node cannot trace this block; coins moved by internal calls in it are not seen');
       return [];
     }
-    return internalTransfers(traces, block.transactions.map((tx) => tx.hash), this.#native);
+    const { transfers, untraced } = internalTransfers(traces, block.transactions.map((tx) => tx.hash), this.#native);
+    if (untraced.length > 0) this.#log?.warn({ block: Number(block.number), transactions: untraced }, 'chain watch: the node could not trace these transactions; coins moved by internal calls in them are not seen');
+    return transfers;
   }
 
   async #direct(block: RawBlock & { hash: string }, contracts: ReadonlyMap<string, TokenSymbol>): Promise<Pick<ChainBlock, 'transfers' | 'unchecked'>> {

@@ -20,18 +20,28 @@ export interface TxTrace { txHash?: string; result?: CallFrame; error?: string }
 
 const HEX = /^0x[0-9a-fA-F]*$/;
 
-/** The internal value transfers of a block's traces (`txHashes`: the block's transactions in order). Throws on an answer that is not traces of that block. */
-export function internalTransfers(traces: unknown, txHashes: readonly string[], native: TokenSymbol): ObservedTransfer[] {
+/**
+ * The internal value transfers of a block's traces (`txHashes`: the block's transactions in order),
+ * and the transactions the node could not trace (it said why: pruned state, a replay it cannot
+ * do). Throws on an answer that is not traces of that block.
+ */
+export function internalTransfers(traces: unknown, txHashes: readonly string[], native: TokenSymbol): { transfers: ObservedTransfer[]; untraced: string[] } {
   if (!Array.isArray(traces) || traces.length !== txHashes.length) throw new Error(`call traces: ${Array.isArray(traces) ? traces.length : 'no'} traces for ${txHashes.length} transactions`);
-  const out: ObservedTransfer[] = [];
+  const transfers: ObservedTransfer[] = [];
+  const untraced: string[] = [];
   traces.forEach((t: TxTrace, i) => {
-    const txId = t?.txHash ?? txHashes[i];
-    if (txId.toLowerCase() !== txHashes[i].toLowerCase()) throw new Error(`call traces: trace ${i} is of ${txId}, not ${txHashes[i]}`);
-    if (!t.result || typeof t.result !== 'object') throw new Error(`call traces: no trace of ${txId}${t.error ? ` (${t.error})` : ''}`);
+    if (typeof t !== 'object' || t === null) throw new Error(`call traces: trace ${i} is not an object`);
+    const txId = t.txHash ?? txHashes[i];
+    if (typeof txId !== 'string' || txId.toLowerCase() !== txHashes[i].toLowerCase()) throw new Error(`call traces: trace ${i} is of ${txId}, not ${txHashes[i]}`);
+    if (!t.result || typeof t.result !== 'object') {
+      if (typeof t.error !== 'string') throw new Error(`call traces: no trace of ${txId}`);
+      untraced.push(txHashes[i]);
+      return;
+    }
     if (t.result.error) return;
-    walk(t.result, (f) => out.push({ txId: txHashes[i], to: f.to!.toLowerCase(), token: native, amount: BigInt(f.value!), from: f.from?.toLowerCase() }));
+    walk(t.result, (f) => transfers.push({ txId: txHashes[i], to: f.to!.toLowerCase(), token: native, amount: BigInt(f.value!), from: f.from?.toLowerCase() }));
   });
-  return out;
+  return { transfers, untraced };
 }
 
 /** Calls `moved` for each successful subcall (at any depth under a successful parent) that moved value to an address. */

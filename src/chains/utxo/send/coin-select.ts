@@ -35,18 +35,3 @@ export function selectExact<T extends Unspent>(unspent: readonly T[], total: big
   return null;
 }
 
-/**
- * Hot-wallet outputs paying `amount` and the fee of a transaction spending them (`feeOf(n)`: the fee
- * with n inputs): the oldest first until they cover both, so change stays small in count and old
- * outputs do not linger. Null when all of them together fall short.
- */
-export function selectFunding<T extends { amount: bigint }>(outputs: readonly T[], amount: bigint, feeOf: (inputs: number) => bigint): T[] | null {
-  const picked: T[] = [];
-  let sum = 0n;
-  for (const o of outputs) {
-    picked.push(o);
-    sum += o.amount;
-    if (sum >= amount + feeOf(picked.length)) return picked;
-  }
-  return null;
-}

@@ -21,7 +21,7 @@ import type { NodeBlockHeader, NodeTx } from '../node-shapes.ts';
 import { RPC_VERIFY_ALREADY_IN_CHAIN, type UtxoRpc } from '../rpc.ts';
 import { scriptOfAddress } from '../scripts.ts';
 import type { UtxoReader } from '../reader.ts';
-import { selectExact, selectFunding } from './coin-select.ts';
+import { selectExact } from './coin-select.ts';
 import { unspentOutputs, type DepositTxs, type UnspentInput } from './deposit-outputs.ts';
 import { currentFeeRate, feeFor } from './fee-rate.ts';
 import { planOutputs, type PlannedTransfer } from './outputs.ts';
@@ -156,15 +156,13 @@ export class UtxoFamily implements TransferFamily {
     if (t.amount < this.coin.dustLimit) return { kind: 'refused', why: `${t.amount} base units to ${to} is below the dust limit of ${this.coin.dustLimit}` };
     const rate = await currentFeeRate(this.#rpc, this.coin);
     const feeOf = (n: number) => feeFor(rate, fundingVbytes(this.coin, n));
-    let spendable = await wallet.spendable(t.id);
-    let inputs = selectFunding(spendable, t.amount, feeOf);
-    if (!inputs && await wallet.discover(this.#now())) {
-      spendable = await wallet.spendable(t.id);
-      inputs = selectFunding(spendable, t.amount, feeOf);
-    }
+    let found = await wallet.select(t.id, t.amount, feeOf);
+    if (!found.inputs && await wallet.discover(this.#now())) found = await wallet.select(t.id, t.amount, feeOf);
+    const inputs = found.inputs;
     if (!inputs) {
-      const held = spendable.reduce((s, o) => s + o.amount, 0n);
-      return { kind: 'no_funds', why: `the ${this.chain} hot wallet holds ${held} base units in ${spendable.length} spendable outputs; ${t.amount} and the network fee are needed` };
+      // what an earlier try of it held (a node refused that one: nothing of it is out there) is free for others meanwhile
+      await wallet.store.reserve(wallet.store.db.orm, this.chain, t.id, []);
+      return { kind: 'no_funds', why: `the ${this.chain} hot wallet holds ${found.held} base units in ${found.count} spendable outputs; ${t.amount} and the network fee are needed` };
     }
     const chosen = inputs;
     const change = this.hotAddress(t.livemode);

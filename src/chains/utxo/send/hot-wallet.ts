@@ -12,6 +12,9 @@ import { scriptAddress } from '../node-shapes.ts';
 import type { UtxoRpc } from '../rpc.ts';
 import type { HotOutput, HotOutputs } from './hot-outputs.ts';
 
+/** Outputs asked of the node (`gettxout`) per JSON-RPC batch. */
+const VERIFY_BATCH = 25;
+
 /** The node's UTXO set is scanned at most this often per wallet. */
 export const DISCOVER_EVERY_MS = 60_000;
 
@@ -63,15 +66,27 @@ export class UtxoHotWallet {
     return true;
   }
 
-  /** The outputs `transferId` may spend that the node still has unspent (confirmed), oldest first. */
-  async spendable(transferId: string): Promise<HotOutput[]> {
+  /**
+   * The oldest outputs `transferId` may spend that cover `amount` and the fee of spending them
+   * (`feeOf(n)`), each confirmed unspent by the node; asked in batches and only as far as needed (a
+   * wallet of thousands of small outputs is not asked about all of them). Short: null with what the
+   * node confirmed in all of them.
+   */
+  async select(transferId: string, amount: bigint, feeOf: (inputs: number) => bigint): Promise<{ inputs: HotOutput[] | null; held: bigint; count: number }> {
     const free = await this.store.free(this.store.db.orm, this.chain, true, transferId);
-    const out: HotOutput[] = [];
-    for (const o of free) {
-      const coin = await this.#rpc.call<{ confirmations: number } | null>('gettxout', [o.txid, o.vout, true]);
-      if (coin && coin.confirmations > 0) out.push(o);
+    const picked: HotOutput[] = [];
+    let held = 0n;
+    for (let i = 0; i < free.length; i += VERIFY_BATCH) {
+      const chunk = free.slice(i, i + VERIFY_BATCH);
+      const coins = await this.#rpc.batch(chunk.map((o) => ({ method: 'gettxout', params: [o.txid, o.vout, true] })));
+      for (const [j, coin] of coins.entries()) {
+        if (coin instanceof RpcError || !coin || (coin as { confirmations: number }).confirmations < 1) continue;
+        picked.push(chunk[j]);
+        held += chunk[j].amount;
+        if (held >= amount + feeOf(picked.length)) return { inputs: picked, held, count: picked.length };
+      }
     }
-    return out;
+    return { inputs: null, held, count: picked.length };
   }
 
   /** The live hot wallet's balance (outputs found in the UTXO set first, where the node can scan). */

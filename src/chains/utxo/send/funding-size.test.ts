@@ -1,0 +1,43 @@
+// The size a hot-wallet spend is chosen for (fundingVbytes) is never less than the signed
+// transaction's: outputs are selected for the fee the signed transaction will pay, so a spend
+// chosen for n inputs is never refused for a fee its inputs cannot cover. Both script types: P2WPKH
+// (Bitcoin, Litecoin) and legacy P2PKH (Dogecoin), the recipient's output the largest standard one
+// of the coin (P2WSH; P2PKH on Dogecoin).
+import crypto from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { Transaction } from '@scure/btc-signer';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { concat, hash160 } from '../../addresses/encoding.ts';
+import { UTXO_COINS } from '../coins.ts';
+import { fundingVbytes } from './family.ts';
+import { signSpend, type SpendInput } from './sign.ts';
+
+const key = secp256k1.utils.randomSecretKey();
+const pkh = hash160(secp256k1.getPublicKey(key, true));
+const scripts = { p2wpkh: concat([0x00, 0x14], pkh), p2pkh: concat(concat([0x76, 0xa9, 0x14], pkh), [0x88, 0xac]) };
+
+/** A previous transaction paying `script` (a legacy input signs over it whole). */
+function previous(script: Uint8Array, amount: bigint): { txid: string; raw: Uint8Array } {
+  const tx = new Transaction({ allowUnknownInputs: true, allowUnknownOutputs: true, disableScriptCheck: true });
+  tx.addOutput({ script, amount });
+  tx.addInput({ txid: crypto.randomBytes(32), index: 0, finalScriptSig: new Uint8Array([0x51]) });
+  return { txid: tx.id, raw: tx.toBytes(true, false) };
+}
+
+describe('fundingVbytes', () => {
+  for (const chain of ['litecoin', 'bitcoin', 'dogecoin'] as const) {
+    const coin = UTXO_COINS[chain];
+    it(`covers a signed ${chain} spend of 1 to 20 inputs paying the largest standard output and the change`, () => {
+      for (let n = 1; n <= 20; n++) {
+        const inputs: SpendInput[] = Array.from({ length: n }, () => {
+          const prev = previous(scripts[coin.script], 1_000_000_000n);
+          return { txid: prev.txid, vout: 0, amount: 1_000_000_000n, script: scripts[coin.script], ...(coin.script === 'p2pkh' ? { prevRaw: prev.raw } : {}) };
+        });
+        // Dogecoin has no segwit: its largest standard output is P2PKH
+        const recipient = coin.script === 'p2pkh' ? concat(concat([0x76, 0xa9, 0x14], crypto.randomBytes(20)), [0x88, 0xac]) : concat([0x00, 0x20], crypto.randomBytes(32));
+        const signed = signSpend(coin, inputs, [{ script: recipient, amount: 100_000_000n }, { script: scripts[coin.script], amount: 200_000_000n }], key);
+        expect(signed.vsize).toBeLessThanOrEqual(fundingVbytes(coin, n));
+      }
+    });
+  }
+});
