@@ -19,3 +19,16 @@ export { UNKNOWN_STORE } from './key-management.ts';
 export type { SignupEnrollment, SignupHook } from './signup.ts';
 export type { MerchantRow, UserRow } from './schema.ts';
 export { verifyPassword } from './passwords.ts';
+
+// Messages the OpenAPI document (src/openapi/routes) lists, imported there rather than typed again.
+export { INVITATION_INVALID } from './invitations.ts';
+export { ACCESS_INVALID, LABEL_INVALID } from './key-management.ts';
+export { CREDENTIALS_REQUIRED, INVALID_CREDENTIALS } from './login.ts';
+export { PASSWORDS_REQUIRED, WRONG_CURRENT_PASSWORD } from './password-change.ts';
+export { NO_REFRESH_TOKEN } from './refresh.ts';
+export { ROLE_MESSAGE } from './roles.ts';
+export { ENABLED_TOKENS_EMPTY, SETTLEMENT_INVALID, TOLERANCE_RANGE } from './settings-patch.ts';
+export { ENABLED_REQUIRED } from './settings.ts';
+export { MERCHANT_NAME_REQUIRED } from './signup.ts';
+export { LAST_OWNER } from './team.ts';
+export { EMAIL_TAKEN, PASSWORD_TOO_SHORT } from './validate.ts';

@@ -6,7 +6,8 @@ import { and, desc, eq } from 'drizzle-orm';
 import type { Database } from '../platform/db/index.ts';
 import { badRequest, conflict, forbidden, notFound } from '../platform/errors.ts';
 import { newId, randomHex } from '../platform/ids.ts';
-import { isIdLike, refuseNul } from '../platform/text-input.ts';
+import { isIdShaped } from '../platform/fields.ts';
+import { refuseNul } from '../platform/text-input.ts';
 import { recordAudit, type Actor } from '../audit/index.ts';
 import { invitations, merchants, users, type InvitationRow, type UserRow } from './schema.ts';
 import { hashSecret } from './api-keys.ts';
@@ -59,7 +60,7 @@ export function listInvitations(db: Database, merchantId: string): Promise<Invit
 
 /** Revokes a pending (or expired) invitation; revoking it again changes nothing; an accepted one answers 409. */
 export async function revokeInvitation(db: Database, merchantId: string, id: string, actor: Actor, now: Date): Promise<void> {
-  if (!isIdLike(id)) throw notFound();
+  if (!isIdShaped(id)) throw notFound();
   await db.transaction(async (tx) => {
     const [before] = await tx.select().from(invitations).where(and(eq(invitations.id, id), eq(invitations.merchantId, merchantId))).for('update');
     if (!before) throw notFound();

@@ -5,7 +5,8 @@ import { eq } from 'drizzle-orm';
 import type { Database } from '../platform/db/index.ts';
 import { badRequest } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { isIdLike, requireText } from '../platform/text-input.ts';
+import { isIdShaped } from '../platform/fields.ts';
+import { requireText } from '../platform/text-input.ts';
 import { recordAudit, type Actor } from '../audit/index.ts';
 import { merchants } from '../accounts/index.ts';
 import { NOTE_REQUIRED, UNKNOWN_MERCHANT } from '../settlement/index.ts';
@@ -26,7 +27,7 @@ function signedUnits(v: unknown): bigint {
 }
 
 export async function adjustReferralBalance(db: Database, body: Record<string, unknown>, actor: Actor, now: Date): Promise<Record<string, unknown>> {
-  if (!isIdLike(body.merchant_id)) throw badRequest(UNKNOWN_MERCHANT);
+  if (!isIdShaped(body.merchant_id)) throw badRequest(UNKNOWN_MERCHANT);
   const merchantId = body.merchant_id;
   const amount = signedUnits(body.amount);
   const note = requireText('note', body.note, NOTE_REQUIRED);

@@ -19,6 +19,13 @@ export const AFFILIATE_EVENTS = {
 
 export type EntryType = 'commission' | 'payout_hold' | 'payout_release' | 'adjustment';
 
+/** Adds the merchant's affiliate row with a fresh code; nothing when a row (or the code) exists already. */
+async function addAffiliate(ex: Executor, merchantId: string, at: Date): Promise<void> {
+  await ex.insert(affiliates).values({
+    merchantId, code: newReferralCode(), clicks: 0, available: 0n, pendingPayout: 0n, paidOut: 0n, createdAt: at, updatedAt: at,
+  }).onConflictDoNothing();
+}
+
 /**
  * The merchant's affiliate row, made with a fresh code when it has none yet (signup makes it; a
  * merchant made another way gets it on first use). A code already taken is drawn again.
@@ -27,17 +34,20 @@ export async function ensureAffiliate(ex: Executor, merchantId: string, at: Date
   for (;;) {
     const [row] = await ex.select().from(affiliates).where(eq(affiliates.merchantId, merchantId));
     if (row) return row;
-    await ex.insert(affiliates).values({
-      merchantId, code: newReferralCode(), clicks: 0, available: 0n, pendingPayout: 0n, paidOut: 0n, createdAt: at, updatedAt: at,
-    }).onConflictDoNothing();
+    await addAffiliate(ex, merchantId, at);
   }
 }
 
-/** The affiliate row, locked until the transaction ends (changes to one referral balance queue up). */
+/**
+ * The affiliate row, locked until the transaction ends (changes to one referral balance queue up).
+ * One locked read: the row is made (as by ensureAffiliate) only when that read finds none.
+ */
 export async function lockAffiliate(tx: Executor, merchantId: string, at: Date): Promise<AffiliateRow> {
-  await ensureAffiliate(tx, merchantId, at);
-  const [row] = await tx.select().from(affiliates).where(eq(affiliates.merchantId, merchantId)).for('update');
-  return row;
+  for (;;) {
+    const [row] = await tx.select().from(affiliates).where(eq(affiliates.merchantId, merchantId)).for('update');
+    if (row) return row;
+    await addAffiliate(tx, merchantId, at);
+  }
 }
 
 export interface BalanceMove {

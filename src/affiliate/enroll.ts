@@ -4,7 +4,7 @@
 import { eq } from 'drizzle-orm';
 import type { Database, Executor } from '../platform/db/index.ts';
 import { badRequest } from '../platform/errors.ts';
-import { isIdLike } from '../platform/text-input.ts';
+import { isIdShaped } from '../platform/fields.ts';
 import type { Actor } from '../audit/index.ts';
 import { merchants, type SignupEnrollment } from '../accounts/index.ts';
 import { UNKNOWN_MERCHANT } from '../settlement/index.ts';
@@ -30,7 +30,7 @@ export async function enroll(tx: Executor, s: SignupEnrollment, months: number):
 
 /** `POST /admin/referrals {merchant_id, code}`: a referral attached by hand (`attached_by` = `admin`). */
 export async function attachReferral(db: Database, body: Record<string, unknown>, months: number, actor: Actor, now: Date): Promise<Record<string, unknown>> {
-  if (!isIdLike(body.merchant_id)) throw badRequest(UNKNOWN_MERCHANT);
+  if (!isIdShaped(body.merchant_id)) throw badRequest(UNKNOWN_MERCHANT);
   const merchantId = body.merchant_id;
   const code = normalizeCode(body.code);
   if (!code) throw badRequest(UNKNOWN_CODE);

@@ -6,3 +6,6 @@ export { registerAffiliateRoutes } from './routes/index.ts';
 export { AFFILIATE_EVENTS } from './balance.ts';
 export { affiliates, referrals, commissions, affiliatePayouts, affiliateEntries } from './schema.ts';
 export { checkReferralBalances, type ReferralBalanceMismatch } from './check.ts';
+
+// Messages the OpenAPI document (src/openapi/routes) lists, imported there rather than typed again.
+export { ADDRESS_OR_ID, COULD_NOT_LIST, COULD_NOT_REQUEST, PAYOUT_OPEN, TOO_MANY_DECIMALS, UNKNOWN_PAYOUT_ADDRESS } from './payouts/errors.ts';

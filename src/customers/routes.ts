@@ -2,14 +2,12 @@
 // and change customers.
 import type { FastifyInstance } from 'fastify';
 import { ANY_ROLE, SIMULATORS, bodyObject, dashboardRoute, memberActor, type AccountsService } from '../accounts/index.ts';
-import { livemodeOf } from '../platform/http/index.ts';
+import { idOf, livemodeOf, queryOf } from '../platform/http/index.ts';
 import type { CustomersService } from './service.ts';
 import { customerJson } from './json.ts';
 
 /** O, D, F: the roles that simulate payments are the ones that keep customers. */
 const CUSTOMER_EDITORS = SIMULATORS;
-const idOf = (req: { params: unknown }) => String((req.params as { id?: string }).id ?? '');
-const queryOf = (req: { query: unknown }) => (req.query ?? {}) as Record<string, unknown>;
 
 export function registerCustomerRoutes(app: FastifyInstance, accounts: AccountsService, svc: CustomersService): void {
   const { authn } = accounts;

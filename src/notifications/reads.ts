@@ -5,7 +5,8 @@ import type { Database, Executor } from '../platform/db/index.ts';
 import { badRequest } from '../platform/errors.ts';
 import { isLiveQuery } from '../platform/http/index.ts';
 import { listParams } from '../platform/list-params.ts';
-import { isIdLike, refuseNul } from '../platform/text-input.ts';
+import { isIdShaped } from '../platform/fields.ts';
+import { refuseNul } from '../platform/text-input.ts';
 import { appendEvent } from '../events/index.ts';
 import { CATEGORY_MESSAGE, isCategory, visibleTo, type Category, type Role } from './categories.ts';
 import { notificationReads, notifications } from './schema.ts';
@@ -77,7 +78,7 @@ function parseReadBody(body: Record<string, unknown>): ReadRequest {
 export async function markRead(db: Database, r: Reader, body: Record<string, unknown>, now: Date): Promise<{ unread: number }> {
   const req = parseReadBody(body);
   // An id of another shape names no notification: it is left out before any query.
-  const ids = req.ids.filter(isIdLike);
+  const ids = req.ids.filter(isIdShaped);
   return db.transaction(async (tx) => {
     const visible = visibleTo(r.role);
     const which = req.all

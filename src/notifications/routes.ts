@@ -1,6 +1,7 @@
 // GET /merchant/notifications and POST /merchant/notifications/read (CONTRACT.md "Notifications"; any role).
 import type { FastifyInstance } from 'fastify';
 import { ANY_ROLE, bodyObject, dashboardRoute, type AccountsService, type UserAuth } from '../accounts/index.ts';
+import { queryOf } from '../platform/http/index.ts';
 import { listNotifications, markRead, type Reader } from './reads.ts';
 
 const readerOf = (auth: UserAuth): Reader => ({ merchantId: auth.merchantId, userId: auth.userId, role: auth.role });
@@ -9,7 +10,7 @@ export function registerNotificationRoutes(app: FastifyInstance, accounts: Accou
   const { clock, db } = accounts.platform;
   dashboardRoute(app, accounts.authn, {
     method: 'GET', url: '/merchant/notifications', roles: ANY_ROLE,
-    handler: async (req, _reply, auth) => listNotifications(db, readerOf(auth), (req.query ?? {}) as Record<string, unknown>),
+    handler: async (req, _reply, auth) => listNotifications(db, readerOf(auth), queryOf(req)),
   });
   dashboardRoute(app, accounts.authn, {
     method: 'POST', url: '/merchant/notifications/read', roles: ANY_ROLE,

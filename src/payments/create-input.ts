@@ -2,6 +2,7 @@
 // field with one clear 400 message each. Unknown fields are ignored. Pure: the webhook_url's DNS
 // check and everything that needs the merchant happen in the service.
 import { badRequest } from '../platform/errors.ts';
+import { METADATA_NOT_OBJECT } from '../platform/fields.ts';
 import { dec, parseAmountUsd, type Decimal } from '../money/index.ts';
 import { isToken, unsupportedToken, type TokenSymbol } from '../tokens/index.ts';
 import { URL_TOO_LONG, urlTooLong } from '../webhooks/core.ts';
@@ -16,6 +17,7 @@ export const AMOUNT_REQUIRED = 'amount_usd is required';
 export const TOKENS_NOT_ARRAY = 'tokens must be an array of token symbols';
 export const TOKEN_NOT_STRING = 'token must be a token symbol';
 export const TOKEN_NOT_IN_TOKENS = 'token must be one of tokens';
+export const CUSTOMER_EMAIL_INVALID = 'customer_email must be an email address';
 export const SIMULATE_UNKNOWN = `simulate must be one of: ${SIMULATION_OUTCOMES.join(', ')}`;
 export const OUTCOME_UNKNOWN = SIMULATE_UNKNOWN;
 export { unsupportedToken } from '../tokens/index.ts';
@@ -112,14 +114,14 @@ export function parseCreateInput(body: Record<string, unknown>): CreateInput {
 
   let metadata: Record<string, unknown> | undefined;
   if (present(body.metadata)) {
-    if (typeof body.metadata !== 'object' || Array.isArray(body.metadata)) throw badRequest('metadata must be an object');
+    if (typeof body.metadata !== 'object' || Array.isArray(body.metadata)) throw badRequest(METADATA_NOT_OBJECT);
     if (JSON.stringify(body.metadata).length > MAX_METADATA_BYTES) throw badRequest(`metadata must be at most ${MAX_METADATA_BYTES} bytes of JSON`);
     metadata = body.metadata as Record<string, unknown>;
   }
   let customerEmail: string | undefined;
   if (present(body.customer_email)) {
     const e = body.customer_email;
-    if (typeof e !== 'string' || e.length > 254 || !EMAIL.test(e.trim())) throw badRequest('customer_email must be an email address');
+    if (typeof e !== 'string' || e.length > 254 || !EMAIL.test(e.trim())) throw badRequest(CUSTOMER_EMAIL_INVALID);
     customerEmail = e.trim();
   }
   let priceCurrency: string | undefined;

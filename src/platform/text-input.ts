@@ -16,6 +16,3 @@ export function requireText(field: string, v: unknown, message: string, max = 10
   if (typeof v !== 'string' || v.trim() === '' || [...v].length > max) throw badRequest(message);
   return refuseNul(field, v.trim());
 }
-
-/** An id from a path or body: a plain token of letters, digits and `_` (anything else names nothing). */
-export const isIdLike = (v: unknown): v is string => typeof v === 'string' && /^[A-Za-z0-9_]{1,100}$/.test(v);

@@ -20,3 +20,7 @@ export { AMOUNT_NOT_POSITIVE } from './payouts/payout-math.ts';
 export { PASSWORD_INCORRECT } from './address-rules.ts';
 export { TX_ID_REQUIRED, NOTE_REQUIRED } from './payouts/payout-service.ts';
 export { UNKNOWN_MERCHANT } from './adjustments.ts';
+
+// Messages the OpenAPI document (src/openapi/routes) lists, imported there rather than typed again.
+export { ONLY_XRP_TAGS } from './address-rules.ts';
+export { SETTLEMENT_NOT_FOUND } from './statement.ts';

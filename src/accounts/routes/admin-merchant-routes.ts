@@ -6,7 +6,7 @@ import { merchantJson } from '../merchant.ts';
 import { bodyObject } from '../validate.ts';
 import { adminActor } from '../actor.ts';
 import { listMerchants, patchMerchant } from '../admin-merchants.ts';
-import { idOf } from './team-routes.ts';
+import { idOf } from '../../platform/http/index.ts';
 
 export function registerAdminMerchantRoutes(app: FastifyInstance, accounts: AccountsService): void {
   const { clock, config, db } = accounts.platform;

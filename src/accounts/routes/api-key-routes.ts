@@ -7,7 +7,7 @@ import { apiKeyJson } from '../api-keys.ts';
 import { bodyObject } from '../validate.ts';
 import { memberActor } from '../actor.ts';
 import { createKey, isTestMode, KEY_REVOKED, listKeys, revokeKey } from '../key-management.ts';
-import { idOf } from './team-routes.ts';
+import { idOf } from '../../platform/http/index.ts';
 
 export function registerApiKeyRoutes(app: FastifyInstance, accounts: AccountsService): void {
   const { clock, db } = accounts.platform;

@@ -11,7 +11,7 @@ import { invitationJson } from '../invitation-json.ts';
 import { setRefreshCookie } from './cookies.ts';
 import { limitByIp, limitEmailProbes } from './ip-limit.ts';
 import { LOGIN_RATE_PER_IP } from './session-routes.ts';
-import { idOf } from './team-routes.ts';
+import { idOf } from '../../platform/http/index.ts';
 
 export function registerInvitationRoutes(app: FastifyInstance, accounts: AccountsService): void {
   const { clock, config, db } = accounts.platform;

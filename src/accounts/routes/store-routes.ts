@@ -6,7 +6,7 @@ import { ANY_ROLE, OWNER_DEVELOPER } from '../roles.ts';
 import { bodyObject } from '../validate.ts';
 import { memberActor } from '../actor.ts';
 import { createStore, listStores, renameStore, storeJson } from '../stores.ts';
-import { idOf } from './team-routes.ts';
+import { idOf } from '../../platform/http/index.ts';
 
 export function registerStoreRoutes(app: FastifyInstance, accounts: AccountsService): void {
   const { clock, db } = accounts.platform;

@@ -7,9 +7,8 @@ import { userJson } from '../users.ts';
 import { bodyObject } from '../validate.ts';
 import { memberActor } from '../actor.ts';
 import { limitEmailProbes } from './ip-limit.ts';
+import { idOf } from '../../platform/http/index.ts';
 import { addUser, changeRole, listUsers, removeUser, USER_REMOVED } from '../team.ts';
-
-const idOf = (req: { params: unknown }) => (req.params as { id: string }).id;
 
 export function registerTeamRoutes(app: FastifyInstance, accounts: AccountsService): void {
   const { clock, db } = accounts.platform;
@@ -42,4 +41,3 @@ export function registerTeamRoutes(app: FastifyInstance, accounts: AccountsServi
   });
 }
 
-export { idOf };

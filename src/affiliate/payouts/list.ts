@@ -4,7 +4,7 @@ import { and, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../../platform/db/index.ts';
 import { badRequest, notFound } from '../../platform/errors.ts';
 import { listParams } from '../../platform/list-params.ts';
-import { isIdLike } from '../../platform/text-input.ts';
+import { isIdShaped } from '../../platform/fields.ts';
 import { merchants } from '../../accounts/index.ts';
 import { affiliatePayouts } from '../schema.ts';
 import { affiliatePayoutJson } from '../json.ts';
@@ -35,7 +35,7 @@ export async function listPayouts(db: Database, affiliateId: string | null, quer
 }
 
 export async function getPayout(db: Database, affiliateId: string, id: string): Promise<Record<string, unknown>> {
-  if (!isIdLike(id)) throw notFound();
+  if (!isIdShaped(id)) throw notFound();
   const [row] = await db.orm.select({ p: affiliatePayouts, name: merchants.name }).from(affiliatePayouts)
     .innerJoin(merchants, eq(merchants.id, affiliatePayouts.affiliateId))
     .where(and(eq(affiliatePayouts.id, id), eq(affiliatePayouts.affiliateId, affiliateId)));

@@ -4,7 +4,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Database } from '../../platform/db/index.ts';
 import { conflict, notFound } from '../../platform/errors.ts';
-import { isIdLike } from '../../platform/text-input.ts';
+import { isIdShaped } from '../../platform/fields.ts';
 import type { Actor } from '../../audit/index.ts';
 import { lockAffiliate, moveBalance, type BalanceMove } from '../balance.ts';
 import { affiliatePayouts, type AffiliatePayoutRow } from '../schema.ts';
@@ -44,7 +44,7 @@ function balanceMove(p: AffiliatePayoutRow, move: PayoutMove): BalanceMove | nul
 
 /** Moves a payout of `affiliateId` (any affiliate's when null: the operator); 404 unknown, 409 wrong state. */
 export async function movePayout(db: Database, id: string, affiliateId: string | null, move: PayoutMove, actor: Actor, now: Date): Promise<Record<string, unknown>> {
-  if (!isIdLike(id)) throw notFound();
+  if (!isIdShaped(id)) throw notFound();
   return db.transaction(async (tx) => {
     const mine = and(eq(affiliatePayouts.id, id), ...(affiliateId ? [eq(affiliatePayouts.affiliateId, affiliateId)] : []));
     const [found] = await tx.select({ affiliateId: affiliatePayouts.affiliateId }).from(affiliatePayouts).where(mine);

@@ -7,7 +7,7 @@ import { and, asc, desc, eq, inArray, isNull } from 'drizzle-orm';
 import type { Database, Executor } from '../../platform/db/index.ts';
 import { badRequest, conflict, forbidden, INVALID_REQUEST_BODY } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
-import { isIdLike } from '../../platform/text-input.ts';
+import { isIdShaped } from '../../platform/fields.ts';
 import type { Actor } from '../../audit/index.ts';
 import { users, verifyPassword } from '../../accounts/index.ts';
 import { validatePayoutAddress } from '../../chains/addresses/index.ts';
@@ -64,7 +64,7 @@ async function target(tx: Executor, merchantId: string, body: Record<string, unk
   }
   const inForce = and(eq(payoutAddresses.merchantId, merchantId), isNull(payoutAddresses.deletedAt));
   if (given(body.address_id)) {
-    const [a] = isIdLike(body.address_id)
+    const [a] = isIdShaped(body.address_id)
       ? await tx.select().from(payoutAddresses).where(and(inForce, eq(payoutAddresses.id, body.address_id))) : [];
     if (a && a.livemode && a.token !== REFERRAL_TOKEN) throw badRequest(NOT_USDT_TRON);
     if (!a || !a.livemode) throw badRequest(UNKNOWN_PAYOUT_ADDRESS);

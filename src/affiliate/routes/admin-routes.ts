@@ -5,7 +5,9 @@ import type { FastifyInstance } from 'fastify';
 import { adminRoute } from '../../admin/index.ts';
 import { bodyObject } from '../../accounts/index.ts';
 import { notFound } from '../../platform/errors.ts';
-import { isIdLike, requireText } from '../../platform/text-input.ts';
+import { queryOf } from '../../platform/http/index.ts';
+import { isIdShaped } from '../../platform/fields.ts';
+import { requireText } from '../../platform/text-input.ts';
 import { NOTE_REQUIRED, TX_ID_REQUIRED } from '../../settlement/index.ts';
 import type { AffiliateService } from '../service.ts';
 import type { PayoutMove } from '../payouts/moves.ts';
@@ -22,7 +24,7 @@ const MOVES: Record<'process' | 'paid' | 'reject', (body: Record<string, unknown
 
 const pathId = (params: unknown, name: string): string => {
   const v = (params as Record<string, unknown>)[name];
-  if (!isIdLike(v)) throw notFound();
+  if (!isIdShaped(v)) throw notFound();
   return v;
 };
 
@@ -32,7 +34,7 @@ export function registerAffiliateAdminRoutes(app: FastifyInstance, affiliate: Af
 
   adminRoute(app, token, {
     method: 'GET', url: '/admin/affiliate/payouts',
-    handler: async (req) => listPayouts(db, null, (req.query ?? {}) as Record<string, unknown>),
+    handler: async (req) => listPayouts(db, null, queryOf(req)),
   });
   for (const verb of ['process', 'paid', 'reject'] as const) {
     adminRoute(app, token, {

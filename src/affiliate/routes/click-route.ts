@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import cors from '@fastify/cors';
 import { limitByIp, type AccountsService } from '../../accounts/index.ts';
+import { paramOf } from '../../platform/http/index.ts';
 import type { AffiliateService } from '../service.ts';
 
 export const CLICKS_PER_IP_PER_SECOND = 5;
@@ -13,7 +14,7 @@ export async function registerClickRoute(app: FastifyInstance, accounts: Account
     await scope.register(cors, { origin: '*' });
     scope.post('/:code/click', async (req, reply) => {
       await limitByIp(accounts.limiter, 'referral-click', req, CLICKS_PER_IP_PER_SECOND, clock.now().getTime());
-      await affiliate.click((req.params as { code: string }).code);
+      await affiliate.click(paramOf(req, 'code'));
       return reply.code(204).send();
     });
   }, { prefix: '/referrals' });

@@ -2,9 +2,10 @@
 // payouts"): owners and finance only. The payout request's rate limit runs with the role check,
 // before its body is read (spec 7: a developer gets 403 and an over-eager finance member 429,
 // whatever the body).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { OWNER_FINANCE, dashboardRoute, limitPasswordRechecks, memberActor, type AccountsService } from '../../accounts/index.ts';
 import { tooManyRequests } from '../../platform/errors.ts';
+import { idOf, queryOf } from '../../platform/http/index.ts';
 import type { AffiliateService } from '../service.ts';
 import { PAYOUT_REQUEST_RATE } from '../service.ts';
 import { listReferrals } from '../referrals.ts';
@@ -12,8 +13,6 @@ import { listCommissions } from '../commissions.ts';
 import { getPayout, listPayouts } from '../payouts/list.ts';
 import { COULD_NOT_LIST, COULD_NOT_READ, failsAs } from '../payouts/errors.ts';
 
-const queryOf = (req: FastifyRequest): Record<string, unknown> => (req.query ?? {}) as Record<string, unknown>;
-const idOf = (req: FastifyRequest): string => (req.params as { id: string }).id;
 
 export function registerAffiliateMerchantRoutes(app: FastifyInstance, accounts: AccountsService, affiliate: AffiliateService): void {
   const { authn } = accounts;

@@ -1,16 +1,14 @@
 // /merchant/links (CONTRACT.md "Payment links"): anyone reads; owners and developers make and change links.
 import type { FastifyInstance } from 'fastify';
 import { ANY_ROLE, OWNER_DEVELOPER, bodyObject, dashboardRoute, memberActor, type AccountsService } from '../../accounts/index.ts';
-import { livemodeOf } from '../../platform/http/index.ts';
+import { idOf, livemodeOf, queryOf } from '../../platform/http/index.ts';
 import type { LinksService } from '../service.ts';
-
-const idOf = (req: { params: unknown }) => String((req.params as { id?: string }).id ?? '');
 
 export function registerLinkMerchantRoutes(app: FastifyInstance, accounts: AccountsService, links: LinksService): void {
   const { authn } = accounts;
   dashboardRoute(app, authn, {
     method: 'GET', url: '/merchant/links', roles: ANY_ROLE,
-    handler: async (req, _reply, auth) => links.list(auth.merchantId, livemodeOf(req), (req.query ?? {}) as Record<string, unknown>),
+    handler: async (req, _reply, auth) => links.list(auth.merchantId, livemodeOf(req), queryOf(req)),
   });
   dashboardRoute(app, authn, {
     method: 'POST', url: '/merchant/links', roles: OWNER_DEVELOPER,

@@ -9,13 +9,14 @@ import cors from '@fastify/cors';
 import { bodyObject, limitByIp, type AccountsService } from '../../accounts/index.ts';
 import { requestOrigin, type Actor } from '../../audit/index.ts';
 import type { LinksService } from '../service.ts';
+import { paramOf } from '../../platform/http/index.ts';
 
 export const LINK_RATE_PER_IP = 5;
 const BUCKET = 'link-pay';
 /** The page remembers the payment it made, so reloading it within the hour opens the same payment. */
 const COOKIE_MAX_AGE_S = 3600;
 
-const slugOf = (req: FastifyRequest): string => String((req.params as { slug?: string }).slug ?? '');
+const slugOf = (req: FastifyRequest): string => paramOf(req, 'slug');
 /** Whoever opens a link is the customer: audit actor kind `customer`, with where the request came from. */
 const customerActor = (req: FastifyRequest): Actor => ({ kind: 'customer', ...requestOrigin(req) });
 const cookieName = (slug: string): string => `link_${slug.replace(/[^A-Za-z0-9_-]/g, '')}`;

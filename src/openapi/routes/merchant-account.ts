@@ -2,6 +2,15 @@
 // CONTRACT Notifications, Support chat, Invitations). Roles come from the routes themselves.
 import type { RouteDoc } from '../describe.ts';
 import { anyObject, arr, bool, int, message, nullable, obj, oneOf, page, ref, str, time, wrap } from '../schema.ts';
+import {
+  ACCESS_INVALID, CREDENTIALS_REQUIRED, EMAIL_TAKEN, ENABLED_REQUIRED, ENABLED_TOKENS_EMPTY, INSUFFICIENT_PERMISSIONS,
+  INVALID_CREDENTIALS, INVALID_EMAIL, INVITATION_INVALID, LABEL_INVALID, LAST_OWNER, MERCHANT_NAME_REQUIRED, NO_REFRESH_TOKEN,
+  PASSWORDS_REQUIRED, PASSWORD_TOO_SHORT, ROLE_MESSAGE, SETTLEMENT_INVALID, STORE_NAME_INVALID, TOLERANCE_RANGE, UNKNOWN_STORE,
+  WRONG_CURRENT_PASSWORD,
+} from '../../accounts/index.ts';
+import { FROM_NOT_A_DAY } from '../../payments/index.ts';
+import { NOTHING_TO_UPDATE, NOT_FOUND, RATE_LIMITED } from '../../platform/errors.ts';
+import { BODY_INVALID } from '../../support/index.ts';
 
 const MODE = { mode: oneOf(['test'], 'test for the test mode; anything else, or nothing, live') };
 const ROLE = oneOf(['owner', 'developer', 'finance', 'viewer']);
@@ -9,7 +18,6 @@ const SIGNED_IN = obj({ access_token: str('JWT, valid 15 minutes'), expires_at: 
 const INVITATION = obj({ id: str(), merchant_id: str(), email: str(), role: ROLE, status: str(), invited_by: str(), expires_at: time(), accepted_at: time(), created_at: time() }, ['id', 'email', 'role', 'status']);
 const NOTIFICATION = obj({ id: str(), merchant_id: str(), livemode: bool(), category: str(), title: str(), body: str(), subject: str(), read_at: time(), created_at: time() }, ['id', 'category', 'title']);
 const SUPPORT_MESSAGE = obj({ id: str(), merchant_id: str(), side: oneOf(['merchant', 'support']), author: anyObject(), body: str(), created_at: time(), edited_at: time(), deleted_at: time() }, ['id', 'side', 'body', 'created_at']);
-const PASSWORD_SHORT = 'password must be at least 8 characters';
 
 export const MERCHANT_ACCOUNT_ROUTES: RouteDoc[] = [
   {
@@ -18,17 +26,17 @@ export const MERCHANT_ACCOUNT_ROUTES: RouteDoc[] = [
     bodyExample: { merchant_name: 'Acme', email: 'owner@acme.example', password: 'correct-horse-9' },
     responses: { 201: { description: 'the account, its first test and live keys (secrets shown only here) and a session; sets the refresh cookie',
       schema: obj({ merchant: ref('Merchant'), user: ref('User'), api_keys: arr(obj({ api_key: ref('ApiKey'), secret: str() }, ['api_key', 'secret'])), access_token: str(), expires_at: time(), role: ROLE }, ['merchant', 'user', 'api_keys', 'access_token', 'expires_at', 'role']) } },
-    errors: { 400: ['merchant_name is required', 'invalid email address', PASSWORD_SHORT], 409: ['email already registered'], 429: ['rate limit exceeded'] },
+    errors: { 400: [MERCHANT_NAME_REQUIRED, INVALID_EMAIL, PASSWORD_TOO_SHORT], 409: [EMAIL_TAKEN], 429: [RATE_LIMITED] },
   },
   {
     method: 'POST', path: '/merchant/login', tag: 'Session', auth: 'none', summary: 'Sign in (5 attempts a second per IP address); sets the refresh cookie',
     body: obj({ email: str(), password: str() }, ['email', 'password']),
     responses: { 200: { description: 'an access token', schema: SIGNED_IN } },
-    errors: { 400: ['email and password are required'], 401: ['invalid credentials'], 429: ['rate limit exceeded'] },
+    errors: { 400: [CREDENTIALS_REQUIRED], 401: [INVALID_CREDENTIALS], 429: [RATE_LIMITED] },
   },
   {
     method: 'POST', path: '/merchant/auth/refresh', tag: 'Session', auth: 'none', summary: 'A new access token for the refresh_token cookie (rotates the cookie)',
-    responses: { 200: { description: 'an access token', schema: SIGNED_IN } }, errors: { 401: ['no refresh token'] },
+    responses: { 200: { description: 'an access token', schema: SIGNED_IN } }, errors: { 401: [NO_REFRESH_TOKEN] },
   },
   {
     method: 'POST', path: '/merchant/auth/logout', tag: 'Session', auth: 'none', summary: 'End this session (the refresh cookie\'s)',
@@ -46,36 +54,36 @@ export const MERCHANT_ACCOUNT_ROUTES: RouteDoc[] = [
     method: 'POST', path: '/merchant/me/password', tag: 'Session', auth: 'access_token', summary: 'Change the password; every session of the user ends',
     body: obj({ current_password: str(), new_password: str(undefined, { minLength: 8 }) }, ['current_password', 'new_password']),
     responses: { 200: { description: 'changed', schema: message('password changed; sign in again') } },
-    errors: { 400: ['current_password and new_password are required', PASSWORD_SHORT], 403: ['current password is incorrect'] },
+    errors: { 400: [PASSWORDS_REQUIRED, PASSWORD_TOO_SHORT], 403: [WRONG_CURRENT_PASSWORD] },
   },
   { method: 'GET', path: '/merchant/users', tag: 'Team', auth: 'access_token', summary: 'The team', responses: { 200: { description: 'members', schema: wrap('users', arr(ref('User'))) } } },
   {
     method: 'POST', path: '/merchant/users', tag: 'Team', auth: 'access_token', summary: 'Add a member',
     body: obj({ email: str(), password: str(undefined, { minLength: 8 }), role: ROLE }, ['email', 'password', 'role']),
     responses: { 201: { description: 'the member', schema: wrap('user', ref('User')) } },
-    errors: { 400: ['invalid email address', PASSWORD_SHORT, 'role must be one of owner, developer, finance, viewer'], 409: ['email already registered'] },
+    errors: { 400: [INVALID_EMAIL, PASSWORD_TOO_SHORT, ROLE_MESSAGE], 409: [EMAIL_TAKEN] },
   },
   {
     method: 'PATCH', path: '/merchant/users/:id', tag: 'Team', auth: 'access_token', summary: 'Change a member\'s role (their sessions end)',
     body: obj({ role: ROLE }, ['role']), responses: { 200: { description: 'the member', schema: wrap('user', ref('User')) } },
-    errors: { 400: ['role must be one of owner, developer, finance, viewer'], 404: ['not found'], 409: ['the account must keep at least one owner'] },
+    errors: { 400: [ROLE_MESSAGE], 404: [NOT_FOUND], 409: [LAST_OWNER] },
   },
   {
     method: 'DELETE', path: '/merchant/users/:id', tag: 'Team', auth: 'access_token', summary: 'Remove a member',
-    responses: { 200: { description: 'removed', schema: message('user removed') } }, errors: { 404: ['not found'], 409: ['the account must keep at least one owner'] },
+    responses: { 200: { description: 'removed', schema: message('user removed') } }, errors: { 404: [NOT_FOUND], 409: [LAST_OWNER] },
   },
   { method: 'GET', path: '/merchant/invitations', tag: 'Team', auth: 'access_token', summary: 'Invitations (pending, accepted, revoked, expired)', responses: { 200: { description: 'invitations', schema: wrap('invitations', arr(INVITATION)) } } },
   {
     method: 'POST', path: '/merchant/invitations', tag: 'Team', auth: 'access_token', summary: 'Invite a member (valid 7 days; the token is in accept_url only)',
     body: obj({ email: str(), role: ROLE }, ['email', 'role']),
     responses: { 201: { description: 'the invitation', schema: obj({ invitation: INVITATION, accept_url: str() }, ['invitation', 'accept_url']) } },
-    errors: { 409: ['email already registered'] },
+    errors: { 409: [EMAIL_TAKEN] },
   },
-  { method: 'DELETE', path: '/merchant/invitations/:id', tag: 'Team', auth: 'access_token', summary: 'Revoke an invitation', responses: { 200: { description: 'revoked', schema: message('invitation revoked') } }, errors: { 404: ['not found'] } },
+  { method: 'DELETE', path: '/merchant/invitations/:id', tag: 'Team', auth: 'access_token', summary: 'Revoke an invitation', responses: { 200: { description: 'revoked', schema: message('invitation revoked') } }, errors: { 404: [NOT_FOUND] } },
   {
     method: 'POST', path: '/merchant/invitations/accept', tag: 'Team', auth: 'none', summary: 'Accept an invitation: sets a password and signs in',
     body: obj({ token: str(), password: str(undefined, { minLength: 8 }) }, ['token', 'password']),
-    responses: { 201: { description: 'signed in', schema: SIGNED_IN } }, errors: { 400: ['invitation is no longer valid'] },
+    responses: { 201: { description: 'signed in', schema: SIGNED_IN } }, errors: { 400: [INVITATION_INVALID] },
   },
   {
     method: 'GET', path: '/merchant/api-keys', tag: 'API keys', auth: 'access_token', summary: 'Keys of a mode, revoked included', query: MODE,
@@ -85,20 +93,20 @@ export const MERCHANT_ACCOUNT_ROUTES: RouteDoc[] = [
     method: 'POST', path: '/merchant/api-keys', tag: 'API keys', auth: 'access_token', summary: 'Create a key; its secret is shown only in this answer', query: MODE,
     body: obj({ label: str(undefined, { maxLength: 100 }), store_id: str(), access: oneOf(['full', 'read']) }),
     responses: { 201: { description: 'the key and its secret', schema: obj({ api_key: ref('ApiKey'), secret: str('64 hex characters') }, ['api_key', 'secret']) } },
-    errors: { 400: ['unknown store_id', 'access must be "full" or "read"', 'label must be text of up to 100 characters'] },
+    errors: { 400: [UNKNOWN_STORE, ACCESS_INVALID, LABEL_INVALID] },
   },
   {
     method: 'DELETE', path: '/merchant/api-keys/:id', tag: 'API keys', auth: 'access_token', summary: 'Revoke a key (it stops working at once)',
-    responses: { 200: { description: 'revoked', schema: message('api key revoked') } }, errors: { 404: ['not found'] },
+    responses: { 200: { description: 'revoked', schema: message('api key revoked') } }, errors: { 404: [NOT_FOUND] },
   },
   { method: 'GET', path: '/merchant/stores', tag: 'Stores', auth: 'access_token', summary: 'Stores', responses: { 200: { description: 'stores', schema: wrap('stores', arr(ref('Store'))) } } },
   {
     method: 'POST', path: '/merchant/stores', tag: 'Stores', auth: 'access_token', summary: 'Create a store', body: obj({ name: str(undefined, { minLength: 1, maxLength: 100 }) }, ['name']),
-    responses: { 201: { description: 'the store', schema: wrap('store', ref('Store')) } }, errors: { 400: ['name is required (up to 100 characters)'] },
+    responses: { 201: { description: 'the store', schema: wrap('store', ref('Store')) } }, errors: { 400: [STORE_NAME_INVALID] },
   },
   {
     method: 'PATCH', path: '/merchant/stores/:id', tag: 'Stores', auth: 'access_token', summary: 'Rename a store', body: obj({ name: str(undefined, { minLength: 1, maxLength: 100 }) }, ['name']),
-    responses: { 200: { description: 'the store', schema: wrap('store', ref('Store')) } }, errors: { 400: ['name is required (up to 100 characters)'], 404: ['not found'] },
+    responses: { 200: { description: 'the store', schema: wrap('store', ref('Store')) } }, errors: { 400: [STORE_NAME_INVALID], 404: [NOT_FOUND] },
   },
   {
     method: 'PATCH', path: '/merchant/settings', tag: 'Settings', auth: 'access_token', summary: 'Change settings (send only the changed fields)',
@@ -108,7 +116,7 @@ export const MERCHANT_ACCOUNT_ROUTES: RouteDoc[] = [
       hide_below_minimum: bool(), enabled_tokens: nullable(arr(str())),
     }),
     responses: { 200: { description: 'the merchant', schema: wrap('merchant', ref('Merchant')) } },
-    errors: { 400: ['nothing to update', 'underpaid_tolerance_bps must be between 0 and 2000', 'settlement must be "custodial", "direct" or "scheduled"', 'enabled_tokens must enable at least one token'] },
+    errors: { 400: [NOTHING_TO_UPDATE, TOLERANCE_RANGE, SETTLEMENT_INVALID, ENABLED_TOKENS_EMPTY] },
   },
   {
     method: 'GET', path: '/merchant/tokens', tag: 'Settings', auth: 'access_token', summary: 'Every coin with the account\'s settings applied', query: MODE,
@@ -116,12 +124,12 @@ export const MERCHANT_ACCOUNT_ROUTES: RouteDoc[] = [
   },
   {
     method: 'POST', path: '/merchant/live', tag: 'Settings', auth: 'access_token', summary: 'Turn live mode on or off', body: obj({ enabled: bool() }, ['enabled']),
-    responses: { 200: { description: 'the merchant', schema: wrap('merchant', ref('Merchant')) } }, errors: { 400: ['enabled (true or false) is required'] },
+    responses: { 200: { description: 'the merchant', schema: wrap('merchant', ref('Merchant')) } }, errors: { 400: [ENABLED_REQUIRED] },
   },
   {
     method: 'GET', path: '/merchant/audit', tag: 'Audit', auth: 'access_token', summary: 'The audit log, newest first',
     query: { action: str('exact, or a prefix ending in a dot'), subject: str(), payment_id: str(), actor_id: str(), from: str('YYYY-MM-DD'), to: str('YYYY-MM-DD'), limit: int('1 to 500, default 100'), offset: int() },
-    responses: { 200: { description: 'a page of entries', schema: page('entries', ref('AuditEntry')) } }, errors: { 400: ['from must be a date: 2006-01-02'] },
+    responses: { 200: { description: 'a page of entries', schema: page('entries', ref('AuditEntry')) } }, errors: { 400: [FROM_NOT_A_DAY] },
   },
   {
     method: 'GET', path: '/merchant/notifications', tag: 'Notifications', auth: 'access_token', summary: 'Notifications, newest first',
@@ -139,15 +147,15 @@ export const MERCHANT_ACCOUNT_ROUTES: RouteDoc[] = [
   },
   {
     method: 'POST', path: '/merchant/support/messages', tag: 'Support', auth: 'access_token', summary: 'Write to support', body: obj({ body: str(undefined, { minLength: 1, maxLength: 4000 }) }, ['body']),
-    responses: { 201: { description: 'the message', schema: wrap('message', SUPPORT_MESSAGE) } }, errors: { 400: ['body is required (up to 4000 characters)'] },
+    responses: { 201: { description: 'the message', schema: wrap('message', SUPPORT_MESSAGE) } }, errors: { 400: [BODY_INVALID] },
   },
   {
     method: 'PATCH', path: '/merchant/support/messages/:id', tag: 'Support', auth: 'access_token', summary: 'Edit one\'s own message', body: obj({ body: str() }, ['body']),
-    responses: { 200: { description: 'the message with edited_at', schema: wrap('message', SUPPORT_MESSAGE) } }, errors: { 403: ['insufficient permissions'], 404: ['not found'] },
+    responses: { 200: { description: 'the message with edited_at', schema: wrap('message', SUPPORT_MESSAGE) } }, errors: { 403: [INSUFFICIENT_PERMISSIONS], 404: [NOT_FOUND] },
   },
   {
     method: 'DELETE', path: '/merchant/support/messages/:id', tag: 'Support', auth: 'access_token', summary: 'Delete a message (its author, or an owner)',
-    responses: { 200: { description: 'the message with deleted_at', schema: wrap('message', SUPPORT_MESSAGE) } }, errors: { 403: ['insufficient permissions'], 404: ['not found'] },
+    responses: { 200: { description: 'the message with deleted_at', schema: wrap('message', SUPPORT_MESSAGE) } }, errors: { 403: [INSUFFICIENT_PERMISSIONS], 404: [NOT_FOUND] },
   },
   {
     method: 'POST', path: '/merchant/support/read', tag: 'Support', auth: 'access_token', summary: 'Mark support\'s messages read',

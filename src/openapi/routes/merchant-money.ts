@@ -1,10 +1,19 @@
 // Dashboard routes of payments, webhooks, money and referrals (spec 4.4; CONTRACT Payment links,
 // Customers, Referral program). Roles come from the routes themselves.
-import { SIMULATION_OUTCOMES } from '../../payments/index.ts';
+import {
+  AMOUNT_REQUIRED, DAYS_MESSAGE, ONLY_TEST, ORDER_ID_REQUIRED, OUTCOME_REQUIRED, PAYMENT_NOT_FOUND, SIMULATION_OUTCOMES,
+  SIMULATION_RUNNING, TEST_PAYMENTS_ONLY,
+} from '../../payments/index.ts';
 import type { RouteDoc } from '../describe.ts';
 import { anyObject, arr, bool, dec, int, message, obj, oneOf, page, ref, str, time, wrap } from '../schema.ts';
 import { CREATE_PAYMENT_BODY, PAYMENT_SEARCH, PAYMENT_SEARCH_ERRORS, URL_ERRORS } from './v1.ts';
-import { BEFORE_MESSAGE } from '../../webhooks/index.ts';
+import { BEFORE_MESSAGE, COULD_NOT_REMOVE, COULD_NOT_ROLL, COULD_NOT_SET, NO_URL_SET_FIRST, NOTE_MESSAGE } from '../../webhooks/index.ts';
+import { UNKNOWN_STORE } from '../../accounts/index.ts';
+import { ADDRESS_OR_ID, COULD_NOT_LIST, COULD_NOT_REQUEST, PAYOUT_OPEN, TOO_MANY_DECIMALS, UNKNOWN_PAYOUT_ADDRESS } from '../../affiliate/index.ts';
+import { CUSTOMER_EXISTS } from '../../customers/index.ts';
+import { ACTIVE_INVALID } from '../../links/index.ts';
+import { NOTHING_TO_UPDATE, NOT_FOUND, RATE_LIMITED } from '../../platform/errors.ts';
+import { AMOUNT_NOT_POSITIVE, ONLY_XRP_TAGS, PASSWORD_INCORRECT, PAYOUT_STATE_CONFLICT, SETTLEMENT_NOT_FOUND } from '../../settlement/index.ts';
 
 const MODE = { mode: oneOf(['test'], 'test for the test mode; anything else, or nothing, live') };
 const PAGE = { limit: int('1 to 200, default 50'), offset: int('default 0') };
@@ -41,7 +50,7 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
       201: { description: 'the new test payment', schema: ref('Payment') },
       200: { description: 'the open payment already created for this order_id', schema: ref('Payment') },
     },
-    errors: { 400: ['only test payments can be made in the dashboard: add ?mode=test', 'order_id is required', 'amount_usd is required'] },
+    errors: { 400: [TEST_PAYMENTS_ONLY, ORDER_ID_REQUIRED, AMOUNT_REQUIRED] },
   },
   {
     method: 'GET', path: '/merchant/dashboard/series', tag: 'Payments', auth: 'access_token', summary: 'Confirmed payments per UTC day and chain, for a chart',
@@ -50,12 +59,12 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
       livemode: bool(), days: int(), from: str(), to: str(), chains: arr(str()),
       series: arr(obj({ date: str(), confirmed: int(), volume_usd: dec(), by_chain: anyObject() }, ['date', 'confirmed', 'volume_usd', 'by_chain'])), generated_at: time(),
     }, ['livemode', 'days', 'from', 'to', 'chains', 'series']) } },
-    errors: { 400: ['days must be a whole number from 1 to 366'] },
+    errors: { 400: [DAYS_MESSAGE] },
   },
-  { method: 'GET', path: '/merchant/payments/:id', tag: 'Payments', auth: 'access_token', summary: 'Read a payment (either mode)', responses: { 200: { description: 'the payment', schema: ref('Payment') } }, errors: { 404: ['payment not found'] } },
+  { method: 'GET', path: '/merchant/payments/:id', tag: 'Payments', auth: 'access_token', summary: 'Read a payment (either mode)', responses: { 200: { description: 'the payment', schema: ref('Payment') } }, errors: { 404: [PAYMENT_NOT_FOUND] } },
   {
     method: 'GET', path: '/merchant/payments/:id/events', tag: 'Payments', auth: 'access_token', summary: 'The payment\'s events, oldest first (what its webhook receives)',
-    query: { limit: int('default 100') }, responses: { 200: { description: 'events', schema: wrap('events', arr(ref('Event'))) } }, errors: { 404: ['payment not found'] },
+    query: { limit: int('default 100') }, responses: { 200: { description: 'events', schema: wrap('events', arr(ref('Event'))) } }, errors: { 404: [PAYMENT_NOT_FOUND] },
   },
   {
     method: 'GET', path: '/merchant/payments/:id/trail', tag: 'Payments', auth: 'access_token', summary: 'Everything that happened to a payment',
@@ -63,26 +72,26 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
       payment: ref('Payment'), deposits: arr(ref('Deposit')), unmatched_deposits: arr(anyObject()), events: arr(ref('Event')), webhook_deliveries: arr(ref('Delivery')),
       settlements: arr(anyObject()), ledger: arr(ref('LedgerEntry')), audit: arr(ref('AuditEntry')), generated_at: time(),
     }, ['payment'])) } },
-    errors: { 404: ['payment not found'] },
+    errors: { 404: [PAYMENT_NOT_FOUND] },
   },
   {
     method: 'POST', path: '/merchant/payments/:id/simulate', tag: 'Payments', auth: 'access_token', summary: 'Simulate an outcome on a test payment',
     body: obj({ outcome: oneOf(SIMULATION_OUTCOMES) }, ['outcome']), responses: { 200: { description: 'the payment with simulation running', schema: ref('Payment') } },
-    errors: { 400: ['outcome is required', 'only test payments can be simulated: use a test key'], 404: ['payment not found'], 409: ['a simulation is already running for this payment'] },
+    errors: { 400: [OUTCOME_REQUIRED, ONLY_TEST], 404: [PAYMENT_NOT_FOUND], 409: [SIMULATION_RUNNING] },
   },
   { method: 'GET', path: '/merchant/webhook', tag: 'Webhook', auth: 'access_token', summary: 'The webhook of a mode', query: MODE, responses: WEBHOOK },
   {
     method: 'PUT', path: '/merchant/webhook', tag: 'Webhook', auth: 'access_token', summary: 'Set the webhook URL of a mode', query: MODE,
-    body: obj({ url: str() }, ['url']), responses: WEBHOOK, errors: { 400: URL_ERRORS, 500: ['could not set the webhook'] },
+    body: obj({ url: str() }, ['url']), responses: WEBHOOK, errors: { 400: URL_ERRORS, 500: [COULD_NOT_SET] },
   },
-  { method: 'DELETE', path: '/merchant/webhook', tag: 'Webhook', auth: 'access_token', summary: 'Remove the webhook URL of a mode', query: MODE, responses: WEBHOOK, errors: { 500: ['could not remove the webhook'] } },
+  { method: 'DELETE', path: '/merchant/webhook', tag: 'Webhook', auth: 'access_token', summary: 'Remove the webhook URL of a mode', query: MODE, responses: WEBHOOK, errors: { 500: [COULD_NOT_REMOVE] } },
   {
     method: 'POST', path: '/merchant/webhook/test', tag: 'Webhook', auth: 'access_token', summary: 'Queue a ping', query: MODE,
-    responses: { 202: { description: 'the queued delivery', schema: wrap('delivery', ref('Delivery')) } }, errors: { 400: ['no webhook url is set for this mode: set one first'] },
+    responses: { 202: { description: 'the queued delivery', schema: wrap('delivery', ref('Delivery')) } }, errors: { 400: [NO_URL_SET_FIRST] },
   },
   {
     method: 'POST', path: '/merchant/webhook/roll-secret', tag: 'Webhook', auth: 'access_token', summary: 'A new signing secret; the old one stops working at once', query: MODE,
-    responses: WEBHOOK, errors: { 500: ['could not roll the webhook secret'] },
+    responses: WEBHOOK, errors: { 500: [COULD_NOT_ROLL] },
   },
   {
     method: 'GET', path: '/merchant/webhooks/deliveries', tag: 'Webhook', auth: 'access_token', summary: 'Deliveries, newest first, paged by `before`',
@@ -93,15 +102,15 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
     responses: { 200: { description: 'deliveries', schema: wrap('deliveries', arr(ref('Delivery'))) } },
     errors: { 400: [BEFORE_MESSAGE] },
   },
-  { method: 'GET', path: '/merchant/webhooks/deliveries/:id', tag: 'Webhook', auth: 'access_token', summary: 'A delivery with its history', responses: { 200: { description: 'the delivery', schema: wrap('delivery', ref('Delivery')) } }, errors: { 404: ['not found'] } },
+  { method: 'GET', path: '/merchant/webhooks/deliveries/:id', tag: 'Webhook', auth: 'access_token', summary: 'A delivery with its history', responses: { 200: { description: 'the delivery', schema: wrap('delivery', ref('Delivery')) } }, errors: { 404: [NOT_FOUND] } },
   {
     method: 'POST', path: '/merchant/webhooks/deliveries/:id/redeliver', tag: 'Webhook', auth: 'access_token', summary: 'Send a delivery again (seven more tries)',
-    responses: { 202: { description: 'queued', schema: message('redelivery queued') } }, errors: { 404: ['not found'] },
+    responses: { 202: { description: 'queued', schema: message('redelivery queued') } }, errors: { 404: [NOT_FOUND] },
   },
   {
     method: 'POST', path: '/merchant/webhooks/deliveries/:id/resolve', tag: 'Webhook', auth: 'access_token', summary: 'Mark a failed delivery resolved',
     body: obj({ note: str(undefined, { maxLength: 500 }) }), responses: { 200: { description: 'the delivery', schema: wrap('delivery', ref('Delivery')) } },
-    errors: { 400: ['note must be a string of up to 500 characters'], 404: ['not found'] },
+    errors: { 400: [NOTE_MESSAGE], 404: [NOT_FOUND] },
   },
   { method: 'GET', path: '/merchant/balances', tag: 'Money', auth: 'access_token', summary: 'Balances of a mode', query: MODE, responses: { 200: { description: 'balances', schema: wrap('balances', arr(ref('Balance'))) } } },
   {
@@ -117,18 +126,18 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
     query: { ...MODE, status: oneOf(['pending', 'completed', 'held', 'failed']), payment_id: str(), settlement: oneOf(['direct', 'custodial']), ...PAGE },
     responses: { 200: { description: 'a page of settlements', schema: page('settlements', ref('Settlement')) } },
   },
-  { method: 'GET', path: '/merchant/settlements/:id', tag: 'Money', auth: 'access_token', summary: 'A settlement', responses: { 200: { description: 'the settlement', schema: wrap('settlement', ref('Settlement')) } }, errors: { 404: ['settlement not found'] } },
+  { method: 'GET', path: '/merchant/settlements/:id', tag: 'Money', auth: 'access_token', summary: 'A settlement', responses: { 200: { description: 'the settlement', schema: wrap('settlement', ref('Settlement')) } }, errors: { 404: [SETTLEMENT_NOT_FOUND] } },
   { method: 'GET', path: '/merchant/payout-addresses', tag: 'Money', auth: 'access_token', summary: 'Payout addresses of a mode', query: MODE, responses: { 200: { description: 'addresses', schema: wrap('addresses', arr(ref('PayoutAddress'))) } } },
   {
     method: 'POST', path: '/merchant/payout-addresses', tag: 'Money', auth: 'access_token', summary: 'Add a payout address (password required)', query: MODE, body: PAYOUT_ADDRESS_BODY,
     responses: { 201: { description: 'the address', schema: wrap('address', ref('PayoutAddress')) } },
-    errors: { 400: ['unsupported token in live mode', 'only XRP addresses take a destination tag'], 403: ['password is incorrect'] },
+    errors: { 400: ['unsupported token in live mode', ONLY_XRP_TAGS], 403: [PASSWORD_INCORRECT] },
   },
   {
     method: 'PATCH', path: '/merchant/payout-addresses/:id', tag: 'Money', auth: 'access_token', summary: 'Change a payout address', body: PAYOUT_ADDRESS_BODY,
-    responses: { 200: { description: 'the address', schema: wrap('address', ref('PayoutAddress')) } }, errors: { 400: ['nothing to update'], 403: ['password is incorrect'], 404: ['not found'] },
+    responses: { 200: { description: 'the address', schema: wrap('address', ref('PayoutAddress')) } }, errors: { 400: [NOTHING_TO_UPDATE], 403: [PASSWORD_INCORRECT], 404: [NOT_FOUND] },
   },
-  { method: 'DELETE', path: '/merchant/payout-addresses/:id', tag: 'Money', auth: 'access_token', summary: 'Delete a payout address', responses: { 200: { description: 'deleted', schema: message('address deleted') } }, errors: { 404: ['not found'] } },
+  { method: 'DELETE', path: '/merchant/payout-addresses/:id', tag: 'Money', auth: 'access_token', summary: 'Delete a payout address', responses: { 200: { description: 'deleted', schema: message('address deleted') } }, errors: { 404: [NOT_FOUND] } },
   {
     method: 'GET', path: '/merchant/payouts', tag: 'Money', auth: 'access_token', summary: 'Payouts, newest first', query: { status: str(), token: str(), ...PAGE },
     responses: { 200: { description: 'a page of payouts', schema: page('payouts', ref('Payout')) } },
@@ -141,7 +150,7 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
     method: 'POST', path: '/merchant/payouts', tag: 'Money', auth: 'access_token', summary: 'Request a payout of the balance', body: obj({ address_id: str(), amount: str() }),
     responses: { 201: { description: 'the payout', schema: wrap('payout', ref('Payout')) } },
   },
-  { method: 'POST', path: '/merchant/payouts/:id/cancel', tag: 'Money', auth: 'access_token', summary: 'Cancel a requested payout', responses: { 200: { description: 'the payout', schema: wrap('payout', ref('Payout')) } }, errors: { 404: ['not found'] } },
+  { method: 'POST', path: '/merchant/payouts/:id/cancel', tag: 'Money', auth: 'access_token', summary: 'Cancel a requested payout', responses: { 200: { description: 'the payout', schema: wrap('payout', ref('Payout')) } }, errors: { 404: [NOT_FOUND] } },
   {
     method: 'GET', path: '/merchant/affiliate', tag: 'Referrals', auth: 'access_token', summary: 'Referral code, link, balance and terms',
     responses: { 200: { description: 'the program', schema: obj({ code: str(), link: str(), rate_bps: int(), clicks: int(), referrals: anyObject(), balance: anyObject(), payouts: anyObject() }, ['code', 'link']) } },
@@ -153,41 +162,41 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
   { method: 'GET', path: '/merchant/affiliate/commissions', tag: 'Referrals', auth: 'access_token', summary: 'Commissions, newest first', query: PAGE, responses: { 200: { description: 'a page of commissions', schema: page('commissions', anyObject()) } } },
   {
     method: 'GET', path: '/merchant/affiliate/payouts', tag: 'Referrals', auth: 'access_token', summary: 'Referral payouts', query: { status: str(), ...PAGE },
-    responses: { 200: { description: 'a page of payouts', schema: page('payouts', ref('ReferralPayout')) } }, errors: { 500: ['could not list the payouts'] },
+    responses: { 200: { description: 'a page of payouts', schema: page('payouts', ref('ReferralPayout')) } }, errors: { 500: [COULD_NOT_LIST] },
   },
   {
     method: 'POST', path: '/merchant/affiliate/payouts', tag: 'Referrals', auth: 'access_token', summary: 'Request a referral payout (USDT on Tron; 1 a second per user)',
     body: obj({ amount: { anyOf: [str(), { type: 'number' }], description: 'absent or 0: all' }, address_id: str(), address: str(), password: str() }),
     responses: { 201: { description: 'the payout', schema: wrap('payout', ref('ReferralPayout')) } },
     errors: {
-      400: ['give address_id or address, not both', 'unknown payout address', 'amount must be more than 0', 'amount has more than 6 decimals'],
-      403: ['password is incorrect'], 409: ['a payout is open already: cancel it, or wait for it to be paid'], 429: ['rate limit exceeded'], 500: ['could not request the payout'],
+      400: [ADDRESS_OR_ID, UNKNOWN_PAYOUT_ADDRESS, AMOUNT_NOT_POSITIVE, TOO_MANY_DECIMALS],
+      403: [PASSWORD_INCORRECT], 409: [PAYOUT_OPEN], 429: [RATE_LIMITED], 500: [COULD_NOT_REQUEST],
     },
   },
-  { method: 'GET', path: '/merchant/affiliate/payouts/:id', tag: 'Referrals', auth: 'access_token', summary: 'A referral payout', responses: { 200: { description: 'the payout', schema: wrap('payout', ref('ReferralPayout')) } }, errors: { 404: ['not found'] } },
+  { method: 'GET', path: '/merchant/affiliate/payouts/:id', tag: 'Referrals', auth: 'access_token', summary: 'A referral payout', responses: { 200: { description: 'the payout', schema: wrap('payout', ref('ReferralPayout')) } }, errors: { 404: [NOT_FOUND] } },
   {
     method: 'POST', path: '/merchant/affiliate/payouts/:id/cancel', tag: 'Referrals', auth: 'access_token', summary: 'Cancel a requested referral payout',
-    responses: { 200: { description: 'the payout, canceled', schema: wrap('payout', ref('ReferralPayout')) } }, errors: { 404: ['not found'], 409: ['payout is not in a state that allows this'] },
+    responses: { 200: { description: 'the payout, canceled', schema: wrap('payout', ref('ReferralPayout')) } }, errors: { 404: [NOT_FOUND], 409: [PAYOUT_STATE_CONFLICT] },
   },
   { method: 'GET', path: '/merchant/links', tag: 'Payment links', auth: 'access_token', summary: 'Payment links', query: { ...MODE, active: oneOf(['true', 'false']), ...PAGE }, responses: { 200: { description: 'a page of links', schema: page('links', LINK) } } },
   {
     method: 'POST', path: '/merchant/links', tag: 'Payment links', auth: 'access_token', summary: 'Create a payment link', query: MODE,
     body: obj({ name: str(), amount_usd: { anyOf: [str(), { type: 'number' }] }, description: str(), tokens: arr(str()), success_url: str(), cancel_url: str(), store_id: str() }, ['name', 'amount_usd']),
-    responses: { 201: { description: 'the link', schema: wrap('link', LINK) } }, errors: { 400: ['unknown store_id'] },
+    responses: { 201: { description: 'the link', schema: wrap('link', LINK) } }, errors: { 400: [UNKNOWN_STORE] },
   },
-  { method: 'GET', path: '/merchant/links/:id', tag: 'Payment links', auth: 'access_token', summary: 'A payment link', responses: { 200: { description: 'the link', schema: wrap('link', LINK) } }, errors: { 404: ['not found'] } },
+  { method: 'GET', path: '/merchant/links/:id', tag: 'Payment links', auth: 'access_token', summary: 'A payment link', responses: { 200: { description: 'the link', schema: wrap('link', LINK) } }, errors: { 404: [NOT_FOUND] } },
   {
     method: 'PATCH', path: '/merchant/links/:id', tag: 'Payment links', auth: 'access_token', summary: 'Change a payment link', body: obj({ name: str(), description: str(), active: bool() }),
-    responses: { 200: { description: 'the link', schema: wrap('link', LINK) } }, errors: { 400: ['nothing to update', 'active must be true or false'], 404: ['not found'] },
+    responses: { 200: { description: 'the link', schema: wrap('link', LINK) } }, errors: { 400: [NOTHING_TO_UPDATE, ACTIVE_INVALID], 404: [NOT_FOUND] },
   },
   { method: 'GET', path: '/merchant/customers', tag: 'Customers', auth: 'access_token', summary: 'Customers', query: { ...MODE, q: str('email or name contains'), ...PAGE }, responses: { 200: { description: 'a page of customers', schema: page('customers', CUSTOMER) } } },
   {
     method: 'POST', path: '/merchant/customers', tag: 'Customers', auth: 'access_token', summary: 'Add a customer', query: MODE, body: obj({ email: str(), name: str(), metadata: anyObject() }, ['email']),
-    responses: { 201: { description: 'the customer', schema: wrap('customer', CUSTOMER) } }, errors: { 409: ['customer already exists'] },
+    responses: { 201: { description: 'the customer', schema: wrap('customer', CUSTOMER) } }, errors: { 409: [CUSTOMER_EXISTS] },
   },
-  { method: 'GET', path: '/merchant/customers/:id', tag: 'Customers', auth: 'access_token', summary: 'A customer with recent payments', responses: { 200: { description: 'the customer', schema: wrap('customer', CUSTOMER) } }, errors: { 404: ['not found'] } },
+  { method: 'GET', path: '/merchant/customers/:id', tag: 'Customers', auth: 'access_token', summary: 'A customer with recent payments', responses: { 200: { description: 'the customer', schema: wrap('customer', CUSTOMER) } }, errors: { 404: [NOT_FOUND] } },
   {
     method: 'PATCH', path: '/merchant/customers/:id', tag: 'Customers', auth: 'access_token', summary: 'Change a customer', body: obj({ name: str(), metadata: anyObject() }),
-    responses: { 200: { description: 'the customer', schema: wrap('customer', CUSTOMER) } }, errors: { 404: ['not found'] },
+    responses: { 200: { description: 'the customer', schema: wrap('customer', CUSTOMER) } }, errors: { 404: [NOT_FOUND] },
   },
 ];

@@ -1,17 +1,28 @@
 // The payments API (/v1, API key; spec 4.1).
-import { SIMULATION_OUTCOMES } from '../../payments/index.ts';
+import {
+  AMOUNT_REQUIRED, CHOOSE_COIN_FIRST, COIN_ALREADY_CHOSEN, CUSTOMER_EMAIL_INVALID, FROM_AFTER_TO, FROM_NOT_A_DAY,
+  NO_LONGER_PAYABLE, NOT_AN_OPTION, ONLY_TEST, ORDER_ID_LENGTH, ORDER_ID_REQUIRED, ORDER_ID_TOO_LONG, OUTCOME_REQUIRED,
+  PAYMENT_NOT_FOUND, Q_TOO_LONG, SIMULATION_OUTCOMES, SIMULATION_RUNNING, TO_NOT_A_DAY, TOKEN_NOT_IN_TOKENS, TOKEN_NOT_STRING,
+  TOKEN_REQUIRED, TOKENS_NOT_ARRAY,
+} from '../../payments/index.ts';
 import type { RouteDoc } from '../describe.ts';
 import { anyObject, arr, int, obj, oneOf, ref, str, wrap, type Schema } from '../schema.ts';
+import { INVALID_REQUEST_BODY } from '../../platform/errors.ts';
+import { METADATA_NOT_OBJECT } from '../../platform/fields.ts';
+import {
+  COULD_NOT_REMOVE, COULD_NOT_SET, NO_URL_SET_FIRST, STOREFRONT_CANNOT_CHANGE, URL_DOES_NOT_RESOLVE, URL_NOT_ABSOLUTE,
+  URL_NOT_HTTPS, URL_NOT_PUBLIC, URL_REQUIRED,
+} from '../../webhooks/index.ts';
 
 const amount = (description: string): Schema => ({ anyOf: [str(undefined, { pattern: '^\\d+(\\.\\d{1,2})?$' }), { type: 'number', exclusiveMinimum: 0 }], description });
-const URL_ERRORS = ['url is required', 'url must be an absolute http(s) URL', 'url must use https', 'url host does not resolve', 'url must point at a public host'];
+const URL_ERRORS = [URL_REQUIRED, URL_NOT_ABSOLUTE, URL_NOT_HTTPS, URL_DOES_NOT_RESOLVE, URL_NOT_PUBLIC];
 
 /** The dashboard's list filters beyond spec 4.4 (README "Dashboard additions"), on /v1 and /merchant alike. */
 export const PAYMENT_SEARCH = {
   order_id: str('exact order id'), q: str('contained, any case, in the order id, payment id, customer email or deposit address (up to 200 characters)'),
   from: str('first UTC day of created_at, YYYY-MM-DD'), to: str('last UTC day of created_at, YYYY-MM-DD'),
 };
-export const PAYMENT_SEARCH_ERRORS = ['from must be a date: 2006-01-02', 'to must be a date: 2006-01-02', 'from must not be after to', 'q must be at most 200 characters', 'order_id must be at most 200 characters'];
+export const PAYMENT_SEARCH_ERRORS = [FROM_NOT_A_DAY, TO_NOT_A_DAY, FROM_AFTER_TO, Q_TOO_LONG, ORDER_ID_TOO_LONG];
 
 export const CREATE_PAYMENT_BODY = obj({
   order_id: str('merchant\'s order reference; a repeated open order_id answers 200 with that payment', { minLength: 1, maxLength: 200 }),
@@ -51,9 +62,9 @@ export const V1_ROUTES: RouteDoc[] = [
       200: { description: 'the open payment already created for this order_id', schema: ref('Payment') },
     },
     errors: {
-      400: ['order_id is required', 'order_id must be 1 to 200 characters', 'amount_usd is required', 'tokens must be an array of token symbols',
-        'token must be a token symbol', 'token must be one of tokens', 'metadata must be an object', 'customer_email must be an email address',
-        'webhook_url: url must use https', 'only test payments can be simulated: use a test key'],
+      400: [ORDER_ID_REQUIRED, ORDER_ID_LENGTH, AMOUNT_REQUIRED, TOKENS_NOT_ARRAY,
+        TOKEN_NOT_STRING, TOKEN_NOT_IN_TOKENS, METADATA_NOT_OBJECT, CUSTOMER_EMAIL_INVALID,
+        'webhook_url: url must use https', ONLY_TEST],
     },
   },
   {
@@ -69,21 +80,21 @@ export const V1_ROUTES: RouteDoc[] = [
   {
     method: 'GET', path: '/v1/payments/:id', tag: 'Payments', auth: 'api_key', summary: 'Read a payment',
     responses: { 200: { description: 'the payment', schema: ref('Payment') } },
-    errors: { 404: ['payment not found'] },
+    errors: { 404: [PAYMENT_NOT_FOUND] },
   },
   {
     method: 'POST', path: '/v1/payments/:id/token', tag: 'Payments', auth: 'api_key', summary: 'Choose the coin of a payment created without one',
     body: obj({ token: str('one of the payment\'s token_options') }, ['token']),
     responses: { 200: { description: 'the payment with its coin, address, locked rate and a deadline 15 minutes ahead', schema: ref('Payment') } },
-    errors: { 400: ['token is required', 'token is not one of this payment\'s options', 'this payment can no longer be paid'], 404: ['payment not found'], 409: ['the coin for this payment has already been chosen'] },
+    errors: { 400: [TOKEN_REQUIRED, NOT_AN_OPTION, NO_LONGER_PAYABLE], 404: [PAYMENT_NOT_FOUND], 409: [COIN_ALREADY_CHOSEN] },
   },
   {
     method: 'POST', path: '/v1/payments/:id/simulate', tag: 'Payments', auth: 'api_key', summary: 'Simulate an outcome on a test payment',
     body: obj({ outcome: oneOf(SIMULATION_OUTCOMES) }, ['outcome']), bodyExample: { outcome: 'confirmed' },
     responses: { 200: { description: 'the payment with simulation {outcome, state: running}', schema: ref('Payment') } },
     errors: {
-      400: ['outcome is required', 'only test payments can be simulated: use a test key', 'choose the payment\'s coin first'],
-      404: ['payment not found'], 409: ['a simulation is already running for this payment'],
+      400: [OUTCOME_REQUIRED, ONLY_TEST, CHOOSE_COIN_FIRST],
+      404: [PAYMENT_NOT_FOUND], 409: [SIMULATION_RUNNING],
     },
   },
   {
@@ -94,17 +105,17 @@ export const V1_ROUTES: RouteDoc[] = [
     method: 'PUT', path: '/v1/webhook', tag: 'Webhook', auth: 'api_key', summary: 'Set the webhook URL of this key\'s mode',
     body: obj({ url: str('absolute https URL on a public host') }, ['url']), bodyExample: { url: 'https://shop.example.com/hooks/gateway' },
     responses: { 200: { description: 'the webhook', schema: wrap('webhook', ref('Webhook')) } },
-    errors: { 400: [...URL_ERRORS, 'invalid request body'], 403: ['a storefront\'s key cannot change the account\'s webhook: set webhook_url on its payments instead'], 500: ['could not set the webhook'] },
+    errors: { 400: [...URL_ERRORS, INVALID_REQUEST_BODY], 403: [STOREFRONT_CANNOT_CHANGE], 500: [COULD_NOT_SET] },
   },
   {
     method: 'DELETE', path: '/v1/webhook', tag: 'Webhook', auth: 'api_key', summary: 'Remove the webhook URL (the secret is kept)',
     responses: { 200: { description: 'the webhook with url null', schema: wrap('webhook', ref('Webhook')) } },
-    errors: { 403: ['a storefront\'s key cannot change the account\'s webhook: set webhook_url on its payments instead'], 500: ['could not remove the webhook'] },
+    errors: { 403: [STOREFRONT_CANNOT_CHANGE], 500: [COULD_NOT_REMOVE] },
   },
   {
     method: 'POST', path: '/v1/webhook/test', tag: 'Webhook', auth: 'api_key', summary: 'Queue a ping to the webhook URL (sent within about 5 seconds)',
     responses: { 202: { description: 'the queued delivery', schema: wrap('delivery', ref('Delivery')) } },
-    errors: { 400: ['no webhook url is set for this mode: set one first'] },
+    errors: { 400: [NO_URL_SET_FIRST] },
   },
 ];
 

@@ -5,8 +5,7 @@ import cors from '@fastify/cors';
 import { bodyObject, limitByIp, type AccountsService } from '../../accounts/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { PaymentsService } from '../service.ts';
-import { param, query } from './caller.ts';
-import { isLiveQuery } from '../../platform/http/index.ts';
+import { isLiveQuery, paramOf } from '../../platform/http/index.ts';
 
 const PER_IP_PER_SECOND = 5;
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -17,14 +16,14 @@ export async function registerCheckoutRoutes(app: FastifyInstance, accounts: Acc
   await app.register(async (scope) => {
     await scope.register(cors, { origin: '*' });
     // The body comes as JSON text (kept between reads of an unchanged payment): sent as is.
-    scope.get('/:checkoutToken', async (req, reply) => reply.type(JSON_TYPE).send(await payments.checkoutBody(param(req, 'checkoutToken'))));
+    scope.get('/:checkoutToken', async (req, reply) => reply.type(JSON_TYPE).send(await payments.checkoutBody(paramOf(req, 'checkoutToken'))));
     scope.post('/:checkoutToken/token', async (req) => {
       await limitByIp(accounts.limiter, 'checkout-token', req, PER_IP_PER_SECOND, clock.now().getTime());
-      return payments.chooseByCheckout(param(req, 'checkoutToken'), bodyObject(req.body).token);
+      return payments.chooseByCheckout(paramOf(req, 'checkoutToken'), bodyObject(req.body).token);
     });
     scope.post('/:checkoutToken/simulate', async (req) => {
       await limitByIp(accounts.limiter, 'checkout-simulate', req, PER_IP_PER_SECOND, clock.now().getTime());
-      return payments.simulateByCheckout(param(req, 'checkoutToken'), bodyObject(req.body).outcome);
+      return payments.simulateByCheckout(paramOf(req, 'checkoutToken'), bodyObject(req.body).outcome);
     });
   }, { prefix: '/checkout' });
 

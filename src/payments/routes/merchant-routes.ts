@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { ANY_ROLE, SIMULATORS, bodyObject, dashboardRoute, memberActor, type AccountsService } from '../../accounts/index.ts';
 import { badRequest } from '../../platform/errors.ts';
 import type { PaymentsService } from '../service.ts';
-import { livemodeOf, param, query } from './caller.ts';
+import { livemodeOf, paramOf, queryOf } from '../../platform/http/index.ts';
 
 export const TEST_PAYMENTS_ONLY = 'only test payments can be made in the dashboard: add ?mode=test';
 
@@ -20,7 +20,7 @@ export function registerMerchantPaymentRoutes(app: FastifyInstance, accounts: Ac
   });
   dashboardRoute(app, authn, {
     method: 'GET', url: '/merchant/dashboard/series', roles: ANY_ROLE,
-    handler: async (req, _reply, auth) => payments.series(auth.merchantId, livemodeOf(req), query(req).days),
+    handler: async (req, _reply, auth) => payments.series(auth.merchantId, livemodeOf(req), queryOf(req).days),
   });
   // A test payment made by a team member (README "Dashboard additions"): the /v1 body, test mode only.
   dashboardRoute(app, authn, {
@@ -34,22 +34,22 @@ export function registerMerchantPaymentRoutes(app: FastifyInstance, accounts: Ac
   });
   dashboardRoute(app, authn, {
     method: 'GET', url: '/merchant/payments', roles: ANY_ROLE,
-    handler: async (req, _reply, auth) => payments.listForMerchant(auth.merchantId, livemodeOf(req), query(req)),
+    handler: async (req, _reply, auth) => payments.listForMerchant(auth.merchantId, livemodeOf(req), queryOf(req)),
   });
   dashboardRoute(app, authn, {
     method: 'GET', url: '/merchant/payments/:id', roles: ANY_ROLE,
-    handler: async (req, _reply, auth) => payments.getForMerchant(auth.merchantId, param(req, 'id')),
+    handler: async (req, _reply, auth) => payments.getForMerchant(auth.merchantId, paramOf(req, 'id')),
   });
   dashboardRoute(app, authn, {
     method: 'GET', url: '/merchant/payments/:id/events', roles: ANY_ROLE,
-    handler: async (req, _reply, auth) => payments.events(auth.merchantId, param(req, 'id'), query(req)),
+    handler: async (req, _reply, auth) => payments.events(auth.merchantId, paramOf(req, 'id'), queryOf(req)),
   });
   dashboardRoute(app, authn, {
     method: 'GET', url: '/merchant/payments/:id/trail', roles: ANY_ROLE,
-    handler: async (req, _reply, auth) => ({ trail: await payments.trail(auth.merchantId, param(req, 'id')) }),
+    handler: async (req, _reply, auth) => ({ trail: await payments.trail(auth.merchantId, paramOf(req, 'id')) }),
   });
   dashboardRoute(app, authn, {
     method: 'POST', url: '/merchant/payments/:id/simulate', roles: SIMULATORS,
-    handler: async (req, _reply, auth) => payments.simulateByMerchant(auth.merchantId, param(req, 'id'), bodyObject(req.body).outcome),
+    handler: async (req, _reply, auth) => payments.simulateByMerchant(auth.merchantId, paramOf(req, 'id'), bodyObject(req.body).outcome),
   });
 }

@@ -2,13 +2,14 @@
 import type { FastifyInstance } from 'fastify';
 import { apiRoute, bodyObject, type AccountsService } from '../../accounts/index.ts';
 import type { PaymentsService } from '../service.ts';
-import { keyCaller, param, query } from './caller.ts';
+import { paramOf, queryOf } from '../../platform/http/index.ts';
+import { keyCaller } from './caller.ts';
 
 export function registerV1PaymentRoutes(app: FastifyInstance, accounts: AccountsService, payments: PaymentsService): void {
   const authn = accounts.authn;
   apiRoute(app, authn, {
     method: 'GET', url: '/v1/tokens', readOnlyAllowed: true,
-    handler: async (req, _reply, auth) => ({ tokens: await payments.tokensForKey(keyCaller(req, auth), query(req)) }),
+    handler: async (req, _reply, auth) => ({ tokens: await payments.tokensForKey(keyCaller(req, auth), queryOf(req)) }),
   });
   apiRoute(app, authn, {
     method: 'POST', url: '/v1/payments',
@@ -19,18 +20,18 @@ export function registerV1PaymentRoutes(app: FastifyInstance, accounts: Accounts
   });
   apiRoute(app, authn, {
     method: 'GET', url: '/v1/payments', readOnlyAllowed: true,
-    handler: async (req, _reply, auth) => payments.listForKey(keyCaller(req, auth), query(req)),
+    handler: async (req, _reply, auth) => payments.listForKey(keyCaller(req, auth), queryOf(req)),
   });
   apiRoute(app, authn, {
     method: 'GET', url: '/v1/payments/:id', readOnlyAllowed: true,
-    handler: async (req, _reply, auth) => payments.getForKey(keyCaller(req, auth), param(req, 'id')),
+    handler: async (req, _reply, auth) => payments.getForKey(keyCaller(req, auth), paramOf(req, 'id')),
   });
   apiRoute(app, authn, {
     method: 'POST', url: '/v1/payments/:id/token',
-    handler: async (req, _reply, auth) => payments.chooseByKey(keyCaller(req, auth), param(req, 'id'), bodyObject(req.body).token),
+    handler: async (req, _reply, auth) => payments.chooseByKey(keyCaller(req, auth), paramOf(req, 'id'), bodyObject(req.body).token),
   });
   apiRoute(app, authn, {
     method: 'POST', url: '/v1/payments/:id/simulate',
-    handler: async (req, _reply, auth) => payments.simulateByKey(keyCaller(req, auth), param(req, 'id'), bodyObject(req.body).outcome),
+    handler: async (req, _reply, auth) => payments.simulateByKey(keyCaller(req, auth), paramOf(req, 'id'), bodyObject(req.body).outcome),
   });
 }

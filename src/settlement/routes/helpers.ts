@@ -1,10 +1,6 @@
-// Small pieces every settlement route uses: the mode of a dashboard request and the team member
-// as an audit actor.
-import type { FastifyRequest } from 'fastify';
-
-export type Query = Record<string, unknown>;
-
-export const queryOf = (req: FastifyRequest): Query => (req.query ?? {}) as Query;
+// Small pieces every settlement route uses: the query, the mode of a dashboard request and the team
+// member as an audit actor.
+export { queryOf, type Query } from '../../platform/http/index.ts';
 
 /** Dashboard routes read live data unless `?mode=test`. */
 export { livemodeOf } from '../../platform/http/index.ts';

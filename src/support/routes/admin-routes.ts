@@ -5,9 +5,9 @@ import { adminRoute } from '../../admin/index.ts';
 import { bodyObject } from '../../accounts/index.ts';
 import type { SupportService } from '../service.ts';
 import { messageJson } from '../messages.ts';
+import { paramOf, queryOf } from '../../platform/http/index.ts';
 
-const merchantOf = (req: { params: unknown }) => String((req.params as { merchant_id?: string }).merchant_id ?? '');
-const queryOf = (req: { query: unknown }) => (req.query ?? {}) as Record<string, unknown>;
+const merchantOf = (req: { params: unknown }) => paramOf(req, 'merchant_id');
 
 export function registerSupportAdminRoutes(app: FastifyInstance, support: SupportService): void {
   const token = support.platform.config.adminToken;

@@ -4,14 +4,13 @@ import type { FastifyInstance } from 'fastify';
 import { ANY_ROLE, bodyObject, dashboardRoute, type AccountsService } from '../../accounts/index.ts';
 import type { SupportService } from '../service.ts';
 import { messageJson } from '../messages.ts';
-
-const idOf = (req: { params: unknown }) => String((req.params as { id?: string }).id ?? '');
+import { idOf, queryOf } from '../../platform/http/index.ts';
 
 export function registerSupportMerchantRoutes(app: FastifyInstance, accounts: AccountsService, support: SupportService): void {
   const { authn } = accounts;
   dashboardRoute(app, authn, {
     method: 'GET', url: '/merchant/support/messages', roles: ANY_ROLE,
-    handler: async (req, _reply, auth) => support.messages(auth.merchantId, (req.query ?? {}) as Record<string, unknown>),
+    handler: async (req, _reply, auth) => support.messages(auth.merchantId, queryOf(req)),
   });
   dashboardRoute(app, authn, {
     method: 'POST', url: '/merchant/support/messages', roles: ANY_ROLE,
