@@ -57,6 +57,8 @@ describe.runIf(anvilOrSkip())('reorganisations seen by the chain watcher', () =>
 
       // the same signed transaction is mined again (automine): it counts again from its new block
       await eth().client.request({ method: 'eth_sendRawTransaction', params: [raw] });
+      // anvil answers the send before its automined block is in place: wait for it, as pay() does
+      await eth().client.waitForTransactionReceipt({ hash, pollingInterval: 20 });
       await watchOnce(t);
       now = await paymentNow(t, m.acct.liveKey, p.id);
       expect(now).toMatchObject({ status: 'detecting', confirmations: 1 });
