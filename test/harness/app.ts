@@ -29,20 +29,25 @@ export interface TestApp {
 /** The webhook secrets' key of every test app (and of the processes tests start). */
 export const TEST_WEBHOOK_SECRET_KEY = 'test-webhook-secret-key-test-webhook-secret-key';
 
+/** The secrets and market of every test app, and of the service processes tests start. */
+export const TEST_SERVICE_ENV: Readonly<Record<string, string>> = {
+  AUTH_SECRET: 'test-auth-secret-test-auth-secret-0123456789',
+  // one key for every app of a test over the same database (each has its own DATA_DIR)
+  WEBHOOK_SECRET_KEY: TEST_WEBHOOK_SECRET_KEY,
+  // the cost before OWASP's (tests sign in thousands of times); the default is tested on its own
+  PASSWORD_SCRYPT_N: '16384',
+  MARKET_FILE: TEST_MARKET_FILE,
+  ADMIN_TOKEN: 'test-admin-token',
+};
+
 export function testConfig(env: Record<string, string> = {}): Config {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-test-'));
   return loadConfig({
     DATA_DIR: dataDir,
-    AUTH_SECRET: 'test-auth-secret-test-auth-secret-0123456789',
-    // one key for every app of a test over the same database (each has its own DATA_DIR)
-    WEBHOOK_SECRET_KEY: TEST_WEBHOOK_SECRET_KEY,
-    // the cost before OWASP's (tests sign in thousands of times); the default is tested on its own
-    PASSWORD_SCRYPT_N: '16384',
+    ...TEST_SERVICE_ENV,
     WALLET_MNEMONIC: TEST_MNEMONIC,
-    MARKET_FILE: TEST_MARKET_FILE,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     WEBHOOK_ALLOW_PRIVATE: '1',
-    ADMIN_TOKEN: 'test-admin-token',
     ...env,
   });
 }

@@ -47,3 +47,11 @@ export async function waitListening(p: ServiceProcess, timeoutMs = 90_000): Prom
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** Kills the service with SIGKILL the moment `moment` resolves (a crash at that point). */
+export async function killWhen(p: ServiceProcess, moment: Promise<unknown>): Promise<void> {
+  await moment;
+  p.child.kill('SIGKILL');
+  const { signal } = await p.exited;
+  if (signal !== 'SIGKILL') throw new Error(`the service ended with ${signal ?? 'no signal'}, not SIGKILL`);
+}

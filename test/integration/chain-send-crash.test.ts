@@ -13,9 +13,9 @@ import { generateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
 import { anvilOrSkip, deployTestToken, startAnvil, type AnvilNode } from '../harness/anvil.ts';
 import { broadcastProxy } from '../harness/broadcast-proxy.ts';
-import { freePort, spawnService, waitListening, type ServiceProcess } from '../harness/process.ts';
+import { freePort, killWhen, spawnService, waitListening } from '../harness/process.ts';
 import { createPgDatabase, pgServerUrl } from '../harness/databases.ts';
-import { TEST_MARKET_FILE } from '../harness/app.ts';
+import { TEST_SERVICE_ENV } from '../harness/app.ts';
 import type { Json } from '../harness/payments.ts';
 import {
   ADMIN, balanceOf, createLivePayment, driveUntil, fundHotWallet, hotWallet, merchantWithAddresses, owed, pay, reportDeposit, settlementsOf,
@@ -41,7 +41,7 @@ describe.runIf(anvilOrSkip())('kill -9 during a settlement\'s transfers', () => 
 
   /** The service's environment; `db` is DATA_DIR (PGlite) or DATABASE_URL. */
   const env = (db: Record<string, string>, rpc: string, mnemonic: string): Record<string, string> => ({
-    ...db, WALLET_MNEMONIC: mnemonic, AUTH_SECRET: 'test-auth-secret-test-auth-secret-0123456789', WEBHOOK_SECRET_KEY: 'test-webhook-secret-key-test-webhook-secret-key', PASSWORD_SCRYPT_N: '16384', MARKET_FILE: TEST_MARKET_FILE, ADMIN_TOKEN: 'test-admin-token',
+    ...db, ...TEST_SERVICE_ENV, WALLET_MNEMONIC: mnemonic,
     ETHEREUM_RPC_URL: rpc, BSC_RPC_URL: bsc.url, TOKEN_CONTRACTS: `USDT_ERC20=${nodes.usdtErc20},USDT_BEP20=${nodes.usdtBep20}`,
     CONFIRMATIONS_ETHEREUM: '2', CHAIN_POLL_MS: '100', SETTLEMENT_DELAY_S: '0',
   });
@@ -62,12 +62,6 @@ describe.runIf(anvilOrSkip())('kill -9 during a settlement\'s transfers', () => 
     } finally {
       await t.close();
     }
-  }
-
-  async function killWhen(p: ServiceProcess, moment: Promise<unknown>): Promise<void> {
-    await moment;
-    p.child.kill('SIGKILL');
-    expect((await p.exited).signal).toBe('SIGKILL');
   }
 
   async function scenario(dbEnv: Record<string, string>, open: () => Promise<Database>): Promise<void> {

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { anvilOrSkip, startAnvil, type AnvilNode } from '../harness/anvil.ts';
 import { openTestDatabase, pgServerUrl } from '../harness/databases.ts';
 import { freePort, spawnService, waitListening, type ServiceProcess } from '../harness/process.ts';
-import { startTestApp, TEST_MARKET_FILE, type TestApp } from '../harness/app.ts';
+import { startTestApp, TEST_SERVICE_ENV, type TestApp } from '../harness/app.ts';
 import { createLivePayment, merchantWithAddresses, owed } from '../harness/chain-send.ts';
 import { payments } from '../../src/payments/index.ts';
 import { chainCursors } from '../../src/chains/watch/index.ts';
@@ -57,8 +57,7 @@ describe.runIf(anvilOrSkip() && !!pgServerUrl())('two service processes, one dat
     dirs.push(dir);
     const p = spawnService({
       PORT: String(await freePort()), DATA_DIR: dir, DATABASE_URL: db.url!, ETHEREUM_RPC_URL: node.url, WALLET_MNEMONIC: mnemonic,
-      MARKET_FILE: TEST_MARKET_FILE, CONFIRMATIONS_ETHEREUM: '3', CHAIN_POLL_MS: '200', LOG_LEVEL: 'info',
-      AUTH_SECRET: 'test-auth-secret-test-auth-secret-0123456789', WEBHOOK_SECRET_KEY: 'test-webhook-secret-key-test-webhook-secret-key', PASSWORD_SCRYPT_N: '16384',
+      ...TEST_SERVICE_ENV, CONFIRMATIONS_ETHEREUM: '3', CHAIN_POLL_MS: '200', LOG_LEVEL: 'info',
     });
     procs.push(p);
     await waitListening(p);
