@@ -83,3 +83,18 @@ export async function unspentAt(node: LitecoinNode, address: string): Promise<bi
   const [whole, frac = ''] = ltc.toFixed(8).split('.');
   return BigInt(whole) * 100_000_000n + BigInt(frac.padEnd(8, '0'));
 }
+
+/**
+ * Pays `address` from the node's miner, mines the transaction and reports it as the watcher would
+ * (recorded at 1 confirmation, then final unless `final` is false); answers its txid.
+ */
+export async function payAndReportLtc(t: Pick<LtcApp, 'services' | 'platform' | 'clock'>, node: LitecoinNode, address: string, amount: bigint, final = true): Promise<string> {
+  const txid = await node.pay(address, ltcText(amount));
+  const [hash] = await node.mine(1);
+  const { height } = await node.rpc<{ height: number }>('getblockheader', [hash]);
+  const intake = t.services.payments.intake;
+  await intake.recordDeposit({ address }, { txId: txid, token: 'LTC', amount, confirmations: 1, block: height, at: t.clock.now() });
+  if (final) await intake.markFinal({ address }, txid, t.clock.now());
+  await t.platform.outbox.drainNow();
+  return txid;
+}

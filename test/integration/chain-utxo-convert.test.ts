@@ -9,7 +9,7 @@ import { describeEachDb } from '../harness/databases.ts';
 import { anvilOrSkip } from '../harness/anvil.ts';
 import { useEvmNodes } from '../harness/evm-nodes.ts';
 import { litecoindOrSkip, startLitecoind, type LitecoinNode } from '../harness/litecoind.ts';
-import { ltcText, startLtcApp, unspentAt, type LtcApp } from '../harness/utxo-send.ts';
+import { payAndReportLtc, startLtcApp, unspentAt, type LtcApp } from '../harness/utxo-send.ts';
 import {
   balanceOf, chainEnv, createLivePayment, fundHotWallet, hotWallet, merchantWithAddresses, owed, settlementsOf,
 } from '../harness/chain-send.ts';
@@ -38,13 +38,7 @@ describe.runIf(litecoindOrSkip() && anvilOrSkip())('LTC exchanged into USDT_ERC2
       const m = await merchantWithAddresses(t, ['USDT_ERC20']);
       const p = await createLivePayment(t, m, 'LTC');
       const amount = owed(p);
-      const txid = await ltc.pay(p.deposit_address, ltcText(amount));
-      const [hash] = await ltc.mine(1);
-      const { height } = await ltc.rpc<{ height: number }>('getblockheader', [hash]);
-      const intake = t.services.payments.intake;
-      await intake.recordDeposit({ address: p.deposit_address }, { txId: txid, token: 'LTC', amount, confirmations: 1, block: height, at: t.clock.now() });
-      await intake.markFinal({ address: p.deposit_address }, txid, t.clock.now());
-      await t.platform.outbox.drainNow();
+      await payAndReportLtc(t, ltc, p.deposit_address, amount);
       const [pending] = await settlementsOf(t, p.id);
       expect(pending).toMatchObject({ status: 'pending', note: NOTE_CONVERTING, conversion: { via: 'exchange', from: 'LTC', to: 'USDT_ERC20', status: 'pending' } });
 

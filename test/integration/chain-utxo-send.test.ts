@@ -11,7 +11,7 @@ import { describeEachDb } from '../harness/databases.ts';
 import { getPayment, type Json } from '../harness/payments.ts';
 import { createLivePayment, hotWallet, owed, settlementsOf } from '../harness/chain-send.ts';
 import { litecoindOrSkip, startLitecoind, type LitecoinNode } from '../harness/litecoind.ts';
-import { driveLtc, ltcMerchant, ltcText, receivedBy, startLtcApp, unspentAt, type LtcApp } from '../harness/utxo-send.ts';
+import { driveLtc, ltcMerchant, ltcText, payAndReportLtc, receivedBy, startLtcApp, unspentAt, type LtcApp } from '../harness/utxo-send.ts';
 import { encodeSegwit } from '../../src/chains/addresses/encoding.ts';
 import { parseUnits } from '../../src/money/index.ts';
 import { outgoingAttempts, outgoingTransfers } from '../../src/chains/transfers/index.ts';
@@ -53,17 +53,7 @@ describe.runIf(litecoindOrSkip())('LTC direct settlement on litecoind', () => {
     beforeAll(async () => { t = await startLtcApp(h.db(), node); });
     afterAll(async () => { await t?.close(); });
 
-    /** Pays the deposit address from the miner, mines it and reports it as the watcher would. */
-    const payAndReport = async (address: string, amount: bigint, final = true) => {
-      const txid = await node.pay(address, ltcText(amount));
-      const [hash] = await node.mine(1);
-      const { height } = await node.rpc<{ height: number }>('getblockheader', [hash]);
-      const intake = t.services.payments.intake;
-      await intake.recordDeposit({ address }, { txId: txid, token: 'LTC', amount, confirmations: 1, block: height, at: t.clock.now() });
-      if (final) await intake.markFinal({ address }, txid, t.clock.now());
-      await t.platform.outbox.drainNow();
-      return txid;
-    };
+    const payAndReport = (address: string, amount: bigint, final = true) => payAndReportLtc(t, node, address, amount, final);
     const transfersOf = (reference: string) => h.db().orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.reference, reference));
     const settled = async (paymentId: string): Promise<Json> => {
       await driveLtc(t, async () => (await settlementsOf(t, paymentId))[0]?.status === 'completed');
@@ -153,12 +143,7 @@ describe.runIf(litecoindOrSkip())('LTC settlement left unmined', () => {
       const m = await ltcMerchant(t);
       const p = await createLivePayment(t, m, 'LTC');
       const amount = owed(p);
-      const txid = await node.pay(p.deposit_address, ltcText(amount));
-      const [hash] = await node.mine(1);
-      const { height } = await node.rpc<{ height: number }>('getblockheader', [hash]);
-      await t.services.payments.intake.recordDeposit({ address: p.deposit_address }, { txId: txid, token: 'LTC', amount, confirmations: 1, block: height, at: t.clock.now() });
-      await t.services.payments.intake.markFinal({ address: p.deposit_address }, txid, t.clock.now());
-      await t.platform.outbox.drainNow();
+      await payAndReportLtc(t, node, p.deposit_address, amount);
       // signed and sent, not mined
       await t.services.sending.transfers.runOnce();
       const [s0] = await settlementsOf(t, p.id);
@@ -194,12 +179,7 @@ describe.runIf(litecoindOrSkip())('LTC settlement left unmined', () => {
       const m = await ltcMerchant(t, encodeSegwit('rltc', 0, crypto.randomBytes(20)));
       const p = await createLivePayment(t, m, 'LTC');
       const amount = owed(p);
-      const txid = await node.pay(p.deposit_address, ltcText(amount));
-      const [hash] = await node.mine(1);
-      const { height } = await node.rpc<{ height: number }>('getblockheader', [hash]);
-      await t.services.payments.intake.recordDeposit({ address: p.deposit_address }, { txId: txid, token: 'LTC', amount, confirmations: 1, block: height, at: t.clock.now() });
-      await t.services.payments.intake.markFinal({ address: p.deposit_address }, txid, t.clock.now());
-      await t.platform.outbox.drainNow();
+      await payAndReportLtc(t, node, p.deposit_address, amount);
       await t.services.sending.transfers.runOnce();
       const [s0] = await settlementsOf(t, p.id);
       const [settlement] = (await h.db().orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.reference, s0.id))).filter((r) => r.purpose === 'settlement');
