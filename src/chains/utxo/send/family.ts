@@ -62,6 +62,10 @@ export interface UtxoFamilyOptions {
   now?: () => Date;
 }
 
+/** Refusals this family gives in more than one place. */
+const notTracked = (chain: string) => `the ${chain} hot wallet's outputs are not tracked`;
+const notOnNetwork = (address: string, chain: string) => `${address} is not an address of this ${chain} network`;
+
 export class UtxoFamily implements TransferFamily {
   readonly chain: UtxoChain;
   readonly usesNonces = false;
@@ -148,11 +152,11 @@ export class UtxoFamily implements TransferFamily {
    */
   async #prepareHot(t: TransferRow, key: Uint8Array): Promise<Preparation> {
     const wallet = this.hotWallet;
-    if (!wallet) return { kind: 'refused', why: `the ${this.chain} hot wallet's outputs are not tracked` };
+    if (!wallet) return { kind: 'refused', why: notTracked(this.chain) };
     const network = await this.#network();
     const to = inModeNetwork(this.chain, t.livemode, t.toAddress);
     const toScript = scriptOfAddress(network, to);
-    if (!toScript) return { kind: 'refused', why: `${to} is not an address of this ${this.chain} network` };
+    if (!toScript) return { kind: 'refused', why: notOnNetwork(to, this.chain) };
     if (t.amount < this.coin.dustLimit) return { kind: 'refused', why: `${t.amount} base units to ${to} is below the dust limit of ${this.coin.dustLimit}` };
     const rate = await currentFeeRate(this.#rpc, this.coin);
     const feeOf = (n: number) => feeFor(rate, fundingVbytes(this.coin, n));
@@ -206,7 +210,7 @@ export class UtxoFamily implements TransferFamily {
 
   /** Balance of the live hot wallet from its tracked outputs (/admin/wallets). */
   async hotBalance(): Promise<bigint> {
-    if (!this.hotWallet) throw new Error(`the ${this.chain} hot wallet's outputs are not tracked`);
+    if (!this.hotWallet) throw new Error(notTracked(this.chain));
     await this.#network();
     return this.hotWallet.balance(this.#now());
   }
@@ -237,7 +241,7 @@ export class UtxoFamily implements TransferFamily {
       const outs = [];
       for (const o of plan.outputs) {
         const script = scriptOfAddress(network, o.to);
-        if (!script) return `${o.to} is not an address of this ${this.chain} network`;
+        if (!script) return notOnNetwork(o.to, this.chain);
         outs.push({ script, amount: o.amount });
       }
       return { plan, signed: signSpend(this.coin, inputs, outs, key) };
