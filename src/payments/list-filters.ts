@@ -4,6 +4,7 @@
 // unknown status, coin or chain matches nothing, as before; a bad date or an over-long search is a
 // 400 naming the field.
 import { badRequest } from '../platform/errors.ts';
+import { isIdShaped } from '../platform/fields.ts';
 import { parseDay } from '../audit/query.ts';
 import { isToken } from '../tokens/index.ts';
 import { CHAINS } from '../config.ts';
@@ -20,7 +21,6 @@ export const ORDER_ID_TOO_LONG = 'order_id must be at most 200 characters';
 const NONE = '__none__';
 const MAX_SEARCH = 200;
 const DAY_MS = 86_400_000;
-const ID_SHAPE = /^[A-Za-z0-9_-]{1,100}$/;
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
@@ -41,7 +41,7 @@ export function paymentFilters(query: Record<string, unknown>, storeFilter: bool
   const chain = str(query.chain);
   if (chain !== undefined) f.chain = (CHAINS as readonly string[]).includes(chain) ? chain : NONE;
   const store = str(query.store_id);
-  if (store !== undefined && storeFilter) f.storeId = ID_SHAPE.test(store) ? store : NONE;
+  if (store !== undefined && storeFilter) f.storeId = isIdShaped(store) ? store : NONE;
   const orderId = str(query.order_id);
   if (orderId !== undefined) {
     if (orderId.length > MAX_SEARCH) throw badRequest(ORDER_ID_TOO_LONG);

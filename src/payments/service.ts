@@ -2,6 +2,8 @@
 // are built here so routes only validate, call and answer.
 import type { Platform } from '../platform/context.ts';
 import { notFound } from '../platform/errors.ts';
+// payment ids and checkout tokens: anything not id-shaped names no payment (and never reaches SQL)
+import { isIdShaped } from '../platform/fields.ts';
 import { listParams, LIST_DEFAULT, LIST_EVENTS } from '../platform/list-params.ts';
 import { Timers } from '../platform/timers.ts';
 import { dec } from '../money/index.ts';
@@ -33,8 +35,6 @@ import { PaymentGroups } from './payment-groups.ts';
 import { CheckoutCache } from './checkout-cache.ts';
 
 export const PAYMENT_NOT_FOUND = 'payment not found';
-/** Payment ids and checkout tokens are short URL-safe words; anything else names no payment (and never reaches SQL). */
-const ID_SHAPE = /^[A-Za-z0-9_-]{1,100}$/;
 
 /** Who asks through /v1: the key's merchant, mode and store. */
 export interface KeyCaller {
@@ -161,14 +161,14 @@ export class PaymentsService {
   }
 
   async #forKey(c: KeyCaller, id: string): Promise<PaymentRow> {
-    if (!ID_SHAPE.test(id)) throw notFound(PAYMENT_NOT_FOUND);
+    if (!isIdShaped(id)) throw notFound(PAYMENT_NOT_FOUND);
     const p = await findPayment(this.#p.db.orm, id, this.#keyScope(c));
     if (!p) throw notFound(PAYMENT_NOT_FOUND);
     return p;
   }
 
   async #forMerchant(merchantId: string, id: string): Promise<PaymentRow> {
-    if (!ID_SHAPE.test(id)) throw notFound(PAYMENT_NOT_FOUND);
+    if (!isIdShaped(id)) throw notFound(PAYMENT_NOT_FOUND);
     const p = await findPayment(this.#p.db.orm, id, { merchantId });
     if (!p) throw notFound(PAYMENT_NOT_FOUND);
     return p;
@@ -179,7 +179,7 @@ export class PaymentsService {
   }
 
   async #withDeposits(by: Parameters<typeof findWithDeposits>[1]) {
-    if (!ID_SHAPE.test('checkoutToken' in by ? by.checkoutToken : by.id)) throw notFound(PAYMENT_NOT_FOUND);
+    if (!isIdShaped('checkoutToken' in by ? by.checkoutToken : by.id)) throw notFound(PAYMENT_NOT_FOUND);
     const found = await findWithDeposits(this.#p.db.orm, by);
     if (!found) throw notFound(PAYMENT_NOT_FOUND);
     return found;
