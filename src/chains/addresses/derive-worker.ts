@@ -6,7 +6,7 @@ import { deriveDepositAddress, seedFromMnemonic } from './derive.ts';
 import type { BlockReply, BlockRequest } from './derive-off-thread.ts';
 import { yieldToRequests } from './worker-priority.ts';
 import { setLiveNetwork } from './live-networks.ts';
-import type { UtxoChain } from './networks.ts';
+import { UTXO_CHAINS } from './networks.ts';
 
 yieldToRequests();
 const seed = seedFromMnemonic((workerData as { mnemonic: string }).mnemonic);
@@ -16,7 +16,7 @@ port.on('message', (m: BlockRequest) => {
   let reply: BlockReply;
   try {
     // the process's live networks as of this request (the worker has its own copy of the setting)
-    for (const chain of ['bitcoin', 'litecoin', 'dogecoin'] as UtxoChain[]) setLiveNetwork(chain, m.liveNetworks[chain] ?? 'main');
+    for (const chain of UTXO_CHAINS) setLiveNetwork(chain, m.liveNetworks[chain] ?? 'main');
     reply = { id: m.id, addresses: m.indexes.map((i) => deriveDepositAddress(seed, m.chain, m.livemode, i).address) };
   } catch (err) {
     reply = { id: m.id, error: err instanceof Error ? err.message : String(err) };

@@ -61,6 +61,8 @@ export function networkKindOfNode(chainName: string): UtxoNetworkKind | null {
 }
 
 export const isUtxoChain = (chain: Chain): chain is UtxoChain => chain in UTXO_NETWORKS;
+/** The Bitcoin-family chains, in the order of their networks' table. */
+export const UTXO_CHAINS = Object.keys(UTXO_NETWORKS) as readonly UtxoChain[];
 
 /** First byte of a Tron address (T… in base58check). */
 export const TRON_PREFIX = 0x41;

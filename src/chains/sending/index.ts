@@ -10,7 +10,7 @@ import type { ChainNodes } from '../rpc/nodes.ts';
 import { HotWallets, WalletKeys, registerWalletRoutes, type BalanceReader } from '../wallets/index.ts';
 import { TransferService, type TransferFamily, type TransferServiceOptions } from '../transfers/index.ts';
 import { EvmFamily, EvmFeeQuoter, EvmRpc, evmWalletBalances, tokenContracts } from '../evm/send/index.ts';
-import type { UtxoChain } from '../addresses/index.ts';
+import { UTXO_CHAINS, type UtxoChain } from '../addresses/index.ts';
 import { UtxoReader, UtxoRpc } from '../utxo/index.ts';
 import { HotOutputs, UtxoFamily, UtxoFeeQuoter, combinedFeeQuoter, depositTxsFromDb } from '../utxo/send/index.ts';
 import { NodeEndpoints } from '../rpc/endpoints.ts';
@@ -19,7 +19,6 @@ import { TronFamily, TronReader, TronRpc } from '../tron/index.ts';
 import { XrpFamily, XrpReader, XrpRpc } from '../xrp/index.ts';
 
 const EVM_CHAINS: readonly Chain[] = ['ethereum', 'bsc'];
-const UTXO_CHAINS: readonly UtxoChain[] = ['bitcoin', 'litecoin', 'dogecoin'];
 
 export interface ChainSendingOptions extends Partial<TransferServiceOptions> {
   /** Per chain: how long a sent transaction may stay unmined before it is looked at again. */
