@@ -12,7 +12,8 @@
 // 10) in alternating halves: service, bare, bare, service, so a machine whose speed drifts weighs on
 // both alike. The API-key limit (20 a second per key) stays: the load spreads over 400 test keys.
 // The service's process runs with the Node flags and the pool size `npm start` gives it on PostgreSQL.
-// Run: node_modules/.bin/node bench/payments.ts   (TEST_DATABASE_URL for the server)
+// Run: node_modules/.bin/node bench/payments.ts   (TEST_DATABASE_URL for the server; BENCH_ONLY to
+// run fewer pairs, e.g. BENCH_ONLY=webhook: the creation pair always runs)
 import './_as-npm-start.ts';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -40,6 +41,9 @@ const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abando
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const KEYS = 400;
+/** BENCH_ONLY=checkout,webhook,keyed,live picks the pairs after the creation pair (default: all). */
+const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : null;
+const chosen = (name: string) => ONLY === null || ONLY.has(name);
 const run = promisify(execFile);
 
 interface Slice { requests: number; seconds: number; p50: number; p99: number; errors: number; non2xx: number }
@@ -102,36 +106,43 @@ try {
   const hook = await app.inject({ method: 'PUT', url: '/v1/webhook', headers: { authorization: `Bearer ${keys[0]}` }, payload: { url: 'http://127.0.0.1:9/hook' } });
   if (hook.statusCode !== 200) throw new Error(`webhook: ${hook.statusCode} ${hook.body}`);
 
-  const [created, bareInsert] = await pair({ url: base, kind: 'create', keys }, { url: baseline.url, kind: 'bare-insert' });
-  const tokens = (await queryRows<{ checkout_token: string }>(db.orm, sql`select checkout_token from payments limit 2000`)).map((r) => r.checkout_token);
-  const [read, bareSelect] = await pair({ url: base, kind: 'checkout', tokens }, { url: baseline.url, kind: 'bare-select' });
-  const [pinged, bareInsert2] = await pair({ url: base, kind: 'webhook-test', keys }, { url: baseline.url, kind: 'bare-insert' });
-
-  const [keyed, unkeyed] = await pair({ url: base, kind: 'create-keyed', keys }, { url: base, kind: 'create', keys });
-
-  // live mode: the same creation with live keys, against its own bare INSERT measured alongside
-  await db.orm.update(merchants).set({ liveEnabled: true }).where(eq(merchants.id, account.merchant.id));
-  const liveKeys: string[] = [];
-  for (let i = 0; i < KEYS; i++) liveKeys.push((await insertApiKey(db.orm, { merchantId: account.merchant.id, livemode: true, label: `bench-live-${i}`, access: 'full', createdBy: null, at: new Date() })).secret);
-  const liveHook = await app.inject({ method: 'PUT', url: '/v1/webhook', headers: { authorization: `Bearer ${liveKeys[0]}` }, payload: { url: 'http://127.0.0.1:9/hook' } });
-  if (liveHook.statusCode !== 200) throw new Error(`live webhook: ${liveHook.statusCode} ${liveHook.body}`);
-  const [liveCreated, bareInsert3] = await pair({ url: base, kind: 'create', keys: liveKeys }, { url: baseline.url, kind: 'bare-insert' });
-  // and test mode again, right after, so both modes see the machine alike
-  const [testCreated, bareInsert4] = await pair({ url: base, kind: 'create', keys }, { url: baseline.url, kind: 'bare-insert' });
-
   const line = (label: string, a: Side, b: Side, target: number, extra = '') => {
     const ratio = a.rps / b.rps;
     console.log(`${label.padEnd(24)} ${a.rps.toFixed(0).padStart(6)} req/s p50 ${String(a.p50).padStart(3)} p99 ${String(a.p99).padStart(4)} ms (non-2xx ${a.non2xx}, errors ${a.errors}) | bare ${b.rps.toFixed(0).padStart(6)} req/s p50 ${String(b.p50).padStart(3)} p99 ${String(b.p99).padStart(4)} ms | ratio ${ratio.toFixed(2)} (target ≥ ${target}) ${ratio >= target ? 'ok' : 'BELOW'}${extra}`);
   };
-  line('GET /checkout/{token}', read, bareSelect, 0.7);
-  const p99Ratio = created.p99 / Math.max(1, bareInsert.p99);
-  line('POST /v1/payments', created, bareInsert, 0.5, ` | p99 ratio ${p99Ratio.toFixed(2)} (target ≤ 1.5) ${p99Ratio <= 1.5 ? 'ok' : 'ABOVE'}`);
-  line('POST /v1/webhook/test', pinged, bareInsert2, 0.5);
-  line('POST /v1/payments live', liveCreated, bareInsert3, 0.5, ` | p99 ratio ${(liveCreated.p99 / Math.max(1, bareInsert3.p99)).toFixed(2)}`);
-  line('POST /v1/payments test', testCreated, bareInsert4, 0.5, ` | p99 ratio ${(testCreated.p99 / Math.max(1, bareInsert4.p99)).toFixed(2)}`);
-  const liveVsTest = (liveCreated.rps / bareInsert3.rps) / (testCreated.rps / bareInsert4.rps);
-  console.log(`${'live vs test (ratios)'.padEnd(24)} ${liveVsTest.toFixed(2)} (target ≥ 1.00 within noise) ${liveVsTest >= 0.95 ? 'ok' : 'BELOW'}`);
-  console.log(`${'Idempotency-Key cost'.padEnd(24)} with ${keyed.rps.toFixed(0)} req/s p50 ${keyed.p50} p99 ${keyed.p99} ms (non-2xx ${keyed.non2xx}) | without ${unkeyed.rps.toFixed(0)} req/s p50 ${unkeyed.p50} p99 ${unkeyed.p99} ms | ratio ${(keyed.rps / unkeyed.rps).toFixed(2)}`);
+  const p99Of = (a: Side, b: Side) => a.p99 / Math.max(1, b.p99);
+
+  // create runs first whatever is chosen: the checkout pair reads the payments it made.
+  const [created, bareInsert] = await pair({ url: base, kind: 'create', keys }, { url: baseline.url, kind: 'bare-insert' });
+  line('POST /v1/payments', created, bareInsert, 0.5, ` | p99 ratio ${p99Of(created, bareInsert).toFixed(2)} (target ≤ 1.5) ${p99Of(created, bareInsert) <= 1.5 ? 'ok' : 'ABOVE'}`);
+  if (chosen('checkout')) {
+    const tokens = (await queryRows<{ checkout_token: string }>(db.orm, sql`select checkout_token from payments limit 2000`)).map((r) => r.checkout_token);
+    const [read, bareSelect] = await pair({ url: base, kind: 'checkout', tokens }, { url: baseline.url, kind: 'bare-select' });
+    line('GET /checkout/{token}', read, bareSelect, 0.7);
+  }
+  if (chosen('webhook')) {
+    const [pinged, bareInsert2] = await pair({ url: base, kind: 'webhook-test', keys }, { url: baseline.url, kind: 'bare-insert' });
+    line('POST /v1/webhook/test', pinged, bareInsert2, 0.5);
+  }
+  if (chosen('keyed')) {
+    const [keyed, unkeyed] = await pair({ url: base, kind: 'create-keyed', keys }, { url: base, kind: 'create', keys });
+    console.log(`${'Idempotency-Key cost'.padEnd(24)} with ${keyed.rps.toFixed(0)} req/s p50 ${keyed.p50} p99 ${keyed.p99} ms (non-2xx ${keyed.non2xx}) | without ${unkeyed.rps.toFixed(0)} req/s p50 ${unkeyed.p50} p99 ${unkeyed.p99} ms | ratio ${(keyed.rps / unkeyed.rps).toFixed(2)}`);
+  }
+  if (chosen('live')) {
+    // live mode: the same creation with live keys, against its own bare INSERT measured alongside
+    await db.orm.update(merchants).set({ liveEnabled: true }).where(eq(merchants.id, account.merchant.id));
+    const liveKeys: string[] = [];
+    for (let i = 0; i < KEYS; i++) liveKeys.push((await insertApiKey(db.orm, { merchantId: account.merchant.id, livemode: true, label: `bench-live-${i}`, access: 'full', createdBy: null, at: new Date() })).secret);
+    const liveHook = await app.inject({ method: 'PUT', url: '/v1/webhook', headers: { authorization: `Bearer ${liveKeys[0]}` }, payload: { url: 'http://127.0.0.1:9/hook' } });
+    if (liveHook.statusCode !== 200) throw new Error(`live webhook: ${liveHook.statusCode} ${liveHook.body}`);
+    const [liveCreated, bareInsert3] = await pair({ url: base, kind: 'create', keys: liveKeys }, { url: baseline.url, kind: 'bare-insert' });
+    // and test mode again, right after, so both modes see the machine alike
+    const [testCreated, bareInsert4] = await pair({ url: base, kind: 'create', keys }, { url: baseline.url, kind: 'bare-insert' });
+    line('POST /v1/payments live', liveCreated, bareInsert3, 0.5, ` | p99 ratio ${p99Of(liveCreated, bareInsert3).toFixed(2)}`);
+    line('POST /v1/payments test', testCreated, bareInsert4, 0.5, ` | p99 ratio ${p99Of(testCreated, bareInsert4).toFixed(2)}`);
+    const liveVsTest = (liveCreated.rps / bareInsert3.rps) / (testCreated.rps / bareInsert4.rps);
+    console.log(`${'live vs test (ratios)'.padEnd(24)} ${liveVsTest.toFixed(2)} (target ≥ 1.00 within noise) ${liveVsTest >= 0.95 ? 'ok' : 'BELOW'}`);
+  }
   await app.close();
   await stopWorkers(services);
 } finally {
