@@ -87,6 +87,17 @@ describe('config', () => {
     expect(adminTokenWarning(null)).toBeNull();
   });
 
+  it('NODE_ENV=production refuses a short ADMIN_TOKEN and WEBHOOK_ALLOW_PRIVATE', () => {
+    expect(() => loadConfig({ DATA_DIR: tmp(), NODE_ENV: 'production', ADMIN_TOKEN: 'admintoken' }))
+      .toThrow(new ConfigError('invalid configuration: ADMIN_TOKEN has 10 characters: NODE_ENV=production needs at least 32 random ones (e.g. openssl rand -hex 32)'));
+    expect(() => loadConfig({ DATA_DIR: tmp(), NODE_ENV: 'production', WEBHOOK_ALLOW_PRIVATE: '1' }))
+      .toThrow(new ConfigError('invalid configuration: WEBHOOK_ALLOW_PRIVATE is for development only: unset it under NODE_ENV=production'));
+    expect(loadConfig({ DATA_DIR: tmp(), NODE_ENV: 'production', ADMIN_TOKEN: 'a'.repeat(32) }).adminToken).toBe('a'.repeat(32));
+    expect(loadConfig({ DATA_DIR: tmp(), NODE_ENV: 'production' }).adminToken).toBeNull();
+    // outside production both stay warnings, as the outside contract check relies on
+    expect(loadConfig({ DATA_DIR: tmp(), ADMIN_TOKEN: 'admintoken', WEBHOOK_ALLOW_PRIVATE: '1' }).adminToken).toBe('admintoken');
+  });
+
   it('an empty CHECKOUT_URL serves no page', () => {
     expect(loadConfig({ DATA_DIR: tmp(), CHECKOUT_URL: '' }).checkoutUrl).toBeNull();
     expect(loadConfig({ DATA_DIR: tmp(), CHECKOUT_URL: 'https://pay.example.com/' }).checkoutUrl).toBe('https://pay.example.com');

@@ -267,11 +267,15 @@ export function loadConfig(env: Env = process.env): Config {
     bad('LOG_LEVEL', `must be one of fatal, error, warn, info, debug, trace, silent, got "${logLevel}"`);
   }
 
+  const adminToken = opt(env, 'ADMIN_TOKEN') ?? null;
+  const webhookAllowPrivate = flag(env, 'WEBHOOK_ALLOW_PRIVATE');
+  if (env.NODE_ENV === 'production') refuseDevelopmentSettings(adminToken, webhookAllowPrivate);
+
   return {
     port, host, publicUrl, checkoutUrl, databaseUrl, dataDir, authSecret, webhookSecretKey, passwordScryptN, walletMnemonic, walletMnemonicGenerated,
-    adminToken: opt(env, 'ADMIN_TOKEN') ?? null,
+    adminToken,
     trustProxy: parseTrustProxy(env),
-    webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE'),
+    webhookAllowPrivate,
     webhookRetryDelaysS: parseRetryDelays(env),
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
     simulationStepMs: int(env, 'SIMULATION_STEP_MS', 2000, 0, 600_000),
@@ -309,10 +313,19 @@ export function loadConfig(env: Env = process.env): Config {
 export const ADMIN_TOKEN_MIN_LENGTH = 32;
 
 /**
- * The start-up warning for a short ADMIN_TOKEN; null when it is long enough or unset. A warning, not
- * a refusal: the outside contract check starts the service with a 10-character token.
+ * The start-up warning for a short ADMIN_TOKEN; null when it is long enough or unset. Outside
+ * NODE_ENV=production it is only a warning: development setups and the outside contract check
+ * start the service with short tokens.
  */
 export function adminTokenWarning(adminToken: string | null): string | null {
   if (adminToken === null || adminToken.length >= ADMIN_TOKEN_MIN_LENGTH) return null;
   return `ADMIN_TOKEN has ${adminToken.length} characters: use at least ${ADMIN_TOKEN_MIN_LENGTH} random ones (e.g. openssl rand -hex 32)`;
+}
+
+/** NODE_ENV=production refuses what is only a warning in development: a guessable operator token, webhooks to private hosts. */
+function refuseDevelopmentSettings(adminToken: string | null, webhookAllowPrivate: boolean): void {
+  if (adminToken !== null && adminToken.length < ADMIN_TOKEN_MIN_LENGTH) {
+    bad('ADMIN_TOKEN', `has ${adminToken.length} characters: NODE_ENV=production needs at least ${ADMIN_TOKEN_MIN_LENGTH} random ones (e.g. openssl rand -hex 32)`);
+  }
+  if (webhookAllowPrivate) bad('WEBHOOK_ALLOW_PRIVATE', 'is for development only: unset it under NODE_ENV=production');
 }
