@@ -5,7 +5,7 @@ import { and, eq } from 'drizzle-orm';
 import { badRequest, forbidden, unauthorized } from '../platform/errors.ts';
 import type { Database } from '../platform/db/index.ts';
 import { merchants, users, type UserRow } from './schema.ts';
-import { hashPassword, needsRehash, verifyAgainstNobody, verifyPassword } from './passwords.ts';
+import { hashPassword, needsRehash, readHash, verifyAgainstNobody, verifyHash } from './passwords.ts';
 import { openSession } from './sessions.ts';
 import { SUSPENDED } from './merchant.ts';
 import { requireEmail } from './validate.ts';
@@ -30,12 +30,13 @@ export async function login(db: Database, body: Record<string, unknown>, now: Da
   const password = body.password;
   const [row] = await db.orm.select({ user: users, merchant: merchants }).from(users)
     .innerJoin(merchants, eq(merchants.id, users.merchantId)).where(eq(users.email, email)).limit(1);
-  const ok = row ? await verifyPassword(password, row.user.passwordHash) : await verifyAgainstNobody(password);
+  const stored = row ? readHash(row.user.passwordHash) : null;
+  const ok = row ? await verifyHash(password, stored) : await verifyAgainstNobody(password);
   if (!row || !ok || !isRole(row.user.role)) throw unauthorized(INVALID_CREDENTIALS);
   if (row.merchant.status === 'suspended') throw forbidden(SUSPENDED);
   const role = row.user.role;
   // a hash made at a lower cost is made again at the current one now that the password is known
-  const upgraded = needsRehash(row.user.passwordHash) ? await hashPassword(password) : null;
+  const upgraded = needsRehash(stored) ? await hashPassword(password) : null;
   return db.transaction(async (tx) => {
     const [user] = await tx.update(users).set({ lastLoginAt: now }).where(eq(users.id, row.user.id)).returning();
     if (!user) throw unauthorized(INVALID_CREDENTIALS); // removed while signing in

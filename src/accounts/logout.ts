@@ -8,7 +8,7 @@ import { unauthorized } from '../platform/errors.ts';
 import type { Database, Executor } from '../platform/db/index.ts';
 import { sessions } from './schema.ts';
 import type { AccessTokens } from './access-tokens.ts';
-import { revokeSession, revokeUserSessions, sessionOfRefreshToken } from './sessions.ts';
+import { endReusedSession, revokeSession, revokeUserSessions, sessionOfRefreshToken } from './sessions.ts';
 import { INVALID_TOKEN, MISSING_TOKEN } from './authenticate.ts';
 import { emitSessionsRevoked } from './socket-events.ts';
 
@@ -43,8 +43,7 @@ export async function logout(db: Database, tokens: AccessTokens, creds: LogoutCr
       // A refresh token that was already exchanged is reuse (stolen or replayed), as on refresh:
       // the whole session ends, and the revocation commits before the 401.
       if (byCookie?.reused) {
-        await revokeSession(tx, byCookie.id, 'refresh_token_reused', now);
-        await emitSessionsRevoked(tx, byCookie.merchantId, byCookie.userId, [byCookie.id], 'session_revoked', now);
+        await endReusedSession(tx, byCookie, now);
         return false;
       }
       s = byCookie;

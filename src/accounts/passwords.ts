@@ -41,35 +41,43 @@ export async function hashPassword(password: string, c: ScryptCost = cost): Prom
   return `scrypt$${c.N}$${c.r}$${c.p}$${salt.toString('base64')}$${key.toString('base64')}`;
 }
 
-/** The cost a stored hash was made at; null when it is not a scrypt hash of ours. */
-function costOf(stored: string): ScryptCost | null {
-  const [scheme, n, r, p] = stored.split('$');
+/** A stored hash read once (sign-in verifies it and then asks whether to make it again). */
+export interface StoredHash {
+  cost: ScryptCost;
+  salt: Buffer;
+  key: Buffer;
+}
+
+/** The parts of a stored hash; null when it is not a scrypt hash of ours. */
+export function readHash(stored: string): StoredHash | null {
+  const [scheme, n, r, p, saltB64, keyB64] = stored.split('$');
   const c = { N: Number(n), r: Number(r), p: Number(p) };
   if (scheme !== 'scrypt' || ![c.N, c.r, c.p].every((v) => Number.isSafeInteger(v) && v > 0)) return null;
   // a hash of ours never asks for more than 1 GiB (a corrupted row must not exhaust memory)
-  return 128 * c.N * c.r <= 2 ** 30 ? c : null;
+  if (128 * c.N * c.r > 2 ** 30) return null;
+  return { cost: c, salt: Buffer.from(saltB64 ?? '', 'base64'), key: Buffer.from(keyB64 ?? '', 'base64') };
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const c = costOf(stored);
-  if (!c) return false;
-  const [, , , , saltB64, keyB64] = stored.split('$');
-  const expected = Buffer.from(keyB64 ?? '', 'base64');
-  if (expected.length === 0) return false;
-  const key = await scrypt(password, Buffer.from(saltB64 ?? '', 'base64'), expected.length, { ...c, maxmem: maxmem(c) });
-  return crypto.timingSafeEqual(key, expected);
+  return verifyHash(password, readHash(stored));
+}
+
+/** verifyPassword over a hash already read. */
+export async function verifyHash(password: string, h: StoredHash | null): Promise<boolean> {
+  if (!h || h.key.length === 0) return false;
+  const key = await scrypt(password, h.salt, h.key.length, { ...h.cost, maxmem: maxmem(h.cost) });
+  return crypto.timingSafeEqual(key, h.key);
 }
 
 /** Whether a stored hash was made at a lower cost than the current one (made again at sign-in). */
-export function needsRehash(stored: string): boolean {
-  const c = costOf(stored);
-  return c === null || c.N < cost.N || c.r < cost.r || c.p < cost.p;
+export function needsRehash(h: StoredHash | null): boolean {
+  return h === null || h.cost.N < cost.N || h.cost.r < cost.r || h.cost.p < cost.p;
 }
 
-let dummy: Promise<string> | null = null;
+let dummy: Promise<StoredHash | null> | null = null;
 /** Burns the same time as a real check when there is no user to check against. */
 export async function verifyAgainstNobody(password: string): Promise<false> {
-  dummy ??= hashPassword('no-such-user-password');
-  await verifyPassword(password, await dummy);
+  dummy ??= hashPassword('no-such-user-password').then(readHash);
+  await verifyHash(password, await dummy);
   return false;
 }

@@ -3,8 +3,9 @@
 // RECHECK_MAX_FAILURES wrong passwords in RECHECK_WINDOW_MS, every re-check of that user answers 429
 // until the oldest failure leaves the window. Only failures count, so a member adding many
 // addresses with the right password is never slowed down.
-import { AppError, tooManyRequests } from '../platform/errors.ts';
+import { AppError } from '../platform/errors.ts';
 import type { RateLimiter } from '../platform/rate-limit.ts';
+import { countFailure, refuseOverFailures, type FailureLimit } from '../platform/failure-limit.ts';
 import { PASSWORD_INCORRECT } from '../settlement/address-rules.ts';
 import { WRONG_CURRENT_PASSWORD } from './password-change.ts';
 
@@ -13,15 +14,15 @@ export const RECHECK_WINDOW_MS = 15 * 60_000;
 /** The 403 messages that mean "the password given was wrong". */
 const WRONG_PASSWORD_MESSAGES = new Set([WRONG_CURRENT_PASSWORD, PASSWORD_INCORRECT]);
 
+const RECHECK_LIMIT: FailureLimit = { max: RECHECK_MAX_FAILURES, windowMs: RECHECK_WINDOW_MS };
+
 export async function limitPasswordRechecks<T>(limiter: RateLimiter, userId: string, nowMs: number, run: () => Promise<T>): Promise<T> {
   const key = `password-recheck-failures:${userId}`;
-  if (await limiter.count(key, RECHECK_WINDOW_MS, nowMs) >= RECHECK_MAX_FAILURES) throw tooManyRequests();
+  await refuseOverFailures(limiter, key, RECHECK_LIMIT, nowMs);
   try {
     return await run();
   } catch (err) {
-    if (err instanceof AppError && err.status === 403 && WRONG_PASSWORD_MESSAGES.has(err.message)) {
-      await limiter.take(key, Number.MAX_SAFE_INTEGER, RECHECK_WINDOW_MS, nowMs);
-    }
+    if (err instanceof AppError && err.status === 403 && WRONG_PASSWORD_MESSAGES.has(err.message)) await countFailure(limiter, key, RECHECK_LIMIT, nowMs);
     throw err;
   }
 }

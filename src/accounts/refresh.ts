@@ -7,11 +7,10 @@ import { forbidden, unauthorized } from '../platform/errors.ts';
 import type { Database } from '../platform/db/index.ts';
 import { merchants, refreshTokens, sessions, users } from './schema.ts';
 import { hashSecret } from './api-keys.ts';
-import { issueRefreshToken, revokeSession } from './sessions.ts';
+import { endReusedSession, issueRefreshToken } from './sessions.ts';
 import { SUSPENDED } from './merchant.ts';
 import { INVALID_TOKEN } from './authenticate.ts';
 import { isRole, type Role } from './roles.ts';
-import { emitSessionsRevoked } from './socket-events.ts';
 
 export const NO_REFRESH_TOKEN = 'no refresh token';
 
@@ -41,8 +40,7 @@ export async function refreshSession(db: Database, token: string | undefined, no
     const [taken] = await tx.update(refreshTokens).set({ replacedAt: now })
       .where(and(eq(refreshTokens.tokenHash, row.token.tokenHash), isNull(refreshTokens.replacedAt))).returning({ h: refreshTokens.tokenHash });
     if (!taken) {
-      await revokeSession(tx, session.id, 'refresh_token_reused', now);
-      await emitSessionsRevoked(tx, session.merchantId, session.userId, [session.id], 'session_revoked', now);
+      await endReusedSession(tx, session, now);
       return { error: 'invalid' };
     }
     const refreshToken = await issueRefreshToken(tx, session.id, now);

@@ -5,6 +5,7 @@ import { newId, randomHex } from '../platform/ids.ts';
 import type { Executor } from '../platform/db/index.ts';
 import { hashSecret } from './api-keys.ts';
 import { refreshTokens, sessions } from './schema.ts';
+import { emitSessionsRevoked } from './socket-events.ts';
 
 export const REFRESH_TTL_MS = 7 * 24 * 3600 * 1000;
 export const REFRESH_COOKIE = 'refresh_token';
@@ -25,6 +26,15 @@ export async function issueRefreshToken(tx: Executor, sessionId: string, now: Da
 
 export async function revokeSession(tx: Executor, sessionId: string, reason: string, now: Date): Promise<void> {
   await tx.update(sessions).set({ revokedAt: now, revokedReason: reason }).where(and(eq(sessions.id, sessionId), isNull(sessions.revokedAt)));
+}
+
+/**
+ * A refresh token presented again after its exchange (stolen, or replayed), on refresh or sign-out:
+ * its whole session ends and its dashboard sockets are told. The caller answers 401 after the commit.
+ */
+export async function endReusedSession(tx: Executor, session: { id: string; userId: string; merchantId: string }, now: Date): Promise<void> {
+  await revokeSession(tx, session.id, 'refresh_token_reused', now);
+  await emitSessionsRevoked(tx, session.merchantId, session.userId, [session.id], 'session_revoked', now);
 }
 
 /** Ends every open session of a user (password change, role change, removal); returns their ids. */

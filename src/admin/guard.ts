@@ -4,8 +4,9 @@
 // first, so it takes the same time whatever the length or content of the guess.
 import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
-import { notFound, tooManyRequests, unauthorized } from '../platform/errors.ts';
+import { notFound, unauthorized } from '../platform/errors.ts';
 import { MemoryRateLimiter } from '../platform/rate-limit.ts';
+import { countFailure, refuseOverFailures, type FailureLimit } from '../platform/failure-limit.ts';
 import { ipLimitKey } from '../accounts/routes/ip-limit.ts';
 import { bearer } from '../accounts/guards.ts';
 import type { Actor } from '../audit/index.ts';
@@ -15,6 +16,7 @@ export const INVALID_ADMIN_TOKEN = 'invalid admin token';
 /** Wrong admin tokens one address may send in ADMIN_FAILURE_WINDOW_MS before it gets 429 (per process). */
 export const ADMIN_MAX_FAILURES = 20;
 export const ADMIN_FAILURE_WINDOW_MS = 60_000;
+const ADMIN_LIMIT: FailureLimit = { max: ADMIN_MAX_FAILURES, windowMs: ADMIN_FAILURE_WINDOW_MS };
 // Failures only: the operator's own requests are never slowed. Counted per server in its process
 // (guessing a long random token is hopeless anyway: this bounds the noise and the CPU it costs).
 const failuresByServer = new WeakMap<object, MemoryRateLimiter>();
@@ -46,9 +48,9 @@ export function adminRoute(app: FastifyInstance, adminToken: string | null, spec
       if (!adminToken) throw notFound();
       const key = `admin-token-failures:${ipLimitKey(req.ip)}`;
       const now = Date.now();
-      if (await adminFailures.count(key, ADMIN_FAILURE_WINDOW_MS, now) >= ADMIN_MAX_FAILURES) throw tooManyRequests();
+      await refuseOverFailures(adminFailures, key, ADMIN_LIMIT, now);
       if (!adminTokenMatches(adminToken, bearer(req))) {
-        await adminFailures.take(key, Number.MAX_SAFE_INTEGER, ADMIN_FAILURE_WINDOW_MS, now);
+        await countFailure(adminFailures, key, ADMIN_LIMIT, now);
         throw unauthorized(INVALID_ADMIN_TOKEN);
       }
     },

@@ -18,7 +18,7 @@ import type { Database, Executor } from '../platform/db/index.ts';
 import type { Chain } from '../config.ts';
 import { TOKEN_DEFS, type TokenSymbol } from '../tokens/index.ts';
 import type { MarketSource } from '../market/index.ts';
-import { BALANCE_TOKEN, marketQuotes, planSettlement, type ConversionPlan, type SettlementPlan } from './planner.ts';
+import { marketQuotes, planSettlement, type ConversionPlan, type SettlementPlan } from './planner.ts';
 import { executedLedger } from './conversion-ledger.ts';
 import { NoMarketRateError } from './conversion-paths.ts';
 import { checkExecution } from './execution-guard.ts';
@@ -26,9 +26,9 @@ import { NOTE_CANNOT_PAY_OUT } from './routing.ts';
 import type { ServiceFeePort, TransferPort } from './ports.ts';
 import { settlements, type SettlementRow } from './schema.ts';
 import { SWEEP_NONE, type StoredConversion } from './json.ts';
-import { loadInput, planDeposit, planPayment, type StoredInput } from './stored-input.ts';
-import { addressesInForce, planAddress } from './address-store.ts';
-import { emitBalances, lockBalance } from './balance-store.ts';
+import { loadInput, type StoredInput } from './stored-input.ts';
+import { planInputs } from './plan-inputs.ts';
+import { emitBalances } from './balance-store.ts';
 import { NOTE_CONVERTING, postLedger, settlementEvents, transfersFor, writePlan } from './settlement-writer.ts';
 import { failSettlement } from './executor.ts';
 import { treasuryPayout } from './failed-settlements.ts';
@@ -126,13 +126,9 @@ async function update(tx: Executor, row: SettlementRow, c: StoredConversion, not
 async function refuse(tx: Executor, row: SettlementRow, reason: string, deps: ConversionDeps, now: Date, swept = false): Promise<boolean> {
   const c = row.conversion as StoredConversion;
   const { payment, deposits } = loadInput(row.input as StoredInput);
-  const data = deps.market.snapshot(true);
-  const addresses = (await addressesInForce(tx, payment.merchant_id, true)).map(planAddress);
-  const balance = (await lockBalance(tx, { merchantId: payment.merchant_id, livemode: true }, BALANCE_TOKEN, now)).available;
-  const plan = planSettlement({
-    payment: planPayment(payment), deposits: deposits.map(planDeposit), addresses, market: marketQuotes(data), now, balance_available: balance,
-    refuse_conversion: reason,
-  });
+  // a treasury conversion is live (advanceConversions reads live settlements only)
+  const { data, input } = await planInputs(tx, payment, deposits, deps.market, now);
+  const plan = planSettlement({ ...input, refuse_conversion: reason });
   // no current price to buy it with: it waits (the next pass tries again)
   if (plan.status === 'pending') return false;
   const skipped: ConversionPlan = {

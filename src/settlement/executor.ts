@@ -6,13 +6,12 @@ import { and, asc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm';
 import { Database, type Executor, type Tx } from '../platform/db/index.ts';
 import type { MarketSource } from '../market/index.ts';
 import { notFound } from '../platform/errors.ts';
-import { BALANCE_TOKEN, marketQuotes, NOTE_WAITING_PRICE, planPaymentSettlements, planSettlement } from './planner.ts';
+import { NOTE_WAITING_PRICE, planPaymentSettlements, planSettlement } from './planner.ts';
 import type { ServiceFeePort, SettleInput, TransferPort } from './ports.ts';
-import { addressesInForce, planAddress } from './address-store.ts';
-import { lockBalance } from './balance-store.ts';
 import { settlementDeposits, settlements, type SettlementRow } from './schema.ts';
 import { canPayOut, settlementEvents, writePlan } from './settlement-writer.ts';
-import { loadInput, planDeposit, planPayment, type StoredInput } from './stored-input.ts';
+import { loadInput, type StoredInput } from './stored-input.ts';
+import { planInputs } from './plan-inputs.ts';
 import { scheduledPayout } from './payouts/scheduled.ts';
 import { merchants } from '../accounts/schema.ts';
 import { SETTLEMENT_NOT_FOUND } from './statement.ts';
@@ -40,14 +39,8 @@ export function settlePayment(ex: Database | Tx, input: SettleInput, deps: Execu
       .where(eq(settlementDeposits.paymentId, payment.id))).map((r) => r.txId));
     const fresh = [...new Map(input.deposits.filter((d) => !done.has(d.tx_id) && d.amount > 0n).map((d) => [d.tx_id, d])).values()];
     if (fresh.length === 0) return [];
-    const data = deps.market.snapshot(payment.livemode);
-    const addresses = (await addressesInForce(tx, payment.merchant_id, payment.livemode)).map(planAddress);
-    const key = { merchantId: payment.merchant_id, livemode: payment.livemode };
-    const balance = payment.livemode ? (await lockBalance(tx, key, BALANCE_TOKEN, now)).available : 0n;
-    const plans = planPaymentSettlements({
-      payment: planPayment(payment), deposits: fresh.map(planDeposit), addresses, market: marketQuotes(data), now, balance_available: balance,
-      ...(payment.livemode ? { can_pay_out: canPayOut(deps.transfers) } : {}),
-    });
+    const { data, input: planned } = await planInputs(tx, payment, fresh, deps.market, now);
+    const plans = planPaymentSettlements({ ...planned, ...(payment.livemode ? { can_pay_out: canPayOut(deps.transfers) } : {}) });
     const rows: SettlementRow[] = [];
     for (const plan of plans) {
       const deposits = fresh.filter((d) => d.token === plan.token);
@@ -78,14 +71,8 @@ async function replanOne(tx: Executor, id: string, deps: ExecutorDeps, now: Date
   const [row] = await tx.select().from(settlements).where(eq(settlements.id, id)).for('update');
   if (!row || row.status !== 'pending' || !row.replanAt || row.replanAt > now) return false;
   const { payment, deposits } = loadInput(row.input as StoredInput);
-  const data = deps.market.snapshot(payment.livemode);
-  const addresses = (await addressesInForce(tx, payment.merchant_id, payment.livemode)).map(planAddress);
-  const key = { merchantId: payment.merchant_id, livemode: payment.livemode };
-  const balance = payment.livemode ? (await lockBalance(tx, key, BALANCE_TOKEN, now)).available : 0n;
-  const plan = planSettlement({
-    payment: planPayment(payment), deposits: deposits.map(planDeposit), addresses, market: marketQuotes(data), now, balance_available: balance,
-    ...(payment.livemode ? { can_pay_out: canPayOut(deps.transfers) } : {}),
-  });
+  const { data, input } = await planInputs(tx, payment, deposits, deps.market, now);
+  const plan = planSettlement({ ...input, ...(payment.livemode ? { can_pay_out: canPayOut(deps.transfers) } : {}) });
   if (plan.note === NOTE_WAITING_PRICE && row.note === NOTE_WAITING_PRICE) {
     // Still no price: only the next try moves (no event for a settlement that did not change).
     await tx.update(settlements).set({ replanAt: plan.replan_at ?? null }).where(eq(settlements.id, id));

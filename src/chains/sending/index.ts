@@ -3,7 +3,7 @@
 // worker, the hot wallets of /admin/wallets and the market's network fee quotes. One object with start/stop for the composition root.
 import type { FastifyInstance } from 'fastify';
 import type { Chain } from '../../config.ts';
-import { TOKEN_DEFS, tokensOnChain, type TokenSymbol } from '../../tokens/index.ts';
+import { tokensOnChain } from '../../tokens/index.ts';
 import type { Platform } from '../../platform/context.ts';
 import type { NetworkFeeQuoter } from '../../market/network-fee-port.ts';
 import type { ChainNodes } from '../rpc/nodes.ts';
@@ -17,6 +17,7 @@ import { NodeEndpoints } from '../rpc/endpoints.ts';
 import type { ChainReader } from '../watch/types.ts';
 import { TronFamily, TronReader, TronRpc } from '../tron/index.ts';
 import { XrpFamily, XrpReader, XrpRpc } from '../xrp/index.ts';
+import { familyFeeQuoter, type SweepFeeSource } from './family-fee-quoter.ts';
 
 const EVM_CHAINS: readonly Chain[] = ['ethereum', 'bsc'];
 
@@ -62,8 +63,8 @@ export class ChainSending {
       prices[chain] = family;
       readers[chain] = (address) => evmWalletBalances(rpc, chain, address, contracts);
     }
-    let tronFamily: TronFamily | undefined;
-    let xrpFamily: XrpFamily | undefined;
+    // Tron and XRP price their own sweeps
+    const ownFees: Partial<Record<Chain, SweepFeeSource>> = {};
     const utxoRpcs: Partial<Record<UtxoChain, UtxoRpc>> = {};
     const hotOutputs = new HotOutputs(platform.db);
     for (const chain of UTXO_CHAINS) {
@@ -87,7 +88,7 @@ export class ChainSending {
       const rpc = new TronRpc(tron, config.tronSolidityUrls.length > 0 ? new NodeEndpoints(config.tronSolidityUrls) : tron);
       const contracts = tokenContracts('tron', config.tokenContracts);
       const family = new TronFamily(rpc, this.keys, contracts, { stuckAfterMs: opts.stuckAfterMs?.tron });
-      tronFamily = family;
+      ownFees.tron = family;
       families.push(family);
       this.readers.tron = new TronReader(rpc, config.tokenContracts);
       // TRX and every token of the chain (a contract that cannot be read leaves its token out)
@@ -103,22 +104,14 @@ export class ChainSending {
       // one rippled connection (WebSocket or HTTP) shared by sending and watching
       this.#xrp = new XrpRpc(nodes.xrp);
       const family = new XrpFamily(this.#xrp, this.keys, { stuckAfterMs: opts.stuckAfterMs?.xrp });
-      xrpFamily = family;
+      ownFees.xrp = family;
       families.push(family);
       this.readers.xrp = new XrpReader(this.#xrp);
       readers.xrp = async (address) => [{ token: 'XRP', amount: await family.balance(address) }];
     }
     this.transfers = new TransferService(platform, this.keys, families, { pollMs: transferPollMs(config), ...opts });
     this.wallets = new HotWallets(this.keys, readers, () => this.transfers.waitingForFunds(), platform.clock, platform.log);
-    const own: Partial<Record<Chain, { quoteSweepFee(token: TokenSymbol): Promise<bigint> }>> = { tron: tronFamily, xrp: xrpFamily };
-    // Tron and XRP quote from their own families; a node that cannot answer gives no quote (null)
-    const tronXrpFees: NetworkFeeQuoter = {
-      quoteSweepFee: async (token) => {
-        const q = own[TOKEN_DEFS[token].chain];
-        return q ? q.quoteSweepFee(token).catch(() => null) : null;
-      },
-    };
-    this.feeQuoter = combinedFeeQuoter(new EvmFeeQuoter(prices), new UtxoFeeQuoter(utxoRpcs), tronXrpFees);
+    this.feeQuoter = combinedFeeQuoter(new EvmFeeQuoter(prices), new UtxoFeeQuoter(utxoRpcs), familyFeeQuoter(ownFees));
   }
 
   registerRoutes(app: FastifyInstance): void {

@@ -35,29 +35,30 @@ export interface NewTransfer {
 export const paysOwnFee = (t: Pick<NewTransfer, 'token' | 'purpose' | 'fromRole'>): boolean =>
   TOKEN_DEFS[t.token].native && t.fromRole === 'deposit' && (t.purpose === 'service_fee' || t.purpose === 'sweep');
 
-export async function recordTransfer(tx: Executor, t: NewTransfer, now: Date): Promise<TransferRow> {
-  const [row] = await tx.insert(outgoingTransfers).values({
+/** The row of a new intent: recorded, nothing signed or sent yet. */
+function intentRow(t: NewTransfer, now: Date): typeof outgoingTransfers.$inferInsert {
+  return {
     id: newId('trf', now), chain: t.chain, livemode: t.livemode, purpose: t.purpose, token: t.token,
     fromAddress: t.fromAddress, fromRole: t.fromRole, fromIndex: t.fromIndex, toAddress: t.toAddress, toTag: t.toTag ?? null,
     amount: t.amount, paysOwnFee: paysOwnFee(t), reference: t.reference, dependsOn: t.dependsOn ?? null,
     status: 'recorded', waiting: null, nonce: null, uncertain: false, txId: null, block: null, sentAmount: null,
     feesPaid: 0n, minedFee: null, failures: 0, replacements: 0, nextAt: now, lastError: null, createdAt: now, updatedAt: now, finalAt: null,
-  }).returning();
+  };
+}
+
+export async function recordTransfer(tx: Executor, t: NewTransfer, now: Date): Promise<TransferRow> {
+  const [row] = await tx.insert(outgoingTransfers).values(intentRow(t, now)).returning();
   return row;
 }
 
 /**
  * The hot wallet's `account_setting` transfer of `reference`, recorded unless it was already (ever):
  * each setting is made once, whatever the number of processes or restarts (a unique index).
+ * A transaction of the hot wallet to itself, moving nothing.
  */
 export async function recordAccountSetting(ex: Executor, t: Pick<NewTransfer, 'chain' | 'livemode' | 'token' | 'fromAddress' | 'reference'>, now: Date): Promise<boolean> {
-  const rows = await ex.insert(outgoingTransfers).values({
-    id: newId('trf', now), chain: t.chain, livemode: t.livemode, purpose: 'account_setting', token: t.token,
-    fromAddress: t.fromAddress, fromRole: 'hot', fromIndex: null, toAddress: t.fromAddress, toTag: null,
-    amount: 0n, paysOwnFee: false, reference: t.reference, dependsOn: null,
-    status: 'recorded', waiting: null, nonce: null, uncertain: false, txId: null, block: null, sentAmount: null,
-    feesPaid: 0n, minedFee: null, failures: 0, replacements: 0, nextAt: now, lastError: null, createdAt: now, updatedAt: now, finalAt: null,
-  }).onConflictDoNothing().returning({ id: outgoingTransfers.id });
+  const setting: NewTransfer = { ...t, purpose: 'account_setting', fromRole: 'hot', fromIndex: null, toAddress: t.fromAddress, amount: 0n };
+  const rows = await ex.insert(outgoingTransfers).values(intentRow(setting, now)).onConflictDoNothing().returning({ id: outgoingTransfers.id });
   return rows.length > 0;
 }
 

@@ -16,9 +16,14 @@ import type { ChainBlock, ObservedTransfer } from '../../watch/types.ts';
 import { internalTransfers } from './internal-transfers.ts';
 import { blockTransfers, logTransfer, nativeTransfer, sumTransfers, TRANSFER_TOPIC, type RawBlock, type RawLog } from './transfers.ts';
 
+/** An error and the errors it wraps (`cause`, as viem and fetch nest them), outermost first; at most 8 deep. */
+function* causeChain(err: unknown): Generator<{ code?: unknown; message?: unknown; cause?: unknown }> {
+  for (let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 8; e = e.cause as typeof e, depth++) yield e;
+}
+
 /** The node does not offer the method (JSON-RPC "method not found" / "not supported", or said in words). */
 export function methodUnsupported(err: unknown): boolean {
-  for (let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 8; e = e.cause as typeof e, depth++) {
+  for (const e of causeChain(err)) {
     if (e.code === -32601 || e.code === -32004) return true;
     if (typeof e.message === 'string' && /method .*(not (found|supported|available|exist)|does not exist|unsupported)|(unsupported|unknown) method/i.test(e.message)) return true;
   }
@@ -27,10 +32,7 @@ export function methodUnsupported(err: unknown): boolean {
 
 /** The node answered with a JSON-RPC error (as opposed to not answering at all). */
 function answeredByNode(err: unknown): boolean {
-  for (let e = err as { cause?: unknown } | undefined, depth = 0; e && depth < 8; e = e.cause as typeof e, depth++) {
-    if (e instanceof RpcError) return true;
-  }
-  return false;
+  return [...causeChain(err)].some((e) => e instanceof RpcError);
 }
 
 type Way = 'block_receipts' | 'logs';
