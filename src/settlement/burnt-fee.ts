@@ -1,9 +1,9 @@
 // A direct Tron settlement's network fee as it was burnt, not as it was quoted (issue "Live chains
 // III"). The plan takes the quoted fee (market `network_fee_usd`) out of the deposit; the chain then
 // burns what the transactions really cost (java-tron's `fee` of each transaction info: bandwidth,
-// energy, a new account's creation), read back on the transfers as `mined_fee`. Once every transfer
-// of the settlement is final (the merchant's, the service's share, the deposit address's TRX
-// top-up), `network_fee` becomes what was burnt, priced in the settlement's coin, and the
+// energy, a new account's creation), read back on the transfers as `mined_fee`. Once no transfer
+// of the settlement is open (the merchant's, the service's share, the deposit address's TRX top-up:
+// final, or given up), `network_fee` becomes what was burnt, priced in the settlement's coin, and the
 // difference with the quote is the service's (real-network-fee.ts: `service_fee` takes it, `net`
 // never moves). A burn dearer than the service's whole share is recorded up to that share
 // (`service_fee` 0): the rest is the service's loss, never the merchant's.

@@ -2,8 +2,10 @@
 // transaction: a settlement's transfer completes or fails it (spec 3; `settlement.completed` with
 // `tx_id`, `settlement.failed`), a payout's transfer marks it sent with its `tx_id` or rejects it
 // with the reason. The service's share, sweeps and gas top-ups concern only the service (logged).
-// On Tron, once all of a settlement's transfers are final, what they burnt becomes its network fee
-// (settlement/burnt-fee.ts).
+// On Tron, once none of a settlement's transfers is open any more (final, or given up: the service's
+// share may fail after the merchant's transfer completed the settlement), what they burnt becomes
+// its network fee (settlement/burnt-fee.ts). A failed settlement records nothing: an operator's
+// retry completes it later, counting what every try burnt, or its return makes it custodial.
 import type { Logger } from '../../platform/logger.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { Decimal } from '../../money/index.ts';
@@ -50,6 +52,7 @@ export function settlementOutcomes(log: Logger, rates: () => RatesOf | null = ()
         else if (t.purpose === 'payout') await payoutSendFailed(tx, t.reference, note, now);
         else log.error({ transfer: t.id, purpose: t.purpose, chain: t.chain, from: t.fromAddress, why: note }, 'a transfer of the service\'s own money was given up');
       } catch (err) { tolerate(err, { transfer: t.id, reference: t.reference }); }
+      await burntFee(tx, t, rates(), now);
     },
   };
 }
