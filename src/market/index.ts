@@ -1,7 +1,7 @@
 // Door of the market room: market data (static or live) for pricing, the operator's view of it,
 // and the port through which the chain room quotes network fees.
 export {
-  isPriced, noCurrentPrice, noCurrentPriceMessage, usdRateOf,
+  isPriced, noCurrentPrice, noCurrentPriceMessage, NoCurrentPriceError, usdRateOf,
   type MarketData, type MarketSource, type MarketStatus, type TokenMarket,
 } from './market-data.ts';
 export { DEFAULT_MARKET } from './defaults.ts';

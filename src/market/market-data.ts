@@ -37,7 +37,18 @@ export const isPriced = (m: TokenMarket): boolean => m.status === 'ok';
 
 /** CONTRACT.md "Live market data": a live payment in a coin with no current price. */
 export const noCurrentPriceMessage = (token: TokenSymbol): string => `no current price for ${token}: try again shortly`;
-export const noCurrentPrice = (token: TokenSymbol): AppError => new AppError(503, noCurrentPriceMessage(token));
+
+/** The market's refusal to price `token` now (503): a class of its own, so a caller that waits for a price (the chain watcher's awaiting deposits) knows it by type, not by its text. */
+export class NoCurrentPriceError extends AppError {
+  readonly token: TokenSymbol;
+  constructor(token: TokenSymbol) {
+    super(503, noCurrentPriceMessage(token));
+    this.name = 'NoCurrentPriceError';
+    this.token = token;
+  }
+}
+
+export const noCurrentPrice = (token: TokenSymbol): NoCurrentPriceError => new NoCurrentPriceError(token);
 
 /**
  * The dollar rate of ledger and payout figures: 1 for USDT and USDC (spec: `usd_rate` is 1), else

@@ -1,9 +1,9 @@
 // A direct Tron settlement's network fee as it was burnt, not as it was quoted (issue "Live chains
 // III"). The plan takes the quoted fee (market `network_fee_usd`) out of the deposit; the chain then
 // burns what the transactions really cost (java-tron's `fee` of each transaction info: bandwidth,
-// energy, a new account's creation), read back on the transfers as `mined_fee`. Once every transfer
-// of the settlement is final (the merchant's, the service's share, the deposit address's TRX
-// top-up), `network_fee` becomes what was burnt, priced in the settlement's coin, and the
+// energy, a new account's creation), read back on the transfers as `mined_fee`. Once no transfer
+// of the settlement is open (the merchant's, the service's share, the deposit address's TRX top-up:
+// final, or given up), `network_fee` becomes what was burnt, priced in the settlement's coin, and the
 // difference with the quote is the service's (real-network-fee.ts: `service_fee` takes it, `net`
 // never moves). A burn dearer than the service's whole share is recorded up to that share
 // (`service_fee` 0): the rest is the service's loss, never the merchant's.
@@ -30,17 +30,21 @@ export function burntInToken(token: TokenSymbol, burnt: { token: TokenSymbol; am
  * Records `burnt` (native coin, summed over the settlement's transfers and their gas top-ups) as the
  * network fee of a completed direct settlement; false when there is nothing to change (already
  * recorded, or no rate to price a token settlement's burn in its coin: the quote then stands).
+ * `settlement`: its row when the caller holds it locked in `tx` (it has just completed it), else its
+ * id (read and locked here).
  */
 export async function recordBurntFee(
-  tx: Executor, id: string, burnt: { token: TokenSymbol; amount: bigint }, rates: Partial<Record<TokenSymbol, Decimal>>, now: Date,
+  tx: Executor, settlement: SettlementRow | string, burnt: { token: TokenSymbol; amount: bigint }, rates: Partial<Record<TokenSymbol, Decimal>>, now: Date,
 ): Promise<boolean> {
-  const [row] = await tx.select().from(settlements).where(eq(settlements.id, id)).for('update');
+  const row = typeof settlement === 'string'
+    ? (await tx.select().from(settlements).where(eq(settlements.id, settlement)).for('update'))[0]
+    : settlement;
   if (!row || row.mode !== 'direct' || row.status !== 'completed') return false;
   const inToken = burntInToken(row.token as TokenSymbol, burnt, rates);
   if (inToken === null) return false;
   const pool = row.serviceFee + row.networkFee;
   if (!await recordRealNetworkFee(tx, row, inToken < pool ? inToken : pool, now)) return false;
-  const [updated] = await tx.select().from(settlements).where(eq(settlements.id, id));
+  const [updated] = await tx.select().from(settlements).where(eq(settlements.id, row.id));
   // the figures changed, not the status: no second `settlement.completed`
   await appendEvent(tx, { type: 'settlement:update', livemode: row.livemode, merchantId: row.merchantId, paymentId: row.paymentId, data: settlementJson(updated as SettlementRow), at: now });
   return true;

@@ -14,7 +14,7 @@ export { runScheduledPayouts, payoutDue, REQUESTED_BY_SCHEDULER } from './payout
 export { registerSettlementRoutes } from './routes/index.ts';
 export { startSettlementWorkers } from './workers.ts';
 export { settlementJson, payoutJson, payoutAddressJson, ledgerEntryJson, balanceJson } from './json.ts';
-export { payoutAddresses, settlements, ledgerEntries, balances, payouts, decimalColumn, type PayoutAddressRow } from './schema.ts';
+export { payoutAddresses, settlements, ledgerEntries, balances, payouts, decimalColumn, type PayoutAddressRow, type SettlementRow } from './schema.ts';
 export { PAYOUT_STATE_CONFLICT, amountBelowFee } from './payouts/payout-store.ts';
 export { AMOUNT_NOT_POSITIVE } from './payouts/payout-math.ts';
 export { PASSWORD_INCORRECT } from './address-rules.ts';

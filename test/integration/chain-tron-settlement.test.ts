@@ -2,7 +2,7 @@
 // protobuf code and recovers its signer): a live USDT_TRC20 or TRX payment paid by a customer with
 // tronweb, read from the blocks by the chain watcher driving the Tron reader, is confirmed and settled: the payout address receives exactly `net`; a USDT deposit address
 // first gets TRX for its energy from the hot wallet; the node going away and coming back leaves the
-// settlement to complete.
+// settlement to complete; the service's share given up still leaves the burnt fee recorded.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { TronWeb } from 'tronweb';
 import { describeEachDb } from '../harness/databases.ts';
@@ -10,7 +10,7 @@ import { randomIp, tokenHeader, signupAccount, type Account } from '../harness/a
 import { startTestApp, type TestApp } from '../harness/app.ts';
 import { createLivePayment, hotWallet, settlementsOf } from '../harness/chain-send.ts';
 import { getPayment } from '../harness/payments.ts';
-import { base58Address, startTronSim, type TronSim } from '../sim/tron/server.ts';
+import { base58Address, hexAddress, startTronSim, type TronSim } from '../sim/tron/server.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { formatUnits, parseUnits } from '../../src/money/index.ts';
 import type { TokenSymbol } from '../../src/tokens/index.ts';
@@ -176,5 +176,56 @@ describeEachDb('Tron paid, confirmed, settled on the simulated node', (h) => {
     await driveUntil(() => completed(p.id));
     const [s] = await settlementsOf(t, p.id);
     expect(balance('TRX', payout.TRX!) - before).toBe(units(s.net));
+  });
+
+  it('USDT_TRC20: the service\'s share given up after the merchant\'s transfer is final: what was burnt still becomes the network fee', async () => {
+    // energy cheap enough that the burn is less than the service's share: the exact figure is recorded
+    sim.chain.energyPrice = 10n;
+    const p = await createLivePayment(t, { acct, addresses: {}, addressIds: {} }, 'USDT_TRC20');
+    await payAndWatch('USDT_TRC20', p.deposit_address, units(p.crypto_amount));
+    sim.chain.mine(1);
+    await watch();
+    const [quoted] = await settlementsOf(t, p.id);
+    const transfers = () => h.db().orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.reference, quoted.id as string));
+    // once the merchant's transfer is on its way, the deposit address keeps only what it moves: the
+    // service's share, next, is refused (the deposit address no longer holds it) until given up
+    let taken = false;
+    await driveUntil(async () => {
+      const merchant = (await transfers()).find((x) => x.purpose === 'settlement');
+      if (!taken && merchant?.status === 'sent') {
+        sim.chain.tokens.get(hexAddress(usdt))!.set(hexAddress(p.deposit_address), merchant.amount);
+        taken = true;
+      }
+      return completed(p.id);
+    });
+    const fee = async () => (await transfers()).find((x) => x.purpose === 'service_fee')!;
+    expect((await fee()).status).not.toBe('failed');
+    // its tries are spread over the transfer backoff: the clock moves past each wait
+    await driveUntil(async () => {
+      clock.advance(3_600_000);
+      return (await fee()).status === 'failed';
+    });
+    expect((await fee()).lastError).toMatch(/the deposit address holds/);
+    // what the top-up and the merchant's transfer burnt is the settlement's network fee, as when
+    // every transfer is final; the service's share that never left takes the difference
+    const own = await transfers();
+    const gas = (await h.db().orm.select().from(outgoingTransfers)).filter((x) => own.some((o) => o.id === x.reference));
+    const burnt = [...own, ...gas].filter((x) => x.txId).reduce((sum, x) => sum + BigInt((sim.chain.findTx(x.txId!)!.info.fee as number | undefined) ?? 0), 0n);
+    expect(burnt).toBeGreaterThan(0n);
+    const trxRate = t.services.market.snapshot(true).TRX.rate;
+    const expected = BigInt(unitsToDecimal(burnt, 6).mul(trxRate).mul(1_000_000).toDecimalPlaces(0, ROUND_UP).toFixed());
+    const share = units(quoted.service_fee) + units(quoted.network_fee);
+    const [s] = await settlementsOf(t, p.id);
+    expect(s.status).toBe('completed');
+    expect(expected).toBeLessThan(share);
+    expect(expected).not.toBe(units(quoted.network_fee));
+    expect(units(s.network_fee)).toBe(expected);
+    expect(s.net).toBe(quoted.net);
+    expect(units(s.service_fee) + units(s.network_fee)).toBe(share);
+    const entries = (await h.db().orm.select().from(ledgerEntries)).filter((e) => e.reference === `${p.id}:${s.deposit_tx}`);
+    const sum = (type: string) => entries.filter((e) => e.type === type).reduce((a, e) => a + e.amount, 0n);
+    expect(sum('network_fee')).toBe(-units(s.network_fee));
+    expect(sum('fee')).toBe(-units(s.service_fee));
+    sim.chain.energyPrice = 100n;
   });
 });

@@ -2,13 +2,15 @@
 // transaction: a settlement's transfer completes or fails it (spec 3; `settlement.completed` with
 // `tx_id`, `settlement.failed`), a payout's transfer marks it sent with its `tx_id` or rejects it
 // with the reason. The service's share, sweeps and gas top-ups concern only the service (logged).
-// On Tron, once all of a settlement's transfers are final, what they burnt becomes its network fee
-// (settlement/burnt-fee.ts).
+// On Tron, once none of a settlement's transfers is open any more (final, or given up: the service's
+// share may fail after the merchant's transfer completed the settlement), what they burnt becomes
+// its network fee (settlement/burnt-fee.ts). A failed settlement records nothing: an operator's
+// retry completes it later, counting what every try burnt, or its return makes it custodial.
 import type { Logger } from '../../platform/logger.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { Decimal } from '../../money/index.ts';
 import type { TokenSymbol } from '../../tokens/index.ts';
-import { completeSettlement, failSettlement, payoutSendFailed, payoutSentOnChain, recordBurntFee } from '../../settlement/index.ts';
+import { completeSettlement, failSettlement, payoutSendFailed, payoutSentOnChain, recordBurntFee, type SettlementRow } from '../../settlement/index.ts';
 import type { Executor } from '../../platform/db/index.ts';
 import { referenceBurnt } from './store.ts';
 import type { TransferOutcomes } from './types.ts';
@@ -22,11 +24,12 @@ export type RatesOf = (livemode: boolean) => Partial<Record<TokenSymbol, Decimal
 /** Chains whose settlements record the fee burnt rather than the one quoted. */
 const BURNT_FEE_CHAINS: ReadonlySet<string> = new Set(['tron']);
 
-async function burntFee(tx: Executor, t: TransferRow, rates: RatesOf | null, now: Date): Promise<void> {
+/** `settlement`: the row when this transaction has just completed or failed it (no need to read it again). */
+async function burntFee(tx: Executor, t: TransferRow, settlement: SettlementRow | null, rates: RatesOf | null, now: Date): Promise<void> {
   if (!BURNT_FEE_CHAINS.has(t.chain) || (t.purpose !== 'settlement' && t.purpose !== 'service_fee')) return;
   const { burnt, settled } = await referenceBurnt(tx, t.reference);
   if (!settled) return;
-  await recordBurntFee(tx, t.reference, { token: 'TRX', amount: burnt }, rates?.(t.livemode) ?? {}, now);
+  await recordBurntFee(tx, settlement ?? t.reference, { token: 'TRX', amount: burnt }, rates?.(t.livemode) ?? {}, now);
 }
 
 export function settlementOutcomes(log: Logger, rates: () => RatesOf | null = () => null): TransferOutcomes {
@@ -37,19 +40,22 @@ export function settlementOutcomes(log: Logger, rates: () => RatesOf | null = ()
   };
   return {
     async final(tx, t, now) {
+      let settlement: SettlementRow | null = null;
       try {
         // a Bitcoin-family settlement is one transaction: its fee is the settlement's real network fee
-        if (t.purpose === 'settlement') await completeSettlement(tx, t.reference, t.txId!, now, isUtxoChain(t.chain as Chain) ? { networkFee: t.minedFee } : {});
+        if (t.purpose === 'settlement') settlement = await completeSettlement(tx, t.reference, t.txId!, now, isUtxoChain(t.chain as Chain) ? { networkFee: t.minedFee } : {});
         else if (t.purpose === 'payout') await payoutSentOnChain(tx, t.reference, t.txId!, now);
       } catch (err) { tolerate(err, { transfer: t.id, reference: t.reference }); }
-      await burntFee(tx, t, rates(), now);
+      await burntFee(tx, t, settlement, rates(), now);
     },
     async failed(tx, t, note, now) {
+      let settlement: SettlementRow | null = null;
       try {
-        if (t.purpose === 'settlement') await failSettlement(tx, t.reference, note, now);
+        if (t.purpose === 'settlement') settlement = await failSettlement(tx, t.reference, note, now);
         else if (t.purpose === 'payout') await payoutSendFailed(tx, t.reference, note, now);
         else log.error({ transfer: t.id, purpose: t.purpose, chain: t.chain, from: t.fromAddress, why: note }, 'a transfer of the service\'s own money was given up');
       } catch (err) { tolerate(err, { transfer: t.id, reference: t.reference }); }
+      await burntFee(tx, t, settlement, rates(), now);
     },
   };
 }

@@ -8,8 +8,7 @@
 import { and, asc, eq } from 'drizzle-orm';
 import type { Chain } from '../../config.ts';
 import { newId } from '../../platform/ids.ts';
-import { AppError } from '../../platform/errors.ts';
-import { isPriced, noCurrentPriceMessage } from '../../market/index.ts';
+import { isPriced, NoCurrentPriceError } from '../../market/index.ts';
 import type { TokenSymbol } from '../../tokens/index.ts';
 import type { FeedDeps } from './deposit-feed.ts';
 import { depositsAwaitingPrice } from './schema.ts';
@@ -22,7 +21,7 @@ export type AwaitingRow = typeof depositsAwaitingPrice.$inferSelect;
 
 /** The intake refused the deposit because its coin has no current price. */
 export function isNoPrice(err: unknown, token: TokenSymbol): boolean {
-  return err instanceof AppError && err.status === 503 && err.message === noCurrentPriceMessage(token);
+  return err instanceof NoCurrentPriceError && err.token === token;
 }
 
 export class AwaitingPrice {
