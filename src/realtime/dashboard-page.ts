@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { AppError, notFound } from '../platform/errors.ts';
+import { paramOf } from '../platform/http/index.ts';
 import type { Logger } from '../platform/logger.ts';
 import { ASSETS_DIR, pageDistDir } from '../../web/pages.ts';
 import { APP_PATHS } from '../../web/dashboard/lib/paths.ts';
@@ -45,7 +46,7 @@ export function registerDashboardPage(app: FastifyInstance, opts: { log: Logger;
     });
   }
   app.get('/assets/:file', async (req, reply) => {
-    const file = built?.files.get((req.params as { file: string }).file);
+    const file = built?.files.get(paramOf(req, 'file'));
     if (!file) throw notFound();
     reply.header('x-content-type-options', 'nosniff');
     // Names carry a hash of their content: a new build brings new names.
