@@ -106,8 +106,13 @@ export function registerCheckoutPage(app: FastifyInstance, opts: PageOptions): v
     const lang = pickLanguage(req.headers['accept-language']);
     return send(req, reply, built.html[lang], 'no-store', 'accept-encoding, accept-language');
   });
-  app.get('/pay/assets/:file', async (req, reply) => {
-    const file = built?.files.get(paramOf(req, 'file'));
+  serveBuiltFiles(app, '/pay/assets/:file', built?.files);
+}
+
+/** GET `url` (ending in `:file`): the files of a built page, served for good (404 for any other name, or before a build). */
+export function serveBuiltFiles(app: FastifyInstance, url: string, files: ReadonlyMap<string, Asset> | undefined): void {
+  app.get(url, async (req, reply) => {
+    const file = files?.get(paramOf(req, 'file'));
     if (!file) throw notFound();
     reply.header('x-content-type-options', 'nosniff');
     // Names carry a hash of their content: a new build brings new names.
