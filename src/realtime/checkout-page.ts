@@ -8,6 +8,7 @@ import zlib from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
 import { AppError, notFound } from '../platform/errors.ts';
+import { paramOf } from '../platform/http/index.ts';
 import type { Logger } from '../platform/logger.ts';
 import { ASSETS_DIR, WEB_PAGES, pageDistDir } from '../../web/pages.ts';
 import { LANGUAGES, pickLanguage, type Language } from '../../web/checkout/lib/languages.ts';
@@ -100,13 +101,18 @@ export function registerCheckoutPage(app: FastifyInstance, opts: PageOptions): v
     if (!built) throw new AppError(503, PAGE_NOT_BUILT);
     reply.header('content-security-policy', csp).header('referrer-policy', 'no-referrer').header('x-content-type-options', 'nosniff');
     // The payment is fetched while the script loads, not after (the page's fetch() takes this response).
-    const token = (req.params as { token: string }).token;
+    const token = paramOf(req, 'token');
     if (TOKEN_SHAPE.test(token)) reply.header('link', `<${apiBase}/checkout/${token}>; rel=preload; as=fetch; crossorigin`);
     const lang = pickLanguage(req.headers['accept-language']);
     return send(req, reply, built.html[lang], 'no-store', 'accept-encoding, accept-language');
   });
-  app.get('/pay/assets/:file', async (req, reply) => {
-    const file = built?.files.get((req.params as { file: string }).file);
+  serveBuiltFiles(app, '/pay/assets/:file', built?.files);
+}
+
+/** GET `url` (ending in `:file`): the files of a built page, served for good (404 for any other name, or before a build). */
+export function serveBuiltFiles(app: FastifyInstance, url: string, files: ReadonlyMap<string, Asset> | undefined): void {
+  app.get(url, async (req, reply) => {
+    const file = files?.get(paramOf(req, 'file'));
     if (!file) throw notFound();
     reply.header('x-content-type-options', 'nosniff');
     // Names carry a hash of their content: a new build brings new names.
@@ -117,7 +123,7 @@ export function registerCheckoutPage(app: FastifyInstance, opts: PageOptions): v
 /** GET /checkout/{token}/qr.svg: the QR code of `qr_payload` (the deposit address alone). */
 export function registerQrRoute(app: FastifyInstance, source: () => CheckoutSource): void {
   app.get('/checkout/:token/qr.svg', async (req, reply) => {
-    const payment = await source().payerViewByToken((req.params as { token: string }).token);
+    const payment = await source().payerViewByToken(paramOf(req, 'token'));
     if (!payment) throw notFound(PAYMENT_NOT_FOUND);
     const payload = payment.qr_payload;
     if (typeof payload !== 'string' || payload === '') throw notFound(NO_ADDRESS_YET);

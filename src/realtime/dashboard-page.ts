@@ -5,11 +5,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { AppError, notFound } from '../platform/errors.ts';
+import { AppError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import { ASSETS_DIR, pageDistDir } from '../../web/pages.ts';
 import { APP_PATHS } from '../../web/dashboard/lib/paths.ts';
-import { asset, send, type Asset } from './checkout-page.ts';
+import { asset, send, serveBuiltFiles, type Asset } from './checkout-page.ts';
 
 export const DASHBOARD_DIST = pageDistDir('dashboard');
 export const DASHBOARD_NOT_BUILT = 'the dashboard is not built: run npm run build:web';
@@ -44,11 +44,5 @@ export function registerDashboardPage(app: FastifyInstance, opts: { log: Logger;
       return send(req, reply, built.html, 'no-store');
     });
   }
-  app.get('/assets/:file', async (req, reply) => {
-    const file = built?.files.get((req.params as { file: string }).file);
-    if (!file) throw notFound();
-    reply.header('x-content-type-options', 'nosniff');
-    // Names carry a hash of their content: a new build brings new names.
-    return send(req, reply, file, 'public, max-age=31536000, immutable');
-  });
+  serveBuiltFiles(app, '/assets/:file', built?.files);
 }

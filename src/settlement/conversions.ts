@@ -17,20 +17,18 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../platform/db/index.ts';
 import type { Chain } from '../config.ts';
 import { TOKEN_DEFS, type TokenSymbol } from '../tokens/index.ts';
-import type { MarketSource } from '../market/index.ts';
 import { marketQuotes, planSettlement, type ConversionPlan, type SettlementPlan } from './planner.ts';
 import { executedLedger } from './conversion-ledger.ts';
 import { NoMarketRateError } from './conversion-paths.ts';
 import { checkExecution } from './execution-guard.ts';
 import { NOTE_CANNOT_PAY_OUT } from './routing.ts';
-import type { ServiceFeePort, TransferPort } from './ports.ts';
 import { settlements, type SettlementRow } from './schema.ts';
 import { SWEEP_NONE, type StoredConversion } from './json.ts';
 import { loadInput, type StoredInput } from './stored-input.ts';
 import { planInputs } from './plan-inputs.ts';
 import { emitBalances } from './balance-store.ts';
 import { NOTE_CONVERTING, postLedger, settlementEvents, transfersFor, writePlan } from './settlement-writer.ts';
-import { failSettlement } from './executor.ts';
+import { failSettlement, type ExecutorDeps } from './executor.ts';
 import { treasuryPayout } from './failed-settlements.ts';
 
 /** The payout waits for the service's hot wallet of the target coin's chain to be funded. */
@@ -40,16 +38,10 @@ export const noteSweepFailed = (why: string): string => `the deposit could not b
 /** No current price to guard the conversion with: it waits for one. */
 export const NOTE_CONVERSION_WAITING_PRICE = 'converting: waiting for a current market price';
 
-export interface ConversionDeps {
-  market: MarketSource;
-  transfers: TransferPort | null;
-  fees?: ServiceFeePort | null;
-}
-
 const chainOf = (t: TokenSymbol): Chain => TOKEN_DEFS[t].chain;
 
 /** Moves every live treasury conversion one step where it can; returns how many moved. */
-export async function advanceConversions(db: Database, deps: ConversionDeps, now: Date): Promise<number> {
+export async function advanceConversions(db: Database, deps: ExecutorDeps, now: Date): Promise<number> {
   if (!deps.transfers) return 0;
   const open = await db.orm.select({ id: settlements.id }).from(settlements).where(and(
     eq(settlements.status, 'pending'), eq(settlements.livemode, true),
@@ -60,7 +52,7 @@ export async function advanceConversions(db: Database, deps: ConversionDeps, now
   return n;
 }
 
-async function advanceOne(tx: Executor, id: string, deps: ConversionDeps, now: Date): Promise<boolean> {
+async function advanceOne(tx: Executor, id: string, deps: ExecutorDeps, now: Date): Promise<boolean> {
   const [row] = await tx.select().from(settlements).where(eq(settlements.id, id)).for('update');
   const c = row?.conversion as StoredConversion | null;
   const port = deps.transfers;
@@ -123,7 +115,7 @@ async function update(tx: Executor, row: SettlementRow, c: StoredConversion, not
  * its note: kept in the balance (bought for USDT on Tron), the conversion shown `skipped`. A deposit
  * already swept stays where it is (the service's wallet); one not swept yet is swept now.
  */
-async function refuse(tx: Executor, row: SettlementRow, reason: string, deps: ConversionDeps, now: Date, swept = false): Promise<boolean> {
+async function refuse(tx: Executor, row: SettlementRow, reason: string, deps: ExecutorDeps, now: Date, swept = false): Promise<boolean> {
   const c = row.conversion as StoredConversion;
   const { payment, deposits } = loadInput(row.input as StoredInput);
   // a treasury conversion is live (advanceConversions reads live settlements only)

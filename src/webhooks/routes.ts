@@ -9,7 +9,7 @@ import { deliveryJson } from './delivery-json.ts';
 import { parseNote, parseStatusFilter, REDELIVERY_QUEUED } from './delivery-store.ts';
 import { webhookJson } from './endpoints.ts';
 import type { WebhooksService } from './service.ts';
-import { livemodeOf } from '../platform/http/index.ts';
+import { idOf, livemodeOf, queryOf } from '../platform/http/index.ts';
 
 export const STOREFRONT_CANNOT_CHANGE = "a storefront's key cannot change the account's webhook: set webhook_url on its payments instead";
 
@@ -75,7 +75,7 @@ export function registerWebhookRoutes(app: FastifyInstance, services: { accounts
   dashboardRoute(app, authn, {
     method: 'GET', url: '/merchant/webhooks/deliveries', roles: ANY_ROLE,
     handler: async (req, _reply, auth) => {
-      const q = (req.query ?? {}) as Record<string, unknown>;
+      const q = queryOf(req);
       const { limit } = listParams(q, LIST_DEFAULT);
       const before = q.before === undefined || q.before === '' ? undefined : String(q.before);
       const rows = await wh.list({ merchantId: auth.merchantId, livemode: livemodeOf(req), status: parseStatusFilter(q.status), limit, before });
@@ -84,12 +84,12 @@ export function registerWebhookRoutes(app: FastifyInstance, services: { accounts
   });
   dashboardRoute(app, authn, {
     method: 'GET', url: '/merchant/webhooks/deliveries/:id', roles: ANY_ROLE,
-    handler: async (req, _reply, auth) => ({ delivery: deliveryJson(await wh.get(auth.merchantId, (req.params as { id: string }).id), { history: true }) }),
+    handler: async (req, _reply, auth) => ({ delivery: deliveryJson(await wh.get(auth.merchantId, idOf(req)), { history: true }) }),
   });
   dashboardRoute(app, authn, {
     method: 'POST', url: '/merchant/webhooks/deliveries/:id/redeliver', roles: OWNER_DEVELOPER,
     handler: async (req, reply, auth) => {
-      await wh.redeliver(auth.merchantId, (req.params as { id: string }).id, actorOf(req, auth));
+      await wh.redeliver(auth.merchantId, idOf(req), actorOf(req, auth));
       return reply.code(202).send({ message: REDELIVERY_QUEUED });
     },
   });
@@ -97,7 +97,7 @@ export function registerWebhookRoutes(app: FastifyInstance, services: { accounts
     method: 'POST', url: '/merchant/webhooks/deliveries/:id/resolve', roles: OWNER_DEVELOPER,
     handler: async (req, _reply, auth) => {
       const note = parseNote(bodyObject(req.body).note);
-      const row = await wh.resolve(auth.merchantId, (req.params as { id: string }).id, actorOf(req, auth), note);
+      const row = await wh.resolve(auth.merchantId, idOf(req), actorOf(req, auth), note);
       return { delivery: deliveryJson(row, { history: true }) };
     },
   });
@@ -105,7 +105,7 @@ export function registerWebhookRoutes(app: FastifyInstance, services: { accounts
   adminRoute(app, wh.platform.config.adminToken, {
     method: 'GET', url: '/admin/deliveries',
     handler: async (req) => {
-      const q = (req.query ?? {}) as Record<string, unknown>;
+      const q = queryOf(req);
       const { limit } = listParams(q, LIST_DEFAULT);
       const rows = await wh.list({ status: parseStatusFilter(q.status), limit });
       return { deliveries: rows.map((r) => deliveryJson(r)), limit };

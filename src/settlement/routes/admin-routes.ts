@@ -5,7 +5,7 @@ import { bodyObject } from '../../accounts/index.ts';
 import { LIST_DEFAULT } from '../../platform/list-params.ts';
 import type { SettlementService } from '../service.ts';
 import { ledgerEntryJson, payoutJson, settlementJson } from '../json.ts';
-import { queryOf, str } from './helpers.ts';
+import { idOf, queryOf, str } from './helpers.ts';
 
 export function registerSettlementAdminRoutes(app: FastifyInstance, settlement: SettlementService): void {
   const token = settlement.platform.config.adminToken;
@@ -18,7 +18,7 @@ export function registerSettlementAdminRoutes(app: FastifyInstance, settlement: 
   for (const [verb, to] of [['approve', 'approved'], ['reject', 'rejected'], ['sent', 'sent']] as const) {
     adminRoute(app, token, {
       method: 'POST', url: `/admin/payouts/:id/${verb}`,
-      handler: async (req, _reply, actor) => ({ payout: payoutJson(await svc.review((req.params as { id: string }).id, bodyObject(req.body), to, actor)) }),
+      handler: async (req, _reply, actor) => ({ payout: payoutJson(await svc.review(idOf(req), bodyObject(req.body), to, actor)) }),
     });
   }
   adminRoute(app, token, {
@@ -27,12 +27,12 @@ export function registerSettlementAdminRoutes(app: FastifyInstance, settlement: 
   });
   adminRoute(app, token, {
     method: 'POST', url: '/admin/settlements/:id/retry',
-    handler: async (req, _reply, actor) => ({ settlement: settlementJson(await settlement.retry((req.params as { id: string }).id, actor)) }),
+    handler: async (req, _reply, actor) => ({ settlement: settlementJson(await settlement.retry(idOf(req), actor)) }),
   });
   adminRoute(app, token, {
     method: 'POST', url: '/admin/settlements/:id/return',
     handler: async (req, _reply, actor) => ({
-      settlement: settlementJson(await settlement.returnToBalance((req.params as { id: string }).id, bodyObject(req.body), actor)),
+      settlement: settlementJson(await settlement.returnToBalance(idOf(req), bodyObject(req.body), actor)),
     }),
   });
   adminRoute(app, token, {

@@ -8,7 +8,7 @@ import type { SettlementService } from '../service.ts';
 import { listBalances } from '../balance-store.ts';
 import { balanceJson, ledgerEntryJson, settlementJson } from '../json.ts';
 import { SETTLEMENT_STATUSES, ledgerCsv, ledgerPage, settlementById, settlementPage } from '../statement.ts';
-import { livemodeOf, queryOf, str } from './helpers.ts';
+import { idOf, livemodeOf, queryOf, str } from './helpers.ts';
 
 const SETTLEMENT_MODES = ['direct', 'custodial'];
 
@@ -66,6 +66,6 @@ export function registerMoneyRoutes(app: FastifyInstance, accounts: AccountsServ
 
   dashboardRoute(app, authn, {
     method: 'GET', url: '/merchant/settlements/:id', roles: ANY_ROLE,
-    handler: async (req, _reply, auth) => ({ settlement: settlementJson(await settlementById(db(), auth.merchantId, (req.params as { id: string }).id)) }),
+    handler: async (req, _reply, auth) => ({ settlement: settlementJson(await settlementById(db(), auth.merchantId, idOf(req))) }),
   });
 }

@@ -4,7 +4,7 @@ import { ANY_ROLE, OWNER_FINANCE, bodyObject, dashboardRoute, limitPasswordReche
 import type { SettlementService } from '../service.ts';
 import { payoutAddressJson } from '../json.ts';
 import { ADDRESS_DELETED } from '../address-rules.ts';
-import { livemodeOf, memberActor } from './helpers.ts';
+import { idOf, livemodeOf, memberActor } from './helpers.ts';
 
 export function registerPayoutAddressRoutes(app: FastifyInstance, accounts: AccountsService, settlement: SettlementService): void {
   const { authn } = accounts;
@@ -27,14 +27,14 @@ export function registerPayoutAddressRoutes(app: FastifyInstance, accounts: Acco
   dashboardRoute(app, authn, {
     method: 'PATCH', url: '/merchant/payout-addresses/:id', roles: OWNER_FINANCE,
     handler: async (req, _reply, auth) => {
-      const row = await rechecked(auth.userId, () => svc.update(who(req, auth), (req.params as { id: string }).id, bodyObject(req.body)));
+      const row = await rechecked(auth.userId, () => svc.update(who(req, auth), idOf(req), bodyObject(req.body)));
       return { address: payoutAddressJson(row) };
     },
   });
   dashboardRoute(app, authn, {
     method: 'DELETE', url: '/merchant/payout-addresses/:id', roles: OWNER_FINANCE,
     handler: async (req, _reply, auth) => {
-      await svc.remove(who(req, auth), (req.params as { id: string }).id);
+      await svc.remove(who(req, auth), idOf(req));
       return { message: ADDRESS_DELETED };
     },
   });

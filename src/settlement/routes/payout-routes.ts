@@ -5,7 +5,7 @@ import { ANY_ROLE, OWNER_FINANCE, bodyObject, dashboardRoute, type AccountsServi
 import { listParams } from '../../platform/list-params.ts';
 import type { SettlementService } from '../service.ts';
 import { payoutJson } from '../json.ts';
-import { memberActor, queryOf, str } from './helpers.ts';
+import { idOf, memberActor, queryOf, str } from './helpers.ts';
 
 export function registerPayoutRoutes(app: FastifyInstance, accounts: AccountsService, settlement: SettlementService): void {
   const { authn } = accounts;
@@ -34,7 +34,7 @@ export function registerPayoutRoutes(app: FastifyInstance, accounts: AccountsSer
   dashboardRoute(app, authn, {
     method: 'POST', url: '/merchant/payouts/:id/cancel', roles: OWNER_FINANCE,
     handler: async (req, _reply, auth) => ({
-      payout: payoutJson(await svc.cancel(auth.merchantId, auth.userId, memberActor(req, auth), (req.params as { id: string }).id)),
+      payout: payoutJson(await svc.cancel(auth.merchantId, auth.userId, memberActor(req, auth), idOf(req))),
     }),
   });
 }
