@@ -62,6 +62,8 @@ export async function createServices(platform: Platform): Promise<Services> {
     },
     payerNames: (merchantId, storeId) => accounts.names.names(merchantId, storeId),
   });
+  // The payer names are kept until they change, from the payments' change feed.
+  accounts.names.follow(payments.changes);
   // Closed payments settle from the outbox, in the dispatch transaction; their transfers are sent after it commits.
   platform.outbox.subscribe(settlement.subscriber(settleInputOf));
   settlement.useTransfers(sending.transfers.port);

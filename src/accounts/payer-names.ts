@@ -2,17 +2,25 @@
 // (`merchant_name`, `store_name` in the payer's view and the checkout socket's `payment:update`).
 //
 // GET /checkout/{token} is a hot read, so the names never cost it a round trip of its own: they
-// are kept in process. A name read from the database is served for NAMES_CACHE_MS; one used in the
-// last REFRESH_AHEAD_MS of that time is read again in the background, so a busy merchant's checkout
-// never waits. A rename committed through any process reaches this one within NAMES_CACHE_MS; the
-// process that dispatches the outbox takes it from the `merchant:update` / `store:update` event at
-// once. Names missed in one turn of the event loop are read together in one query.
+// are kept in process. While the change feed listens (follow(); src/platform/db/change-feed.ts),
+// a name read from the database is kept until it changes: a rename or removal is announced on
+// `payer_name_changed` by the database (migrations/0660_change_reports.sql) to every process, and
+// reported at once to the process that made it. A name read while a change came in serves the
+// requests that waited for it, and is read again next time (it may predate the change).
+// Without the feed (not yet listening, or a lost connection), a name read from the database is
+// served for NAMES_CACHE_MS; one used in the last REFRESH_AHEAD_MS of that time is read again in the
+// background, so a busy merchant's checkout never waits, and the process that dispatches the outbox
+// takes a rename from the `merchant:update` / `store:update` event at once.
+// Names missed in one turn of the event loop are read together in one query.
 import { sql } from 'drizzle-orm';
 import { queryRows, type Database } from '../platform/db/index.ts';
 import type { EventHead, StoredEvent, Subscriber } from '../events/index.ts';
+import type { ChangeFeed } from '../platform/db/change-feed.ts';
 import { MERCHANT_UPDATE, STORE_UPDATE } from './socket-events.ts';
 
-/** How long a name read from the database is served (the bound for a rename made by another process). */
+/** The channel of a merchant's or store's rename or removal; payload `merchant:<id>` or `store:<id>`. */
+export const PAYER_NAME_CHANGED_CHANNEL = 'payer_name_changed';
+/** How long a name read from the database is served while the change feed is not listening. */
 export const NAMES_CACHE_MS = 2000;
 /** A name used this close to its entry's end is read again in the background. */
 const REFRESH_AHEAD_MS = 500;
@@ -30,6 +38,8 @@ interface Entry {
   /** The clock reading of the read (or event) it came from. */
   at: number;
   refreshing: boolean;
+  /** Read while the change feed listened, with no change heard meanwhile: kept until it changes. */
+  exact: boolean;
 }
 
 export class PayerNameCache {
@@ -39,6 +49,9 @@ export class PayerNameCache {
   readonly #entries: Record<Kind, Map<string, Entry>> = { merchant: new Map(), store: new Map() };
   #pending: Record<Kind, Set<string>> = { merchant: new Set(), store: new Set() };
   #next: Promise<void> | null = null;
+  #feed: ChangeFeed | null = null;
+  /** Moves on every change heard: a read that saw it move keeps nothing exact. */
+  #generation = 0;
   /** Lookup queries sent so far (each reads every name missed meanwhile). */
   lookups = 0;
   readonly subscriber: Subscriber;
@@ -54,6 +67,36 @@ export class PayerNameCache {
       handle: async () => {},
       afterCommit: (batch) => this.#learn(batch),
     };
+  }
+
+  /** Keeps names until they change, from `feed` (which must listen on PAYER_NAME_CHANGED_CHANNEL). */
+  follow(feed: ChangeFeed): void {
+    this.#feed = feed;
+    feed.subscribe({
+      changed: (channel, payload) => { if (channel === PAYER_NAME_CHANGED_CHANNEL) this.#forget(payload); },
+      reset: () => this.#forgetAll(),
+    });
+  }
+
+  /** Whether names are kept until they change (the feed listens); starts the feed on first use. */
+  #exactNow(): boolean {
+    if (!this.#feed) return false;
+    if (this.#feed.active) return true;
+    this.#feed.start();
+    return false;
+  }
+
+  #forget(named: string): void {
+    this.#generation++;
+    const colon = named.indexOf(':');
+    const kind = named.slice(0, colon);
+    if (kind === 'merchant' || kind === 'store') this.#entries[kind].delete(named.slice(colon + 1));
+  }
+
+  #forgetAll(): void {
+    this.#generation++;
+    this.#entries.merchant.clear();
+    this.#entries.store.clear();
   }
 
   /** The names, at once when both are held and fresh; otherwise after one grouped read. */
@@ -81,7 +124,9 @@ export class PayerNameCache {
   /** Held and young enough; one near its end is read again in the background meanwhile. */
   #fresh(kind: Kind, id: string, now: number): boolean {
     const e = this.#entries[kind].get(id);
-    if (!e || now - e.at >= this.#ttlMs) return false;
+    if (!e) return false;
+    if (e.exact && this.#exactNow()) return true;
+    if (now - e.at >= this.#ttlMs) return false;
     if (now - e.at > this.#ttlMs - REFRESH_AHEAD_MS && !e.refreshing) {
       e.refreshing = true;
       this.#want(kind, id);
@@ -114,13 +159,17 @@ export class PayerNameCache {
     this.#pending = { merchant: new Set(), store: new Set() };
     if (merchant.size + store.size === 0) return;
     const startedAt = this.#now();
+    const exact = this.#exactNow();
+    const generation = this.#generation;
     this.lookups++;
     // Ids are URL-safe words (no comma), so a text list binds alike on both engines.
     const rows = await queryRows<{ kind: Kind; id: string; name: string }>(this.#db.orm, sql`
       select 'merchant' as kind, id, name from merchants where id = any(string_to_array(${[...merchant].join(',')}, ','))
       union all
       select 'store' as kind, id, name from stores where id = any(string_to_array(${[...store].join(',')}, ','))`);
-    for (const r of rows) this.#set(r.kind, r.id, r.name, startedAt);
+    // A read that a change overlapped serves its waiters, and is read again next time.
+    const overlapped = generation !== this.#generation;
+    for (const r of rows) this.#set(r.kind, r.id, r.name, overlapped ? startedAt - this.#ttlMs : startedAt, exact && !overlapped);
     for (const id of merchant) this.#doneRefreshing('merchant', id);
     for (const id of store) this.#doneRefreshing('store', id);
   }
@@ -131,22 +180,25 @@ export class PayerNameCache {
   }
 
   /** Keeps a name unless something newer (an event after the read began) is already held. */
-  #set(kind: Kind, id: string, name: string, at: number): void {
+  #set(kind: Kind, id: string, name: string, at: number, exact: boolean): void {
     const map = this.#entries[kind];
     const held = map.get(id);
     if (held && held.at > at) return;
     if (!held && map.size >= MAX_ENTRIES) map.clear();
-    map.set(id, { name, at, refreshing: false });
+    map.set(id, { name, at, refreshing: false, exact });
   }
 
   /** A rename committed through this process's outbox: the event carries the new name. */
   #learn(batch: StoredEvent[]): void {
+    // While the feed listens, the database's reports and notices already made the name be read
+    // again; an event taken late could put back a name renamed since.
+    if (this.#exactNow()) return;
     const now = this.#now();
     for (const e of batch) {
       const d = e.data as { id?: unknown; name?: unknown } | undefined;
       if (!d || typeof d.id !== 'string' || typeof d.name !== 'string') continue;
-      if (e.type === MERCHANT_UPDATE) this.#set('merchant', d.id, d.name, now);
-      else if (e.type === STORE_UPDATE) this.#set('store', d.id, d.name, now);
+      if (e.type === MERCHANT_UPDATE) this.#set('merchant', d.id, d.name, now, false);
+      else if (e.type === STORE_UPDATE) this.#set('store', d.id, d.name, now, false);
     }
   }
 }

@@ -9,7 +9,7 @@ import { Timers } from '../platform/timers.ts';
 import { dec } from '../money/index.ts';
 import { TOKENS } from '../tokens/index.ts';
 import { DepositAddressDeriver, seedFromMnemonic, type WalletSeed } from '../chains/addresses/index.ts';
-import { captureSettings, type Merchant, type PayerNames } from '../accounts/index.ts';
+import { captureSettings, PAYER_NAME_CHANGED_CHANNEL, type Merchant, type PayerNames } from '../accounts/index.ts';
 import type { Actor } from '../audit/index.ts';
 import type { MarketSource } from '../market/index.ts';
 import { listTokens } from './pure.ts';
@@ -32,7 +32,8 @@ import { dashboardSeries } from './series.ts';
 import { dashboardFigures, type FailedWebhooksCounter } from './dashboard.ts';
 import { EMPTY_TRAIL_SECTIONS, paymentEvents, paymentTrail, type TrailSections } from './timeline.ts';
 import { PaymentGroups } from './payment-groups.ts';
-import { CheckoutCache } from './checkout-cache.ts';
+import { CheckoutCache, PAYMENT_CHANGED_CHANNEL } from './checkout-cache.ts';
+import { ChangeFeed } from '../platform/db/change-feed.ts';
 
 export const PAYMENT_NOT_FOUND = 'payment not found';
 
@@ -64,6 +65,11 @@ export class PaymentsService {
   readonly simulator: Simulator;
   /** Payments counted under links and customers, kept from the outbox (payment-groups.ts). */
   readonly groups: PaymentGroups;
+  /**
+   * The changes to payments and to who is paid (merchant and store names), for what the payer's
+   * view keeps in memory: this service's checkout views, and the accounts' payer names (services.ts).
+   */
+  readonly changes: ChangeFeed;
   /** Payer views of GET /checkout/{token} kept while unchanged (checkout-cache.ts). */
   readonly checkoutCache: CheckoutCache;
   readonly #p: Platform;
@@ -95,7 +101,8 @@ export class PaymentsService {
     this.#trail = opts.trailSections ?? EMPTY_TRAIL_SECTIONS;
     this.#names = opts.payerNames ?? (() => ({}));
     this.groups = new PaymentGroups(() => platform.clock.now());
-    this.checkoutCache = new CheckoutCache(platform.db, platform.log);
+    this.changes = new ChangeFeed(platform.db, platform.log, [PAYMENT_CHANGED_CHANNEL, PAYER_NAME_CHANGED_CHANNEL]);
+    this.checkoutCache = new CheckoutCache(this.changes);
   }
 
   get #deps() {
@@ -108,7 +115,8 @@ export class PaymentsService {
   /** Stops the address worker thread; addresses asked for later are derived inline. */
   async close(): Promise<void> {
     await this.#deriver.close();
-    await this.checkoutCache.close();
+    this.checkoutCache.close();
+    await this.changes.close();
   }
 
   /** The JSON of a payment; its deposits are read when not given. */

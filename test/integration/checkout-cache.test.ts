@@ -1,8 +1,9 @@
 // GET /checkout/{token} answers an unchanged payment's view from memory (src/payments/checkout-cache.ts):
-// byte for byte the view it would build, forgotten the moment the payment changes, here (a commit)
-// or anywhere else (the database's notice), and never kept for a payment whose view follows the market.
+// byte for byte the view it would build, forgotten the moment the payment changes, here (the
+// database's report to the connection that changed it) or anywhere else (the database's notice),
+// only for the payment changed, and never kept for a payment whose view follows the market.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import pg from 'pg';
 import { describeEachDb } from '../harness/databases.ts';
 import { startTestApp, type TestApp } from '../harness/app.ts';
@@ -10,6 +11,7 @@ import { signupAccount, type Account } from '../harness/accounts.ts';
 import { createPayment, fromIp } from '../harness/payments.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { payments } from '../../src/payments/schema.ts';
+import { stores } from '../../src/accounts/index.ts';
 
 describeEachDb('checkout views kept while unchanged', (h) => {
   let t: TestApp;
@@ -73,6 +75,33 @@ describeEachDb('checkout views kept while unchanged', (h) => {
     clock.advance(16 * 60 * 1000);
     await t.services.payments.runDue(clock.now());
     expect((await get(p.checkout_token)).json().status).toBe('expired');
+  });
+
+  it('a commit that changes another payment, or no payment, keeps this one\'s view', async () => {
+    const kept = await createPayment(t.app, acct.testKey);
+    const other = await createPayment(t.app, acct.testKey);
+    await readUntilKept(kept.checkout_token);
+    await readUntilKept(other.checkout_token);
+    await t.platform.db.transaction(async (tx) => { await tx.update(payments).set({ status: 'failed' }).where(eq(payments.id, other.id)); });
+    expect(cache().get(other.checkout_token)).toBeUndefined();
+    await t.platform.db.transaction(async (tx) => { await tx.update(stores).set({ name: 'Unrelated' }).where(eq(stores.id, 'no-such-store')); });
+    expect(cache().get(kept.checkout_token)).toBeDefined();
+    expect((await get(other.checkout_token)).json().status).toBe('failed');
+  });
+
+  it('answers a change made here by any writer on the very next read: a transaction, a raw statement, a lone update', async () => {
+    const db = t.platform.db;
+    const writers: ((id: string) => Promise<unknown>)[] = [
+      (id) => db.transaction(async (tx) => { await tx.update(payments).set({ status: 'failed' }).where(eq(payments.id, id)); }),
+      (id) => db.transaction(async (tx) => { await tx.execute(sql`update payments set status = 'failed' where id = ${id}`); }, { silent: true }),
+      (id) => db.orm.update(payments).set({ status: 'failed' }).where(eq(payments.id, id)),
+    ];
+    for (const write of writers) {
+      const p = await createPayment(t.app, acct.testKey);
+      await readUntilKept(p.checkout_token);
+      await write(p.id);
+      expect((await get(p.checkout_token)).json().status).toBe('failed');
+    }
   });
 
   it('never keeps a payment with no coin yet (its token_options follow the market)', async () => {

@@ -12,7 +12,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 export async function registerCheckoutRoutes(app: FastifyInstance, accounts: AccountsService, payments: PaymentsService, clock: Clock): Promise<void> {
   // The kept views listen to the database: they stop with the app.
-  app.addHook('onClose', async () => { await payments.checkoutCache.close(); });
+  app.addHook('onClose', async () => { await payments.changes.close(); });
   await app.register(async (scope) => {
     await scope.register(cors, { origin: '*' });
     // The body comes as JSON text (kept between reads of an unchanged payment): sent as is.

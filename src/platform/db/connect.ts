@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
 import { Database, type Orm } from './database.ts';
+import { ChangeReports } from './change-reports.ts';
 
 /**
  * Connections per process on a PostgreSQL server. Payment creation keeps half of them writing at
@@ -14,11 +15,15 @@ export const POSTGRES_POOL_MAX = 20;
 export async function openPostgres(url: string, opts: { max?: number } = {}): Promise<Database> {
   const { default: pg } = await import('pg');
   const { drizzle } = await import('drizzle-orm/node-postgres');
-  const pool = new pg.Pool({ connectionString: url, max: opts.max ?? POSTGRES_POOL_MAX });
+  // The changes this process makes, as the database reports them to each connection (change-reports.ts).
+  const reports = new ChangeReports((channel, payload) => db.reported(channel, payload));
+  const pool = new pg.Pool({ connectionString: url, max: opts.max ?? POSTGRES_POOL_MAX, onConnect: (client) => reports.prepare(client) });
+  reports.follow(pool);
   // An idle connection dropped by the server must not crash the process.
   pool.on('error', () => {});
   const orm = drizzle(pool) as unknown as Orm;
-  return new Database({ kind: 'postgres', orm, pool, url, close: () => pool.end() });
+  const db: Database = new Database({ kind: 'postgres', orm, pool, url, close: () => pool.end() });
+  return db;
 }
 
 /**

@@ -5,6 +5,7 @@ import type { SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import type { PGlite } from '@electric-sql/pglite';
 import type pg from 'pg';
+import type { ChangeReportListener } from './change-reports.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 export type Orm = PgDatabase<PgQueryResultHKT, Record<string, never>>;
@@ -25,6 +26,7 @@ export class Database {
   readonly url: string | null;
   readonly #close: () => Promise<void>;
   readonly #commitListeners = new Set<() => void>();
+  readonly #reportListeners = new Set<ChangeReportListener>();
 
   constructor(opts: { kind: EngineKind; orm: Orm; pglite?: PGlite; pool?: pg.Pool; url?: string; close: () => Promise<void> }) {
     this.kind = opts.kind;
@@ -49,6 +51,21 @@ export class Database {
   onCommit(listener: () => void): () => void {
     this.#commitListeners.add(listener);
     return () => this.#commitListeners.delete(listener);
+  }
+
+  /**
+   * Called with each change this process's statements made (channel and payload of its NOTIFY), as
+   * the database reports it (change-reports.ts), after it committed and before its caller goes on.
+   * PostgreSQL only: PGlite drops notices, and hears its own NOTIFY with the COMMIT's answer.
+   */
+  onReported(listener: ChangeReportListener): () => void {
+    this.#reportListeners.add(listener);
+    return () => this.#reportListeners.delete(listener);
+  }
+
+  /** Passes a reported change on to the listeners (the pool's connections call it). */
+  reported(channel: string, payload: string): void {
+    for (const listener of this.#reportListeners) listener(channel, payload);
   }
 
   async close(): Promise<void> {
