@@ -17,7 +17,8 @@ import { outgoingAttempts, outgoingTransfers, type TransferRow } from '../../src
 import { NodeEndpoints } from '../../src/chains/rpc/endpoints.ts';
 import { UtxoReader, UtxoRpc } from '../../src/chains/utxo/index.ts';
 import { HotOutputs, UtxoFamily, depositTxsFromDb, utxoHotOutputs } from '../../src/chains/utxo/send/index.ts';
-import { networkMoved } from '../../src/chains/utxo/send/family.ts';
+import { networkMoved, rawTransactions } from '../../src/chains/utxo/send/family.ts';
+import { RpcError } from '../../src/chains/rpc/json-rpc.ts';
 import { WalletKeys } from '../../src/chains/wallets/index.ts';
 
 const units = (v: string) => parseUnits(v, 8)!;
@@ -194,17 +195,33 @@ describe.runIf(litecoindOrSkip())('LTC hot wallet on litecoind', () => {
         await t.platform.db.transaction((tx) => t.services.sending.transfers.port.cancel(tx, reference));
       }
     });
+
+    it('the previous transactions a send signs over are read in one batch request, each once', async () => {
+      const a = await node.pay(fresh(), '0.01');
+      const b = await node.pay(fresh(), '0.01');
+      const rpc = new CountingRpc(new NodeEndpoints([node.url]));
+      const got = await rawTransactions(rpc, [a, b, a]);
+      expect(rpc.batches).toBe(1);
+      expect(rpc.calls).toEqual(['getrawtransaction', 'getrawtransaction']);
+      expect([...got.keys()]).toEqual([a, b]);
+      for (const id of [a, b]) expect(Buffer.from(got.get(id)!).toString('hex')).toBe(await node.rpc<string>('getrawtransaction', [id, 0]));
+      // a transaction the node does not know fails the read: nothing is signed over a missing one
+      await expect(rawTransactions(rpc, [a, '00'.repeat(32)])).rejects.toThrow(RpcError);
+      await node.mine(1);
+    });
   });
 });
 
 /** Counts the calls made to the node (each method once per call, and once per call of a batch). */
 class CountingRpc extends UtxoRpc {
   readonly calls: string[] = [];
+  batches = 0;
   override call<T>(method: string, params: unknown[] = []): Promise<T> {
     this.calls.push(method);
     return super.call<T>(method, params);
   }
   override batch(calls: ReadonlyArray<{ method: string; params: unknown[] }>): ReturnType<UtxoRpc['batch']> {
+    this.batches++;
     this.calls.push(...calls.map((c) => c.method));
     return super.batch(calls);
   }

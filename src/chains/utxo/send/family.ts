@@ -44,6 +44,19 @@ interface SpendRecord {
 
 interface Carried extends PlannedTransfer { paid: string }
 
+/** The raw bytes of transactions `txids` (each once), read in one batch request; a transaction the node does not give fails the whole read. */
+export async function rawTransactions(rpc: UtxoRpc, txids: readonly string[]): Promise<Map<string, Uint8Array>> {
+  const unique = [...new Set(txids)];
+  const answers = await rpc.batch(unique.map((txid) => ({ method: 'getrawtransaction', params: [txid, 0] })));
+  const out = new Map<string, Uint8Array>();
+  answers.forEach((a, i) => {
+    if (a instanceof RpcError) throw a;
+    if (typeof a !== 'string') throw new Error(`the node gave no transaction ${unique[i]}`);
+    out.set(unique[i], hex.decode(a));
+  });
+  return out;
+}
+
 /** The id a hot-wallet spend's change output carries in its record (it is no transfer of its own). */
 export const CHANGE = 'change';
 
@@ -195,12 +208,16 @@ export class UtxoFamily implements TransferFamily {
     }
     const chosen = inputs;
     const change = this.hotAddress(t.livemode);
+    // read from the node before the transaction that reserves them (no node round trips while it
+    // holds its locks); a transaction's bytes never change, so what is read here is what is signed
+    const spend = await this.#hotInputs(network, chosen, change);
+    // the node the inputs were read from served the network they are signed for
+    await this.#network();
     return {
       kind: 'ready',
       sign: async (_nonce, tx) => {
         if (!tx) throw new Error('a hot-wallet spend is signed inside the transaction that stores it');
         await this.#reserve(tx, wallet, t, chosen);
-        const spend = await this.#hotInputs(network, chosen, change);
         const total = chosen.reduce((s, o) => s + o.amount, 0n);
         const transfers: PlannedTransfer[] = [
           { id: t.id, to, amount: t.amount, paysOwnFee: false },
@@ -222,15 +239,14 @@ export class UtxoFamily implements TransferFamily {
     await wallet.store.reserve(tx, this.chain, t.id, chosen);
   }
 
-  /** The hot wallet's outputs as inputs to sign (Dogecoin's legacy inputs sign over their whole previous transaction). */
+  /**
+   * The hot wallet's outputs as inputs to sign. Dogecoin's legacy inputs sign over their whole
+   * previous transaction: those are read in one batch request.
+   */
   async #hotInputs(network: UtxoNetwork, outs: ReadonlyArray<{ txid: string; vout: number; amount: bigint }>, address: string): Promise<UnspentInput[]> {
     const script = scriptOfAddress(network, address)!;
-    const inputs: UnspentInput[] = [];
-    for (const o of outs) {
-      const prevRaw = this.coin.script === 'p2pkh' ? hex.decode(await this.#rpc.call<string>('getrawtransaction', [o.txid, 0])) : undefined;
-      inputs.push({ txid: o.txid, vout: o.vout, amount: o.amount, height: 0, script, ...(prevRaw ? { prevRaw } : {}) });
-    }
-    return inputs;
+    const prev = this.coin.script === 'p2pkh' ? await rawTransactions(this.#rpc, outs.map((o) => o.txid)) : null;
+    return outs.map((o) => ({ txid: o.txid, vout: o.vout, amount: o.amount, height: 0, script, ...(prev ? { prevRaw: prev.get(o.txid)! } : {}) }));
   }
 
   /** Balance of the live hot wallet from its tracked outputs (/admin/wallets). */
