@@ -17,7 +17,8 @@ import { outgoingAttempts, outgoingTransfers, type TransferRow } from '../../src
 import { NodeEndpoints } from '../../src/chains/rpc/endpoints.ts';
 import { UtxoReader, UtxoRpc } from '../../src/chains/utxo/index.ts';
 import { HotOutputs, UtxoFamily, depositTxsFromDb, utxoHotOutputs } from '../../src/chains/utxo/send/index.ts';
-import { networkMoved, rawTransactions } from '../../src/chains/utxo/send/family.ts';
+import { networkMoved } from '../../src/chains/utxo/send/family.ts';
+import { rawTransactions } from '../../src/chains/utxo/send/raw-transactions.ts';
 import { RpcError } from '../../src/chains/rpc/json-rpc.ts';
 import { WalletKeys } from '../../src/chains/wallets/index.ts';
 

@@ -29,7 +29,7 @@ import { signSpend, txIdOf } from './sign.ts';
 import type { HotOutputs } from './hot-outputs.ts';
 import { UtxoHotWallet } from './hot-wallet.ts';
 import type { Executor } from '../../../platform/db/index.ts';
-import { hex } from '@scure/base';
+import { rawTransactions } from './raw-transactions.ts';
 
 /** What an attempt's `fee` record keeps: enough to rebuild the transaction with a higher fee. */
 interface SpendRecord {
@@ -43,19 +43,6 @@ interface SpendRecord {
 }
 
 interface Carried extends PlannedTransfer { paid: string }
-
-/** The raw bytes of transactions `txids` (each once), read in one batch request; a transaction the node does not give fails the whole read. */
-export async function rawTransactions(rpc: UtxoRpc, txids: readonly string[]): Promise<Map<string, Uint8Array>> {
-  const unique = [...new Set(txids)];
-  const answers = await rpc.batch(unique.map((txid) => ({ method: 'getrawtransaction', params: [txid, 0] })));
-  const out = new Map<string, Uint8Array>();
-  answers.forEach((a, i) => {
-    if (a instanceof RpcError) throw a;
-    if (typeof a !== 'string') throw new Error(`the node gave no transaction ${unique[i]}`);
-    out.set(unique[i], hex.decode(a));
-  });
-  return out;
-}
 
 /** The id a hot-wallet spend's change output carries in its record (it is no transfer of its own). */
 export const CHANGE = 'change';
