@@ -15,8 +15,11 @@ import { setLiveNetwork } from '../../src/chains/addresses/index.ts';
 import { parseUnits } from '../../src/money/index.ts';
 import { outgoingAttempts, outgoingTransfers, type TransferRow } from '../../src/chains/transfers/index.ts';
 import { NodeEndpoints } from '../../src/chains/rpc/endpoints.ts';
-import { UtxoRpc } from '../../src/chains/utxo/index.ts';
+import { UtxoReader, UtxoRpc } from '../../src/chains/utxo/index.ts';
 import { HotOutputs, UtxoFamily, depositTxsFromDb, utxoHotOutputs } from '../../src/chains/utxo/send/index.ts';
+import { networkMoved } from '../../src/chains/utxo/send/family.ts';
+import { rawTransactions } from '../../src/chains/utxo/send/raw-transactions.ts';
+import { RpcError } from '../../src/chains/rpc/json-rpc.ts';
 import { WalletKeys } from '../../src/chains/wallets/index.ts';
 
 const units = (v: string) => parseUnits(v, 8)!;
@@ -162,5 +165,65 @@ describe.runIf(litecoindOrSkip())('LTC hot wallet on litecoind', () => {
       expect((await hotWallet(t, 'litecoin')).needs_funding).toBe(true);
       await t.platform.db.transaction((tx) => t.services.sending.transfers.port.cancel(tx, row.reference));
     });
+
+    it('reads the node\'s network once per node, not on every send and balance read; a node on another network later is refused', async () => {
+      await node.pay(hot, '0.5');
+      await node.mine(1);
+      t.clock.advance(61_000);
+      // two URLs of the same node: the calls moving on to the other one is a node of its own
+      const rpc = new CountingRpc(new NodeEndpoints([node.url, node.url.replace('127.0.0.1', 'localhost')]));
+      const family = new UtxoFamily(new UtxoReader('litecoin', rpc), rpc, new WalletKeys(t.config.walletMnemonic),
+        depositTxsFromDb(h.db()), { hot: new HotOutputs(h.db()), now: () => t.clock.now() });
+      const reads = () => rpc.calls.filter((m) => m === 'getblockchaininfo').length;
+      const ctx = { feesPaidBefore: 0n, unsentFromSender: [] };
+      const ids = [await sendFromHot(fresh(), 1_000_000n), await sendFromHot(fresh(), 1_000_000n)];
+      for (const id of ids) expect((await family.prepare(await rowOf(id), ctx)).kind).toBe('ready');
+      expect(await family.hotBalance()).toBeGreaterThan(0n);
+      expect(await family.hotBalance()).toBeGreaterThan(0n);
+      expect(reads()).toBe(1);
+      rpc.nodes.skip('test: the next URL');
+      await family.hotBalance();
+      expect(reads()).toBe(2);
+      // the watcher of this process read the node on another network (the live network moved): refused
+      setLiveNetwork('litecoin', 'main');
+      await expect(family.prepare(await rowOf(ids[0]), ctx)).rejects.toThrow(networkMoved('litecoin', 'regtest', 'main'));
+      // ... and the node asked again on the next call: it serves regtest again
+      expect(reads()).toBe(2);
+      expect((await family.prepare(await rowOf(ids[0]), ctx)).kind).toBe('ready');
+      expect(reads()).toBe(3);
+      for (const id of ids) {
+        const { reference } = await rowOf(id);
+        await t.platform.db.transaction((tx) => t.services.sending.transfers.port.cancel(tx, reference));
+      }
+    });
+
+    it('the previous transactions a send signs over are read in one batch request, each once', async () => {
+      const a = await node.pay(fresh(), '0.01');
+      const b = await node.pay(fresh(), '0.01');
+      const rpc = new CountingRpc(new NodeEndpoints([node.url]));
+      const got = await rawTransactions(rpc, [a, b, a]);
+      expect(rpc.batches).toBe(1);
+      expect(rpc.calls).toEqual(['getrawtransaction', 'getrawtransaction']);
+      expect([...got.keys()]).toEqual([a, b]);
+      for (const id of [a, b]) expect(Buffer.from(got.get(id)!).toString('hex')).toBe(await node.rpc<string>('getrawtransaction', [id, 0]));
+      // a transaction the node does not know fails the read: nothing is signed over a missing one
+      await expect(rawTransactions(rpc, [a, '00'.repeat(32)])).rejects.toThrow(RpcError);
+      await node.mine(1);
+    });
   });
 });
+
+/** Counts the calls made to the node (each method once per call, and once per call of a batch). */
+class CountingRpc extends UtxoRpc {
+  readonly calls: string[] = [];
+  batches = 0;
+  override call<T>(method: string, params: unknown[] = []): Promise<T> {
+    this.calls.push(method);
+    return super.call<T>(method, params);
+  }
+  override batch(calls: ReadonlyArray<{ method: string; params: unknown[] }>): ReturnType<UtxoRpc['batch']> {
+    this.batches++;
+    this.calls.push(...calls.map((c) => c.method));
+    return super.batch(calls);
+  }
+}

@@ -1,7 +1,8 @@
 // A wrong-asset deposit in a coin with no current price (issue 13): it cannot be valued, yet the
 // chain's cursor must move on. It is kept (deposits_awaiting_price), the blocks after it are read
 // as usual, and once the coin is priced again the next pass records it as the payment's deposit
-// (seen when it arrived, valued at the price of then, `payment.wrong_asset`).
+// (seen when it arrived, valued at the price of then, `payment.wrong_asset`), also when another
+// process has taken the chain over meanwhile.
 import { afterAll, beforeAll, expect, it, describe } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { describeEachDb } from '../harness/databases.ts';
@@ -28,7 +29,8 @@ describe.runIf(anvilOrSkip())('a wrong-asset deposit while its coin has no price
     });
     afterAll(async () => { await t.close(); await fx.close(); });
 
-    const cursorHeight = async () => (await t.platform.db.orm.select().from(chainCursors).where(eq(chainCursors.chain, 'ethereum')))[0].height;
+    const cursor = async () => (await t.platform.db.orm.select().from(chainCursors).where(eq(chainCursors.chain, 'ethereum')))[0];
+    const cursorHeight = async () => (await cursor()).height;
 
     it('is kept while the cursor moves on, and recorded once USDT is priced again', async () => {
       const m = await merchantWithAddresses(t, ['ETH']);
@@ -66,6 +68,38 @@ describe.runIf(anvilOrSkip())('a wrong-asset deposit while its coin has no price
       // a second pass records it once
       await watchOnce(t);
       expect((await paymentNow(t, m.acct.liveKey, p.id)).deposits).toHaveLength(1);
+      // none left: the chain's cursor row no longer sends the passes to that table
+      expect((await cursor()).awaitingPrice).toBe(false);
+    });
+
+    it('a deposit kept by the process that watched the chain is recorded by the one that takes the chain over', async () => {
+      // another process, started (and watching: PGlite is one process, always holding the lock)
+      // while nothing waits for a price
+      const other = await startChainApp(h.db(), nodes, { MARKET_FILE: '', ...fx.env() });
+      try {
+        await other.services.market.refresh();
+        await watchOnce(other);
+        const m = await merchantWithAddresses(t, ['ETH']);
+        const p = await createLivePayment(t, m, 'ETH');
+        fx.prices.USDT = '0.90';
+        await t.services.market.refresh();
+        await other.services.market.refresh();
+        const usdt = await pay(nodes, 'USDT_ERC20', p.deposit_address, 5_000_000n);
+        await watchOnce(t);
+        expect(await t.platform.db.orm.select().from(depositsAwaitingPrice).where(eq(depositsAwaitingPrice.paymentId, p.id))).toHaveLength(1);
+        expect((await cursor()).awaitingPrice).toBe(true);
+        fx.reset();
+        await other.services.market.refresh();
+        // the first process stops watching (its lock goes): the other one takes the chain and records it
+        await t.services.watching.stop();
+        await watchOnce(other);
+        expect((await paymentNow(t, m.acct.liveKey, p.id)).deposits).toEqual([expect.objectContaining({ tx_id: usdt.hash, token: 'USDT_ERC20', amount: '5' })]);
+        expect(await t.platform.db.orm.select().from(depositsAwaitingPrice).where(eq(depositsAwaitingPrice.paymentId, p.id))).toEqual([]);
+        await watchOnce(other);
+        expect((await cursor()).awaitingPrice).toBe(false);
+      } finally {
+        await other.close();
+      }
     });
   });
 });

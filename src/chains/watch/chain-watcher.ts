@@ -149,7 +149,8 @@ export class ChainWatcher {
       }
       for (const key of this.#pooledFed) if (!seen.has(key)) this.#pooledFed.delete(key);
     }
-    await this.#p.feed.recount(count, at.height, clock.now(), pooled);
+    // deposits kept for a price in this pass are looked at from the next one (the row read above predates them)
+    await this.#p.feed.recount(count, at.height, clock.now(), pooled, cursor.awaitingPrice);
     this.#state = { ...this.#state, height: at.height, hash: at.hash, blockTime: at.time };
     await this.#report(this.#statusAt(head, at), this.#p.endpoints.lastError);
     return finished;

@@ -88,10 +88,11 @@ export class DepositFeed {
   /**
    * Counts the chain's waiting deposits again (`count`: the confirmations of a block; the watcher
    * has verified the chain up to `finished`; `pooled`: transactions in the node's mempool as this
-   * pass read it, which wait without asking the node about each).
+   * pass read it, which wait without asking the node about each; `awaitingPrice`: the cursor row
+   * says deposits may wait for a price, awaiting-price.ts).
    */
-  async recount(count: (height: bigint) => number, finished: bigint, at: Date, pooled?: ReadonlySet<string>): Promise<void> {
-    await this.#awaiting.retry(count, finished, at, (row) => this.#unmatched(
+  async recount(count: (height: bigint) => number, finished: bigint, at: Date, pooled?: ReadonlySet<string>, awaitingPrice = true): Promise<void> {
+    await this.#awaiting.retry(awaitingPrice, count, finished, at, (row) => this.#unmatched(
       { txId: row.txId, to: row.address, token: row.token as ObservedTransfer['token'], amount: row.amount },
       row.block === null ? undefined : BigInt(row.block), row.seenAt, null,
     ));

@@ -1,5 +1,6 @@
-// Drizzle mirror of migrations/0500_chain_watch.sql and 0510_deposits_awaiting_price.sql.
-import { bigint, integer, numeric, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+// Drizzle mirror of migrations/0500_chain_watch.sql, 0510_deposits_awaiting_price.sql and
+// 0590_chain_cursor_awaiting_price.sql.
+import { bigint, boolean, integer, numeric, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { at, baseUnits } from '../../platform/db/index.ts';
 
 export const chainCursors = pgTable('chain_cursors', {
@@ -12,6 +13,8 @@ export const chainCursors = pgTable('chain_cursors', {
   rpcUrlIndex: integer('rpc_url_index').notNull().default(0),
   lastError: text('last_error'),
   updatedAt: at('updated_at').notNull(),
+  /** Deposits of this chain may be waiting for a price (awaiting-price.ts): only then does a pass read them. */
+  awaitingPrice: boolean('awaiting_price').notNull().default(false),
 });
 
 export const chainBlocks = pgTable('chain_blocks', {

@@ -9,7 +9,7 @@
 // From the hot wallet (a payout, a conversion's transfer) the transaction spends the hot wallet's
 // tracked outputs (hot-wallet.ts), reserved in the transaction that stores its signed bytes, pays the
 // recipient exactly and the change back to the hot wallet, which pays the fee.
-import type { UtxoChain, UtxoNetwork } from '../../addresses/index.ts';
+import type { UtxoChain, UtxoNetwork, UtxoNetworkKind } from '../../addresses/index.ts';
 import { UTXO_NETWORKS, inModeNetwork, liveNetwork } from '../../addresses/index.ts';
 import { NoNodeAnswered } from '../../rpc/endpoints.ts';
 import { RpcError, TransportError } from '../../rpc/json-rpc.ts';
@@ -29,7 +29,7 @@ import { signSpend, txIdOf } from './sign.ts';
 import type { HotOutputs } from './hot-outputs.ts';
 import { UtxoHotWallet } from './hot-wallet.ts';
 import type { Executor } from '../../../platform/db/index.ts';
-import { hex } from '@scure/base';
+import { rawTransactions } from './raw-transactions.ts';
 
 /** What an attempt's `fee` record keeps: enough to rebuild the transaction with a higher fee. */
 interface SpendRecord {
@@ -65,6 +65,8 @@ export interface UtxoFamilyOptions {
 /** Refusals this family gives in more than one place. */
 const notTracked = (chain: string) => `the ${chain} hot wallet's outputs are not tracked`;
 const notOnNetwork = (address: string, chain: string) => `${address} is not an address of this ${chain} network`;
+export const networkMoved = (chain: string, was: string, now: string) =>
+  `the ${chain} node now serves the ${now} network, not the ${was} network it served: nothing is signed for it`;
 
 export class UtxoFamily implements TransferFamily {
   readonly chain: UtxoChain;
@@ -79,6 +81,9 @@ export class UtxoFamily implements TransferFamily {
   readonly #now: () => Date;
   /** Null without a store of tracked outputs: sending from the hot wallet is then refused. */
   readonly hotWallet: UtxoHotWallet | null;
+  /** The network this process signs for (the first one read) and the node URL it was last read from (#network). */
+  #kind: UtxoNetworkKind | null = null;
+  #checkedUrl: string | null = null;
 
   constructor(reader: UtxoReader, rpc: UtxoRpc, keys: WalletKeys, depositTxs: DepositTxs, opts: UtxoFamilyOptions = {}) {
     this.chain = reader.chain;
@@ -93,10 +98,28 @@ export class UtxoFamily implements TransferFamily {
     this.stuckAfterMs = opts.stuckAfterMs ?? this.coin.blockMs * 3;
   }
 
+  /**
+   * The network the node serves, read (2 RPCs; the reader refuses a node of another coin) once per
+   * node in use rather than on every send and balance read: again only when the chain's calls have
+   * moved on to another of its URLs. The first network read is the one this process signs for: a
+   * node serving another one later (another URL, or this one as the watcher of this process reads
+   * it on every pass, which moves the live network) is refused here before anything is signed, and
+   * asked again on the next call. A node of another network cannot know this one's outputs anyway:
+   * what was signed for them before it is read again is refused at broadcast.
+   */
   async #network(): Promise<UtxoNetwork> {
-    // asked each time: a node switched to another network is refused by the reader, never signed for
-    await this.#reader.network();
-    return UTXO_NETWORKS[this.chain][liveNetwork(this.chain)];
+    const url = this.#rpc.nodes.current;
+    if (this.#checkedUrl !== url) {
+      await this.#reader.network();
+      this.#kind ??= liveNetwork(this.chain);
+      this.#checkedUrl = url;
+    }
+    const now = liveNetwork(this.chain);
+    if (now !== this.#kind) {
+      this.#checkedUrl = null;
+      throw new Error(networkMoved(this.chain, this.#kind!, now));
+    }
+    return UTXO_NETWORKS[this.chain][this.#kind];
   }
 
   hotAddress(livemode: boolean): string {
@@ -140,6 +163,8 @@ export class UtxoFamily implements TransferFamily {
       return { kind: 'refused', why: `the deposit address holds no confirmed outputs worth exactly ${total} base units (it holds ${held} in ${unspent.length})` };
     }
     const rate = await currentFeeRate(this.#rpc, this.coin);
+    // the node the outputs were read from served the network they are signed for
+    await this.#network();
     const built = this.#build(network, inputs, transfers, key, (vsize) => feeFor(rate, vsize), rate);
     if (typeof built === 'string') return { kind: 'refused', why: built };
     return { kind: 'ready', sign: async () => built.of(t.id) };
@@ -170,12 +195,16 @@ export class UtxoFamily implements TransferFamily {
     }
     const chosen = inputs;
     const change = this.hotAddress(t.livemode);
+    // read from the node before the transaction that reserves them (no node round trips while it
+    // holds its locks); a transaction's bytes never change, so what is read here is what is signed
+    const spend = await this.#hotInputs(network, chosen, change);
+    // the node the inputs were read from served the network they are signed for
+    await this.#network();
     return {
       kind: 'ready',
       sign: async (_nonce, tx) => {
         if (!tx) throw new Error('a hot-wallet spend is signed inside the transaction that stores it');
         await this.#reserve(tx, wallet, t, chosen);
-        const spend = await this.#hotInputs(network, chosen, change);
         const total = chosen.reduce((s, o) => s + o.amount, 0n);
         const transfers: PlannedTransfer[] = [
           { id: t.id, to, amount: t.amount, paysOwnFee: false },
@@ -197,15 +226,14 @@ export class UtxoFamily implements TransferFamily {
     await wallet.store.reserve(tx, this.chain, t.id, chosen);
   }
 
-  /** The hot wallet's outputs as inputs to sign (Dogecoin's legacy inputs sign over their whole previous transaction). */
+  /**
+   * The hot wallet's outputs as inputs to sign. Dogecoin's legacy inputs sign over their whole
+   * previous transaction: those are read in one batch request.
+   */
   async #hotInputs(network: UtxoNetwork, outs: ReadonlyArray<{ txid: string; vout: number; amount: bigint }>, address: string): Promise<UnspentInput[]> {
     const script = scriptOfAddress(network, address)!;
-    const inputs: UnspentInput[] = [];
-    for (const o of outs) {
-      const prevRaw = this.coin.script === 'p2pkh' ? hex.decode(await this.#rpc.call<string>('getrawtransaction', [o.txid, 0])) : undefined;
-      inputs.push({ txid: o.txid, vout: o.vout, amount: o.amount, height: 0, script, ...(prevRaw ? { prevRaw } : {}) });
-    }
-    return inputs;
+    const prev = this.coin.script === 'p2pkh' ? await rawTransactions(this.#rpc, outs.map((o) => o.txid)) : null;
+    return outs.map((o) => ({ txid: o.txid, vout: o.vout, amount: o.amount, height: 0, script, ...(prev ? { prevRaw: prev.get(o.txid)! } : {}) }));
   }
 
   /** Balance of the live hot wallet from its tracked outputs (/admin/wallets). */
