@@ -3,24 +3,35 @@
 // read for it, so the statement itself checks what a transaction around a read and an insert would
 // (a URL changed or removed meanwhile inserts nothing, and the URL is read again). No transaction,
 // so nothing wakes the outbox: a ping is no event, only a row for the delivery worker.
+// When the worker of this process has a free slot for the host, the row is inserted already claimed
+// by it (`sending`, a claim and a lease, as a claim would leave it) and the statement also returns
+// the endpoint as it read it: the attempt then starts at once, with no claim statement and no read
+// of the endpoint. A process killed before recording that attempt leaves the row leased: it is taken
+// again when the lease runs out, like any claimed row.
 import type { Database } from '../platform/db/index.ts';
 import { newId } from '../platform/ids.ts';
 import { destinationKey, MAX_ATTEMPTS } from './core.ts';
 import { deliveryFromSql } from './delivery-json.ts';
-import type { DeliveryRow } from './schema.ts';
+import type { DeliveryRow, WebhookRow } from './schema.ts';
 import { secretContext } from './secret-box.ts';
 
-// $1 id, $2 merchant, $3 livemode, $4 the URL expected, $5 its host, $6 event id, $7 event type, $8 payload, $9 at.
+// $1 id, $2 merchant, $3 livemode, $4 the URL expected, $5 its host, $6 event id, $7 event type, $8 payload, $9 at,
+// $10 the claim (null: queued `pending` for the worker), $11 its lease.
 const INSERT_PING = `
-  insert into deliveries (id, merchant_id, livemode, target, url, host, payment_id, event_id, event_type, payload,
-    status, attempts, max_attempts, next_attempt_at, history, created_at)
-  select $1, w.merchant_id, w.livemode, 'account', w.url, $5, null, $6, $7, $8,
-    'pending', 0, ${MAX_ATTEMPTS}, $9::timestamptz, '[]'::jsonb, $9::timestamptz
-  from webhooks w where w.merchant_id = $2 and w.livemode = $3 and w.url = $4
-  on conflict (event_id, target) do nothing
-  returning *`;
+  with w as (select * from webhooks where merchant_id = $2 and livemode = $3 and url = $4),
+  ins as (
+    insert into deliveries (id, merchant_id, livemode, target, url, host, payment_id, event_id, event_type, payload,
+      status, attempts, max_attempts, next_attempt_at, claim, lease_until, history, created_at)
+    select $1, w.merchant_id, w.livemode, 'account', w.url, $5, null, $6, $7, $8,
+      case when $10::text is null then 'pending' else 'sending' end, 0, ${MAX_ATTEMPTS}, $9::timestamptz,
+      $10::text, $11::timestamptz, '[]'::jsonb, $9::timestamptz
+    from w
+    on conflict (event_id, target) do nothing
+    returning *)
+  select ins.*, w.secret_enc as endpoint_secret_enc, w.created_at as endpoint_created_at, w.updated_at as endpoint_updated_at
+  from ins cross join w`;
 /** Named, so each pooled connection parses and plans it once. */
-const PREPARED_NAME = 'webhook_ping_v1';
+const PREPARED_NAME = 'webhook_ping_v2';
 
 const READ_URL = 'select url from webhooks where merchant_id = $1 and livemode = $2';
 
@@ -38,6 +49,22 @@ export interface Ping {
   at: Date;
 }
 
+/** A slot of this process's worker for the ping's attempt, and the claim the row is inserted under. */
+export interface PingLease {
+  claim: string;
+  leaseUntil: Date;
+  /** Gives the slot back (the row was not inserted under this claim). */
+  release(): void;
+}
+
+export interface QueuedPing {
+  row: DeliveryRow;
+  /** Set when the row was inserted claimed under it: this process makes the attempt. */
+  lease: PingLease | null;
+  /** The endpoint as the statement read it (its URL is the row's). */
+  endpoint: WebhookRow;
+}
+
 export class PingQueue {
   readonly #db: Database;
   /** The account URL (and its host) last read per merchant and mode. */
@@ -47,8 +74,11 @@ export class PingQueue {
     this.#db = db;
   }
 
-  /** The queued delivery; null when the mode has no webhook URL. */
-  async queue(p: Ping): Promise<DeliveryRow | null> {
+  /**
+   * The queued delivery; null when the mode has no webhook URL. `lease` is asked for a slot once the
+   * host is known: with one, the row is inserted claimed under it.
+   */
+  async queue(p: Ping, lease: (host: string) => PingLease | null = () => null): Promise<QueuedPing | null> {
     const key = secretContext(p.merchantId, p.livemode);
     for (let i = 0; i < TRIES; i++) {
       let known = this.#urls.get(key);
@@ -60,9 +90,18 @@ export class PingQueue {
         this.#urls.set(key, known);
       }
       const at = p.at.toISOString();
-      const [inserted] = await this.#query<Record<string, unknown>>(PREPARED_NAME, INSERT_PING,
-        [newId('dlv', p.at), p.merchantId, p.livemode, known.url, known.host, p.eventId, p.eventType, p.payload, at]);
-      if (inserted) return deliveryFromSql(inserted);
+      const slot = lease(known.host);
+      let inserted: Record<string, unknown> | undefined;
+      try {
+        [inserted] = await this.#query<Record<string, unknown>>(PREPARED_NAME, INSERT_PING,
+          [newId('dlv', p.at), p.merchantId, p.livemode, known.url, known.host, p.eventId, p.eventType, p.payload, at,
+            slot?.claim ?? null, slot?.leaseUntil.toISOString() ?? null]);
+      } catch (err) {
+        slot?.release();
+        throw err;
+      }
+      if (inserted) return { row: deliveryFromSql(inserted), lease: slot, endpoint: endpointOf(inserted) };
+      slot?.release();
       // The URL changed or was removed since it was read: read it again.
       this.#urls.delete(key);
     }
@@ -74,4 +113,13 @@ export class PingQueue {
     if (pool) return (await pool.query<T & object>(name ? { name, text, values } : { text, values })).rows;
     return (await pglite!.query<T>(text, values)).rows;
   }
+}
+
+const asDate = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
+
+function endpointOf(r: Record<string, unknown>): WebhookRow {
+  return {
+    merchantId: String(r.merchant_id), livemode: Boolean(r.livemode), url: r.url as string, secretEnc: String(r.endpoint_secret_enc),
+    createdAt: asDate(r.endpoint_created_at), updatedAt: asDate(r.endpoint_updated_at),
+  };
 }
