@@ -2,7 +2,9 @@
 // row is inserted only while the account endpoint of the mode still has the URL this process last
 // read for it, so the statement itself checks what a transaction around a read and an insert would
 // (a URL changed or removed meanwhile inserts nothing, and the URL is read again). No transaction,
-// so nothing wakes the outbox: a ping is no event, only a row for the delivery worker.
+// so nothing wakes the outbox: a ping is no event, only a row for the delivery worker. The row is
+// not read back: every column of it is a parameter of the statement (measured: `returning *` cost
+// PostgreSQL about a tenth of the statement, and this process the parsing of 24 columns).
 // When the worker of this process has a free slot for the host, the row is inserted already claimed
 // by it (`sending`, a claim and a lease, as a claim would leave it) and the statement also returns
 // the endpoint as it read it: the attempt then starts at once, with no claim statement and no read
@@ -11,7 +13,6 @@
 import type { Database } from '../platform/db/index.ts';
 import { newId } from '../platform/ids.ts';
 import { destinationKey, MAX_ATTEMPTS } from './core.ts';
-import { deliveryFromSql } from './delivery-json.ts';
 import type { DeliveryRow, WebhookRow } from './schema.ts';
 import { secretContext } from './secret-box.ts';
 
@@ -27,11 +28,10 @@ const INSERT_PING = `
       $10::text, $11::timestamptz, '[]'::jsonb, $9::timestamptz
     from w
     on conflict (event_id, target) do nothing
-    returning *)
-  select ins.*, w.secret_enc as endpoint_secret_enc, w.created_at as endpoint_created_at, w.updated_at as endpoint_updated_at
-  from ins cross join w`;
+    returning id)
+  select w.secret_enc, w.created_at, w.updated_at from ins cross join w`;
 /** Named, so each pooled connection parses and plans it once. */
-const PREPARED_NAME = 'webhook_ping_v2';
+const PREPARED_NAME = 'webhook_ping_v3';
 
 const READ_URL = 'select url from webhooks where merchant_id = $1 and livemode = $2';
 
@@ -89,18 +89,18 @@ export class PingQueue {
         if (this.#urls.size >= KEPT) this.#urls.clear();
         this.#urls.set(key, known);
       }
-      const at = p.at.toISOString();
       const slot = lease(known.host);
-      let inserted: Record<string, unknown> | undefined;
+      const row = newPing(p, known, slot);
+      let inserted: EndpointColumns | undefined;
       try {
-        [inserted] = await this.#query<Record<string, unknown>>(PREPARED_NAME, INSERT_PING,
-          [newId('dlv', p.at), p.merchantId, p.livemode, known.url, known.host, p.eventId, p.eventType, p.payload, at,
+        [inserted] = await this.#query<EndpointColumns>(PREPARED_NAME, INSERT_PING,
+          [row.id, p.merchantId, p.livemode, known.url, known.host, p.eventId, p.eventType, p.payload, p.at.toISOString(),
             slot?.claim ?? null, slot?.leaseUntil.toISOString() ?? null]);
       } catch (err) {
         slot?.release();
         throw err;
       }
-      if (inserted) return { row: deliveryFromSql(inserted), lease: slot, endpoint: endpointOf(inserted) };
+      if (inserted) return { row, lease: slot, endpoint: endpointOf(p, known.url, inserted) };
       slot?.release();
       // The URL changed or was removed since it was read: read it again.
       this.#urls.delete(key);
@@ -115,11 +115,25 @@ export class PingQueue {
   }
 }
 
-const asDate = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
+/** What the statement returns: the endpoint's columns this process does not know already. */
+interface EndpointColumns { secret_enc: string; created_at: Date | string; updated_at: Date | string }
 
-function endpointOf(r: Record<string, unknown>): WebhookRow {
+const asDate = (v: Date | string): Date => (v instanceof Date ? v : new Date(v));
+
+function endpointOf(p: Ping, url: string, r: EndpointColumns): WebhookRow {
+  return { merchantId: p.merchantId, livemode: p.livemode, url, secretEnc: r.secret_enc, createdAt: asDate(r.created_at), updatedAt: asDate(r.updated_at) };
+}
+
+/**
+ * The row the statement inserts, as this process knows it already (its columns are the statement's
+ * parameters; the URL is the one the statement matched): nothing of it needs to travel back.
+ */
+function newPing(p: Ping, known: { url: string; host: string }, slot: PingLease | null): DeliveryRow {
   return {
-    merchantId: String(r.merchant_id), livemode: Boolean(r.livemode), url: r.url as string, secretEnc: String(r.endpoint_secret_enc),
-    createdAt: asDate(r.endpoint_created_at), updatedAt: asDate(r.endpoint_updated_at),
+    id: newId('dlv', p.at), merchantId: p.merchantId, livemode: p.livemode, target: 'account', url: known.url, host: known.host,
+    paymentId: null, eventId: p.eventId, eventType: p.eventType, payload: p.payload, status: slot ? 'sending' : 'pending',
+    attempts: 0, maxAttempts: MAX_ATTEMPTS, nextAttemptAt: new Date(p.at), claim: slot?.claim ?? null, leaseUntil: slot?.leaseUntil ?? null,
+    lastStatusCode: null, lastError: null, lastAttemptAt: null, deliveredAt: null, resolvedAt: null, resolutionNote: null,
+    history: [], createdAt: new Date(p.at),
   };
 }
