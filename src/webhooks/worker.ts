@@ -1,5 +1,6 @@
 // Makes delivery attempts (spec 6.1 "Delivery, acknowledgement and retries"). Woken right after a
-// dispatch queued deliveries, and by a poll for retries and for rows another process left behind.
+// dispatch queued deliveries, and by a poll for retries and for rows another process left behind;
+// a test ping is handed over already claimed by the statement that queued it (leaseForNew).
 // Attempts run under an AttemptLimiter (overall and per destination host): rows are claimed only for
 // hosts with room, so a receiver hanging for the whole timeout holds its host's slots and nothing else.
 import type { Database } from '../platform/db/index.ts';
