@@ -106,11 +106,6 @@ export class WebhookEndpoints {
     return { resealed, unreadable };
   }
 
-  /** The endpoint of a row read by another statement (the test ping's), its secret opened. */
-  fromRow(r: WebhookRow): Webhook {
-    return this.#open(r);
-  }
-
   /** The endpoints of these merchants and modes as they are now, without creating any (the worker's view). */
   async current(ex: Executor, keys: { merchantId: string; livemode: boolean }[]): Promise<Map<string, Webhook>> {
     const out = new Map<string, Webhook>();

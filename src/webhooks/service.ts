@@ -67,27 +67,17 @@ export class WebhooksService {
     return this.worker.stop(graceMs);
   }
 
-  /**
-   * Queues one more `ping` to the account URL of the mode (spec 4.1 rule 4): one statement (ping.ts).
-   * When this process's worker has room for the host, the row is inserted claimed by it and the
-   * attempt starts at once; otherwise it is queued for the worker. Either way the answer is the ping
-   * as queued: `pending`, no attempt made yet.
-   */
+  /** Queues one more `ping` to the account URL of the mode (spec 4.1 rule 4): one statement (ping.ts). */
   async testPing(merchantId: string, livemode: boolean): Promise<DeliveryRow> {
     const at = this.platform.clock.now();
     const eventId = newEventId(at);
-    const queued = await orFail(COULD_NOT_QUEUE_TEST, () => this.#pings.queue({
+    const row = await orFail(COULD_NOT_QUEUE_TEST, () => this.#pings.queue({
       merchantId, livemode, eventId, eventType: PING, at,
       payload: webhookBody({ id: eventId, type: PING, livemode, createdAt: at, data: { message: PING_MESSAGE } }),
-    }, (host) => this.worker.leaseForNew(host)));
-    if (!queued) throw badRequest(NO_URL_SET_FIRST);
-    const { row, lease, endpoint } = queued;
-    if (!lease) {
-      this.worker.wake();
-      return row;
-    }
-    this.worker.attemptInserted(row, lease, this.endpoints.fromRow(endpoint));
-    return { ...row, status: 'pending', claim: null, leaseUntil: null };
+    }));
+    if (!row) throw badRequest(NO_URL_SET_FIRST);
+    this.worker.wake();
+    return row;
   }
 
   list(q: DeliveryListQuery): Promise<DeliveryRow[]> {

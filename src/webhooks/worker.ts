@@ -1,6 +1,5 @@
 // Makes delivery attempts (spec 6.1 "Delivery, acknowledgement and retries"). Woken right after a
-// dispatch queued deliveries, and by a poll for retries and for rows another process left behind;
-// a test ping is handed over already claimed by the statement that queued it (leaseForNew).
+// dispatch queued deliveries, and by a poll for retries and for rows another process left behind.
 // Attempts run under an AttemptLimiter (overall and per destination host): rows are claimed only for
 // hosts with room, so a receiver hanging for the whole timeout holds its host's slots and nothing else.
 import type { Database } from '../platform/db/index.ts';
@@ -13,9 +12,6 @@ import { WriteBatcher } from './write-batcher.ts';
 import type { Webhook, WebhookEndpoints } from './endpoints.ts';
 import { secretContext } from './secret-box.ts';
 import { ConnectionPool } from './connection-pool.ts';
-import { randomHex } from '../platform/ids.ts';
-import type { DeliveryRow } from './schema.ts';
-import type { PingLease } from './ping.ts';
 
 /** A claimed row waiting for a slot of its host, with the endpoints as read when it was claimed. */
 interface Waiting {
@@ -59,9 +55,6 @@ export class DeliveryWorker {
   /** Claimed rows waiting for a slot of their host. */
   readonly #backlog = new Map<string, Waiting[]>();
   #backlogSize = 0;
-  /** Places held for rows being inserted already claimed by this process (leaseForNew), per host. */
-  readonly #reserved = new Map<string, number>();
-  #reservedSize = 0;
   readonly #run = new CoalescedRun(
     () => this.#fill().catch((err) => this.#log.error({ err }, 'webhook worker could not claim deliveries')),
     () => this.#stopped,
@@ -151,7 +144,7 @@ export class DeliveryWorker {
   async #fill(): Promise<void> {
     const { maxInFlight, maxPerHost, claimBatch } = this.#opts;
     for (;;) {
-      const room = maxInFlight - this.limiter.inFlight - this.#backlogSize - this.#reservedSize;
+      const room = maxInFlight - this.limiter.inFlight - this.#backlogSize;
       if (room <= 0) { this.#starved = true; return; }
       const full = [...this.#hosts.keys()].filter((h) => (this.#backlog.get(h)?.length ?? 0) >= maxPerHost);
       // Rows of a full host are left out: look again as soon as its backlog is down to one round.
@@ -161,7 +154,20 @@ export class DeliveryWorker {
       // The endpoints as they are right now, read once for the batch whose attempts start now.
       const snapshot = claimed.length === 0 ? null
         : await this.#endpoints.current(this.#db.orm, claimed.map((c) => ({ merchantId: c.row.merchantId, livemode: c.row.livemode })));
-      const giveBack = claimed.filter((c) => !this.#place(c, snapshot!));
+      const giveBack: Claimed[] = [];
+      for (const c of claimed) {
+        const host = c.row.host;
+        const release = this.#acquire(host);
+        if (release) {
+          this.#track(this.#attempt(c, snapshot, release));
+        } else if ((this.#backlog.get(host)?.length ?? 0) < BACKLOG_ROUNDS * maxPerHost) {
+          const waiting: Waiting = { c, snapshot: snapshot!, readAt: Date.now() };
+          this.#backlog.set(host, [...(this.#backlog.get(host) ?? []), waiting]);
+          this.#backlogSize += 1;
+        } else {
+          giveBack.push(c);
+        }
+      }
       this.#claimSize = giveBack.length > 0
         ? Math.max(1, claimed.length - giveBack.length)
         : claimed.length === want ? Math.min(claimBatch, this.#claimSize * 2) : this.#claimSize;
@@ -170,58 +176,6 @@ export class DeliveryWorker {
         await releaseClaims(this.#db, giveBack);
       }
       if (claimed.length < want || giveBack.length > 0) return;
-    }
-  }
-
-  // Starts the attempt of a claimed row when its host has a free slot, else puts it in the host's
-  // backlog; false when that backlog is full too (the row is to be given back).
-  #place(c: Claimed, snapshot: Map<string, Webhook>): boolean {
-    const host = c.row.host;
-    const release = this.#acquire(host);
-    if (release) {
-      this.#track(this.#attempt(c, snapshot, release));
-      return true;
-    }
-    if ((this.#backlog.get(host)?.length ?? 0) >= BACKLOG_ROUNDS * this.#opts.maxPerHost) return false;
-    const waiting: Waiting = { c, snapshot, readAt: Date.now() };
-    this.#backlog.set(host, [...(this.#backlog.get(host) ?? []), waiting]);
-    this.#backlogSize += 1;
-    return true;
-  }
-
-  /**
-   * A place for a row about to be inserted already claimed by this process (the test ping): a slot
-   * of its host or a place in the host's backlog, held until attemptInserted; with the claim and
-   * lease to insert it under. Null when the worker is stopped or has no room for the host: the row
-   * is then queued `pending` as usual.
-   */
-  leaseForNew(host: string): PingLease | null {
-    if (this.#stopped) return null;
-    const { maxInFlight, maxPerHost } = this.#opts;
-    const held = this.#reserved.get(host) ?? 0;
-    if (this.limiter.inFlight + this.#backlogSize + this.#reservedSize >= maxInFlight) return null;
-    if ((this.#backlog.get(host)?.length ?? 0) + held >= BACKLOG_ROUNDS * maxPerHost) return null;
-    this.#reserved.set(host, held + 1);
-    this.#reservedSize += 1;
-    let holding = true;
-    const release = () => {
-      if (!holding) return;
-      holding = false;
-      const left = (this.#reserved.get(host) ?? 1) - 1;
-      if (left === 0) this.#reserved.delete(host);
-      else this.#reserved.set(host, left);
-      this.#reservedSize -= 1;
-    };
-    return { claim: randomHex(12), leaseUntil: new Date(this.#clock.now().getTime() + this.#leaseMs), release };
-  }
-
-  /** Starts (or backlogs) the attempt of a row inserted under a lease of leaseForNew, with the endpoint its insert read. */
-  attemptInserted(row: DeliveryRow, lease: PingLease, endpoint: Webhook): void {
-    lease.release();
-    const c: Claimed = { row, claim: lease.claim };
-    // Stopped meanwhile, or its host's backlog filled up: the row goes back to the queue.
-    if (this.#stopped || !this.#place(c, new Map([[secretContext(row.merchantId, row.livemode), endpoint]]))) {
-      this.#track(releaseClaims(this.#db, [c]).then(() => this.wake(), (err) => this.#log.error({ err }, 'webhook worker could not give back a ping')));
     }
   }
 

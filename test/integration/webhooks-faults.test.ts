@@ -1,16 +1,15 @@
 // Faults of the delivery worker, on the real clock: a worker killed mid-attempt, two processes
-// running at once, a receiver hanging the whole timeout beside a healthy one, the first attempt
-// starting right after the event's dispatch, and the test ping attempted by the process that queued it.
-import { afterAll, beforeAll, beforeEach, expect, it, vi } from 'vitest';
-import { and, eq } from 'drizzle-orm';
+// running at once, a receiver hanging the whole timeout beside a healthy one, and the first attempt
+// starting right after the event's dispatch.
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
 import { describeEachDb } from '../harness/databases.ts';
 import { startTestApp, type TestApp } from '../harness/app.ts';
 import { keyHeader, randomIp, signupAccount, type Account } from '../harness/accounts.ts';
 import { Receiver } from '../harness/webhooks.ts';
 import { appendEvent, type NewEvent } from '../../src/events/index.ts';
-import { deliveries, verifyWebhook, webhooks, type DeliveryRow } from '../../src/webhooks/index.ts';
+import { deliveries, type DeliveryRow } from '../../src/webhooks/index.ts';
 import { claimDue } from '../../src/webhooks/delivery-queue.ts';
-import { PingQueue } from '../../src/webhooks/ping.ts';
 
 const ENV = { WEBHOOK_TIMEOUT_MS: '1500' };
 
@@ -37,16 +36,6 @@ describeEachDb('webhook worker faults', (h) => {
     livemode: false, merchantId: acct.merchant.id, paymentId: 'pay_f', data: { id: 'pay_f' }, at: new Date(), ...e,
   }));
   const rows = (): Promise<DeliveryRow[]> => h.db().orm.select().from(deliveries).where(eq(deliveries.merchantId, acct.merchant.id));
-  const ping = () => t.app.inject({ method: 'POST', url: '/v1/webhook/test', headers: keyHeader(acct.testKey), remoteAddress: randomIp() });
-  /** The rows once none is `sending` any more (the attempts in flight recorded). */
-  const settled = async (): Promise<DeliveryRow[]> => {
-    let all = await rows();
-    for (let i = 0; i < 50 && all.some((r) => r.status === 'sending'); i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      all = await rows();
-    }
-    return all;
-  };
 
   it('takes again a row left `sending` by a killed worker once its lease ran out, and makes that attempt', async () => {
     await emit({ type: 'payment.confirmed' });
@@ -166,82 +155,5 @@ describeEachDb('webhook worker faults', (h) => {
       await t.platform.outbox.stop();
       await worker.stop();
     }
-  });
-
-  it('attempts a test ping at once in the process that queued it, and answers it as queued', async () => {
-    const worker = t.services.webhooks.worker;
-    worker.start();
-    const leases = vi.spyOn(worker, 'leaseForNew');
-    try {
-      const { secret } = (await t.app.inject({ method: 'GET', url: '/v1/webhook', headers: keyHeader(acct.testKey), remoteAddress: randomIp() })).json().webhook;
-      const started = Date.now();
-      const res = await ping();
-      expect(res.statusCode).toBe(202);
-      const d = res.json().delivery;
-      expect(d).toMatchObject({ url: rx.url, event_type: 'ping', status: 'pending', attempts: 0, max_attempts: 7 });
-      expect(d).not.toHaveProperty('last_attempt_at');
-      // the row was inserted claimed by this process's worker (no claim statement, no read of the endpoint)
-      expect(leases.mock.results.map((r) => r.value)).toEqual([expect.objectContaining({ claim: expect.any(String) })]);
-      await rx.waitFor(1);
-      expect(rx.got[0].at - started).toBeLessThan(1500);
-      expect(rx.got[0].headers).toMatchObject({ 'x-webhook-id': d.id, 'x-webhook-event': 'ping', 'x-webhook-attempt': '1' });
-      expect(rx.got[0].body).toBe(d.payload);
-      expect(verifyWebhook(rx.got[0].body, rx.got[0].headers['x-webhook-signature'] as string, secret).ok).toBe(true);
-      const [row] = await settled();
-      expect(row).toMatchObject({ id: d.id, status: 'delivered', attempts: 1, claim: null, leaseUntil: null, lastStatusCode: 200 });
-      expect(row.history).toEqual([{ at: expect.any(String), url: rx.url, signed: expect.any(Number), status_code: 200, response: 'ok', millis: expect.any(Number) }]);
-      expect(worker.limiter.inFlight).toBe(0);
-    } finally {
-      leases.mockRestore();
-      await worker.stop();
-    }
-  });
-
-  it('queues the test ping `pending` for a worker when this process\'s worker is stopped', async () => {
-    expect((await ping()).statusCode).toBe(202);
-    const [row] = await rows();
-    expect(row).toMatchObject({ status: 'pending', attempts: 0, claim: null, leaseUntil: null });
-    await t.services.webhooks.worker.runDue();
-    expect(rx.got.map((g) => g.headers['x-webhook-attempt'])).toEqual(['1']);
-  });
-
-  it('gives the slot back when the URL changed under a test ping, and pings the URL the mode has now', async () => {
-    const other = await Receiver.start();
-    const worker = t.services.webhooks.worker;
-    worker.start();
-    try {
-      expect((await ping()).statusCode).toBe(202);
-      await rx.waitFor(1);
-      // Written straight to the table, as another process would: this one still has the old URL.
-      await h.db().orm.update(webhooks).set({ url: other.url }).where(and(eq(webhooks.merchantId, acct.merchant.id), eq(webhooks.livemode, false)));
-      expect((await ping()).json().delivery.url).toBe(other.url);
-      await other.waitFor(1);
-      const all = await settled();
-      expect(all.map((r) => [r.url, r.status, r.attempts]).sort()).toEqual([[rx.url, 'delivered', 1], [other.url, 'delivered', 1]].sort());
-      expect(rx.got).toHaveLength(1);
-      expect(worker.limiter.inFlight).toBe(0);
-    } finally {
-      await worker.stop();
-      await other.close();
-    }
-  });
-
-  it('attempts, once its lease ran out, a test ping inserted claimed by a process killed before its attempt', async () => {
-    const pings = new PingQueue(h.db());
-    const at = new Date();
-    const queue = (eventId: string, leaseUntil: Date) => pings.queue(
-      { merchantId: acct.merchant.id, livemode: false, eventId, eventType: 'ping', payload: `{"id":"${eventId}"}`, at },
-      () => ({ claim: `dead-${eventId}`, leaseUntil, release: () => undefined }),
-    );
-    // Both inserted claimed; the process dies before either attempt. One lease ran out, one did not.
-    const expired = await queue('evt_dead_1', new Date(Date.now() - 1000));
-    const alive = await queue('evt_dead_2', new Date(Date.now() + 60_000));
-    expect(expired!.row).toMatchObject({ status: 'sending', claim: 'dead-evt_dead_1', attempts: 0 });
-    await t.services.webhooks.worker.runDue();
-    expect(rx.got.map((g) => [g.headers['x-webhook-id'], g.headers['x-webhook-attempt']])).toEqual([[expired!.row.id, '1']]);
-    const after = Object.fromEntries((await rows()).map((r) => [r.id, r]));
-    expect(after[expired!.row.id]).toMatchObject({ status: 'delivered', attempts: 1, claim: null });
-    expect(after[expired!.row.id].history).toHaveLength(1);
-    expect(after[alive!.row.id]).toMatchObject({ status: 'sending', claim: 'dead-evt_dead_2', attempts: 0 });
   });
 });
