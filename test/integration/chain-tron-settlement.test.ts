@@ -2,7 +2,8 @@
 // protobuf code and recovers its signer): a live USDT_TRC20 or TRX payment paid by a customer with
 // tronweb, read from the blocks by the chain watcher driving the Tron reader, is confirmed and settled: the payout address receives exactly `net`; a USDT deposit address
 // first gets TRX for its energy from the hot wallet; the node going away and coming back leaves the
-// settlement to complete; the service's share given up still leaves the burnt fee recorded.
+// settlement to complete; the service's share given up, or canceled with nothing left after its
+// fee, still leaves the burnt fee recorded.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { TronWeb } from 'tronweb';
 import { describeEachDb } from '../harness/databases.ts';
@@ -11,6 +12,7 @@ import { startTestApp, type TestApp } from '../harness/app.ts';
 import { createLivePayment, hotWallet, settlementsOf } from '../harness/chain-send.ts';
 import { getPayment } from '../harness/payments.ts';
 import { base58Address, hexAddress, startTronSim, type TronSim } from '../sim/tron/server.ts';
+import { BANDWIDTH_PRICE_SUN, CREATE_ACCOUNT_FEE_SUN } from '../sim/tron/chain.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { formatUnits, parseUnits } from '../../src/money/index.ts';
 import type { TokenSymbol } from '../../src/tokens/index.ts';
@@ -227,5 +229,63 @@ describeEachDb('Tron paid, confirmed, settled on the simulated node', (h) => {
     expect(sum('network_fee')).toBe(-units(s.network_fee));
     expect(sum('fee')).toBe(-units(s.service_fee));
     sim.chain.energyPrice = 100n;
+  });
+
+  it('TRX: the service\'s share canceled with nothing left after its fee, once the merchant\'s transfer completed the settlement: what was burnt still becomes the network fee', async () => {
+    // a merchant paid at a new Tron address: the merchant's transfer burns the account's creation
+    const m = await signupAccount(t.app);
+    const live = await t.app.inject({ method: 'POST', url: '/merchant/live', headers: tokenHeader(m.accessToken), payload: { enabled: true } });
+    expect(live.statusCode).toBe(200);
+    const added = await t.app.inject({
+      method: 'POST', url: '/merchant/payout-addresses', remoteAddress: randomIp(), headers: tokenHeader(m.accessToken),
+      payload: { token: 'TRX', address: (await newAccount()).address.base58, password: m.password },
+    });
+    expect(added.statusCode).toBe(201);
+    const p = await createLivePayment(t, { acct: m, addresses: {}, addressIds: {} }, 'TRX', '2');
+    await payAndWatch('TRX', p.deposit_address, units(p.crypto_amount));
+    sim.chain.mine(1);
+    await watch();
+    const [quoted] = await settlementsOf(t, p.id);
+    const transfers = () => h.db().orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.reference, quoted.id as string));
+    const fee = async () => (await transfers()).find((x) => x.purpose === 'service_fee')!;
+    // once the merchant's transfer is on its way, the deposit address keeps only what it moves and
+    // burns: the service's share, next, is refused and waits out its backoff (still open) while the
+    // merchant's transfer becomes final and completes the settlement
+    let taken = false;
+    await driveUntil(async () => {
+      const merchant = (await transfers()).find((x) => x.purpose === 'settlement');
+      if (!taken && merchant?.status === 'sent') {
+        sim.chain.account(p.deposit_address)!.balance = merchant.amount + CREATE_ACCOUNT_FEE_SUN;
+        taken = true;
+      }
+      return completed(p.id);
+    });
+    expect((await fee()).status).toBe('recorded');
+    expect((await fee()).lastError).toMatch(/the deposit address holds/);
+    expect((await settlementsOf(t, p.id))[0].network_fee).toBe(quoted.network_fee);
+    // bandwidth now so dear that the share's own fee would take all of it: nothing is left to send
+    sim.chain.bandwidthPrice = 1_000_000n;
+    await driveUntil(async () => {
+      clock.advance(3_600_000);
+      return (await fee()).status === 'canceled';
+    });
+    sim.chain.bandwidthPrice = BANDWIDTH_PRICE_SUN;
+    expect((await fee()).lastError).toBe('nothing is left after the network fee');
+    expect((await fee()).txId).toBeNull();
+    // the last open transfer canceled: what the merchant's transfer burnt (the account's creation)
+    // is the network fee, as when every transfer is final; the service's share takes the difference
+    const burnt = (await transfers()).filter((x) => x.txId).reduce((sum, x) => sum + BigInt((sim.chain.findTx(x.txId!)!.info.fee as number | undefined) ?? 0), 0n);
+    expect(burnt).toBe(CREATE_ACCOUNT_FEE_SUN);
+    const share = units(quoted.service_fee) + units(quoted.network_fee);
+    expect(burnt).toBeLessThan(units(quoted.network_fee));
+    const [s] = await settlementsOf(t, p.id);
+    expect(s.status).toBe('completed');
+    expect(units(s.network_fee)).toBe(burnt);
+    expect(s.net).toBe(quoted.net);
+    expect(units(s.service_fee) + units(s.network_fee)).toBe(share);
+    const entries = (await h.db().orm.select().from(ledgerEntries)).filter((e) => e.reference === `${p.id}:${s.deposit_tx}`);
+    const sum = (type: string) => entries.filter((e) => e.type === type).reduce((a, e) => a + e.amount, 0n);
+    expect(sum('network_fee')).toBe(-units(s.network_fee));
+    expect(sum('fee')).toBe(-units(s.service_fee));
   });
 });

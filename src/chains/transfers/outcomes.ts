@@ -1,11 +1,15 @@
-// What a final or failed transfer means for what it was made for, in the transfer's own
+// What a final, failed or canceled transfer means for what it was made for, in the transfer's own
 // transaction: a settlement's transfer completes or fails it (spec 3; `settlement.completed` with
 // `tx_id`, `settlement.failed`), a payout's transfer marks it sent with its `tx_id` or rejects it
 // with the reason. The service's share, sweeps and gas top-ups concern only the service (logged).
-// On Tron, once none of a settlement's transfers is open any more (final, or given up: the service's
-// share may fail after the merchant's transfer completed the settlement), what they burnt becomes
-// its network fee (settlement/burnt-fee.ts). A failed settlement records nothing: an operator's
-// retry completes it later, counting what every try burnt, or its return makes it custodial.
+// Canceled means its fee would take all it moves (`nothing_left`): only a share paying its own fee
+// gets there (the service's dust stays on the deposit address; a treasury sweep's settlement reads
+// the sweep's state, conversions.ts); a settlement's or payout's transfer canceled fails it as one
+// given up would, never leaving it pending. On Tron, once none of a settlement's transfers is open
+// any more (final, given up or canceled: the service's share may end after the merchant's transfer
+// completed the settlement), what they burnt becomes its network fee (settlement/burnt-fee.ts). A
+// failed settlement records nothing: an operator's retry completes it later, counting what every
+// try burnt, or its return makes it custodial.
 import type { Logger } from '../../platform/logger.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { Decimal } from '../../money/index.ts';
@@ -38,6 +42,15 @@ export function settlementOutcomes(log: Logger, rates: () => RatesOf | null = ()
     if (!(err instanceof AppError)) throw err;
     log.warn({ ...what, err: err.message }, 'a transfer\'s outcome found its settlement or payout moved on');
   };
+  const failed: TransferOutcomes['failed'] = async (tx, t, note, now) => {
+    let settlement: SettlementRow | null = null;
+    try {
+      if (t.purpose === 'settlement') settlement = await failSettlement(tx, t.reference, note, now);
+      else if (t.purpose === 'payout') await payoutSendFailed(tx, t.reference, note, now);
+      else log.error({ transfer: t.id, purpose: t.purpose, chain: t.chain, from: t.fromAddress, why: note }, 'a transfer of the service\'s own money was given up');
+    } catch (err) { tolerate(err, { transfer: t.id, reference: t.reference }); }
+    await burntFee(tx, t, settlement, rates(), now);
+  };
   return {
     async final(tx, t, now) {
       let settlement: SettlementRow | null = null;
@@ -48,14 +61,11 @@ export function settlementOutcomes(log: Logger, rates: () => RatesOf | null = ()
       } catch (err) { tolerate(err, { transfer: t.id, reference: t.reference }); }
       await burntFee(tx, t, settlement, rates(), now);
     },
-    async failed(tx, t, note, now) {
-      let settlement: SettlementRow | null = null;
-      try {
-        if (t.purpose === 'settlement') settlement = await failSettlement(tx, t.reference, note, now);
-        else if (t.purpose === 'payout') await payoutSendFailed(tx, t.reference, note, now);
-        else log.error({ transfer: t.id, purpose: t.purpose, chain: t.chain, from: t.fromAddress, why: note }, 'a transfer of the service\'s own money was given up');
-      } catch (err) { tolerate(err, { transfer: t.id, reference: t.reference }); }
-      await burntFee(tx, t, settlement, rates(), now);
+    failed,
+    async canceled(tx, t, note, now) {
+      if (t.purpose === 'settlement' || t.purpose === 'payout') return failed(tx, t, note, now);
+      log.info({ transfer: t.id, purpose: t.purpose, chain: t.chain, from: t.fromAddress, amount: t.amount.toString(), why: note }, 'a transfer of the service\'s own money was not worth its fee');
+      await burntFee(tx, t, null, rates(), now);
     },
   };
 }

@@ -3,8 +3,9 @@
 //   committed first → broadcast → sent → mined (receipt) → final at CONFIRMATIONS_<CHAIN>.
 // A sent transaction the node lost is broadcast again (the same bytes); one left unmined is
 // replaced with a higher fee and the same nonce; a refusal or a revert is tried again later
-// (backoff), then given up (`failed`, reported to its settlement or payout). A nonce is given back
-// only when no node can have the transaction, so nothing is ever sent twice.
+// (backoff), then given up (`failed`, reported to its settlement or payout); one whose fee would
+// take all it moves is `canceled` (reported too). A nonce is given back only when no node can have
+// the transaction, so nothing is ever sent twice.
 import type { Database, Executor } from '../../platform/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/logger.ts';
@@ -149,7 +150,7 @@ export class ChainStepper {
         if (t.waiting === WAITING_FUNDS && t.lastError === prep.why) return undefined;
         if (t.waiting !== WAITING_FUNDS) this.#log.warn({ transfer: t.id, purpose: t.purpose, why: prep.why }, 'hot wallet needs funding');
         return moveTransfer(this.#db.orm, t, 'recorded', { waiting: WAITING_FUNDS, lastError: prep.why }, this.#now);
-      case 'nothing_left': return moveTransfer(this.#db.orm, t, 'recorded', { status: 'canceled', waiting: null, lastError: prep.why }, this.#now);
+      case 'nothing_left': return this.#cancel(t, prep.why);
       case 'refused': return this.#fail(this.#db.orm, t, prep.why);
     }
   }
@@ -317,6 +318,16 @@ export class ChainStepper {
   }
 
   // ---- failures ---------------------------------------------------------------------------------
+
+  /** Nothing to send (its fee takes it all): canceled, and reported in the same transaction as any transfer that stops being open. */
+  async #cancel(t: TransferRow, why: string): Promise<TransferRow | undefined> {
+    const now = this.#now;
+    return this.#db.transaction(async (tx) => {
+      const row = await moveTransfer(tx, t, 'recorded', { status: 'canceled', waiting: null, lastError: why }, now);
+      if (row) await this.#outcomes.canceled(tx, row, why, now);
+      return row;
+    });
+  }
 
   /** A failed try: tried again after the backoff, or given up and reported. */
   async #fail(ex: Executor, t: TransferRow, why: string, opts: { from?: 'recorded' | 'signed' | 'sent'; set?: Partial<TransferRow>; giveUp?: boolean } = {}): Promise<TransferRow | undefined> {

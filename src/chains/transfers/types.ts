@@ -119,4 +119,6 @@ export interface TransferFamily {
 export interface TransferOutcomes {
   final(tx: Executor, t: TransferRow, now: Date): Promise<void>;
   failed(tx: Executor, t: TransferRow, note: string, now: Date): Promise<void>;
+  /** Not sent because its network fee would take all it moves (`nothing_left`): no longer open either. */
+  canceled(tx: Executor, t: TransferRow, note: string, now: Date): Promise<void>;
 }

@@ -77,6 +77,8 @@ export class TronChain {
   pending: TronTx[] = [];
   /** Sun burnt per unit of energy (chain parameter getEnergyFee). */
   energyPrice = 100n;
+  /** Sun burnt per byte beyond the free bandwidth (chain parameter getTransactionFee). */
+  bandwidthPrice = BANDWIDTH_PRICE_SUN;
   /** How far the solidified block trails the head. */
   solidityLag = 19;
   readonly #clock: () => number;
@@ -184,7 +186,7 @@ export class TronChain {
       throw new BroadcastRefused('CONTRACT_VALIDATE_ERROR', `Contract validate error : ${contract?.type} is not supported here`);
     }
     const size = this.#size(tx);
-    if (from.freeNetUsed + size > FREE_BANDWIDTH && from.balance < BigInt(size) * BANDWIDTH_PRICE_SUN) {
+    if (from.freeNetUsed + size > FREE_BANDWIDTH && from.balance < BigInt(size) * this.bandwidthPrice) {
       throw new BroadcastRefused('BANDWITH_ERROR', 'Account resource insufficient error.');
     }
     this.pending.push(tx);
@@ -258,7 +260,7 @@ export class TronChain {
       from.freeNetUsed += size;
       info.receipt.net_usage = size;
     } else {
-      const netFee = BigInt(size) * BANDWIDTH_PRICE_SUN;
+      const netFee = BigInt(size) * this.bandwidthPrice;
       from.balance -= netFee;
       fee += netFee;
       info.receipt.net_fee = Number(netFee);

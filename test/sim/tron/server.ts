@@ -117,7 +117,7 @@ export class TronSim {
       case 'getchainparameters':
         return {
           chainParameter: [
-            { key: 'getTransactionFee', value: 1000 }, { key: 'getEnergyFee', value: Number(c.energyPrice) },
+            { key: 'getTransactionFee', value: Number(c.bandwidthPrice) }, { key: 'getEnergyFee', value: Number(c.energyPrice) },
             { key: 'getCreateAccountFee', value: 100_000 }, { key: 'getCreateNewAccountFeeInSystemContract', value: 1_000_000 },
             { key: 'getFreeNetLimit', value: 600 },
           ],
