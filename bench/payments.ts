@@ -12,6 +12,10 @@
 // 10) in alternating halves: service, bare, bare, service, so a machine whose speed drifts weighs on
 // both alike. The API-key limit (20 a second per key) stays: the load spreads over 400 test keys.
 // The service's process runs with the Node flags and the pool size `npm start` gives it on PostgreSQL.
+// Under each pair, the CPU a request cost on each side, by process (and the service's by thread:
+// event loop, V8's helper threads, the address worker), from Linux's /proc (bench/_cpu-split.ts):
+// on a machine shared with other work, these move far less than req/s, and their quotient is the
+// ratio the pair would show where CPU is what limits both sides.
 // Run: node_modules/.bin/node bench/payments.ts   (TEST_DATABASE_URL for the server; BENCH_ONLY to
 // run fewer pairs, e.g. BENCH_ONLY=webhook: the creation pair always runs)
 import './_as-npm-start.ts';
@@ -34,6 +38,7 @@ import { startWorkers, stopWorkers } from '../src/workers.ts';
 import { insertApiKey } from '../src/accounts/api-keys.ts';
 import { merchants } from '../src/accounts/schema.ts';
 import { startAnvil } from '../test/harness/anvil.ts';
+import { addSplits, cpuProbe, perRequest, type CpuProbe, type CpuSplit } from './_cpu-split.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const MARKET = path.resolve(HERE, '../test/fixtures/market.json');
@@ -46,24 +51,30 @@ const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').
 const chosen = (name: string) => ONLY === null || ONLY.has(name);
 const run = promisify(execFile);
 
-interface Slice { requests: number; seconds: number; p50: number; p99: number; errors: number; non2xx: number }
-interface Side { rps: number; p50: number; p99: number; errors: number; non2xx: number }
+interface Slice { requests: number; seconds: number; p50: number; p99: number; errors: number; non2xx: number; cpu_ms?: number; cpu?: CpuSplit }
+interface Side { rps: number; p50: number; p99: number; errors: number; non2xx: number; requests: number; cpu: CpuSplit }
 interface Job { url: string; kind: string; keys?: string[]; tokens?: string[] }
 
 const jobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-bench-load-'));
 let jobs = 0;
-/** One autocannon run in the load process. */
+/** How each side's CPU is read (set once the baseline and the database are up). */
+let probes: { service: CpuProbe; bare: CpuProbe } | undefined;
+/** One autocannon run in the load process, with the CPU it cost where it went. */
 async function load(job: Job, seconds: number): Promise<Slice> {
   const file = path.join(jobDir, `job-${jobs++}.json`);
   fs.writeFileSync(file, JSON.stringify({ ...job, seconds }));
+  const counting = probes?.[job.kind.startsWith('bare') ? 'bare' : 'service'].start();
   const { stdout } = await run(process.execPath, [path.join(HERE, '_load.ts'), file], { maxBuffer: 1 << 20 });
-  return JSON.parse(stdout.trim().split('\n').pop()!) as Slice;
+  const slice = JSON.parse(stdout.trim().split('\n').pop()!) as Slice;
+  if (counting) slice.cpu = counting.end(slice.cpu_ms);
+  return slice;
 }
 
 const total = (s: Slice[]): Side => ({
   rps: s.reduce((a, x) => a + x.requests, 0) / s.reduce((a, x) => a + x.seconds, 0),
   p50: Math.max(...s.map((x) => x.p50)), p99: Math.max(...s.map((x) => x.p99)),
   errors: s.reduce((a, x) => a + x.errors, 0), non2xx: s.reduce((a, x) => a + x.non2xx, 0),
+  requests: s.reduce((a, x) => a + x.requests, 0), cpu: addSplits(s.map((x) => x.cpu ?? new Map())),
 });
 
 async function pair(service: Job, bare: Job): Promise<[Side, Side]> {
@@ -76,14 +87,14 @@ async function pair(service: Job, bare: Job): Promise<[Side, Side]> {
   return [total([a1, a2]), total([b1, b2])];
 }
 
-async function startBaseline(dbUrl: string): Promise<{ url: string; stop: () => void }> {
+async function startBaseline(dbUrl: string): Promise<{ url: string; pid: number | undefined; stop: () => void }> {
   const child = spawn(process.execPath, [path.join(HERE, '_bare-baseline.ts'), dbUrl], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (d) => { out += d; const m = /listening (\S+)/.exec(out); if (m) resolve(m[1]); });
     child.on('exit', (code) => reject(new Error(`baseline exited ${code}`)));
   });
-  return { url, stop: () => child.kill('SIGTERM') };
+  return { url, pid: child.pid, stop: () => child.kill('SIGTERM') };
 }
 
 const { db, url: dbUrl, drop } = await openScratchDatabase('postgres', { poolMax: POSTGRES_POOL_MAX, prefix: 'gw_bench' });
@@ -94,6 +105,8 @@ const eth = await startAnvil({ chainId: 1 });
 try {
   const config = loadConfig({ DATA_DIR: dataDir, AUTH_SECRET: 'bench-auth-secret-bench-auth-secret-0123', WALLET_MNEMONIC: MNEMONIC, MARKET_FILE: MARKET, LOG_LEVEL: 'silent', PORT: '0', WEBHOOK_ALLOW_PRIVATE: '1', ETHEREUM_RPC_URL: eth.url });
   const platform = await bootPlatform(config, createLogger('silent'), { db, jobs: false });
+  const database = new URL(dbUrl!).pathname.slice(1);
+  probes = { service: cpuProbe({ database, barePid: baseline.pid, side: 'service' }), bare: cpuProbe({ database, barePid: baseline.pid, side: 'bare' }) };
   const services = await createServices(platform);
   const app = await buildApp(services);
   const base = await app.listen({ port: 0, host: '127.0.0.1' });
@@ -109,6 +122,13 @@ try {
   const line = (label: string, a: Side, b: Side, target: number, extra = '') => {
     const ratio = a.rps / b.rps;
     console.log(`${label.padEnd(24)} ${a.rps.toFixed(0).padStart(6)} req/s p50 ${String(a.p50).padStart(3)} p99 ${String(a.p99).padStart(4)} ms (non-2xx ${a.non2xx}, errors ${a.errors}) | bare ${b.rps.toFixed(0).padStart(6)} req/s p50 ${String(b.p50).padStart(3)} p99 ${String(b.p99).padStart(4)} ms | ratio ${ratio.toFixed(2)} (target ≥ ${target}) ${ratio >= target ? 'ok' : 'BELOW'}${extra}`);
+    cpuLine(a, b);
+  };
+  // CPU ms per request on each side; their quotient is the ratio a machine with nothing else running would show if CPU is what limits both.
+  const cpuLine = (a: Side, b: Side, names = ['service', 'bare']) => {
+    const x = perRequest(a.cpu, a.requests);
+    const y = perRequest(b.cpu, b.requests);
+    if (x.total > 0 && y.total > 0) console.log(`${''.padEnd(24)} CPU ms a request: ${names[0]}: ${x.text} | ${names[1]}: ${y.text} | CPU-bound ratio ${(y.total / x.total).toFixed(2)}`);
   };
   const p99Of = (a: Side, b: Side) => a.p99 / Math.max(1, b.p99);
 
@@ -127,6 +147,7 @@ try {
   if (chosen('keyed')) {
     const [keyed, unkeyed] = await pair({ url: base, kind: 'create-keyed', keys }, { url: base, kind: 'create', keys });
     console.log(`${'Idempotency-Key cost'.padEnd(24)} with ${keyed.rps.toFixed(0)} req/s p50 ${keyed.p50} p99 ${keyed.p99} ms (non-2xx ${keyed.non2xx}) | without ${unkeyed.rps.toFixed(0)} req/s p50 ${unkeyed.p50} p99 ${unkeyed.p99} ms | ratio ${(keyed.rps / unkeyed.rps).toFixed(2)}`);
+    cpuLine(keyed, unkeyed, ['with', 'without']);
   }
   if (chosen('live')) {
     // live mode: the same creation with live keys, against its own bare INSERT measured alongside
