@@ -27,6 +27,16 @@ export function burntInToken(token: TokenSymbol, burnt: { token: TokenSymbol; am
 }
 
 /**
+ * The settlement's row, locked in `tx` (undefined when there is none). Taken before reading whether
+ * its transfers are all closed: two of them ending at once in two transactions would each see the
+ * other still open and neither would record the burnt fee; with the lock the second waits for the
+ * first to commit, then reads its transfer closed.
+ */
+export async function lockSettlement(tx: Executor, id: string): Promise<SettlementRow | undefined> {
+  return (await tx.select().from(settlements).where(eq(settlements.id, id)).for('update'))[0];
+}
+
+/**
  * Records `burnt` (native coin, summed over the settlement's transfers and their gas top-ups) as the
  * network fee of a completed direct settlement; false when there is nothing to change (already
  * recorded, or no rate to price a token settlement's burn in its coin: the quote then stands).
@@ -36,9 +46,7 @@ export function burntInToken(token: TokenSymbol, burnt: { token: TokenSymbol; am
 export async function recordBurntFee(
   tx: Executor, settlement: SettlementRow | string, burnt: { token: TokenSymbol; amount: bigint }, rates: Partial<Record<TokenSymbol, Decimal>>, now: Date,
 ): Promise<boolean> {
-  const row = typeof settlement === 'string'
-    ? (await tx.select().from(settlements).where(eq(settlements.id, settlement)).for('update'))[0]
-    : settlement;
+  const row = typeof settlement === 'string' ? await lockSettlement(tx, settlement) : settlement;
   if (!row || row.mode !== 'direct' || row.status !== 'completed') return false;
   const inToken = burntInToken(row.token as TokenSymbol, burnt, rates);
   if (inToken === null) return false;

@@ -4,7 +4,7 @@ export * from './planner.ts';
 export { SettlementService } from './service.ts';
 export type { TransferPort, TransferRequest, TransferState, TransferKind, DepositsPort, SettleInput, SettlePayment, SettleDeposit, ServiceFeePort, FinalServiceFee } from './ports.ts';
 export { settlePayment, replanDue, completeSettlement, failSettlement, type ExecutorDeps } from './executor.ts';
-export { recordBurntFee, burntInToken } from './burnt-fee.ts';
+export { recordBurntFee, burntInToken, lockSettlement } from './burnt-fee.ts';
 export { NOTE_WAITING_TRANSFER, NOTE_WAITING_CONVERSION } from './settlement-writer.ts';
 export { SERVICE_SENT_PAYOUT_TOKENS, PAYOUT_BEING_SENT, payoutSentOnChain, payoutSendFailed, payoutSendFailedNote } from './payouts/service-sent.ts';
 export { SETTLEMENT_NOT_FAILED, returnedNote } from './failed-settlements.ts';

@@ -14,7 +14,7 @@ import type { Logger } from '../../platform/logger.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { Decimal } from '../../money/index.ts';
 import type { TokenSymbol } from '../../tokens/index.ts';
-import { completeSettlement, failSettlement, payoutSendFailed, payoutSentOnChain, recordBurntFee, type SettlementRow } from '../../settlement/index.ts';
+import { completeSettlement, failSettlement, lockSettlement, payoutSendFailed, payoutSentOnChain, recordBurntFee, type SettlementRow } from '../../settlement/index.ts';
 import type { Executor } from '../../platform/db/index.ts';
 import { referenceBurnt } from './store.ts';
 import type { TransferOutcomes } from './types.ts';
@@ -28,12 +28,21 @@ export type RatesOf = (livemode: boolean) => Partial<Record<TokenSymbol, Decimal
 /** Chains whose settlements record the fee burnt rather than the one quoted. */
 const BURNT_FEE_CHAINS: ReadonlySet<string> = new Set(['tron']);
 
-/** `settlement`: the row when this transaction has just completed or failed it (no need to read it again). */
+/**
+ * `settlement`: the row when this transaction has just completed or failed it (locked by that update,
+ * no need to read it again). Otherwise the row is locked here before the transfers are read: two of a
+ * settlement's transfers ending at once in two transactions would each see the other still open
+ * (neither committed), and the burnt fee would never be recorded; locked, the second waits for the
+ * first and then reads its transfer closed. The transfer's row is locked before the settlement's, as
+ * on every path that ends a transfer.
+ */
 async function burntFee(tx: Executor, t: TransferRow, settlement: SettlementRow | null, rates: RatesOf | null, now: Date): Promise<void> {
   if (!BURNT_FEE_CHAINS.has(t.chain) || (t.purpose !== 'settlement' && t.purpose !== 'service_fee')) return;
+  const row = settlement ?? await lockSettlement(tx, t.reference);
+  if (!row) return;
   const { burnt, settled } = await referenceBurnt(tx, t.reference);
   if (!settled) return;
-  await recordBurntFee(tx, settlement ?? t.reference, { token: 'TRX', amount: burnt }, rates?.(t.livemode) ?? {}, now);
+  await recordBurntFee(tx, row, { token: 'TRX', amount: burnt }, rates?.(t.livemode) ?? {}, now);
 }
 
 export function settlementOutcomes(log: Logger, rates: () => RatesOf | null = () => null): TransferOutcomes {
