@@ -10,7 +10,7 @@ import { describeEachDb } from '../harness/databases.ts';
 import { randomIp, tokenHeader, signupAccount, type Account } from '../harness/accounts.ts';
 import { startTestApp, type TestApp } from '../harness/app.ts';
 import { createLivePayment, hotWallet, settlementsOf } from '../harness/chain-send.ts';
-import { getPayment } from '../harness/payments.ts';
+import { getPayment, type Json } from '../harness/payments.ts';
 import { base58Address, hexAddress, startTronSim, type TronSim } from '../sim/tron/server.ts';
 import { BANDWIDTH_PRICE_SUN, CREATE_ACCOUNT_FEE_SUN } from '../sim/tron/chain.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
@@ -99,6 +99,23 @@ describeEachDb('Tron paid, confirmed, settled on the simulated node', (h) => {
   }
 
   const units = (v: string) => parseUnits(v, 6)!;
+
+  /**
+   * The payment's settlement completed with `networkFee` as its network fee: the merchant's net as
+   * quoted, the service's share (service fee plus network fee) as quoted, and the ledger's fee
+   * entries the same figures.
+   */
+  async function expectNetworkFeeRecorded(paymentId: string, quoted: Json, networkFee: bigint): Promise<void> {
+    const [s] = await settlementsOf(t, paymentId);
+    expect(s.status).toBe('completed');
+    expect(units(s.network_fee)).toBe(networkFee);
+    expect(s.net).toBe(quoted.net);
+    expect(units(s.service_fee) + units(s.network_fee)).toBe(units(quoted.service_fee) + units(quoted.network_fee));
+    const entries = (await h.db().orm.select().from(ledgerEntries)).filter((e) => e.reference === `${paymentId}:${s.deposit_tx}`);
+    const sum = (type: string) => entries.filter((e) => e.type === type).reduce((a, e) => a + e.amount, 0n);
+    expect(sum('network_fee')).toBe(-units(s.network_fee));
+    expect(sum('fee')).toBe(-units(s.service_fee));
+  }
   const completed = async (id: string) => (await settlementsOf(t, id))[0]?.status === 'completed';
   const balance = (token: TokenSymbol, address: string) =>
     token === 'TRX' ? sim.chain.account(address)?.balance ?? 0n : sim.chain.tokenBalance(usdt, address);
@@ -216,18 +233,9 @@ describeEachDb('Tron paid, confirmed, settled on the simulated node', (h) => {
     expect(burnt).toBeGreaterThan(0n);
     const trxRate = t.services.market.snapshot(true).TRX.rate;
     const expected = BigInt(unitsToDecimal(burnt, 6).mul(trxRate).mul(1_000_000).toDecimalPlaces(0, ROUND_UP).toFixed());
-    const share = units(quoted.service_fee) + units(quoted.network_fee);
-    const [s] = await settlementsOf(t, p.id);
-    expect(s.status).toBe('completed');
-    expect(expected).toBeLessThan(share);
+    expect(expected).toBeLessThan(units(quoted.service_fee) + units(quoted.network_fee));
     expect(expected).not.toBe(units(quoted.network_fee));
-    expect(units(s.network_fee)).toBe(expected);
-    expect(s.net).toBe(quoted.net);
-    expect(units(s.service_fee) + units(s.network_fee)).toBe(share);
-    const entries = (await h.db().orm.select().from(ledgerEntries)).filter((e) => e.reference === `${p.id}:${s.deposit_tx}`);
-    const sum = (type: string) => entries.filter((e) => e.type === type).reduce((a, e) => a + e.amount, 0n);
-    expect(sum('network_fee')).toBe(-units(s.network_fee));
-    expect(sum('fee')).toBe(-units(s.service_fee));
+    await expectNetworkFeeRecorded(p.id, quoted, expected);
     sim.chain.energyPrice = 100n;
   });
 
@@ -276,16 +284,7 @@ describeEachDb('Tron paid, confirmed, settled on the simulated node', (h) => {
     // is the network fee, as when every transfer is final; the service's share takes the difference
     const burnt = (await transfers()).filter((x) => x.txId).reduce((sum, x) => sum + BigInt((sim.chain.findTx(x.txId!)!.info.fee as number | undefined) ?? 0), 0n);
     expect(burnt).toBe(CREATE_ACCOUNT_FEE_SUN);
-    const share = units(quoted.service_fee) + units(quoted.network_fee);
     expect(burnt).toBeLessThan(units(quoted.network_fee));
-    const [s] = await settlementsOf(t, p.id);
-    expect(s.status).toBe('completed');
-    expect(units(s.network_fee)).toBe(burnt);
-    expect(s.net).toBe(quoted.net);
-    expect(units(s.service_fee) + units(s.network_fee)).toBe(share);
-    const entries = (await h.db().orm.select().from(ledgerEntries)).filter((e) => e.reference === `${p.id}:${s.deposit_tx}`);
-    const sum = (type: string) => entries.filter((e) => e.type === type).reduce((a, e) => a + e.amount, 0n);
-    expect(sum('network_fee')).toBe(-units(s.network_fee));
-    expect(sum('fee')).toBe(-units(s.service_fee));
+    await expectNetworkFeeRecorded(p.id, quoted, burnt);
   });
 });
