@@ -1,6 +1,7 @@
 // The load generator of bench/payments.ts, in a Node process of its own (so neither side pays for
 // the client): autocannon with BENCH_CONNECTIONS connections for the given seconds. Argument: a JSON
-// file holding the job `{url, seconds, kind, keys?, tokens?}`; prints the result as one JSON line (with the CPU this process used).
+// file holding the job `{url, seconds, kind, keys?, tokens?}`; prints the result as one JSON line (with the CPU this process used,
+// the answers counted by status and a few bodies of each non-2xx status).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import autocannon from 'autocannon';
@@ -18,8 +19,20 @@ const requests: Record<Job['kind'], autocannon.Request> = {
   'bare-select': { method: 'GET', setupRequest: (req) => ({ ...req, path: `/row/r${1 + (n++ % 2000)}` }) },
   'webhook-test': { method: 'POST', path: '/v1/webhook/test', setupRequest: (req) => { const h = { authorization: key() }; n++; return { ...req, headers: h }; } },
 };
+// Answers counted by status, with the first few bodies of each non-2xx status, so a run that saw
+// non-2xx answers says which ones and why (autocannon itself only counts them).
+const statuses: Record<string, number> = {};
+const samples: Record<string, string[]> = {};
+const SAMPLES_PER_STATUS = 3;
+const onResponse = (status: number, body: string) => {
+  statuses[status] = (statuses[status] ?? 0) + 1;
+  if (status >= 200 && status < 300) return;
+  const kept = (samples[status] ??= []);
+  if (kept.length < SAMPLES_PER_STATUS) kept.push(body.slice(0, 300));
+};
+const request = { ...requests[job.kind], onResponse };
 const cpu0 = process.cpuUsage();
-const r = await autocannon({ url: job.url, connections: Number(process.env.BENCH_CONNECTIONS ?? 50), duration: job.seconds, requests: [requests[job.kind]] });
+const r = await autocannon({ url: job.url, connections: Number(process.env.BENCH_CONNECTIONS ?? 50), duration: job.seconds, requests: [request] });
 // this process's own CPU for the run (bench/_cpu-split.ts counts it with the sides' processes)
 const cpu = process.cpuUsage(cpu0);
-console.log(JSON.stringify({ requests: r.requests.total, seconds: r.duration, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx, cpu_ms: (cpu.user + cpu.system) / 1000 }));
+console.log(JSON.stringify({ requests: r.requests.total, seconds: r.duration, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx, cpu_ms: (cpu.user + cpu.system) / 1000, statuses, samples }));

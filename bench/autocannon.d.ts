@@ -2,7 +2,7 @@
 declare module 'autocannon' {
   namespace autocannon {
     interface RequestParams { method?: string; path?: string; headers?: Record<string, string>; body?: string }
-    interface Request extends RequestParams { setupRequest?: (req: RequestParams) => RequestParams }
+    interface Request extends RequestParams { setupRequest?: (req: RequestParams) => RequestParams; onResponse?: (status: number, body: string, context: unknown, headers: Record<string, string>) => void }
     interface Options { url: string; connections?: number; duration?: number; requests?: Request[] }
     interface Result {
       requests: { average: number; total: number };

@@ -46,12 +46,14 @@ const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abando
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const KEYS = 400;
+/** The service's log level (BENCH_LOG_LEVEL, e.g. warn to see why answers failed under load). */
+const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'silent';
 /** BENCH_ONLY=checkout,webhook,keyed,live picks the pairs after the creation pair (default: all). */
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : null;
 const chosen = (name: string) => ONLY === null || ONLY.has(name);
 const run = promisify(execFile);
 
-interface Slice { requests: number; seconds: number; p50: number; p99: number; errors: number; non2xx: number; cpu_ms?: number; cpu?: CpuSplit }
+interface Slice { requests: number; seconds: number; p50: number; p99: number; errors: number; non2xx: number; cpu_ms?: number; cpu?: CpuSplit; statuses?: Record<string, number>; samples?: Record<string, string[]> }
 interface Side { rps: number; p50: number; p99: number; errors: number; non2xx: number; requests: number; cpu: CpuSplit }
 interface Job { url: string; kind: string; keys?: string[]; tokens?: string[] }
 
@@ -67,6 +69,8 @@ async function load(job: Job, seconds: number): Promise<Slice> {
   const { stdout } = await run(process.execPath, [path.join(HERE, '_load.ts'), file], { maxBuffer: 1 << 20 });
   const slice = JSON.parse(stdout.trim().split('\n').pop()!) as Slice;
   if (counting) slice.cpu = counting.end(slice.cpu_ms);
+  // which answers they were, not just how many (the summary line only counts them)
+  if (slice.non2xx > 0) console.error(`${job.kind} non-2xx: ${JSON.stringify(slice.statuses)} e.g. ${JSON.stringify(slice.samples)}`);
   return slice;
 }
 
@@ -103,8 +107,8 @@ const baseline = await startBaseline(dbUrl!);
 // live ETH payments need an Ethereum node: anvil (chain id 1)
 const eth = await startAnvil({ chainId: 1 });
 try {
-  const config = loadConfig({ DATA_DIR: dataDir, AUTH_SECRET: 'bench-auth-secret-bench-auth-secret-0123', WALLET_MNEMONIC: MNEMONIC, MARKET_FILE: MARKET, LOG_LEVEL: 'silent', PORT: '0', WEBHOOK_ALLOW_PRIVATE: '1', ETHEREUM_RPC_URL: eth.url });
-  const platform = await bootPlatform(config, createLogger('silent'), { db, jobs: false });
+  const config = loadConfig({ DATA_DIR: dataDir, AUTH_SECRET: 'bench-auth-secret-bench-auth-secret-0123', WALLET_MNEMONIC: MNEMONIC, MARKET_FILE: MARKET, LOG_LEVEL: LOG_LEVEL, PORT: '0', WEBHOOK_ALLOW_PRIVATE: '1', ETHEREUM_RPC_URL: eth.url });
+  const platform = await bootPlatform(config, createLogger(LOG_LEVEL), { db, jobs: false });
   const database = new URL(dbUrl!).pathname.slice(1);
   probes = { service: cpuProbe({ database, barePid: baseline.pid, side: 'service' }), bare: cpuProbe({ database, barePid: baseline.pid, side: 'bare' }) };
   const services = await createServices(platform);
