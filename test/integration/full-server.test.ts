@@ -1,0 +1,107 @@
+// A PostgreSQL server with no connection to spare (other processes hold them all) makes a query
+// wait for one, not fail: on a shared, busy machine a payment creation whose pool had to open a
+// connection was answered 500 (`sorry, too many clients already`). The server's refusal is made
+// certain here with a role limited to one connection, held by another client.
+import crypto from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { migrate, openPostgres, type Database } from '../../src/platform/db/index.ts';
+import { PatientPool } from '../../src/platform/db/patient-pool.ts';
+import { createPgDatabase, testServerUrl } from '../harness/scratch-db.ts';
+import { startTestApp } from '../harness/app.ts';
+import { keyHeader, signupAccount } from '../harness/accounts.ts';
+
+const role = `gw_one_conn_${crypto.randomBytes(4).toString('hex')}`;
+let scratch: { url: string; drop: () => Promise<void> };
+let limitedUrl: string;
+
+async function asAdmin(text: string, url = testServerUrl()): Promise<number> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try { return (await c.query(text)).rowCount ?? 0; } finally { await c.end(); }
+}
+
+beforeAll(async () => {
+  scratch = await createPgDatabase(testServerUrl(), 'gw_full');
+  // Not a superuser: PostgreSQL holds superusers to no connection limit.
+  await asAdmin(`create role ${role} login connection limit 1`);
+  const admin = await openPostgres(scratch.url, { max: 2 });
+  try { await migrate(admin); } finally { await admin.close(); }
+  await asAdmin(`grant all on all tables in schema public to ${role}; grant all on all sequences in schema public to ${role}; grant create on schema public to ${role}`, scratch.url);
+  const u = new URL(scratch.url);
+  u.username = role;
+  limitedUrl = u.toString();
+});
+
+afterAll(async () => {
+  await scratch?.drop();
+  await asAdmin(`drop role if exists ${role}`);
+});
+
+it('waits for a connection the full server refused, and runs the query once one is free', async () => {
+  const holder = new pg.Client({ connectionString: limitedUrl });
+  await holder.connect();
+  let db: Database | undefined;
+  try {
+    db = await openPostgres(limitedUrl, { max: 2 });
+    const pool = db.pool as PatientPool;
+    let settled = false;
+    const answer = pool.query<{ one: number }>('select 1 as one')
+      .then((r) => r.rows[0].one, (err: { code?: string }) => `failed: ${err.code}`)
+      .finally(() => { settled = true; });
+    // The server said no at least once while the only connection was held (a pool that gives up
+    // has answered by then)...
+    await vi.waitFor(() => expect(settled || (pool.refusals ?? 0) > 0).toBe(true), { timeout: 10_000 });
+    await holder.end();
+    // ...and the query ran when the connection came free, instead of failing.
+    expect(await answer).toBe(1);
+  } finally {
+    await holder.end().catch(() => {});
+    await db?.close();
+  }
+});
+
+it('still fails at once on an error that is not the server being full', async () => {
+  const u = new URL(limitedUrl);
+  u.pathname = '/gw_no_such_database';
+  const pool = new PatientPool({ connectionString: u.toString(), max: 1 });
+  try {
+    await expect(pool.query('select 1')).rejects.toMatchObject({ code: '3D000' });
+    expect(pool.refusals).toBe(0);
+  } finally {
+    await pool.end();
+  }
+});
+
+it('answers a payment creation once the full server lets a connection through, not 500', async () => {
+  await asAdmin(`alter role ${role} connection limit -1`);
+  const db = await openPostgres(limitedUrl, { max: 4 });
+  const t = await startTestApp(db);
+  const held: pg.PoolClient[] = [];
+  try {
+    const acct = await signupAccount(t.app);
+    const pool = db.pool as PatientPool;
+    // Every connection this process has is taken, and the server takes no more of this role: the
+    // creation needs a new one (the pool may open up to 4).
+    await vi.waitFor(() => expect(pool.idleCount).toBe(pool.totalCount));
+    while (pool.idleCount > 0) held.push(await pool.connect());
+    const open = await asAdmin(`select 1 from pg_stat_activity where usename = '${role}'`);
+    await asAdmin(`alter role ${role} connection limit ${open}`);
+    expect(pool.totalCount).toBeLessThan(4);
+
+    let settled = false;
+    const creating = t.app.inject({ method: 'POST', url: '/v1/payments', headers: keyHeader(acct.testKey), payload: { order_id: 'full-server', amount_usd: '25.00', token: 'ETH' } })
+      .finally(() => { settled = true; });
+    await vi.waitFor(() => expect(settled || (pool.refusals ?? 0) > 0).toBe(true), { timeout: 10_000 });
+    // One connection comes free (another request of this process finished).
+    held.pop()!.release();
+    const res = await creating;
+    expect(res.statusCode, res.body).toBe(201);
+    expect(await asAdmin(`select 1 from payments where order_id = 'full-server'`, scratch.url)).toBe(1);
+  } finally {
+    for (const c of held) c.release();
+    await t.close();
+    await db.close();
+    await asAdmin(`alter role ${role} connection limit 1`);
+  }
+});
