@@ -61,6 +61,20 @@ it('waits for a connection the full server refused, and runs the query once one 
   }
 });
 
+it('gives the refusal to the caller once the server has refused for longer than the pool waits', async () => {
+  const holder = new pg.Client({ connectionString: limitedUrl });
+  await holder.connect();
+  const pool = new PatientPool({ connectionString: limitedUrl, max: 1, patienceMs: 300 });
+  try {
+    // The only connection stays held: the server never lets this pool in.
+    await expect(pool.query('select 1')).rejects.toMatchObject({ code: '53300' });
+    expect(pool.refusals).toBeGreaterThan(0);
+  } finally {
+    await pool.end();
+    await holder.end();
+  }
+});
+
 it('still fails at once on an error that is not the server being full', async () => {
   const u = new URL(limitedUrl);
   u.pathname = '/gw_no_such_database';

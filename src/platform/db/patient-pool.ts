@@ -27,15 +27,23 @@ type ConnectCallback = (err: Error | undefined, client: pg.PoolClient | undefine
 export class PatientPool extends pg.Pool {
   /** Connections the server refused so far (each was asked for again). */
   refusals = 0;
+  readonly #patienceMs: number;
+
+  /** `patienceMs`: how long a caller waits for a connection the server keeps refusing (default CONNECT_PATIENCE_MS). */
+  constructor(config: pg.PoolConfig & { patienceMs?: number } = {}) {
+    const { patienceMs, ...poolConfig } = config;
+    super(poolConfig);
+    this.#patienceMs = patienceMs ?? CONNECT_PATIENCE_MS;
+  }
 
   // pg's Pool.query and drizzle's transactions both come through connect(): with a callback, or
   // for a promise without one.
   connect(): Promise<pg.PoolClient>;
   connect(cb: ConnectCallback): void;
   connect(cb?: ConnectCallback): Promise<pg.PoolClient> | void {
-    if (cb) return this.#connect(cb, Date.now() + CONNECT_PATIENCE_MS, RETRY_FIRST_MS);
+    if (cb) return this.#connect(cb, Date.now() + this.#patienceMs, RETRY_FIRST_MS);
     return new Promise((resolve, reject) => {
-      this.#connect((err, client) => (err ? reject(err) : resolve(client!)), Date.now() + CONNECT_PATIENCE_MS, RETRY_FIRST_MS);
+      this.#connect((err, client) => (err ? reject(err) : resolve(client!)), Date.now() + this.#patienceMs, RETRY_FIRST_MS);
     });
   }
 
