@@ -15,6 +15,15 @@ export function dec(v: DecimalInput): Decimal {
   return new Decimal(typeof v === 'bigint' ? v.toString() : v);
 }
 
+/**
+ * `v` as a Decimal of this configuration: itself when it already is one (Decimals never change, so
+ * sharing is safe), else dec(v). Hot paths use it to skip a copy; a Decimal of another decimal.js
+ * configuration is still copied, so its arithmetic keeps using this one's precision.
+ */
+export function asDec(v: DecimalInput): Decimal {
+  return typeof v === 'object' && v.constructor === Decimal ? v : dec(v);
+}
+
 /** Plain decimal notation without trailing zeros ("25.5", "3000", "0.00000001"). */
 export function plain(d: Decimal): string {
   const s = d.toFixed();

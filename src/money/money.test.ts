@@ -41,6 +41,19 @@ describe('coin units', () => {
     ));
   });
 
+  it('gives what rounding, multiplying by 10^decimals and printing gives (property)', () => {
+    const byMultiplying = (amount: string, places: number, decimals: number): bigint =>
+      BigInt(dec(amount).toDecimalPlaces(places, 0).mul(dec(10n ** BigInt(decimals))).toFixed(0));
+    fc.assert(fc.property(
+      fc.bigInt({ min: 0n, max: 10n ** 40n }), fc.integer({ min: 0, max: 30 }), fc.constantFrom([0, 0], [0, 6], [2, 8], [8, 18], [6, 6], [18, 18]),
+      (digits, scale, [places, decimals]) => {
+        const amount = dec(digits).div(dec(10).pow(scale));
+        expect(unitsRoundedUp(amount, places, decimals)).toBe(byMultiplying(amount.toFixed(), places, decimals));
+        expect(unitsRoundedUp(amount.toFixed(), places, decimals)).toBe(byMultiplying(amount.toFixed(), places, decimals));
+      },
+    ));
+  });
+
   it('rounds base units up to the precision step', () => {
     expect(roundUnitsUp(1n, 8, 18)).toBe(10n ** 10n);
     expect(roundUnitsUp(10n ** 10n, 8, 18)).toBe(10n ** 10n);
