@@ -29,3 +29,24 @@ export function plain(d: Decimal): string {
   const s = d.toFixed();
   return s === '-0' ? '0' : s;
 }
+
+const UNSIGNED_DECIMAL = /^\d+(?:\.\d+)?$/;
+
+/**
+ * plain(dec(text)) without the Decimal: PostgreSQL gives numerics as digits with a point, so
+ * dropping the leading zeros of the whole part and the trailing zeros of the fraction is all it
+ * does. Anything else (sign, exponent, junk) takes the Decimal route.
+ */
+export function plainText(text: string): string {
+  if (!UNSIGNED_DECIMAL.test(text)) return plain(dec(text));
+  const point = text.indexOf('.');
+  let end = text.length;
+  if (point !== -1) {
+    while (text.charCodeAt(end - 1) === 48) end--;
+    if (end === point + 1) end = point;
+  }
+  const wholeEnd = point === -1 ? end : point;
+  let start = 0;
+  while (start < wholeEnd - 1 && text.charCodeAt(start) === 48) start++;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
+}

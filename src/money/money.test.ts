@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { dec, formatUnits, formatUsd, formatUsd2, parseAmountUsd, parseUnits, rateHalfUp, rescaleUnitsDown, roundUnitsUp, unitsRoundedUp, usdHalfUp, usdUp } from './index.ts';
+import { dec, plain, plainText, formatUnits, formatUsd, formatUsd2, parseAmountUsd, parseUnits, rateHalfUp, rescaleUnitsDown, roundUnitsUp, unitsRoundedUp, usdHalfUp, usdUp } from './index.ts';
 
 describe('coin units', () => {
   it('formats base units without trailing zeros', () => {
@@ -72,6 +72,17 @@ describe('coin units', () => {
       expect(scaled(units, from) - scaled(out, to) < scaled(1n, to)).toBe(true);
       if (to >= from) expect(rescaleUnitsDown(out, to, from)).toBe(units);
     }));
+  });
+});
+
+describe('plainText', () => {
+  it('writes what plain(dec(text)) writes (property)', () => {
+    const digits = fc.string({ unit: fc.constantFrom('0', '0', '1', '5', '9'), minLength: 1, maxLength: 30 });
+    fc.assert(fc.property(digits, fc.option(fc.string({ unit: fc.constantFrom('0', '0', '3'), maxLength: 20 }), { nil: undefined }), (whole, frac) => {
+      const text = frac === undefined || frac === '' ? whole : `${whole}.${frac}`;
+      expect(plainText(text)).toBe(plain(dec(text)));
+    }));
+    for (const text of ['0', '0.00', '000', '00.50', '25.00', '-0.00', '-1.50', '1e3', '0.000000001', '3000']) expect(plainText(text)).toBe(plain(dec(text)));
   });
 });
 
