@@ -1,5 +1,6 @@
 // Builds the Fastify app from services. main.ts serves it; tests build it the same way.
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { requestChildLogger } from './platform/logger.ts';
 import { sql } from 'drizzle-orm';
 import { answerFrameworkError, installBadInputGuards, trustProxyOption } from './platform/http/index.ts';
 import { BODY_LIMIT_BYTES, createMetricsRegistry, genRequestId, installErrorMapper, installJsonBody, installMetrics, installRequestId } from './platform/http/index.ts';
@@ -17,6 +18,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: log as unknown as FastifyBaseLogger,
     genReqId: genRequestId,
+    childLoggerFactory: requestChildLogger as unknown as FastifyServerOptions['childLoggerFactory'],
     requestIdHeader: false,
     logController: new LogController({
       requestIdLogLabel: 'request_id',

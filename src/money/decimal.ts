@@ -15,8 +15,38 @@ export function dec(v: DecimalInput): Decimal {
   return new Decimal(typeof v === 'bigint' ? v.toString() : v);
 }
 
+/**
+ * `v` as a Decimal of this configuration: itself when it already is one (Decimals never change, so
+ * sharing is safe), else dec(v). Hot paths use it to skip a copy; a Decimal of another decimal.js
+ * configuration is still copied, so its arithmetic keeps using this one's precision.
+ */
+export function asDec(v: DecimalInput): Decimal {
+  return typeof v === 'object' && v.constructor === Decimal ? v : dec(v);
+}
+
 /** Plain decimal notation without trailing zeros ("25.5", "3000", "0.00000001"). */
 export function plain(d: Decimal): string {
   const s = d.toFixed();
   return s === '-0' ? '0' : s;
+}
+
+const UNSIGNED_DECIMAL = /^\d+(?:\.\d+)?$/;
+
+/**
+ * plain(dec(text)) without the Decimal: PostgreSQL gives numerics as digits with a point, so
+ * dropping the leading zeros of the whole part and the trailing zeros of the fraction is all it
+ * does. Anything else (sign, exponent, junk) takes the Decimal route.
+ */
+export function plainText(text: string): string {
+  if (!UNSIGNED_DECIMAL.test(text)) return plain(dec(text));
+  const point = text.indexOf('.');
+  let end = text.length;
+  if (point !== -1) {
+    while (text.charCodeAt(end - 1) === 48) end--;
+    if (end === point + 1) end = point;
+  }
+  const wholeEnd = point === -1 ? end : point;
+  let start = 0;
+  while (start < wholeEnd - 1 && text.charCodeAt(start) === 48) start++;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
 }

@@ -2,17 +2,17 @@
 //  - what the customer is asked for (`amount_due_usd`) is rounded UP to the cent;
 //  - other cent figures (fees, volumes, settlement dollars) are rounded half-up;
 //  - `usd_rate` is rounded half-up at 8 decimals.
-import { dec, plain, ROUND_HALF_UP, ROUND_UP, type Decimal, type DecimalInput } from './decimal.ts';
+import { asDec, dec, plain, ROUND_HALF_UP, ROUND_UP, type Decimal, type DecimalInput } from './decimal.ts';
 
 export const CENT_PLACES = 2;
 export const RATE_PLACES = 8;
 
-export const usdUp = (v: DecimalInput): Decimal => dec(v).toDecimalPlaces(CENT_PLACES, ROUND_UP);
-export const usdHalfUp = (v: DecimalInput): Decimal => dec(v).toDecimalPlaces(CENT_PLACES, ROUND_HALF_UP);
-export const rateHalfUp = (v: DecimalInput): Decimal => dec(v).toDecimalPlaces(RATE_PLACES, ROUND_HALF_UP);
+export const usdUp = (v: DecimalInput): Decimal => asDec(v).toDecimalPlaces(CENT_PLACES, ROUND_UP);
+export const usdHalfUp = (v: DecimalInput): Decimal => asDec(v).toDecimalPlaces(CENT_PLACES, ROUND_HALF_UP);
+export const rateHalfUp = (v: DecimalInput): Decimal => asDec(v).toDecimalPlaces(RATE_PLACES, ROUND_HALF_UP);
 
 /** A dollar figure as the spec writes it: no trailing zeros ("25.5", "3000"). */
-export const formatUsd = (v: DecimalInput): string => plain(dec(v));
+export const formatUsd = (v: DecimalInput): string => plain(asDec(v));
 
 /** Exactly two decimals: `volume_usd` and `volume_usd_today` of the dashboard figures. */
 export const formatUsd2 = (v: DecimalInput): string => usdHalfUp(v).toFixed(CENT_PLACES);

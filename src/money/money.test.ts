@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { dec, formatUnits, formatUsd, formatUsd2, parseAmountUsd, parseUnits, rateHalfUp, rescaleUnitsDown, roundUnitsUp, unitsRoundedUp, usdHalfUp, usdUp } from './index.ts';
+import { dec, plain, plainText, formatUnits, formatUsd, formatUsd2, parseAmountUsd, parseUnits, rateHalfUp, rescaleUnitsDown, roundUnitsUp, unitsRoundedUp, usdHalfUp, usdUp } from './index.ts';
 
 describe('coin units', () => {
   it('formats base units without trailing zeros', () => {
@@ -41,6 +41,19 @@ describe('coin units', () => {
     ));
   });
 
+  it('gives what rounding, multiplying by 10^decimals and printing gives (property)', () => {
+    const byMultiplying = (amount: string, places: number, decimals: number): bigint =>
+      BigInt(dec(amount).toDecimalPlaces(places, 0).mul(dec(10n ** BigInt(decimals))).toFixed(0));
+    fc.assert(fc.property(
+      fc.bigInt({ min: 0n, max: 10n ** 40n }), fc.integer({ min: 0, max: 30 }), fc.constantFrom([0, 0], [0, 6], [2, 8], [8, 18], [6, 6], [18, 18]),
+      (digits, scale, [places, decimals]) => {
+        const amount = dec(digits).div(dec(10).pow(scale));
+        expect(unitsRoundedUp(amount, places, decimals)).toBe(byMultiplying(amount.toFixed(), places, decimals));
+        expect(unitsRoundedUp(amount.toFixed(), places, decimals)).toBe(byMultiplying(amount.toFixed(), places, decimals));
+      },
+    ));
+  });
+
   it('rounds base units up to the precision step', () => {
     expect(roundUnitsUp(1n, 8, 18)).toBe(10n ** 10n);
     expect(roundUnitsUp(10n ** 10n, 8, 18)).toBe(10n ** 10n);
@@ -59,6 +72,17 @@ describe('coin units', () => {
       expect(scaled(units, from) - scaled(out, to) < scaled(1n, to)).toBe(true);
       if (to >= from) expect(rescaleUnitsDown(out, to, from)).toBe(units);
     }));
+  });
+});
+
+describe('plainText', () => {
+  it('writes what plain(dec(text)) writes (property)', () => {
+    const digits = fc.string({ unit: fc.constantFrom('0', '0', '1', '5', '9'), minLength: 1, maxLength: 30 });
+    fc.assert(fc.property(digits, fc.option(fc.string({ unit: fc.constantFrom('0', '0', '3'), maxLength: 20 }), { nil: undefined }), (whole, frac) => {
+      const text = frac === undefined || frac === '' ? whole : `${whole}.${frac}`;
+      expect(plainText(text)).toBe(plain(dec(text)));
+    }));
+    for (const text of ['0', '0.00', '000', '00.50', '25.00', '-0.00', '-1.50', '1e3', '0.000000001', '3000']) expect(plainText(text)).toBe(plain(dec(text)));
   });
 });
 

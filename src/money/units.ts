@@ -1,5 +1,5 @@
 // Coin amounts: bigint base units in code and storage, decimal strings at the edge.
-import { dec, plain, ROUND_UP, type Decimal, type DecimalInput } from './decimal.ts';
+import { asDec, dec, plain, ROUND_UP, type Decimal, type DecimalInput } from './decimal.ts';
 
 const DECIMAL_STRING = /^(\d+)(?:\.(\d+))?$/;
 
@@ -32,8 +32,11 @@ export function unitsToDecimal(units: bigint, decimals: number): Decimal {
  */
 export function unitsRoundedUp(amount: DecimalInput, places: number, decimals: number): bigint {
   if (places > decimals) throw new Error(`precision ${places} exceeds the coin's ${decimals} decimals`);
-  const rounded = dec(amount).toDecimalPlaces(places, ROUND_UP);
-  return BigInt(rounded.mul(dec(10n ** BigInt(decimals))).toFixed(0));
+  // At most `places` decimals after rounding, so its fixed notation at `places` is exact: the digits
+  // without the point are the amount in units of 10^-places, scaled up to the coin's base units.
+  const fixed = asDec(amount).toDecimalPlaces(places, ROUND_UP).toFixed(places);
+  const units = BigInt(places === 0 ? fixed : fixed.replace('.', ''));
+  return places === decimals ? units : units * 10n ** BigInt(decimals - places);
 }
 
 /** Base units rounded UP to a multiple of 10^(decimals-places): a fee or amount at the coin's precision. */

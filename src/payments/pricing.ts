@@ -87,10 +87,22 @@ export const feesExceedPriceMessage = (token: TokenSymbol): string =>
  * shares reach 100% (no price covers them).
  */
 export function amountDuePassedOn(usdAmount: Decimal, networkFeeUsd: Decimal, feeBps: number, networkFeeBps = 0): Decimal | undefined {
-  const keep = dec(1).minus(dec(feeBps + networkFeeBps).div(BPS));
+  const keep = keptShare(feeBps + networkFeeBps);
   if (keep.lte(0)) return undefined;
   const base = usdAmount.plus(networkFeeUsd);
   return usdUp(larger(base.div(keep), base.plus(MIN_SERVICE_FEE_USD)));
+}
+
+// 1 - bps/10000 for each fee share met (a few: the merchants' fee_bps plus each route's share);
+// it is the same Decimal every time, so creation does not build it again per payment.
+const keptShares = new Map<number, Decimal>();
+function keptShare(bps: number): Decimal {
+  let keep = keptShares.get(bps);
+  if (keep === undefined) {
+    keep = dec(1).minus(dec(bps).div(BPS));
+    if (keptShares.size < 1000) keptShares.set(bps, keep);
+  }
+  return keep;
 }
 
 /**

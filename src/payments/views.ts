@@ -2,7 +2,7 @@
 // data), the payer's (GET /checkout: no merchant_id, metadata, customer_email, webhook_url,
 // checkout_token, checkout_url) and the event data (no checkout_token, token_options; built by
 // webhooks' paymentForWebhook). Optional fields are absent when they do not apply.
-import { dec, formatUnits, formatUsd } from '../money/index.ts';
+import { formatUnits, plainText } from '../money/index.ts';
 import { tokenDef, type TokenSymbol } from '../tokens/index.ts';
 import { paymentForWebhook } from '../webhooks/core.ts';
 import { reportsConfirmations, type PaymentStatus, type TokenInfo } from './pure.ts';
@@ -19,7 +19,7 @@ const NOTE_PASSED_ON = 'the network fee of moving the deposit is included in amo
 const NOTE_KEPT = 'the network fee of moving the deposit is taken from what the merchant receives';
 
 const units = (token: string, amount: bigint): string => formatUnits(amount, tokenDef(token as TokenSymbol).decimals);
-const usd = (v: string | null): string => formatUsd(dec(v ?? '0'));
+const usd = (v: string | null): string => (v === null ? '0' : plainText(v));
 
 export function depositJson(d: DepositRow, opts: { trail?: boolean } = {}): Record<string, unknown> {
   return {
@@ -66,7 +66,7 @@ export function paymentJson(p: PaymentRow, deps: readonly DepositRow[], ctx: Vie
     ...(hasCoin && p.networkFeeUsd !== null ? { network_fee_usd: usd(p.networkFeeUsd), network_fee_note: fees ? NOTE_PASSED_ON : NOTE_KEPT } : {}),
     ...(p.networkFeeBps !== null ? { network_fee_bps: p.networkFeeBps } : {}),
     settlement: p.settings.settlement,
-    ...(hasCoin && p.rateLocked !== null ? { rate_locked: formatUsd(dec(p.rateLocked)) } : {}),
+    ...(hasCoin && p.rateLocked !== null ? { rate_locked: plainText(p.rateLocked) } : {}),
     deposits: deps.map((d) => depositJson(d)),
     expires_at: p.expiresAt.toISOString(),
     created_at: p.createdAt.toISOString(),

@@ -34,4 +34,27 @@ export function createLogger(level: string, destination?: pino.DestinationStream
   return destination ? pino(options, destination) : pino(options);
 }
 
+const { chindingsSym, serializersSym, stringifiersSym } = pino.symbols;
+
+/**
+ * Fastify's `childLoggerFactory`: the per-request child with its request id. pino would pass the
+ * id through the `*.` redaction (which re-parses every redacted path on each call) only to write
+ * it back as the same JSON string, so a plain string binding is written directly. Anything else
+ * (options, a serializer or redaction of that key, a non-string value) takes pino's own path, and
+ * whatever the child logs is redacted by its parent's rules as before.
+ */
+export function requestChildLogger(logger: Logger, bindings: Record<string, unknown>, opts: pino.ChildLoggerOptions): Logger {
+  const keys = Object.keys(bindings);
+  const key = keys[0];
+  const value = bindings[key];
+  const own = logger as unknown as Record<symbol, Record<string, unknown>>;
+  if (keys.length !== 1 || typeof value !== 'string' || Object.keys(opts).length !== 0 || own[serializersSym][key] || own[stringifiersSym][key]) {
+    return logger.child(bindings, opts);
+  }
+  // No options: pino's fast child, which adds nothing to the parent's bindings.
+  const child = logger.child({});
+  (child as unknown as Record<symbol, string>)[chindingsSym] += `,${JSON.stringify(key)}:${JSON.stringify(value)}`;
+  return child;
+}
+
 export type { Logger };

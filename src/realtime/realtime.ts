@@ -56,6 +56,7 @@ export class Realtime {
   /** When a socket of this process last disconnected (performance.now()). */
   #lastDrop = -Infinity;
   readonly #extensions: SocketExtension[] = [];
+  #heard: { io: Server; extensions: number; list: Namespace[] } | null = null;
 
   constructor(platform: Platform, authn: UserAuthenticator, sources: RealtimeSources = {}, fanout?: Fanout) {
     this.#platform = platform;
@@ -140,7 +141,7 @@ export class Realtime {
   }
 
   /** The namespaces sockets connect to: checkout, dashboard and, with ADMIN_TOKEN, the operator's. */
-  #namespaces(io: Server) {
+  #namespaces(io: Server): Namespace[] {
     return [io.of('/'), io.of(MERCHANT_NAMESPACE), ...(this.#platform.config.adminToken ? [io.of(OPERATOR_NAMESPACE)] : []),
       ...this.#extensions.map((ext) => io.of(ext.namespace))];
   }
@@ -197,7 +198,17 @@ export class Realtime {
    * in here is skipped (emitting would encode and store the packet for no one).
    */
   #mayHear(io: Server): boolean {
-    return this.#namespaces(io).some((nsp) => nsp.sockets.size > 0) || this.#recentDrop();
+    for (const nsp of this.#heardNamespaces(io)) if (nsp.sockets.size > 0) return true;
+    return this.#recentDrop();
+  }
+
+  /** #namespaces(io), made again only when the server or the extensions change: it is asked on every outbox event. */
+  #heardNamespaces(io: Server): Namespace[] {
+    const h = this.#heard;
+    if (h && h.io === io && h.extensions === this.#extensions.length) return h.list;
+    const list = this.#namespaces(io);
+    this.#heard = { io, extensions: this.#extensions.length, list };
+    return list;
   }
 
   #recentDrop(): boolean {
