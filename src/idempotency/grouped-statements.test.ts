@@ -4,16 +4,16 @@ import { GroupedStatements } from './grouped-statements.ts';
 interface Item { id: string; n: number }
 
 describe('grouped statements', () => {
-  it('sends what is written in one turn as one group', async () => {
+  it('sends what is written in one turn as one group, and answers each item its own result', async () => {
     const groups: number[][] = [];
-    const g = new GroupedStatements<Item>(async (items) => { groups.push(items.map((i) => i.n)); }, { maxInFlight: 2, identity: (i) => i.id });
-    await Promise.all([1, 2, 3].map((n) => g.write({ id: `k${n}`, n })));
+    const g = new GroupedStatements<Item, number>(async (items) => { groups.push(items.map((i) => i.n)); return items.map((i) => i.n * 10); }, { maxInFlight: 2, identity: (i) => i.id });
+    expect(await Promise.all([1, 2, 3].map((n) => g.write({ id: `k${n}`, n })))).toEqual([10, 20, 30]);
     expect(groups).toEqual([[1, 2, 3]]);
   });
 
   it('never puts the same identity twice in one group: the repeat goes in a later one', async () => {
     const groups: number[][] = [];
-    const g = new GroupedStatements<Item>(async (items) => { groups.push(items.map((i) => i.n)); }, { maxInFlight: 1, identity: (i) => i.id });
+    const g = new GroupedStatements<Item, number>(async (items) => { groups.push(items.map((i) => i.n)); return items.map((i) => i.n * 10); }, { maxInFlight: 1, identity: (i) => i.id });
     await Promise.all([g.write({ id: 'a', n: 1 }), g.write({ id: 'a', n: 2 }), g.write({ id: 'b', n: 3 })]);
     expect(groups).toEqual([[1, 3], [2]]);
   });
@@ -23,6 +23,7 @@ describe('grouped statements', () => {
     const g = new GroupedStatements<Item>(async (items) => {
       runs.push(items.map((i) => i.n));
       if (items.some((i) => i.n === 2)) throw new Error('bad item');
+      return items.map(() => undefined);
     }, { maxInFlight: 1, identity: (i) => i.id });
     const results = await Promise.allSettled([1, 2, 3].map((n) => g.write({ id: `k${n}`, n })));
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
@@ -39,6 +40,7 @@ describe('grouped statements', () => {
       groups.push(items.map((i) => i.n));
       await new Promise((r) => setImmediate(r));
       inFlight--;
+      return items.map(() => undefined);
     }, { maxInFlight: 1, identity: (i) => i.id });
     const first = g.write({ id: 'a', n: 1 });
     await new Promise((r) => setImmediate(r));

@@ -53,19 +53,36 @@ const SWEEP_EVERY_MS = 10 * 60 * 1000;
 // repeat that now claims the key afresh runs the request once, as it should. A repeat answered 409
 // or 422 from a claim that was then lost was answered from what held at that moment. The stored
 // answer keeps synchronous commit: losing it after the client heard the answer would run it twice.
+//
+// $1 the claims, a JSON array: the claims of requests that arrived together go in one statement
+// (grouped-statements.ts), a key at most once, in a steady order (two groups that share a key wait
+// on each other in the same order). A row claimed is a row returned; `created_at` is "now".
 const CLAIM = `
   insert into idempotency_keys (merchant_id, livemode, key, fingerprint, state, locked_until, created_at, expires_at)
-  select $1::text, $2::boolean, $3::text, $4::text, 'running', $6::timestamptz, $5::timestamptz, $7::timestamptz
-  from (select set_config('synchronous_commit', 'off', true)) as async_commit
+  select x.merchant_id, x.livemode, x.key, x.fingerprint, 'running', x.locked_until, x.created_at, x.expires_at
+  from (select set_config('synchronous_commit', 'off', true)) as async_commit,
+    jsonb_to_recordset($1::jsonb) as x(merchant_id text, livemode boolean, key text, fingerprint text,
+      locked_until timestamptz, created_at timestamptz, expires_at timestamptz)
+  order by x.merchant_id, x.livemode, x.key
   on conflict (merchant_id, livemode, key) do update set
     fingerprint = excluded.fingerprint, state = 'running', locked_until = excluded.locked_until,
     status_code = null, content_type = null, sealed_body = null,
     created_at = excluded.created_at, expires_at = excluded.expires_at
-  where idempotency_keys.expires_at <= $5::timestamptz
-     or (idempotency_keys.state = 'running' and idempotency_keys.locked_until <= $5::timestamptz
+  where idempotency_keys.expires_at <= excluded.created_at
+     or (idempotency_keys.state = 'running' and idempotency_keys.locked_until <= excluded.created_at
          and idempotency_keys.fingerprint = excluded.fingerprint)
-  returning true as claimed`;
-const CLAIM_NAME = 'idempotency_claim_v2';
+  returning merchant_id, livemode, key`;
+const CLAIM_NAME = 'idempotency_claim_v3';
+
+interface ClaimRow {
+  merchant_id: string;
+  livemode: boolean;
+  key: string;
+  fingerprint: string;
+  locked_until: string;
+  created_at: string;
+  expires_at: string;
+}
 
 const READ = `
   select fingerprint, state, status_code, content_type, sealed_body from idempotency_keys
@@ -91,8 +108,11 @@ interface Completion {
   sealed_body: string;
 }
 
-/** Groups of stored answers in flight at once: a few, so the pool keeps connections for the requests' own work. */
-const COMPLETIONS_IN_FLIGHT = 4;
+/** Groups of claims, and of stored answers, in flight at once: a few, so the pool keeps connections for the requests' own work. */
+const GROUPS_IN_FLIGHT = 4;
+
+/** The row a claim or an answer is for (a sealed answer's context too). */
+const rowOf = (r: { merchant_id: string; livemode: boolean; key: string }) => `${r.merchant_id}:${r.livemode ? 'live' : 'test'}:${r.key}`;
 
 const RELEASE = `delete from idempotency_keys where merchant_id = $1 and livemode = $2 and key = $3 and state = 'running'`;
 const RELEASE_NAME = 'idempotency_release_v1';
@@ -101,6 +121,7 @@ export class IdempotencyStore {
   readonly #db: Database;
   readonly #clock: Clock;
   readonly #box: SecretBox;
+  readonly #claims: GroupedStatements<ClaimRow, boolean>;
   readonly #completions: GroupedStatements<Completion>;
   #lastSweep = 0;
 
@@ -109,10 +130,15 @@ export class IdempotencyStore {
     this.#clock = clock;
     this.#box = box;
     // PGlite runs one statement at a time: a second in flight would only wait.
-    this.#completions = new GroupedStatements<Completion>(
-      async (items) => { await this.#query(COMPLETE_NAME, COMPLETE, [JSON.stringify(items)]); },
-      { maxInFlight: db.pool ? COMPLETIONS_IN_FLIGHT : 1, identity: (c) => contextOf({ merchantId: c.merchant_id, livemode: c.livemode, key: c.key }) },
-    );
+    const maxInFlight = db.pool ? GROUPS_IN_FLIGHT : 1;
+    this.#claims = new GroupedStatements<ClaimRow, boolean>(async (items) => {
+      const claimed = new Set((await this.#query<ClaimRow>(CLAIM_NAME, CLAIM, [JSON.stringify(items)])).map(rowOf));
+      return items.map((c) => claimed.has(rowOf(c)));
+    }, { maxInFlight, identity: rowOf });
+    this.#completions = new GroupedStatements<Completion>(async (items) => {
+      await this.#query(COMPLETE_NAME, COMPLETE, [JSON.stringify(items)]);
+      return items.map(() => undefined);
+    }, { maxInFlight, identity: rowOf });
   }
 
   /** Claims the key for a request with `fingerprint`, or says why not. */
@@ -121,11 +147,12 @@ export class IdempotencyStore {
     // A deleted row (a released key) between the two statements is retried once or twice.
     for (let attempt = 0; attempt < 3; attempt++) {
       const now = this.#clock.now().getTime();
-      const claimed = await this.#query<{ claimed: boolean }>(CLAIM_NAME, CLAIM, [
-        scope.merchantId, scope.livemode, scope.key, fingerprint,
-        new Date(now).toISOString(), new Date(now + IDEMPOTENCY_LEASE_MS).toISOString(), new Date(now + IDEMPOTENCY_TTL_MS).toISOString(),
-      ]);
-      if (claimed.length > 0) return { kind: 'claimed' };
+      const claimed = await this.#claims.write({
+        merchant_id: scope.merchantId, livemode: scope.livemode, key: scope.key, fingerprint,
+        created_at: new Date(now).toISOString(), locked_until: new Date(now + IDEMPOTENCY_LEASE_MS).toISOString(),
+        expires_at: new Date(now + IDEMPOTENCY_TTL_MS).toISOString(),
+      });
+      if (claimed) return { kind: 'claimed' };
       const [row] = await this.#query<Row>(READ_NAME, READ, [scope.merchantId, scope.livemode, scope.key]);
       if (!row) continue;
       if (row.fingerprint !== fingerprint) return { kind: 'mismatch' };
