@@ -4,7 +4,7 @@
 // certain here with a role limited to one connection, held by another client.
 import crypto from 'node:crypto';
 import pg from 'pg';
-import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { migrate, openPostgres, type Database } from '../../src/platform/db/index.ts';
 import { PatientPool } from '../../src/platform/db/patient-pool.ts';
 import { createPgDatabase, testServerUrl } from '../harness/scratch-db.ts';
@@ -31,6 +31,14 @@ beforeAll(async () => {
   const u = new URL(scratch.url);
   u.username = role;
   limitedUrl = u.toString();
+});
+
+// A closed connection's server process leaves a moment after the client hears it closed, and until
+// then it still counts against the role's limit: the next test starts once none is left.
+afterEach(async () => {
+  await vi.waitFor(async () => {
+    expect(await asAdmin(`select 1 from pg_stat_activity where usename = '${role}'`)).toBe(0);
+  }, { timeout: 10_000, interval: 20 });
 });
 
 afterAll(async () => {
