@@ -1,7 +1,7 @@
 // The idempotency_keys table: claim a key for a request, record its answer, release it. Every step
 // is one statement on the shared database, so processes (and restarts) agree on who runs a key.
 import { sql } from 'drizzle-orm';
-import type { Database } from '../platform/db/index.ts';
+import { queryText, type Database } from '../platform/db/index.ts';
 import type { Clock } from '../platform/clock.ts';
 import { SecretBox } from '../webhooks/index.ts';
 import { GroupedStatements } from './grouped-statements.ts';
@@ -132,11 +132,11 @@ export class IdempotencyStore {
     // PGlite runs one statement at a time: a second in flight would only wait.
     const maxInFlight = db.pool ? GROUPS_IN_FLIGHT : 1;
     this.#claims = new GroupedStatements<ClaimRow, boolean>(async (items) => {
-      const claimed = new Set((await this.#query<ClaimRow>(CLAIM_NAME, CLAIM, [JSON.stringify(items)])).map(rowOf));
+      const claimed = new Set((await queryText<ClaimRow>(this.#db, CLAIM_NAME, CLAIM, [JSON.stringify(items)])).map(rowOf));
       return items.map((c) => claimed.has(rowOf(c)));
     }, { maxInFlight, identity: rowOf });
     this.#completions = new GroupedStatements<Completion>(async (items) => {
-      await this.#query(COMPLETE_NAME, COMPLETE, [JSON.stringify(items)]);
+      await queryText(this.#db, COMPLETE_NAME, COMPLETE, [JSON.stringify(items)]);
       return items.map(() => undefined);
     }, { maxInFlight, identity: rowOf });
   }
@@ -153,7 +153,7 @@ export class IdempotencyStore {
         expires_at: new Date(now + IDEMPOTENCY_TTL_MS).toISOString(),
       });
       if (claimed) return { kind: 'claimed' };
-      const [row] = await this.#query<Row>(READ_NAME, READ, [scope.merchantId, scope.livemode, scope.key]);
+      const [row] = await queryText<Row>(this.#db, READ_NAME, READ, [scope.merchantId, scope.livemode, scope.key]);
       if (!row) continue;
       if (row.fingerprint !== fingerprint) return { kind: 'mismatch' };
       if (row.state !== 'done') return { kind: 'running' };
@@ -176,14 +176,7 @@ export class IdempotencyStore {
 
   /** Gives the key back (the first request failed on our side): the next repeat runs again. */
   async release(scope: KeyScope): Promise<void> {
-    await this.#query(RELEASE_NAME, RELEASE, [scope.merchantId, scope.livemode, scope.key]);
-  }
-
-  /** On PostgreSQL a named statement: each pooled connection parses and plans it once, then only binds values. */
-  async #query<T>(name: string, text: string, values: unknown[]): Promise<T[]> {
-    const { pool, pglite } = this.#db;
-    if (pool) return (await pool.query<T & object>({ name, text, values })).rows;
-    return (await pglite!.query<T>(text, values)).rows;
+    await queryText(this.#db, RELEASE_NAME, RELEASE, [scope.merchantId, scope.livemode, scope.key]);
   }
 
   /** Expired rows are dead weight; any process removes them now and then, never waiting for it. */

@@ -3,7 +3,7 @@
 // read for it, so the statement itself checks what a transaction around a read and an insert would
 // (a URL changed or removed meanwhile inserts nothing, and the URL is read again). No transaction,
 // so nothing wakes the outbox: a ping is no event, only a row for the delivery worker.
-import type { Database } from '../platform/db/index.ts';
+import { queryText, type Database } from '../platform/db/index.ts';
 import { newId } from '../platform/ids.ts';
 import { destinationKey, MAX_ATTEMPTS } from './core.ts';
 import { deliveryFromSql } from './delivery-json.ts';
@@ -53,14 +53,14 @@ export class PingQueue {
     for (let i = 0; i < TRIES; i++) {
       let known = this.#urls.get(key);
       if (!known) {
-        const [row] = await this.#query<{ url: string | null }>(null, READ_URL, [p.merchantId, p.livemode]);
+        const [row] = await queryText<{ url: string | null }>(this.#db, null, READ_URL, [p.merchantId, p.livemode]);
         if (!row?.url) return null;
         known = { url: row.url, host: destinationKey(row.url) };
         if (this.#urls.size >= KEPT) this.#urls.clear();
         this.#urls.set(key, known);
       }
       const at = p.at.toISOString();
-      const [inserted] = await this.#query<Record<string, unknown>>(PREPARED_NAME, INSERT_PING,
+      const [inserted] = await queryText<Record<string, unknown>>(this.#db, PREPARED_NAME, INSERT_PING,
         [newId('dlv', p.at), p.merchantId, p.livemode, known.url, known.host, p.eventId, p.eventType, p.payload, at]);
       if (inserted) return deliveryFromSql(inserted);
       // The URL changed or was removed since it was read: read it again.
@@ -69,9 +69,4 @@ export class PingQueue {
     throw new Error('the webhook URL kept changing while a ping was queued');
   }
 
-  async #query<T>(name: string | null, text: string, values: unknown[]): Promise<T[]> {
-    const { pool, pglite } = this.#db;
-    if (pool) return (await pool.query<T & object>(name ? { name, text, values } : { text, values })).rows;
-    return (await pglite!.query<T>(text, values)).rows;
-  }
 }

@@ -73,6 +73,16 @@ export class Database {
   }
 }
 
+/**
+ * Rows of a statement given as text and values, on either engine. With a `name` it is a named
+ * statement on PostgreSQL's pool: each pooled connection parses and plans it once, then only binds
+ * values (PGlite runs the same text as is).
+ */
+export async function queryText<T>(db: Database, name: string | null, text: string, values: unknown[]): Promise<T[]> {
+  if (db.pool) return (await db.pool.query<T & object>(name ? { name, text, values } : { text, values })).rows;
+  return (await db.pglite!.query<T>(text, values)).rows;
+}
+
 /** Rows of a raw SQL query, on either engine. */
 export async function queryRows<T>(ex: Executor, query: SQL): Promise<T[]> {
   const res = (await ex.execute(query)) as unknown as { rows: T[] };

@@ -1,4 +1,4 @@
-export { Database, queryRows, type Executor, type Orm, type Tx, type EngineKind } from './database.ts';
+export { Database, queryRows, queryText, type Executor, type Orm, type Tx, type EngineKind } from './database.ts';
 export { openDatabase, openPglite, openPostgres } from './connect.ts';
 export { migrate, splitStatements, MIGRATIONS_DIR } from './migrate.ts';
 export { baseUnits, at } from './columns.ts';
