@@ -311,6 +311,8 @@ export function loadConfig(env: Env = process.env): Config {
 
 /** Below this many characters ADMIN_TOKEN is too easy to guess for the operator API. */
 export const ADMIN_TOKEN_MIN_LENGTH = 32;
+/** How to make a long enough one: said by the start-up warning and the production refusal alike. */
+const ADMIN_TOKEN_ADVICE = `at least ${ADMIN_TOKEN_MIN_LENGTH} random ones (e.g. openssl rand -hex 32)`;
 
 /**
  * The start-up warning for a short ADMIN_TOKEN; null when it is long enough or unset. Outside
@@ -319,13 +321,13 @@ export const ADMIN_TOKEN_MIN_LENGTH = 32;
  */
 export function adminTokenWarning(adminToken: string | null): string | null {
   if (adminToken === null || adminToken.length >= ADMIN_TOKEN_MIN_LENGTH) return null;
-  return `ADMIN_TOKEN has ${adminToken.length} characters: use at least ${ADMIN_TOKEN_MIN_LENGTH} random ones (e.g. openssl rand -hex 32)`;
+  return `ADMIN_TOKEN has ${adminToken.length} characters: use ${ADMIN_TOKEN_ADVICE}`;
 }
 
 /** NODE_ENV=production refuses what is only a warning in development: a guessable operator token, webhooks to private hosts. */
 function refuseDevelopmentSettings(adminToken: string | null, webhookAllowPrivate: boolean): void {
   if (adminToken !== null && adminToken.length < ADMIN_TOKEN_MIN_LENGTH) {
-    bad('ADMIN_TOKEN', `has ${adminToken.length} characters: NODE_ENV=production needs at least ${ADMIN_TOKEN_MIN_LENGTH} random ones (e.g. openssl rand -hex 32)`);
+    bad('ADMIN_TOKEN', `has ${adminToken.length} characters: NODE_ENV=production needs ${ADMIN_TOKEN_ADVICE}`);
   }
   if (webhookAllowPrivate) bad('WEBHOOK_ALLOW_PRIVATE', 'is for development only: unset it under NODE_ENV=production');
 }
