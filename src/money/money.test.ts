@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { dec, plain, plainText, formatUnits, formatUsd, formatUsd2, parseAmountUsd, parseUnits, rateHalfUp, rescaleUnitsDown, roundUnitsUp, unitsRoundedUp, usdHalfUp, usdUp } from './index.ts';
+import { dec, plain, plainText, formatUnits, formatUsd, formatUsd2, parseAmountUsd, parseUnits, rateHalfUp, rescaleUnitsDown, quotientUnitsRoundedUp, roundUnitsUp, unitsRoundedUp, usdHalfUp, usdUp } from './index.ts';
 
 describe('coin units', () => {
   it('formats base units without trailing zeros', () => {
@@ -52,6 +52,46 @@ describe('coin units', () => {
         expect(unitsRoundedUp(amount.toFixed(), places, decimals)).toBe(byMultiplying(amount.toFixed(), places, decimals));
       },
     ));
+  });
+
+  it('divides and rounds up exactly: the least multiple of the step at or above the true quotient (property)', () => {
+    // The true quotient from a division 400 digits wide, where 120-digit rounding cannot reach.
+    const Wide = dec(0).constructor as unknown as { clone(o: object): new (v: string) => ReturnType<typeof dec> };
+    const W = Wide.clone({ precision: 400 });
+    fc.assert(fc.property(
+      fc.bigInt({ min: -(10n ** 24n), max: 10n ** 24n }), fc.integer({ min: 0, max: 12 }),
+      fc.bigInt({ min: 1n, max: 10n ** 20n }), fc.integer({ min: 0, max: 14 }), fc.boolean(),
+      fc.constantFrom([8, 18], [6, 6], [6, 18], [8, 8], [0, 0], [2, 8]),
+      (a, aScale, b, bScale, negativeDivisor, [places, decimals]) => {
+        const dividend = dec(a).div(dec(10).pow(aScale));
+        const divisor = dec(negativeDivisor ? -b : b).div(dec(10).pow(bScale));
+        const units = quotientUnitsRoundedUp(dividend, divisor, places, decimals);
+        const step = 10n ** BigInt(decimals - places);
+        expect(units % step).toBe(0n);
+        const q = new W(dividend.toFixed()).div(new W(divisor.toFixed())).mul(new W(10n ** BigInt(places) + ''));
+        const steps = units / step;
+        // away from zero: |steps| - 1 < |q| <= |steps|, and the sign of the quotient
+        const abs = q.abs();
+        const absSteps = steps < 0n ? -steps : steps;
+        expect(abs.lte(new W(absSteps.toString()))).toBe(true);
+        expect(abs.gt(new W((absSteps - 1n).toString()))).toBe(true);
+        if (!abs.isZero()) expect(steps < 0n).toBe(q.isNegative());
+        // the same as rounding the 120-digit quotient wherever that quotient is exact
+        if (dividend.gte(0) && !negativeDivisor && dividend.div(divisor).mul(divisor).eq(dividend)) {
+          expect(units).toBe(unitsRoundedUp(dividend.div(divisor), places, decimals));
+        }
+      },
+    ));
+  });
+
+  it('keeps the round-up that a 120-digit division loses', () => {
+    const dividend = dec(`1.${'0'.repeat(129)}1`);
+    expect(unitsRoundedUp(dividend.div(1), 8, 8)).toBe(100_000_000n);
+    expect(quotientUnitsRoundedUp(dividend, dec(1), 8, 8)).toBe(100_000_001n);
+    expect(quotientUnitsRoundedUp(dec('25.00'), dec('3000'), 8, 18)).toBe(833_334n * 10n ** 10n);
+    expect(quotientUnitsRoundedUp(dec('-1'), dec('3'), 2, 2)).toBe(-34n);
+    expect(() => quotientUnitsRoundedUp(dec(1), dec(0), 2, 2)).toThrow('division by zero');
+    expect(() => quotientUnitsRoundedUp(dec(1), dec(1), 9, 8)).toThrow("precision 9 exceeds the coin's 8 decimals");
   });
 
   it('rounds base units up to the precision step', () => {

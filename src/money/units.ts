@@ -39,6 +39,38 @@ export function unitsRoundedUp(amount: DecimalInput, places: number, decimals: n
   return places === decimals ? units : units * 10n ** BigInt(decimals - places);
 }
 
+const PLAIN_DECIMAL = /^(-?)(\d+)(?:\.(\d+))?$/;
+
+/** A Decimal as an integer and a power of ten: `{ n, scale }` with value n / 10^scale, exactly. */
+function scaledInteger(d: Decimal): { n: bigint; scale: number } {
+  const m = PLAIN_DECIMAL.exec(d.toFixed());
+  if (!m) throw new Error(`not a finite decimal: ${d.toString()}`);
+  const frac = m[3] ?? '';
+  const n = BigInt(m[2] + frac);
+  return { n: m[1] === '-' ? -n : n, scale: frac.length };
+}
+
+/**
+ * `dividend / divisor` rounded UP (away from zero) at `places` decimals, as base units of a coin
+ * with `decimals`: what unitsRoundedUp(dividend.div(divisor), …) means, computed exactly in
+ * integers. A Decimal division first rounds the quotient to 120 digits, which could land it on a
+ * multiple of the step and lose the round-up; the integer quotient never does, and costs less than
+ * the 120-digit division that creation pays per payment.
+ */
+export function quotientUnitsRoundedUp(dividend: Decimal, divisor: Decimal, places: number, decimals: number): bigint {
+  if (places > decimals) throw new Error(`precision ${places} exceeds the coin's ${decimals} decimals`);
+  const a = scaledInteger(dividend);
+  const b = scaledInteger(divisor);
+  if (b.n === 0n) throw new Error('division by zero');
+  // a.n/10^a.scale ÷ b.n/10^b.scale × 10^places = (a.n × 10^(b.scale+places)) / (b.n × 10^a.scale)
+  let num = a.n * 10n ** BigInt(b.scale + places);
+  let den = b.n * 10n ** BigInt(a.scale);
+  if (den < 0n) { num = -num; den = -den; }
+  const whole = num / den;
+  const steps = num % den === 0n ? whole : num > 0n ? whole + 1n : whole - 1n;
+  return places === decimals ? steps : steps * 10n ** BigInt(decimals - places);
+}
+
 /** Base units rounded UP to a multiple of 10^(decimals-places): a fee or amount at the coin's precision. */
 export function roundUnitsUp(units: bigint, places: number, decimals: number): bigint {
   const step = 10n ** BigInt(decimals - places);

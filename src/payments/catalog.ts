@@ -2,7 +2,7 @@
 // keeps, the settlement route of each coin (its conversion share is network_fee_bps) and, in live
 // mode, which chains have a node. Used by GET /v1/tokens, /tokens, /merchant/tokens and pricing.
 import type { Config } from '../config.ts';
-import { unitsRoundedUp, type Decimal } from '../money/index.ts';
+import { quotientUnitsRoundedUp, type Decimal } from '../money/index.ts';
 import { TOKENS, tokenDef, type TokenSymbol } from '../tokens/index.ts';
 import type { MarketData, MarketSource } from '../market/index.ts';
 import { marketQuotes, routeCoin, type ConvertInto, type PayoutAddressInput, type Route } from '../settlement/planner.ts';
@@ -85,7 +85,7 @@ export class Catalog {
       let r = routes.get(token);
       if (!r) {
         const def = tokenDef(token);
-        const amount = usdAmount ? unitsRoundedUp(usdAmount.div(market[token].rate), def.precision, def.decimals) : 0n;
+        const amount = usdAmount ? quotientUnitsRoundedUp(usdAmount, market[token].rate, def.precision, def.decimals) : 0n;
         r = routeCoin({ token, livemode, settlement: settings.settlement, convert_into: settings.convert_into as ConvertInto, addresses, market: quotes, amount, now });
         routes.set(token, r);
       }

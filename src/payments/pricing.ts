@@ -10,7 +10,7 @@
 //     which figure): fees passed on and not hidden → the customer is asked the difference
 //     (`extra_usd`); otherwise → `minimum payment in BTC is $21.88 right now (…)`, the amount
 //     being the lowest price that would be accepted.
-import { dec, formatUsd, unitsRoundedUp, usdUp, type Decimal } from '../money/index.ts';
+import { dec, formatUsd, quotientUnitsRoundedUp, usdUp, type Decimal } from '../money/index.ts';
 import { tokenDef, type TokenSymbol } from '../tokens/index.ts';
 import type { Chain } from '../config.ts';
 import type { MarketData } from '../market/index.ts';
@@ -150,7 +150,7 @@ export function quotePayment(req: PriceRequest): PriceResult {
   }
 
   const def = tokenDef(token);
-  const inCoin = (usd: Decimal): bigint => unitsRoundedUp(usd.div(m.rate), def.precision, def.decimals);
+  const inCoin = (usd: Decimal): bigint => quotientUnitsRoundedUp(usd, m.rate, def.precision, def.decimals);
   return {
     ok: true,
     quote: {

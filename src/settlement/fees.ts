@@ -1,7 +1,7 @@
 // Fees of one settlement in the coin that arrived, and its dollar figures (CONTRACT.md
 // "Conventions"): coin fees rounded up at the coin's precision; dollars to the cent half-up,
 // the remainder going to net_usd so the figures add up exactly.
-import { dec, rateHalfUp, roundUnitsUp, unitsRoundedUp, unitsToDecimal, usdHalfUp, type Decimal } from '../money/index.ts';
+import { dec, quotientUnitsRoundedUp, rateHalfUp, roundUnitsUp, unitsRoundedUp, unitsToDecimal, usdHalfUp, type Decimal } from '../money/index.ts';
 import { TOKEN_DEFS, type TokenSymbol } from '../tokens/index.ts';
 
 /** The service fee is never less than this many dollars' worth of the coin. */
@@ -19,7 +19,7 @@ export function serviceFeeUnits(token: TokenSymbol, amount: bigint, feeBps: numb
 /** The network fee's dollars in the coin, rounded up at the coin's precision. */
 export function networkFeeUnits(token: TokenSymbol, networkFeeUsd: Decimal, rate: Decimal): bigint {
   const { decimals, precision } = TOKEN_DEFS[token];
-  return unitsRoundedUp(networkFeeUsd.div(rate), precision, decimals);
+  return quotientUnitsRoundedUp(networkFeeUsd, rate, precision, decimals);
 }
 
 /** `bps` of what is converted, rounded up to a base unit and then to the coin's precision. */
