@@ -9,11 +9,31 @@ describe('ids', () => {
     expect(a < b).toBe(true);
   });
 
+  it('lays out 48 bits of milliseconds then 80 random bits in Crockford base 32', () => {
+    const at = new Date('2026-11-26T04:30:00.123Z');
+    const decode = (id: string): bigint => {
+      let v = 0n;
+      for (const c of id.slice(id.indexOf('_') + 1)) v = (v << 5n) | BigInt('0123456789abcdefghjkmnpqrstvwxyz'.indexOf(c));
+      return v >> 2n; // 26 characters are 130 bits: the last two are padding
+    };
+    const ids = Array.from({ length: 200 }, () => newId('dlv', at));
+    for (const id of ids) {
+      expect(id).toMatch(/^dlv_[0-9a-hjkmnp-tv-z]{25}[048cgmrw]$/);
+      expect(decode(id) >> 80n).toBe(BigInt(at.getTime()));
+    }
+    // the random part differs every time and is not all zeros
+    const randoms = new Set(ids.map((id) => decode(id) & ((1n << 80n) - 1n)));
+    expect(randoms.size).toBe(200);
+    expect(randoms.has(0n)).toBe(false);
+  });
+
   it('event ids are 24 hex characters, sortable by time', () => {
     const a = newEventId(new Date('2026-01-01T00:00:00Z'));
     const b = newEventId(new Date('2026-01-02T00:00:00Z'));
     expect(a).toMatch(/^[0-9a-f]{24}$/);
+    expect(a.slice(0, 12)).toBe(new Date('2026-01-01T00:00:00Z').getTime().toString(16).padStart(12, '0'));
     expect(a < b).toBe(true);
+    expect(new Set(Array.from({ length: 100 }, () => newEventId(new Date(0)).slice(12))).size).toBe(100);
   });
 
   it('pooled random bytes have the asked length, never repeat across refills, and go past the pool size', () => {

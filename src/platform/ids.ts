@@ -26,44 +26,61 @@ export function pooledRandomBytes(n: number): Buffer {
   return out;
 }
 
-function base32(bytes: Uint8Array, chars: number): string {
+/** Copies `n` pool bytes into `target` at `offset`, zeroing them in the pool (pooledRandomBytes without a Buffer). */
+function takeRandomInto(target: Uint8Array, offset: number, n: number): void {
+  if (poolOffset + n > POOL_SIZE) {
+    crypto.randomFillSync(pool);
+    poolOffset = 0;
+  }
+  target.set(pool.subarray(poolOffset, poolOffset + n), offset);
+  pool.fill(0, poolOffset, poolOffset + n);
+  poolOffset += n;
+}
+
+const ALPHABET = Buffer.from(CROCKFORD, 'latin1');
+/** Scratch space of newId: ids are made one at a time on a thread, so one of each is enough. */
+const ID_BYTES = new Uint8Array(16);
+const ID_CHARS = Buffer.alloc(26);
+
+/**
+ * `<prefix>_` + 26 characters: 48 bits of milliseconds then 80 random bits (ULID layout, lower case),
+ * the 128 bits read five at a time in Crockford's base 32. Creating a payment makes several ids: the
+ * characters go into a scratch buffer and become one string, with no string built piece by piece.
+ */
+export function newId(prefix: string, at: Date = new Date()): string {
+  const bytes = ID_BYTES;
+  let t = at.getTime();
+  for (let i = 5; i >= 0; i--) {
+    bytes[i] = t % 256;
+    t = Math.floor(t / 256);
+  }
+  takeRandomInto(bytes, 6, 10);
   let bits = 0;
   let value = 0;
-  let out = '';
-  for (const b of bytes) {
-    value = (value << 8) | b;
+  let n = 0;
+  for (let i = 0; i < 16; i++) {
+    value = (value << 8) | bytes[i];
     bits += 8;
     while (bits >= 5) {
-      out += CROCKFORD[(value >>> (bits - 5)) & 31];
+      ID_CHARS[n++] = ALPHABET[(value >>> (bits - 5)) & 31];
       bits -= 5;
     }
     value &= (1 << bits) - 1;
   }
-  if (bits > 0) out += CROCKFORD[(value << (5 - bits)) & 31];
-  return out.slice(0, chars);
+  // 128 = 25 × 5 + 3: the last character carries the 3 bits left, padded with zeros.
+  ID_CHARS[n] = ALPHABET[(value << (5 - bits)) & 31];
+  bytes.fill(0, 6);
+  return `${prefix}_${ID_CHARS.toString('latin1', 0, 26)}`;
 }
 
-function timeBytes(ms: number): Uint8Array {
-  const b = new Uint8Array(6);
-  let t = ms;
-  for (let i = 5; i >= 0; i--) {
-    b[i] = t % 256;
-    t = Math.floor(t / 256);
-  }
-  return b;
-}
-
-/** `<prefix>_` + 26 characters: 48 bits of milliseconds then 80 random bits (ULID layout, lower case). */
-export function newId(prefix: string, at: Date = new Date()): string {
-  const bytes = new Uint8Array(16);
-  bytes.set(timeBytes(at.getTime()), 0);
-  bytes.set(pooledRandomBytes(10), 6);
-  return `${prefix}_${base32(bytes, 26)}`;
-}
+const EVENT_RANDOM = Buffer.alloc(6);
 
 /** Event ids are 24 hex characters (spec part 2): 12 of milliseconds, 12 random, so they sort by time. */
 export function newEventId(at: Date = new Date()): string {
-  return Buffer.from(timeBytes(at.getTime())).toString('hex') + pooledRandomBytes(6).toString('hex');
+  takeRandomInto(EVENT_RANDOM, 0, 6);
+  const id = at.getTime().toString(16).padStart(12, '0') + EVENT_RANDOM.toString('hex');
+  EVENT_RANDOM.fill(0);
+  return id;
 }
 
 /** An opaque random secret of `bytes` bytes as lowercase hex (API keys and signing secrets: 32 bytes = 64 hex). */
