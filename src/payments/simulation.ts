@@ -6,7 +6,7 @@ import type { Executor, Tx } from '../platform/db/index.ts';
 import { badRequest, conflict } from '../platform/errors.ts';
 import { randomHex } from '../platform/ids.ts';
 import type { Timers, TimerRow } from '../platform/timers.ts';
-import { dec, unitsRoundedUp } from '../money/index.ts';
+import { dec, quotientUnitsRoundedUp, unitsRoundedUp } from '../money/index.ts';
 import { tokenDef, tokensOnChain, type TokenSymbol } from '../tokens/index.ts';
 import type { MarketSource } from '../market/index.ts';
 import { canSimulate, type PaymentStatus } from './pure.ts';
@@ -116,7 +116,7 @@ export class Simulator {
         const other = otherCoinOf(token)!;
         const usdLeft = dec(p.amountDueUsd).minus(dec(p.receivedUsd));
         const def = tokenDef(other);
-        const amount = unitsRoundedUp(usdLeft.gt(0) ? usdLeft.div(this.#market.snapshot(false)[other].rate) : dec(1), def.precision, def.decimals);
+        const amount = usdLeft.gt(0) ? quotientUnitsRoundedUp(usdLeft, this.#market.snapshot(false)[other].rate, def.precision, def.decimals) : unitsRoundedUp(dec(1), def.precision, def.decimals);
         await seen(other, amount);
         return;
       }
