@@ -18,8 +18,13 @@ export function formatUnits(units: bigint, decimals: number): string {
   const abs = negative ? -units : units;
   const scale = 10n ** BigInt(decimals);
   const whole = abs / scale;
-  const frac = (abs % scale).toString().padStart(decimals, '0').replace(/0+$/, '');
-  return `${negative ? '-' : ''}${whole}${frac ? `.${frac}` : ''}`;
+  const rest = abs % scale;
+  if (rest === 0n) return `${negative ? '-' : ''}${whole}`;
+  // The fraction's digits without its trailing zeros (no regular expression: amounts are formatted several times per payment).
+  const digits = rest.toString().padStart(decimals, '0');
+  let end = digits.length;
+  while (digits.charCodeAt(end - 1) === 48) end--;
+  return `${negative ? '-' : ''}${whole}.${digits.slice(0, end)}`;
 }
 
 export function unitsToDecimal(units: bigint, decimals: number): Decimal {
@@ -41,8 +46,15 @@ export function unitsRoundedUp(amount: DecimalInput, places: number, decimals: n
 
 const PLAIN_DECIMAL = /^(-?)(\d+)(?:\.(\d+))?$/;
 
+interface Scaled { n: bigint; scale: number }
+/**
+ * Divisors already read: a rate is one Decimal shared by every payment priced until the market
+ * moves (Decimals never change, so what was read of one stays true).
+ */
+const scaledDivisors = new WeakMap<Decimal, Scaled>();
+
 /** A Decimal as an integer and a power of ten: `{ n, scale }` with value n / 10^scale, exactly. */
-function scaledInteger(d: Decimal): { n: bigint; scale: number } {
+function scaledInteger(d: Decimal): Scaled {
   const m = PLAIN_DECIMAL.exec(d.toFixed());
   if (!m) throw new Error(`not a finite decimal: ${d.toString()}`);
   const frac = m[3] ?? '';
@@ -60,7 +72,11 @@ function scaledInteger(d: Decimal): { n: bigint; scale: number } {
 export function quotientUnitsRoundedUp(dividend: Decimal, divisor: Decimal, places: number, decimals: number): bigint {
   if (places > decimals) throw new Error(`precision ${places} exceeds the coin's ${decimals} decimals`);
   const a = scaledInteger(dividend);
-  const b = scaledInteger(divisor);
+  let b = scaledDivisors.get(divisor);
+  if (b === undefined) {
+    b = scaledInteger(divisor);
+    scaledDivisors.set(divisor, b);
+  }
   if (b.n === 0n) throw new Error('division by zero');
   // a.n/10^a.scale ÷ b.n/10^b.scale × 10^places = (a.n × 10^(b.scale+places)) / (b.n × 10^a.scale)
   let num = a.n * 10n ** BigInt(b.scale + places);
