@@ -108,4 +108,51 @@ describe.skipIf(skip)('a Tron settlement\'s transfers ending at once in two tran
       expect(row.networkFee).toBe(MINED.settlement + MINED.service_fee);
       expect(row.serviceFee).toBe(SERVICE_FEE + QUOTED_FEE - MINED.settlement - MINED.service_fee);
     });
+  it('a gas top-up ending after the token transfer it funded closes the settlement: the burn is recorded then', async () => {
+    // A USDT settlement: the merchant's transfer burns TRX for its energy, the hot wallet's TRX top-up
+    // of the deposit address burns its bandwidth. A stepper catching up reads both final at once and
+    // ends them in seq order: the transfer (recorded first) before the top-up recorded for it.
+    const rated = settlementOutcomes(createLogger('silent'), () => () => ({ TRX: dec('0.1'), USDT_TRC20: dec('1') }));
+    const now = new Date();
+    const id = newId('stl', now);
+    const amount = 10_000_000n;
+    const serviceFee = 100_000n;
+    const quoted = 1_500_000n;
+    await db.orm.insert(settlements).values({
+      id, merchantId: acct.merchant.id, paymentId: newId('pay', now), livemode: false, mode: 'direct', token: 'USDT_TRC20', chain: 'tron',
+      depositTx: `tx_${uid()}`, amount, serviceFee, networkFee: quoted, conversionFee: 0n,
+      net: amount - serviceFee - quoted, usdValue: dec('10'), usdRate: dec('1'), serviceFeeUsd: dec('0.1'),
+      networkFeeUsd: dec('1.5'), conversionFeeUsd: dec('0'), netUsd: dec('8.4'), destination: ADDR.TRON_2,
+      status: 'pending', input: {}, createdAt: now, updatedAt: now,
+    });
+    const recorded = await recordTransfer(db.orm, {
+      chain: 'tron', livemode: false, purpose: 'settlement', token: 'USDT_TRC20', fromAddress: ADDR.TRON, fromIndex: 0, fromRole: 'deposit',
+      toAddress: ADDR.TRON_2, amount: amount - serviceFee - quoted, reference: id,
+    }, now);
+    const transfer = (await moveTransfer(db.orm, recorded, 'recorded', { status: 'mined', txId: `tx_${uid()}`, block: 10n, minedFee: 13_000_000n }, now))!;
+    const topUpRecorded = await recordTransfer(db.orm, {
+      chain: 'tron', livemode: false, purpose: 'gas_topup', token: 'TRX', fromAddress: ADDR.TRON_2, fromIndex: 0, fromRole: 'hot',
+      toAddress: ADDR.TRON, amount: 20_000_000n, reference: transfer.id,
+    }, now);
+    const topUp = (await moveTransfer(db.orm, topUpRecorded, 'recorded', { status: 'mined', txId: `tx_${uid()}`, block: 9n, minedFee: 268_000n }, now))!;
+    const end = (row: TransferRow) => db.transaction(async (tx) => {
+      const done = await moveTransfer(tx, row, 'mined', { status: 'final', finalAt: now }, now);
+      await rated.final(tx, done!, now);
+    });
+    const read = async () => (await db.orm.select().from(settlements).where(eq(settlements.id, id)))[0];
+
+    await end(transfer);
+    let row = await read();
+    expect(row.status).toBe('completed');
+    // the top-up is still open: the quote stands for now
+    expect(row.networkFee).toBe(quoted);
+    expect(row.serviceFee).toBe(serviceFee);
+
+    await end(topUp);
+    row = await read();
+    // 13.268 TRX burnt at $0.10 = 1.3268 USDT; the difference with the quote is the service's
+    expect(row.networkFee).toBe(1_326_800n);
+    expect(row.serviceFee).toBe(serviceFee + quoted - 1_326_800n);
+    expect(row.net).toBe(amount - serviceFee - quoted);
+  });
 });

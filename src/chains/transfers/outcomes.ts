@@ -16,7 +16,7 @@ import type { Decimal } from '../../money/index.ts';
 import type { TokenSymbol } from '../../tokens/index.ts';
 import { completeSettlement, failSettlement, lockSettlement, payoutSendFailed, payoutSentOnChain, recordBurntFee, type SettlementRow } from '../../settlement/index.ts';
 import type { Executor } from '../../platform/db/index.ts';
-import { referenceBurnt } from './store.ts';
+import { referenceBurnt, transferById } from './store.ts';
 import type { TransferOutcomes } from './types.ts';
 import type { TransferRow } from './schema.ts';
 import { isUtxoChain } from '../addresses/index.ts';
@@ -37,12 +37,29 @@ const BURNT_FEE_CHAINS: ReadonlySet<string> = new Set(['tron']);
  * on every path that ends a transfer.
  */
 async function burntFee(tx: Executor, t: TransferRow, settlement: SettlementRow | null, rates: RatesOf | null, now: Date): Promise<void> {
-  if (!BURNT_FEE_CHAINS.has(t.chain) || (t.purpose !== 'settlement' && t.purpose !== 'service_fee')) return;
-  const row = settlement ?? await lockSettlement(tx, t.reference);
+  if (!BURNT_FEE_CHAINS.has(t.chain)) return;
+  const reference = await settlementOf(tx, t);
+  if (reference === null) return;
+  const row = settlement ?? await lockSettlement(tx, reference);
   if (!row) return;
-  const { burnt, settled } = await referenceBurnt(tx, t.reference);
+  const { burnt, settled } = await referenceBurnt(tx, reference);
   if (!settled) return;
   await recordBurntFee(tx, row, { token: 'TRX', amount: burnt }, rates?.(t.livemode) ?? {}, now);
+}
+
+const OF_A_SETTLEMENT: ReadonlySet<string> = new Set(['settlement', 'service_fee']);
+
+/**
+ * The settlement a transfer's burn counts toward: its reference for the merchant's and the
+ * service's share; for a gas top-up, the settlement of the transfer it funded. A top-up can end
+ * after that transfer (a stepper catching up after a pause reads both final at once, the top-up,
+ * recorded later, second): its end is then the one that closes the settlement's transfers.
+ */
+async function settlementOf(tx: Executor, t: TransferRow): Promise<string | null> {
+  if (OF_A_SETTLEMENT.has(t.purpose)) return t.reference;
+  if (t.purpose !== 'gas_topup') return null;
+  const funded = await transferById(tx, t.reference);
+  return funded && OF_A_SETTLEMENT.has(funded.purpose) ? funded.reference : null;
 }
 
 export function settlementOutcomes(log: Logger, rates: () => RatesOf | null = () => null): TransferOutcomes {
