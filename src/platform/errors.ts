@@ -22,3 +22,7 @@ export const NOT_FOUND = 'not found';
 /** An empty PATCH (settings, payout address, operator merchant update). */
 export const NOTHING_TO_UPDATE = 'nothing to update';
 export const INTERNAL_ERROR = 'internal error';
+/** 503 with Retry-After: the database server refused connections for as long as a request waits (patient-pool.ts). */
+export const DATABASE_BUSY = 'the service is busy: try again in a few seconds';
+/** Seconds a client is told to wait after DATABASE_BUSY. */
+export const DATABASE_BUSY_RETRY_S = 5;

@@ -127,3 +127,30 @@ it('answers a payment creation once the full server lets a connection through, n
     await asAdmin(`alter role ${role} connection limit 1`);
   }
 });
+
+it('answers 503 with Retry-After, storing nothing, when the server stays full for longer than the pool waits', async () => {
+  await asAdmin(`alter role ${role} connection limit -1`);
+  const db = await openPostgres(limitedUrl, { max: 4, patienceMs: 300 });
+  const t = await startTestApp(db);
+  const held: pg.PoolClient[] = [];
+  try {
+    const acct = await signupAccount(t.app);
+    const pool = db.pool as PatientPool;
+    await vi.waitFor(() => expect(pool.idleCount).toBe(pool.totalCount));
+    while (pool.idleCount > 0) held.push(await pool.connect());
+    const open = await asAdmin(`select 1 from pg_stat_activity where usename = '${role}'`);
+    await asAdmin(`alter role ${role} connection limit ${open}`);
+    // Nothing comes free: the creation waits 300 ms for a connection, then is told to come back.
+    const res = await t.app.inject({ method: 'POST', url: '/v1/payments', headers: keyHeader(acct.testKey), payload: { order_id: 'full-server-busy', amount_usd: '25.00', token: 'ETH' } });
+    expect(res.statusCode, res.body).toBe(503);
+    expect(res.json()).toEqual({ error: 'the service is busy: try again in a few seconds' });
+    expect(res.headers['retry-after']).toBe('5');
+    expect(pool.refusals).toBeGreaterThan(0);
+    expect(await asAdmin(`select 1 from payments where order_id = 'full-server-busy'`, scratch.url)).toBe(0);
+  } finally {
+    for (const c of held) c.release();
+    await t.close();
+    await db.close();
+    await asAdmin(`alter role ${role} connection limit 1`);
+  }
+});

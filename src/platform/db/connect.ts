@@ -12,13 +12,13 @@ import { ChangeReports } from './change-reports.ts';
  */
 export const POSTGRES_POOL_MAX = 20;
 
-export async function openPostgres(url: string, opts: { max?: number } = {}): Promise<Database> {
+export async function openPostgres(url: string, opts: { max?: number; patienceMs?: number } = {}): Promise<Database> {
   // Waits out a server that is full (other processes hold every connection) rather than failing the query.
   const { PatientPool } = await import('./patient-pool.ts');
   const { drizzle } = await import('drizzle-orm/node-postgres');
   // The changes this process makes, as the database reports them to each connection (change-reports.ts).
   const reports = new ChangeReports((channel, payload) => db.reported(channel, payload));
-  const pool = new PatientPool({ connectionString: url, max: opts.max ?? POSTGRES_POOL_MAX, onConnect: (client) => reports.prepare(client) });
+  const pool = new PatientPool({ connectionString: url, max: opts.max ?? POSTGRES_POOL_MAX, patienceMs: opts.patienceMs, onConnect: (client) => reports.prepare(client) });
   reports.follow(pool);
   // An idle connection dropped by the server must not crash the process.
   pool.on('error', () => {});

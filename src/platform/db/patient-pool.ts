@@ -6,9 +6,8 @@
 // creations into 500s whenever the pool had to open a connection (pg's Pool closes idle ones after
 // 10 s, so a pause in traffic is enough for it to need new ones when the traffic comes back).
 import pg from 'pg';
+import { isRefusedConnection } from './refused-connection.ts';
 
-/** The server's refusals of a connection that a later attempt may get past. */
-const REFUSED_CODES = new Set(['53300', '57P03']);
 /** First wait before asking again; it doubles up to RETRY_MAX_MS. */
 const RETRY_FIRST_MS = 25;
 const RETRY_MAX_MS = 1000;
@@ -19,8 +18,6 @@ const RETRY_MAX_MS = 1000;
  */
 export const CONNECT_PATIENCE_MS = 30_000;
 
-export const isRefusedConnection = (err: unknown): boolean =>
-  typeof err === 'object' && err !== null && REFUSED_CODES.has(String((err as { code?: unknown }).code));
 
 type ConnectCallback = (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void;
 

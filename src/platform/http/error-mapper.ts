@@ -1,7 +1,8 @@
 // The one place where errors become HTTP answers: `{"error": "<message>"}` with the spec's message.
 // Bad input is never a 500 and no answer ever carries a stack trace.
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { AppError, INTERNAL_ERROR, INVALID_REQUEST_BODY, NOT_FOUND, RATE_LIMITED } from '../errors.ts';
+import { AppError, DATABASE_BUSY, DATABASE_BUSY_RETRY_S, INTERNAL_ERROR, INVALID_REQUEST_BODY, NOT_FOUND, RATE_LIMITED } from '../errors.ts';
+import { isRefusedConnection } from '../db/refused-connection.ts';
 
 export function installErrorMapper(app: FastifyInstance): void {
   app.setNotFoundHandler((_req, reply) => {
@@ -23,6 +24,12 @@ export function installErrorMapper(app: FastifyInstance): void {
       return reply.code(400).send({ error: INVALID_REQUEST_BODY });
     }
     if (status >= 400 && status < 500) return reply.code(status).send({ error: err.message || INVALID_REQUEST_BODY });
+    // The database server stayed full for as long as the pool waits for a connection: nothing of the
+    // request was written (no connection, no statement), so the client may simply come back.
+    if (isRefusedConnection(err) || isRefusedConnection((err as { cause?: unknown }).cause)) {
+      req.log.warn({ code: (err as { code?: string }).code }, 'database refused connections for as long as a request waits');
+      return reply.code(503).header('retry-after', String(DATABASE_BUSY_RETRY_S)).send({ error: DATABASE_BUSY });
+    }
     req.log.error({ err }, 'request failed');
     return reply.code(500).send({ error: INTERNAL_ERROR });
   });
