@@ -31,8 +31,17 @@ const onResponse = (status: number, body: string) => {
   if (kept.length < SAMPLES_PER_STATUS) kept.push(body.slice(0, 300));
 };
 const request = { ...requests[job.kind], onResponse };
+// Every answer's latency, counted by tenth of a millisecond: the parent merges the runs of a side
+// (bench/payments.ts measures each side in two halves) into the one distribution a single run of
+// the whole length would give, which the percentiles of each half cannot be combined into.
+const latency: Record<string, number> = {};
 const cpu0 = process.cpuUsage();
-const r = await autocannon({ url: job.url, connections: Number(process.env.BENCH_CONNECTIONS ?? 50), duration: job.seconds, requests: [request] });
+const running = autocannon({ url: job.url, connections: Number(process.env.BENCH_CONNECTIONS ?? 50), duration: job.seconds, requests: [request] });
+running.on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => {
+  const tenth = Math.round(ms * 10);
+  latency[tenth] = (latency[tenth] ?? 0) + 1;
+});
+const r = await running;
 // this process's own CPU for the run (bench/_cpu-split.ts counts it with the sides' processes)
 const cpu = process.cpuUsage(cpu0);
-console.log(JSON.stringify({ requests: r.requests.total, seconds: r.duration, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx, cpu_ms: (cpu.user + cpu.system) / 1000, statuses, samples }));
+console.log(JSON.stringify({ requests: r.requests.total, seconds: r.duration, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx, cpu_ms: (cpu.user + cpu.system) / 1000, statuses, samples, latency }));

@@ -12,7 +12,11 @@ declare module 'autocannon' {
       /** Seconds the run lasted. */
       duration: number;
     }
+    /** A run: a promise of its result that also emits each answer (`response`: client, status, bytes, latency in ms). */
+    interface Running extends Promise<Result> {
+      on(event: 'response', listener: (client: unknown, status: number, bytes: number, ms: number) => void): Running;
+    }
   }
-  function autocannon(opts: autocannon.Options): Promise<autocannon.Result>;
+  function autocannon(opts: autocannon.Options): autocannon.Running;
   export default autocannon;
 }
