@@ -95,22 +95,35 @@ it('still fails at once on an error that is not the server being full', async ()
   }
 });
 
-it('answers a payment creation once the full server lets a connection through, not 500', async () => {
+/**
+ * An app on the limited role whose pool holds every connection it has, the server taking no more of
+ * the role: the next request that needs a connection must ask the server for a new one.
+ */
+async function withFullServer(patienceMs: number | undefined, body: (x: { t: Awaited<ReturnType<typeof startTestApp>>; acct: Awaited<ReturnType<typeof signupAccount>>; pool: PatientPool; held: pg.PoolClient[] }) => Promise<void>): Promise<void> {
   await asAdmin(`alter role ${role} connection limit -1`);
-  const db = await openPostgres(limitedUrl, { max: 4 });
+  const db = await openPostgres(limitedUrl, { max: 4, patienceMs });
   const t = await startTestApp(db);
   const held: pg.PoolClient[] = [];
   try {
     const acct = await signupAccount(t.app);
     const pool = db.pool as PatientPool;
-    // Every connection this process has is taken, and the server takes no more of this role: the
-    // creation needs a new one (the pool may open up to 4).
     await vi.waitFor(() => expect(pool.idleCount).toBe(pool.totalCount));
     while (pool.idleCount > 0) held.push(await pool.connect());
     const open = await asAdmin(`select 1 from pg_stat_activity where usename = '${role}'`);
     await asAdmin(`alter role ${role} connection limit ${open}`);
+    // the pool may open up to 4: the request needs a new one
     expect(pool.totalCount).toBeLessThan(4);
+    await body({ t, acct, pool, held });
+  } finally {
+    for (const c of held) c.release();
+    await t.close();
+    await db.close();
+    await asAdmin(`alter role ${role} connection limit 1`);
+  }
+}
 
+it('answers a payment creation once the full server lets a connection through, not 500', async () => {
+  await withFullServer(undefined, async ({ t, acct, pool, held }) => {
     let settled = false;
     const creating = t.app.inject({ method: 'POST', url: '/v1/payments', headers: keyHeader(acct.testKey), payload: { order_id: 'full-server', amount_usd: '25.00', token: 'ETH' } })
       .finally(() => { settled = true; });
@@ -120,26 +133,11 @@ it('answers a payment creation once the full server lets a connection through, n
     const res = await creating;
     expect(res.statusCode, res.body).toBe(201);
     expect(await asAdmin(`select 1 from payments where order_id = 'full-server'`, scratch.url)).toBe(1);
-  } finally {
-    for (const c of held) c.release();
-    await t.close();
-    await db.close();
-    await asAdmin(`alter role ${role} connection limit 1`);
-  }
+  });
 });
 
 it('answers 503 with Retry-After, storing nothing, when the server stays full for longer than the pool waits', async () => {
-  await asAdmin(`alter role ${role} connection limit -1`);
-  const db = await openPostgres(limitedUrl, { max: 4, patienceMs: 300 });
-  const t = await startTestApp(db);
-  const held: pg.PoolClient[] = [];
-  try {
-    const acct = await signupAccount(t.app);
-    const pool = db.pool as PatientPool;
-    await vi.waitFor(() => expect(pool.idleCount).toBe(pool.totalCount));
-    while (pool.idleCount > 0) held.push(await pool.connect());
-    const open = await asAdmin(`select 1 from pg_stat_activity where usename = '${role}'`);
-    await asAdmin(`alter role ${role} connection limit ${open}`);
+  await withFullServer(300, async ({ t, acct, pool }) => {
     // Nothing comes free: the creation waits 300 ms for a connection, then is told to come back.
     const res = await t.app.inject({ method: 'POST', url: '/v1/payments', headers: keyHeader(acct.testKey), payload: { order_id: 'full-server-busy', amount_usd: '25.00', token: 'ETH' } });
     expect(res.statusCode, res.body).toBe(503);
@@ -147,10 +145,5 @@ it('answers 503 with Retry-After, storing nothing, when the server stays full fo
     expect(res.headers['retry-after']).toBe('5');
     expect(pool.refusals).toBeGreaterThan(0);
     expect(await asAdmin(`select 1 from payments where order_id = 'full-server-busy'`, scratch.url)).toBe(0);
-  } finally {
-    for (const c of held) c.release();
-    await t.close();
-    await db.close();
-    await asAdmin(`alter role ${role} connection limit 1`);
-  }
+  });
 });
