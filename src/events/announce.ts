@@ -1,7 +1,7 @@
 // Socket-only events ("announcements"): events that only the sockets hear and nothing reads back
 // (`webhook:delivery`, sent on every attempt of every delivery). Writing each to the events table
-// and the outbox queue cost more than the attempt it reports (issue 17): an events row with four
-// indexes, an outbox_pending row added and deleted, and the dispatcher's transaction to hand it on.
+// and the outbox queue was a large part of what an attempt cost (issue 17): an events row and its
+// index entries, an outbox_pending row added and deleted, and the dispatcher's transaction.
 // An announcement is instead handed to the subscribers that take them (the realtime room) inside
 // the writer's transaction, where PostgreSQL's NOTIFY is delivered only if that transaction
 // commits (so the sockets hear of a change exactly when it is committed, as through the outbox),
