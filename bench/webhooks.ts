@@ -1,6 +1,6 @@
 // Webhook delivery on PostgreSQL (fresh database), receivers in a separate thread:
 //  1. sustained deliveries per second through the whole path (outbox event -> routing subscriber ->
-//     deliveries row -> claim -> signed POST -> state and `webhook:delivery` written per attempt) to a
+//     deliveries row -> claim -> signed POST -> state written and `webhook:delivery` announced per attempt) to a
 //     receiver that answers 200 at once, against a bare loop of signed POSTs that keeps no state;
 //  2. with 200 receivers hanging for the whole timeout, the time from an event's commit to the first
 //     attempt reaching a healthy receiver (p50, p99).
@@ -100,7 +100,7 @@ async function sustained(urls: Ready): Promise<number> {
     platform.outbox.subscribe(webhooks.subscriber);
     await platform.outbox.drainNow();
     routed = rate(N, performance.now() - routeStart);
-    // Attempts: the worker drains the queue while the outbox dispatches its `webhook:delivery` events.
+    // Attempts: the worker drains the queue, announcing `webhook:delivery` as it records each (no outbox event).
     // BENCH_CPU_PROF=file.cpuprofile: a CPU profile of this phase alone.
     const profiler = process.env.BENCH_CPU_PROF ? new Session() : null;
     if (profiler) { profiler.connect(); await profiler.post('Profiler.enable'); await profiler.post('Profiler.start'); }

@@ -10,7 +10,8 @@ import { sql } from 'drizzle-orm';
 import { queryRows, type Database, type Tx } from '../platform/db/index.ts';
 import { CoalescedRun } from '../platform/coalesced-run.ts';
 import type { Logger } from '../platform/logger.ts';
-import { HEAD_COLUMNS, storedEvent, type EventHead, type EventRecord, type StoredEvent } from './outbox.ts';
+import { HEAD_COLUMNS, storedEvent, type EventHead, type EventRecord, type NewEvent, type StoredEvent } from './outbox.ts';
+import { splitAnnouncements, type Announced, type Announcement } from './announce.ts';
 
 export interface Subscriber {
   name: string;
@@ -24,6 +25,10 @@ export interface Subscriber {
   handle(tx: Tx, batch: StoredEvent[]): Promise<void>;
   /** Optional: runs after the batch committed (e.g. to wake a worker for rows the batch inserted). */
   afterCommit?(batch: StoredEvent[]): void;
+  /** Optional: takes socket-only events (announce.ts) inside the writer's transaction. */
+  announce?(tx: Tx, list: Announcement[]): Promise<void>;
+  /** Optional: the same events after that transaction committed. */
+  announced?(batch: StoredEvent[]): void;
 }
 
 const DISPATCH_LOCK = 7_270_002;
@@ -80,6 +85,27 @@ export class OutboxDispatcher {
     this.#unlisten?.();
     if (this.#timer) clearTimeout(this.#timer);
     await this.#run.settled();
+  }
+
+  /**
+   * Socket-only events (announce.ts), inside the writer's transaction: handed to the subscribers
+   * that take them, never stored (too big ones are written to the outbox instead). The writer
+   * passes the answer to announced() once the transaction committed.
+   */
+  async announce(tx: Tx, list: readonly NewEvent[]): Promise<Announced> {
+    const a = await splitAnnouncements(tx, list);
+    if (a.list.length > 0) for (const s of this.#subscribers) await s.announce?.(tx, a.list);
+    return a;
+  }
+
+  /** After the commit of a transaction that announced events. */
+  announced(a: Announced): void {
+    if (a.stored) this.kick();
+    if (a.list.length === 0) return;
+    const batch = a.list.map((x) => x.event);
+    for (const s of this.#subscribers) {
+      try { s.announced?.(batch); } catch (err) { this.#log.error({ err, subscriber: s.name }, 'announcement failed'); }
+    }
   }
 
   /** Dispatches everything pending now; returns how many events were handed over. */

@@ -7,13 +7,16 @@
 // - PGlite runs one process: the batch is delivered locally after commit.
 // Each process then emits to its own sockets (in-memory adapter, which also keeps the 2-minute
 // replay buffer for connection state recovery).
+// Announcements (socket-only events, src/events/announce.ts) carry the events themselves: in the
+// writer's transaction as NOTIFY payloads (PostgreSQL), or published after its commit (Redis), or
+// delivered locally after it (PGlite); the writing process emits them to its sockets after commit.
 // Relays are the other traffic: small messages that are never stored (support typing), published
 // from any process to every process (this one included) the same three ways.
 import { inArray, asc, sql } from 'drizzle-orm';
 import type { Database, Tx } from '../platform/db/index.ts';
 import type { Logger } from '../platform/logger.ts';
 import { randomHex } from '../platform/ids.ts';
-import { events, type StoredEvent } from '../events/index.ts';
+import { events, type Announcement, type StoredEvent } from '../events/index.ts';
 
 export type Deliver = (batch: StoredEvent[]) => void;
 /** A relayed message: small JSON (a NOTIFY payload holds under 8000 bytes), never stored. */
@@ -24,8 +27,10 @@ export interface Fanout {
   readonly kind: 'local' | 'postgres' | 'redis';
   /** Inside the dispatch transaction. */
   inTransaction(tx: Tx, batch: StoredEvent[]): Promise<void>;
-  /** After the dispatch transaction committed. */
+  /** After the dispatch transaction committed; also after an announcing transaction committed. */
   afterCommit(batch: StoredEvent[]): void;
+  /** Inside a transaction that announces socket-only events (each fits a NOTIFY payload). */
+  announce(tx: Tx, list: Announcement[]): Promise<void>;
   /** Hands a relay to every process, this one included (at most once each; lost if a process is unreachable). */
   relay(message: Relay): void;
   start(deliver: Deliver, relayed?: DeliverRelay): Promise<void>;
@@ -37,6 +42,7 @@ export class LocalFanout implements Fanout {
   #deliver: Deliver | null = null;
   #relayed: DeliverRelay | null = null;
   async inTransaction(): Promise<void> {}
+  async announce(): Promise<void> {}
   afterCommit(batch: StoredEvent[]): void { this.#deliver?.(batch); }
   relay(message: Relay): void { this.#relayed?.(message); }
   async start(deliver: Deliver, relayed?: DeliverRelay): Promise<void> { this.#deliver = deliver; this.#relayed = relayed ?? null; }
@@ -45,6 +51,10 @@ export class LocalFanout implements Fanout {
 
 /** Marks a relay in a NOTIFY payload (batches carry a list of seqs there). */
 const RELAY_MARK = '!';
+/** Marks announced events in a NOTIFY payload: a JSON list of the events themselves. */
+const ANNOUNCE_MARK = '@';
+/** A NOTIFY payload must be shorter than 8000 bytes. */
+const NOTIFY_MAX_BYTES = 7999;
 
 export const NOTIFY_CHANNEL = 'gateway_realtime';
 /** NOTIFY payloads must stay under 8000 bytes; seqs are sent in chunks well below that. */
@@ -77,6 +87,26 @@ export class PgNotifyFanout implements Fanout {
 
   afterCommit(batch: StoredEvent[]): void {
     this.#enqueue(async () => this.#deliver?.(batch));
+  }
+
+  /** The events themselves, as few payloads as fit, all in one statement. */
+  async announce(tx: Tx, list: Announcement[]): Promise<void> {
+    const head = `${this.#origin}|${ANNOUNCE_MARK}`;
+    const payloads: string[] = [];
+    let parts: string[] = [];
+    let bytes = head.length + 2;
+    for (const a of list) {
+      const size = Buffer.byteLength(a.json) + 1;
+      if (parts.length > 0 && bytes + size > NOTIFY_MAX_BYTES) {
+        payloads.push(`${head}[${parts.join(',')}]`);
+        parts = [];
+        bytes = head.length + 2;
+      }
+      parts.push(a.json);
+      bytes += size;
+    }
+    if (parts.length > 0) payloads.push(`${head}[${parts.join(',')}]`);
+    await tx.execute(sql`select ${sql.join(payloads.map((p) => sql`pg_notify(${NOTIFY_CHANNEL}, ${p})`), sql`, `)}`);
   }
 
   /** Delivered here at once; the others hear it through NOTIFY (outside any transaction). */
@@ -116,6 +146,7 @@ export class PgNotifyFanout implements Fanout {
       const list = n.payload.slice(bar + 1);
       if (origin === this.#origin) return;
       if (list.startsWith(RELAY_MARK)) return this.#relayOf(list.slice(RELAY_MARK.length));
+      if (list.startsWith(ANNOUNCE_MARK)) return this.#announcedOf(list.slice(ANNOUNCE_MARK.length));
       const seqs = list.split(',').map(Number).filter(Number.isSafeInteger);
       this.#enqueue(() => this.#read(seqs));
     });
@@ -137,6 +168,18 @@ export class PgNotifyFanout implements Fanout {
     } catch (err) {
       this.#log.warn({ err }, 'realtime relay dropped');
     }
+  }
+
+  /** Announced events, in the queue with the batches so the order of commits is kept. */
+  #announcedOf(json: string): void {
+    let batch: StoredEvent[];
+    try {
+      batch = (JSON.parse(json) as (StoredEvent & { createdAt: string })[]).map((e) => ({ ...e, createdAt: new Date(e.createdAt) }));
+    } catch (err) {
+      this.#log.warn({ err }, 'realtime announcement dropped');
+      return;
+    }
+    this.#enqueue(async () => this.#deliver?.(batch));
   }
 
   async #read(seqs: number[]): Promise<void> {
@@ -166,6 +209,9 @@ export class RedisFanout implements Fanout {
   }
 
   async inTransaction(): Promise<void> {}
+
+  /** Published after the commit (afterCommit), like a dispatched batch. */
+  async announce(): Promise<void> {}
 
   afterCommit(batch: StoredEvent[]): void {
     this.#pub?.publish(REDIS_CHANNEL, JSON.stringify(batch)).catch((err: unknown) => this.#log.error({ err }, 'realtime publish failed'));

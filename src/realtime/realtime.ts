@@ -71,6 +71,9 @@ export class Realtime {
       wants: () => this.#fanout.kind === 'redis' || (this.#io !== null && this.#mayHear(this.#io)),
       handle: (tx, batch) => this.#fanout.inTransaction(tx, batch),
       afterCommit: (batch) => this.#fanout.afterCommit(batch),
+      // Socket-only events (webhook:delivery): in the writer's transaction, then to every process.
+      announce: (tx, list) => this.#fanout.announce(tx, list),
+      announced: (batch) => this.#fanout.afterCommit(batch),
     };
     platform.outbox.subscribe(this.subscriber);
   }

@@ -4,18 +4,23 @@
 // with a compare-and-set on that token, so of several processes only the claimant writes it.
 import { and, asc, eq, inArray, lte, notInArray, sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Database, type Tx } from '../platform/db/index.ts';
-import { newEventId, randomHex } from '../platform/ids.ts';
-import { QUEUE_INSERTED_EVENTS } from '../events/index.ts';
-import { deliveryFromSql, deliveryJson, HISTORY_KEPT } from './delivery-json.ts';
+import { randomHex } from '../platform/ids.ts';
+import { deliveryFromSql, HISTORY_KEPT } from './delivery-json.ts';
 import { afterFailedAttempt, destinationKey } from './core.ts';
-import { appendHistory, DELIVERY_EVENT } from './delivery-store.ts';
+import { appendHistory, deliveryEvent, type Announcer } from './delivery-store.ts';
 import { deliveries, type DeliveryRow, type HistoryEntry } from './schema.ts';
 import { raiseNotification } from '../notifications/index.ts';
 
-// Every column but the history (up to 50 entries): neither an attempt nor the dashboard event needs it.
-const WITHOUT_HISTORY = sql.raw(`d.id, d.merchant_id, d.livemode, d.target, d.url, d.host, d.payment_id, d.event_id, d.event_type,
-  d.payload, d.status, d.attempts, d.max_attempts, d.next_attempt_at, d.claim, d.lease_until, d.last_status_code, d.last_error,
-  d.last_attempt_at, d.delivered_at, d.resolved_at, d.resolution_note, '[]'::jsonb as history, d.created_at`);
+// What an attempt and its dashboard event read of a claimed row: not the history (up to 50
+// entries), nor what the claim itself set or a claimable row cannot have (filled in by claimedRow).
+const CLAIMED_COLUMNS = sql.raw(`d.id, d.merchant_id, d.livemode, d.target, d.url, d.host, d.payment_id, d.event_id, d.event_type,
+  d.payload, d.attempts, d.max_attempts, d.next_attempt_at, d.last_status_code, d.last_error, d.last_attempt_at, d.delivered_at,
+  d.created_at`);
+
+/** A row as claimed: `sending` under the claim; resolved_at and its note are cleared by every path back to pending. */
+function claimedRow(r: Record<string, unknown>, claim: string, leaseUntil: Date): DeliveryRow {
+  return deliveryFromSql({ ...r, status: 'sending', claim, lease_until: leaseUntil, resolved_at: null, resolution_note: null, history: [] });
+}
 
 export interface Claimed {
   /** The row as claimed, its history left out (empty): an attempt never needs it. */
@@ -30,16 +35,17 @@ export interface Claimed {
 export async function claimDue(db: Database, now: Date, leaseMs: number, limit: number, busyHosts: string[]): Promise<Claimed[]> {
   const claim = randomHex(12);
   const at = now.toISOString();
+  const leaseUntil = new Date(now.getTime() + leaseMs);
   const hosts = sql`(select jsonb_array_elements_text(${JSON.stringify(busyHosts)}::jsonb))`;
   const rows = await queryRows<Record<string, unknown>>(db.orm, sql`
-    update deliveries d set status = 'sending', claim = ${claim}, lease_until = ${new Date(now.getTime() + leaseMs).toISOString()}::timestamptz
+    update deliveries d set status = 'sending', claim = ${claim}, lease_until = ${leaseUntil.toISOString()}::timestamptz
     where d.id = any((
       array(select id from deliveries where status = 'sending' and lease_until <= ${at}::timestamptz and host not in ${hosts}
             order by lease_until limit ${limit} for update skip locked)
       || array(select id from deliveries where status = 'pending' and next_attempt_at <= ${at}::timestamptz and host not in ${hosts}
             order by next_attempt_at limit ${limit} for update skip locked))[1:${limit}])
-    returning ${WITHOUT_HISTORY}`);
-  return rows.map((r) => ({ row: deliveryFromSql(r), claim }));
+    returning ${CLAIMED_COLUMNS}`);
+  return rows.map((r) => ({ row: claimedRow(r, claim, leaseUntil), claim }));
 }
 
 /** Gives claimed rows back untouched (their host filled up meanwhile, or the worker is stopping). */
@@ -69,8 +75,10 @@ interface Written {
   o: AttemptOutcome;
 }
 
-// One attempt as the columns it sets, for the batch update below.
-function columnsOf({ c, o }: Written, delaysS: readonly number[]): Record<string, unknown> {
+// One attempt as the columns it sets, for the batch update below, and the row it leaves (the
+// claimed row with those columns: the update is a compare-and-set on the claim, so nothing else
+// changed the row meanwhile, and it need not be read back).
+function columnsOf({ c, o }: Written, delaysS: readonly number[]): { set: Record<string, unknown>; row: DeliveryRow } {
   const made = c.row.attempts + 1;
   const next = o.ok ? null : afterFailedAttempt(made, delaysS, o.endedAt);
   const entry: HistoryEntry = {
@@ -82,13 +90,20 @@ function columnsOf({ c, o }: Written, delaysS: readonly number[]): Record<string
     response: o.response,
     millis: o.millis,
   };
-  return {
-    id: c.row.id, claim: c.claim, status: o.ok ? 'delivered' : next!.status, attempts: made,
-    next_attempt_at: next?.status === 'pending' ? next.nextAttemptAt.toISOString() : null,
-    url: o.url, host: o.url !== null ? destinationKey(o.url) : null,
-    last_status_code: o.statusCode ?? null, last_error: o.error ?? null, last_attempt_at: o.startedAt.toISOString(),
+  const status = o.ok ? 'delivered' : next!.status;
+  const nextAt = next?.status === 'pending' ? next.nextAttemptAt : null;
+  const host = o.url !== null ? destinationKey(o.url) : null;
+  const set = {
+    id: c.row.id, claim: c.claim, status, attempts: made, next_attempt_at: nextAt?.toISOString() ?? null, url: o.url, host,
+    last_status_code: o.statusCode ?? null, last_error: o.error ?? null, last_attempt_at: entry.at,
     delivered_at: o.ok ? o.endedAt.toISOString() : null, entry,
   };
+  const row: DeliveryRow = {
+    ...c.row, status, attempts: made, nextAttemptAt: nextAt ?? c.row.nextAttemptAt, claim: null, leaseUntil: null,
+    url: o.url ?? c.row.url, host: host ?? c.row.host, lastStatusCode: o.statusCode ?? null, lastError: o.error ?? null,
+    lastAttemptAt: o.startedAt, deliveredAt: o.ok ? o.endedAt : c.row.deliveredAt,
+  };
+  return { set, row };
 }
 
 const COLUMNS = sql.raw(`id text, claim text, status text, attempts int, next_attempt_at timestamptz, url text, host text,
@@ -105,14 +120,18 @@ async function notifyGaveUp(tx: Tx, row: DeliveryRow, at: Date): Promise<void> {
  * Writes attempts, each with its own state: `delivered`, or `pending` at the next time of the
  * schedule counted from the end of the attempt, or `failed` after the 7th; one history entry each.
  * The write is a compare-and-set on the claim: when the claim is gone (redelivered or taken over
- * meanwhile) only the history learns of the attempt. The dashboard is told of each (`webhook:delivery`).
+ * meanwhile) only the history learns of the attempt. The dashboard is told of each (`webhook:delivery`,
+ * a socket-only event announced in the same transaction: src/events/announce.ts).
  * Many attempts share one transaction, which is what lets a worker keep up with fast receivers.
  */
-export async function recordAttempts(db: Database, items: Written[], delaysS: readonly number[]): Promise<void> {
+export async function recordAttempts(db: Database, announcer: Announcer, items: Written[], delaysS: readonly number[]): Promise<void> {
   if (items.length === 0) return;
-  const json = JSON.stringify(items.map((w) => columnsOf(w, delaysS)));
-  await db.transaction(async (tx) => {
-    const written = (await queryRows<Record<string, unknown>>(tx, sql`
+  const cols = items.map((w) => columnsOf(w, delaysS));
+  const json = JSON.stringify(cols.map((x) => x.set));
+  // Silent: a commit that put nothing in the outbox must not wake the dispatcher (announced() and
+  // the notification below wake it when something was).
+  const { announced, stored } = await db.transaction(async (tx) => {
+    const done = new Set((await queryRows<{ id: string }>(tx, sql`
       update deliveries d set
         status = v.status, attempts = v.attempts, next_attempt_at = coalesce(v.next_attempt_at, d.next_attempt_at),
         claim = null, lease_until = null, url = coalesce(v.url, d.url), host = coalesce(v.host, d.host),
@@ -122,31 +141,26 @@ export async function recordAttempts(db: Database, items: Written[], delaysS: re
           then (d.history - 0) || jsonb_build_array(v.entry) else d.history || jsonb_build_array(v.entry) end
       from jsonb_to_recordset(${json}::jsonb) as v(${COLUMNS})
       where d.id = v.id and d.claim = v.claim and d.status = 'sending'
-      returning ${WITHOUT_HISTORY}`)).map(deliveryFromSql);
-    const done = new Set(written.map((r) => r.id));
-    for (const { c, o } of items) {
-      if (done.has(c.row.id)) continue;
-      const entry = { ...(columnsOf({ c, o }, delaysS).entry as HistoryEntry), note: 'recorded late: the delivery was redelivered or taken over meanwhile' };
+      returning d.id`)).map((r) => r.id));
+    const written: DeliveryRow[] = [];
+    let notified = false;
+    for (const [i, { c }] of items.entries()) {
+      if (done.has(c.row.id)) {
+        const row = cols[i].row;
+        written.push(row);
+        // A delivery that gave up with this attempt: the team is told.
+        if (row.status === 'failed') {
+          await notifyGaveUp(tx, row, items[i].o.endedAt);
+          notified = true;
+        }
+        continue;
+      }
+      const entry = { ...(cols[i].set.entry as HistoryEntry), note: 'recorded late: the delivery was redelivered or taken over meanwhile' };
       const [row] = await tx.update(deliveries).set({ history: appendHistory(entry) }).where(eq(deliveries.id, c.row.id)).returning();
       if (row) written.push(row);
     }
     const endedAt = new Map(items.map(({ c, o }) => [c.row.id, o.endedAt]));
-    // A delivery that gave up with this attempt: the team is told.
-    for (const row of written) if (done.has(row.id) && row.status === 'failed') await notifyGaveUp(tx, row, endedAt.get(row.id)!);
-    // `webhook:delivery` for each, as appendEvent would write it, in one statement.
-    if (written.length > 0) {
-      const rows = JSON.stringify(written.map((row) => {
-        const at = endedAt.get(row.id)!;
-        return {
-          id: newEventId(at), merchant_id: row.merchantId, payment_id: row.paymentId,
-          livemode: row.livemode, data: deliveryJson(row), created_at: at.toISOString(),
-        };
-      }));
-      await tx.execute(sql`with e as (insert into events (id, type, merchant_id, payment_id, livemode, data, created_at)
-        select v.id, ${DELIVERY_EVENT}, v.merchant_id, v.payment_id, v.livemode, v.data, v.created_at
-        from jsonb_to_recordset(${rows}::jsonb) as v(id text, merchant_id text, payment_id text, livemode boolean, data jsonb, created_at timestamptz)
-        returning seq)
-        ${sql.raw(QUEUE_INSERTED_EVENTS)}`);
-    }
-  });
+    return { announced: await announcer.announce(tx, written.map((row) => deliveryEvent(row, endedAt.get(row.id)!))), stored: notified };
+  }, { silent: true });
+  announcer.announced(stored ? { ...announced, stored: true } : announced);
 }

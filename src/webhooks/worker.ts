@@ -9,6 +9,7 @@ import { CoalescedRun } from '../platform/coalesced-run.ts';
 import { AttemptLimiter, attemptDelivery, NO_WEBHOOK_URL, PAYMENT_URL_PREFIX, type Resolver } from './core.ts';
 import { claimDue, recordAttempts, releaseClaims, type AttemptOutcome, type Claimed } from './delivery-queue.ts';
 import { WriteBatcher } from './write-batcher.ts';
+import type { Announcer } from './delivery-store.ts';
 import type { Webhook, WebhookEndpoints } from './endpoints.ts';
 import { secretContext } from './secret-box.ts';
 import { ConnectionPool } from './connection-pool.ts';
@@ -71,7 +72,7 @@ export class DeliveryWorker {
   /** Kept-alive connections per checked destination, opened afresh by each start. */
   #pool: ConnectionPool;
 
-  constructor(db: Database, clock: Clock, log: Logger, endpoints: WebhookEndpoints, opts: WorkerOptions) {
+  constructor(db: Database, announcer: Announcer, clock: Clock, log: Logger, endpoints: WebhookEndpoints, opts: WorkerOptions) {
     this.#db = db;
     this.#clock = clock;
     this.#log = log;
@@ -79,7 +80,7 @@ export class DeliveryWorker {
     this.#opts = {
       maxInFlight: 512, maxPerHost: 32, pollMs: db.kind === 'pglite' ? 1000 : 500, claimBatch: 100, leaseMarginMs: 60_000, ...opts,
     };
-    this.#writes = new WriteBatcher((items) => recordAttempts(db, items, this.#opts.retryDelaysS));
+    this.#writes = new WriteBatcher((items) => recordAttempts(db, announcer, items, this.#opts.retryDelaysS));
     this.limiter = new AttemptLimiter({ maxInFlight: this.#opts.maxInFlight, maxPerHost: this.#opts.maxPerHost });
     this.#pool = this.#newPool();
     this.#claimSize = this.#opts.claimBatch;

@@ -3,7 +3,9 @@
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { describeEachDb } from '../harness/databases.ts';
 import { signupAccount, type Account } from '../harness/accounts.ts';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
+import { Receiver } from '../harness/webhooks.ts';
+import { events } from '../../src/events/index.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { merchants } from '../../src/accounts/index.ts';
 import { ask, closeSockets, collect, commitEvent, connect, fakePayment, memberToken, next, sleep, startSocketApp, until, type SocketApp } from './realtime-support.ts';
@@ -138,6 +140,36 @@ describeEachDb('dashboard socket', (h) => {
     const f = await figures;
     expect(f.livemode).toBe(false);
     expect(f).toHaveProperty('periods');
+  });
+
+  it('sends webhook:delivery once for each attempt and each redelivery, as committed, storing no event', async () => {
+    const rx = await Receiver.start();
+    try {
+      rx.behaviour = { status: 500, body: 'down' };
+      const acct = await signupAccount(t.app);
+      const put = await t.app.inject({ method: 'PUT', url: '/v1/webhook', headers: { authorization: `Bearer ${acct.testKey}` }, payload: { url: rx.url } });
+      expect(put.statusCode).toBe(200);
+      const s = dashboard((await memberToken(t, acct.merchant.id, 'viewer')).token);
+      await next(s, 'session');
+      const got = collect<Record<string, unknown>>(s, 'webhook:delivery');
+      const ping = await t.app.inject({ method: 'POST', url: '/v1/webhook/test', headers: { authorization: `Bearer ${acct.testKey}` } });
+      const id = ping.json().delivery.id as string;
+      await t.services.webhooks.worker.runDue();
+      await until(() => got.length === 1);
+      expect(got[0]).toMatchObject({ id, event_type: 'ping', status: 'pending', attempts: 1, last_status_code: 500, last_error: 'endpoint answered 500' });
+      expect(got[0]).not.toHaveProperty('history');
+      const again = await t.app.inject({ method: 'POST', url: `/merchant/webhooks/deliveries/${id}/redeliver`, headers: { authorization: `Bearer ${acct.accessToken}` } });
+      expect(again.statusCode).toBe(202);
+      rx.behaviour = { status: 200, body: 'ok' };
+      await t.services.webhooks.worker.runDue();
+      await until(() => got.length === 3);
+      await sleep(200);
+      expect(got.map((d) => [d.id, d.status, d.attempts])).toEqual([[id, 'pending', 1], [id, 'pending', 0], [id, 'delivered', 1]]);
+      const stored = await t.platform.db.orm.select().from(events).where(and(eq(events.merchantId, acct.merchant.id), eq(events.type, 'webhook:delivery')));
+      expect(stored).toEqual([]);
+    } finally {
+      await rx.close();
+    }
   });
 
   it('replays missed dashboard events after a short drop and says so in the session', async () => {

@@ -76,6 +76,40 @@ for (const via of ['postgres', 'redis'] as const) {
       }
     });
 
+    it('announces socket-only events to dashboards on A and B once each, in order, only when committed, never stored', async () => {
+      const owner = await signupAccount(a.app);
+      const merchantId = owner.merchant.id;
+      const clients = await Promise.all([a, b].map(async (app) => {
+        const s = connect(`${app.url}/merchant`, { auth: { token: (await memberToken(app, merchantId, 'viewer')).token } });
+        await next(s, 'session');
+        return collect<{ id: string }>(s, 'webhook:delivery');
+      }));
+      const eventsOf = async () => (await queryRows<{ n: number }>(a.platform.db.orm, sql`select count(*)::int as n from events where merchant_id = ${merchantId}`))[0].n;
+      const before = await eventsOf();
+      const outbox = a.platform.outbox;
+      const announce = (ids: string[]) => a.platform.db.transaction((tx) =>
+        outbox.announce(tx, ids.map((id) => ({ type: 'webhook:delivery', merchantId, livemode: false, data: { id }, at: new Date() }))));
+      outbox.announced(await announce(['dlv_1', 'dlv_2']));
+      // Rolled back: nobody may hear of it.
+      await expect(a.platform.db.transaction(async (tx) => {
+        await outbox.announce(tx, [{ type: 'webhook:delivery', merchantId, livemode: false, data: { id: 'dlv_rolled_back' }, at: new Date() }]);
+        throw new Error('rolled back');
+      })).rejects.toThrow('rolled back');
+      // Enough of them to need several NOTIFY payloads, kept in order.
+      const many = Array.from({ length: 40 }, (_, i) => `dlv_many_${i}_${'x'.repeat(400)}`);
+      outbox.announced(await announce(many));
+      await until(() => clients.every((got) => got.length >= 42));
+      await new Promise((r) => setTimeout(r, 300));
+      for (const got of clients) expect(got.map((d) => d.id)).toEqual(['dlv_1', 'dlv_2', ...many]);
+      expect(await eventsOf()).toBe(before);
+      // Too big for one NOTIFY payload: stored and dispatched through the outbox instead, still heard.
+      const big = `dlv_big_${'y'.repeat(9000)}`;
+      outbox.announced(await announce([big]));
+      await until(() => clients.every((got) => got.length === 43));
+      for (const got of clients) expect(got[42].id).toBe(big);
+      expect(await eventsOf()).toBe(before + 1);
+    });
+
     it('relays support typing from a member on A to a colleague and an operator on B, never stored', async () => {
       const owner = await signupAccount(a.app);
       const colleague = await memberToken(b, owner.merchant.id, 'viewer');

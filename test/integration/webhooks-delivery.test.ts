@@ -8,8 +8,9 @@ import { startTestApp, type TestApp } from '../harness/app.ts';
 import { keyHeader, randomIp, signupAccount, tokenHeader, type Account } from '../harness/accounts.ts';
 import { Receiver } from '../harness/webhooks.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
-import { appendEvent, events, type NewEvent } from '../../src/events/index.ts';
+import { appendEvent, events, type NewEvent, type StoredEvent } from '../../src/events/index.ts';
 import { deliveries, verifyWebhook, webhooks, type DeliveryRow } from '../../src/webhooks/index.ts';
+import { deliveryJson } from '../../src/webhooks/delivery-json.ts';
 import { notifications } from '../../src/notifications/index.ts';
 
 const PAYMENT = {
@@ -239,6 +240,9 @@ describeEachDb('webhook deliveries', (h) => {
     const d = first.json().delivery;
     expect(d).toMatchObject({ merchant_id: acct.merchant.id, livemode: false, target: 'account', url: rx.url, event_type: 'ping', status: 'pending', attempts: 0, max_attempts: 7 });
     expect(JSON.parse(d.payload)).toEqual({ created_at: expect.any(String), data: { message: 'this is a test webhook' }, id: d.event_id, livemode: false, type: 'ping' });
+    // The answer is built from the values inserted, not read back: it is exactly the stored row.
+    const [stored] = await h.db().orm.select().from(deliveries).where(eq(deliveries.id, d.id));
+    expect(d).toEqual(deliveryJson(stored));
     expect((await inject('POST', '/merchant/webhook/test?mode=test', tokenHeader(acct.accessToken))).statusCode).toBe(202);
     await pump();
     expect(rx.got.map((g) => g.headers['x-webhook-event'])).toEqual(['ping', 'ping']);
@@ -261,15 +265,25 @@ describeEachDb('webhook deliveries', (h) => {
     expect((await rows()).map((d) => d.url).sort()).toEqual([rx.url, other.url].sort());
   });
 
-  it('emits webhook:delivery (without history) on every attempt', async () => {
+  it('announces webhook:delivery (without history) once per attempt, after its commit, storing no event', async () => {
+    // What the realtime room receives (it subscribes the same way): socket-only events.
+    const heard: StoredEvent[] = [];
+    t.platform.outbox.subscribe({ name: 'probe', handle: async () => {}, announced: (batch) => heard.push(...batch) });
     await setUrl(rx.url);
     rx.behaviour = { status: 500 };
     await emit({ type: 'payment.confirmed' });
     await pump();
     clock.advance(60_000);
     await pump();
-    const evs = await h.db().orm.select().from(events).where(and(eq(events.merchantId, acct.merchant.id), eq(events.type, 'webhook:delivery'))).orderBy(events.seq);
-    expect(evs.map((e) => (e.data as { attempts: number }).attempts)).toEqual([1, 2]);
-    expect(evs[0].data).not.toHaveProperty('history');
+    const mine = heard.filter((e) => e.merchantId === acct.merchant.id);
+    expect(mine.map((e) => e.type)).toEqual(['webhook:delivery', 'webhook:delivery']);
+    expect(mine.map((e) => (e.data as { attempts: number }).attempts)).toEqual([1, 2]);
+    const [row] = await rows();
+    expect(mine[1].data).toEqual(deliveryJson(row));
+    expect(mine[0].data).toMatchObject({ id: row.id, status: 'pending', attempts: 1, last_status_code: 500 });
+    expect(mine[0].data).not.toHaveProperty('history');
+    expect(mine[0].paymentId).toBe(PAYMENT.id);
+    const stored = await h.db().orm.select().from(events).where(and(eq(events.merchantId, acct.merchant.id), eq(events.type, 'webhook:delivery')));
+    expect(stored).toEqual([]);
   });
 });
