@@ -133,6 +133,9 @@ describe('dollars', () => {
     expect(usdHalfUp('0.125').toFixed()).toBe('0.13');
     expect(usdHalfUp('0.124999').toFixed()).toBe('0.12');
     expect(rateHalfUp('2999.999999995').toFixed()).toBe('3000');
+    // half-up, not to the even digit
+    expect(rateHalfUp('0.123456785').toFixed()).toBe('0.12345679');
+    expect(usdHalfUp('0.145').toFixed()).toBe('0.15');
   });
 
   it('formats without trailing zeros, and with exactly two decimals for volumes', () => {
@@ -155,9 +158,15 @@ describe('dollars', () => {
   });
 
   it('accepts amount_usd as a number or decimal string with at most 2 decimals', () => {
-    expect(parseAmountUsd(25).ok).toBe(true);
-    expect(parseAmountUsd('25.00').ok).toBe(true);
-    expect(parseAmountUsd('0.01').ok).toBe(true);
+    const value = (v: unknown) => { const r = parseAmountUsd(v); return r.ok ? r.value.toFixed() : r.reason; };
+    expect(value(25)).toBe('25');
+    expect(value('25.00')).toBe('25');
+    expect(value(' 0.01 ')).toBe('0.01');
+    expect(value(19.99)).toBe('19.99');
+    // at most the maximum, the maximum itself included
+    expect(value('1000000000')).toBe('1000000000');
+    expect(parseAmountUsd('1000000000.01')).toEqual({ ok: false, reason: 'must be at most 1000000000' });
+    expect(parseAmountUsd('10.5', '10')).toEqual({ ok: false, reason: 'must be at most 10' });
     expect(parseAmountUsd(0)).toEqual({ ok: false, reason: 'must be greater than 0' });
     expect(parseAmountUsd('-5')).toEqual({ ok: false, reason: 'must be greater than 0' });
     expect(parseAmountUsd('1.005')).toEqual({ ok: false, reason: 'has more than 2 decimals' });

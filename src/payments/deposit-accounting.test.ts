@@ -67,6 +67,18 @@ describe('tally', () => {
   it('values a deposit half-up to the cent at the given rate', () => {
     expect(depositUsdValue('ETH', ETH_DUE, dec(3000)).toFixed()).toBe('26.27'); // 26.27001
     expect(depositUsdValue('USDT_BEP20', 10n ** 18n, dec(1)).toFixed()).toBe('1');
+    // the half cent itself goes up, a base unit less goes down
+    expect(depositUsdValue('USDT_ERC20', 1_005_000n, dec(1)).toFixed()).toBe('1.01');
+    expect(depositUsdValue('USDT_ERC20', 1_004_999n, dec(1)).toFixed()).toBe('1');
+  });
+
+  it('is paid when short by exactly the tolerance, not a cent more', () => {
+    // 0.5% of 20.00 is 0.10
+    expect(isPaidWithinTolerance(dec('20'), dec('19.90'), 50)).toBe(true);
+    expect(isPaidWithinTolerance(dec('20'), dec('19.89'), 50)).toBe(false);
+    expect(isPaidWithinTolerance(dec('20'), dec('20'), 0)).toBe(true);
+    expect(isPaidWithinTolerance(dec('20'), dec('19.99'), 0)).toBe(false);
+    expect(isPaidWithinTolerance(dec('20'), dec('25'), 0)).toBe(true);
   });
 });
 

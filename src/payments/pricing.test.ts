@@ -179,9 +179,11 @@ describe('pricing properties', () => {
   });
 
   it('the coin amount covers the dollars due and overshoots by less than one precision step', () => {
+    let quoted = 0;
     fc.assert(fc.property(requestArb, (r) => {
       const res = quotePayment(toRequest(r));
       if (!res.ok) return;
+      quoted++;
       const q = res.quote;
       const { decimals, precision } = TOKEN_DEFS[r.token];
       const coins = dec(q.cryptoAmount).div(dec(10).pow(decimals));
@@ -191,18 +193,23 @@ describe('pricing properties', () => {
       expect(feeCoins.mul(q.rateLocked).gte(q.networkFeeUsd)).toBe(true);
       expect(feeCoins.minus(q.networkFeeUsd.div(q.rateLocked)).lt(dec(10).pow(-precision))).toBe(true);
     }), RUNS);
+    // most requests are quoted: the property is not checked on a handful of them
+    expect(quoted).toBeGreaterThan(RUNS.numRuns / 2);
   });
 
   it('is monotonic in the price: a larger price is accepted and asks no less', () => {
+    let quoted = 0;
     fc.assert(fc.property(requestArb, cents(100_000), (r, more) => {
       const a = quotePayment(toRequest(r));
       const b = quotePayment(toRequest(r, r.usd.plus(more)));
       if (!a.ok) return;
+      quoted++;
       expect(b.ok).toBe(true);
       if (!b.ok) return;
       expect(b.quote.amountDueUsd.gte(a.quote.amountDueUsd)).toBe(true);
       expect(b.quote.cryptoAmount >= a.quote.cryptoAmount).toBe(true);
     }), RUNS);
+    expect(quoted).toBeGreaterThan(RUNS.numRuns / 2);
   });
 
   it('an exchanged coin leaves the exchange its minimum with a tenth to spare', () => {

@@ -78,6 +78,29 @@ describe('settlement plan properties', () => {
     }), RUNS);
   });
 
+  it('a live direct plan\'s transfers move the whole deposit: the merchant\'s net (or what is converted for it) and the service\'s share', () => {
+    let checked = 0;
+    let converted = 0;
+    fc.assert(fc.property(oneCoin, (input) => {
+      const p = planSettlement(input);
+      if (p.transfers.length === 0) return;
+      checked++;
+      const [toMerchant, ...rest] = p.transfers;
+      expect(toMerchant.purpose).toBe('settlement');
+      if (p.conversion?.status === 'pending') {
+        converted++;
+        expect(p.conversion.amount_in).toBe(p.net);
+        expect(toMerchant).toMatchObject({ token: p.conversion.to, amount: p.conversion.amount_out });
+      } else {
+        expect(toMerchant).toMatchObject({ token: p.token, amount: p.net });
+      }
+      // rule 7: on XRP the service's share stays on the shared address
+      expect(rest).toEqual(p.token === 'XRP' ? [] : [{ purpose: 'service_fee', token: p.token, amount: p.amount - p.net }]);
+    }), RUNS);
+    expect(checked).toBeGreaterThan(RUNS.numRuns / 10);
+    expect(converted).toBeGreaterThan(0);
+  });
+
   it('usd_rate has at most 8 decimals, is usd_value / amount half-up, and exactly 1 for stablecoins', () => {
     fc.assert(fc.property(oneCoin, (input) => {
       const p = planSettlement(input);

@@ -117,6 +117,15 @@ describe('planSettlement: direct', () => {
     expect(p.service_fee + p.network_fee).toBe(p.amount);
     expect(p.net_usd.toFixed()).toBe('0');
   });
+
+  it('holds a deposit its fees take exactly, and settles one a cent larger', () => {
+    // USDT_TRC20: the $0.20 floor of the service fee and the $1 network fee are 1.2 USDT
+    const exact = planSettlement(input('USDT_TRC20', '1.2', { addresses: [address('USDT_TRC20')] }));
+    expect(exact).toMatchObject({ status: 'held', service_fee: 200_000n, network_fee: 1_000_000n, net: 0n, transfers: [], balance_credit: [] });
+    const more = planSettlement(input('USDT_TRC20', '1.21', { addresses: [address('USDT_TRC20')] }));
+    expect(more).toMatchObject({ service_fee: 200_000n, network_fee: 1_000_000n, net: 10_000n });
+    expect(more.status).not.toBe('held');
+  });
 });
 
 describe('planSettlement: custodial and test mode', () => {

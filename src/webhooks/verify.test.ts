@@ -49,6 +49,8 @@ describe('verifyWebhook', () => {
     const v1 = signatureDigest(SECRET, BODY, T);
     expect(verifyWebhook(BODY, `v1=${v1},t=${T}`, SECRET, { now: NOW }).ok).toBe(true);
     expect(verifyWebhook(BODY, `t=${T},v1=${'0'.repeat(64)},v1=${v1}`, SECRET, { now: NOW }).ok).toBe(true);
+    // the matching one first: a later wrong one does not undo it
+    expect(verifyWebhook(BODY, `t=${T},v1=${v1},v1=${'0'.repeat(64)}`, SECRET, { now: NOW }).ok).toBe(true);
   });
 
   it('rejects a t that is not unix seconds', () => {

@@ -98,6 +98,7 @@ describeEachDb('accounts api keys and stores', (h) => {
   it('revokes a key: 200 {message: api key revoked}, it stops at once even right after use', async () => {
     const { api_key: key, secret } = (await createKey(dev.accessToken, {}, '?mode=test')).json();
     expect((await whoami(secret)).statusCode).toBe(200);
+    const revoking = Date.now();
     const res = await inject({ method: 'DELETE', url: `/merchant/api-keys/${key.id}`, headers: tokenHeader(dev.accessToken) });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ message: 'api key revoked' });
@@ -105,7 +106,9 @@ describeEachDb('accounts api keys and stores', (h) => {
     expect(after.statusCode).toBe(401);
     expect(after.json()).toEqual({ error: 'invalid api key' });
     const listed = (await listKeys(dev.accessToken, '?mode=test')).json().api_keys.find((k: { id: string }) => k.id === key.id);
-    expect(listed.revoked_at).toBeDefined();
+    // the time of the revocation, not merely a field
+    expect(Date.parse(listed.revoked_at)).toBeGreaterThanOrEqual(revoking - 1000);
+    expect(Date.parse(listed.revoked_at)).toBeLessThanOrEqual(Date.now());
     const audit = await h.db().orm.select().from(auditEntries).where(and(eq(auditEntries.subject, key.id), eq(auditEntries.action, 'api_key.revoked')));
     expect(audit).toHaveLength(1);
   });

@@ -4,17 +4,16 @@ import { describeEachDb } from '../harness/databases.ts';
 import { startTestApp, type TestApp } from '../harness/app.ts';
 import { randomIp } from '../harness/accounts.ts';
 import { RedisRateLimiter } from '../../src/platform/redis-rate-limit.ts';
+import { redisAnswers, TEST_REDIS_URL } from '../harness/redis.ts';
 
-const REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
+const REDIS_URL = TEST_REDIS_URL;
 let up = false;
 
 describeEachDb('shared rate limits through Redis', (h) => {
   let a: TestApp | null = null;
   let b: TestApp | null = null;
   beforeAll(async () => {
-    const probe = new RedisRateLimiter(REDIS_URL);
-    up = await probe.ready();
-    await probe.close();
+    up = await redisAnswers(REDIS_URL);
     if (!up) {
       console.log(`Redis rate-limit tests skipped: no Redis at ${REDIS_URL}`);
       return;

@@ -1,7 +1,7 @@
 // Settings, live mode and the audit log (spec 4.4 Settings, Audit; CONTRACT.md "Access").
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { InjectOptions } from 'fastify';
-import { and, eq } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import { describeEachDb } from '../harness/databases.ts';
 import { startTestApp, type TestApp } from '../harness/app.ts';
 import { addMember, keyHeader, randomIp, signupAccount, tokenHeader, type Account } from '../harness/accounts.ts';
@@ -47,8 +47,9 @@ describeEachDb('accounts settings, live mode and audit', (h) => {
     expect(entry.before).toMatchObject({ underpaid_tolerance_bps: 50, settlement: 'direct', enabled_tokens: [...TOKENS] });
     expect(entry.after).toMatchObject({ underpaid_tolerance_bps: 2000, settlement: 'custodial', enabled_tokens: chosen(['BTC', 'ETH']) });
     expect(entry.before).not.toHaveProperty('fee_bps');
-    const ev = await h.db().orm.select().from(events).where(and(eq(events.type, 'merchant:update'), eq(events.merchantId, acct.merchant.id)));
-    expect(ev.length).toBeGreaterThan(0);
+    const ev = await h.db().orm.select().from(events).where(and(eq(events.type, 'merchant:update'), eq(events.merchantId, acct.merchant.id))).orderBy(asc(events.seq));
+    // the dashboard is told the merchant as it now is
+    expect(ev.at(-1)!.data).toMatchObject({ underpaid_tolerance_bps: 2000, settlement: 'custodial', enabled_tokens: chosen(['BTC', 'ETH']) });
   });
 
   it('stores the chosen list even when it names every token; null restores "every token, also later ones"', async () => {

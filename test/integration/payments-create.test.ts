@@ -101,8 +101,9 @@ describeEachDb('payments create', (h) => {
   it('refuses a coin the merchant did not enable', async () => {
     const other = await signupAccount(t.app);
     const set = await inject({ method: 'PATCH', url: '/merchant/settings', headers: tokenHeader(other.accessToken), payload: { enabled_tokens: ['ETH'] } });
-    if (set.statusCode !== 200) return; // settings route lands with the accounts room
+    expect(set.statusCode).toBe(200);
     const res = await post({ order_id: 'x', amount_usd: '10', token: 'BTC' }, other.testKey);
+    expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({ error: 'not enabled for your account: BTC' });
   });
 

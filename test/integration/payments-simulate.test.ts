@@ -191,7 +191,7 @@ describeEachDb('payments simulate', (h) => {
     const rows = (await h.db().orm.select().from(events).where(eq(events.paymentId, p.id)).orderBy(asc(events.seq)))
       .filter((e) => WEBHOOK_PAYMENT_EVENTS.includes(e.type));
     expect(rows.map((e) => [e.type, (e.data as Json).status])).toEqual([['payment.detecting', 'detecting'], ['payment.confirmed', 'confirmed']]);
-    expect((rows[1].data as Json).confirmed_at).toBeDefined();
+    expect((rows[1].data as Json).confirmed_at).toBe(clock.now().toISOString());
     expect((rows[0].data as Json).confirmed_at).toBeUndefined();
   });
 
@@ -241,8 +241,9 @@ describeEachDb('payments simulate', (h) => {
     expect(Object.keys(trail).sort()).toEqual(['audit', 'deposits', 'events', 'generated_at', 'ledger', 'payment', 'settlements', 'unmatched_deposits', 'webhook_deliveries']);
     expect(trail.payment.id).toBe(a.id);
     expect(trail.deposits[0]).toMatchObject({ simulated: true, status: 'final' });
-    expect(trail.deposits[0].seen_at).toBeDefined();
     expect(trail.events.map((e: Json) => e.type)).toEqual(['payment.detecting', 'payment.confirmed']);
+    // seen when the payment was detecting, final when it was confirmed
+    expect(trail.deposits[0]).toMatchObject({ seen_at: trail.events[0].created_at, final_at: trail.events[1].created_at });
     expect(trail.audit.map((e: Json) => e.action)).toEqual(['payment.created']);
     expect(trail.audit[0].actor).toMatchObject({ kind: 'api_key', id: other.testKeyId });
   });

@@ -36,7 +36,10 @@ describeEachDb('sockets fed by payments', (h) => {
     const got = collect<Update>(s, 'payment:update');
     const ack = await ask<{ ok: boolean; payment: PaymentJson }>(s, 'subscribe', p.checkout_token);
     expect(ack.ok).toBe(true);
-    expect(ack.payment.token_options).toBeDefined();
+    // the payer's view, the same as the checkout page reads, with the coins to choose from
+    const page = (await t.app.inject({ method: 'GET', url: `/checkout/${p.checkout_token}`, remoteAddress: randomIp() })).json();
+    expect(ack.payment).toEqual(page);
+    expect(page.token_options.length).toBeGreaterThan(0);
     expect(ack.payment).not.toHaveProperty('merchant_id');
 
     const chose = await t.app.inject({ method: 'POST', url: `/checkout/${p.checkout_token}/token`, payload: { token: 'BTC' }, remoteAddress: randomIp() });

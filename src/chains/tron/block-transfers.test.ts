@@ -33,3 +33,43 @@ describe('Tron blockTransfers with the watched addresses', () => {
     }), { numRuns: 200 });
   });
 });
+
+// Hand-built blocks with known answers: the property above compares blockTransfers with itself
+// (filtered before or after), so it cannot see a transfer it builds wrong for both.
+describe('Tron blockTransfers of known blocks', () => {
+  const A = `41${'ab'.repeat(19)}01`;
+  const B = `41${'ab'.repeat(19)}02`;
+  const SENDER = `41${'cd'.repeat(20)}`;
+  const id = (n: number) => n.toString(16).padStart(64, '0');
+  const trx = (n: number, to: string, amount: unknown, contractRet = 'SUCCESS') =>
+    ({ txID: id(n), ret: [{ contractRet }], raw_data: { contract: [{ type: 'TransferContract', parameter: { value: { owner_address: SENDER, to_address: to, amount } } }] } });
+  const log = (to: string, amount: number, contract = CONTRACT) =>
+    ({ address: contract, topics: [TRANSFER_TOPIC, topic(SENDER.slice(2)), topic(to.slice(2))], data: word(amount) });
+  const info = (n: number, logs: unknown[], receipt = 'SUCCESS', result?: string) =>
+    ({ id: id(n), receipt: { result: receipt }, ...(result ? { result } : {}), log: logs });
+
+  it('counts a TRX transfer that succeeded, with its amount, sender and receiver', () => {
+    expect(blockTransfers([trx(1, A, 1_500_000)], [], contracts)).toEqual([{ txId: id(1), to: A, token: 'TRX', amount: 1_500_000n, from: SENDER }]);
+  });
+
+  it('never counts a TRX transfer that failed, nor one of nothing', () => {
+    for (const ret of ['REVERT', 'OUT_OF_ENERGY', 'OUT_OF_TIME']) expect(blockTransfers([trx(1, A, 1_500_000, ret)], [], contracts), ret).toEqual([]);
+    expect(blockTransfers([trx(2, A, 0)], [], contracts)).toEqual([]);
+    expect(blockTransfers([trx(3, A, '1500000')], [], contracts)).toEqual([]);
+  });
+
+  it('counts USDT from a succeeded call\'s Transfer logs of the configured contract, several to one address summed', () => {
+    const infos = [info(1, [log(A, 2_000_000), log(A, 500_000), log(B, 7), log(A, 9, 'ff'.repeat(20))])];
+    expect(blockTransfers([], infos, contracts)).toEqual([
+      { txId: id(1), to: A, token: 'USDT_TRC20', amount: 2_500_000n, from: SENDER },
+      { txId: id(1), to: B, token: 'USDT_TRC20', amount: 7n, from: SENDER },
+    ]);
+  });
+
+  it('never counts the logs of a failed call: receipt not SUCCESS, or result FAILED', () => {
+    expect(blockTransfers([], [info(1, [log(A, 2_000_000)], 'REVERT')], contracts)).toEqual([]);
+    expect(blockTransfers([], [info(2, [log(A, 2_000_000)], 'OUT_OF_ENERGY')], contracts)).toEqual([]);
+    expect(blockTransfers([], [info(3, [log(A, 2_000_000)], 'SUCCESS', 'FAILED')], contracts)).toEqual([]);
+    expect(blockTransfers([], [info(4, [log(A, 0)])], contracts)).toEqual([]);
+  });
+});

@@ -56,6 +56,15 @@ describe('the block scan', () => {
     ]);
   });
 
+  it('credits no one for a bare multisig output (several addresses), nor for an MWEB output whatever it writes', () => {
+    const tx: NodeTx = { txid: 'x', vin: [], vout: [
+      { n: 0, value: 0.5, scriptPubKey: { addresses: [a, b], type: 'multisig' } },
+      { n: 1, value: 0.25, ismweb: true, scriptPubKey: { address: a } },
+      out(2, b, 0.125),
+    ] };
+    expect(transfersOfTx(tx, UTXO_NETWORKS.bitcoin.main, 'BTC', same)).toEqual([{ txId: 'x', to: b, token: 'BTC', amount: 12_500_000n }]);
+  });
+
   it('normalises a bech32 address written in capitals and leaves base58 as it is', () => {
     const reader = new UtxoReader('bitcoin', new UtxoRpc(new NodeEndpoints(['http://127.0.0.1:1'])));
     expect(reader.normalizeAddress(a.toUpperCase())).toBe(a);

@@ -41,6 +41,8 @@ describe('blockTransfers', () => {
       { address: USDT, topics: [TRANSFER_TOPIC, topic(addr(1)), '0x' + 'f'.repeat(64)], data: word(5n) },
       { address: USDT, topics: [TRANSFER_TOPIC, topic(addr(1)), topic(addr(2))], data: '0x05' },
       transferLog(USDT, addr(1), addr(2), 0n),
+      // four topics: another event with the same signature (an NFT's Transfer indexes its token id)
+      { address: USDT, topics: [TRANSFER_TOPIC, topic(addr(1)), topic(addr(2)), word(7n)], data: word(5n) },
     ];
     expect(blockTransfers(b, [receipt('0x1', 'success', logs)], 'ETH', contracts)).toEqual([]);
   });
