@@ -125,6 +125,17 @@ describeEachDb('accounts sessions', (h) => {
     expect(res.json()).toEqual({ error: 'invalid or expired token' });
   });
 
+  it('answers 401 `invalid or expired token` to the cookie of a member whose stored role is not a role', async () => {
+    // A row written by hand or by a later version with a role this one does not know grants nothing.
+    const other = await signupAccount(t.app);
+    const s = await signIn(t.app, other.email);
+    await h.db().orm.update(users).set({ role: 'superuser' }).where(eq(users.id, other.user.id));
+    const res = await refresh(s.refreshCookie);
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toEqual({ error: 'invalid or expired token' });
+    expect((await me(s.accessToken)).statusCode).toBe(401);
+  });
+
   it('treats reuse of an exchanged cookie as theft: 401 and the whole session ends', async () => {
     const s = await signIn(t.app, acct.email);
     const r1 = await refresh(s.refreshCookie);
