@@ -69,7 +69,9 @@ describe.runIf(anvilOrSkip())('direct settlement on chain', () => {
       // signed for the chain id the node reports, with EIP-1559 fees (its blocks carry a base fee)
       expect(await node.client.getTransaction({ hash: s.tx_id as Hex })).toMatchObject({ chainId: node.chainId, type: 'eip1559' });
       expect(await node.client.getBlockNumber() - receipt.blockNumber + 1n).toBeGreaterThanOrEqual(3n);
-      expect(s.completed_at).toBeDefined();
+      // completed once the transfer was final: after the settlement was made, not in the future
+      expect(Date.parse(s.completed_at)).toBeGreaterThanOrEqual(Date.parse(pending.created_at));
+      expect(Date.parse(s.completed_at)).toBeLessThanOrEqual(Date.now());
       // the service's share reached its wallet: all of it for a token (the hot wallet paid the gas), less the fees for a native coin
       const share = units(token, s.service_fee) + units(token, s.network_fee);
       const hotGain = await balanceOf(nodes, token, hot[TOKEN_DEFS[token].chain]) - hotBefore;

@@ -48,7 +48,8 @@ describe('SDK', () => {
     it('answers errors as values with the gateway\'s exact message', async () => {
       const missing = await gw.payments.create({ amount_usd: '25' } as never);
       expect(missing).toMatchObject({ ok: false, error: { status: 400, message: 'order_id is required' } });
-      if (!missing.ok) expect(missing.error.requestId).toBeTruthy();
+      // the id the gateway gave the request (X-Request-Id), for support to find it in the logs
+      if (!missing.ok) expect(missing.error.requestId).toMatch(/^req_[0-9a-z]{26}$/);
       const notFound = await gw.payments.get('pay_unknown');
       expect(notFound).toMatchObject({ ok: false, error: { status: 404, message: 'payment not found' } });
       const wrongKey = createGateway({ baseUrl: `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`, apiKey: 'f'.repeat(64) });
