@@ -1,0 +1,235 @@
+// The transfer stepper's rules, one by one, on a real database against a scripted chain (the chain
+// is the only thing faked: nonces, broadcasts, blocks and the pool answer as the test says). The
+// anvil files show the same rules end to end; these pin the edges they cannot reach cheaply: the
+// exact confirmation depth, a nonce used outside the service, a refused nonce given back, the
+// fee-bump limit, the depth at which a nonce counts as taken by another transaction.
+import { beforeEach, expect, it } from 'vitest';
+import { eq, inArray } from 'drizzle-orm';
+import { describeEachDb } from '../harness/databases.ts';
+import { uid } from '../harness/accounts.ts';
+import { ADDR } from '../harness/settlement.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import { outgoingTransfers, recordTransfer, type TransferRow } from '../../src/chains/transfers/index.ts';
+import { transferById } from '../../src/chains/transfers/store.ts';
+import { giveBackNonce, lockSender, takeNonce, type Sender } from '../../src/chains/transfers/nonces.ts';
+import { ChainStepper, NOTE_NONCE_TAKEN } from '../../src/chains/transfers/stepper.ts';
+import type { AttemptRow } from '../../src/chains/transfers/schema.ts';
+import { ACTIVE_STATUSES, type BroadcastOutcome, type Inclusion, type SignedTx, type TransferFamily, type TransferOutcomes } from '../../src/chains/transfers/types.ts';
+
+const CONFIRMATIONS = 3;
+const STUCK_MS = 60_000;
+const RETRY_MS = [1_000];
+
+/** A chain the test scripts: what it answers is what the fields say. */
+class ScriptedChain implements TransferFamily {
+  readonly chain = 'ethereum' as const;
+  readonly usesNonces = true;
+  readonly stuckAfterMs = STUCK_MS;
+  height = 100n;
+  /** Transactions of the sender in the best chain, as of a block (the latest when none). */
+  nonce: (at?: bigint) => bigint = () => 0n;
+  included = new Map<string, Inclusion>();
+  known = async (txId: string) => this.pool.has(txId);
+  pool = new Set<string>();
+  next: BroadcastOutcome[] = [];
+  broadcasts: string[] = [];
+  signed: SignedTx[] = [];
+  readonly hot: string;
+  constructor(hot: string) { this.hot = hot; }
+  hotAddress(): string { return this.hot; }
+  async tip(): Promise<bigint> { return this.height; }
+  async chainNonce(_address: string, at?: bigint): Promise<bigint> { return this.nonce(at); }
+  #sign(t: TransferRow, nonce: bigint | null, fee: bigint): SignedTx {
+    const s: SignedTx = { txId: `0x${uid()}`, raw: `raw:${t.id}:${nonce}:${fee}`, nonce, value: t.amount, fee: { maxFeePerGas: String(fee) }, feeReserve: fee };
+    this.signed.push(s);
+    return s;
+  }
+  async prepare(t: TransferRow) {
+    return { kind: 'ready' as const, sign: async (nonce: bigint | null) => this.#sign(t, nonce, 10n) };
+  }
+  async replace(t: TransferRow, last: AttemptRow): Promise<SignedTx> {
+    return this.#sign(t, last.nonce, last.feeReserve * 2n);
+  }
+  async broadcast(raw: string): Promise<BroadcastOutcome> {
+    this.broadcasts.push(raw);
+    const out = this.next.shift() ?? { kind: 'accepted' };
+    if (out.kind === 'accepted') this.pool.add(this.signed.find((s) => s.raw === raw)!.txId);
+    return out;
+  }
+  async inclusion(txIds: readonly string[]): Promise<Inclusion | null> {
+    for (const id of txIds) { const inc = this.included.get(id); if (inc) return inc; }
+    return null;
+  }
+}
+
+describeEachDb('transfer stepper', (h) => {
+  let clock: ManualClock;
+  let chain: ScriptedChain;
+  let stepper: ChainStepper;
+  let hot: string;
+  const ended: Array<{ kind: 'final' | 'failed' | 'canceled'; id: string }> = [];
+  const outcomes: TransferOutcomes = {
+    async final(_tx, t) { ended.push({ kind: 'final', id: t.id }); },
+    async failed(_tx, t) { ended.push({ kind: 'failed', id: t.id }); },
+    async canceled(_tx, t) { ended.push({ kind: 'canceled', id: t.id }); },
+  };
+  const log = createLogger('silent');
+
+  beforeEach(async () => {
+    // each test sees only its own transfers: those an earlier test left open are closed
+    await h.db().orm.update(outgoingTransfers).set({ status: 'canceled' }).where(inArray(outgoingTransfers.status, [...ACTIVE_STATUSES]));
+    clock = new ManualClock();
+    // a fresh sender each test: nonces are kept per address
+    hot = `0x${uid().padEnd(40, '0').slice(0, 40)}`;
+    chain = new ScriptedChain(hot);
+    stepper = new ChainStepper(h.db(), chain, outcomes, clock, log, { confirmations: CONFIRMATIONS, retryDelaysMs: RETRY_MS, maxReplacements: 1, concurrency: 1 }, () => {});
+    ended.length = 0;
+  });
+
+  const record = (amount = 1_000n) => recordTransfer(h.db().orm, {
+    chain: 'ethereum', livemode: true, purpose: 'payout', token: 'ETH', fromAddress: hot, fromIndex: null, fromRole: 'hot',
+    toAddress: ADDR.EVM_2, amount, reference: `po_${uid()}`,
+  }, clock.now());
+  const row = async (t: TransferRow) => (await transferById(h.db().orm, t.id))!;
+  /** Sets the scripted tip and runs one pass. */
+  const passAt = async (tip: bigint) => { chain.height = tip; await stepper.pass(); };
+
+  it('a transfer becomes final at exactly its chain\'s confirmations, not one block before, and is reported once', async () => {
+    const t = await record();
+    await passAt(100n);
+    const sent = await row(t);
+    expect(sent.status).toBe('sent');
+    chain.included.set(chain.signed[0].txId, { txId: chain.signed[0].txId, block: 101n, ok: true, feePaid: 21_000n });
+    await passAt(101n + BigInt(CONFIRMATIONS) - 2n);
+    expect((await row(t)).status).toBe('mined');
+    expect(ended).toEqual([]);
+    await passAt(101n + BigInt(CONFIRMATIONS) - 1n);
+    const final = await row(t);
+    expect(final).toMatchObject({ status: 'final', block: 101n, minedFee: 21_000n, txId: chain.signed[0].txId, sentAmount: 1_000n });
+    await passAt(200n);
+    expect(ended).toEqual([{ kind: 'final', id: t.id }]);
+  });
+
+  it('a mined transfer whose block left the best chain goes back to sent, then counts in its new block', async () => {
+    const t = await record();
+    await passAt(100n);
+    const tx = chain.signed[0].txId;
+    chain.included.set(tx, { txId: tx, block: 101n, ok: true, feePaid: 21_000n });
+    await passAt(101n);
+    expect((await row(t)).status).toBe('mined');
+    // re-included at once in another block (still short of final): the transfer follows it
+    chain.included.set(tx, { txId: tx, block: 102n, ok: true, feePaid: 21_000n });
+    await passAt(102n);
+    expect(await row(t)).toMatchObject({ status: 'mined', block: 102n });
+    chain.included.delete(tx);
+    await passAt(102n);
+    expect(await row(t)).toMatchObject({ status: 'sent', txId: null, block: null, minedFee: null });
+    chain.included.set(tx, { txId: tx, block: 103n, ok: true, feePaid: 20_000n });
+    await passAt(103n + BigInt(CONFIRMATIONS) - 2n);
+    expect(await row(t)).toMatchObject({ status: 'mined', block: 103n });
+    expect(ended).toEqual([]);
+    await passAt(103n + BigInt(CONFIRMATIONS) - 1n);
+    expect(await row(t)).toMatchObject({ status: 'final', block: 103n, minedFee: 20_000n });
+  });
+
+  it('nonces: the first is the chain\'s; a nonce used outside the service is never handed out again', async () => {
+    chain.nonce = () => 4n;
+    const a = await record();
+    await passAt(100n);
+    expect((await row(a)).nonce).toBe(4n);
+    chain.included.set(chain.signed[0].txId, { txId: chain.signed[0].txId, block: 100n, ok: true, feePaid: 1n });
+    // someone else sent two transactions from the hot wallet meanwhile
+    chain.nonce = () => 7n;
+    const b = await record();
+    await passAt(100n);
+    expect((await row(b)).nonce).toBe(7n);
+    // and the service's own count leads when the chain lags (its transaction is not mined yet)
+    chain.nonce = () => 7n;
+    const c = await record();
+    await passAt(100n);
+    expect((await row(c)).nonce).toBe(8n);
+  });
+
+  it('a refused broadcast gives its nonce back: the next transfer signs with it; the refused one is retried, then given up', async () => {
+    chain.nonce = () => 3n;
+    const a = await record();
+    chain.next.push({ kind: 'refused', why: 'intrinsic gas too low' });
+    await passAt(100n);
+    expect(await row(a)).toMatchObject({ status: 'recorded', nonce: null, failures: 1, lastError: 'intrinsic gas too low' });
+    expect((await row(a)).nextAt.getTime()).toBe(clock.now().getTime() + RETRY_MS[0]);
+    const b = await record();
+    await passAt(100n);
+    expect(await row(b)).toMatchObject({ status: 'sent', nonce: 3n });
+    clock.advance(RETRY_MS[0]);
+    chain.next.push({ kind: 'refused', why: 'still refused' });
+    await passAt(100n);
+    expect(await row(a)).toMatchObject({ status: 'failed', failures: 2, lastError: 'still refused' });
+    expect(ended).toEqual([{ kind: 'failed', id: a.id }]);
+  });
+
+  it('giveBackNonce gives back only the last nonce handed out', async () => {
+    const s: Sender = { chain: 'ethereum', livemode: true, address: hot };
+    const now = clock.now();
+    const take = () => h.db().transaction(async (tx) => takeNonce(tx, s, await lockSender(tx, s, 0n, now), 0n, now));
+    expect(await take()).toBe(0n);
+    expect(await take()).toBe(1n);
+    expect(await h.db().transaction((tx) => giveBackNonce(tx, s, 0n, now))).toBe(false);
+    expect(await take()).toBe(2n);
+    expect(await h.db().transaction((tx) => giveBackNonce(tx, s, 2n, now))).toBe(true);
+    expect(await take()).toBe(2n);
+  });
+
+  it('a stuck transaction is bumped once (the limit) with the same nonce; one the node lost is broadcast again as it was', async () => {
+    chain.nonce = () => 9n;
+    const t = await record();
+    await passAt(100n);
+    const first = chain.signed[0];
+    clock.advance(STUCK_MS - 1);
+    await passAt(100n);
+    expect(chain.broadcasts).toEqual([first.raw]);
+    clock.advance(1);
+    await passAt(100n);
+    expect(chain.signed).toHaveLength(2);
+    expect(chain.signed[1]).toMatchObject({ nonce: 9n, feeReserve: 20n });
+    expect(await row(t)).toMatchObject({ status: 'sent', replacements: 1, nonce: 9n });
+    expect(chain.broadcasts).toEqual([first.raw, chain.signed[1].raw]);
+    clock.advance(STUCK_MS);
+    await passAt(100n);
+    expect(chain.signed).toHaveLength(2);
+    // the node forgets it: the same bytes again, no new transaction
+    chain.pool.clear();
+    clock.advance(STUCK_MS);
+    const before = chain.broadcasts.length;
+    await passAt(100n);
+    expect(chain.signed).toHaveLength(2);
+    expect(chain.broadcasts.slice(before)).toEqual([chain.signed[1].raw]);
+    // the first one (lower fee) is mined after all: the transfer counts it
+    chain.included.set(first.txId, { txId: first.txId, block: 101n, ok: true, feePaid: 5n });
+    await passAt(101n);
+    expect(await row(t)).toMatchObject({ status: 'mined', txId: first.txId, minedFee: 5n });
+  });
+
+  it('a nonce counts as taken by another transaction only once that one is final: then the transfer is signed again', async () => {
+    chain.nonce = () => 2n;
+    const t = await record();
+    await passAt(100n);
+    clock.advance(STUCK_MS);
+    // another transaction with nonce 2 was mined in block 101: the count is 3 from there on
+    chain.nonce = (at) => (at === undefined || at >= 101n ? 3n : 2n);
+    await passAt(101n + BigInt(CONFIRMATIONS) - 2n);
+    expect(await row(t)).toMatchObject({ status: 'sent', nonce: 2n });
+    clock.advance(STUCK_MS);
+    await passAt(101n + BigInt(CONFIRMATIONS) - 1n);
+    expect(await row(t)).toMatchObject({ status: 'recorded', nonce: null, lastError: NOTE_NONCE_TAKEN });
+  });
+
+  it('a reverted transaction fails the try and keeps the fee it burnt', async () => {
+    const t = await record();
+    await passAt(100n);
+    chain.included.set(chain.signed[0].txId, { txId: chain.signed[0].txId, block: 101n, ok: false, feePaid: 7_777n });
+    await passAt(101n);
+    expect(await row(t)).toMatchObject({ status: 'recorded', failures: 1, feesPaid: 7_777n, nonce: null });
+    expect((await h.db().orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.id, t.id)))[0].lastError).toContain('reverted');
+  });
+});
