@@ -71,6 +71,8 @@ describe.runIf(anvilOrSkip())('reorganisations seen by the chain watcher', () =>
 
     it('anvil_rollback below the cursor: the deposit waits at 0 confirmations, and fails when not mined again within the hour', async () => {
       const { p, hash } = await paidPayment();
+      // seen half an hour before its block leaves: the hour runs from leaving the block, not from being seen
+      t.clock.advance(ORPHAN_TIMEOUT_MS / 2);
       await eth().test.request({ method: 'anvil_rollback', params: [1] } as never);
       await eth().mine(1);
       await watchOnce(t);
@@ -85,6 +87,16 @@ describe.runIf(anvilOrSkip())('reorganisations seen by the chain watcher', () =>
       expect(now.status).toBe('failed');
       expect(now.deposits).toEqual([expect.objectContaining({ tx_id: hash, status: 'failed', counted: false })]);
       expect(await eventsOf(t, p.id, 'payment.failed')).toHaveLength(1);
+    });
+
+    it('a deposit in the common ancestor\'s own block stays counted: only the blocks above it were taken', async () => {
+      const a = await paidPayment();
+      const b = await paidPayment();
+      await reorg(1);
+      await watchOnce(t);
+      expect(await paymentNow(t, m.acct.liveKey, b.p.id)).toMatchObject({ status: 'detecting', confirmations: 0 });
+      expect(await paymentNow(t, m.acct.liveKey, a.p.id)).toMatchObject({ status: 'detecting', confirmations: 2 });
+      expect((await eventsOf(t, a.p.id, 'payment.confirmations')).map((e) => e.confirmations)).toEqual([2]);
     });
 
     it('a reorganisation deeper than the confirmations never reverses a confirmed payment: logged, counted, audited', async () => {
