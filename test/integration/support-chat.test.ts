@@ -119,6 +119,12 @@ describeEachDb('support chat', (h) => {
       expect(denied.statusCode).toBe(403);
       expect(denied.json()).toEqual({ error: 'insufficient permissions' });
     }
+    // the same text again is no edit: edited_at stays, nothing is raised
+    const updates = (await eventsOf(owner.merchant.id, 'support:message:update')).length;
+    tick();
+    const same = await patch(dev.accessToken, id, 'second draft');
+    expect(same.json().message).toEqual(res.json().message);
+    expect(await eventsOf(owner.merchant.id, 'support:message:update')).toHaveLength(updates);
     const bad = await patch(dev.accessToken, id, '');
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toEqual({ error: BODY_INVALID });
@@ -148,6 +154,7 @@ describeEachDb('support chat', (h) => {
     const byOwner = await del(owner.accessToken, theirs);
     expect(byOwner.statusCode).toBe(200);
     expect(byOwner.json().message.body).toBe('');
+    tick();
     const again = await del(viewer.accessToken, mine);
     expect(again.json().message).toEqual(own.json().message);
     const listed = (await list(owner.accessToken, '?limit=200')).json().messages;
@@ -183,6 +190,17 @@ describeEachDb('support chat', (h) => {
     expect(ops.unread).toBe(1);
     expect(ops.messages.map((m: { side: string; body: string }) => `${m.side}:${m.body}`))
       .toEqual(['merchant:hello', 'support:hi there', 'support:how can we help?', 'support:one more']);
+  });
+
+  it('a deleted message is unread for no one: the operator\'s message list and conversation list leave it out', async () => {
+    const acct = await signupAccount(t.app);
+    await post(acct.accessToken, 'kept');
+    const gone = (await post(acct.accessToken, 'taken back')).json().message.id;
+    expect((await del(acct.accessToken, gone)).statusCode).toBe(200);
+    const ops = (await inject({ method: 'GET', url: `/admin/support/${acct.merchant.id}/messages`, headers: ADMIN })).json();
+    expect(ops.unread).toBe(1);
+    const convs = (await inject({ method: 'GET', url: '/admin/support?limit=200', headers: ADMIN })).json().conversations;
+    expect(convs.find((c: { merchant_id: string }) => c.merchant_id === acct.merchant.id)).toMatchObject({ unread: 1 });
   });
 
   it('a reply from support raises a `support` notification for every role, with the reply as subject', async () => {
