@@ -149,6 +149,18 @@ describeEachDb('notifications', (h) => {
       expect(await seen(viewer)).toEqual([pay.id]);
       expect((await list(viewer, '?category=affiliates')).notifications).toEqual([]);
     });
+
+    it('counts as unread only what the role may see (the dashboard badge never hints at hidden categories)', async () => {
+      const m = await signupAccount(t.app);
+      const me: Member = { userId: m.user.id, password: PASSWORD, token: async () => m.accessToken };
+      const [fin, dev] = [await member(t, m.merchant.id, 'finance'), await member(t, m.merchant.id, 'developer')];
+      const base = await Promise.all([me, fin, dev].map(async (x) => (await list(x)).unread));
+      for (const category of ['affiliates', 'team', 'payouts'] as const) {
+        await h.db().transaction((tx) => raiseNotification(tx, { merchantId: m.merchant.id, category, livemode: true, title: category, body: 'b', at: new Date() }));
+      }
+      const after = await Promise.all([me, fin, dev].map(async (x) => (await list(x)).unread));
+      expect(after.map((n, i) => n - base[i])).toEqual([3, 2, 1]);
+    });
   });
 
   describe('POST /merchant/notifications/read', () => {
