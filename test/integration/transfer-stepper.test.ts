@@ -168,6 +168,26 @@ describeEachDb('transfer stepper', (h) => {
     expect(ended).toEqual([{ kind: 'failed', id: a.id }]);
   });
 
+  it('a broadcast no node answered clearly keeps its nonce: a later refusal or "nonce used" never signs it again (it may be out there)', async () => {
+    chain.nonce = () => 5n;
+    const t = await record();
+    chain.next.push({ kind: 'uncertain', why: 'socket hang up' });
+    await passAt(100n);
+    expect(await row(t)).toMatchObject({ status: 'signed', uncertain: true, nonce: 5n });
+    chain.next.push({ kind: 'refused', why: 'already known' });
+    await passAt(100n);
+    expect(await row(t)).toMatchObject({ status: 'signed', uncertain: true, nonce: 5n, failures: 0 });
+    chain.next.push({ kind: 'nonce_used', why: 'nonce too low' });
+    await passAt(100n);
+    expect(await row(t)).toMatchObject({ status: 'signed', nonce: 5n, lastError: 'nonce too low' });
+    expect(chain.signed).toHaveLength(1);
+    // it was mined after all: counted as it is
+    chain.included.set(chain.signed[0].txId, { txId: chain.signed[0].txId, block: 100n, ok: true, feePaid: 1n });
+    chain.next.push({ kind: 'nonce_used', why: 'nonce too low' });
+    await passAt(100n);
+    expect(await row(t)).toMatchObject({ status: 'mined', txId: chain.signed[0].txId });
+  });
+
   it('giveBackNonce gives back only the last nonce handed out', async () => {
     const s: Sender = { chain: 'ethereum', livemode: true, address: hot };
     const now = clock.now();
