@@ -192,6 +192,30 @@ describeEachDb('support chat', (h) => {
       .toEqual(['merchant:hello', 'support:hi there', 'support:how can we help?', 'support:one more']);
   });
 
+  it('a message written at the very instant of a read counts as read on both sides; one a millisecond later does not', async () => {
+    const acct = await signupAccount(t.app);
+    const readNow = (url: string, headers: Record<string, string>) => inject({ method: 'POST', url, headers });
+    const opsUnread = async () => ({
+      messages: (await inject({ method: 'GET', url: `/admin/support/${acct.merchant.id}/messages`, headers: ADMIN })).json().unread,
+      conversations: (await inject({ method: 'GET', url: '/admin/support?limit=200', headers: ADMIN })).json()
+        .conversations.find((c: { merchant_id: string }) => c.merchant_id === acct.merchant.id).unread,
+    });
+    // support's reply and the merchant's read in the same millisecond
+    await reply(acct.merchant.id, { body: 'same instant' });
+    expect((await readNow('/merchant/support/read', tokenHeader(acct.accessToken))).json().read_at).toBe(clock.now().toISOString());
+    expect((await list(acct.accessToken)).json().unread).toBe(0);
+    clock.advance(1);
+    await inject({ method: 'POST', url: `/admin/support/${acct.merchant.id}/messages`, headers: ADMIN, payload: { body: 'a moment later' } });
+    expect((await list(acct.accessToken)).json().unread).toBe(1);
+    // the merchant's message and support's read in the same millisecond
+    await post(acct.accessToken, 'hello');
+    expect((await readNow(`/admin/support/${acct.merchant.id}/read`, ADMIN)).json().read_at).toBe(clock.now().toISOString());
+    expect(await opsUnread()).toEqual({ messages: 0, conversations: 0 });
+    clock.advance(1);
+    await inject({ method: 'POST', url: '/merchant/support/messages', headers: tokenHeader(acct.accessToken), payload: { body: 'again' } });
+    expect(await opsUnread()).toEqual({ messages: 1, conversations: 1 });
+  });
+
   it('a deleted message is unread for no one: the operator\'s message list and conversation list leave it out', async () => {
     const acct = await signupAccount(t.app);
     await post(acct.accessToken, 'kept');
