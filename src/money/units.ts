@@ -36,12 +36,20 @@ export function unitsToDecimal(units: bigint, decimals: number): Decimal {
  * base units of a coin with `decimals`. Rounding up means the merchant never receives less.
  */
 export function unitsRoundedUp(amount: DecimalInput, places: number, decimals: number): bigint {
-  if (places > decimals) throw new Error(`precision ${places} exceeds the coin's ${decimals} decimals`);
+  checkPrecision(places, decimals);
   // At most `places` decimals after rounding, so its fixed notation at `places` is exact: the digits
   // without the point are the amount in units of 10^-places, scaled up to the coin's base units.
   const fixed = asDec(amount).toDecimalPlaces(places, ROUND_UP).toFixed(places);
-  const units = BigInt(places === 0 ? fixed : fixed.replace('.', ''));
-  return places === decimals ? units : units * 10n ** BigInt(decimals - places);
+  return stepsToUnits(BigInt(places === 0 ? fixed : fixed.replace('.', '')), places, decimals);
+}
+
+function checkPrecision(places: number, decimals: number): void {
+  if (places > decimals) throw new Error(`precision ${places} exceeds the coin's ${decimals} decimals`);
+}
+
+/** A count of 10^-places steps as base units of a coin with `decimals`. */
+function stepsToUnits(steps: bigint, places: number, decimals: number): bigint {
+  return places === decimals ? steps : steps * 10n ** BigInt(decimals - places);
 }
 
 const PLAIN_DECIMAL = /^(-?)(\d+)(?:\.(\d+))?$/;
@@ -70,7 +78,7 @@ function scaledInteger(d: Decimal): Scaled {
  * the 120-digit division that creation pays per payment.
  */
 export function quotientUnitsRoundedUp(dividend: Decimal, divisor: Decimal, places: number, decimals: number): bigint {
-  if (places > decimals) throw new Error(`precision ${places} exceeds the coin's ${decimals} decimals`);
+  checkPrecision(places, decimals);
   const a = scaledInteger(dividend);
   let b = scaledDivisors.get(divisor);
   if (b === undefined) {
@@ -84,7 +92,7 @@ export function quotientUnitsRoundedUp(dividend: Decimal, divisor: Decimal, plac
   if (den < 0n) { num = -num; den = -den; }
   const whole = num / den;
   const steps = num % den === 0n ? whole : num > 0n ? whole + 1n : whole - 1n;
-  return places === decimals ? steps : steps * 10n ** BigInt(decimals - places);
+  return stepsToUnits(steps, places, decimals);
 }
 
 /** Base units rounded UP to a multiple of 10^(decimals-places): a fee or amount at the coin's precision. */
