@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 import { queryText, type Database } from '../platform/db/index.ts';
 import type { Clock } from '../platform/clock.ts';
 import { SecretBox } from '../webhooks/index.ts';
-import { GroupedStatements } from './grouped-statements.ts';
+import { GroupedStatements } from '../platform/grouped-statements.ts';
 
 /** Stored answers are replayed for 24 hours (CONTRACT "Developer platform"). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -43,7 +43,7 @@ interface Row {
 const SWEEP_EVERY_MS = 10 * 60 * 1000;
 
 // $1 the claims, a JSON array: the claims of requests that arrived together go in one statement
-// (grouped-statements.ts), a key at most once, in a steady order (two groups that share a key wait
+// (src/platform/grouped-statements.ts), a key at most once, in a steady order (two groups that share a key wait
 // on each other in the same order). Each row is inserted, or takes over a row that expired or whose
 // first request died holding it; a row claimed is a row returned; `created_at` is "now".
 //
@@ -90,7 +90,7 @@ const READ = `
 const READ_NAME = 'idempotency_read_v1';
 
 // $1 the answers, a JSON array: one statement stores the answers of the requests that finished
-// together (grouped-statements.ts). The text is the same whatever the group's size, so each pooled
+// together (src/platform/grouped-statements.ts). The text is the same whatever the group's size, so each pooled
 // connection prepares it once. Its commit is synchronous: see CLAIM.
 const COMPLETE = `
   update idempotency_keys k set state = 'done', locked_until = null,

@@ -11,6 +11,7 @@
 // mirror what appendEvent and scheduleTimer write (same tables, same shapes); create.ts uses those
 // helpers directly when a simulation starts with the payment.
 import type { Database } from '../platform/db/index.ts';
+import { GroupedStatements } from '../platform/grouped-statements.ts';
 import { newEventId } from '../platform/ids.ts';
 import { QUEUE_INSERTED_EVENTS } from '../events/index.ts';
 import { AUDIT_EVENT, auditEntryJson, auditRow, type Actor } from '../audit/index.ts';
@@ -98,14 +99,6 @@ export interface CreatedPayment {
   now: Date;
 }
 
-interface Waiting {
-  item: CreatedPayment;
-  resolve: (inserted: boolean) => void;
-  reject: (err: unknown) => void;
-}
-
-/** Most rows one statement carries; a longer queue is split. */
-const MAX_BATCH = 100;
 /**
  * A queue this long is sent without waiting for the end of the event-loop turn. Fifty connections
  * answered together come back together: sent as one group, the event loop would prepare all fifty
@@ -126,59 +119,34 @@ export function maxInFlight(poolSize: number): number {
   return Math.max(1, Math.min(8, Math.floor(poolSize / 2)));
 }
 
+/** The creations that arrive together, grouped (platform/grouped-statements.ts) into this file's one statement. */
 export class CreatedPaymentWriter {
   readonly #db: Database;
-  /** Statements in flight at once: half the pool, so it keeps connections for everything else. */
-  readonly #maxInFlight: number;
-  #queue: Waiting[] = [];
-  #inFlight = 0;
-  #scheduled = false;
+  readonly #groups: GroupedStatements<CreatedPayment, boolean>;
   /** Statements sent so far (each carries one or more creations). */
   statements = 0;
-  /** Most statements that were in flight at once. */
-  peakInFlight = 0;
 
   constructor(db: Database) {
     this.#db = db;
-    // PGlite runs one statement at a time: a second in flight would only wait.
-    this.#maxInFlight = db.pool ? maxInFlight(db.pool.options.max ?? 10) : 1;
+    this.#groups = new GroupedStatements(async (items) => {
+      const inserted = await this.#run(items);
+      return items.map((i) => inserted.has(i.payment.id));
+    }, {
+      // Half the pool, so it keeps connections for everything else; PGlite runs one statement at a
+      // time: a second in flight would only wait.
+      maxInFlight: db.pool ? maxInFlight(db.pool.options.max ?? 10) : 1,
+      sendAt: SEND_AT,
+    });
+  }
+
+  /** Most statements that were in flight at once. */
+  get peakInFlight(): number {
+    return this.#groups.peakInFlight;
   }
 
   /** Writes the payment and everything that goes with its creation; false when its order is already open. */
   write(item: CreatedPayment): Promise<boolean> {
-    return new Promise((resolve, reject) => {
-      this.#queue.push({ item, resolve, reject });
-      // A full group goes at once: the database writes it while the event loop handles the rest of
-      // the requests that arrived together, instead of both taking turns on one large group.
-      if (this.#queue.length >= SEND_AT && this.#inFlight < this.#maxInFlight) void this.#send(this.#queue.splice(0, MAX_BATCH));
-      else this.#schedule();
-    });
-  }
-
-  #schedule(): void {
-    if (this.#scheduled || this.#inFlight >= this.#maxInFlight || this.#queue.length === 0) return;
-    this.#scheduled = true;
-    // After the current tick: the creations read together from the sockets go together.
-    setImmediate(() => {
-      this.#scheduled = false;
-      while (this.#inFlight < this.#maxInFlight && this.#queue.length > 0) void this.#send(this.#queue.splice(0, MAX_BATCH));
-    });
-  }
-
-  async #send(batch: Waiting[]): Promise<void> {
-    this.#inFlight++;
-    if (this.#inFlight > this.peakInFlight) this.peakInFlight = this.#inFlight;
-    try {
-      const inserted = await this.#run(batch.map((w) => w.item));
-      for (const w of batch) w.resolve(inserted.has(w.item.payment.id));
-    } catch (err) {
-      if (batch.length === 1) batch[0].reject(err);
-      // One bad row (or a deadlock between two batches) must not fail the others: each is retried alone.
-      else for (const w of batch) this.#run([w.item]).then((ids) => w.resolve(ids.has(w.item.payment.id)), w.reject);
-    } finally {
-      this.#inFlight--;
-      this.#schedule();
-    }
+    return this.#groups.write(item);
   }
 
   async #run(items: readonly CreatedPayment[]): Promise<Set<string>> {

@@ -48,4 +48,14 @@ describe('grouped statements', () => {
     expect(peak).toBe(1);
     expect(groups).toEqual([[1], [2, 3]]);
   });
+
+  it('with sendAt, a queue that long goes at once and the rest at the end of the turn; without identity repeats share a group', async () => {
+    const groups: number[][] = [];
+    const g = new GroupedStatements<Item, number>(async (items) => { groups.push(items.map((i) => i.n)); return items.map((i) => i.n); }, { maxInFlight: 4, sendAt: 2 });
+    const writes = [1, 2, 3].map((n) => g.write({ id: 'same', n }));
+    // the first two left while the third was being written
+    expect(groups).toEqual([[1, 2]]);
+    expect(await Promise.all(writes)).toEqual([1, 2, 3]);
+    expect(groups).toEqual([[1, 2], [3]]);
+  });
 });
