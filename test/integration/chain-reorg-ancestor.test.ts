@@ -41,20 +41,22 @@ describeEachDb('common ancestor of a reorganisation', (h) => {
     return cursors;
   }
 
-  it('the newest kept block still on the best chain, with the depth of the blocks taken', async () => {
+  /** The chain watched up to block 20, then forked from `from` to `to`: the ancestor the search finds. */
+  async function ancestorAfterFork(from: bigint, to: bigint) {
     const c = new ScriptedChain(20n);
     const cursors = await watched(c, 20n);
-    c.fork(19n, 21n, 'b');
-    expect(await findCommonAncestor(c.reader(), cursors, 'ethereum', 20n))
-      .toEqual({ block: c.block(18n), depth: 2n, beyondKept: false });
+    c.fork(from, to, 'b');
+    return { c, found: await findCommonAncestor(c.reader(), cursors, 'ethereum', 20n) };
+  }
+
+  it('the newest kept block still on the best chain, with the depth of the blocks taken', async () => {
+    const { c, found } = await ancestorAfterFork(19n, 21n);
+    expect(found).toEqual({ block: c.block(18n), depth: 2n, beyondKept: false });
   });
 
   it('deeper than the blocks kept: the block below the oldest kept, said to be beyond them', async () => {
-    const c = new ScriptedChain(20n);
-    const cursors = await watched(c, 20n);
     // blocks 17..20 are kept (KEEP 4); the fork starts below them all
-    c.fork(15n, 22n, 'b');
-    expect(await findCommonAncestor(c.reader(), cursors, 'ethereum', 20n))
-      .toEqual({ block: c.block(16n), depth: 4n, beyondKept: true });
+    const { c, found } = await ancestorAfterFork(15n, 22n);
+    expect(found).toEqual({ block: c.block(16n), depth: 4n, beyondKept: true });
   });
 });
