@@ -50,24 +50,36 @@ describe.skipIf(skip)('a Tron settlement\'s transfers ending at once in two tran
     await opened?.dispose();
   });
 
-  /** A pending direct TRX settlement whose two transfers are mined, waiting to be final. */
-  async function minedSettlement(): Promise<{ id: string; transfers: Record<keyof typeof MINED, TransferRow> }> {
+  /** A pending direct Tron settlement of `token` (its dollar figures only have to be there). */
+  async function pendingSettlement(token: 'TRX' | 'USDT_TRC20', amount: bigint, serviceFee: bigint, quoted: bigint, usd: Record<'value' | 'rate' | 'serviceFee' | 'networkFee' | 'net', string>): Promise<string> {
     const now = new Date();
     const id = newId('stl', now);
     await db.orm.insert(settlements).values({
-      id, merchantId: acct.merchant.id, paymentId: newId('pay', now), livemode: false, mode: 'direct', token: 'TRX', chain: 'tron',
-      depositTx: `tx_${uid()}`, amount: AMOUNT, serviceFee: SERVICE_FEE, networkFee: QUOTED_FEE, conversionFee: 0n,
-      net: AMOUNT - SERVICE_FEE - QUOTED_FEE, usdValue: dec('1'), usdRate: dec('0.1'), serviceFeeUsd: dec('0.01'),
-      networkFeeUsd: dec('0.15'), conversionFeeUsd: dec('0'), netUsd: dec('0.84'), destination: ADDR.TRON_2,
+      id, merchantId: acct.merchant.id, paymentId: newId('pay', now), livemode: false, mode: 'direct', token, chain: 'tron',
+      depositTx: `tx_${uid()}`, amount, serviceFee, networkFee: quoted, conversionFee: 0n,
+      net: amount - serviceFee - quoted, usdValue: dec(usd.value), usdRate: dec(usd.rate), serviceFeeUsd: dec(usd.serviceFee),
+      networkFeeUsd: dec(usd.networkFee), conversionFeeUsd: dec('0'), netUsd: dec(usd.net), destination: ADDR.TRON_2,
       status: 'pending', input: {}, createdAt: now, updatedAt: now,
     });
+    return id;
+  }
+
+  /** A Tron test-mode transfer recorded, then mined with `minedFee` burnt. */
+  async function minedTransfer(t: Omit<Parameters<typeof recordTransfer>[1], 'chain' | 'livemode'>, minedFee: bigint, block = 10n): Promise<TransferRow> {
+    const now = new Date();
+    const recorded = await recordTransfer(db.orm, { chain: 'tron', livemode: false, ...t }, now);
+    return (await moveTransfer(db.orm, recorded, 'recorded', { status: 'mined', txId: `tx_${uid()}`, block, minedFee }, now))!;
+  }
+
+  /** A pending direct TRX settlement whose two transfers are mined, waiting to be final. */
+  async function minedSettlement(): Promise<{ id: string; transfers: Record<keyof typeof MINED, TransferRow> }> {
+    const id = await pendingSettlement('TRX', AMOUNT, SERVICE_FEE, QUOTED_FEE, { value: '1', rate: '0.1', serviceFee: '0.01', networkFee: '0.15', net: '0.84' });
     const transfers = {} as Record<keyof typeof MINED, TransferRow>;
     for (const purpose of ['settlement', 'service_fee'] as const) {
-      const recorded = await recordTransfer(db.orm, {
-        chain: 'tron', livemode: false, purpose, token: 'TRX', fromAddress: ADDR.TRON, fromIndex: 0, fromRole: 'deposit',
+      transfers[purpose] = await minedTransfer({
+        purpose, token: 'TRX', fromAddress: ADDR.TRON, fromIndex: 0, fromRole: 'deposit',
         toAddress: purpose === 'settlement' ? ADDR.TRON_2 : ADDR.TRON, amount: purpose === 'settlement' ? AMOUNT - SERVICE_FEE - QUOTED_FEE : SERVICE_FEE, reference: id,
-      }, now);
-      transfers[purpose] = (await moveTransfer(db.orm, recorded, 'recorded', { status: 'mined', txId: `tx_${uid()}`, block: 10n, minedFee: MINED[purpose] }, now))!;
+      }, MINED[purpose]);
     }
     return { id, transfers };
   }
@@ -114,27 +126,18 @@ describe.skipIf(skip)('a Tron settlement\'s transfers ending at once in two tran
     // ends them in seq order: the transfer (recorded first) before the top-up recorded for it.
     const rated = settlementOutcomes(createLogger('silent'), () => () => ({ TRX: dec('0.1'), USDT_TRC20: dec('1') }));
     const now = new Date();
-    const id = newId('stl', now);
     const amount = 10_000_000n;
     const serviceFee = 100_000n;
     const quoted = 1_500_000n;
-    await db.orm.insert(settlements).values({
-      id, merchantId: acct.merchant.id, paymentId: newId('pay', now), livemode: false, mode: 'direct', token: 'USDT_TRC20', chain: 'tron',
-      depositTx: `tx_${uid()}`, amount, serviceFee, networkFee: quoted, conversionFee: 0n,
-      net: amount - serviceFee - quoted, usdValue: dec('10'), usdRate: dec('1'), serviceFeeUsd: dec('0.1'),
-      networkFeeUsd: dec('1.5'), conversionFeeUsd: dec('0'), netUsd: dec('8.4'), destination: ADDR.TRON_2,
-      status: 'pending', input: {}, createdAt: now, updatedAt: now,
-    });
-    const recorded = await recordTransfer(db.orm, {
-      chain: 'tron', livemode: false, purpose: 'settlement', token: 'USDT_TRC20', fromAddress: ADDR.TRON, fromIndex: 0, fromRole: 'deposit',
+    const id = await pendingSettlement('USDT_TRC20', amount, serviceFee, quoted, { value: '10', rate: '1', serviceFee: '0.1', networkFee: '1.5', net: '8.4' });
+    const transfer = await minedTransfer({
+      purpose: 'settlement', token: 'USDT_TRC20', fromAddress: ADDR.TRON, fromIndex: 0, fromRole: 'deposit',
       toAddress: ADDR.TRON_2, amount: amount - serviceFee - quoted, reference: id,
-    }, now);
-    const transfer = (await moveTransfer(db.orm, recorded, 'recorded', { status: 'mined', txId: `tx_${uid()}`, block: 10n, minedFee: 13_000_000n }, now))!;
-    const topUpRecorded = await recordTransfer(db.orm, {
-      chain: 'tron', livemode: false, purpose: 'gas_topup', token: 'TRX', fromAddress: ADDR.TRON_2, fromIndex: 0, fromRole: 'hot',
+    }, 13_000_000n);
+    const topUp = await minedTransfer({
+      purpose: 'gas_topup', token: 'TRX', fromAddress: ADDR.TRON_2, fromIndex: 0, fromRole: 'hot',
       toAddress: ADDR.TRON, amount: 20_000_000n, reference: transfer.id,
-    }, now);
-    const topUp = (await moveTransfer(db.orm, topUpRecorded, 'recorded', { status: 'mined', txId: `tx_${uid()}`, block: 9n, minedFee: 268_000n }, now))!;
+    }, 268_000n, 9n);
     const end = (row: TransferRow) => db.transaction(async (tx) => {
       const done = await moveTransfer(tx, row, 'mined', { status: 'final', finalAt: now }, now);
       await rated.final(tx, done!, now);
