@@ -10,6 +10,7 @@ import { afterFailedAttempt, destinationKey } from './core.ts';
 import { appendHistory, deliveryEvent, type Announcer } from './delivery-store.ts';
 import { deliveries, type DeliveryRow, type HistoryEntry } from './schema.ts';
 import { raiseNotification } from '../notifications/index.ts';
+import type { NewEvent } from '../events/index.ts';
 
 // What an attempt and its dashboard event read of a claimed row: not the history (up to 50
 // entries), nor what the claim itself set or a claimable row cannot have (filled in by claimedRow).
@@ -142,25 +143,25 @@ export async function recordAttempts(db: Database, announcer: Announcer, items: 
       from jsonb_to_recordset(${json}::jsonb) as v(${COLUMNS})
       where d.id = v.id and d.claim = v.claim and d.status = 'sending'
       returning d.id`)).map((r) => r.id));
-    const written: DeliveryRow[] = [];
+    // the dashboard's `webhook:delivery` of each attempt written, as of the attempt's end
+    const told: NewEvent[] = [];
     let notified = false;
-    for (const [i, { c }] of items.entries()) {
+    for (const [i, { c, o }] of items.entries()) {
       if (done.has(c.row.id)) {
         const row = cols[i].row;
-        written.push(row);
+        told.push(deliveryEvent(row, o.endedAt));
         // A delivery that gave up with this attempt: the team is told.
         if (row.status === 'failed') {
-          await notifyGaveUp(tx, row, items[i].o.endedAt);
+          await notifyGaveUp(tx, row, o.endedAt);
           notified = true;
         }
         continue;
       }
       const entry = { ...(cols[i].set.entry as HistoryEntry), note: 'recorded late: the delivery was redelivered or taken over meanwhile' };
       const [row] = await tx.update(deliveries).set({ history: appendHistory(entry) }).where(eq(deliveries.id, c.row.id)).returning();
-      if (row) written.push(row);
+      if (row) told.push(deliveryEvent(row, o.endedAt));
     }
-    const endedAt = new Map(items.map(({ c, o }) => [c.row.id, o.endedAt]));
-    return { announced: await announcer.announce(tx, written.map((row) => deliveryEvent(row, endedAt.get(row.id)!))), stored: notified };
+    return { announced: await announcer.announce(tx, told), stored: notified };
   }, { silent: true });
   announcer.announced(stored ? { ...announced, stored: true } : announced);
 }
