@@ -55,21 +55,19 @@ const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').
 const chosen = (name: string) => ONLY === null || ONLY.has(name);
 const run = promisify(execFile);
 
-interface Slice { requests: number; seconds: number; p50: number; p99: number; errors: number; non2xx: number; cpu_ms?: number; cpu?: CpuSplit; statuses?: Record<string, number>; samples?: Record<string, string[]>; latency?: Record<string, number> }
+interface Slice { requests: number; seconds: number; p50: number; p99: number; errors: number; non2xx: number; cpu_ms?: number; cpu?: CpuSplit; statuses?: Record<string, number>; samples?: Record<string, string[]>; latency: Record<string, number> }
 /** p50 and p99 over both halves of a side; `p99Halves`: each half's own p99, as autocannon gave it. */
 interface Side { rps: number; p50: number; p99: number; p99Halves: number[]; errors: number; non2xx: number; requests: number; cpu: CpuSplit }
 
 /**
  * Percentiles (ms) of the halves' answers taken together, from their latencies counted by tenth of
- * a millisecond: what one run as long as both would report. Null when a half has no counts.
+ * a millisecond (bench/_load.ts): what one run as long as both would report; 0 with no answers.
  */
-function mergedPercentiles(slices: Slice[], qs: number[]): number[] | null {
-  if (slices.some((x) => !x.latency)) return null;
+function mergedPercentiles(slices: Slice[], qs: number[]): number[] {
   const counts = new Map<number, number>();
-  for (const x of slices) for (const [k, n] of Object.entries(x.latency!)) counts.set(Number(k), (counts.get(Number(k)) ?? 0) + n);
+  for (const x of slices) for (const [k, n] of Object.entries(x.latency)) counts.set(Number(k), (counts.get(Number(k)) ?? 0) + n);
   const sorted = [...counts].sort((a, b) => a[0] - b[0]);
   const all = sorted.reduce((a, [, n]) => a + n, 0);
-  if (all === 0) return null;
   return qs.map((q) => {
     // the least latency with at least q of the answers at or below it
     let seen = 0;
@@ -77,7 +75,7 @@ function mergedPercentiles(slices: Slice[], qs: number[]): number[] | null {
       seen += n;
       if (seen >= q * all) return Math.round(tenth / 10);
     }
-    return Math.round(sorted[sorted.length - 1][0] / 10);
+    return 0;
   });
 }
 interface Job { url: string; kind: string; keys?: string[]; tokens?: string[] }
@@ -99,16 +97,16 @@ async function load(job: Job, seconds: number): Promise<Slice> {
   return slice;
 }
 
-const total = (s: Slice[]): Side => ({
-  rps: s.reduce((a, x) => a + x.requests, 0) / s.reduce((a, x) => a + x.seconds, 0),
-  ...(() => {
-    const merged = mergedPercentiles(s, [0.5, 0.99]);
-    return merged ? { p50: merged[0], p99: merged[1] } : { p50: Math.max(...s.map((x) => x.p50)), p99: Math.max(...s.map((x) => x.p99)) };
-  })(),
-  p99Halves: s.map((x) => x.p99),
-  errors: s.reduce((a, x) => a + x.errors, 0), non2xx: s.reduce((a, x) => a + x.non2xx, 0),
-  requests: s.reduce((a, x) => a + x.requests, 0), cpu: addSplits(s.map((x) => x.cpu ?? new Map())),
-});
+function total(s: Slice[]): Side {
+  const [p50, p99] = mergedPercentiles(s, [0.5, 0.99]);
+  return {
+    rps: s.reduce((a, x) => a + x.requests, 0) / s.reduce((a, x) => a + x.seconds, 0),
+    p50, p99,
+    p99Halves: s.map((x) => x.p99),
+    errors: s.reduce((a, x) => a + x.errors, 0), non2xx: s.reduce((a, x) => a + x.non2xx, 0),
+    requests: s.reduce((a, x) => a + x.requests, 0), cpu: addSplits(s.map((x) => x.cpu ?? new Map())),
+  };
+}
 
 async function pair(service: Job, bare: Job): Promise<[Side, Side]> {
   if (WARMUP_S > 0) { await load(service, WARMUP_S); await load(bare, WARMUP_S); }
