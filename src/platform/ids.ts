@@ -15,24 +15,19 @@ let poolOffset = POOL_SIZE;
 /** `n` (at most 4096) fresh cryptographically random bytes, copied out of the pool. */
 export function pooledRandomBytes(n: number): Buffer {
   if (n > POOL_SIZE) return crypto.randomBytes(n);
-  if (poolOffset + n > POOL_SIZE) {
-    crypto.randomFillSync(pool);
-    poolOffset = 0;
-  }
-  const out = Buffer.from(pool.subarray(poolOffset, poolOffset + n));
-  // Zeroed once handed out, so no byte of a secret stays behind in the pool.
-  pool.fill(0, poolOffset, poolOffset + n);
-  poolOffset += n;
+  const out = Buffer.allocUnsafe(n);
+  takeRandomInto(out, 0, n);
   return out;
 }
 
-/** Copies `n` pool bytes into `target` at `offset`, zeroing them in the pool (pooledRandomBytes without a Buffer). */
+/** Copies `n` (at most 4096) pool bytes into `target` at `offset`. */
 function takeRandomInto(target: Uint8Array, offset: number, n: number): void {
   if (poolOffset + n > POOL_SIZE) {
     crypto.randomFillSync(pool);
     poolOffset = 0;
   }
-  // Byte by byte: a handful of bytes, where subarray(), set() and fill() each cost more than the copy.
+  // Byte by byte: a handful of bytes, where subarray(), set() and fill() each cost more than the
+  // copy. Each is zeroed once handed out, so no byte of a secret stays behind in the pool.
   for (let i = 0; i < n; i++) {
     target[offset + i] = pool[poolOffset + i];
     pool[poolOffset + i] = 0;
