@@ -3,7 +3,7 @@
 // event, the socket event `payment.created` and the deadline timer, chained by CTEs on the rows
 // actually inserted. One statement is one atomic change and a single round trip.
 //
-// The creations that arrive together go in one statement (group write): a group of SEND_AT as soon
+// The creations that arrive together go in one statement (group write): a group of REQUEST_GROUP_SEND_AT as soon
 // as it is full, what is left at the end of the event-loop turn then, a lone creation at once. Under
 // load a dozen creations cost one round trip, one plan and one commit instead of twelve. The rows travel as JSON
 // arrays, so the statement text is the same whatever the batch size and each pooled connection
@@ -11,7 +11,7 @@
 // mirror what appendEvent and scheduleTimer write (same tables, same shapes); create.ts uses those
 // helpers directly when a simulation starts with the payment.
 import type { Database } from '../platform/db/index.ts';
-import { GroupedStatements } from '../platform/grouped-statements.ts';
+import { GroupedStatements, REQUEST_GROUP_SEND_AT, requestGroupsInFlight } from '../platform/grouped-statements.ts';
 import { newEventId } from '../platform/ids.ts';
 import { QUEUE_INSERTED_EVENTS } from '../events/index.ts';
 import { AUDIT_EVENT, auditEntryJson, auditRow, type Actor } from '../audit/index.ts';
@@ -99,26 +99,6 @@ export interface CreatedPayment {
   now: Date;
 }
 
-/**
- * A queue this long is sent without waiting for the end of the event-loop turn. Fifty connections
- * answered together come back together: sent as one group, the event loop would prepare all fifty
- * while the database waits, then wait while the database writes them. Measured on 2 cores with 50
- * connections, in alternating runs: about 15% more payments a second with groups of 12 than with
- * one group a turn; groups of 6, 8, 16 and 24 did no better than 12.
- */
-export const SEND_AT = 12;
-
-/**
- * Statements in flight for a pool of `poolSize` connections. Each waits for its commit to reach
- * the disk, and commits that wait together are flushed together: measured on 2 cores with 50
- * connections and a pool of 20, in alternating runs, 8 statements in flight made 7–17% more
- * payments a second than 4 (a third of active backends were waiting on the WAL flush); 10 did no
- * better than 6.
- */
-export function maxInFlight(poolSize: number): number {
-  return Math.max(1, Math.min(8, Math.floor(poolSize / 2)));
-}
-
 /** The creations that arrive together, grouped (platform/grouped-statements.ts) into this file's one statement. */
 export class CreatedPaymentWriter {
   readonly #db: Database;
@@ -134,8 +114,8 @@ export class CreatedPaymentWriter {
     }, {
       // Half the pool, so it keeps connections for everything else; PGlite runs one statement at a
       // time: a second in flight would only wait.
-      maxInFlight: db.pool ? maxInFlight(db.pool.options.max ?? 10) : 1,
-      sendAt: SEND_AT,
+      maxInFlight: db.pool ? requestGroupsInFlight(db.pool.options.max ?? 10) : 1,
+      sendAt: REQUEST_GROUP_SEND_AT,
     });
   }
 

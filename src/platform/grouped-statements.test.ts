@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GroupedStatements } from './grouped-statements.ts';
+import { GroupedStatements, requestGroupsInFlight } from './grouped-statements.ts';
 
 interface Item { id: string; n: number }
 
@@ -57,5 +57,11 @@ describe('grouped statements', () => {
     expect(groups).toEqual([[1, 2]]);
     expect(await Promise.all(writes)).toEqual([1, 2, 3]);
     expect(groups).toEqual([[1, 2], [3]]);
+  });
+});
+
+describe('requestGroupsInFlight', () => {
+  it('is half the pool, at least one, at most eight', () => {
+    expect([1, 2, 3, 10, 16, 20, 100].map(requestGroupsInFlight)).toEqual([1, 1, 1, 5, 8, 8, 8]);
   });
 });

@@ -2,6 +2,8 @@
 // claims due rows (pending and due, or `sending` whose lease ran out because the process holding
 // it died), moving them to `sending` under a claim token and a lease; it records each attempt
 // with a compare-and-set on that token, so of several processes only the claimant writes it.
+// A test ping may go in `pending` yet already claimed by the worker of the process that queued it
+// (ping.ts): the claim skips such a row until its lease runs out, and the record takes it as any.
 import { and, asc, eq, inArray, lte, notInArray, sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Database, type Tx } from '../platform/db/index.ts';
 import { randomHex } from '../platform/ids.ts';
@@ -31,7 +33,8 @@ export interface Claimed {
 
 /**
  * Takes up to `limit` due deliveries, leaving out hosts that have no room now: rows whose lease ran
- * out (rare), then pending rows in due order, each by its own partial index, in one statement.
+ * out (rare), then pending rows in due order, each by its own partial index, in one statement
+ * (a pending row under a live lease is a ping being attempted by the process that queued it).
  */
 export async function claimDue(db: Database, now: Date, leaseMs: number, limit: number, busyHosts: string[]): Promise<Claimed[]> {
   const claim = randomHex(12);
@@ -44,17 +47,18 @@ export async function claimDue(db: Database, now: Date, leaseMs: number, limit: 
       array(select id from deliveries where status = 'sending' and lease_until <= ${at}::timestamptz and host not in ${hosts}
             order by lease_until limit ${limit} for update skip locked)
       || array(select id from deliveries where status = 'pending' and next_attempt_at <= ${at}::timestamptz and host not in ${hosts}
+            and (lease_until is null or lease_until <= ${at}::timestamptz)
             order by next_attempt_at limit ${limit} for update skip locked))[1:${limit}])
     returning ${CLAIMED_COLUMNS}`);
   return rows.map((r) => ({ row: claimedRow(r, claim, leaseUntil), claim }));
 }
 
-/** Gives claimed rows back untouched (their host filled up meanwhile, or the worker is stopping). */
+/** Gives claimed rows back untouched (their host filled up meanwhile, or the worker is stopping); a ping claimed as it went in is `pending` already. */
 export async function releaseClaims(db: Database, claimed: Claimed[]): Promise<void> {
   for (const claim of new Set(claimed.map((c) => c.claim))) {
     const ids = claimed.filter((c) => c.claim === claim).map((c) => c.row.id);
     await db.orm.update(deliveries).set({ status: 'pending', claim: null, leaseUntil: null })
-      .where(and(inArray(deliveries.id, ids), eq(deliveries.status, 'sending'), eq(deliveries.claim, claim)));
+      .where(and(inArray(deliveries.id, ids), inArray(deliveries.status, ['sending', 'pending']), eq(deliveries.claim, claim)));
   }
 }
 
@@ -141,7 +145,7 @@ export async function recordAttempts(db: Database, announcer: Announcer, items: 
         history = case when jsonb_array_length(d.history) >= ${HISTORY_KEPT}
           then (d.history - 0) || jsonb_build_array(v.entry) else d.history || jsonb_build_array(v.entry) end
       from jsonb_to_recordset(${json}::jsonb) as v(${COLUMNS})
-      where d.id = v.id and d.claim = v.claim and d.status = 'sending'
+      where d.id = v.id and d.claim = v.claim and d.status in ('sending', 'pending')
       returning d.id`)).map((r) => r.id));
     // the dashboard's `webhook:delivery` of each attempt written, as of the attempt's end
     const told: NewEvent[] = [];

@@ -70,7 +70,8 @@ export class WebhookEndpoints {
   // Opened secrets by their sealed text (a new secret is a new text, so entries never go stale).
   readonly #opened = new Map<string, string>();
 
-  #open(r: WebhookRow): Webhook {
+  /** The endpoint of a row as read, its secret opened (a sealed text is opened once). */
+  opened(r: WebhookRow): Webhook {
     let secret = this.#opened.get(r.secretEnc);
     if (secret === undefined) {
       secret = this.#box.open(r.secretEnc, secretContext(r.merchantId, r.livemode));
@@ -112,7 +113,7 @@ export class WebhookEndpoints {
     const ids = [...new Set(keys.map((k) => k.merchantId))];
     if (ids.length === 0) return out;
     const rows = await ex.select().from(webhooks).where(inArray(webhooks.merchantId, ids));
-    for (const r of rows) out.set(secretContext(r.merchantId, r.livemode), this.#open(r));
+    for (const r of rows) out.set(secretContext(r.merchantId, r.livemode), this.opened(r));
     return out;
   }
 
@@ -125,7 +126,7 @@ export class WebhookEndpoints {
     }).onConflictDoNothing();
     const [row] = await tx.select().from(webhooks)
       .where(and(eq(webhooks.merchantId, merchantId), eq(webhooks.livemode, livemode))).for('update');
-    return this.#open(row);
+    return this.opened(row);
   }
 
   get(merchantId: string, livemode: boolean): Promise<Webhook> {

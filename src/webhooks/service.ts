@@ -45,7 +45,7 @@ export class WebhooksService {
       allowPrivate: config.webhookAllowPrivate, resolve: opts.resolve, ...opts.worker,
     });
     this.subscriber = deliverySubscriber(this.endpoints, () => this.worker.wake());
-    this.#pings = new PingQueue(db);
+    this.#pings = new PingQueue(db, this.endpoints);
   }
 
   /**
@@ -67,16 +67,20 @@ export class WebhooksService {
     return this.worker.stop(graceMs);
   }
 
-  /** Queues one more `ping` to the account URL of the mode (spec 4.1 rule 4): one statement (ping.ts). */
+  /**
+   * Queues one more `ping` to the account URL of the mode (spec 4.1 rule 4): one statement, the row
+   * handed to this process's worker as it goes in when the worker has room (ping.ts).
+   */
   async testPing(merchantId: string, livemode: boolean): Promise<DeliveryRow> {
     const at = this.platform.clock.now();
     const eventId = newEventId(at);
     const row = await orFail(COULD_NOT_QUEUE_TEST, () => this.#pings.queue({
       merchantId, livemode, eventId, eventType: PING, at,
       payload: webhookBody({ id: eventId, type: PING, livemode, createdAt: at, data: { message: PING_MESSAGE } }),
-    }));
+    }, (host) => this.worker.reserve(host)));
     if (!row) throw badRequest(NO_URL_SET_FIRST);
-    this.worker.wake();
+    // A row handed over is being attempted already; one left unclaimed waits for a look at the queue.
+    if (row.claim === null) this.worker.wake();
     return row;
   }
 

@@ -13,6 +13,9 @@ import type { Announcer } from './delivery-store.ts';
 import type { Webhook, WebhookEndpoints } from './endpoints.ts';
 import { secretContext } from './secret-box.ts';
 import { ConnectionPool } from './connection-pool.ts';
+import type { Reservation } from './ping.ts';
+import type { DeliveryRow } from './schema.ts';
+import { randomHex } from '../platform/ids.ts';
 
 /** A claimed row waiting for a slot of its host, with the endpoints as read when it was claimed. */
 interface Waiting {
@@ -55,6 +58,9 @@ export class DeliveryWorker {
   readonly #hosts = new Map<string, number>();
   /** Claimed rows waiting for a slot of their host. */
   readonly #backlog = new Map<string, Waiting[]>();
+  /** Places in a host's backlog promised to rows being inserted already claimed (reserve), not yet started. */
+  readonly #promised = new Map<string, number>();
+  /** Rows in the backlogs, promised places included. */
   #backlogSize = 0;
   readonly #run = new CoalescedRun(
     () => this.#fill().catch((err) => this.#log.error({ err }, 'webhook worker could not claim deliveries')),
@@ -122,13 +128,17 @@ export class DeliveryWorker {
     await this.#run.settled();
     // Rows still waiting for a slot go back to the queue for whichever process runs next.
     const waiting = [...this.#backlog.values()].flat().map((w) => w.c);
+    this.#backlogSize -= waiting.length;
     this.#backlog.clear();
-    this.#backlogSize = 0;
-    await releaseClaims(this.#db, waiting).catch((err) => this.#log.error({ err }, 'webhook worker could not give back its backlog'));
+    await this.#giveBack(waiting);
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.idle(), new Promise((r) => { timer = setTimeout(r, graceMs); })]);
     clearTimeout(timer);
     this.#pool.close();
+  }
+
+  #giveBack(claimed: Claimed[]): Promise<void> {
+    return releaseClaims(this.#db, claimed).catch((err) => this.#log.error({ err }, 'webhook worker could not give back its backlog'));
   }
 
   #poll(): void {
@@ -147,7 +157,7 @@ export class DeliveryWorker {
     for (;;) {
       const room = maxInFlight - this.limiter.inFlight - this.#backlogSize;
       if (room <= 0) { this.#starved = true; return; }
-      const full = [...this.#hosts.keys()].filter((h) => (this.#backlog.get(h)?.length ?? 0) >= maxPerHost);
+      const full = [...this.#hosts.keys()].filter((h) => this.#waitingFor(h) >= maxPerHost);
       // Rows of a full host are left out: look again as soon as its backlog is down to one round.
       if (full.length > 0) this.#starved = true;
       const want = Math.min(room, this.#claimSize);
@@ -161,9 +171,8 @@ export class DeliveryWorker {
         const release = this.#acquire(host);
         if (release) {
           this.#track(this.#attempt(c, snapshot, release));
-        } else if ((this.#backlog.get(host)?.length ?? 0) < BACKLOG_ROUNDS * maxPerHost) {
-          const waiting: Waiting = { c, snapshot: snapshot!, readAt: Date.now() };
-          this.#backlog.set(host, [...(this.#backlog.get(host) ?? []), waiting]);
+        } else if (this.#waitingFor(host) < BACKLOG_ROUNDS * maxPerHost) {
+          this.#wait({ c, snapshot: snapshot!, readAt: Date.now() });
           this.#backlogSize += 1;
         } else {
           giveBack.push(c);
@@ -178,6 +187,65 @@ export class DeliveryWorker {
       }
       if (claimed.length < want || giveBack.length > 0) return;
     }
+  }
+
+  /**
+   * A slot, or a place in the host's backlog, for a row about to be inserted already claimed (the
+   * test ping, ping.ts): null when the worker is not running here, is full, or the host's backlog is
+   * (the row then goes in unclaimed and is taken as any due row). The lease is a claimed row's.
+   */
+  reserve(host: string): Reservation | null {
+    if (this.#stopped || this.#opts.maxInFlight - this.limiter.inFlight - this.#backlogSize <= 0) return null;
+    let release = this.#acquire(host);
+    if (!release) {
+      // No slot now: a place in the host's backlog, as a claimed row would get.
+      if (this.#waitingFor(host) >= BACKLOG_ROUNDS * this.#opts.maxPerHost) return null;
+      this.#promised.set(host, (this.#promised.get(host) ?? 0) + 1);
+      this.#backlogSize += 1;
+    }
+    const unpromise = () => {
+      const left = (this.#promised.get(host) ?? 1) - 1;
+      if (left === 0) this.#promised.delete(host);
+      else this.#promised.set(host, left);
+      this.#backlogSize -= 1;
+    };
+    const claim = randomHex(12);
+    const leaseUntil = new Date(this.#clock.now().getTime() + this.#leaseMs);
+    let settled = false;
+    return {
+      claim, leaseUntil,
+      start: (row: DeliveryRow, webhook: Webhook) => {
+        if (settled) return;
+        settled = true;
+        const snapshot = new Map([[secretContext(row.merchantId, row.livemode), webhook]]);
+        if (release) return this.#track(this.#attempt({ row, claim }, snapshot, release));
+        // A slot may have freed while the row went in; else it waits its turn in the backlog.
+        unpromise();
+        release = this.#acquire(host);
+        if (release) return this.#track(this.#attempt({ row, claim }, snapshot, release));
+        if (this.#stopped) { void this.#giveBack([{ row, claim }]); return; }
+        this.#wait({ c: { row, claim }, snapshot, readAt: Date.now() });
+        this.#backlogSize += 1;
+      },
+      cancel: () => {
+        if (settled) return;
+        settled = true;
+        if (release) release();
+        else unpromise();
+      },
+    };
+  }
+
+  /** Rows waiting for a slot of `host`, places promised included. */
+  #waitingFor(host: string): number {
+    return (this.#backlog.get(host)?.length ?? 0) + (this.#promised.get(host) ?? 0);
+  }
+
+  #wait(w: Waiting): void {
+    const host = w.c.row.host;
+    const queue = this.#backlog.get(host);
+    if (queue) queue.push(w);
+    else this.#backlog.set(host, [w]);
   }
 
   get #leaseMs(): number {
@@ -211,7 +279,7 @@ export class DeliveryWorker {
         if (again) this.#track(this.#attempt(next.c, fresh, again));
       }
       // Look for more when the loop was held back and this host (or the worker) has room again.
-      if (this.#starved && (this.#backlog.get(host)?.length ?? 0) < this.#opts.maxPerHost) {
+      if (this.#starved && this.#waitingFor(host) < this.#opts.maxPerHost) {
         this.#starved = false;
         this.wake();
       }

@@ -6,9 +6,9 @@ import { Database, type Orm } from './database.ts';
 import { ChangeReports } from './change-reports.ts';
 
 /**
- * Connections per process on a PostgreSQL server. Payment creation keeps half of them writing at
- * once (create-statement.ts maxInFlight), tuned on 2 cores with 50 client connections; four
- * processes stay within PostgreSQL's default max_connections of 100.
+ * Connections per process on a PostgreSQL server. Payment creation and the test ping each keep up to
+ * eight of them writing at once (grouped-statements.ts requestGroupsInFlight), tuned on 2 cores with
+ * 50 client connections; four processes stay within PostgreSQL's default max_connections of 100.
  */
 export const POSTGRES_POOL_MAX = 20;
 
