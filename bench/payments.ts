@@ -175,6 +175,9 @@ try {
   if (chosen('webhook')) {
     const [pinged, bareInsert2] = await pair({ url: base, kind: 'webhook-test', keys }, { url: baseline.url, kind: 'bare-insert' });
     line('POST /v1/webhook/test', pinged, bareInsert2, 0.5);
+    // Every ping failed at the closed port and is due again a minute later: tens of thousands of
+    // retries that would land in the pairs measured next. Each pair measures its own route.
+    await db.orm.execute(sql`delete from deliveries where event_type = 'ping'`);
   }
   if (chosen('keyed')) {
     const [keyed, unkeyed] = await pair({ url: base, kind: 'create-keyed', keys }, { url: base, kind: 'create', keys });
