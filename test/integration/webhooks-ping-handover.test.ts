@@ -17,7 +17,8 @@ import { claimDue } from '../../src/webhooks/delivery-queue.ts';
 import { DeliveryWorker } from '../../src/webhooks/worker.ts';
 import { PingQueue, type Ping, type Reservation } from '../../src/webhooks/ping.ts';
 
-const TIMEOUT_MS = 700;
+/** Long enough that a loaded machine still reads a hanging attempt's row before the attempt times out. */
+const TIMEOUT_MS = 2000;
 
 describeEachDb('test ping: grouped, and handed to the worker as it goes in', (h) => {
   let t: TestApp;
@@ -45,10 +46,22 @@ describeEachDb('test ping: grouped, and handed to the worker as it goes in', (h)
   const ping = (a: Account) => t.app.inject({ method: 'POST', url: '/v1/webhook/test', headers: keyHeader(a.testKey), remoteAddress: randomIp() });
   const rowsOf = (merchantId: string): Promise<DeliveryRow[]> => h.db().orm.select().from(deliveries).where(eq(deliveries.merchantId, merchantId));
   const rowOf = async (id: string): Promise<DeliveryRow> => (await h.db().orm.select().from(deliveries).where(eq(deliveries.id, id)))[0];
-  /** A worker of its own (one slot per host, so its backlog is small), with the service's endpoints. */
-  const ownWorker = () => new DeliveryWorker(h.db(), t.platform.outbox, t.platform.clock, t.platform.log, t.services.webhooks.endpoints, {
-    timeoutMs: TIMEOUT_MS, retryDelaysS: t.config.webhookRetryDelaysS, allowPrivate: true, maxPerHost: 1, pollMs: 60_000,
-  });
+  /**
+   * Runs `fn` with a started worker of its own (one slot per host, so its backlog is small; no poll)
+   * and a ping queue, both on the service's endpoints; the worker is stopped after.
+   */
+  const withOwnWorker = async (fn: (worker: DeliveryWorker, queue: PingQueue) => Promise<void>) => {
+    const worker = new DeliveryWorker(h.db(), t.platform.outbox, t.platform.clock, t.platform.log, t.services.webhooks.endpoints, {
+      timeoutMs: TIMEOUT_MS, retryDelaysS: t.config.webhookRetryDelaysS, allowPrivate: true, maxPerHost: 1, pollMs: 60_000,
+    });
+    worker.start();
+    try {
+      await fn(worker, new PingQueue(h.db(), t.services.webhooks.endpoints));
+    } finally {
+      await worker.stop(0);
+      await worker.idle();
+    }
+  };
   const newPing = (): Ping => {
     const at = new Date();
     return { merchantId: acct.merchant.id, livemode: false, eventId: newEventId(at), eventType: 'ping', payload: '{"type":"ping"}', at };
@@ -110,11 +123,8 @@ describeEachDb('test ping: grouped, and handed to the worker as it goes in', (h)
   });
 
   it('records its attempt only while the claim holds: a redelivery meanwhile keeps the redelivered state', async () => {
-    const worker = ownWorker();
-    const queue = new PingQueue(h.db(), t.services.webhooks.endpoints);
-    worker.start();
     rx.behaviour = 'hang';
-    try {
+    await withOwnWorker(async (worker, queue) => {
       const row = (await queue.queue(newPing(), (host) => worker.reserve(host)))!;
       expect(row.claim).not.toBeNull();
       await rx.waitFor(1);
@@ -125,18 +135,12 @@ describeEachDb('test ping: grouped, and handed to the worker as it goes in', (h)
       const after = await rowOf(row.id);
       expect(after).toMatchObject({ status: 'pending', attempts: 0, claim: null, leaseUntil: null, lastError: null });
       expect(after.history[1]).toMatchObject({ error: `timeout after ${TIMEOUT_MS} ms`, note: 'recorded late: the delivery was redelivered or taken over meanwhile' });
-    } finally {
-      await worker.stop(0);
-      await worker.idle();
-    }
+    });
   });
 
   it('waits in its host\'s backlog when the host has no free slot, and goes in unclaimed once that backlog is full', async () => {
-    const worker = ownWorker();
-    const queue = new PingQueue(h.db(), t.services.webhooks.endpoints);
-    worker.start();
     rx.behaviour = 'hang';
-    try {
+    await withOwnWorker(async (worker, queue) => {
       // One slot and a backlog of two rounds of one slot: three handed over, the fourth left to the queue.
       const rows: DeliveryRow[] = [];
       for (let i = 0; i < 4; i++) rows.push((await queue.queue(newPing(), (host) => worker.reserve(host)))!);
@@ -153,17 +157,11 @@ describeEachDb('test ping: grouped, and handed to the worker as it goes in', (h)
       await worker.stop(0);
       expect(await rowOf(rows[2].id)).toMatchObject({ status: 'pending', claim: null, leaseUntil: null, attempts: 0 });
       expect(rx.got.map((g) => g.headers['x-webhook-id'])).not.toContain(rows[2].id);
-    } finally {
-      await worker.stop(0);
-      await worker.idle();
-    }
+    });
   });
 
   it('gives the slot back when the insert fails, so the host is not held by a ping that never went in', async () => {
-    const worker = ownWorker();
-    const queue = new PingQueue(h.db(), t.services.webhooks.endpoints);
-    worker.start();
-    try {
+    await withOwnWorker(async (worker, queue) => {
       const first = newPing();
       expect(await queue.queue(first, (host) => worker.reserve(host))).not.toBeNull();
       await rx.waitFor(1);
@@ -171,10 +169,10 @@ describeEachDb('test ping: grouped, and handed to the worker as it goes in', (h)
       // The same event id again: the unique index refuses the row.
       await expect(queue.queue({ ...first, at: new Date() }, (host) => worker.reserve(host))).rejects.toThrow();
       expect(worker.limiter.inFlight).toBe(0);
-      expect(worker.reserve(new URL(rx.url).hostname)).not.toBeNull();
-    } finally {
-      await worker.stop(0);
-    }
+      const again = worker.reserve(new URL(rx.url).hostname);
+      expect(again).not.toBeNull();
+      again!.cancel();
+    });
   });
 
   it('sends the pings that arrive together as one statement, each answered its own row', async () => {
