@@ -217,13 +217,17 @@ export class DeliveryWorker {
       start: (row: DeliveryRow, webhook: Webhook) => {
         if (settled) return;
         settled = true;
+        if (!release) unpromise();
+        // Stopped while the row went in: no attempt starts now, the row goes back to the queue at once.
+        if (this.#stopped) {
+          release?.();
+          void this.#giveBack([{ row, claim }]);
+          return;
+        }
         const snapshot = new Map([[secretContext(row.merchantId, row.livemode), webhook]]);
-        if (release) return this.#track(this.#attempt({ row, claim }, snapshot, release));
         // A slot may have freed while the row went in; else it waits its turn in the backlog.
-        unpromise();
-        release = this.#acquire(host);
+        release ??= this.#acquire(host);
         if (release) return this.#track(this.#attempt({ row, claim }, snapshot, release));
-        if (this.#stopped) { void this.#giveBack([{ row, claim }]); return; }
         this.#wait({ c: { row, claim }, snapshot, readAt: Date.now() });
         this.#backlogSize += 1;
       },

@@ -160,6 +160,19 @@ describeEachDb('test ping: grouped, and handed to the worker as it goes in', (h)
     });
   });
 
+  it('goes back to the queue at once, unattempted, when the worker stopped while the row went in', async () => {
+    await withOwnWorker(async (worker, queue) => {
+      // The process begins to shut down between the reservation and the insert's answer.
+      const row = (await queue.queue(newPing(), (host) => { const r = worker.reserve(host); void worker.stop(0); return r; }))!;
+      expect(row.claim).not.toBeNull();
+      await waitUntil(async () => (await rowOf(row.id)).claim === null);
+      expect(await rowOf(row.id)).toMatchObject({ status: 'pending', attempts: 0, leaseUntil: null });
+      await worker.idle();
+      expect(rx.got).toEqual([]);
+      expect(worker.limiter.inFlight).toBe(0);
+    });
+  });
+
   it('gives the slot back when the insert fails, so the host is not held by a ping that never went in', async () => {
     await withOwnWorker(async (worker, queue) => {
       const first = newPing();
