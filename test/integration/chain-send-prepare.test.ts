@@ -2,7 +2,8 @@
 // balances set to the wei): a hot wallet holding exactly what a payout needs sends it and one unit
 // less waits for funds; a share paying its own fee sends what is left after every fee, and nothing
 // when nothing is left; a token deposit address short of gas asks for one top-up covering every
-// unsent transfer from it; a key that does not belong to the sending address never signs.
+// unsent transfer from it; a fee bump is signed only when it can be paid; a key that does not
+// belong to the sending address never signs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeFunctionData, erc20Abi, type Address } from 'viem';
 import { generateMnemonic } from '@scure/bip39';
@@ -12,10 +13,10 @@ import { fundHotWallet, type EvmNodes } from '../harness/chain-send.ts';
 import { uid } from '../harness/accounts.ts';
 import { ADDR } from '../harness/settlement.ts';
 import { NodeEndpoints } from '../../src/chains/rpc/endpoints.ts';
-import { EvmFamily, EvmRpc, feeFor, maxPrice } from '../../src/chains/evm/send/index.ts';
+import { bumpFee, EvmFamily, EvmRpc, feeFor, maxPrice } from '../../src/chains/evm/send/index.ts';
 import { WalletKeys } from '../../src/chains/wallets/keys.ts';
 import { paysOwnFee } from '../../src/chains/transfers/intents.ts';
-import type { Preparation, TransferPurpose, TransferRow } from '../../src/chains/transfers/index.ts';
+import type { AttemptRow, Preparation, TransferPurpose, TransferRow } from '../../src/chains/transfers/index.ts';
 import type { TokenSymbol } from '../../src/tokens/index.ts';
 
 describe.runIf(anvilOrSkip())('EVM family: prepare at the edges', () => {
@@ -99,6 +100,22 @@ describe.runIf(anvilOrSkip())('EVM family: prepare at the edges', () => {
     await setBalance(deposit, held);
     const need = await reserveOf(tokenCall(deposit, merchant.amount)) + await reserveOf(tokenCall(deposit, service.amount));
     expect(await family.prepare(merchant, ctx([merchant, service]))).toEqual({ kind: 'top_up', amount: need - held });
+  });
+
+  it('a fee bump the hot wallet cannot pay is not signed (the last transaction stays); one it can pay keeps the nonce and what it moves', async () => {
+    const amount = 1_000_000n;
+    await fundHotWallet(nodes(), 'ethereum', hot, 0n, amount);
+    const payout = transfer({ token: 'USDT_ERC20', purpose: 'payout', fromRole: 'hot', fromIndex: null, fromAddress: hot, amount });
+    const gas = await rpc.estimateGas(tokenCall(hot, amount));
+    const last: AttemptRow = {
+      transferId: payout.id, n: 1, txId: '0x01', raw: '0x', nonce: 4n, value: amount, feeReserve: 0n, createdAt: new Date(), broadcastAt: new Date(),
+      fee: { type: 'eip1559', gas: gas.toString(), maxFeePerGas: '1000000000', maxPriorityFeePerGas: '1000000000' },
+    };
+    const need = gas * maxPrice(bumpFee({ type: 'eip1559', maxFeePerGas: 1_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n }, feeFor(await family.prices())));
+    await setBalance(hot, need - 1n);
+    expect(await family.replace(payout, last, ctx())).toBeNull();
+    await setBalance(hot, need);
+    expect(await family.replace(payout, last, ctx())).toMatchObject({ nonce: 4n, value: amount, feeReserve: need });
   });
 
   it('a transfer whose sending address is not the one its key derives is refused, never signed', async () => {
