@@ -14,54 +14,12 @@ import { outgoingTransfers, recordTransfer, type TransferRow } from '../../src/c
 import { transferById } from '../../src/chains/transfers/store.ts';
 import { giveBackNonce, lockSender, takeNonce, type Sender } from '../../src/chains/transfers/nonces.ts';
 import { ChainStepper, NOTE_NONCE_TAKEN } from '../../src/chains/transfers/stepper.ts';
-import type { AttemptRow } from '../../src/chains/transfers/schema.ts';
-import { ACTIVE_STATUSES, type BroadcastOutcome, type Inclusion, type SignedTx, type TransferFamily, type TransferOutcomes } from '../../src/chains/transfers/types.ts';
+import { ACTIVE_STATUSES, type TransferOutcomes } from '../../src/chains/transfers/types.ts';
+import { ScriptedChain } from '../harness/scripted-chain.ts';
 
 const CONFIRMATIONS = 3;
 const STUCK_MS = 60_000;
 const RETRY_MS = [1_000];
-
-/** A chain the test scripts: what it answers is what the fields say. */
-class ScriptedChain implements TransferFamily {
-  readonly chain = 'ethereum' as const;
-  readonly usesNonces = true;
-  readonly stuckAfterMs = STUCK_MS;
-  height = 100n;
-  /** Transactions of the sender in the best chain, as of a block (the latest when none). */
-  nonce: (at?: bigint) => bigint = () => 0n;
-  included = new Map<string, Inclusion>();
-  known = async (txId: string) => this.pool.has(txId);
-  pool = new Set<string>();
-  next: BroadcastOutcome[] = [];
-  broadcasts: string[] = [];
-  signed: SignedTx[] = [];
-  readonly hot: string;
-  constructor(hot: string) { this.hot = hot; }
-  hotAddress(): string { return this.hot; }
-  async tip(): Promise<bigint> { return this.height; }
-  async chainNonce(_address: string, at?: bigint): Promise<bigint> { return this.nonce(at); }
-  #sign(t: TransferRow, nonce: bigint | null, fee: bigint): SignedTx {
-    const s: SignedTx = { txId: `0x${uid()}`, raw: `raw:${t.id}:${nonce}:${fee}`, nonce, value: t.amount, fee: { maxFeePerGas: String(fee) }, feeReserve: fee };
-    this.signed.push(s);
-    return s;
-  }
-  async prepare(t: TransferRow) {
-    return { kind: 'ready' as const, sign: async (nonce: bigint | null) => this.#sign(t, nonce, 10n) };
-  }
-  async replace(t: TransferRow, last: AttemptRow): Promise<SignedTx> {
-    return this.#sign(t, last.nonce, last.feeReserve * 2n);
-  }
-  async broadcast(raw: string): Promise<BroadcastOutcome> {
-    this.broadcasts.push(raw);
-    const out = this.next.shift() ?? { kind: 'accepted' };
-    if (out.kind === 'accepted') this.pool.add(this.signed.find((s) => s.raw === raw)!.txId);
-    return out;
-  }
-  async inclusion(txIds: readonly string[]): Promise<Inclusion | null> {
-    for (const id of txIds) { const inc = this.included.get(id); if (inc) return inc; }
-    return null;
-  }
-}
 
 describeEachDb('transfer stepper', (h) => {
   let clock: ManualClock;
@@ -82,7 +40,7 @@ describeEachDb('transfer stepper', (h) => {
     clock = new ManualClock();
     // a fresh sender each test: nonces are kept per address
     hot = `0x${uid().padEnd(40, '0').slice(0, 40)}`;
-    chain = new ScriptedChain(hot);
+    chain = new ScriptedChain(hot, STUCK_MS);
     stepper = new ChainStepper(h.db(), chain, outcomes, clock, log, { confirmations: CONFIRMATIONS, retryDelaysMs: RETRY_MS, maxReplacements: 1, concurrency: 1 }, () => {});
     ended.length = 0;
   });
@@ -166,6 +124,31 @@ describeEachDb('transfer stepper', (h) => {
     await passAt(100n);
     expect(await row(a)).toMatchObject({ status: 'failed', failures: 2, lastError: 'still refused' });
     expect(ended).toEqual([{ kind: 'failed', id: a.id }]);
+  });
+
+  it('a broadcast refused for want of funds gives its nonce back and waits for funds, counting no failure; funded, it is signed with that nonce', async () => {
+    chain.nonce = () => 3n;
+    const t = await record();
+    chain.next.push({ kind: 'no_funds', why: 'insufficient funds for gas * price + value' });
+    await passAt(100n);
+    expect(await row(t)).toMatchObject({ status: 'recorded', waiting: 'funds', nonce: null, failures: 0, lastError: 'insufficient funds for gas * price + value' });
+    expect(ended).toEqual([]);
+    await passAt(100n);
+    expect(await row(t)).toMatchObject({ status: 'sent', waiting: null, nonce: 3n, failures: 0 });
+    expect(chain.signed.map((s) => s.nonce)).toEqual([3n, 3n]);
+  });
+
+  it('"nonce used" for a clear broadcast none of whose transactions is mined: signed again with the chain\'s next nonce, no failure counted', async () => {
+    chain.nonce = () => 3n;
+    const t = await record();
+    chain.next.push({ kind: 'nonce_used', why: 'nonce too low' });
+    await passAt(100n);
+    expect(await row(t)).toMatchObject({ status: 'recorded', nonce: null, failures: 0, lastError: NOTE_NONCE_TAKEN });
+    // someone else's transaction took nonce 3
+    chain.nonce = () => 4n;
+    await passAt(100n);
+    expect(await row(t)).toMatchObject({ status: 'sent', nonce: 4n });
+    expect(chain.signed.map((s) => s.nonce)).toEqual([3n, 4n]);
   });
 
   it('a broadcast no node answered clearly keeps its nonce: a later refusal or "nonce used" never signs it again (it may be out there)', async () => {

@@ -1,0 +1,177 @@
+// "Intent before side effect", point by point: the service dies at each moment of sending (while
+// signing, at the broadcast before or after the node took it, at a fee bump's broadcast) and a new
+// stepper over the same database (the restart) finishes the transfer without losing it or sending
+// it twice; and a second process whose pass read the rows before the first one signed never signs
+// again. The anvil kill -9 files (chain-send-crash, chain-convert-crash) show the same end to end;
+// these reach every moment, and fail if a broadcast ever precedes the commit of what it sends.
+import { beforeEach, expect, it } from 'vitest';
+import { asc, eq, inArray } from 'drizzle-orm';
+import { describeEachDb } from '../harness/databases.ts';
+import { uid } from '../harness/accounts.ts';
+import { ADDR } from '../harness/settlement.ts';
+import { Crash, ScriptedChain } from '../harness/scripted-chain.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import { outgoingAttempts, outgoingTransfers, recordTransfer, type TransferRow } from '../../src/chains/transfers/index.ts';
+import { transferById } from '../../src/chains/transfers/store.ts';
+import { ChainStepper } from '../../src/chains/transfers/stepper.ts';
+import { ACTIVE_STATUSES, type TransferOutcomes } from '../../src/chains/transfers/types.ts';
+
+const CONFIRMATIONS = 3;
+const STUCK_MS = 60_000;
+
+describeEachDb('transfer stepper: crashes and a second process', (h) => {
+  let clock: ManualClock;
+  let chain: ScriptedChain;
+  let stepper: ChainStepper;
+  let hot: string;
+  const ended: Array<{ kind: string; id: string }> = [];
+  /** The next report of a final transfer dies (the process is killed while the settlement or payout is told). */
+  let crashReporting = false;
+  const outcomes: TransferOutcomes = {
+    async final(_tx, t) {
+      if (crashReporting) {
+        crashReporting = false;
+        throw new Crash('while reporting a final transfer');
+      }
+      ended.push({ kind: 'final', id: t.id });
+    },
+    async failed(_tx, t) { ended.push({ kind: 'failed', id: t.id }); },
+    async canceled(_tx, t) { ended.push({ kind: 'canceled', id: t.id }); },
+  };
+  const log = createLogger('silent');
+  /** A process's stepper: nothing but the database (and the node) carries over between two of them. */
+  const newProcess = () => new ChainStepper(h.db(), chain, outcomes, clock, log, { confirmations: CONFIRMATIONS, retryDelaysMs: [1_000], maxReplacements: 3, concurrency: 1 }, () => {});
+
+  beforeEach(async () => {
+    // each test sees only its own transfers: those an earlier test left open are closed
+    await h.db().orm.update(outgoingTransfers).set({ status: 'canceled' }).where(inArray(outgoingTransfers.status, [...ACTIVE_STATUSES]));
+    clock = new ManualClock();
+    hot = `0x${uid().padEnd(40, '0').slice(0, 40)}`;
+    chain = new ScriptedChain(hot, STUCK_MS);
+    stepper = newProcess();
+    ended.length = 0;
+    crashReporting = false;
+  });
+
+  const record = () => recordTransfer(h.db().orm, {
+    chain: 'ethereum', livemode: true, purpose: 'payout', token: 'ETH', fromAddress: hot, fromIndex: null, fromRole: 'hot',
+    toAddress: ADDR.EVM_2, amount: 1_000n, reference: `po_${uid()}`,
+  }, clock.now());
+  const row = async (t: TransferRow) => (await transferById(h.db().orm, t.id))!;
+  const stored = (t: TransferRow) => h.db().orm.select().from(outgoingAttempts).where(eq(outgoingAttempts.transferId, t.id)).orderBy(asc(outgoingAttempts.n));
+  const passAt = async (s: ChainStepper, tip: bigint) => { chain.height = tip; await s.pass(); };
+  /** Mines the transfer's signed transaction `i` in `block` and passes until it is final. */
+  const finish = async (s: ChainStepper, t: TransferRow, i: number, block: bigint) => {
+    chain.mine(chain.signed[i], block);
+    await passAt(s, block + BigInt(CONFIRMATIONS) - 1n);
+    expect(await row(t)).toMatchObject({ status: 'final', txId: chain.signed[i].txId });
+    expect(ended).toEqual([{ kind: 'final', id: t.id }]);
+  };
+
+  it('killed while signing: nothing was taken, the restart signs with the same nonce', async () => {
+    chain.nonce = () => 6n;
+    const t = await record();
+    chain.crashSigning = true;
+    await passAt(stepper, 100n);
+    expect(await row(t)).toMatchObject({ status: 'recorded', nonce: null });
+    expect(await stored(t)).toEqual([]);
+    await passAt(newProcess(), 100n);
+    expect(await row(t)).toMatchObject({ status: 'sent', nonce: 6n });
+    expect(chain.signed.map((s) => s.nonce)).toEqual([6n]);
+  });
+
+  it('killed at the broadcast before the node heard of it: the signed bytes were stored first, the restart broadcasts those bytes', async () => {
+    chain.nonce = () => 4n;
+    const t = await record();
+    chain.crashNext('before-node');
+    await passAt(stepper, 100n);
+    // what was being broadcast is committed: the signed bytes and their nonce
+    expect(await row(t)).toMatchObject({ status: 'signed', nonce: 4n, uncertain: false });
+    expect((await stored(t)).map((a) => [a.raw, a.nonce])).toEqual([[chain.broadcasts[0], 4n]]);
+    const restarted = newProcess();
+    await passAt(restarted, 100n);
+    expect(await row(t)).toMatchObject({ status: 'sent', nonce: 4n });
+    expect(chain.broadcasts).toEqual([chain.signed[0].raw, chain.signed[0].raw]);
+    expect(chain.signed).toHaveLength(1);
+    // the nonce stays taken: the next transfer gets the one after it
+    const next = await record();
+    await passAt(restarted, 100n);
+    expect((await row(next)).nonce).toBe(5n);
+    await finish(restarted, t, 0, 101n);
+  });
+
+  it('killed after the node took the broadcast (the answer lost): the restart finds it mined and never signs it again', async () => {
+    chain.nonce = () => 2n;
+    const t = await record();
+    chain.crashNext('after-node');
+    await passAt(stepper, 100n);
+    expect(await row(t)).toMatchObject({ status: 'signed', nonce: 2n, uncertain: false });
+    // mined while the service was down: broadcast again, the node answers that its nonce is used
+    chain.mine(chain.signed[0], 101n);
+    chain.nonce = () => 3n;
+    chain.next.push({ kind: 'nonce_used', why: 'nonce too low' });
+    const restarted = newProcess();
+    await passAt(restarted, 101n);
+    expect(await row(t)).toMatchObject({ status: 'mined', txId: chain.signed[0].txId, nonce: 2n });
+    expect(chain.signed).toHaveLength(1);
+    await finish(restarted, t, 0, 101n);
+    expect(chain.signed).toHaveLength(1);
+  });
+
+  it('killed at a fee bump\'s broadcast: the replacement was stored first; mined, it is the one counted and nothing is signed again', async () => {
+    chain.nonce = () => 9n;
+    const t = await record();
+    await passAt(stepper, 100n);
+    clock.advance(STUCK_MS);
+    chain.crashNext('after-node');
+    await passAt(stepper, 100n);
+    expect(chain.signed.map((s) => s.nonce)).toEqual([9n, 9n]);
+    expect((await stored(t)).map((a) => a.raw)).toEqual([chain.signed[0].raw, chain.signed[1].raw]);
+    // the replacement is mined in block 101 (the first one leaves the pool): nonce 9 is used from there on
+    chain.pool.delete(chain.signed[0].txId);
+    chain.nonce = (at) => (at === undefined || at >= 101n ? 10n : 9n);
+    const restarted = newProcess();
+    clock.advance(STUCK_MS);
+    await finish(restarted, t, 1, 101n);
+    expect(chain.signed).toHaveLength(2);
+  });
+
+  it('killed while a final transfer is reported: it is final only with its report, so the restart reports it, once', async () => {
+    const t = await record();
+    await passAt(stepper, 100n);
+    chain.mine(chain.signed[0], 101n);
+    crashReporting = true;
+    await passAt(stepper, 101n + BigInt(CONFIRMATIONS) - 1n);
+    expect(await row(t)).toMatchObject({ status: 'mined', finalAt: null });
+    expect(ended).toEqual([]);
+    await finish(newProcess(), t, 0, 101n);
+  });
+
+  it('a second process whose pass read the transfer before the first one signed it does not sign it again', async () => {
+    const t = await record();
+    const other = newProcess();
+    // the first process's whole pass happens while the second prepares the same transfer
+    chain.onPrepare = async () => { chain.onPrepare = null; await passAt(other, 100n); };
+    await passAt(stepper, 100n);
+    expect(await row(t)).toMatchObject({ status: 'sent', nonce: 0n });
+    expect(chain.signed).toHaveLength(1);
+    expect(await stored(t)).toHaveLength(1);
+    const next = await record();
+    await passAt(stepper, 100n);
+    expect((await row(next)).nonce).toBe(1n);
+  });
+
+  it('a transaction no node has taken yet holds back its sender\'s next one, also in a process that read the rows before it was signed', async () => {
+    const first = await record();
+    const second = await record();
+    const other = newProcess();
+    // no node answers the first one's broadcast clearly: signed, its nonce possibly out there
+    chain.next.push({ kind: 'uncertain', why: 'socket hang up' });
+    chain.onPrepare = async () => { chain.onPrepare = null; await passAt(other, 100n); };
+    await passAt(stepper, 100n);
+    expect(await row(first)).toMatchObject({ status: 'signed', uncertain: true, nonce: 0n });
+    expect(await row(second)).toMatchObject({ status: 'recorded', nonce: null });
+    expect(chain.signed).toHaveLength(1);
+  });
+});
