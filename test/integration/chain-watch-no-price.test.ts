@@ -2,7 +2,9 @@
 // chain's cursor must move on. It is kept (deposits_awaiting_price), the blocks after it are read
 // as usual, and once the coin is priced again the next pass records it as the payment's deposit
 // (seen when it arrived, valued at the price of then, `payment.wrong_asset`), also when another
-// process has taken the chain over meanwhile.
+// process has taken the chain over meanwhile. Its transaction moved by a reorganisation to a block
+// the watcher has not reached yet is recorded only once the watcher reaches it: that block may still
+// be replaced by one without it, and then nothing arrived.
 import { afterAll, beforeAll, expect, it, describe } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { describeEachDb } from '../harness/databases.ts';
@@ -11,7 +13,9 @@ import { useEvmNodes } from '../harness/evm-nodes.ts';
 import { FakeExchanges } from '../harness/exchanges.ts';
 import { createLivePayment, merchantWithAddresses, owed, pay, startChainApp, type ChainApp } from '../harness/chain-send.ts';
 import { eventTypes, paymentNow, watchOnce } from '../harness/chain-watch.ts';
-import { chainCursors } from '../../src/chains/watch/index.ts';
+import type { Hex } from 'viem';
+import { ChainWatching, chainCursors } from '../../src/chains/watch/index.ts';
+import { chainReaders } from '../../src/chains/watching/index.ts';
 import { depositsAwaitingPrice } from '../../src/chains/watch/schema.ts';
 import { deposits } from '../../src/payments/index.ts';
 
@@ -100,6 +104,66 @@ describe.runIf(anvilOrSkip())('a wrong-asset deposit while its coin has no price
       } finally {
         await other.close();
       }
+    });
+  });
+
+  describeEachDb('moved above the watcher\'s finished height by a reorganisation', (h) => {
+    let t: ChainApp;
+    let fx: FakeExchanges;
+    // the app's own watcher is never run: this one, over the same parts, stops after each block
+    let watching: ChainWatching;
+    const eth = () => nodes.eth;
+    beforeAll(async () => {
+      fx = await FakeExchanges.start();
+      t = await startChainApp(h.db(), nodes, { MARKET_FILE: '', ...fx.env() });
+      await t.services.market.refresh();
+      const readers = chainReaders(t.platform.config, t.services.nodes).filter((r) => r.chain === 'ethereum');
+      watching = new ChainWatching(t.platform, t.services.nodes, readers, { intake: t.services.payments.intake, market: t.services.market }, { maxBlocksPerPass: 1 });
+      await caughtUp();
+    });
+    afterAll(async () => { await watching?.stop(); await t?.close(); await fx?.close(); });
+
+    const pass = async () => {
+      await watching.runOnce();
+      await t.platform.outbox.drainNow();
+    };
+    async function caughtUp(): Promise<void> {
+      const tip = await eth().client.getBlockNumber();
+      for (let i = 0; i < 20 && (watching.states()[0]?.height ?? -1n) < tip; i++) await pass();
+      expect(watching.states()[0].height).toBe(tip);
+    }
+    const reorg = (depth: number) => eth().test.request({ method: 'anvil_reorg', params: [depth, []] } as never);
+    const kept = (paymentId: string) => t.platform.db.orm.select().from(depositsAwaitingPrice).where(eq(depositsAwaitingPrice.paymentId, paymentId));
+
+    it('is not recorded before the watcher reaches its new block; that block replaced without it, it is never recorded', async () => {
+      const m = await merchantWithAddresses(t, ['ETH']);
+      const p = await createLivePayment(t, m, 'ETH');
+      fx.prices.USDT = '0.90';
+      await t.services.market.refresh();
+      const usdt = await pay(nodes, 'USDT_ERC20', p.deposit_address, 7_000_000n);
+      const raw = await eth().client.request({ method: 'eth_getRawTransactionByHash', params: [usdt.hash] } as never) as Hex;
+      await caughtUp();
+      expect(await kept(p.id)).toHaveLength(1);
+
+      // its block replaced; two blocks later it is mined again, three blocks above the watcher
+      await reorg(1);
+      await eth().mine(2);
+      await eth().client.request({ method: 'eth_sendRawTransaction', params: [raw] });
+      await eth().client.waitForTransactionReceipt({ hash: usdt.hash, pollingInterval: 20 });
+      fx.reset();
+      t.clock.advance(5_000);
+      await t.services.market.refresh();
+      await pass();
+      expect(watching.states()[0].height).toBe(usdt.block);
+      expect((await paymentNow(t, m.acct.liveKey, p.id)).deposits).toEqual([]);
+      expect(await kept(p.id)).toHaveLength(1);
+
+      // that block is replaced in turn, without it: the money never arrived
+      await reorg(1);
+      await eth().mine(3);
+      await caughtUp();
+      expect((await paymentNow(t, m.acct.liveKey, p.id)).deposits).toEqual([]);
+      expect(await kept(p.id)).toHaveLength(1);
     });
   });
 });

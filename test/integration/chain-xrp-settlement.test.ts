@@ -127,6 +127,18 @@ describeEachDb('XRP paid, confirmed, settled on the simulated rippled', (h) => {
     expect(await settings()).toHaveLength(1);
   });
 
+  it('a tag no payment holds (a customer\'s typo) is unmatched with that tag, and credits no payment', async () => {
+    const p = await createLivePayment(t, { acct, addresses: {}, addressIds: {} }, 'XRP');
+    const owed = drops(p.crypto_amount);
+    // tags are issued from 100000 up: 7 is nobody's
+    const stray = payXrp(sim, p.deposit_address, owed, 7);
+    sim.close();
+    await watch();
+    expect(await getPayment(t.app, acct.liveKey, p.id)).toMatchObject({ status: 'pending', deposits: [] });
+    const rows = await t.platform.db.orm.select().from(unmatchedDeposits).where(eq(unmatchedDeposits.txId, stray));
+    expect(rows).toEqual([expect.objectContaining({ chain: 'xrp', address: p.deposit_address, destinationTag: 7, amount: owed, paymentId: null })]);
+  });
+
   it('a partial payment counts for what it delivered, never for its Amount', async () => {
     const p = await createLivePayment(t, { acct, addresses: {}, addressIds: {} }, 'XRP');
     const owed = drops(p.crypto_amount);

@@ -66,6 +66,17 @@ describe('Tron blockTransfers of known blocks', () => {
     ]);
   });
 
+  it('keeps two transactions paying one address apart: each is its own deposit of its own amount', () => {
+    // summing across them would credit the first with money it never moved and lose the second's id
+    const infos = [info(1, [log(A, 2_000_000)]), info(2, [log(A, 500_000)])];
+    expect(blockTransfers([trx(3, A, 1_000), trx(4, A, 2_000)], infos, contracts)).toEqual([
+      { txId: id(3), to: A, token: 'TRX', amount: 1_000n, from: SENDER },
+      { txId: id(4), to: A, token: 'TRX', amount: 2_000n, from: SENDER },
+      { txId: id(1), to: A, token: 'USDT_TRC20', amount: 2_000_000n, from: SENDER },
+      { txId: id(2), to: A, token: 'USDT_TRC20', amount: 500_000n, from: SENDER },
+    ]);
+  });
+
   it('never counts the logs of a failed call: receipt not SUCCESS, or result FAILED', () => {
     expect(blockTransfers([], [info(1, [log(A, 2_000_000)], 'REVERT')], contracts)).toEqual([]);
     expect(blockTransfers([], [info(2, [log(A, 2_000_000)], 'OUT_OF_ENERGY')], contracts)).toEqual([]);

@@ -41,6 +41,8 @@ describe('paymentOf', () => {
 
   it('leaves out a tag that is not a whole number of at least 0', () => {
     for (const tag of [-1, 1.5, '77']) expect(paymentOf(v2({ DestinationTag: tag }))).not.toHaveProperty('tag');
+    // 0 is a tag like any other: read as none, the payment would look untagged
+    expect(paymentOf(v2({ DestinationTag: 0 }))).toHaveProperty('tag', 0);
   });
 });
 

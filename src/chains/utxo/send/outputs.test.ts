@@ -40,6 +40,24 @@ describe('planOutputs', () => {
   });
 });
 
+describe('planOutputs at its edges', () => {
+  const net = { id: 'a', to: 'merchant', amount: 10_000n, paysOwnFee: false };
+  const payer = (id: string, amount: bigint) => ({ id, to: id, amount, paysOwnFee: true });
+
+  it('makes a share left at exactly the dust limit, and takes a share equal to the fee whole', () => {
+    // the property above draws amounts at random and almost never lands on these equalities
+    expect(planOutputs(10_000n + DUST + 100n, [net, payer('s', DUST + 100n)], 100n, DUST))
+      .toEqual({ ok: true, outputs: [{ transferId: 'a', to: 'merchant', amount: 10_000n }, { transferId: 's', to: 's', amount: DUST }], fee: 100n });
+    expect(planOutputs(10_100n, [net, payer('s', 100n)], 100n, DUST))
+      .toEqual({ ok: true, outputs: [{ transferId: 'a', to: 'merchant', amount: 10_000n }], fee: 100n });
+  });
+
+  it('a fee larger than the first transfer paying it is finished by the next one, never left short', () => {
+    expect(planOutputs(10_000n + 50n + 5_000n, [net, payer('s', 50n), payer('w', 5_000n)], 120n, DUST))
+      .toEqual({ ok: true, outputs: [{ transferId: 'a', to: 'merchant', amount: 10_000n }, { transferId: 'w', to: 'w', amount: 4_930n }], fee: 120n });
+  });
+});
+
 describe('selectExact', () => {
   const u = (txid: string, vout: number, amount: bigint, height: number): Unspent => ({ txid, vout, amount, height });
 
