@@ -31,6 +31,7 @@ import { eq, sql } from 'drizzle-orm';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import { bootPlatform } from '../src/platform/boot.ts';
+import { PING } from '../src/webhooks/routing.ts';
 import { openScratchDatabase } from '../test/harness/scratch-db.ts';
 import { queryRows } from '../src/platform/db/index.ts';
 import { POSTGRES_POOL_MAX } from '../src/platform/db/connect.ts';
@@ -177,7 +178,7 @@ try {
     line('POST /v1/webhook/test', pinged, bareInsert2, 0.5);
     // Every ping failed at the closed port and is due again a minute later: tens of thousands of
     // retries that would land in the pairs measured next. Each pair measures its own route.
-    await db.orm.execute(sql`delete from deliveries where event_type = 'ping'`);
+    await db.orm.execute(sql`delete from deliveries where event_type = ${PING}`);
   }
   if (chosen('keyed')) {
     const [keyed, unkeyed] = await pair({ url: base, kind: 'create-keyed', keys }, { url: base, kind: 'create', keys });

@@ -3,13 +3,13 @@
 // event, the socket event `payment.created` and the deadline timer, chained by CTEs on the rows
 // actually inserted. One statement is one atomic change and a single round trip.
 //
-// The creations that arrive together go in one statement (group write): a group of REQUEST_GROUP_SEND_AT as soon
-// as it is full, what is left at the end of the event-loop turn then, a lone creation at once. Under
-// load a dozen creations cost one round trip, one plan and one commit instead of twelve. The rows travel as JSON
-// arrays, so the statement text is the same whatever the batch size and each pooled connection
-// prepares it once. The audit row is recordAudit's own (auditRow); the event, queue and timer rows
-// mirror what appendEvent and scheduleTimer write (same tables, same shapes); create.ts uses those
-// helpers directly when a simulation starts with the payment.
+// The creations that arrive together go in one statement (group write): a group of
+// REQUEST_GROUP_SEND_AT as soon as it is full, what is left at the end of the event-loop turn then.
+// Under load a dozen creations cost one round trip, one plan and one commit instead of twelve. The
+// rows travel as JSON arrays, so the statement text is the same whatever the batch size and each
+// pooled connection prepares it once. The audit row is recordAudit's own (auditRow); the event,
+// queue and timer rows mirror what appendEvent and scheduleTimer write (same tables, same shapes);
+// create.ts uses those helpers directly when a simulation starts with the payment.
 import type { Database } from '../platform/db/index.ts';
 import { GroupedStatements, REQUEST_GROUP_SEND_AT, requestGroupsInFlight } from '../platform/grouped-statements.ts';
 import { newEventId } from '../platform/ids.ts';
@@ -112,8 +112,8 @@ export class CreatedPaymentWriter {
       const inserted = await this.#run(items);
       return items.map((i) => inserted.has(i.payment.id));
     }, {
-      // Half the pool, so it keeps connections for everything else; PGlite runs one statement at a
-      // time: a second in flight would only wait.
+      // Half the pool at most, so it keeps connections for everything else; PGlite runs one
+      // statement at a time: a second in flight would only wait.
       maxInFlight: db.pool ? requestGroupsInFlight(db.pool.options.max ?? 10) : 1,
       sendAt: REQUEST_GROUP_SEND_AT,
     });

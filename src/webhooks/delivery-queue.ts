@@ -20,6 +20,12 @@ const CLAIMED_COLUMNS = sql.raw(`d.id, d.merchant_id, d.livemode, d.target, d.ur
   d.payload, d.attempts, d.max_attempts, d.next_attempt_at, d.last_status_code, d.last_error, d.last_attempt_at, d.delivered_at,
   d.created_at`);
 
+/**
+ * The statuses a row under a claim can have: `sending` when the queue claimed it, `pending` when a
+ * ping went in already claimed (ping.ts). Giving back and recording match the claim in either.
+ */
+const UNDER_CLAIM = ['sending', 'pending'] as const;
+
 /** A row as claimed: `sending` under the claim; resolved_at and its note are cleared by every path back to pending. */
 function claimedRow(r: Record<string, unknown>, claim: string, leaseUntil: Date): DeliveryRow {
   return deliveryFromSql({ ...r, status: 'sending', claim, lease_until: leaseUntil, resolved_at: null, resolution_note: null, history: [] });
@@ -58,7 +64,7 @@ export async function releaseClaims(db: Database, claimed: Claimed[]): Promise<v
   for (const claim of new Set(claimed.map((c) => c.claim))) {
     const ids = claimed.filter((c) => c.claim === claim).map((c) => c.row.id);
     await db.orm.update(deliveries).set({ status: 'pending', claim: null, leaseUntil: null })
-      .where(and(inArray(deliveries.id, ids), inArray(deliveries.status, ['sending', 'pending']), eq(deliveries.claim, claim)));
+      .where(and(inArray(deliveries.id, ids), inArray(deliveries.status, [...UNDER_CLAIM]), eq(deliveries.claim, claim)));
   }
 }
 
@@ -145,7 +151,7 @@ export async function recordAttempts(db: Database, announcer: Announcer, items: 
         history = case when jsonb_array_length(d.history) >= ${HISTORY_KEPT}
           then (d.history - 0) || jsonb_build_array(v.entry) else d.history || jsonb_build_array(v.entry) end
       from jsonb_to_recordset(${json}::jsonb) as v(${COLUMNS})
-      where d.id = v.id and d.claim = v.claim and d.status in ('sending', 'pending')
+      where d.id = v.id and d.claim = v.claim and d.status in ${[...UNDER_CLAIM]}
       returning d.id`)).map((r) => r.id));
     // the dashboard's `webhook:delivery` of each attempt written, as of the attempt's end
     const told: NewEvent[] = [];

@@ -15,7 +15,8 @@ import { queryText, type Database } from '../platform/db/index.ts';
 import { newId } from '../platform/ids.ts';
 import { GroupedStatements, REQUEST_GROUP_SEND_AT, requestGroupsInFlight } from '../platform/grouped-statements.ts';
 import { destinationKey, MAX_ATTEMPTS } from './core.ts';
-import type { DeliveryRow, WebhookRow } from './schema.ts';
+import { and, eq } from 'drizzle-orm';
+import { webhooks, type DeliveryRow } from './schema.ts';
 import { secretContext } from './secret-box.ts';
 import type { Webhook, WebhookEndpoints } from './endpoints.ts';
 
@@ -53,8 +54,6 @@ interface PingRow {
   claim: string | null;
   lease_until: string | null;
 }
-
-const READ_ENDPOINT = 'select url, secret_enc, created_at, updated_at from webhooks where merchant_id = $1 and livemode = $2';
 
 /** Endpoints remembered at most (one per merchant and mode that pinged). */
 const KEPT = 10_000;
@@ -140,12 +139,11 @@ export class PingQueue {
     throw new Error('the webhook URL kept changing while a ping was queued');
   }
 
+  // Once per merchant and mode, then on a change: the ping's hot path reads the endpoint from #known.
   async #read(merchantId: string, livemode: boolean, key: string): Promise<Known | null> {
-    const [r] = await queryText<{ url: string | null; secret_enc: string; created_at: Date; updated_at: Date }>(
-      this.#db, null, READ_ENDPOINT, [merchantId, livemode]);
-    if (!r?.url) return null;
-    const row: WebhookRow = { merchantId, livemode, url: r.url, secretEnc: r.secret_enc, createdAt: new Date(r.created_at), updatedAt: new Date(r.updated_at) };
-    const known: Known = { webhook: { ...this.#endpoints.opened(row), url: r.url }, host: destinationKey(r.url), secretEnc: r.secret_enc };
+    const [row] = await this.#db.orm.select().from(webhooks).where(and(eq(webhooks.merchantId, merchantId), eq(webhooks.livemode, livemode)));
+    if (!row?.url) return null;
+    const known: Known = { webhook: { ...this.#endpoints.opened(row), url: row.url }, host: destinationKey(row.url), secretEnc: row.secretEnc };
     if (this.#known.size >= KEPT) this.#known.clear();
     this.#known.set(key, known);
     return known;

@@ -173,7 +173,6 @@ export class DeliveryWorker {
           this.#track(this.#attempt(c, snapshot, release));
         } else if (this.#waitingFor(host) < BACKLOG_ROUNDS * maxPerHost) {
           this.#wait({ c, snapshot: snapshot!, readAt: Date.now() });
-          this.#backlogSize += 1;
         } else {
           giveBack.push(c);
         }
@@ -229,7 +228,6 @@ export class DeliveryWorker {
         release ??= this.#acquire(host);
         if (release) return this.#track(this.#attempt({ row, claim }, snapshot, release));
         this.#wait({ c: { row, claim }, snapshot, readAt: Date.now() });
-        this.#backlogSize += 1;
       },
       cancel: () => {
         if (settled) return;
@@ -245,11 +243,13 @@ export class DeliveryWorker {
     return (this.#backlog.get(host)?.length ?? 0) + (this.#promised.get(host) ?? 0);
   }
 
+  /** Puts a claimed row in its host's backlog. */
   #wait(w: Waiting): void {
     const host = w.c.row.host;
     const queue = this.#backlog.get(host);
     if (queue) queue.push(w);
     else this.#backlog.set(host, [w]);
+    this.#backlogSize += 1;
   }
 
   get #leaseMs(): number {
