@@ -26,6 +26,8 @@ export class ScriptedChain implements TransferFamily {
   signed: SignedTx[] = [];
   /** Runs before a transfer is prepared (another process's pass slipping in, say). */
   onPrepare: ((t: TransferRow) => Promise<void>) | null = null;
+  /** The last ledger or block a transaction can be mined in (XRP, Tron), for every transaction; none when null. */
+  expiresAfter: bigint | null = null;
   /** The next signature throws (the process dies while signing). */
   crashSigning = false;
   #crash: 'before-node' | 'after-node' | null = null;
@@ -80,6 +82,10 @@ export class ScriptedChain implements TransferFamily {
 
   #txId(raw: string): string {
     return this.signed.find((s) => s.raw === raw)!.txId;
+  }
+
+  expired(_last: AttemptRow, tip: bigint): boolean {
+    return this.expiresAfter !== null && tip > this.expiresAfter;
   }
 
   async inclusion(txIds: readonly string[]): Promise<Inclusion | null> {

@@ -14,7 +14,7 @@ import { ManualClock } from '../../src/platform/clock.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { outgoingAttempts, outgoingTransfers, recordTransfer, type TransferRow } from '../../src/chains/transfers/index.ts';
 import { transferById } from '../../src/chains/transfers/store.ts';
-import { ChainStepper } from '../../src/chains/transfers/stepper.ts';
+import { ChainStepper, NOTE_NONCE_TAKEN } from '../../src/chains/transfers/stepper.ts';
 import { ACTIVE_STATUSES, type TransferOutcomes } from '../../src/chains/transfers/types.ts';
 
 const CONFIRMATIONS = 3;
@@ -116,6 +116,91 @@ describeEachDb('transfer stepper: crashes and a second process', (h) => {
     expect(await row(t)).toMatchObject({ status: 'mined', txId: chain.signed[0].txId, nonce: 2n });
     expect(chain.signed).toHaveLength(1);
     await finish(restarted, t, 0, 101n);
+    expect(chain.signed).toHaveLength(1);
+  });
+
+  it.each([
+    { kind: 'refused', why: 'transaction underpriced' },
+    { kind: 'no_funds', why: 'insufficient funds for gas * price + value' },
+  ] as const)('killed after the node took the broadcast, the restart\'s broadcast $kind (another node, say): the nonce is kept, the sender waits, nothing is signed twice', async (refusal) => {
+    chain.nonce = () => 2n;
+    const t = await record();
+    chain.crashNext('after-node');
+    await passAt(stepper, 100n);
+    // a failover node refuses the same bytes for a reason of its own: that proves nothing about the node that took them
+    const restarted = newProcess();
+    chain.next.push(refusal);
+    await passAt(restarted, 100n);
+    expect(await row(t)).toMatchObject({ status: 'signed', nonce: 2n, uncertain: true, failures: 0, waiting: null, lastError: refusal.why });
+    // the next transfer of the sender waits: nonce 2 is not handed out again
+    const next = await record();
+    chain.next.push(refusal);
+    await passAt(restarted, 100n);
+    expect(await row(next)).toMatchObject({ status: 'recorded', nonce: null });
+    // the first node mines what it took: counted, and the next one signs with nonce 3
+    chain.mine(chain.signed[0], 101n);
+    chain.nonce = () => 3n;
+    chain.next.push({ kind: 'nonce_used', why: 'nonce too low' });
+    await passAt(restarted, 101n);
+    expect(await row(t)).toMatchObject({ status: 'mined', txId: chain.signed[0].txId });
+    expect(await row(next)).toMatchObject({ status: 'sent', nonce: 3n });
+    expect(chain.signed.map((s) => s.nonce)).toEqual([2n, 3n]);
+    expect(ended).toEqual([]);
+  });
+
+  it('killed after the node took the broadcast, mined while the service was down, the restart\'s broadcast refused (spent inputs a node cannot place): found mined and final, never signed again', async () => {
+    chain.nonce = () => 4n;
+    const t = await record();
+    chain.crashNext('after-node');
+    await passAt(stepper, 100n);
+    chain.mine(chain.signed[0], 101n);
+    chain.nonce = () => 5n;
+    chain.next.push({ kind: 'refused', why: 'bad-txns-inputs-missingorspent' });
+    await passAt(newProcess(), 101n + BigInt(CONFIRMATIONS) - 1n);
+    expect(await row(t)).toMatchObject({ status: 'final', txId: chain.signed[0].txId, nonce: 4n, failures: 0 });
+    expect(ended).toEqual([{ kind: 'final', id: t.id }]);
+    expect(chain.signed).toHaveLength(1);
+  });
+
+  it('killed after the node took the broadcast, the transaction then dropped and its nonce taken by another: signed again only once that nonce is used at the final depth', async () => {
+    chain.nonce = () => 2n;
+    const t = await record();
+    chain.crashNext('after-node');
+    await passAt(stepper, 100n);
+    // the node dropped it, and a transaction from outside the service used nonce 2 in block 101
+    chain.pool.delete(chain.signed[0].txId);
+    chain.nonce = (at) => (at === undefined || at >= 101n ? 3n : 2n);
+    const restarted = newProcess();
+    // a reorganisation could still take that block away, and ours is somewhere: it keeps its nonce
+    chain.next.push({ kind: 'nonce_used', why: 'nonce too low' });
+    await passAt(restarted, 101n);
+    expect(await row(t)).toMatchObject({ status: 'signed', nonce: 2n, uncertain: true, lastError: 'nonce too low' });
+    chain.next.push({ kind: 'nonce_used', why: 'nonce too low' });
+    await passAt(restarted, 101n + BigInt(CONFIRMATIONS) - 2n);
+    expect(await row(t)).toMatchObject({ status: 'signed', nonce: 2n });
+    // block 101 is final: none of ours can be mined any more, so it is signed again with the next nonce
+    chain.next.push({ kind: 'nonce_used', why: 'nonce too low' });
+    await passAt(restarted, 101n + BigInt(CONFIRMATIONS) - 1n);
+    expect(await row(t)).toMatchObject({ status: 'recorded', nonce: null, uncertain: false, failures: 0, lastError: NOTE_NONCE_TAKEN });
+    await passAt(restarted, 103n);
+    expect(await row(t)).toMatchObject({ status: 'sent', nonce: 3n });
+    expect(chain.signed.map((s) => s.nonce)).toEqual([2n, 3n]);
+  });
+
+  it('killed after the node took the broadcast of a transaction that expires (XRP, Tron): past its last block, the restart looks for it instead of broadcasting', async () => {
+    chain.nonce = () => 7n;
+    chain.expiresAfter = 104n;
+    const t = await record();
+    chain.crashNext('after-node');
+    await passAt(stepper, 100n);
+    chain.mine(chain.signed[0], 102n);
+    chain.nonce = () => 8n;
+    // an expired transaction's bytes are refused by every node, mined or not: its refusal must not give its sequence back
+    chain.next.push({ kind: 'refused', why: 'tefMAX_LEDGER' });
+    const restarted = newProcess();
+    await passAt(restarted, 105n);
+    expect(await row(t)).toMatchObject({ status: 'final', txId: chain.signed[0].txId, nonce: 7n });
+    expect(chain.broadcasts).toEqual([chain.signed[0].raw]);
     expect(chain.signed).toHaveLength(1);
   });
 

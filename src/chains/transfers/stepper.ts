@@ -143,7 +143,7 @@ export class ChainStepper {
         const signed = await this.#sign(t, prep);
         if (!signed) return undefined;
         attempts.set(t.id, [...(attempts.get(t.id) ?? []), signed.attempt]);
-        return (await this.#broadcast(signed.row, attempts)) ?? signed.row;
+        return (await this.#broadcast(signed.row, attempts, null, true)) ?? signed.row;
       }
       case 'top_up': return this.#topUp(t, prep.amount);
       case 'no_funds':
@@ -191,16 +191,24 @@ export class ChainStepper {
 
   // ---- signed: broadcast ------------------------------------------------------------------------
 
-  async #broadcast(t: TransferRow, attempts: Attempts, tip?: bigint): Promise<TransferRow | undefined> {
+  /**
+   * `fresh`: the bytes were signed in this very call, so no node can have them yet. Any other signed
+   * transfer's may be out there: a broadcast whose answer was lost, a process killed after a node
+   * took it, another process's broadcast. A refusal of those proves nothing (a failover node, an
+   * expired transaction), so its nonce is never given back on one and it is never signed again
+   * until it cannot be mined any more.
+   */
+  async #broadcast(t: TransferRow, attempts: Attempts, tip: bigint | null, fresh = false): Promise<TransferRow | undefined> {
     const mine = attempts.get(t.id) ?? [];
     const last = mine.at(-1);
     if (!last) return undefined;
     const now = this.#now;
-    // No node answered its broadcast clearly, and now it can never be mined (XRP LastLedgerSequence,
-    // Tron expiration): mined already, or lost for good; a lost one is replaced as a sent one is.
-    if (t.uncertain && tip !== undefined && this.family.expired?.(last, tip)) {
+    const mayBeOut = t.uncertain || !fresh;
+    // It can never be mined any more (XRP LastLedgerSequence, Tron expiration): mined already, or
+    // lost for good; a lost one is replaced as a sent one is.
+    if (mayBeOut && tip !== null && this.family.expired?.(last, tip)) {
       const inc = await this.family.inclusion(mine.map((a) => a.txId));
-      if (inc) return this.#markMined(t, 'signed', inc, mine);
+      if (inc) return this.#found(t, 'signed', inc, mine, tip);
       await markBroadcast(this.#db.orm, last, now);
       return moveTransfer(this.#db.orm, t, 'signed', { status: 'sent', lastError: 'its broadcast was lost and it expired: sent again' }, now);
     }
@@ -216,14 +224,21 @@ export class ChainStepper {
         return moveTransfer(this.#db.orm, t, 'signed', { uncertain: true, lastError: out.why }, now);
       case 'nonce_used': {
         const inc = await this.family.inclusion(mine.map((a) => a.txId));
-        if (inc) return this.#markMined(t, 'signed', inc, mine);
-        if (t.uncertain) return moveTransfer(this.#db.orm, t, 'signed', { lastError: out.why }, now);
-        // no node has ours: the nonce went to another transaction, so this one is signed again with a new one
-        return moveTransfer(this.#db.orm, t, 'signed', { status: 'recorded', nonce: null, lastError: NOTE_NONCE_TAKEN }, now);
+        if (inc) return this.#found(t, 'signed', inc, mine, tip);
+        // ours may still be somewhere while the block that used its nonce can be reorganised away
+        if (mayBeOut && !(tip !== null && await this.#nonceUsedForGood(t, tip))) {
+          return moveTransfer(this.#db.orm, t, 'signed', { uncertain: true, lastError: out.why }, now);
+        }
+        // none of ours can be mined: the nonce went to another transaction, so this one is signed again with a new one
+        return moveTransfer(this.#db.orm, t, 'signed', { status: 'recorded', nonce: null, uncertain: false, lastError: NOTE_NONCE_TAKEN }, now);
       }
       case 'no_funds':
       case 'refused':
-        if (t.uncertain) return moveTransfer(this.#db.orm, t, 'signed', { lastError: out.why }, now);
+        if (mayBeOut) {
+          const inc = await this.family.inclusion(mine.map((a) => a.txId));
+          if (inc) return this.#found(t, 'signed', inc, mine, tip);
+          return moveTransfer(this.#db.orm, t, 'signed', { uncertain: true, lastError: out.why }, now);
+        }
         return this.#db.transaction(async (tx) => {
           if (t.nonce !== null && !(await giveBackNonce(tx, sender, t.nonce, now))) {
             this.#log.error({ transfer: t.id, nonce: String(t.nonce) }, 'a refused nonce could not be given back');
@@ -236,27 +251,28 @@ export class ChainStepper {
     }
   }
 
+  /** The chain's count of the sender's transactions at the final depth is past this one's nonce: that nonce is used for good. */
+  async #nonceUsedForGood(t: TransferRow, tip: bigint): Promise<boolean> {
+    if (t.nonce === null || !this.family.usesNonces) return false;
+    const finalDepth = tip - BigInt(this.#opts.confirmations) + 1n;
+    return finalDepth >= 0n && await this.family.chainNonce(t.fromAddress, finalDepth) > t.nonce;
+  }
+
   // ---- sent: mined yet? lost? stuck? ------------------------------------------------------------
 
   async #sent(t: TransferRow, tip: bigint, attempts: Attempts): Promise<TransferRow | undefined> {
     const mine = attempts.get(t.id) ?? [];
     const inc = await this.family.inclusion(mine.map((a) => a.txId));
-    if (inc) {
-      const mined = await this.#markMined(t, 'sent', inc, mine);
-      return mined?.status === 'mined' ? (await this.#mined(mined, tip, inc)) ?? mined : mined;
-    }
+    if (inc) return this.#found(t, 'sent', inc, mine, tip);
     const last = mine.at(-1);
     const now = this.#now;
     if (!last) return undefined;
     // one that can never be mined any more is replaced at once (nothing to wait for)
     const expired = this.family.expired?.(last, tip) ?? false;
     if (!expired && now.getTime() - (last.broadcastAt ?? last.createdAt).getTime() < this.family.stuckAfterMs) return undefined;
-    if (t.nonce !== null && this.family.usesNonces) {
-      const finalDepth = tip - BigInt(this.#opts.confirmations) + 1n;
-      if (finalDepth >= 0n && await this.family.chainNonce(t.fromAddress, finalDepth) > t.nonce) {
-        // none of ours is mined and that nonce is used for good: another transaction took it
-        return moveTransfer(this.#db.orm, t, 'sent', { status: 'recorded', nonce: null, uncertain: false, lastError: NOTE_NONCE_TAKEN }, now);
-      }
+    if (await this.#nonceUsedForGood(t, tip)) {
+      // none of ours is mined and that nonce is used for good: another transaction took it
+      return moveTransfer(this.#db.orm, t, 'sent', { status: 'recorded', nonce: null, uncertain: false, lastError: NOTE_NONCE_TAKEN }, now);
     }
     if (!expired && !(await this.family.known(last.txId))) {
       const out = await this.family.broadcast(last.raw);
@@ -284,6 +300,12 @@ export class ChainStepper {
     this.#log.info({ transfer: t.id, replaces: last.txId, tx_id: replacement.txId, outcome: out.kind }, 'unmined transaction replaced with a higher fee');
     if (out.kind === 'accepted') await markBroadcast(this.#db.orm, stored.attempt, now);
     return stored.row;
+  }
+
+  /** Found in a block: counted, and final at once when it is deep enough already (a restart after a long stop). */
+  async #found(t: TransferRow, from: 'signed' | 'sent', inc: Inclusion, mine: readonly AttemptRow[], tip: bigint | null): Promise<TransferRow | undefined> {
+    const mined = await this.#markMined(t, from, inc, mine);
+    return mined?.status === 'mined' && tip !== null ? (await this.#mined(mined, tip, inc)) ?? mined : mined;
   }
 
   /** One of the transfer's transactions is in a block: counted (or, reverted, its nonce and fee are spent). */
