@@ -8,7 +8,7 @@ import { broadcastOutcome } from './broadcast-outcome.ts';
 describe('broadcastOutcome', () => {
   it.each([
     ['already known', 'accepted'], ['transaction already imported', 'accepted'], ['known transaction: 0xab', 'accepted'],
-    ['already in the txpool', 'accepted'], ['already in pool', 'accepted'],
+    ['already in the txpool', 'accepted'], ['already in pool', 'accepted'], ['AlreadyKnown', 'accepted'],
     ['nonce too low', 'nonce_used'], ['nonce too low: next nonce 5, tx nonce 4', 'nonce_used'],
     // read as a refusal, these would give back a nonce a mined transaction used and sign the transfer again
     ['nonce has already been used', 'nonce_used'], ['transaction already been mined', 'nonce_used'],

@@ -1,9 +1,9 @@
 // What a node's answer to eth_sendRawTransaction means for the transfer (pure). Nodes word their
-// refusals differently (geth, anvil, Erigon, BSC's geth fork) but share these phrases.
+// refusals differently (geth, anvil, Erigon, Nethermind, BSC's geth fork) but share these phrases.
 import { RpcError } from '../../rpc/json-rpc.ts';
 import type { BroadcastOutcome } from '../../transfers/types.ts';
 
-const KNOWN = /already known|already imported|known transaction|already in (the )?(tx)?pool/i;
+const KNOWN = /already ?known|already imported|known transaction|already in (the )?(tx)?pool/i;
 const NONCE_USED = /nonce too low|nonce has already been used|already been mined/i;
 const NO_FUNDS = /insufficient funds/i;
 
