@@ -148,6 +148,32 @@ describeEachDb('transfer stepper: crashes and a second process', (h) => {
     expect(ended).toEqual([]);
   });
 
+  it('killed before the node heard of the broadcast, the restart\'s broadcast refused for its fee: kept, and after the stuck time replaced with a higher fee and the same nonce', async () => {
+    chain.nonce = () => 6n;
+    const t = await record();
+    chain.crashNext('before-node');
+    await passAt(stepper, 100n);
+    const restarted = newProcess();
+    const underpriced = { kind: 'refused', why: 'max fee per gas less than block base fee' } as const;
+    chain.next.push(underpriced);
+    await passAt(restarted, 100n);
+    expect(await row(t)).toMatchObject({ status: 'signed', nonce: 6n, uncertain: true, replacements: 0, lastError: underpriced.why });
+    clock.advance(STUCK_MS - 1);
+    chain.next.push(underpriced);
+    await passAt(restarted, 100n);
+    expect(chain.signed).toHaveLength(1);
+    // its stuck time is up: the replacement is stored, then broadcast, and a node takes it
+    clock.advance(1);
+    chain.next.push(underpriced);
+    await passAt(restarted, 100n);
+    expect(chain.signed.map((s) => [s.nonce, s.feeReserve])).toEqual([[6n, 10n], [6n, 20n]]);
+    expect((await stored(t)).map((a) => a.raw)).toEqual([chain.signed[0].raw, chain.signed[1].raw]);
+    expect(await row(t)).toMatchObject({ status: 'sent', nonce: 6n, replacements: 1, lastError: null });
+    expect(chain.broadcasts.at(-1)).toBe(chain.signed[1].raw);
+    await finish(restarted, t, 1, 101n);
+    expect(chain.signed).toHaveLength(2);
+  });
+
   it('killed after the node took the broadcast, mined while the service was down, the restart\'s broadcast refused (spent inputs a node cannot place): found mined and final, never signed again', async () => {
     chain.nonce = () => 4n;
     const t = await record();

@@ -5,7 +5,9 @@
 // replaced with a higher fee and the same nonce; a refusal or a revert is tried again later
 // (backoff), then given up (`failed`, reported to its settlement or payout); one whose fee would
 // take all it moves is `canceled` (reported too). A nonce is given back only when no node can have
-// the transaction, so nothing is ever sent twice.
+// the transaction (refused at the broadcast right after its signing), so nothing is ever sent twice;
+// one that may be out there is looked for, replaced under its nonce, or signed again once that
+// nonce is used for good.
 import type { Database, Executor } from '../../platform/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/logger.ts';
@@ -237,7 +239,12 @@ export class ChainStepper {
         if (mayBeOut) {
           const inc = await this.family.inclusion(mine.map((a) => a.txId));
           if (inc) return this.#found(t, 'signed', inc, mine, tip);
-          return moveTransfer(this.#db.orm, t, 'signed', { uncertain: true, lastError: out.why }, now);
+          const kept = await moveTransfer(this.#db.orm, t, 'signed', { uncertain: true, lastError: out.why }, now);
+          // refused for its fee (a base fee risen past its cap, a node's minimum), it would wait for
+          // ever: after the stuck time it is replaced with a higher fee and the same nonce, so at
+          // most one of the two is ever mined
+          if (!kept || out.kind !== 'refused' || !this.#stuck(last, now)) return kept;
+          return (await this.#replace(kept, 'signed', last, mine, now)) ?? kept;
         }
         return this.#db.transaction(async (tx) => {
           if (t.nonce !== null && !(await giveBackNonce(tx, sender, t.nonce, now))) {
@@ -269,7 +276,7 @@ export class ChainStepper {
     if (!last) return undefined;
     // one that can never be mined any more is replaced at once (nothing to wait for)
     const expired = this.family.expired?.(last, tip) ?? false;
-    if (!expired && now.getTime() - (last.broadcastAt ?? last.createdAt).getTime() < this.family.stuckAfterMs) return undefined;
+    if (!expired && !this.#stuck(last, now)) return undefined;
     if (await this.#nonceUsedForGood(t, tip)) {
       // none of ours is mined and that nonce is used for good: another transaction took it
       return moveTransfer(this.#db.orm, t, 'sent', { status: 'recorded', nonce: null, uncertain: false, lastError: NOTE_NONCE_TAKEN }, now);
@@ -280,9 +287,23 @@ export class ChainStepper {
       await markBroadcast(this.#db.orm, last, now);
       return undefined;
     }
+    return this.#replace(t, 'sent', last, mine, now);
+  }
+
+  /** Its last transaction has waited the family's stuck time since it was broadcast (or signed). */
+  #stuck(last: AttemptRow, now: Date): boolean {
+    return now.getTime() - (last.broadcastAt ?? last.createdAt).getTime() >= this.family.stuckAfterMs;
+  }
+
+  /**
+   * Replaced with a higher fee and the same nonce (at most `maxReplacements` times), stored before
+   * it is broadcast. A signed transfer whose replacement a node takes is `sent` from then on.
+   */
+  async #replace(t: TransferRow, from: 'signed' | 'sent', last: AttemptRow, mine: AttemptRow[], now: Date): Promise<TransferRow | undefined> {
     if (t.replacements >= this.#opts.maxReplacements) {
+      // the stuck time starts again: warned once per stuck time
       await markBroadcast(this.#db.orm, last, now);
-      this.#log.warn({ transfer: t.id, tx_id: last.txId }, 'a sent transaction stays unmined after its fee bumps');
+      this.#log.warn({ transfer: t.id, tx_id: last.txId }, from === 'sent' ? 'a sent transaction stays unmined after its fee bumps' : 'a signed transaction stays refused after its fee bumps');
       return undefined;
     }
     const replacement = await this.family.replace(t, last, { feesPaidBefore: await feesPaid(this.#db.orm, t), unsentFromSender: [] });
@@ -291,15 +312,18 @@ export class ChainStepper {
       return undefined;
     }
     const stored = await this.#db.transaction(async (tx) => {
-      const row = await moveTransfer(tx, t, 'sent', { replacements: t.replacements + 1 }, now);
+      const row = await moveTransfer(tx, t, from, { replacements: t.replacements + 1 }, now);
       return row ? { row, attempt: await addAttempt(tx, t.id, replacement, now) } : null;
     });
     if (!stored) return undefined;
     mine.push(stored.attempt);
     const out = await this.family.broadcast(replacement.raw);
-    this.#log.info({ transfer: t.id, replaces: last.txId, tx_id: replacement.txId, outcome: out.kind }, 'unmined transaction replaced with a higher fee');
-    if (out.kind === 'accepted') await markBroadcast(this.#db.orm, stored.attempt, now);
-    return stored.row;
+    this.#log.info({ transfer: t.id, replaces: last.txId, tx_id: replacement.txId, outcome: out.kind }, 'transaction replaced with a higher fee');
+    if (out.kind !== 'accepted') return stored.row;
+    await markBroadcast(this.#db.orm, stored.attempt, now);
+    if (from === 'sent') return stored.row;
+    this.#wake();
+    return (await moveTransfer(this.#db.orm, stored.row, 'signed', { status: 'sent', lastError: null }, now)) ?? stored.row;
   }
 
   /** Found in a block: counted, and final at once when it is deep enough already (a restart after a long stop). */
