@@ -1,10 +1,15 @@
 // A JSON-RPC proxy in front of an EVM node that can stall a broadcast (it never reaches the node),
-// or forward it and never answer: the moments a kill -9 test stops the service at. `affects` picks
-// the broadcasts the mode applies to (default: all); the others pass.
+// or forward it and never answer: the moments a kill -9 test stops the service at. It can also
+// forward it and drop the connection (the node took it, the answer is lost), or refuse it in the
+// node's words without forwarding it (a node of its own mind). `affects` picks the broadcasts the
+// mode applies to (default: all); the others pass.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type ProxyMode = 'pass' | 'stall' | 'no-answer';
+export type ProxyMode = 'pass' | 'stall' | 'no-answer' | 'drop' | 'refuse';
+
+/** What a proxy in `refuse` mode answers. */
+export const PROXY_REFUSAL = 'transaction underpriced';
 
 export interface BroadcastProxy {
   url: string;
@@ -32,9 +37,16 @@ export async function broadcastProxy(target: string, affects: (raw: string) => b
       const hit = raw !== null && affects(raw);
       const mode = hit ? state.mode : 'pass';
       if (hit && mode === 'stall') { for (const w of waiters.splice(0)) w(raw); return; }
+      if (hit && mode === 'refuse') {
+        for (const w of waiters.splice(0)) w(raw);
+        const { id } = call as { id?: unknown };
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32000, message: PROXY_REFUSAL } }));
+        return;
+      }
       const answer = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then((r) => r.text());
       if (hit) for (const w of waiters.splice(0)) w(raw);
       if (hit && mode === 'no-answer') return;
+      if (hit && mode === 'drop') { req.socket.destroy(); return; }
       res.writeHead(200, { 'content-type': 'application/json' }).end(answer);
     });
   });

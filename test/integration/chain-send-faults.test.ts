@@ -8,6 +8,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Address, Hex } from 'viem';
 import { describeEachDb } from '../harness/databases.ts';
 import { anvilOrSkip, deployTestToken } from '../harness/anvil.ts';
+import { broadcastProxy, PROXY_REFUSAL, type BroadcastProxy } from '../harness/broadcast-proxy.ts';
 import { useEvmNodes } from '../harness/evm-nodes.ts';
 import { randomIp, tokenHeader } from '../harness/accounts.ts';
 import type { Json } from '../harness/payments.ts';
@@ -246,6 +247,53 @@ describe.runIf(anvilOrSkip())('sending faults', () => {
         expect([sweep.sentAmount, await balanceOf(nodes, token, p.deposit_address)]).toEqual([amount, 0n]);
         expect((await transfersOf(sweep.id)).map((g) => [g.purpose, g.status, g.toAddress])).toEqual([['gas_topup', 'final', p.deposit_address]]);
       }
+    });
+  });
+
+  describeEachDb('a failover node refuses what the first node took', (h) => {
+    let t: ChainApp;
+    let hot: Address;
+    let took: BroadcastProxy;
+    let refuses: BroadcastProxy;
+    beforeAll(async () => {
+      // the first node takes broadcasts and drops the connection before answering; the second refuses them in its own words
+      took = await broadcastProxy(nodes.eth.url);
+      refuses = await broadcastProxy(nodes.eth.url);
+      t = await startChainApp(h.db(), nodes, { ETHEREUM_RPC_URL: `${took.url},${refuses.url}` });
+      hot = (await hotWallet(t, 'ethereum')).address;
+      await fundHotWallet(nodes, 'ethereum', hot, 10n ** 18n, 10_000n * 10n ** 6n);
+    });
+    afterAll(async () => { await t.close(); await took.close(); await refuses.close(); });
+
+    it('the transfer keeps its nonce and is found mined: the merchant is paid once', async () => {
+      const m = await merchantWithAddresses(t, ['USDT_ERC20']);
+      const admin = (url: string, payload?: Json) => t.app.inject({ method: 'POST', url, ...(payload ? { payload } : {}), headers: ADMIN, remoteAddress: randomIp() });
+      await admin('/admin/ledger/adjustments', { merchant_id: m.acct.merchant.id, livemode: true, token: 'USDT_TRC20', amount: '50', note: 'opening' });
+      const res = await t.app.inject({
+        method: 'POST', url: '/merchant/payouts', remoteAddress: randomIp(), headers: tokenHeader(m.acct.accessToken), payload: { address_id: m.addressIds.USDT_ERC20, amount: '20' },
+      });
+      const payout = res.json().payout as Json & { id: string; send_amount: string };
+      await admin(`/admin/payouts/${payout.id}/approve`);
+      const nonceBefore = await nodes.eth.client.getTransactionCount({ address: hot });
+      took.mode = 'drop';
+      refuses.mode = 'refuse';
+      await t.services.sending.transfers.runOnce();
+      const transfer = () => h.db().orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.reference, payout.id)).then((r) => r[0]);
+      // the first node took it (anvil mines at once), the second refused it: that refusal proves nothing
+      expect(took.broadcasts).toHaveLength(1);
+      expect(refuses.broadcasts).toEqual(took.broadcasts);
+      expect(await nodes.eth.client.getTransactionCount({ address: hot })).toBe(nonceBefore + 1);
+      expect(await transfer()).toMatchObject({ status: 'signed', uncertain: true, failures: 0 });
+      expect((await transfer()).lastError).toContain(PROXY_REFUSAL);
+      // the second node is the one in use now; its refusals go on, and the transaction is looked for in blocks
+      t.clock.advance(10 * 60_000);
+      await driveUntil(t, async () => (await transfer()).status === 'final');
+      const done = await transfer();
+      const attempts = await h.db().orm.select().from(outgoingAttempts).where(eq(outgoingAttempts.transferId, done.id));
+      expect(attempts).toHaveLength(1);
+      expect(done.txId).toBe(attempts[0].txId);
+      expect(await nodes.eth.client.getTransactionCount({ address: hot })).toBe(nonceBefore + 1);
+      expect(await balanceOf(nodes, 'USDT_ERC20', m.addresses.USDT_ERC20!)).toBe(parseUnits(payout.send_amount, 6));
     });
   });
 });

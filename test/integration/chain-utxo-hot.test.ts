@@ -21,6 +21,7 @@ import { networkMoved } from '../../src/chains/utxo/send/family.ts';
 import { rawTransactions } from '../../src/chains/utxo/send/raw-transactions.ts';
 import { RpcError } from '../../src/chains/rpc/json-rpc.ts';
 import { WalletKeys } from '../../src/chains/wallets/index.ts';
+import { freePort } from '../harness/process.ts';
 
 const units = (v: string) => parseUnits(v, 8)!;
 const fresh = () => encodeSegwit('rltc', 0, crypto.randomBytes(20));
@@ -195,6 +196,17 @@ describe.runIf(litecoindOrSkip())('LTC hot wallet on litecoind', () => {
         const { reference } = await rowOf(id);
         await t.platform.db.transaction((tx) => t.services.sending.transfers.port.cancel(tx, reference));
       }
+    });
+
+    it('a refusal from litecoind after a node that failed to answer is uncertain: that node may have taken the transaction', async () => {
+      const familyOf = (urls: string[]) => {
+        const rpc = new UtxoRpc(new NodeEndpoints(urls));
+        return new UtxoFamily(new UtxoReader('litecoin', rpc), rpc, new WalletKeys(t.config.walletMnemonic), depositTxsFromDb(h.db()), { hot: new HotOutputs(h.db()), now: () => t.clock.now() });
+      };
+      // bytes no node can decode: litecoind refuses them in its own words
+      expect(await familyOf([node.url]).broadcast('00')).toMatchObject({ kind: 'refused', why: expect.stringContaining('decode failed') });
+      const dead = `http://127.0.0.1:${await freePort()}`;
+      expect(await familyOf([dead, node.url]).broadcast('00')).toMatchObject({ kind: 'uncertain', why: expect.stringContaining(dead) });
     });
 
     it('the previous transactions a send signs over are read in one batch request, each once', async () => {

@@ -78,6 +78,7 @@ describe('callJsonRpc', () => {
 
 describe('NodeEndpoints', () => {
   const call = (e: NodeEndpoints) => e.use((url) => callJsonRpc(url, { method: 'eth_blockNumber' }, 200));
+  const sendThrough = (e: NodeEndpoints, failures: string[]) => e.use((url) => callJsonRpc(url, { method: 'eth_sendRawTransaction' }, 200), failures);
 
   it('moves on from a node that fails to the next, and stays there', async () => {
     const e = new NodeEndpoints([refused, garbage, good]);
@@ -103,6 +104,19 @@ describe('NodeEndpoints', () => {
     const err = await call(e).catch((x: unknown) => x) as Error;
     expect(err).toBeInstanceOf(NoNodeAnswered);
     expect(err.message).toMatch(/no answer within 200 ms/);
+  });
+
+  it('hands the caller the failures of the nodes tried before the one that answered, also when that one answered with an error', async () => {
+    const answered: string[] = [];
+    await sendThrough(new NodeEndpoints([refused, garbage, good]), answered);
+    expect(answered).toHaveLength(2);
+    expect(answered[1]).toMatch(/HTTP 200, not JSON/);
+    const refusedAfter: string[] = [];
+    await expect(sendThrough(new NodeEndpoints([garbage, failing]), refusedAfter)).rejects.toBeInstanceOf(RpcError);
+    expect(refusedAfter).toEqual([expect.stringMatching(/HTTP 200, not JSON/)]);
+    const firstTry: string[] = [];
+    await sendThrough(new NodeEndpoints([good]), firstTry);
+    expect(firstTry).toEqual([]);
   });
 
   it('skip() moves past a node the caller found stale', async () => {

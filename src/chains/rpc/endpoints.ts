@@ -50,9 +50,12 @@ export class NodeEndpoints {
     for (const fn of this.#listeners) fn(this.#index, this.#lastError);
   }
 
-  /** Runs `fn` against the node in use, moving on to the next after a transport failure. */
-  async use<T>(fn: (url: string) => Promise<T>): Promise<T> {
-    const failures: string[] = [];
+  /**
+   * Runs `fn` against the node in use, moving on to the next after a transport failure. Those
+   * failures are added to `failures` as well: a broadcast reads them, since a node that failed to
+   * answer may still have taken the transaction.
+   */
+  async use<T>(fn: (url: string) => Promise<T>, failures: string[] = []): Promise<T> {
     for (let tried = 0; tried < this.urls.length; tried++) {
       const url = this.current;
       try {

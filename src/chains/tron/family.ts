@@ -207,7 +207,7 @@ export class TronFamily implements TransferFamily {
     } catch {
       return { kind: 'refused', why: 'the stored transaction is not JSON' };
     }
-    return broadcastVia('the Tron node', async () => tronBroadcastOutcome(await this.#rpc.wallet('broadcasttransaction', tx)));
+    return broadcastVia('the Tron node', async (failures) => tronBroadcastOutcome(await this.#rpc.wallet('broadcasttransaction', tx, failures)));
   }
 
   async inclusion(txIds: readonly string[]): Promise<Inclusion | null> {

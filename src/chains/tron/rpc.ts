@@ -43,8 +43,9 @@ export class TronRpc {
     this.#timeoutMs = timeoutMs;
   }
 
-  wallet<T = TronAnswer>(name: string, body: unknown = {}): Promise<T> {
-    return this.endpoints.use((url) => post(url, `/wallet/${name}`, body, this.#timeoutMs)) as Promise<T>;
+  /** `failures`: filled with the transport failures of nodes tried before the one that answered. */
+  wallet<T = TronAnswer>(name: string, body: unknown = {}, failures?: string[]): Promise<T> {
+    return this.endpoints.use((url) => post(url, `/wallet/${name}`, body, this.#timeoutMs), failures) as Promise<T>;
   }
 
   walletSolidity<T = TronAnswer>(name: string, body: unknown = {}): Promise<T> {

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TronWeb } from 'tronweb';
 import { base58Address, startTronSim, type TronSim } from '../../../test/sim/tron/server.ts';
+import { freePort } from '../../../test/harness/process.ts';
 import { TEST_MNEMONIC } from '../../../test/harness/app.ts';
 import { NodeEndpoints } from '../rpc/endpoints.ts';
 import { WalletKeys } from '../wallets/keys.ts';
@@ -174,5 +175,20 @@ describe('Tron', () => {
     expect(tronBroadcastOutcome({ code: 'DUP_TRANSACTION_ERROR', message: '' }).kind).toBe('accepted');
     expect(tronBroadcastOutcome({ code: 'SIGERROR', message: Buffer.from('bad').toString('hex') })).toEqual({ kind: 'refused', why: 'the Tron node refused it: SIGERROR bad' });
     expect(tronBroadcastOutcome({ code: 'CONTRACT_VALIDATE_ERROR', message: Buffer.from('balance is not sufficient.').toString('hex') }).kind).toBe('no_funds');
+  });
+
+  it('a refusal from the Tron node after a node that failed to answer is uncertain: that node may have taken the transaction', async () => {
+    const to = await fresh();
+    const prep = await family.prepare(transfer({ toAddress: to, amount: 1_000_000n, token: 'TRX' }), ctx);
+    if (prep.kind !== 'ready') throw new Error(prep.kind);
+    const s = await prep.sign(null);
+    // its signature broken: the node refuses it in its own words
+    const tx = JSON.parse(s.raw) as { signature: string[] };
+    tx.signature = [tx.signature[0].replace(/^../, (h) => (h === '00' ? '11' : '00'))];
+    const forged = JSON.stringify(tx);
+    expect((await family.broadcast(forged)).kind).toBe('refused');
+    const dead = `http://127.0.0.1:${await freePort()}`;
+    const failover = new TronFamily(new TronRpc(new NodeEndpoints([dead, sim.url])), keys, { USDT_TRC20: usdt });
+    expect(await failover.broadcast(forged)).toMatchObject({ kind: 'uncertain', why: expect.stringContaining(dead) });
   });
 });

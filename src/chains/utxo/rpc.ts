@@ -19,8 +19,9 @@ export class UtxoRpc {
     this.#timeoutMs = timeoutMs;
   }
 
-  call<T>(method: string, params: unknown[] = []): Promise<T> {
-    return this.nodes.use((url) => callJsonRpc(url, { method, params }, this.#timeoutMs)) as Promise<T>;
+  /** `failures`: filled with the transport failures of nodes tried before the one that answered. */
+  call<T>(method: string, params: unknown[] = [], failures?: string[]): Promise<T> {
+    return this.nodes.use((url) => callJsonRpc(url, { method, params }, this.#timeoutMs), failures) as Promise<T>;
   }
 
   /** Several calls in one request; a call the node refused is an RpcError in its place. */

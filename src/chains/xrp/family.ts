@@ -174,8 +174,8 @@ export class XrpFamily implements TransferFamily {
   }
 
   async broadcast(raw: string): Promise<BroadcastOutcome> {
-    return broadcastVia('rippled', async () => {
-      const r = await this.#rpc.request('submit', { tx_blob: raw });
+    return broadcastVia('rippled', async (failures) => {
+      const r = await this.#rpc.request('submit', { tx_blob: raw }, failures);
       if (typeof r.engine_result !== 'string') return { kind: 'uncertain', why: 'rippled answered submit without an engine result' };
       return submitOutcome(r.engine_result, String(r.engine_result_message ?? ''));
     });

@@ -133,7 +133,8 @@ export class XrpRpc {
     this.#timeoutMs = timeoutMs;
   }
 
-  request(method: string, params: Record<string, unknown> = {}): Promise<XrpResult> {
+  /** `failures`: filled with the transport failures of nodes tried before the one that answered. */
+  request(method: string, params: Record<string, unknown> = {}, failures?: string[]): Promise<XrpResult> {
     return this.endpoints.use((url) => {
       if (!/^wss?:/i.test(url)) return httpRequest(url, method, params, this.#timeoutMs);
       let c = this.#sockets.get(url);
@@ -142,7 +143,7 @@ export class XrpRpc {
         this.#sockets.set(url, c);
       }
       return c.request(method, params, this.#timeoutMs);
-    });
+    }, failures);
   }
 
   /** Closes the WebSocket connections (the service stops). */

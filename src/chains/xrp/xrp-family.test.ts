@@ -7,6 +7,7 @@ import { Wallet } from 'xrpl';
 import { startXrpSim, type XrpSim } from '../../../test/sim/xrp/server.ts';
 import { payXrp } from '../../../test/harness/xrp.ts';
 import { TEST_MNEMONIC } from '../../../test/harness/app.ts';
+import { freePort } from '../../../test/harness/process.ts';
 import { NodeEndpoints } from '../rpc/endpoints.ts';
 import { WalletKeys } from '../wallets/keys.ts';
 import type { AttemptRow, TransferRow } from '../transfers/schema.ts';
@@ -114,5 +115,20 @@ describe('XRP transfer family', () => {
     expect(submitOutcome('terPRE_SEQ', '').kind).toBe('uncertain');
     expect(submitOutcome('tefMAX_LEDGER', '').kind).toBe('refused');
     expect(submitOutcome('temBAD_SIGNATURE', '').kind).toBe('refused');
+  });
+
+  it('a refusal from rippled after a node that failed to answer is uncertain: that node may have taken the transaction', async () => {
+    const dead = `ws://127.0.0.1:${await freePort()}`;
+    const failover = new XrpRpc(new NodeEndpoints([dead, sim.wsUrl]), 2_000);
+    try {
+      const s = await signed(transfer(Wallet.generate().address, 2_000_000n));
+      expect(await family.broadcast(s.raw)).toEqual({ kind: 'accepted' });
+      // the same bytes again: rippled says their sequence is used, which only the first node could say for sure
+      expect((await family.broadcast(s.raw)).kind).toBe('nonce_used');
+      expect(await new XrpFamily(failover, keys).broadcast(s.raw)).toMatchObject({ kind: 'uncertain', why: expect.stringContaining(dead) });
+    } finally {
+      failover.close();
+      sim.close();
+    }
   });
 });

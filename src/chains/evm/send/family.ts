@@ -12,6 +12,7 @@ import type { WalletKeys } from '../../wallets/keys.ts';
 import type { AttemptRow, TransferRow } from '../../transfers/schema.ts';
 import type { BroadcastOutcome, Inclusion, PrepareContext, Preparation, SignedTx, TransferFamily } from '../../transfers/types.ts';
 import { broadcastOutcome } from './broadcast-outcome.ts';
+import { afterFailover } from '../../transfers/broadcasting.ts';
 import { bumpFee, feeFields, feeFor, maxPrice, parseFeeFields, type EvmFee, type NetworkPrices } from './fees.ts';
 import type { EvmCall, EvmRpc } from './rpc.ts';
 
@@ -156,11 +157,12 @@ export class EvmFamily implements TransferFamily {
   }
 
   async broadcast(raw: string): Promise<BroadcastOutcome> {
+    const failures: string[] = [];
     try {
-      await this.#rpc.sendRaw(raw);
+      await this.#rpc.sendRaw(raw, failures);
       return { kind: 'accepted' };
     } catch (err) {
-      return broadcastOutcome(err);
+      return afterFailover(broadcastOutcome(err), failures);
     }
   }
 

@@ -26,8 +26,9 @@ export class EvmRpc {
     this.#timeoutMs = timeoutMs;
   }
 
-  call(method: string, params: unknown[] = []): Promise<unknown> {
-    return this.endpoints.use((url) => callJsonRpc(url, { method, params }, this.#timeoutMs));
+  /** `failures`: filled with the transport failures of nodes tried before the one that answered. */
+  call(method: string, params: unknown[] = [], failures?: string[]): Promise<unknown> {
+    return this.endpoints.use((url) => callJsonRpc(url, { method, params }, this.#timeoutMs), failures);
   }
 
   async chainId(): Promise<number> {
@@ -73,8 +74,8 @@ export class EvmRpc {
     return big(await this.call('eth_getTransactionCount', [address, at === undefined ? 'latest' : hex(at)]));
   }
 
-  async sendRaw(raw: string): Promise<string> {
-    return await this.call('eth_sendRawTransaction', [raw]) as string;
+  async sendRaw(raw: string, failures?: string[]): Promise<string> {
+    return await this.call('eth_sendRawTransaction', [raw], failures) as string;
   }
 
   async receipt(txId: string): Promise<EvmReceipt | null> {

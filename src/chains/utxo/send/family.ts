@@ -15,6 +15,7 @@ import { NoNodeAnswered } from '../../rpc/endpoints.ts';
 import { RpcError, TransportError } from '../../rpc/json-rpc.ts';
 import type { WalletKeys } from '../../wallets/keys.ts';
 import type { AttemptRow, TransferRow } from '../../transfers/schema.ts';
+import { afterFailover } from '../../transfers/broadcasting.ts';
 import type { BroadcastOutcome, Inclusion, PrepareContext, Preparation, SignedTx, TransferFamily } from '../../transfers/types.ts';
 import { UTXO_COINS, coinsToBaseUnits, type UtxoCoin } from '../coins.ts';
 import type { NodeBlockHeader, NodeTx } from '../node-shapes.ts';
@@ -325,17 +326,23 @@ export class UtxoFamily implements TransferFamily {
   }
 
   async broadcast(raw: string): Promise<BroadcastOutcome> {
+    const failures: string[] = [];
     try {
-      await this.#rpc.call('sendrawtransaction', [raw]);
+      await this.#rpc.call('sendrawtransaction', [raw], failures);
       return { kind: 'accepted' };
     } catch (err) {
-      if (err instanceof NoNodeAnswered || err instanceof TransportError) return { kind: 'uncertain', why: err.message };
-      if (!(err instanceof RpcError)) return { kind: 'uncertain', why: (err as Error).message };
-      if (err.code === RPC_VERIFY_ALREADY_IN_CHAIN || /already in (block ?chain|the mempool)|txn-already-(in-mempool|known)/i.test(err.message)) return { kind: 'accepted' };
-      // the inputs are gone: spent by this very transaction (mined meanwhile), or by another one
-      if (/missing ?inputs|inputs-missingorspent/i.test(err.message) && await this.known(txIdOf(raw))) return { kind: 'accepted' };
-      return { kind: 'refused', why: `the node refused the transaction: ${err.message}` };
+      return afterFailover(await this.#refusal(raw, err), failures);
     }
+  }
+
+  /** What the node's error means for the transaction. */
+  async #refusal(raw: string, err: unknown): Promise<BroadcastOutcome> {
+    if (err instanceof NoNodeAnswered || err instanceof TransportError) return { kind: 'uncertain', why: err.message };
+    if (!(err instanceof RpcError)) return { kind: 'uncertain', why: (err as Error).message };
+    if (err.code === RPC_VERIFY_ALREADY_IN_CHAIN || /already in (block ?chain|the mempool)|txn-already-(in-mempool|known)/i.test(err.message)) return { kind: 'accepted' };
+    // the inputs are gone: spent by this very transaction (mined meanwhile), or by another one
+    if (/missing ?inputs|inputs-missingorspent/i.test(err.message) && await this.known(txIdOf(raw))) return { kind: 'accepted' };
+    return { kind: 'refused', why: `the node refused the transaction: ${err.message}` };
   }
 
   async inclusion(txIds: readonly string[]): Promise<Inclusion | null> {
