@@ -116,6 +116,9 @@ describe.runIf(anvilOrSkip())('payouts sent by the service', () => {
     });
 
     it('a payout on its way can no longer be rejected or marked sent by hand; one still waiting for funds is called back', async () => {
+      // its own funds: the Ethereum hot wallet can pay this payout whatever ran before (or did not)
+      const ethHot = (await hotWallet(t, 'ethereum')).address as Address;
+      await fundHotWallet(nodes, 'ethereum', ethHot, 10n ** 17n, 100n * 10n ** 6n);
       const m = await merchantWithAddresses(t, ['USDT_ERC20']);
       await credit(m, '100');
       const p = await requestPayout(m, 'USDT_ERC20', '30');
@@ -134,7 +137,9 @@ describe.runIf(anvilOrSkip())('payouts sent by the service', () => {
       await nodes.eth.mine(1);
       await driveUntil(t, async () => (await payoutOf(p.id)).status === 'sent');
 
-      // a payout the hot wallet cannot pay yet (it holds less than 1,000 USDT_BEP20): rejected, its transfer canceled, nothing ever sent
+      // a payout the hot wallet cannot pay yet (it holds less than 2,000 USDT_BEP20, whatever ran before): rejected, its transfer canceled, nothing ever sent
+      const bscHot = (await hotWallet(t, 'bsc')).address as Address;
+      expect(await balanceOf(nodes, 'USDT_BEP20', bscHot)).toBeLessThan(2000n * 10n ** 18n);
       const waiting = await merchantWithAddresses(t, ['USDT_BEP20']);
       await credit(waiting, '5000');
       const q = await requestPayout(waiting, 'USDT_BEP20', '2000');
