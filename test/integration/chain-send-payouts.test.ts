@@ -50,7 +50,7 @@ describe.runIf(anvilOrSkip())('payouts sent by the service', () => {
     /** On-chain units of the payout coin: the balance coin's send_amount, rescaled (USDT_TRC20 has 6 decimals, USDT_BEP20 18). */
     const onChain = (p: Json, decimals: number) => rescaleUnitsDown(parseUnits(p.send_amount, 6)!, 6, decimals);
 
-    it('a USDT_BEP20 payout waits for an unfunded hot wallet (needs_funding), then is sent once funded, with payout.sent and tx_id', async () => {
+    it('a USDT_BEP20 payout waits for an unfunded hot wallet (needs_funding), then is sent once funded, with payout.sent and tx_id, and the network fee it paid recorded', async () => {
       const m = await merchantWithAddresses(t, ['USDT_BEP20']);
       await credit(m, '100');
       const p = await requestPayout(m, 'USDT_BEP20', '60');
@@ -67,6 +67,7 @@ describe.runIf(anvilOrSkip())('payouts sent by the service', () => {
       expect(await nodes.bsc.client.getTransactionCount({ address: wallet.address as Address })).toBe(0);
 
       await fundHotWallet(nodes, 'bsc', wallet.address, 10n ** 17n, 1000n * 10n ** 18n);
+      const bnbBefore = await balanceOf(nodes, 'BNB', wallet.address);
       await driveUntil(t, async () => (await payoutOf(p.id)).status === 'sent');
       const sent = await payoutOf(p.id);
       expect(await balanceOf(nodes, 'USDT_BEP20', m.addresses.USDT_BEP20!)).toBe(onChain(p, 18));
@@ -75,6 +76,10 @@ describe.runIf(anvilOrSkip())('payouts sent by the service', () => {
       expect(done.status).toBe('final');
       const receipt = await nodes.bsc.client.getTransactionReceipt({ hash: sent.tx_id });
       expect(receipt.status).toBe('success');
+      // the fee recorded is what the network took: gas used at the price paid for it, all the BNB the hot wallet spent
+      expect(receipt.effectiveGasPrice).toBeGreaterThan(1n);
+      expect(done.minedFee).toBe(receipt.gasUsed * receipt.effectiveGasPrice);
+      expect(bnbBefore - await balanceOf(nodes, 'BNB', wallet.address)).toBe(done.minedFee);
       const hooks = await h.db().orm.select().from(events).where(and(eq(events.merchantId, m.acct.merchant.id), eq(events.type, 'payout.sent')));
       expect(hooks.map((e) => (e.data as Json).tx_id)).toEqual([sent.tx_id]);
       const audit = await h.db().orm.select().from(auditEntries).where(and(eq(auditEntries.merchantId, m.acct.merchant.id), eq(auditEntries.action, 'payout.sent')));
@@ -116,6 +121,9 @@ describe.runIf(anvilOrSkip())('payouts sent by the service', () => {
     });
 
     it('a payout on its way can no longer be rejected or marked sent by hand; one still waiting for funds is called back', async () => {
+      // its own funds: the Ethereum hot wallet can pay this payout whatever ran before (or did not)
+      const ethHot = (await hotWallet(t, 'ethereum')).address as Address;
+      await fundHotWallet(nodes, 'ethereum', ethHot, 10n ** 17n, 100n * 10n ** 6n);
       const m = await merchantWithAddresses(t, ['USDT_ERC20']);
       await credit(m, '100');
       const p = await requestPayout(m, 'USDT_ERC20', '30');
@@ -134,7 +142,9 @@ describe.runIf(anvilOrSkip())('payouts sent by the service', () => {
       await nodes.eth.mine(1);
       await driveUntil(t, async () => (await payoutOf(p.id)).status === 'sent');
 
-      // a payout the hot wallet cannot pay yet (it holds less than 1,000 USDT_BEP20): rejected, its transfer canceled, nothing ever sent
+      // a payout the hot wallet cannot pay yet (it holds less than 2,000 USDT_BEP20, whatever ran before): rejected, its transfer canceled, nothing ever sent
+      const bscHot = (await hotWallet(t, 'bsc')).address as Address;
+      expect(await balanceOf(nodes, 'USDT_BEP20', bscHot)).toBeLessThan(2000n * 10n ** 18n);
       const waiting = await merchantWithAddresses(t, ['USDT_BEP20']);
       await credit(waiting, '5000');
       const q = await requestPayout(waiting, 'USDT_BEP20', '2000');

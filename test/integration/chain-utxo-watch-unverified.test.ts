@@ -5,7 +5,9 @@
 //   that block, since the block may still be replaced; if it is, by a branch where the deposit was
 //   double spent, the deposit fails and is never counted;
 // - its block taken away and the transaction back in the mempool: it waits there at 0
-//   confirmations, and fails when it is not mined again within the hour.
+//   confirmations, and fails when it is not mined again within the hour;
+// - seen in the mempool only, then forgotten by the node (in no block, not in the mempool): it fails
+//   an hour after it was seen.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDb } from '../harness/databases.ts';
 import { getPayment, type Json } from '../harness/payments.ts';
@@ -100,6 +102,40 @@ describe.runIf(litecoindOrSkip())('litecoin deposits where the watcher has not v
       expect(after.status).toBe('failed');
       expect(after.deposits).toEqual([expect.objectContaining({ tx_id: txid, status: 'failed' })]);
       // mined now, so the next run's customer does not spend its unconfirmed change
+      await node.mine(1);
+    });
+    it('never mined and forgotten by the node (no block, not in the mempool), it fails an hour after it was seen', async () => {
+      const m = await ltcMerchant(t);
+      const p = await createLivePayment(t, m, 'LTC');
+      // the deposit spends a coinbase output that has just matured: taking the tip away makes it
+      // immature again, and the node drops the transaction from its mempool (a real "forgotten")
+      await node.mine(1);
+      const tip = await node.rpc<number>('getblockcount');
+      const [coinbase] = (await node.rpc<{ tx: string[] }>('getblock', [await node.rpc<string>('getblockhash', [tip - 99]), 1])).tx;
+      const vout = (await node.rpc<{ vout: Array<{ value: number; n: number }> }>('getrawtransaction', [coinbase, true])).vout.find((o) => o.value > 0)!;
+      const change = Number((vout.value - Number(ltcText(owed(p))) - 0.001).toFixed(8));
+      const raw = await node.rpc<string>('createrawtransaction', [[{ txid: coinbase, vout: vout.n }], [{ [p.deposit_address]: ltcText(owed(p)) }, { [await node.minerAddress()]: change }]]);
+      const signed = await node.rpc<{ hex: string; complete: boolean }>('signrawtransactionwithwallet', [raw], 'miner');
+      expect(signed.complete).toBe(true);
+      const txid = await node.rpc<string>('sendrawtransaction', [signed.hex]);
+      await pass();
+      expect((await now(m.acct.liveKey, p.id)).deposits).toEqual([expect.objectContaining({ tx_id: txid, status: 'pending', confirmations: 0 })]);
+
+      await node.rpc('invalidateblock', [await node.rpc<string>('getbestblockhash')]);
+      expect(await node.rpc<string[]>('getrawmempool')).not.toContain(txid);
+      expect(await node.rpc('getrawtransaction', [txid, true]).catch(() => null)).toBeNull();
+      await pass();
+      expect(await now(m.acct.liveKey, p.id)).toMatchObject({ status: 'detecting', confirmations: 0 });
+      // the hour runs from when it was seen
+      t.clock.advance(ORPHAN_TIMEOUT_MS - 60_000);
+      await pass();
+      expect((await now(m.acct.liveKey, p.id)).deposits).toEqual([expect.objectContaining({ tx_id: txid, status: 'pending' })]);
+      t.clock.advance(2 * 60_000);
+      await pass();
+      const after = await now(m.acct.liveKey, p.id);
+      expect(after.deposits).toEqual([expect.objectContaining({ tx_id: txid, status: 'failed' })]);
+      expect(after.status).toBe('failed');
+      // the chain moves on past the block taken
       await node.mine(1);
     });
   });

@@ -4,20 +4,24 @@
 // (seen when it arrived, valued at the price of then, `payment.wrong_asset`), also when another
 // process has taken the chain over meanwhile. Its transaction moved by a reorganisation to a block
 // the watcher has not reached yet is recorded only once the watcher reaches it: that block may still
-// be replaced by one without it, and then nothing arrived.
+// be replaced by one without it, and then nothing arrived. One that no payment takes any more when
+// it is priced again is unmatched, as any transfer to a closed payment's address: listed for the
+// operator and in that payment's trail.
 import { afterAll, beforeAll, expect, it, describe } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { describeEachDb } from '../harness/databases.ts';
 import { anvilOrSkip } from '../harness/anvil.ts';
 import { useEvmNodes } from '../harness/evm-nodes.ts';
 import { FakeExchanges } from '../harness/exchanges.ts';
-import { createLivePayment, merchantWithAddresses, owed, pay, startChainApp, type ChainApp } from '../harness/chain-send.ts';
+import { ADMIN, createLivePayment, merchantWithAddresses, owed, pay, startChainApp, type ChainApp } from '../harness/chain-send.ts';
 import { eventTypes, paymentNow, watchOnce } from '../harness/chain-watch.ts';
 import type { Hex } from 'viem';
 import { ChainWatching, chainCursors } from '../../src/chains/watch/index.ts';
 import { chainReaders } from '../../src/chains/watching/index.ts';
 import { depositsAwaitingPrice } from '../../src/chains/watch/schema.ts';
 import { deposits } from '../../src/payments/index.ts';
+
+const HOUR = 60 * 60 * 1000;
 
 describe.runIf(anvilOrSkip())('a wrong-asset deposit while its coin has no price', () => {
   const nodes = useEvmNodes();
@@ -74,6 +78,42 @@ describe.runIf(anvilOrSkip())('a wrong-asset deposit while its coin has no price
       expect((await paymentNow(t, m.acct.liveKey, p.id)).deposits).toHaveLength(1);
       // none left: the chain's cursor row no longer sends the passes to that table
       expect((await cursor()).awaitingPrice).toBe(false);
+    });
+
+    it('one no payment takes any more once priced (its payment expired meanwhile) is unmatched: listed for the operator and in the payment\'s trail', async () => {
+      const m = await merchantWithAddresses(t, ['ETH']);
+      const p = await createLivePayment(t, m, 'ETH');
+      // more than 24 hours past expires_at, the expiry timer not run yet: the payment is still open when the deposit arrives
+      t.clock.advance(25 * HOUR + 16 * 60 * 1000);
+      fx.prices.USDT = '0.90';
+      await t.services.market.refresh();
+      const seenAt = t.clock.now();
+      const usdt = await pay(nodes, 'USDT_ERC20', p.deposit_address, 7_000_000n);
+      await watchOnce(t);
+      expect(await t.platform.db.orm.select().from(depositsAwaitingPrice).where(eq(depositsAwaitingPrice.paymentId, p.id))).toHaveLength(1);
+      // it expires meanwhile; a deposit seen more than 24 hours after expires_at is no late deposit of it
+      await t.services.payments.timers.runDue(t.clock.now());
+      await t.platform.outbox.drainNow();
+      expect((await paymentNow(t, m.acct.liveKey, p.id)).status).toBe('expired');
+
+      fx.reset();
+      t.clock.advance(5_000);
+      await t.services.market.refresh();
+      await watchOnce(t);
+      expect(await paymentNow(t, m.acct.liveKey, p.id)).toMatchObject({ status: 'expired', deposits: [] });
+      expect(await t.platform.db.orm.select().from(depositsAwaitingPrice).where(eq(depositsAwaitingPrice.paymentId, p.id))).toEqual([]);
+      const listed = (await t.app.inject({ method: 'GET', url: '/admin/unmatched-deposits?chain=ethereum', headers: ADMIN })).json().deposits;
+      const mine = listed.filter((d: { tx_id: string }) => d.tx_id === usdt.hash);
+      expect(mine).toEqual([{
+        id: expect.stringMatching(/^umd_/), merchant_id: m.acct.merchant.id, chain: 'ethereum', token: 'USDT_ERC20', address: p.deposit_address,
+        tx_id: usdt.hash, amount: '7', usd_value: '7', block: Number(usdt.block), seen_at: seenAt.toISOString(),
+      }]);
+      const trail = await t.services.payments.trail(m.acct.merchant.id, p.id) as { unmatched_deposits: unknown };
+      expect(trail.unmatched_deposits).toEqual(mine);
+      // a later pass lists it once
+      await watchOnce(t);
+      expect((await t.app.inject({ method: 'GET', url: '/admin/unmatched-deposits?chain=ethereum', headers: ADMIN })).json().deposits
+        .filter((d: { tx_id: string }) => d.tx_id === usdt.hash)).toHaveLength(1);
     });
 
     it('a deposit kept by the process that watched the chain is recorded by the one that takes the chain over', async () => {

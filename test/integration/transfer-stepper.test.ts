@@ -13,7 +13,7 @@ import { createLogger } from '../../src/platform/logger.ts';
 import { outgoingTransfers, recordTransfer, type TransferRow } from '../../src/chains/transfers/index.ts';
 import { transferById } from '../../src/chains/transfers/store.ts';
 import { giveBackNonce, lockSender, takeNonce, type Sender } from '../../src/chains/transfers/nonces.ts';
-import { ChainStepper, NOTE_NONCE_TAKEN } from '../../src/chains/transfers/stepper.ts';
+import { ChainStepper, NOTE_NONCE_TAKEN, NOTE_NOT_OURS } from '../../src/chains/transfers/stepper.ts';
 import { ACTIVE_STATUSES, type TransferOutcomes } from '../../src/chains/transfers/types.ts';
 import { ScriptedChain } from '../harness/scripted-chain.ts';
 
@@ -234,5 +234,21 @@ describeEachDb('transfer stepper', (h) => {
     await passAt(101n);
     expect(await row(t)).toMatchObject({ status: 'recorded', failures: 1, feesPaid: 7_777n, nonce: null });
     expect((await h.db().orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.id, t.id)))[0].lastError).toContain('reverted');
+  });
+  it('a transfer from a deposit address the service did not derive is failed for good at once, never signed, and reported failed once', async () => {
+    // no derivation index: the service holds no key for the address, so no retry can ever sign it
+    const t = await recordTransfer(h.db().orm, {
+      chain: 'ethereum', livemode: true, purpose: 'sweep', token: 'ETH', fromAddress: ADDR.EVM, fromIndex: null, fromRole: 'deposit',
+      toAddress: hot, amount: 1_000n, reference: `pay_${uid()}`,
+    }, clock.now());
+    await passAt(100n);
+    expect(await row(t)).toMatchObject({ status: 'failed', failures: 1, lastError: NOTE_NOT_OURS, nonce: null });
+    // given up, not waiting for a retry: later passes leave it alone
+    clock.advance(RETRY_MS[0] * 10);
+    await passAt(100n);
+    expect((await row(t)).status).toBe('failed');
+    expect(chain.signed).toEqual([]);
+    expect(chain.broadcasts).toEqual([]);
+    expect(ended).toEqual([{ kind: 'failed', id: t.id }]);
   });
 });

@@ -92,10 +92,14 @@ export class DepositFeed {
    * says deposits may wait for a price, awaiting-price.ts).
    */
   async recount(count: (height: bigint) => number, finished: bigint, at: Date, pooled?: ReadonlySet<string>, awaitingPrice = true): Promise<void> {
-    await this.#awaiting.retry(awaitingPrice, count, finished, at, (row) => this.#unmatched(
-      { txId: row.txId, to: row.address, token: row.token as ObservedTransfer['token'], amount: row.amount },
-      row.block === null ? undefined : BigInt(row.block), row.seenAt, null,
-    ));
+    await this.#awaiting.retry(awaitingPrice, count, finished, at, async (row) => {
+      // kept for a payment: like any transfer to its address after it closed, it shows in that payment's trail too
+      const owner = (await paymentsAtAddress(this.#deps.db.orm, this.#chain, row.address)).find((o) => o.id === row.paymentId);
+      await this.#unmatched(
+        { txId: row.txId, to: row.address, token: row.token as ObservedTransfer['token'], amount: row.amount },
+        row.block === null ? undefined : BigInt(row.block), row.seenAt, owner ? { paymentId: owner.id, merchantId: owner.merchantId } : null,
+      );
+    });
     for (const d of await pendingChainDeposits(this.#deps.db.orm, this.#chain)) {
       if (d.block !== null) {
         if (BigInt(d.block) > finished) continue;
