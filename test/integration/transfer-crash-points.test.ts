@@ -13,7 +13,7 @@ import { Crash, ScriptedChain } from '../harness/scripted-chain.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { outgoingAttempts, outgoingTransfers, recordTransfer, type TransferRow } from '../../src/chains/transfers/index.ts';
-import { transferById } from '../../src/chains/transfers/store.ts';
+import { transferById, walletsWaitingForFunds } from '../../src/chains/transfers/store.ts';
 import { ChainStepper, NOTE_NONCE_TAKEN } from '../../src/chains/transfers/stepper.ts';
 import { ACTIVE_STATUSES, type TransferOutcomes } from '../../src/chains/transfers/types.ts';
 
@@ -131,7 +131,10 @@ describeEachDb('transfer stepper: crashes and a second process', (h) => {
     const restarted = newProcess();
     chain.next.push(refusal);
     await passAt(restarted, 100n);
-    expect(await row(t)).toMatchObject({ status: 'signed', nonce: 2n, uncertain: true, failures: 0, waiting: null, lastError: refusal.why });
+    const waiting = refusal.kind === 'no_funds' ? 'funds' : null;
+    expect(await row(t)).toMatchObject({ status: 'signed', nonce: 2n, uncertain: true, failures: 0, waiting, lastError: refusal.why });
+    // the operator is told the hot wallet needs funds (/admin/wallets)
+    expect((await walletsWaitingForFunds(h.db().orm)).has('ethereum:true')).toBe(waiting !== null);
     // the next transfer of the sender waits: nonce 2 is not handed out again
     const next = await record();
     chain.next.push(refusal);
@@ -142,7 +145,8 @@ describeEachDb('transfer stepper: crashes and a second process', (h) => {
     chain.nonce = () => 3n;
     chain.next.push({ kind: 'nonce_used', why: 'nonce too low' });
     await passAt(restarted, 101n);
-    expect(await row(t)).toMatchObject({ status: 'mined', txId: chain.signed[0].txId });
+    expect(await row(t)).toMatchObject({ status: 'mined', txId: chain.signed[0].txId, waiting: null });
+    expect((await walletsWaitingForFunds(h.db().orm)).has('ethereum:true')).toBe(false);
     expect(await row(next)).toMatchObject({ status: 'sent', nonce: 3n });
     expect(chain.signed.map((s) => s.nonce)).toEqual([2n, 3n]);
     expect(ended).toEqual([]);

@@ -71,6 +71,8 @@ describeEachDb('transfer port', (h) => {
     expect((await state(await transfer(reference, 'canceled')))?.status).toBe('failed');
     expect(await state(await transfer(reference, 'recorded', { waiting: 'funds', lastError: 'the hot wallet holds 0 wei' })))
       .toEqual({ status: 'pending', waiting_funds: true, why: 'the hot wallet holds 0 wei' });
+    expect(await state(await transfer(reference, 'signed', { waiting: 'funds', uncertain: true, lastError: 'insufficient funds' })))
+      .toEqual({ status: 'pending', waiting_funds: true, why: 'insufficient funds' });
     expect(await h.db().transaction((tx) => port.state(tx, 'trf_nope'))).toBeNull();
   });
 });

@@ -111,7 +111,8 @@ export class ChainTransferPort implements TransferPort {
     if (!r) return null;
     const status = r.status === 'final' ? 'final' : r.status === 'failed' || r.status === 'canceled' ? 'failed' : 'pending';
     return {
-      status, waiting_funds: r.status === 'recorded' && r.waiting === WAITING_FUNDS,
+      // a signed one may wait too: refused for funds at a broadcast that may have reached a node already (stepper.ts)
+      status, waiting_funds: (r.status === 'recorded' || r.status === 'signed') && r.waiting === WAITING_FUNDS,
       ...(r.txId ? { tx_id: r.txId } : {}), ...(r.lastError ? { why: r.lastError } : {}),
     };
   }

@@ -212,7 +212,7 @@ export class ChainStepper {
       const inc = await this.family.inclusion(mine.map((a) => a.txId));
       if (inc) return this.#found(t, 'signed', inc, mine, tip);
       await markBroadcast(this.#db.orm, last, now);
-      return moveTransfer(this.#db.orm, t, 'signed', { status: 'sent', lastError: 'its broadcast was lost and it expired: sent again' }, now);
+      return moveTransfer(this.#db.orm, t, 'signed', { status: 'sent', waiting: null, lastError: 'its broadcast was lost and it expired: sent again' }, now);
     }
     const out = await this.family.broadcast(last.raw);
     const sender: Sender = { chain: this.family.chain, livemode: t.livemode, address: t.fromAddress };
@@ -221,7 +221,7 @@ export class ChainStepper {
         await markBroadcast(this.#db.orm, last, now);
         // a chain that mines at once (or a fast block) is looked at again right away
         this.#wake();
-        return moveTransfer(this.#db.orm, t, 'signed', { status: 'sent', lastError: null }, now);
+        return moveTransfer(this.#db.orm, t, 'signed', { status: 'sent', waiting: null, lastError: null }, now);
       case 'uncertain':
         return moveTransfer(this.#db.orm, t, 'signed', { uncertain: true, lastError: out.why }, now);
       case 'nonce_used': {
@@ -239,7 +239,9 @@ export class ChainStepper {
         if (mayBeOut) {
           const inc = await this.family.inclusion(mine.map((a) => a.txId));
           if (inc) return this.#found(t, 'signed', inc, mine, tip);
-          const kept = await moveTransfer(this.#db.orm, t, 'signed', { uncertain: true, lastError: out.why }, now);
+          // a hot wallet short of funds says so (/admin/wallets), as one refused at its first broadcast does
+          const waiting = out.kind === 'no_funds' && t.fromRole === 'hot' ? WAITING_FUNDS : null;
+          const kept = await moveTransfer(this.#db.orm, t, 'signed', { uncertain: true, waiting, lastError: out.why }, now);
           // refused for its fee (a base fee risen past its cap, a node's minimum), it would wait for
           // ever: after the stuck time it is replaced with a higher fee and the same nonce, so at
           // most one of the two is ever mined
@@ -323,7 +325,7 @@ export class ChainStepper {
     await markBroadcast(this.#db.orm, stored.attempt, now);
     if (from === 'sent') return stored.row;
     this.#wake();
-    return (await moveTransfer(this.#db.orm, stored.row, 'signed', { status: 'sent', lastError: null }, now)) ?? stored.row;
+    return (await moveTransfer(this.#db.orm, stored.row, 'signed', { status: 'sent', waiting: null, lastError: null }, now)) ?? stored.row;
   }
 
   /** Found in a block: counted, and final at once when it is deep enough already (a restart after a long stop). */
@@ -340,7 +342,7 @@ export class ChainStepper {
     }
     const attempt = mine.find((a) => a.txId === inc.txId);
     return moveTransfer(this.#db.orm, t, from, {
-      status: 'mined', txId: inc.txId, block: inc.block, minedFee: inc.feePaid, sentAmount: attempt?.value ?? null, lastError: null,
+      status: 'mined', txId: inc.txId, block: inc.block, minedFee: inc.feePaid, sentAmount: attempt?.value ?? null, waiting: null, lastError: null,
     }, now);
   }
 

@@ -90,7 +90,7 @@ export async function referenceBurnt(ex: Executor, reference: string): Promise<{
 export async function walletsWaitingForFunds(ex: Executor): Promise<Set<string>> {
   const rows = await queryRows<{ chain: string; livemode: boolean }>(ex, sql`
     select distinct chain, livemode from outgoing_transfers
-    where status = 'recorded' and waiting = 'funds' and from_role = 'hot'`);
+    where status in ('recorded', 'signed') and waiting = 'funds' and from_role = 'hot'`);
   return new Set(rows.map((r) => `${r.chain}:${r.livemode}`));
 }
 
