@@ -61,6 +61,14 @@ describeEachDb('transfer stepper: crashes and a second process', (h) => {
   const row = async (t: TransferRow) => (await transferById(h.db().orm, t.id))!;
   const stored = (t: TransferRow) => h.db().orm.select().from(outgoingAttempts).where(eq(outgoingAttempts.transferId, t.id)).orderBy(asc(outgoingAttempts.n));
   const passAt = async (s: ChainStepper, tip: bigint) => { chain.height = tip; await s.pass(); };
+  /** A transfer signed with nonce `nonce` whose first broadcast kills the process, before or after the node took it. */
+  const killedAtBroadcast = async (nonce: bigint, when: 'before-node' | 'after-node') => {
+    chain.nonce = () => nonce;
+    const t = await record();
+    chain.crashNext(when);
+    await passAt(stepper, 100n);
+    return t;
+  };
   /** Mines the transfer's signed transaction `i` in `block` and passes until it is final. */
   const finish = async (s: ChainStepper, t: TransferRow, i: number, block: bigint) => {
     chain.mine(chain.signed[i], block);
@@ -82,10 +90,7 @@ describeEachDb('transfer stepper: crashes and a second process', (h) => {
   });
 
   it('killed at the broadcast before the node heard of it: the signed bytes were stored first, the restart broadcasts those bytes', async () => {
-    chain.nonce = () => 4n;
-    const t = await record();
-    chain.crashNext('before-node');
-    await passAt(stepper, 100n);
+    const t = await killedAtBroadcast(4n, 'before-node');
     // what was being broadcast is committed: the signed bytes and their nonce
     expect(await row(t)).toMatchObject({ status: 'signed', nonce: 4n, uncertain: false });
     expect((await stored(t)).map((a) => [a.raw, a.nonce])).toEqual([[chain.broadcasts[0], 4n]]);
@@ -102,10 +107,7 @@ describeEachDb('transfer stepper: crashes and a second process', (h) => {
   });
 
   it('killed after the node took the broadcast (the answer lost): the restart finds it mined and never signs it again', async () => {
-    chain.nonce = () => 2n;
-    const t = await record();
-    chain.crashNext('after-node');
-    await passAt(stepper, 100n);
+    const t = await killedAtBroadcast(2n, 'after-node');
     expect(await row(t)).toMatchObject({ status: 'signed', nonce: 2n, uncertain: false });
     // mined while the service was down: broadcast again, the node answers that its nonce is used
     chain.mine(chain.signed[0], 101n);
@@ -123,10 +125,7 @@ describeEachDb('transfer stepper: crashes and a second process', (h) => {
     { kind: 'refused', why: 'transaction underpriced' },
     { kind: 'no_funds', why: 'insufficient funds for gas * price + value' },
   ] as const)('killed after the node took the broadcast, the restart\'s broadcast $kind (another node, say): the nonce is kept, the sender waits, nothing is signed twice', async (refusal) => {
-    chain.nonce = () => 2n;
-    const t = await record();
-    chain.crashNext('after-node');
-    await passAt(stepper, 100n);
+    const t = await killedAtBroadcast(2n, 'after-node');
     // a failover node refuses the same bytes for a reason of its own: that proves nothing about the node that took them
     const restarted = newProcess();
     chain.next.push(refusal);
@@ -153,10 +152,7 @@ describeEachDb('transfer stepper: crashes and a second process', (h) => {
   });
 
   it('killed before the node heard of the broadcast, the restart\'s broadcast refused for its fee: kept, and after the stuck time replaced with a higher fee and the same nonce', async () => {
-    chain.nonce = () => 6n;
-    const t = await record();
-    chain.crashNext('before-node');
-    await passAt(stepper, 100n);
+    const t = await killedAtBroadcast(6n, 'before-node');
     const restarted = newProcess();
     const underpriced = { kind: 'refused', why: 'max fee per gas less than block base fee' } as const;
     chain.next.push(underpriced);
@@ -179,10 +175,7 @@ describeEachDb('transfer stepper: crashes and a second process', (h) => {
   });
 
   it('killed after the node took the broadcast, mined while the service was down, the restart\'s broadcast refused (spent inputs a node cannot place): found mined and final, never signed again', async () => {
-    chain.nonce = () => 4n;
-    const t = await record();
-    chain.crashNext('after-node');
-    await passAt(stepper, 100n);
+    const t = await killedAtBroadcast(4n, 'after-node');
     chain.mine(chain.signed[0], 101n);
     chain.nonce = () => 5n;
     chain.next.push({ kind: 'refused', why: 'bad-txns-inputs-missingorspent' });
@@ -193,10 +186,7 @@ describeEachDb('transfer stepper: crashes and a second process', (h) => {
   });
 
   it('killed after the node took the broadcast, the transaction then dropped and its nonce taken by another: signed again only once that nonce is used at the final depth', async () => {
-    chain.nonce = () => 2n;
-    const t = await record();
-    chain.crashNext('after-node');
-    await passAt(stepper, 100n);
+    const t = await killedAtBroadcast(2n, 'after-node');
     // the node dropped it, and a transaction from outside the service used nonce 2 in block 101
     chain.pool.delete(chain.signed[0].txId);
     chain.nonce = (at) => (at === undefined || at >= 101n ? 3n : 2n);
@@ -218,11 +208,8 @@ describeEachDb('transfer stepper: crashes and a second process', (h) => {
   });
 
   it('killed after the node took the broadcast of a transaction that expires (XRP, Tron): past its last block, the restart looks for it instead of broadcasting', async () => {
-    chain.nonce = () => 7n;
     chain.expiresAfter = 104n;
-    const t = await record();
-    chain.crashNext('after-node');
-    await passAt(stepper, 100n);
+    const t = await killedAtBroadcast(7n, 'after-node');
     chain.mine(chain.signed[0], 102n);
     chain.nonce = () => 8n;
     // an expired transaction's bytes are refused by every node, mined or not: its refusal must not give its sequence back
