@@ -183,6 +183,16 @@ describeEachDb('payments simulate', (h) => {
     expect((await getPayment(t.app, acct.testKey, q.id)).deposits).toHaveLength(1);
   });
 
+  it('values a deposit in another coin at that coin\'s market price, never at the payment\'s locked rate', async () => {
+    const p = await createPayment(t.app, acct.testKey, { token: 'ETH', amount_usd: '25' });
+    // 10 USDT on the ETH address: $10 at the market, not 10 × the $3000 locked for ETH
+    await t.services.payments.intake.recordDeposit({ paymentId: p.id }, { txId: 'usdt-on-eth', token: 'USDT_ERC20', amount: 10_000_000n, confirmations: 0, at: clock.now() });
+    clock.advance(1100);
+    const got = await getPayment(t.app, acct.testKey, p.id);
+    expect(got.deposits[0]).toMatchObject({ token: 'USDT_ERC20', amount: '10', usd_value: '10', counted: false });
+    expect(got).toMatchObject({ status: 'pending', received_usd: '0', received_amount: '0' });
+  });
+
   it('a deposit already final when it pays raises detecting (as detecting) then confirmed', async () => {
     const p = await createPayment(t.app, acct.testKey, { token: 'XRP' });
     const r = await t.services.payments.intake.recordDeposit({ address: p.deposit_address, tag: p.destination_tag },
