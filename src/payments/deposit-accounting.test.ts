@@ -47,6 +47,8 @@ describe('which deposits count', () => {
 
   it('counts nothing before a coin is chosen', () => {
     expect(depositCounts(payment({ token: '' }), deposit('ETH', ETH_DUE))).toBe(false);
+    // not even another coin the merchant accepts: a payment with no coin has nothing to cover yet
+    expect(depositCounts(payment({ token: '', acceptOtherAssets: true }), deposit('USDT_ERC20', usdt('30')))).toBe(false);
   });
 });
 
@@ -156,6 +158,17 @@ describe('applying a change', () => {
     const d = deposit('ETH', ETH_DUE, { state: 'failed' });
     expect(applyChange(payment({ status: 'detecting' }), [d], { kind: 'deposit_failed', deposit: d.id }, BEFORE))
       .toMatchObject({ status: 'failed', events: ['payment.failed'] });
+  });
+
+  it('a deposit dropped at expires_at itself leaves the payment underpaid: the deadline has passed from that instant', () => {
+    // The deadline timer fires at expires_at and finds the payment detecting (nothing to do); a
+    // drop at that same instant must close it, or it would stay partially paid with no deadline left.
+    const kept = deposit('ETH', ETH_DUE / 2n);
+    const dropped = deposit('ETH', ETH_DUE / 2n, { state: 'failed' });
+    const r = applyChange(payment({ status: 'detecting' }), [kept, dropped], { kind: 'deposit_failed', deposit: dropped.id }, EXPIRES);
+    expect(r).toMatchObject({ status: 'underpaid', events: ['payment.underpaid'] });
+    expect(applyChange(payment({ status: 'detecting' }), [kept, dropped], { kind: 'deposit_failed', deposit: dropped.id }, new Date(EXPIRES.getTime() - 1)))
+      .toMatchObject({ status: 'partially_paid', events: ['payment.partially_paid'] });
   });
 
   it('moves no status on confirmations alone', () => {

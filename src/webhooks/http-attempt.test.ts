@@ -146,6 +146,13 @@ describe('attemptDelivery', () => {
     expect(result.response).toBe('€'.repeat(500));
   });
 
+  it('counts characters, not UTF-16 units: 500 characters outside the BMP are kept whole', async () => {
+    const text = '😀'.repeat(800);
+    const r = await receiver((_q, res) => res.writeHead(400).end(text));
+    const result = await attemptDelivery(request(`http://127.0.0.1:${r.port}/`));
+    expect(result.response).toBe('😀'.repeat(500));
+  });
+
   it('reports a refused connection', async () => {
     const probe = http.createServer();
     const port = await listen(probe);

@@ -98,6 +98,31 @@ describeEachDb('payments create', (h) => {
     expect(res.json()).toEqual({ error: message });
   });
 
+  it('takes an order_id of exactly 200 characters', async () => {
+    const res = await post({ order_id: 'x'.repeat(200), amount_usd: '10', token: 'ETH' });
+    expect(res.statusCode).toBe(201);
+    expect(res.json().order_id).toHaveLength(200);
+  });
+
+  it('with fees kept by the merchant: the price alone is due and the note says the fee comes out of what it receives', async () => {
+    const other = await signupAccount(t.app);
+    const set = await inject({ method: 'PATCH', url: '/merchant/settings', headers: tokenHeader(other.accessToken), payload: { fees_paid_by_customer: false } });
+    expect(set.statusCode).toBe(200);
+    const kept = await createPayment(t.app, other.testKey, { token: 'ETH', amount_usd: '25' });
+    expect(kept).toMatchObject({
+      fees_paid_by_customer: false, usd_amount: '25', amount_due_usd: '25', network_fee_usd: '1',
+      network_fee_note: 'the network fee of moving the deposit is taken from what the merchant receives',
+    });
+    // its coin options carry no amount_due_usd of their own: the price is what is due in any coin
+    const bare = await createPayment(t.app, other.testKey, { token: undefined, amount_usd: '25', tokens: ['ETH', 'TRX'] });
+    expect(bare.token_options.map((o: Json) => [o.token, o.amount_due_usd])).toEqual([['ETH', undefined], ['TRX', undefined]]);
+    const passed = await createPayment(t.app, acct.testKey, { token: 'ETH', amount_usd: '25' });
+    expect(passed).toMatchObject({
+      fees_paid_by_customer: true, amount_due_usd: '26.27',
+      network_fee_note: 'the network fee of moving the deposit is included in amount_due_usd',
+    });
+  });
+
   it('refuses a coin the merchant did not enable', async () => {
     const other = await signupAccount(t.app);
     const set = await inject({ method: 'PATCH', url: '/merchant/settings', headers: tokenHeader(other.accessToken), payload: { enabled_tokens: ['ETH'] } });
@@ -114,6 +139,10 @@ describeEachDb('payments create', (h) => {
     const again = await post({ order_id: order, amount_usd: '99', token: 'BTC' });
     expect(again.statusCode).toBe(200);
     expect(again.json()).toEqual(first.json());
+    // a retry whose own price would now be refused still answers the open payment (safe retry)
+    const refusedPrice = await post({ order_id: order, amount_usd: '2', token: 'BTC' });
+    expect(refusedPrice.statusCode).toBe(200);
+    expect(refusedPrice.json()).toEqual(first.json());
     const other = await signupAccount(t.app);
     expect((await post({ order_id: order, amount_usd: '25', token: 'ETH' }, other.testKey)).statusCode).toBe(201);
   });

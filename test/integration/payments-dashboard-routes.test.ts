@@ -48,6 +48,20 @@ describeEachDb('payments dashboard routes', (h) => {
     expect((await t.app.inject({ method: 'GET', url: '/merchant/payments/pay_x/events', headers: tokenHeader(acct.accessToken) })).json()).toEqual({ error: 'payment not found' });
   });
 
+  it('never shows another merchant\'s payment: its read, events, trail and simulate answer 404', async () => {
+    const p = await createPayment(t.app, acct.testKey, { token: 'TRX' });
+    const stranger = await signupAccount(t.app);
+    const as = (method: 'GET' | 'POST', url: string) =>
+      t.app.inject({ method, url, headers: tokenHeader(stranger.accessToken), ...(method === 'POST' ? { payload: { outcome: 'confirmed' } } : {}) });
+    for (const [method, url] of [['GET', ''], ['GET', '/events'], ['GET', '/trail'], ['POST', '/simulate']] as const) {
+      const res = await as(method, `/merchant/payments/${p.id}${url}`);
+      expect(res.statusCode, `${method} ${url}`).toBe(404);
+      expect(res.json()).toEqual({ error: 'payment not found' });
+    }
+    // nothing was started on it
+    expect((await get(`/merchant/payments/${p.id}`)).simulation).toBeUndefined();
+  });
+
   it('writes decimal strings without trailing zeros', async () => {
     const p = await createPayment(t.app, acct.testKey, { token: 'USDT_TRC20', amount_usd: '25.50' });
     expect(p.usd_amount).toBe('25.5');

@@ -78,6 +78,8 @@ describeEachDb('payments simulate', (h) => {
     expect(all.filter((x) => x === 'payment.simulation')).toHaveLength(2);
     if (outcome === 'overpaid') expect(parseUnits(done.received_amount, 18)! > parseUnits(done.crypto_amount, 18)!).toBe(true);
     if (outcome === 'wrong_asset') expect(done.deposits[0]).toMatchObject({ token: 'USDT_ERC20', counted: false });
+    // the dropped deposit is failed itself, not left pending for a watcher to finalise later
+    if (outcome === 'failed') expect(done.deposits).toMatchObject([{ status: 'failed', counted: false }]);
     if (status === 'confirmed') expect(done.received_usd).not.toBe('0');
   });
 
@@ -163,11 +165,19 @@ describeEachDb('payments simulate', (h) => {
     // 50 bps tolerance: 0.4% short still pays
     await intake.recordDeposit(ref, { txId: 'tx-tol', token: 'USDT_TRC20', amount: due - (due * 40n) / 10_000n, confirmations: 1, at: clock.now() });
     expect((await getPayment(t.app, acct.testKey, p.id)).status).toBe('detecting');
+    await intake.updateConfirmations(ref, 'tx-tol', 5, clock.now());
+    // a count that does not go up changes nothing (only setInclusion may lower it, after a reorganisation)
+    await intake.updateConfirmations(ref, 'tx-tol', 3, clock.now());
+    clock.advance(1100);
+    expect(await getPayment(t.app, acct.testKey, p.id)).toMatchObject({ status: 'detecting', confirmations: 5, confirmations_required: 20 });
     await intake.updateConfirmations(ref, 'tx-tol', 20, clock.now());
     clock.advance(1100);
     const done = await getPayment(t.app, acct.testKey, p.id);
     expect(done.status).toBe('confirmed');
     expect(done.deposits[0]).toMatchObject({ status: 'final', counted: true, confirmations: 20 });
+    // reported while detecting only (spec 1 Payment behaviour 8)
+    expect(done.confirmations).toBeUndefined();
+    expect(done.confirmations_required).toBeUndefined();
 
     const q = await createPayment(t.app, acct.testKey, { token: 'USDT_TRC20', amount_usd: '100' });
     const qdue = parseUnits(q.crypto_amount, 6)!;
@@ -181,6 +191,16 @@ describeEachDb('payments simulate', (h) => {
     await intake.recordDeposit({ paymentId: q.id }, { txId: 'tx-short', token: 'USDT_TRC20', amount: qdue / 2n, confirmations: 0, at: clock.now() });
     clock.advance(1100);
     expect((await getPayment(t.app, acct.testKey, q.id)).deposits).toHaveLength(1);
+  });
+
+  it('values a deposit in another coin at that coin\'s market price, never at the payment\'s locked rate', async () => {
+    const p = await createPayment(t.app, acct.testKey, { token: 'ETH', amount_usd: '25' });
+    // 10 USDT on the ETH address: $10 at the market, not 10 × the $3000 locked for ETH
+    await t.services.payments.intake.recordDeposit({ paymentId: p.id }, { txId: 'usdt-on-eth', token: 'USDT_ERC20', amount: 10_000_000n, confirmations: 0, at: clock.now() });
+    clock.advance(1100);
+    const got = await getPayment(t.app, acct.testKey, p.id);
+    expect(got.deposits[0]).toMatchObject({ token: 'USDT_ERC20', amount: '10', usd_value: '10', counted: false });
+    expect(got).toMatchObject({ status: 'pending', received_usd: '0', received_amount: '0' });
   });
 
   it('a deposit already final when it pays raises detecting (as detecting) then confirmed', async () => {
@@ -215,6 +235,20 @@ describeEachDb('payments simulate', (h) => {
     await t.services.payments.runDue();
     const u = await intake.recordDeposit({ paymentId: q.id }, { txId: 'too-late', token: 'BNB', amount, confirmations: 0, at: clock.now() });
     expect(u.kind).toBe('unmatched');
+  });
+
+  it('dashboard expired_today counts the payments of the mode that expired today', async () => {
+    const other = await signupAccount(t.app);
+    const a = await createPayment(t.app, other.testKey, { token: 'ETH' });
+    await createPayment(t.app, other.testKey, { token: undefined });
+    // read from the service: the 15 minutes to the deadline outlive the owner's access token
+    const figures = (livemode = false) => t.services.payments.dashboard(other.merchant.id, livemode);
+    expect(await figures()).toMatchObject({ expired_today: 0, pending: 2 });
+    clock.advance(15 * 60 * 1000);
+    await t.services.payments.runDue();
+    expect((await getPayment(t.app, other.testKey, a.id)).status).toBe('expired');
+    expect(await figures()).toMatchObject({ expired_today: 1, pending: 1 });
+    expect((await figures(true)).expired_today).toBe(0);
   });
 
   it('trail has every key; dashboard figures count confirmed payments of the mode', async () => {

@@ -135,16 +135,20 @@ describeEachDb('webhook deliveries API', (h) => {
     const owner = () => tokenHeader(ownerToken);
     const ownerToken = await memberToken(t, acct.merchant.id, 'owner');
     expect((await inject('POST', `/merchant/webhooks/deliveries/${id}/redeliver`, viewer)).statusCode).toBe(403);
+    // the account URL changed since the delivery gave up: the redelivery goes to the URL of now
+    const now = `${rx.url}?after=redeliver`;
+    expect((await inject('PUT', '/merchant/webhook?mode=test', owner(), { url: now })).statusCode).toBe(200);
     const res = await inject('POST', `/merchant/webhooks/deliveries/${id}/redeliver`, owner());
     expect(res.statusCode).toBe(202);
     expect(res.json()).toEqual({ message: 'redelivery queued' });
     let d = (await inject('GET', `/merchant/webhooks/deliveries/${id}`, owner())).json().delivery;
-    expect(d).toMatchObject({ status: 'pending', attempts: 0, max_attempts: 7 });
+    expect(d).toMatchObject({ status: 'pending', attempts: 0, max_attempts: 7, url: now });
     expect(d.history.at(-1)).toEqual({ at: expect.any(String), note: expect.stringMatching(/^redelivery requested by owner-usr_.*@example.com$/) });
     await pump();
     expect(rx.got.at(-1)!.headers).toMatchObject({ 'x-webhook-attempt': '1', 'x-webhook-id': id });
     d = (await inject('GET', `/merchant/webhooks/deliveries/${id}`, owner())).json().delivery;
-    expect(d).toMatchObject({ status: 'delivered', attempts: 1 });
+    expect(d).toMatchObject({ status: 'delivered', attempts: 1, url: now });
+    expect(rx.got.at(-1)!.url).toBe('/hook?after=redeliver');
     expect(d.history).toHaveLength(9);
     expect((await inject('POST', '/merchant/webhooks/deliveries/dlv_nope/redeliver', owner())).statusCode).toBe(404);
   });

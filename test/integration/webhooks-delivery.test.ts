@@ -91,6 +91,24 @@ describeEachDb('webhook deliveries', (h) => {
     expect((await rows()).map((d) => d.target)).toEqual(['payment', 'payment']);
   });
 
+  it('a new account URL leaves the retries of a payment\'s own webhook_url where they were going', async () => {
+    await setUrl(rx.url);
+    other.behaviour = { status: 500, body: 'down' };
+    await emit({ type: 'payment.detecting', webhookUrl: other.url });
+    await pump();
+    expect(other.got).toHaveLength(1);
+    // the account URL changes while the payment's delivery waits for its retry
+    await setUrl(`${rx.url}?v=2`);
+    const [waiting] = await rows();
+    expect(waiting).toMatchObject({ target: 'payment', status: 'pending', url: other.url });
+    other.behaviour = { status: 200, body: 'ok' };
+    clock.advance(60_000);
+    await pump();
+    expect(rx.got).toHaveLength(0);
+    expect(other.got.map((g) => g.headers['x-webhook-attempt'])).toEqual(['1', '2']);
+    expect((await rows())[0]).toMatchObject({ status: 'delivered', url: other.url });
+  });
+
   it('queues nothing when the mode has no URL, and nothing is replayed once one is set; the event stays stored', async () => {
     await setUrl(rx.url, acct.liveKey).catch(() => undefined); // live mode is off: no live URL through the key
     const ev = await emit({ type: 'payment.expired' });
@@ -157,6 +175,24 @@ describeEachDb('webhook deliveries', (h) => {
     [d] = await rows();
     expect(d).toMatchObject({ status: 'delivered', attempts: 2, lastStatusCode: 204, lastError: null });
     expect(d.history).toHaveLength(2);
+  });
+
+  it('counts the retry delay from the end of a slow failed attempt, not from its start', async () => {
+    await setUrl(rx.url);
+    const started = clock.now().getTime();
+    // the receiver takes 8 seconds (of the test clock) to answer 500
+    rx.behaviour = () => { clock.advance(8_000); return { status: 500, body: 'slow' }; };
+    await emit({ type: 'payment.failed' });
+    await pump();
+    const [d] = await rows();
+    expect(d).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: 500 });
+    expect(d.lastAttemptAt?.getTime()).toBe(started);
+    expect(d.nextAttemptAt.getTime()).toBe(started + 8_000 + 60_000);
+    // delivered on its retry, so that no attempt of it is left for the tests after this one
+    rx.behaviour = { status: 204 };
+    clock.advance(60_000);
+    await pump();
+    expect((await rows())[0]).toMatchObject({ status: 'delivered', attempts: 2 });
   });
 
   it('gives up after the 7th failure (about 33 hours): failed, counted in failed_webhooks', async () => {

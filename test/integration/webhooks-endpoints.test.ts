@@ -171,6 +171,18 @@ describeEachDb('webhook endpoints', (h) => {
     expect(res.json()).toEqual({ error: message });
   });
 
+  it.each([
+    ['http://93.184.216.34/h', 'webhook_url: url must use https'],
+    ['https://10.1.2.3/h', 'webhook_url: url must point at a public host'],
+    ['https://[::ffff:169.254.169.254]/h', 'webhook_url: url must point at a public host'],
+    ['https://localhost/h', 'webhook_url: url must point at a public host'],
+  ])('refuses a payment whose own webhook_url is %s with 400 %s, as the account URL would be', async (url, message) => {
+    const a = await signupAccount(strict.app);
+    const res = await call('POST', '/v1/payments', keyHeader(a.testKey), { order_id: 'own-url', amount_usd: '25', token: 'ETH', webhook_url: url }, strict);
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: message });
+  });
+
   it('accepts a public https IP URL with any path and query, and a body that is not JSON is 400', async () => {
     const a = await signupAccount(strict.app);
     const ok = await call('PUT', '/v1/webhook', keyHeader(a.testKey), { url: 'https://93.184.216.34/a/b?c=d' }, strict);
