@@ -8,7 +8,9 @@ import { randomIp, signupAccount, type Account } from '../harness/accounts.ts';
 import { ADDR, addMember, expectLedgerHolds, input, payment, type Member } from '../harness/settlement.ts';
 import { events } from '../../src/events/index.ts';
 import { auditEntries } from '../../src/accounts/schema.ts';
-import { payoutAddresses } from '../../src/settlement/index.ts';
+import { amountBelowFee, payoutAddresses } from '../../src/settlement/index.ts';
+import { createPayout } from '../../src/settlement/payouts/payout-store.ts';
+import { dec } from '../../src/money/index.ts';
 
 const ADMIN = { authorization: 'Bearer test-admin-token' };
 
@@ -228,6 +230,61 @@ describeEachDb('payouts and statements', (h) => {
     for (const r of results.filter((x) => x.statusCode === 400)) expect(r.json()).toEqual({ error: 'your USDT_TRC20 balance holds 5 USDT_TRC20' });
     const b = (await t.app.inject({ method: 'GET', url: '/merchant/balances', headers: { authorization: `Bearer ${token}` } })).json().balances[0];
     expect(b).toMatchObject({ available: '5', pending_payout: '100' });
+  });
+
+  describe('money edges', () => {
+    // merchants of their own: the payouts and balances here are not the other tests'
+    const funded = async (usdt: string) => {
+      const acct2 = await signupAccount(t.app);
+      const o = await addMember(t, acct2.merchant.id, 'owner');
+      const a = (await call(o, 'POST', '/merchant/payout-addresses', { token: 'USDT_TRC20', address: ADDR.TRON, password: o.password })).json().address;
+      expect((await adjust({ merchant_id: acct2.merchant.id, livemode: true, token: 'USDT_TRC20', amount: usdt, note: 'funding' })).statusCode).toBe(201);
+      const bal = async () => (await call(o, 'GET', '/merchant/balances')).json().balances.find((b: { token: string }) => b.token === 'USDT_TRC20');
+      return { id: acct2.merchant.id, owner: o, address: a as { id: string }, bal };
+    };
+
+    it('answers 404 to a member canceling another merchant\'s payout, which stays held', async () => {
+      const a = await funded('50');
+      const p = (await call(a.owner, 'POST', '/merchant/payouts', { address_id: a.address.id, amount: '20' })).json().payout;
+      const res = await call(owner, 'POST', `/merchant/payouts/${p.id}/cancel`);
+      expect([res.statusCode, res.json()]).toEqual([404, { error: 'not found' }]);
+      expect((await admin('GET', '/admin/payouts?status=requested')).json().payouts.map((x: { id: string }) => x.id)).toContain(p.id);
+      expect(await a.bal()).toMatchObject({ available: '30', pending_payout: '20' });
+    });
+
+    it('rejects an approved payout, its whole amount back in the balance with the reason on the release entry', async () => {
+      const a = await funded('50');
+      const p = (await call(a.owner, 'POST', '/merchant/payouts', { address_id: a.address.id, amount: '20' })).json().payout;
+      expect((await admin('POST', `/admin/payouts/${p.id}/approve`)).statusCode).toBe(200);
+      const rejected = await admin('POST', `/admin/payouts/${p.id}/reject`, { note: 'wallet frozen' });
+      expect([rejected.statusCode, rejected.json().payout.status]).toEqual([200, 'rejected']);
+      expect(await a.bal()).toMatchObject({ available: '50', pending_payout: '0' });
+      const [release] = (await call(a.owner, 'GET', '/merchant/ledger?token=USDT_TRC20&limit=1')).json().entries;
+      expect(release).toMatchObject({ type: 'payout_release', amount: '20', usd_amount: '20', reference: p.id, note: 'wallet frozen' });
+    });
+
+    it('refuses a payout whose network fee takes all of it, holding nothing', async () => {
+      const a = await funded('10');
+      const live = t.services.settlement.market.snapshot(true);
+      // a $10 network fee on exactly $10: nothing would be sent
+      const market = { ...live, USDT_TRC20: { ...live.USDT_TRC20, networkFeeUsd: dec(10) } };
+      const [addr] = await h.db().orm.select().from(payoutAddresses).where(eq(payoutAddresses.id, a.address.id));
+      const attempt = h.db().transaction((tx) => createPayout(tx, {
+        merchantId: a.id, address: addr, fromToken: 'USDT_TRC20', amount: undefined, requestedBy: a.owner.userId, market, now: new Date(),
+      }));
+      await expect(attempt).rejects.toThrow(amountBelowFee('USDT_TRC20', 10_000_000n));
+      expect(await a.bal()).toMatchObject({ available: '10', pending_payout: '0' });
+    });
+
+    it('lets an adjustment take a balance to exactly zero, never below', async () => {
+      const a = await funded('2.5');
+      const below = await adjust({ merchant_id: a.id, livemode: true, token: 'USDT_TRC20', amount: '-2.500001', note: 'too much' });
+      expect([below.statusCode, below.json()]).toEqual([400, { error: 'the adjustment would take the balance below zero' }]);
+      const zero = await adjust({ merchant_id: a.id, livemode: true, token: 'USDT_TRC20', amount: '-2.5', note: 'closing balance' });
+      expect(zero.statusCode).toBe(201);
+      expect(zero.json().entry).toMatchObject({ amount: '-2.5', usd_amount: '-2.5' });
+      expect(await a.bal()).toMatchObject({ available: '0', pending_payout: '0' });
+    });
   });
 
   describe('statements', () => {
