@@ -8,7 +8,8 @@ import { randomIp, signupAccount, type Account } from '../harness/accounts.ts';
 import { ADDR, addMember, expectLedgerHolds, input, payment, type Member } from '../harness/settlement.ts';
 import { events } from '../../src/events/index.ts';
 import { auditEntries } from '../../src/accounts/schema.ts';
-import { amountBelowFee, payoutAddresses } from '../../src/settlement/index.ts';
+import { amountBelowFee, payoutAddresses, type TransferRequest } from '../../src/settlement/index.ts';
+import type { Executor } from '../../src/platform/db/index.ts';
 import { createPayout } from '../../src/settlement/payouts/payout-store.ts';
 import { dec } from '../../src/money/index.ts';
 
@@ -274,6 +275,34 @@ describeEachDb('payouts and statements', (h) => {
       }));
       await expect(attempt).rejects.toThrow(amountBelowFee('USDT_TRC20', 10_000_000n));
       expect(await a.bal()).toMatchObject({ available: '10', pending_payout: '0' });
+    });
+
+    it('sends an approved USDT payout itself for its send_amount in the payout coin\'s units; rejects a requested one without calling anything back', async () => {
+      const a = await funded('100');
+      const b = (await call(a.owner, 'POST', '/merchant/payout-addresses', { token: 'USDT_BEP20', address: ADDR.EVM, password: a.owner.password })).json().address;
+      const sent: TransferRequest[] = [];
+      const canceled: string[] = [];
+      // a transfer already on its way: it cannot be called back
+      t.services.settlement.useTransfers({
+        send: async (_tx: Executor, req) => { sent.push(req); return `intent_${sent.length}`; },
+        cancel: async (_tx: Executor, ref) => { canceled.push(ref); return false; },
+      });
+      try {
+        const first = (await call(a.owner, 'POST', '/merchant/payouts', { address_id: b.id, from_token: 'USDT_TRC20', amount: '50' })).json().payout;
+        expect(first).toMatchObject({ amount: '50', network_fee: '0.5', send_amount: '49.5' });
+        expect((await admin('POST', `/admin/payouts/${first.id}/approve`)).statusCode).toBe(200);
+        // 49.5 USDT_TRC20 (6 decimals) arrives as 49.5 USDT_BEP20 (18 decimals): the network fee stays with the service
+        expect(sent).toEqual([{ chain: 'bsc', token: 'USDT_BEP20', to: ADDR.EVM, amount: 495n * 10n ** 17n, purpose: 'payout', reference: first.id }]);
+        const late = await admin('POST', `/admin/payouts/${first.id}/reject`, { note: 'too late' });
+        expect([late.statusCode, late.json()]).toEqual([409, { error: 'payout is being sent by the service' }]);
+        const second = (await call(a.owner, 'POST', '/merchant/payouts', { address_id: b.id, from_token: 'USDT_TRC20', amount: '20' })).json().payout;
+        const rejected = await admin('POST', `/admin/payouts/${second.id}/reject`, { note: 'not this one' });
+        expect([rejected.statusCode, rejected.json().payout.status]).toEqual([200, 'rejected']);
+        expect(canceled).toEqual([first.id]);
+        expect(await a.bal()).toMatchObject({ available: '50', pending_payout: '50' });
+      } finally {
+        t.services.settlement.useTransfers(null);
+      }
     });
 
     it('lets an adjustment take a balance to exactly zero, never below', async () => {
