@@ -106,6 +106,21 @@ describeEachDb('settlement executor', (h) => {
     expect(await eventsOf(m.id, ['settlement.completed'])).toEqual([]);
   });
 
+  it('sweeps the whole of a live deposit kept in the balance into the service\'s wallet, fees included', async () => {
+    const m = await newMerchant();
+    const sent: TransferRequest[] = [];
+    t.services.settlement.useTransfers({ send: async (_tx: Executor, req) => { sent.push(req); return `intent_${sent.length}`; } });
+    try {
+      const p = payment(m.id, { livemode: true, token: 'ETH', rate_locked: '3000', settlement: 'custodial', deposit_address: '0xDeposit' });
+      const [s] = await settle(input(p, [{ amount: 10n ** 18n, usd: '3000' }]));
+      expect(s).toMatchObject({ mode: 'custodial', status: 'completed', transferIntents: ['intent_1'] });
+      expect(s.net).toBeLessThan(10n ** 18n);
+      expect(sent).toEqual([{ chain: 'ethereum', token: 'ETH', from: '0xDeposit', amount: 10n ** 18n, purpose: 'sweep', reference: s.id }]);
+    } finally {
+      t.services.settlement.useTransfers(null);
+    }
+  });
+
   it('never settles a deposit twice, whoever calls again and with whatever other deposits', async () => {
     const m = await newMerchant();
     const p = payment(m.id);
@@ -215,6 +230,24 @@ describeEachDb('settlement executor', (h) => {
     const [auto] = await h.db().orm.select().from(payouts).where(eq(payouts.merchantId, m.id));
     expect(auto).toMatchObject({ requestedBy: 'auto', status: 'requested', token: 'USDT_BEP20', fromToken: 'USDT_TRC20', amount: s1.net + s2.net });
     expect(await balanceOf(m.id, true, 'USDT_TRC20')).toEqual({ available: 0n, pending: s1.net + s2.net });
+  });
+
+  it('pays a fallback balance out automatically once a USDT address is in use, from exactly $10 and not a cent less (rule 6, later)', async () => {
+    const m = await newMerchant();
+    const admin: Actor = { kind: 'admin' };
+    // no payout address at all: the live deposit is kept in the USDT balance
+    const [s] = await settle(input(payment(m.id, { livemode: true }), [{ amount: USDT(5), usd: '5' }]));
+    expect(s).toMatchObject({ mode: 'custodial', status: 'completed' });
+    const topUp = USDT(10) - USDT(0.01) - s.net;
+    await t.services.settlement.adjust({ merchant_id: m.id, livemode: true, token: 'USDT_TRC20', amount: (Number(topUp) / 1e6).toFixed(6), note: 'top up' }, admin);
+    await addAddress(m, true, 'USDT_BEP20', ADDR.EVM);
+    await t.services.settlement.replanDue();
+    expect(await h.db().orm.select().from(payouts).where(eq(payouts.merchantId, m.id))).toEqual([]);
+    await t.services.settlement.adjust({ merchant_id: m.id, livemode: true, token: 'USDT_TRC20', amount: '0.01', note: 'top up' }, admin);
+    await t.services.settlement.replanDue();
+    const made = await h.db().orm.select().from(payouts).where(eq(payouts.merchantId, m.id));
+    expect(made).toMatchObject([{ requestedBy: 'auto', status: 'requested', token: 'USDT_BEP20', fromToken: 'USDT_TRC20', amount: USDT(10) }]);
+    expect(await balanceOf(m.id, true, 'USDT_TRC20')).toEqual({ available: 0n, pending: USDT(10) });
   });
 
   it('pays a scheduled merchant\'s balance out daily from $10, instant ones after each credit', async () => {
