@@ -14,8 +14,9 @@ import type { Actor } from '../../src/audit/index.ts';
 import type { Executor } from '../../src/platform/db/index.ts';
 import type { SettleInput } from '../../src/settlement/index.ts';
 import {
-  balances, ledgerEntries, payouts, settlements, NOTE_WAITING_CONVERSION, NOTE_WAITING_TRANSFER, settlementJson, type TransferRequest,
+  balances, ledgerEntries, payouts, settlements, NOTE_WAITING_CONVERSION, NOTE_WAITING_TRANSFER, runScheduledPayouts, settlementJson, type TransferRequest,
 } from '../../src/settlement/index.ts';
+import { dec } from '../../src/money/index.ts';
 
 const HOUR = 3_600_000;
 const USDT = (whole: number): bigint => BigInt(Math.round(whole * 1e6));
@@ -275,6 +276,26 @@ describeEachDb('settlement executor', (h) => {
     const all = await h.db().orm.select().from(payouts).where(eq(payouts.merchantId, m.id));
     expect(all).toHaveLength(2);
     expect(await balanceOf(m.id, true, 'USDT_TRC20')).toMatchObject({ available: 0n });
+  });
+
+  it('a scheduled payout whose network fee would take all of it waits, and the pass goes on to the other merchants', async () => {
+    const admin: Actor = { kind: 'admin' };
+    const scheduled = async (usdt: string) => {
+      const m = await newMerchant();
+      await h.db().orm.update(merchants).set({ settlement: 'scheduled', payoutSchedule: 'daily' }).where(eq(merchants.id, m.id));
+      await addAddress(m, true, 'USDT_TRC20', ADDR.TRON);
+      await t.services.settlement.adjust({ merchant_id: m.id, livemode: true, token: 'USDT_TRC20', amount: usdt, note: 'funding' }, admin);
+      return m;
+    };
+    const small = await scheduled('15');
+    const large = await scheduled('30');
+    const live = t.services.settlement.market.snapshot(true);
+    // a $20 network fee: more than the first balance holds
+    const market = { ...live, USDT_TRC20: { ...live.USDT_TRC20, networkFeeUsd: dec(20) } };
+    const made = await runScheduledPayouts(h.db(), market, clock.now());
+    expect(made.filter((p) => p.merchantId === small.id)).toEqual([]);
+    expect(made.filter((p) => p.merchantId === large.id)).toMatchObject([{ amount: USDT(30), networkFee: USDT(20), sendAmount: USDT(10) }]);
+    expect(await balanceOf(small.id, true, 'USDT_TRC20')).toEqual({ available: USDT(15), pending: 0n });
   });
 
   it('settles closed payments from the outbox through the DepositsPort, once however often they close', async () => {
