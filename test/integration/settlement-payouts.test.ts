@@ -260,8 +260,10 @@ describeEachDb('payouts and statements', (h) => {
       const rejected = await admin('POST', `/admin/payouts/${p.id}/reject`, { note: 'wallet frozen' });
       expect([rejected.statusCode, rejected.json().payout.status]).toEqual([200, 'rejected']);
       expect(await a.bal()).toMatchObject({ available: '50', pending_payout: '0' });
-      const [release] = (await call(a.owner, 'GET', '/merchant/ledger?token=USDT_TRC20&limit=1')).json().entries;
+      // the whole amount in dollars both ways, not what would have been sent after the fee
+      const [release, hold] = (await call(a.owner, 'GET', '/merchant/ledger?token=USDT_TRC20&limit=2')).json().entries;
       expect(release).toMatchObject({ type: 'payout_release', amount: '20', usd_amount: '20', reference: p.id, note: 'wallet frozen' });
+      expect(hold).toMatchObject({ type: 'payout_hold', amount: '-20', usd_amount: '-20', reference: p.id });
     });
 
     it('refuses a payout whose network fee takes all of it, holding nothing', async () => {
@@ -303,6 +305,18 @@ describeEachDb('payouts and statements', (h) => {
       } finally {
         t.services.settlement.useTransfers(null);
       }
+    });
+
+    it('pays a USDT address from the USDT balance that holds the most when its own balance is empty, even one that held money before', async () => {
+      const a = await funded('40');
+      const b = (await call(a.owner, 'POST', '/merchant/payout-addresses', { token: 'USDT_BEP20', address: ADDR.EVM, password: a.owner.password })).json().address;
+      // a USDT_BEP20 balance row that exists but holds nothing
+      for (const amount of ['5', '-5']) await adjust({ merchant_id: a.id, livemode: true, token: 'USDT_BEP20', amount, note: 'in and out' });
+      const quote = (await call(a.owner, 'GET', `/merchant/payouts/quote?address_id=${b.id}&amount=15`)).json().quote;
+      expect(quote).toMatchObject({ token: 'USDT_BEP20', from_token: 'USDT_TRC20', from_chain: 'tron', available: '40', send_amount: '14.5' });
+      const res = await call(a.owner, 'POST', '/merchant/payouts', { address_id: b.id, amount: '15' });
+      expect(res.statusCode).toBe(201);
+      expect(res.json().payout).toMatchObject({ token: 'USDT_BEP20', from_token: 'USDT_TRC20', amount: '15', send_amount: '14.5' });
     });
 
     it('lets an adjustment take a balance to exactly zero, never below', async () => {
