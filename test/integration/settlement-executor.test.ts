@@ -1,7 +1,7 @@
 // The settlement executor (spec 1 Settlement modes, direct rules 3, 6, 8; 2 Settlement object):
 // test-mode settlement on paper, live custodial purchase, live direct waiting for transfers,
 // awaited addresses, rule 6's automatic payout, scheduled payouts, idempotency.
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { and, eq, inArray } from 'drizzle-orm';
 import { describeEachDb } from '../harness/databases.ts';
 import { startTestApp, type TestApp } from '../harness/app.ts';
@@ -231,6 +231,25 @@ describeEachDb('settlement executor', (h) => {
     const [auto] = await h.db().orm.select().from(payouts).where(eq(payouts.merchantId, m.id));
     expect(auto).toMatchObject({ requestedBy: 'auto', status: 'requested', token: 'USDT_BEP20', fromToken: 'USDT_TRC20', amount: s1.net + s2.net });
     expect(await balanceOf(m.id, true, 'USDT_TRC20')).toEqual({ available: 0n, pending: s1.net + s2.net });
+  });
+
+  it('settles a deposit whose rule 6 payout the network fee would take all of; the balance waits for more', async () => {
+    const m = await newMerchant();
+    await addAddress(m, true, 'USDT_BEP20', ADDR.EVM);
+    const market = t.services.settlement.market;
+    const real = market.snapshot.bind(market);
+    // sending on BNB Smart Chain costs $50 today: more than the whole balance
+    const dear = vi.spyOn(market, 'snapshot').mockImplementation((live) => ({ ...real(live), USDT_BEP20: { ...real(live).USDT_BEP20, networkFeeUsd: dec(50) } }));
+    try {
+      const small = () => payment(m.id, { livemode: true, token: 'USDT_TRC20' });
+      const [s1] = await settle(input(small(), [{ amount: USDT(10), usd: '10' }]));
+      const [s2] = await settle(input(small(), [{ amount: USDT(10), usd: '10' }]));
+      expect([s1.status, s2.status]).toEqual(['completed', 'completed']);
+      expect(await h.db().orm.select().from(payouts).where(eq(payouts.merchantId, m.id))).toEqual([]);
+      expect(await balanceOf(m.id, true, 'USDT_TRC20')).toEqual({ available: s1.net + s2.net, pending: 0n });
+    } finally {
+      dear.mockRestore();
+    }
   });
 
   it('pays a fallback balance out automatically once a USDT address is in use, from exactly $10 and not a cent less (rule 6, later)', async () => {
