@@ -122,6 +122,17 @@ describeEachDb('settlement executor', (h) => {
     }
   });
 
+  it('settles nothing for a deposit of zero units: no held settlement, no ledger entry', async () => {
+    const m = await newMerchant();
+    const p = payment(m.id);
+    expect(await settle(input(p, [{ amount: 0n, usd: '0', tx: 'tx_zero' }]))).toEqual([]);
+    const [s] = await settle(input(p, [{ amount: 0n, usd: '0', tx: 'tx_zero' }, { amount: USDT(20), usd: '20', tx: 'tx_real' }]));
+    expect(s).toMatchObject({ depositTx: 'tx_real', depositTxs: null, amount: USDT(20) });
+    expect((await h.db().orm.select().from(settlements).where(eq(settlements.paymentId, p.id))).map((r) => r.id)).toEqual([s.id]);
+    const entries = await h.db().orm.select().from(ledgerEntries).where(eq(ledgerEntries.merchantId, m.id));
+    expect(new Set(entries.map((e) => e.reference))).toEqual(new Set([`${p.id}:tx_real`]));
+  });
+
   it('never settles a deposit twice, whoever calls again and with whatever other deposits', async () => {
     const m = await newMerchant();
     const p = payment(m.id);
