@@ -92,11 +92,24 @@ describe('planSettlement: direct', () => {
     expect(quoteOut('USDC_ERC20', '0.012', '500')).toMatchObject({ note: NOTE_SWAP_BELOW_QUOTE });
   });
 
+  it('takes a swap result exactly at the least it accepts, and skips one a base unit short of it', () => {
+    const to = { addresses: [address('USDT_ERC20')] };
+    const probe = planSettlement(input('ETH', '0.1', to));
+    const least = probe.conversion!.min_amount_out!;
+    const quoted = (expected_out: bigint) =>
+      planSettlement(input('ETH', '0.1', { ...to, market: market({ swap_quotes: [{ from: 'ETH', to: 'USDT_ERC20', price: dec(3000), expected_out, amount_in: probe.net }] }) }));
+    expect(quoted(least)).toMatchObject({ status: 'pending', conversion: { via: 'swap', status: 'pending', amount_out: least, min_amount_out: least } });
+    expect(quoted(least - 1n)).toMatchObject({ note: NOTE_SWAP_BELOW_QUOTE, conversion: { status: 'skipped', amount_out: least - 1n } });
+  });
+
   it('falls back below the exchange minimum and pays the USDT balance out automatically (rule 6)', () => {
     const addrs = [address('USDT_ERC20', { id: 'eth' }), address('USDT_BEP20', { id: 'bsc' })];
     const p = planSettlement(input('BTC', '0.0003', { addresses: [address('USDT_TRC20'), ...addrs] }));
     expect(p).toMatchObject({ mode: 'custodial', note: NOTE_BELOW_EXCHANGE_MINIMUM, conversion: { via: 'platform', status: 'done' } });
     expect(p.payout_request).toMatchObject({ requested_by: 'auto', token: 'USDT_BEP20', address_id: 'bsc', from_token: 'USDT_TRC20', amount: p.balance_credit[0].amount });
+    // both sides of the purchase say why in the statement
+    expect(p.ledger.filter((e) => e.type === 'conversion_out' || e.type === 'conversion_in').map((e) => [e.type, e.token, e.note]))
+      .toEqual([['conversion_out', 'BTC', NOTE_BELOW_EXCHANGE_MINIMUM], ['conversion_in', 'USDT_TRC20', NOTE_BELOW_EXCHANGE_MINIMUM]]);
     // Ethereum when there is no BSC address; under $10 in all it waits
     expect(planSettlement(input('BTC', '0.0003', { addresses: [addrs[0]] })).payout_request?.address_id).toBe('eth');
     expect(planSettlement(input('BTC', '0.00018', { addresses: [addrs[0]] })).payout_request).toBeUndefined();
@@ -136,6 +149,17 @@ describe('planSettlement: custodial and test mode', () => {
     expect(p.conversion_fee).toBe((afterFees * 150n + 9999n) / 10000n);
     expect(p.balance_credit).toEqual([{ token: 'USDT_TRC20', amount: p.net * 80n / 100n }]);
     expect(Object.fromEntries(sumByToken(p.ledger))).toEqual({ USDT_TRC20: p.net * 80n / 100n });
+  });
+
+  it('holds a deposit whose conversion fee takes exactly what the other fees leave, and converts one a step larger', () => {
+    // ETH at 3000: $0.20 floor 0.00006667 + $0.80 network fee 0.00026667, one 0.00000001 step left,
+    // whose 1.5% conversion fee rounds up to that whole step
+    const custodial = payment({ settlement: 'custodial' });
+    const exact = planSettlement(input('ETH', '0.00033335', { payment: custodial }));
+    expect(exact).toMatchObject({ status: 'held', note: NOTE_SMALLER_THAN_FEES, conversion_fee: 10n ** 10n, net: 0n, balance_credit: [] });
+    expect(exact.conversion).toBeUndefined();
+    const more = planSettlement(input('ETH', '0.00033336', { payment: custodial }));
+    expect(more).toMatchObject({ status: 'completed', conversion_fee: 10n ** 10n, net: 10n ** 10n, conversion: { via: 'platform', amount_in: 10n ** 10n } });
   });
 
   it('custodial credits USDT_TRC20 as it is, with no conversion fee', () => {

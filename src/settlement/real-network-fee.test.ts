@@ -45,4 +45,11 @@ describe('withRealNetworkFee', () => {
     expect(withRealNetworkFee(f, 50n)).toMatchObject({ service_fee: 0n, network_fee: 50n, service_fee_usd: dec(0), network_fee_usd: dec('0.5') });
     expect(withRealNetworkFee(f, 12n)).toMatchObject({ service_fee: 38n, network_fee: 12n, network_fee_usd: dec('0.12'), service_fee_usd: dec('0.38') });
   });
+
+  it('never gives the network fee more dollars than the two fees had together: no service fee below zero', () => {
+    // 4 + 4 units of $1 over 1000 units are $0.004 each, 0.00 apiece; all 8 as the real fee are $0.008, 0.01 alone
+    const f: FeeFigures = { amount: 1000n, service_fee: 4n, network_fee: 4n, conversion_fee: 0n, net: 992n, usd_value: dec(1), service_fee_usd: dec(0), network_fee_usd: dec(0) };
+    const a = withRealNetworkFee(f, 8n)!;
+    expect([a.service_fee, a.network_fee, a.service_fee_usd.toFixed(), a.network_fee_usd.toFixed()]).toEqual([0n, 8n, '0', '0']);
+  });
 });

@@ -1,7 +1,7 @@
 // The settlement executor (spec 1 Settlement modes, direct rules 3, 6, 8; 2 Settlement object):
 // test-mode settlement on paper, live custodial purchase, live direct waiting for transfers,
 // awaited addresses, rule 6's automatic payout, scheduled payouts, idempotency.
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { and, eq, inArray } from 'drizzle-orm';
 import { describeEachDb } from '../harness/databases.ts';
 import { startTestApp, type TestApp } from '../harness/app.ts';
@@ -14,8 +14,9 @@ import type { Actor } from '../../src/audit/index.ts';
 import type { Executor } from '../../src/platform/db/index.ts';
 import type { SettleInput } from '../../src/settlement/index.ts';
 import {
-  balances, ledgerEntries, payouts, settlements, NOTE_WAITING_CONVERSION, NOTE_WAITING_TRANSFER, settlementJson, type TransferRequest,
+  balances, ledgerEntries, payouts, settlements, NOTE_WAITING_CONVERSION, NOTE_WAITING_TRANSFER, runScheduledPayouts, settlementJson, type TransferRequest,
 } from '../../src/settlement/index.ts';
+import { dec } from '../../src/money/index.ts';
 
 const HOUR = 3_600_000;
 const USDT = (whole: number): bigint => BigInt(Math.round(whole * 1e6));
@@ -104,6 +105,32 @@ describeEachDb('settlement executor', (h) => {
     expect(await balanceOf(m.id, true, 'USDT_TRC20')).toEqual({ available: bought, pending: 0n });
     expect(await balanceOf(m.id, true, 'ETH')).toEqual({ available: 0n, pending: 0n });
     expect(await eventsOf(m.id, ['settlement.completed'])).toEqual([]);
+  });
+
+  it('sweeps the whole of a live deposit kept in the balance into the service\'s wallet, fees included', async () => {
+    const m = await newMerchant();
+    const sent: TransferRequest[] = [];
+    t.services.settlement.useTransfers({ send: async (_tx: Executor, req) => { sent.push(req); return `intent_${sent.length}`; } });
+    try {
+      const p = payment(m.id, { livemode: true, token: 'ETH', rate_locked: '3000', settlement: 'custodial', deposit_address: '0xDeposit' });
+      const [s] = await settle(input(p, [{ amount: 10n ** 18n, usd: '3000' }]));
+      expect(s).toMatchObject({ mode: 'custodial', status: 'completed', transferIntents: ['intent_1'] });
+      expect(s.net).toBeLessThan(10n ** 18n);
+      expect(sent).toEqual([{ chain: 'ethereum', token: 'ETH', from: '0xDeposit', amount: 10n ** 18n, purpose: 'sweep', reference: s.id }]);
+    } finally {
+      t.services.settlement.useTransfers(null);
+    }
+  });
+
+  it('settles nothing for a deposit of zero units: no held settlement, no ledger entry', async () => {
+    const m = await newMerchant();
+    const p = payment(m.id);
+    expect(await settle(input(p, [{ amount: 0n, usd: '0', tx: 'tx_zero' }]))).toEqual([]);
+    const [s] = await settle(input(p, [{ amount: 0n, usd: '0', tx: 'tx_zero' }, { amount: USDT(20), usd: '20', tx: 'tx_real' }]));
+    expect(s).toMatchObject({ depositTx: 'tx_real', depositTxs: null, amount: USDT(20) });
+    expect((await h.db().orm.select().from(settlements).where(eq(settlements.paymentId, p.id))).map((r) => r.id)).toEqual([s.id]);
+    const entries = await h.db().orm.select().from(ledgerEntries).where(eq(ledgerEntries.merchantId, m.id));
+    expect(new Set(entries.map((e) => e.reference))).toEqual(new Set([`${p.id}:tx_real`]));
   });
 
   it('never settles a deposit twice, whoever calls again and with whatever other deposits', async () => {
@@ -217,6 +244,43 @@ describeEachDb('settlement executor', (h) => {
     expect(await balanceOf(m.id, true, 'USDT_TRC20')).toEqual({ available: 0n, pending: s1.net + s2.net });
   });
 
+  it('settles a deposit whose rule 6 payout the network fee would take all of; the balance waits for more', async () => {
+    const m = await newMerchant();
+    await addAddress(m, true, 'USDT_BEP20', ADDR.EVM);
+    const market = t.services.settlement.market;
+    const real = market.snapshot.bind(market);
+    // sending on BNB Smart Chain costs $50 today: more than the whole balance
+    const dear = vi.spyOn(market, 'snapshot').mockImplementation((live) => ({ ...real(live), USDT_BEP20: { ...real(live).USDT_BEP20, networkFeeUsd: dec(50) } }));
+    try {
+      const small = () => payment(m.id, { livemode: true, token: 'USDT_TRC20' });
+      const [s1] = await settle(input(small(), [{ amount: USDT(10), usd: '10' }]));
+      const [s2] = await settle(input(small(), [{ amount: USDT(10), usd: '10' }]));
+      expect([s1.status, s2.status]).toEqual(['completed', 'completed']);
+      expect(await h.db().orm.select().from(payouts).where(eq(payouts.merchantId, m.id))).toEqual([]);
+      expect(await balanceOf(m.id, true, 'USDT_TRC20')).toEqual({ available: s1.net + s2.net, pending: 0n });
+    } finally {
+      dear.mockRestore();
+    }
+  });
+
+  it('pays a fallback balance out automatically once a USDT address is in use, from exactly $10 and not a cent less (rule 6, later)', async () => {
+    const m = await newMerchant();
+    const admin: Actor = { kind: 'admin' };
+    // no payout address at all: the live deposit is kept in the USDT balance
+    const [s] = await settle(input(payment(m.id, { livemode: true }), [{ amount: USDT(5), usd: '5' }]));
+    expect(s).toMatchObject({ mode: 'custodial', status: 'completed' });
+    const topUp = USDT(10) - USDT(0.01) - s.net;
+    await t.services.settlement.adjust({ merchant_id: m.id, livemode: true, token: 'USDT_TRC20', amount: (Number(topUp) / 1e6).toFixed(6), note: 'top up' }, admin);
+    await addAddress(m, true, 'USDT_BEP20', ADDR.EVM);
+    await t.services.settlement.replanDue();
+    expect(await h.db().orm.select().from(payouts).where(eq(payouts.merchantId, m.id))).toEqual([]);
+    await t.services.settlement.adjust({ merchant_id: m.id, livemode: true, token: 'USDT_TRC20', amount: '0.01', note: 'top up' }, admin);
+    await t.services.settlement.replanDue();
+    const made = await h.db().orm.select().from(payouts).where(eq(payouts.merchantId, m.id));
+    expect(made).toMatchObject([{ requestedBy: 'auto', status: 'requested', token: 'USDT_BEP20', fromToken: 'USDT_TRC20', amount: USDT(10) }]);
+    expect(await balanceOf(m.id, true, 'USDT_TRC20')).toEqual({ available: 0n, pending: USDT(10) });
+  });
+
   it('pays a scheduled merchant\'s balance out daily from $10, instant ones after each credit', async () => {
     const m = await newMerchant();
     await h.db().orm.update(merchants).set({ settlement: 'scheduled', payoutSchedule: 'daily' }).where(eq(merchants.id, m.id));
@@ -242,6 +306,26 @@ describeEachDb('settlement executor', (h) => {
     const all = await h.db().orm.select().from(payouts).where(eq(payouts.merchantId, m.id));
     expect(all).toHaveLength(2);
     expect(await balanceOf(m.id, true, 'USDT_TRC20')).toMatchObject({ available: 0n });
+  });
+
+  it('a scheduled payout whose network fee would take all of it waits, and the pass goes on to the other merchants', async () => {
+    const admin: Actor = { kind: 'admin' };
+    const scheduled = async (usdt: string) => {
+      const m = await newMerchant();
+      await h.db().orm.update(merchants).set({ settlement: 'scheduled', payoutSchedule: 'daily' }).where(eq(merchants.id, m.id));
+      await addAddress(m, true, 'USDT_TRC20', ADDR.TRON);
+      await t.services.settlement.adjust({ merchant_id: m.id, livemode: true, token: 'USDT_TRC20', amount: usdt, note: 'funding' }, admin);
+      return m;
+    };
+    const small = await scheduled('15');
+    const large = await scheduled('30');
+    const live = t.services.settlement.market.snapshot(true);
+    // a $20 network fee: more than the first balance holds
+    const market = { ...live, USDT_TRC20: { ...live.USDT_TRC20, networkFeeUsd: dec(20) } };
+    const made = await runScheduledPayouts(h.db(), market, clock.now());
+    expect(made.filter((p) => p.merchantId === small.id)).toEqual([]);
+    expect(made.filter((p) => p.merchantId === large.id)).toMatchObject([{ amount: USDT(30), networkFee: USDT(20), sendAmount: USDT(10) }]);
+    expect(await balanceOf(small.id, true, 'USDT_TRC20')).toEqual({ available: USDT(15), pending: 0n });
   });
 
   it('settles closed payments from the outbox through the DepositsPort, once however often they close', async () => {

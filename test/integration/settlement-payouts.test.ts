@@ -8,7 +8,10 @@ import { randomIp, signupAccount, type Account } from '../harness/accounts.ts';
 import { ADDR, addMember, expectLedgerHolds, input, payment, type Member } from '../harness/settlement.ts';
 import { events } from '../../src/events/index.ts';
 import { auditEntries } from '../../src/accounts/schema.ts';
-import { payoutAddresses } from '../../src/settlement/index.ts';
+import { amountBelowFee, payoutAddresses, type TransferRequest } from '../../src/settlement/index.ts';
+import type { Executor } from '../../src/platform/db/index.ts';
+import { createPayout } from '../../src/settlement/payouts/payout-store.ts';
+import { dec } from '../../src/money/index.ts';
 
 const ADMIN = { authorization: 'Bearer test-admin-token' };
 
@@ -228,6 +231,103 @@ describeEachDb('payouts and statements', (h) => {
     for (const r of results.filter((x) => x.statusCode === 400)) expect(r.json()).toEqual({ error: 'your USDT_TRC20 balance holds 5 USDT_TRC20' });
     const b = (await t.app.inject({ method: 'GET', url: '/merchant/balances', headers: { authorization: `Bearer ${token}` } })).json().balances[0];
     expect(b).toMatchObject({ available: '5', pending_payout: '100' });
+  });
+
+  describe('money edges', () => {
+    // merchants of their own: the payouts and balances here are not the other tests'
+    const funded = async (usdt: string) => {
+      const acct2 = await signupAccount(t.app);
+      const o = await addMember(t, acct2.merchant.id, 'owner');
+      const a = (await call(o, 'POST', '/merchant/payout-addresses', { token: 'USDT_TRC20', address: ADDR.TRON, password: o.password })).json().address;
+      expect((await adjust({ merchant_id: acct2.merchant.id, livemode: true, token: 'USDT_TRC20', amount: usdt, note: 'funding' })).statusCode).toBe(201);
+      const bal = async () => (await call(o, 'GET', '/merchant/balances')).json().balances.find((b: { token: string }) => b.token === 'USDT_TRC20');
+      return { id: acct2.merchant.id, owner: o, address: a as { id: string }, bal };
+    };
+
+    it('answers 404 to a member canceling another merchant\'s payout, which stays held', async () => {
+      const a = await funded('50');
+      const p = (await call(a.owner, 'POST', '/merchant/payouts', { address_id: a.address.id, amount: '20' })).json().payout;
+      const res = await call(owner, 'POST', `/merchant/payouts/${p.id}/cancel`);
+      expect([res.statusCode, res.json()]).toEqual([404, { error: 'not found' }]);
+      expect((await admin('GET', '/admin/payouts?status=requested')).json().payouts.map((x: { id: string }) => x.id)).toContain(p.id);
+      expect(await a.bal()).toMatchObject({ available: '30', pending_payout: '20' });
+    });
+
+    it('rejects an approved payout, its whole amount back in the balance with the reason on the release entry', async () => {
+      const a = await funded('50');
+      const p = (await call(a.owner, 'POST', '/merchant/payouts', { address_id: a.address.id, amount: '20' })).json().payout;
+      expect((await admin('POST', `/admin/payouts/${p.id}/approve`)).statusCode).toBe(200);
+      const rejected = await admin('POST', `/admin/payouts/${p.id}/reject`, { note: 'wallet frozen' });
+      expect([rejected.statusCode, rejected.json().payout.status]).toEqual([200, 'rejected']);
+      expect(await a.bal()).toMatchObject({ available: '50', pending_payout: '0' });
+      // the whole amount in dollars both ways, not what would have been sent after the fee
+      const [release, hold] = (await call(a.owner, 'GET', '/merchant/ledger?token=USDT_TRC20&limit=2')).json().entries;
+      expect(release).toMatchObject({ type: 'payout_release', amount: '20', usd_amount: '20', reference: p.id, note: 'wallet frozen' });
+      expect(hold).toMatchObject({ type: 'payout_hold', amount: '-20', usd_amount: '-20', reference: p.id });
+    });
+
+    it('refuses a payout whose network fee takes all of it, holding nothing', async () => {
+      const a = await funded('10');
+      const live = t.services.settlement.market.snapshot(true);
+      // a $10 network fee on exactly $10: nothing would be sent
+      const market = { ...live, USDT_TRC20: { ...live.USDT_TRC20, networkFeeUsd: dec(10) } };
+      const [addr] = await h.db().orm.select().from(payoutAddresses).where(eq(payoutAddresses.id, a.address.id));
+      const attempt = h.db().transaction((tx) => createPayout(tx, {
+        merchantId: a.id, address: addr, fromToken: 'USDT_TRC20', amount: undefined, requestedBy: a.owner.userId, market, now: new Date(),
+      }));
+      await expect(attempt).rejects.toThrow(amountBelowFee('USDT_TRC20', 10_000_000n));
+      expect(await a.bal()).toMatchObject({ available: '10', pending_payout: '0' });
+    });
+
+    it('sends an approved USDT payout itself for its send_amount in the payout coin\'s units; rejects a requested one without calling anything back', async () => {
+      const a = await funded('100');
+      const b = (await call(a.owner, 'POST', '/merchant/payout-addresses', { token: 'USDT_BEP20', address: ADDR.EVM, password: a.owner.password })).json().address;
+      const sent: TransferRequest[] = [];
+      const canceled: string[] = [];
+      // a transfer already on its way: it cannot be called back
+      t.services.settlement.useTransfers({
+        send: async (_tx: Executor, req) => { sent.push(req); return `intent_${sent.length}`; },
+        cancel: async (_tx: Executor, ref) => { canceled.push(ref); return false; },
+      });
+      try {
+        const first = (await call(a.owner, 'POST', '/merchant/payouts', { address_id: b.id, from_token: 'USDT_TRC20', amount: '50' })).json().payout;
+        expect(first).toMatchObject({ amount: '50', network_fee: '0.5', send_amount: '49.5' });
+        expect((await admin('POST', `/admin/payouts/${first.id}/approve`)).statusCode).toBe(200);
+        // 49.5 USDT_TRC20 (6 decimals) arrives as 49.5 USDT_BEP20 (18 decimals): the network fee stays with the service
+        expect(sent).toEqual([{ chain: 'bsc', token: 'USDT_BEP20', to: ADDR.EVM, amount: 495n * 10n ** 17n, purpose: 'payout', reference: first.id }]);
+        const late = await admin('POST', `/admin/payouts/${first.id}/reject`, { note: 'too late' });
+        expect([late.statusCode, late.json()]).toEqual([409, { error: 'payout is being sent by the service' }]);
+        const second = (await call(a.owner, 'POST', '/merchant/payouts', { address_id: b.id, from_token: 'USDT_TRC20', amount: '20' })).json().payout;
+        const rejected = await admin('POST', `/admin/payouts/${second.id}/reject`, { note: 'not this one' });
+        expect([rejected.statusCode, rejected.json().payout.status]).toEqual([200, 'rejected']);
+        expect(canceled).toEqual([first.id]);
+        expect(await a.bal()).toMatchObject({ available: '50', pending_payout: '50' });
+      } finally {
+        t.services.settlement.useTransfers(null);
+      }
+    });
+
+    it('pays a USDT address from the USDT balance that holds the most when its own balance is empty, even one that held money before', async () => {
+      const a = await funded('40');
+      const b = (await call(a.owner, 'POST', '/merchant/payout-addresses', { token: 'USDT_BEP20', address: ADDR.EVM, password: a.owner.password })).json().address;
+      // a USDT_BEP20 balance row that exists but holds nothing
+      for (const amount of ['5', '-5']) await adjust({ merchant_id: a.id, livemode: true, token: 'USDT_BEP20', amount, note: 'in and out' });
+      const quote = (await call(a.owner, 'GET', `/merchant/payouts/quote?address_id=${b.id}&amount=15`)).json().quote;
+      expect(quote).toMatchObject({ token: 'USDT_BEP20', from_token: 'USDT_TRC20', from_chain: 'tron', available: '40', send_amount: '14.5' });
+      const res = await call(a.owner, 'POST', '/merchant/payouts', { address_id: b.id, amount: '15' });
+      expect(res.statusCode).toBe(201);
+      expect(res.json().payout).toMatchObject({ token: 'USDT_BEP20', from_token: 'USDT_TRC20', amount: '15', send_amount: '14.5' });
+    });
+
+    it('lets an adjustment take a balance to exactly zero, never below', async () => {
+      const a = await funded('2.5');
+      const below = await adjust({ merchant_id: a.id, livemode: true, token: 'USDT_TRC20', amount: '-2.500001', note: 'too much' });
+      expect([below.statusCode, below.json()]).toEqual([400, { error: 'the adjustment would take the balance below zero' }]);
+      const zero = await adjust({ merchant_id: a.id, livemode: true, token: 'USDT_TRC20', amount: '-2.5', note: 'closing balance' });
+      expect(zero.statusCode).toBe(201);
+      expect(zero.json().entry).toMatchObject({ amount: '-2.5', usd_amount: '-2.5' });
+      expect(await a.bal()).toMatchObject({ available: '0', pending_payout: '0' });
+    });
   });
 
   describe('statements', () => {

@@ -17,7 +17,7 @@ import { recordTransfer, type TransferRow } from '../../src/chains/transfers/ind
 import { moveTransfer } from '../../src/chains/transfers/store.ts';
 import { settlementOutcomes, type RatesOf } from '../../src/chains/transfers/outcomes.ts';
 import type { TransferPurpose, TransferStatus } from '../../src/chains/transfers/types.ts';
-import { balances, ledgerEntries, payouts, payoutSendFailedNote, settlements } from '../../src/settlement/index.ts';
+import { balances, ledgerEntries, payouts, payoutSendFailedNote, recordBurntFee, settlements } from '../../src/settlement/index.ts';
 import { postEntries } from '../../src/settlement/balance-store.ts';
 import { events } from '../../src/events/schema.ts';
 import { notifications } from '../../src/notifications/schema.ts';
@@ -284,6 +284,19 @@ describeEachDb('settlementOutcomes', (h) => {
     expect(await burnt(quarter)).toEqual([342_000n, SERVICE_FEE + QUOTED_FEE - 342_000n, NET]);
     expect(asked).toEqual([false]);
     expect(await burnt(null)).toEqual([QUOTED_FEE, SERVICE_FEE, NET]);
+  });
+
+  it('Tron: a custodial settlement never takes a burnt fee (its sweep is the service\'s own cost), nor a burn equal to the quote', async () => {
+    const custodial = await settlement('TRX', 'tron', 'completed');
+    await db().update(settlements).set({ mode: 'custodial' }).where(eq(settlements.id, custodial));
+    expect(await tx((x) => recordBurntFee(x, custodial, { token: 'TRX', amount: 1_000_000n }, {}, new Date()))).toBe(false);
+    expect(await settlementRow(custodial)).toMatchObject({ networkFee: QUOTED_FEE, serviceFee: SERVICE_FEE });
+    // the quote was right: nothing changes, and the merchant is told of no change
+    const exact = await settlement('TRX', 'tron', 'completed');
+    const row = await settlementRow(exact);
+    expect(await tx((x) => recordBurntFee(x, exact, { token: 'TRX', amount: QUOTED_FEE }, {}, new Date()))).toBe(false);
+    expect(await eventTypes(row.paymentId)).toEqual([]);
+    expect(await db().select().from(ledgerEntries).where(eq(ledgerEntries.reference, `${row.paymentId}:${row.depositTx}`))).toEqual([]);
   });
 
   it('Tron: a burn dearer than the service\'s whole share is recorded up to that share, never taken from net', async () => {
