@@ -46,6 +46,16 @@ describeEachDb('accounts access', (h) => {
     for (const [route, roles] of Object.entries(expected)) expect([...(DASHBOARD_ROUTES.get(route)?.roles ?? [])], route).toEqual(roles);
   });
 
+  it('keeps moving money to owners and finance: payout addresses, payouts and referral payouts (spec 5 roles)', () => {
+    // Pinned here, not read from roles.ts: the route × role test below only checks routes against their own declarations.
+    const OF = ['owner', 'finance'];
+    for (const route of [
+      'POST /merchant/payout-addresses', 'PATCH /merchant/payout-addresses/:id', 'DELETE /merchant/payout-addresses/:id',
+      'GET /merchant/payouts/quote', 'POST /merchant/payouts', 'POST /merchant/payouts/:id/cancel',
+      'POST /merchant/affiliate/payouts', 'POST /merchant/affiliate/payouts/:id/cancel',
+    ]) expect([...(DASHBOARD_ROUTES.get(route)?.roles ?? [])], route).toEqual(OF);
+  });
+
   it('answers 403 `insufficient permissions` on every dashboard route exactly to the roles it does not allow', async () => {
     const routes = [...DASHBOARD_ROUTES.values()];
     expect(routes.length).toBeGreaterThanOrEqual(14);

@@ -6,6 +6,7 @@ import { describeEachDb } from '../harness/databases.ts';
 import { startTestApp, type TestApp } from '../harness/app.ts';
 import { keyHeader, randomIp, signupAccount, tokenHeader, uid, type Account } from '../harness/accounts.ts';
 import { apiRoute, dashboardRoute, OWNER, ANY_ROLE } from '../../src/accounts/index.ts';
+import { insertApiKey } from '../../src/accounts/api-keys.ts';
 import { apiKeys, merchants } from '../../src/accounts/schema.ts';
 
 describeEachDb('accounts core', (h) => {
@@ -138,6 +139,15 @@ describeEachDb('accounts core', (h) => {
     for (let i = 0; i < 22; i++) codes.push((await inject({ method: 'GET', url: '/v1/__probe', headers: keyHeader(a.testKey) })).statusCode);
     expect(codes.filter((c) => c === 200)).toHaveLength(20);
     expect(codes.slice(20)).toEqual([429, 429]);
+  });
+
+  it('counts the 20 a second per key: another key of the same account is not held back', async () => {
+    const a = await signupAccount(t.app);
+    const { secret: second } = await insertApiKey(h.db().orm, { merchantId: a.merchant.id, livemode: false, label: 'second', access: 'full', createdBy: null, at: new Date() });
+    const probe = (key: string) => inject({ method: 'GET', url: '/v1/__probe', headers: keyHeader(key) });
+    for (let i = 0; i < 20; i++) expect((await probe(a.testKey)).statusCode).toBe(200);
+    expect((await probe(second)).statusCode).toBe(200);
+    expect((await probe(a.testKey)).statusCode).toBe(429);
   });
 
   it('answers the access-token messages and checks roles', async () => {

@@ -208,6 +208,28 @@ describeEachDb('accounts sessions', (h) => {
     expect(again.json()).toEqual({ error: 'invalid or expired token' });
   });
 
+  it('answers 401 to a sign-out with the cookie of an ended session, and that cookie cannot end the user\'s other sessions', async () => {
+    const ended = await signIn(t.app, acct.email);
+    expect((await inject({ method: 'POST', url: '/merchant/auth/logout', headers: tokenHeader(ended.accessToken) })).statusCode).toBe(200);
+    const other = await signIn(t.app, acct.email);
+    for (const url of ['/merchant/auth/logout', '/merchant/auth/logout-all']) {
+      const res = await inject({ method: 'POST', url, headers: { cookie: ended.refreshCookie } });
+      expect(res.statusCode).toBe(401);
+      expect(res.json()).toEqual({ error: 'invalid or expired token' });
+    }
+    expect((await me(other.accessToken)).statusCode).toBe(200);
+  });
+
+  it('answers 401 to a sign-out with the cookie of a session past its 7 days, which ends none of the user\'s sessions', async () => {
+    const old = await signIn(t.app, acct.email);
+    clock.advance(7 * 24 * 3600_000);
+    const current = await signIn(t.app, acct.email);
+    const res = await inject({ method: 'POST', url: '/merchant/auth/logout-all', headers: { cookie: old.refreshCookie } });
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toEqual({ error: 'invalid or expired token' });
+    expect((await me(current.accessToken)).statusCode).toBe(200);
+  });
+
   it('logout-all ends every session of the user: 200 {message: all sessions revoked}', async () => {
     const a = await signIn(t.app, acct.email);
     const b = await signIn(t.app, acct.email);

@@ -100,6 +100,14 @@ describeEachDb('accounts team', (h) => {
     expect((await as(acct.accessToken).remove(m.id)).statusCode).toBe(404);
   });
 
+  it('removing a member ends their sessions and tells their open dashboards at once (session:revoked, reason removed)', async () => {
+    const m = await addMember(t.app, acct.accessToken, 'finance');
+    const sid = JSON.parse(Buffer.from(m.accessToken.split('.')[1], 'base64url').toString()).sid as string;
+    expect((await as(acct.accessToken).remove(m.id)).statusCode).toBe(200);
+    const told = await h.db().orm.select().from(events).where(and(eq(events.type, 'session:revoked'), eq(events.merchantId, acct.merchant.id)));
+    expect(told.map((e) => e.data)).toContainEqual({ user_id: m.id, session_ids: [sid], reason: 'removed' });
+  });
+
   it('answers 409 `the account must keep at least one owner` to demoting or removing the last owner', async () => {
     const solo = await signupAccount(t.app);
     for (const res of [await as(solo.accessToken).patch(solo.user.id, { role: 'developer' }), await as(solo.accessToken).remove(solo.user.id)]) {

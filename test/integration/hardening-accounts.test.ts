@@ -41,11 +41,36 @@ describeEachDb('accounts hardening', (h) => {
     expect((await addAddress(again, a.password)).statusCode).toBe(201);
   });
 
+  it('only wrong passwords count: refused addresses and a short new password never lead to a 429', async () => {
+    const a = await signupAccount(t.app);
+    const bad = () => t.app.inject({
+      method: 'POST', url: '/merchant/payout-addresses', remoteAddress: randomIp(), headers: tokenHeader(a.accessToken),
+      payload: { token: 'ETH', address: 'not-an-address', password: a.password },
+    });
+    for (let i = 0; i < 5; i++) expect((await bad()).statusCode).toBe(400);
+    const short = await t.app.inject({ method: 'POST', url: '/merchant/me/password', headers: tokenHeader(a.accessToken), payload: { current_password: a.password, new_password: 'short' } });
+    expect(short.statusCode).toBe(400);
+    expect((await addAddress(a, a.password)).statusCode).toBe(201);
+  });
+
   it('the password change counts its wrong current passwords too', async () => {
     const a = await signupAccount(t.app);
     const change = (current: string) => t.app.inject({ method: 'POST', url: '/merchant/me/password', headers: tokenHeader(a.accessToken), payload: { current_password: current, new_password: 'another-password-1' } });
     for (let i = 0; i < 5; i++) expect((await change(`wrong-${i}-password`)).json()).toEqual({ error: 'current password is incorrect' });
     expect((await change(a.password)).statusCode).toBe(429);
+  });
+
+  it('wrong passwords keep refusing re-checks for the whole 15 minutes, not less', async () => {
+    const a = await signupAccount(t.app);
+    for (let i = 0; i < 5; i++) expect((await addAddress(a, 'wrong-password')).statusCode).toBe(403);
+    // A minute short of the window a fresh token changes nothing (the count is the member's, not the session's).
+    clock.advance(14 * 60_000 - 1);
+    const later = { ...a, accessToken: (await signIn(t.app, a.email)).accessToken };
+    expect((await addAddress(later, a.password)).statusCode).toBe(429);
+    clock.advance(60_000);
+    expect((await addAddress(later, a.password)).statusCode).toBe(429);
+    clock.advance(2);
+    expect((await addAddress(later, a.password)).statusCode).toBe(201);
   });
 
   it('20 wrong admin tokens a minute from one address, then 429 for it (and only it)', async () => {
@@ -93,5 +118,17 @@ describeEachDb('accounts hardening', (h) => {
     expect(sixth.json()).toEqual({ error: 'rate limit exceeded' });
     clock.advance(10_001);
     expect((await add(randomIp())).statusCode).toBe(201);
+  });
+
+  it('a member\'s email probes stay refused for the whole 10 seconds after the twentieth', async () => {
+    const a = await signupAccount(t.app);
+    clock.advance(20_000);
+    const invite = () => t.app.inject({ method: 'POST', url: '/merchant/invitations', remoteAddress: randomIp(), headers: tokenHeader(a.accessToken), payload: { email: `inv-${uid()}@example.com`, role: 'viewer' } });
+    for (let i = 0; i < 20; i++) expect((await invite()).statusCode).toBe(201);
+    expect((await invite()).statusCode).toBe(429);
+    clock.advance(9_999);
+    expect((await invite()).statusCode).toBe(429);
+    clock.advance(2);
+    expect((await invite()).statusCode).toBe(201);
   });
 });
