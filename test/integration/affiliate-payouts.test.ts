@@ -98,6 +98,8 @@ describeEachDb('referral payouts', (h) => {
       expect(evs.filter((e) => e.type === 'affiliate:balance').at(-1)!.data).toMatchObject({ available: '899.5', pending_payout: '100.5' });
       const note = evs.find((e) => e.type === 'notification' && (e.data as { category: string }).category === 'affiliates');
       expect(note!.data).toMatchObject({ category: 'affiliates', title: 'Payout requested', livemode: true, subject: payout.id });
+      // the team is told what, where to and by when
+      expect((note!.data as { body: string }).body).toBe(`A referral payout of 100.5 USDT_TRC20 to ${ADDR.TRON} was requested; it is due by 2026-03-11T15:30:00.000Z.`);
       for (const m of [a.owner, a.finance]) {
         const list = (await send(m, 'GET', '/merchant/notifications?category=affiliates')).json();
         expect(list.notifications.map((n: { title: string }) => n.title)).toEqual(['Payout requested']);
@@ -196,13 +198,17 @@ describeEachDb('referral payouts', (h) => {
         const other = await setup('0');
         const btc = await btcOf(a);
         await send(a.owner, 'DELETE', `/merchant/payout-addresses/${btc}`);
-        for (const id of [other.trc, await testTrcOf(a), btc, 'pa_nope', 'pa-x', 7, '']) {
+        // a test-mode address of another coin is unknown too: not a live payout address at all
+        const testBtc = await addAddress(a, 'BTC', ADDR.BTC, '?mode=test');
+        for (const id of [other.trc, await testTrcOf(a), btc, testBtc, 'pa_nope', 'pa-x', 7, '']) {
           await refused(await request(a.owner, { amount: 60, address_id: id }), 400, ERR.unknown);
         }
       });
 
       it('400 without a live USDT (Tron) payout address or an address to pay', async () => {
         const a = await setup();
+        // a test-mode USDT (Tron) address is never paid real money
+        await testTrcOf(a);
         await send(a.owner, 'DELETE', `/merchant/payout-addresses/${a.trc}`);
         await refused(await request(a.owner, { amount: 60 }), 400, ERR.target);
       });
@@ -222,6 +228,17 @@ describeEachDb('referral payouts', (h) => {
         await refused(await request(a.owner, { amount: '49.999999' }), 400, ERR.min);
         await refused(await request(a.owner), 400, ERR.min);
         await refused(await request(a.owner, { amount: 0 }), 400, ERR.min);
+      });
+
+      it('accepts exactly the minimum, given or as all of the balance', async () => {
+        const a = await setup('50');
+        const given = await request(a.owner, { amount: '50' });
+        expect(given.statusCode, given.body).toBe(201);
+        expect(given.json().payout).toMatchObject({ amount: '50', send_amount: '49' });
+        await send(a.owner, 'POST', `/merchant/affiliate/payouts/${given.json().payout.id}/cancel`);
+        const all = await request(a.owner);
+        expect(all.statusCode, all.body).toBe(201);
+        expect(all.json().payout).toMatchObject({ amount: '50' });
       });
 
       it('400 more than the balance holds', async () => {

@@ -13,7 +13,7 @@ import { ManualClock } from '../../src/platform/clock.ts';
 import { dec } from '../../src/money/index.ts';
 import { events } from '../../src/events/index.ts';
 import { auditEntries, merchants } from '../../src/accounts/schema.ts';
-import { commissions, referrals } from '../../src/affiliate/index.ts';
+import { affiliateEntries, commissions, referrals } from '../../src/affiliate/index.ts';
 import { ledgerEntries } from '../../src/settlement/index.ts';
 
 describeEachDb('referral program', (h) => {
@@ -167,9 +167,14 @@ describeEachDb('referral program', (h) => {
     it('lets the operator attach a referral by hand (attached_by admin) and refuses what cannot be one', async () => {
       const a = await newAffiliate();
       const m = await signupAccount(t.app);
+      // attached 40 days after the signup: it still earns from the signup, not from the attach
+      clock.advance(40 * 86_400_000);
       const res = await admin(t, 'POST', '/admin/referrals', { merchant_id: m.merchant.id, code: a.code.toLowerCase() });
       expect(res.statusCode).toBe(201);
       expect(res.json().referral).toMatchObject({ merchant_id: m.merchant.id, affiliate_id: a.acct.merchant.id, code: a.code, status: 'active', attached_by: 'admin' });
+      expect(res.json().referral).toMatchObject({
+        signed_up_at: '2026-03-02T10:00:00.000Z', earns_until: '2027-03-02T10:00:00.000Z', created_at: clock.now().toISOString(),
+      });
       const audit = await h.db().orm.select().from(auditEntries).where(and(eq(auditEntries.merchantId, m.merchant.id), eq(auditEntries.action, 'referral.created')));
       expect(audit[0].actor).toMatchObject({ kind: 'admin' });
       const suspended = await newAffiliate();
@@ -266,6 +271,18 @@ describeEachDb('referral program', (h) => {
       expect(await referralOf(m.merchant.id)).toMatchObject({ payments: 1, earned: 100_000n });
     });
 
+    it('records a commission that rounds down to 0 without touching the referral balance', async () => {
+      const a = await newAffiliate();
+      const m = await referredBy(t, a.code);
+      // 0.000003 × 2500 / 10000 = 0.00000075: nothing to credit, no statement entry, no balance event
+      const fee = { merchantId: m.merchant.id, paymentId: 'pay_tiny', reference: 'pay_tiny:tx_1', depositUsd: dec('0.0003'), feeUsd: dec('0.000003'), at: clock.now() };
+      await h.db().transaction((tx) => t.services.affiliate.creditCommission(tx, fee));
+      expect(await h.db().orm.select().from(commissions).where(eq(commissions.merchantId, m.merchant.id))).toMatchObject([{ amount: 0n }]);
+      expect(await h.db().orm.select().from(affiliateEntries).where(eq(affiliateEntries.affiliateId, a.acct.merchant.id))).toEqual([]);
+      expect(await eventsOf(a.acct.merchant.id, 'affiliate:balance')).toEqual([]);
+      expect((await call(a.owner, 'GET', '/merchant/affiliate')).json().balance.available).toBe('0');
+    });
+
     it('earns nothing on test payments, on deposits of merchants nobody referred, or after earns_until', async () => {
       const a = await newAffiliate();
       const m = await referredBy(t, a.code);
@@ -337,6 +354,17 @@ describeEachDb('referral program', (h) => {
         expect([r.statusCode, r.json()], JSON.stringify(body)).toEqual([400, { error }]);
       }
       expect((await call(a.owner, 'GET', '/merchant/affiliate')).json().balance.available).toBe('10');
+    });
+
+    it('debits the referral balance to exactly zero, and refuses one unit more', async () => {
+      const a = await newAffiliate();
+      await credit(t, a.acct.merchant.id, '3.000001');
+      const below = await admin(t, 'POST', '/admin/affiliate/adjustments', { merchant_id: a.acct.merchant.id, amount: '-3.000002', note: 'clawback' });
+      expect([below.statusCode, below.json()]).toEqual([400, { error: 'the adjustment would take the referral balance below zero' }]);
+      const res = await admin(t, 'POST', '/admin/affiliate/adjustments', { merchant_id: a.acct.merchant.id, amount: '-3.000001', note: 'clawback' });
+      expect(res.statusCode, res.body).toBe(201);
+      expect(res.json().entry).toMatchObject({ type: 'adjustment', amount: '-3.000001' });
+      expect((await call(a.owner, 'GET', '/merchant/affiliate')).json().balance.available).toBe('0');
     });
   });
 
