@@ -14,6 +14,7 @@ import { ManualClock } from '../../src/platform/clock.ts';
 import { events } from '../../src/events/index.ts';
 import { auditEntries } from '../../src/accounts/schema.ts';
 import { notifications } from '../../src/notifications/index.ts';
+import { affiliateEntries } from '../../src/affiliate/index.ts';
 
 const FRIDAY = '2026-03-06T15:30:00Z';
 const ERR = {
@@ -125,8 +126,9 @@ describeEachDb('referral payouts', (h) => {
 
     it('pays a Tron address outside the payout addresses with the password again (no address_id)', async () => {
       const a = await setup();
-      const res = await request(a.owner, { amount: 60, address: ADDR.TRON_2, password: a.owner.password });
-      expect(res.statusCode).toBe(201);
+      // a null address_id is no address_id (not "both")
+      const res = await request(a.owner, { amount: 60, address: ADDR.TRON_2, address_id: null, password: a.owner.password });
+      expect(res.statusCode, res.body).toBe(201);
       expect(res.json().payout).toMatchObject({ amount: '60', address: ADDR.TRON_2 });
       expect(res.json().payout).not.toHaveProperty('address_id');
     });
@@ -250,6 +252,8 @@ describeEachDb('referral payouts', (h) => {
         const t2 = await startTestApp(h.db(), { clock, env: { REFERRAL_MIN_PAYOUT_USD: '0.5', REFERRAL_PAYOUT_DAYS: '0' } });
         try {
           const a = await setup('0.8', t2);
+          // the terms shown are the ones in force
+          expect((await send(a.owner, 'GET', '/merchant/affiliate', undefined, t2)).json().payouts).toEqual({ min_payout_usd: '0.5', payout_days: 0 });
           await refused(await request(a.owner, { amount: 1 }, t2), 400, ERR.fee);
           // the balance (0.8) is checked after the fee: its message needs an amount above the fee
           await refused(await request(a.owner, { amount: '1.5' }, t2), 400, ERR.holds('0.8'));
@@ -379,6 +383,9 @@ describeEachDb('referral payouts', (h) => {
       }
       const [n] = (await send(a.owner, 'GET', '/merchant/notifications?category=affiliates')).json().notifications;
       expect(n).toMatchObject({ title: 'Payout rejected', body: expect.stringContaining('address flagged') });
+      // the statement says why the amount came back
+      const releases = await h.db().orm.select().from(affiliateEntries).where(and(eq(affiliateEntries.affiliateId, a.id), eq(affiliateEntries.type, 'payout_release')));
+      expect(releases.map((e) => [e.amount, e.note])).toEqual([[100_000_000n, 'address flagged'], [100_000_000n, 'address flagged']]);
     });
 
     it('answers 404 to the operator for an unknown payout and 401 without the token', async () => {

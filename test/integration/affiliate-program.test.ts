@@ -320,6 +320,9 @@ describeEachDb('referral program', (h) => {
         await liveDeposit(t2, m.merchant.id, '1000');
         const [c] = await h.db().orm.select().from(commissions).where(eq(commissions.merchantId, m.merchant.id));
         expect(c).toMatchObject({ rateBps: 1000, amount: 1_000_000n });
+        const owner2 = await member(t2, a.merchant.id, 'owner');
+        const overview = await t2.app.inject({ method: 'GET', url: '/merchant/affiliate', headers: { authorization: `Bearer ${await owner2.token()}` }, remoteAddress: randomIp() });
+        expect(overview.json()).toMatchObject({ rate_bps: 1000, balance: { available: '1' } });
       } finally {
         await t2.close();
       }
