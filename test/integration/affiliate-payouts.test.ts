@@ -364,6 +364,9 @@ describeEachDb('referral payouts', (h) => {
       await refused(await admin(t, 'POST', `/admin/affiliate/payouts/${p.id}/reject`, { note: 'late' }), 409, ERR.state);
       const titles = (await send(a.finance, 'GET', '/merchant/notifications?category=affiliates')).json().notifications.map((n: { title: string }) => n.title);
       expect(titles).toEqual(['Payout paid', 'Payout requested']);
+      // the team can find the transaction from the notice
+      const [paidNote] = (await send(a.finance, 'GET', '/merchant/notifications?category=affiliates')).json().notifications;
+      expect(paidNote.body).toBe(`The referral payout of 100 USDT_TRC20 to ${ADDR.TRON} was paid (transaction abc123).`);
       const actions = (await h.db().orm.select().from(auditEntries).where(eq(auditEntries.subject, p.id))).map((e) => [e.action, (e.actor as { kind: string }).kind]);
       expect(actions).toEqual([['affiliate_payout.requested', 'merchant'], ['affiliate_payout.processing', 'admin'], ['affiliate_payout.paid', 'admin']]);
       const statuses = (await h.db().orm.select().from(events).where(and(eq(events.merchantId, a.id), eq(events.type, 'affiliate:payout'))).orderBy(events.seq))
