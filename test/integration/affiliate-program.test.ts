@@ -359,6 +359,19 @@ describeEachDb('referral program', (h) => {
       expect((await call(a.owner, 'GET', '/merchant/affiliate')).json().balance.available).toBe('10');
     });
 
+    it('queues concurrent adjustments of one referral balance: none is lost, none takes it below zero', async () => {
+      const a = await newAffiliate();
+      await credit(t, a.acct.merchant.id, '5');
+      const adjust = (amount: string) => admin(t, 'POST', '/admin/affiliate/adjustments', { merchant_id: a.acct.merchant.id, amount, note: 'race' });
+      const credits = await Promise.all(Array.from({ length: 6 }, () => adjust('1')));
+      expect(credits.map((r) => r.statusCode)).toEqual([201, 201, 201, 201, 201, 201]);
+      expect((await call(a.owner, 'GET', '/merchant/affiliate')).json().balance.available).toBe('11');
+      // 11 available: of four debits of 3 at once, three pass and one is refused
+      const debits = await Promise.all(Array.from({ length: 4 }, () => adjust('-3')));
+      expect(debits.map((r) => r.statusCode).sort()).toEqual([201, 201, 201, 400]);
+      expect((await call(a.owner, 'GET', '/merchant/affiliate')).json().balance.available).toBe('2');
+    });
+
     it('debits the referral balance to exactly zero, and refuses one unit more', async () => {
       const a = await newAffiliate();
       await credit(t, a.acct.merchant.id, '3.000001');
