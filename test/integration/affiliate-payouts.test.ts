@@ -14,6 +14,7 @@ import { ManualClock } from '../../src/platform/clock.ts';
 import { events } from '../../src/events/index.ts';
 import { auditEntries } from '../../src/accounts/schema.ts';
 import { notifications } from '../../src/notifications/index.ts';
+import { affiliateEntries } from '../../src/affiliate/index.ts';
 
 const FRIDAY = '2026-03-06T15:30:00Z';
 const ERR = {
@@ -98,6 +99,8 @@ describeEachDb('referral payouts', (h) => {
       expect(evs.filter((e) => e.type === 'affiliate:balance').at(-1)!.data).toMatchObject({ available: '899.5', pending_payout: '100.5' });
       const note = evs.find((e) => e.type === 'notification' && (e.data as { category: string }).category === 'affiliates');
       expect(note!.data).toMatchObject({ category: 'affiliates', title: 'Payout requested', livemode: true, subject: payout.id });
+      // the team is told what, where to and by when
+      expect((note!.data as { body: string }).body).toBe(`A referral payout of 100.5 USDT_TRC20 to ${ADDR.TRON} was requested; it is due by 2026-03-11T15:30:00.000Z.`);
       for (const m of [a.owner, a.finance]) {
         const list = (await send(m, 'GET', '/merchant/notifications?category=affiliates')).json();
         expect(list.notifications.map((n: { title: string }) => n.title)).toEqual(['Payout requested']);
@@ -123,8 +126,9 @@ describeEachDb('referral payouts', (h) => {
 
     it('pays a Tron address outside the payout addresses with the password again (no address_id)', async () => {
       const a = await setup();
-      const res = await request(a.owner, { amount: 60, address: ADDR.TRON_2, password: a.owner.password });
-      expect(res.statusCode).toBe(201);
+      // a null address_id is no address_id (not "both")
+      const res = await request(a.owner, { amount: 60, address: ADDR.TRON_2, address_id: null, password: a.owner.password });
+      expect(res.statusCode, res.body).toBe(201);
       expect(res.json().payout).toMatchObject({ amount: '60', address: ADDR.TRON_2 });
       expect(res.json().payout).not.toHaveProperty('address_id');
     });
@@ -196,13 +200,17 @@ describeEachDb('referral payouts', (h) => {
         const other = await setup('0');
         const btc = await btcOf(a);
         await send(a.owner, 'DELETE', `/merchant/payout-addresses/${btc}`);
-        for (const id of [other.trc, await testTrcOf(a), btc, 'pa_nope', 'pa-x', 7, '']) {
+        // a test-mode address of another coin is unknown too: not a live payout address at all
+        const testBtc = await addAddress(a, 'BTC', ADDR.BTC, '?mode=test');
+        for (const id of [other.trc, await testTrcOf(a), btc, testBtc, 'pa_nope', 'pa-x', 7, '']) {
           await refused(await request(a.owner, { amount: 60, address_id: id }), 400, ERR.unknown);
         }
       });
 
       it('400 without a live USDT (Tron) payout address or an address to pay', async () => {
         const a = await setup();
+        // a test-mode USDT (Tron) address is never paid real money
+        await testTrcOf(a);
         await send(a.owner, 'DELETE', `/merchant/payout-addresses/${a.trc}`);
         await refused(await request(a.owner, { amount: 60 }), 400, ERR.target);
       });
@@ -224,6 +232,17 @@ describeEachDb('referral payouts', (h) => {
         await refused(await request(a.owner, { amount: 0 }), 400, ERR.min);
       });
 
+      it('accepts exactly the minimum, given or as all of the balance', async () => {
+        const a = await setup('50');
+        const given = await request(a.owner, { amount: '50' });
+        expect(given.statusCode, given.body).toBe(201);
+        expect(given.json().payout).toMatchObject({ amount: '50', send_amount: '49' });
+        await send(a.owner, 'POST', `/merchant/affiliate/payouts/${given.json().payout.id}/cancel`);
+        const all = await request(a.owner);
+        expect(all.statusCode, all.body).toBe(201);
+        expect(all.json().payout).toMatchObject({ amount: '50' });
+      });
+
       it('400 more than the balance holds', async () => {
         const a = await setup('120');
         await refused(await request(a.owner, { amount: '120.000001' }), 400, ERR.holds('120'));
@@ -233,6 +252,8 @@ describeEachDb('referral payouts', (h) => {
         const t2 = await startTestApp(h.db(), { clock, env: { REFERRAL_MIN_PAYOUT_USD: '0.5', REFERRAL_PAYOUT_DAYS: '0' } });
         try {
           const a = await setup('0.8', t2);
+          // the terms shown are the ones in force
+          expect((await send(a.owner, 'GET', '/merchant/affiliate', undefined, t2)).json().payouts).toEqual({ min_payout_usd: '0.5', payout_days: 0 });
           await refused(await request(a.owner, { amount: 1 }, t2), 400, ERR.fee);
           // the balance (0.8) is checked after the fee: its message needs an amount above the fee
           await refused(await request(a.owner, { amount: '1.5' }, t2), 400, ERR.holds('0.8'));
@@ -343,6 +364,9 @@ describeEachDb('referral payouts', (h) => {
       await refused(await admin(t, 'POST', `/admin/affiliate/payouts/${p.id}/reject`, { note: 'late' }), 409, ERR.state);
       const titles = (await send(a.finance, 'GET', '/merchant/notifications?category=affiliates')).json().notifications.map((n: { title: string }) => n.title);
       expect(titles).toEqual(['Payout paid', 'Payout requested']);
+      // the team can find the transaction from the notice
+      const [paidNote] = (await send(a.finance, 'GET', '/merchant/notifications?category=affiliates')).json().notifications;
+      expect(paidNote.body).toBe(`The referral payout of 100 USDT_TRC20 to ${ADDR.TRON} was paid (transaction abc123).`);
       const actions = (await h.db().orm.select().from(auditEntries).where(eq(auditEntries.subject, p.id))).map((e) => [e.action, (e.actor as { kind: string }).kind]);
       expect(actions).toEqual([['affiliate_payout.requested', 'merchant'], ['affiliate_payout.processing', 'admin'], ['affiliate_payout.paid', 'admin']]);
       const statuses = (await h.db().orm.select().from(events).where(and(eq(events.merchantId, a.id), eq(events.type, 'affiliate:payout'))).orderBy(events.seq))
@@ -362,6 +386,9 @@ describeEachDb('referral payouts', (h) => {
       }
       const [n] = (await send(a.owner, 'GET', '/merchant/notifications?category=affiliates')).json().notifications;
       expect(n).toMatchObject({ title: 'Payout rejected', body: expect.stringContaining('address flagged') });
+      // the statement says why the amount came back
+      const releases = await h.db().orm.select().from(affiliateEntries).where(and(eq(affiliateEntries.affiliateId, a.id), eq(affiliateEntries.type, 'payout_release')));
+      expect(releases.map((e) => [e.amount, e.note])).toEqual([[100_000_000n, 'address flagged'], [100_000_000n, 'address flagged']]);
     });
 
     it('answers 404 to the operator for an unknown payout and 401 without the token', async () => {

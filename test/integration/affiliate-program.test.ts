@@ -13,7 +13,7 @@ import { ManualClock } from '../../src/platform/clock.ts';
 import { dec } from '../../src/money/index.ts';
 import { events } from '../../src/events/index.ts';
 import { auditEntries, merchants } from '../../src/accounts/schema.ts';
-import { commissions, referrals } from '../../src/affiliate/index.ts';
+import { affiliateEntries, commissions, referrals } from '../../src/affiliate/index.ts';
 import { ledgerEntries } from '../../src/settlement/index.ts';
 
 describeEachDb('referral program', (h) => {
@@ -167,9 +167,14 @@ describeEachDb('referral program', (h) => {
     it('lets the operator attach a referral by hand (attached_by admin) and refuses what cannot be one', async () => {
       const a = await newAffiliate();
       const m = await signupAccount(t.app);
+      // attached 40 days after the signup: it still earns from the signup, not from the attach
+      clock.advance(40 * 86_400_000);
       const res = await admin(t, 'POST', '/admin/referrals', { merchant_id: m.merchant.id, code: a.code.toLowerCase() });
       expect(res.statusCode).toBe(201);
       expect(res.json().referral).toMatchObject({ merchant_id: m.merchant.id, affiliate_id: a.acct.merchant.id, code: a.code, status: 'active', attached_by: 'admin' });
+      expect(res.json().referral).toMatchObject({
+        signed_up_at: '2026-03-02T10:00:00.000Z', earns_until: '2027-03-02T10:00:00.000Z', created_at: clock.now().toISOString(),
+      });
       const audit = await h.db().orm.select().from(auditEntries).where(and(eq(auditEntries.merchantId, m.merchant.id), eq(auditEntries.action, 'referral.created')));
       expect(audit[0].actor).toMatchObject({ kind: 'admin' });
       const suspended = await newAffiliate();
@@ -266,6 +271,18 @@ describeEachDb('referral program', (h) => {
       expect(await referralOf(m.merchant.id)).toMatchObject({ payments: 1, earned: 100_000n });
     });
 
+    it('records a commission that rounds down to 0 without touching the referral balance', async () => {
+      const a = await newAffiliate();
+      const m = await referredBy(t, a.code);
+      // 0.000003 × 2500 / 10000 = 0.00000075: nothing to credit, no statement entry, no balance event
+      const fee = { merchantId: m.merchant.id, paymentId: 'pay_tiny', reference: 'pay_tiny:tx_1', depositUsd: dec('0.0003'), feeUsd: dec('0.000003'), at: clock.now() };
+      await h.db().transaction((tx) => t.services.affiliate.creditCommission(tx, fee));
+      expect(await h.db().orm.select().from(commissions).where(eq(commissions.merchantId, m.merchant.id))).toMatchObject([{ amount: 0n }]);
+      expect(await h.db().orm.select().from(affiliateEntries).where(eq(affiliateEntries.affiliateId, a.acct.merchant.id))).toEqual([]);
+      expect(await eventsOf(a.acct.merchant.id, 'affiliate:balance')).toEqual([]);
+      expect((await call(a.owner, 'GET', '/merchant/affiliate')).json().balance.available).toBe('0');
+    });
+
     it('earns nothing on test payments, on deposits of merchants nobody referred, or after earns_until', async () => {
       const a = await newAffiliate();
       const m = await referredBy(t, a.code);
@@ -303,6 +320,9 @@ describeEachDb('referral program', (h) => {
         await liveDeposit(t2, m.merchant.id, '1000');
         const [c] = await h.db().orm.select().from(commissions).where(eq(commissions.merchantId, m.merchant.id));
         expect(c).toMatchObject({ rateBps: 1000, amount: 1_000_000n });
+        const owner2 = await member(t2, a.merchant.id, 'owner');
+        const overview = await t2.app.inject({ method: 'GET', url: '/merchant/affiliate', headers: { authorization: `Bearer ${await owner2.token()}` }, remoteAddress: randomIp() });
+        expect(overview.json()).toMatchObject({ rate_bps: 1000, balance: { available: '1' } });
       } finally {
         await t2.close();
       }
@@ -337,6 +357,30 @@ describeEachDb('referral program', (h) => {
         expect([r.statusCode, r.json()], JSON.stringify(body)).toEqual([400, { error }]);
       }
       expect((await call(a.owner, 'GET', '/merchant/affiliate')).json().balance.available).toBe('10');
+    });
+
+    it('queues concurrent adjustments of one referral balance: none is lost, none takes it below zero', async () => {
+      const a = await newAffiliate();
+      await credit(t, a.acct.merchant.id, '5');
+      const adjust = (amount: string) => admin(t, 'POST', '/admin/affiliate/adjustments', { merchant_id: a.acct.merchant.id, amount, note: 'race' });
+      const credits = await Promise.all(Array.from({ length: 6 }, () => adjust('1')));
+      expect(credits.map((r) => r.statusCode)).toEqual([201, 201, 201, 201, 201, 201]);
+      expect((await call(a.owner, 'GET', '/merchant/affiliate')).json().balance.available).toBe('11');
+      // 11 available: of four debits of 3 at once, three pass and one is refused
+      const debits = await Promise.all(Array.from({ length: 4 }, () => adjust('-3')));
+      expect(debits.map((r) => r.statusCode).sort()).toEqual([201, 201, 201, 400]);
+      expect((await call(a.owner, 'GET', '/merchant/affiliate')).json().balance.available).toBe('2');
+    });
+
+    it('debits the referral balance to exactly zero, and refuses one unit more', async () => {
+      const a = await newAffiliate();
+      await credit(t, a.acct.merchant.id, '3.000001');
+      const below = await admin(t, 'POST', '/admin/affiliate/adjustments', { merchant_id: a.acct.merchant.id, amount: '-3.000002', note: 'clawback' });
+      expect([below.statusCode, below.json()]).toEqual([400, { error: 'the adjustment would take the referral balance below zero' }]);
+      const res = await admin(t, 'POST', '/admin/affiliate/adjustments', { merchant_id: a.acct.merchant.id, amount: '-3.000001', note: 'clawback' });
+      expect(res.statusCode, res.body).toBe(201);
+      expect(res.json().entry).toMatchObject({ type: 'adjustment', amount: '-3.000001' });
+      expect((await call(a.owner, 'GET', '/merchant/affiliate')).json().balance.available).toBe('0');
     });
   });
 
