@@ -15,6 +15,7 @@ export {
   type WatchedAddressRow, type AddressOwner, type ChainDeposit,
 } from './chain-deposits.ts';
 export { payments, deposits, type PaymentRow, type DepositRow } from './schema.ts';
+export { findPayment } from './repository.ts';
 export { settleInputOf } from './settle-port.ts';
 export { paymentJson, publicPaymentJson, paymentEventData, payerView } from './views.ts';
 export {

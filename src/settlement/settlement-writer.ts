@@ -4,7 +4,6 @@
 import { eq } from 'drizzle-orm';
 import type { Executor } from '../platform/db/index.ts';
 import { newId } from '../platform/ids.ts';
-import { AppError } from '../platform/errors.ts';
 import { appendEvent } from '../events/index.ts';
 import { SETTLEMENT_EVENTS } from '../events/webhook-types.ts';
 import type { MarketData } from '../market/index.ts';
@@ -14,7 +13,7 @@ import type { LedgerEntryPlan, SettlementPlan } from './planner.ts';
 import type { ServiceFeePort, SettleDeposit, SettlePayment, TransferPort } from './ports.ts';
 import { emitBalances, postEntries } from './balance-store.ts';
 import { addressById } from './address-store.ts';
-import { createPayout } from './payouts/payout-store.ts';
+import { createPayoutOrWait } from './payouts/payout-store.ts';
 import { settlementDeposits, settlements, type SettlementRow } from './schema.ts';
 import { settlementJson, SWEEP_NONE, type StoredConversion } from './json.ts';
 import { storeInput } from './stored-input.ts';
@@ -110,16 +109,12 @@ export async function writePlan(tx: Executor, plan: SettlementPlan, ctx: WriteCo
   if (!treasury) await postLedger(tx, row, plan.ledger, ctx.fees ?? null, now);
   if (plan.payout_request) {
     const address = await addressById(tx, payment.merchant_id, plan.payout_request.address_id);
-    try {
-      if (address) {
-        await createPayout(tx, {
-          merchantId: payment.merchant_id, address, fromToken: plan.payout_request.from_token as TokenSymbol, amount: undefined,
-          requestedBy: plan.payout_request.requested_by, market: ctx.market, now,
-        });
-      }
-    } catch (err) {
-      // refused before writing anything (e.g. the fee takes it all): the balance waits for the next one
-      if (!(err instanceof AppError)) throw err;
+    // refused (e.g. the fee takes it all): the balance waits for the next one
+    if (address) {
+      await createPayoutOrWait(tx, {
+        merchantId: payment.merchant_id, address, fromToken: plan.payout_request.from_token as TokenSymbol, amount: undefined,
+        requestedBy: plan.payout_request.requested_by, market: ctx.market, now,
+      });
     }
   }
   if (plan.ledger.length > 0 && !treasury) await emitBalances(tx, key, now);

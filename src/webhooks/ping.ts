@@ -11,11 +11,11 @@
 // `pending`) and its first attempt starts as soon as the insert is answered, with the endpoint just
 // matched: no claim statement, no row version for the claim, no read of the endpoint (issue 17).
 // Should the process die first, the lease runs out and any worker takes the row as any due one.
+import { and, eq } from 'drizzle-orm';
 import { queryText, type Database } from '../platform/db/index.ts';
 import { newId } from '../platform/ids.ts';
 import { GroupedStatements, REQUEST_GROUP_SEND_AT, requestGroupsInFlight } from '../platform/grouped-statements.ts';
 import { destinationKey, MAX_ATTEMPTS } from './core.ts';
-import { and, eq } from 'drizzle-orm';
 import { webhooks, type DeliveryRow } from './schema.ts';
 import { secretContext } from './secret-box.ts';
 import type { Webhook, WebhookEndpoints } from './endpoints.ts';

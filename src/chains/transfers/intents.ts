@@ -10,7 +10,7 @@ import { payments } from '../../payments/index.ts';
 import type { TransferPort, TransferRequest, TransferState } from '../../settlement/index.ts';
 import type { WalletKeys } from '../wallets/keys.ts';
 import { outgoingTransfers, type TransferRow } from './schema.ts';
-import { WAITING_FUNDS, type TransferPurpose } from './types.ts';
+import { MAY_WAIT_FOR_FUNDS, WAITING_FUNDS, type TransferPurpose } from './types.ts';
 
 export interface NewTransfer {
   chain: Chain;
@@ -111,8 +111,7 @@ export class ChainTransferPort implements TransferPort {
     if (!r) return null;
     const status = r.status === 'final' ? 'final' : r.status === 'failed' || r.status === 'canceled' ? 'failed' : 'pending';
     return {
-      // a signed one may wait too: refused for funds at a broadcast that may have reached a node already (stepper.ts)
-      status, waiting_funds: (r.status === 'recorded' || r.status === 'signed') && r.waiting === WAITING_FUNDS,
+      status, waiting_funds: (MAY_WAIT_FOR_FUNDS as readonly string[]).includes(r.status) && r.waiting === WAITING_FUNDS,
       ...(r.txId ? { tx_id: r.txId } : {}), ...(r.lastError ? { why: r.lastError } : {}),
     };
   }

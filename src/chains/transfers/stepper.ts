@@ -145,7 +145,7 @@ export class ChainStepper {
         const signed = await this.#sign(t, prep);
         if (!signed) return undefined;
         attempts.set(t.id, [...(attempts.get(t.id) ?? []), signed.attempt]);
-        return (await this.#broadcast(signed.row, attempts, null, true)) ?? signed.row;
+        return (await this.#broadcast(signed.row, attempts, null)) ?? signed.row;
       }
       case 'top_up': return this.#topUp(t, prep.amount);
       case 'no_funds':
@@ -194,18 +194,18 @@ export class ChainStepper {
   // ---- signed: broadcast ------------------------------------------------------------------------
 
   /**
-   * `fresh`: the bytes were signed in this very call, so no node can have them yet. Any other signed
-   * transfer's may be out there: a broadcast whose answer was lost, a process killed after a node
-   * took it, another process's broadcast. A refusal of those proves nothing (a failover node, an
-   * expired transaction), so its nonce is never given back on one and it is never signed again
-   * until it cannot be mined any more.
+   * `tip` null: the bytes were signed in this very call (before the pass read a tip), so no node can
+   * have them yet. Any other signed transfer's may be out there: a broadcast whose answer was lost,
+   * a process killed after a node took it, another process's broadcast. A refusal of those proves
+   * nothing (a failover node, an expired transaction), so its nonce is never given back on one and
+   * it is never signed again until it cannot be mined any more.
    */
-  async #broadcast(t: TransferRow, attempts: Attempts, tip: bigint | null, fresh = false): Promise<TransferRow | undefined> {
+  async #broadcast(t: TransferRow, attempts: Attempts, tip: bigint | null): Promise<TransferRow | undefined> {
     const mine = attempts.get(t.id) ?? [];
     const last = mine.at(-1);
     if (!last) return undefined;
     const now = this.#now;
-    const mayBeOut = t.uncertain || !fresh;
+    const mayBeOut = t.uncertain || tip !== null;
     // It can never be mined any more (XRP LastLedgerSequence, Tron expiration): mined already, or
     // lost for good; a lost one is replaced as a sent one is.
     if (mayBeOut && tip !== null && this.family.expired?.(last, tip)) {

@@ -4,7 +4,7 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Chain } from '../../config.ts';
 import { queryRows, type Executor } from '../../platform/db/index.ts';
 import { outgoingAttempts, outgoingTransfers, type AttemptRow, type TransferRow } from './schema.ts';
-import { ACTIVE_STATUSES, type SignedTx, type TransferStatus } from './types.ts';
+import { ACTIVE_STATUSES, MAY_WAIT_FOR_FUNDS, WAITING_FUNDS, type SignedTx, type TransferStatus } from './types.ts';
 
 /** At most this many transfers of a chain are looked at in one pass (in the order they were recorded). */
 export const PASS_LIMIT = 1000;
@@ -88,9 +88,8 @@ export async function referenceBurnt(ex: Executor, reference: string): Promise<{
 
 /** Hot wallets with a transfer waiting for funds, as `chain:livemode`. */
 export async function walletsWaitingForFunds(ex: Executor): Promise<Set<string>> {
-  const rows = await queryRows<{ chain: string; livemode: boolean }>(ex, sql`
-    select distinct chain, livemode from outgoing_transfers
-    where status in ('recorded', 'signed') and waiting = 'funds' and from_role = 'hot'`);
+  const rows = await ex.selectDistinct({ chain: outgoingTransfers.chain, livemode: outgoingTransfers.livemode }).from(outgoingTransfers)
+    .where(and(inArray(outgoingTransfers.status, [...MAY_WAIT_FOR_FUNDS]), eq(outgoingTransfers.waiting, WAITING_FUNDS), eq(outgoingTransfers.fromRole, 'hot')));
   return new Set(rows.map((r) => `${r.chain}:${r.livemode}`));
 }
 

@@ -14,6 +14,11 @@ export type TransferStatus = 'recorded' | 'signed' | 'sent' | 'mined' | 'final' 
 export const ACTIVE_STATUSES: readonly TransferStatus[] = ['recorded', 'signed', 'sent', 'mined'];
 /** Waiting for the hot wallet to be funded (`needs_funding` in /admin/wallets). */
 export const WAITING_FUNDS = 'funds';
+/**
+ * The statuses a transfer can wait for funds in: `recorded` (refused at preparation or at its first
+ * broadcast) and `signed` (refused at a broadcast that may have reached a node: it keeps its nonce).
+ */
+export const MAY_WAIT_FOR_FUNDS: readonly TransferStatus[] = ['recorded', 'signed'];
 
 /** A transaction signed and ready to broadcast; stored (as an attempt) before it is. */
 export interface SignedTx {

@@ -10,7 +10,7 @@ import type { Database } from '../../platform/db/index.ts';
 import { newId } from '../../platform/ids.ts';
 import { isPriced, type MarketSource } from '../../market/index.ts';
 import {
-  depositUsdValue, paymentsAtAddress, pendingChainDeposits, type ChainDeposit, type DepositIntake,
+  depositUsdValue, findPayment, paymentsAtAddress, pendingChainDeposits, type ChainDeposit, type DepositIntake,
 } from '../../payments/index.ts';
 import type { AddressIndex } from './address-index.ts';
 import { outgoingAttempts } from '../transfers/index.ts';
@@ -93,8 +93,9 @@ export class DepositFeed {
    */
   async recount(count: (height: bigint) => number, finished: bigint, at: Date, pooled?: ReadonlySet<string>, awaitingPrice = true): Promise<void> {
     await this.#awaiting.retry(awaitingPrice, count, finished, at, async (row) => {
-      // kept for a payment: like any transfer to its address after it closed, it shows in that payment's trail too
-      const owner = (await paymentsAtAddress(this.#deps.db.orm, this.#chain, row.address)).find((o) => o.id === row.paymentId);
+      // kept for a payment: like any transfer to its address after it closed, it shows in that
+      // payment's trail too (read by id: an XRP address is every XRP payment's)
+      const owner = await findPayment(this.#deps.db.orm, row.paymentId);
       await this.#unmatched(
         { txId: row.txId, to: row.address, token: row.token as ObservedTransfer['token'], amount: row.amount },
         row.block === null ? undefined : BigInt(row.block), row.seenAt, owner ? { paymentId: owner.id, merchantId: owner.merchantId } : null,

@@ -3,7 +3,6 @@
 // whole balance is paid out to it (`requested_by` = `auto`), as if the address had been there.
 import { and, eq, gte, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../../platform/db/index.ts';
-import { AppError } from '../../platform/errors.ts';
 import type { MarketData } from '../../market/index.ts';
 import { parseUnits } from '../../money/index.ts';
 import { TOKEN_DEFS } from '../../tokens/index.ts';
@@ -12,7 +11,7 @@ import { autoPayout, BALANCE_TOKEN, MIN_PAYOUT_USD, REQUESTED_BY_AUTO } from '..
 import { addressById, addressesInForce, planAddress } from '../address-store.ts';
 import { lockBalance } from '../balance-store.ts';
 import { balances, type PayoutRow } from '../schema.ts';
-import { createPayout } from './payout-store.ts';
+import { createPayoutOrWait } from './payout-store.ts';
 
 /** Merchants who settle directly, kept a fallback in their live USDT balance (a live `custodial` settlement of a `direct` payment), and hold $10 of it. */
 async function waitingMerchants(db: Database): Promise<string[]> {
@@ -32,13 +31,7 @@ async function payOut(tx: Executor, merchantId: string, market: MarketData, now:
   const request = autoPayout(balance.available, (await addressesInForce(tx, merchantId, true)).map(planAddress), now);
   const address = request && await addressById(tx, merchantId, request.address_id);
   if (!address) return null;
-  try {
-    return await createPayout(tx, { merchantId, address, fromToken: BALANCE_TOKEN, amount: undefined, requestedBy: REQUESTED_BY_AUTO, market, now });
-  } catch (err) {
-    // refused before writing anything (the network fee takes it all): it waits for more
-    if (err instanceof AppError) return null;
-    throw err;
-  }
+  return createPayoutOrWait(tx, { merchantId, address, fromToken: BALANCE_TOKEN, amount: undefined, requestedBy: REQUESTED_BY_AUTO, market, now });
 }
 
 /** One pass: the automatic payouts now possible; returns those made. */

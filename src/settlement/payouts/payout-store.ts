@@ -5,7 +5,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Executor } from '../../platform/db/index.ts';
 import { newId } from '../../platform/ids.ts';
-import { badRequest, conflict, notFound } from '../../platform/errors.ts';
+import { AppError, badRequest, conflict, notFound } from '../../platform/errors.ts';
 import { appendEvent } from '../../events/index.ts';
 import { PAYOUT_EVENTS } from '../../events/webhook-types.ts';
 import { usdRateOf, type MarketData } from '../../market/index.ts';
@@ -38,6 +38,20 @@ export interface PayoutRequest {
   requestedBy: string;
   market: MarketData;
   now: Date;
+}
+
+/**
+ * A payout the service asks for itself (the scheduler, rule 6, the automatic retry): one
+ * createPayout refuses (the network fee takes it all) is not made, and the balance waits for more.
+ * The refusal comes before anything is written, so the caller's transaction goes on.
+ */
+export async function createPayoutOrWait(tx: Executor, r: PayoutRequest): Promise<PayoutRow | null> {
+  try {
+    return await createPayout(tx, r);
+  } catch (err) {
+    if (err instanceof AppError) return null;
+    throw err;
+  }
 }
 
 /** Holds the amount (`payout_hold`) and records the payout as requested. Payouts are live only. */

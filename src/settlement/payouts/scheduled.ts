@@ -4,13 +4,12 @@
 import { and, eq } from 'drizzle-orm';
 import type { Database, Executor } from '../../platform/db/index.ts';
 import type { MarketData } from '../../market/index.ts';
-import { AppError } from '../../platform/errors.ts';
 import { merchants } from '../../accounts/schema.ts';
 import { addressFor, BALANCE_TOKEN, MIN_PAYOUT_USD } from '../planner.ts';
 import { addressesInForce, planAddress } from '../address-store.ts';
 import { lockBalance } from '../balance-store.ts';
 import type { PayoutRow } from '../schema.ts';
-import { createPayout } from './payout-store.ts';
+import { createPayoutOrWait } from './payout-store.ts';
 import { usdOf } from './payout-math.ts';
 
 export const REQUESTED_BY_SCHEDULER = 'scheduler';
@@ -34,15 +33,10 @@ export async function scheduledPayout(tx: Executor, merchantId: string, market: 
   const balance = await lockBalance(tx, { merchantId, livemode: true }, BALANCE_TOKEN, now);
   if (usdOf(BALANCE_TOKEN, balance.available, market[BALANCE_TOKEN].rate).lt(MIN_PAYOUT_USD)) return null;
   const address = rows.find((r) => r.id === target.address.id)!;
-  let payout: PayoutRow;
-  try {
-    payout = await createPayout(tx, { merchantId, address, fromToken: BALANCE_TOKEN, amount: undefined, requestedBy: REQUESTED_BY_SCHEDULER, market, now });
-  } catch (err) {
-    // refused before writing anything (the network fee takes it all): it waits for more, and
-    // neither the settlement that credited it nor the other merchants' payouts fail with it
-    if (err instanceof AppError) return null;
-    throw err;
-  }
+  // refused (the network fee takes it all): it waits for more, and neither the settlement that
+  // credited it nor the other merchants' payouts fail with it
+  const payout = await createPayoutOrWait(tx, { merchantId, address, fromToken: BALANCE_TOKEN, amount: undefined, requestedBy: REQUESTED_BY_SCHEDULER, market, now });
+  if (!payout) return null;
   await tx.update(merchants).set({ payoutScheduledAt: now }).where(eq(merchants.id, merchantId));
   return payout;
 }
