@@ -1,5 +1,5 @@
 // The database layer on both engines: migrations once and safely, base units as bigint.
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { pgTable, text } from 'drizzle-orm/pg-core';
 import fs from 'node:fs';
@@ -7,6 +7,7 @@ import path from 'node:path';
 import { createPgDatabase, describeEachDb } from '../harness/databases.ts';
 import { PROJECT_ROOT } from '../harness/node.ts';
 import { baseUnits, migrate, openPostgres, queryRows, splitStatements } from '../../src/platform/db/index.ts';
+import { POOL_IDLE_MS } from '../../src/platform/db/connect.ts';
 
 const amounts = pgTable('amount_probe', { id: text('id').primaryKey(), units: baseUnits('units').notNull() });
 
@@ -25,6 +26,23 @@ describeEachDb('database', (h) => {
     const rows = await db.orm.select().from(amounts).orderBy(amounts.id);
     expect(rows.map((r) => r.units)).toEqual([big, 1n, 0n]);
     expect(typeof rows[0].units).toBe('bigint');
+  });
+
+  // A quiet pause must not cost the next burst new connections and fresh plans (connect.ts POOL_IDLE_MS).
+  it.skipIf(h.kind !== 'postgres')('keeps idle pooled connections for minutes, not pg\'s 10 s', async () => {
+    const db = await openPostgres(h.url()!);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      await Promise.all([1, 2, 3, 4, 5].map(() => db.pool!.query('select pg_sleep(0.05)')));
+      expect(db.pool!.totalCount).toBe(5);
+      vi.advanceTimersByTime(60_000);
+      expect(db.pool!.idleCount).toBe(5);
+      vi.advanceTimersByTime(POOL_IDLE_MS);
+      expect(db.pool!.totalCount).toBe(0);
+    } finally {
+      vi.useRealTimers();
+      await db.close();
+    }
   });
 
   // PGlite is one process by construction. On an empty database: this suite's own is migrated already,

@@ -12,13 +12,22 @@ import { ChangeReports } from './change-reports.ts';
  */
 export const POSTGRES_POOL_MAX = 20;
 
+/**
+ * How long a pooled connection may sit idle before it is closed: not pg's default of 10 s. A new
+ * connection costs a server process, authentication and a fresh plan of every named statement
+ * (payment creation's, the test ping's), and after a quiet 10 s the next burst paid all of that at
+ * once: measured with 50 clients after 10 s of idle, the first 50 creations took 84 ms on average
+ * against 23–52 ms with the connections kept. The pool never holds more than POSTGRES_POOL_MAX.
+ */
+export const POOL_IDLE_MS = 5 * 60_000;
+
 export async function openPostgres(url: string, opts: { max?: number; patienceMs?: number } = {}): Promise<Database> {
   // Waits out a server that is full (other processes hold every connection) rather than failing the query.
   const { PatientPool } = await import('./patient-pool.ts');
   const { drizzle } = await import('drizzle-orm/node-postgres');
   // The changes this process makes, as the database reports them to each connection (change-reports.ts).
   const reports = new ChangeReports((channel, payload) => db.reported(channel, payload));
-  const pool = new PatientPool({ connectionString: url, max: opts.max ?? POSTGRES_POOL_MAX, patienceMs: opts.patienceMs, onConnect: (client) => reports.prepare(client) });
+  const pool = new PatientPool({ connectionString: url, max: opts.max ?? POSTGRES_POOL_MAX, idleTimeoutMillis: POOL_IDLE_MS, patienceMs: opts.patienceMs, onConnect: (client) => reports.prepare(client) });
   reports.follow(pool);
   // An idle connection dropped by the server must not crash the process.
   pool.on('error', () => {});

@@ -3,8 +3,9 @@
 // many connections for the role or database) while other processes hold every slot, and 57P03
 // while it cannot take connections for a moment. Neither says anything about the query: nothing
 // was sent yet, so asking again is safe. Without this, a busy shared server turned payment
-// creations into 500s whenever the pool had to open a connection (pg's Pool closes idle ones after
-// 10 s, so a pause in traffic is enough for it to need new ones when the traffic comes back).
+// creations into 500s whenever the pool had to open a connection (the pool closes idle ones
+// after POOL_IDLE_MS, connect.ts, so a pause in traffic is enough for it to need new ones when the
+// traffic comes back).
 import pg from 'pg';
 import { isRefusedConnection } from './refused-connection.ts';
 
