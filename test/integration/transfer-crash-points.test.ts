@@ -41,7 +41,7 @@ describeEachDb('transfer stepper: crashes and a second process', (h) => {
   };
   const log = createLogger('silent');
   /** A process's stepper: nothing but the database (and the node) carries over between two of them. */
-  const newProcess = () => new ChainStepper(h.db(), chain, outcomes, clock, log, { confirmations: CONFIRMATIONS, retryDelaysMs: [1_000], maxReplacements: 3, concurrency: 1 }, () => {});
+  const newProcess = (logger = log) => new ChainStepper(h.db(), chain, outcomes, clock, logger, { confirmations: CONFIRMATIONS, retryDelaysMs: [1_000], maxReplacements: 3, concurrency: 1 }, () => {});
 
   beforeEach(async () => {
     // each test sees only its own transfers: those an earlier test left open are closed
@@ -205,6 +205,36 @@ describeEachDb('transfer stepper: crashes and a second process', (h) => {
     await passAt(restarted, 103n);
     expect(await row(t)).toMatchObject({ status: 'sent', nonce: 3n });
     expect(chain.signed.map((s) => s.nonce)).toEqual([2n, 3n]);
+  });
+
+  it('refused after its fee bumps for a reason no fee cures: held with its nonce, logged with its sender and nonce, and released by the operator\'s own transaction at that nonce', async () => {
+    const t = await killedAtBroadcast(7n, 'after-node');
+    chain.pool.delete(chain.signed[0].txId);
+    const warnings: Array<Record<string, unknown>> = [];
+    const restarted = newProcess(createLogger('warn', { write: (line: string) => { warnings.push(JSON.parse(line)); } }));
+    const gasLimit = { kind: 'refused', why: 'exceeds block gas limit' } as const;
+    // each pass: its broadcast again, then (once stuck) a replacement with a higher fee: all refused
+    for (let pass = 0; pass < 6; pass++) {
+      chain.next = [gasLimit, gasLimit];
+      await passAt(restarted, 100n);
+      clock.advance(STUCK_MS);
+    }
+    expect(chain.signed.map((s) => s.nonce)).toEqual([7n, 7n, 7n, 7n]);
+    expect(await row(t)).toMatchObject({ status: 'signed', nonce: 7n, uncertain: true, replacements: 3, lastError: gasLimit.why });
+    expect(warnings.filter((w) => w.msg === 'a signed transaction stays refused after its fee bumps'))
+      .toEqual([expect.objectContaining({ transfer: t.id, from: hot, nonce: '7' }), expect.objectContaining({ transfer: t.id, from: hot, nonce: '7' })]);
+    // the operator sends a transaction of their own with nonce 7 (README "Sending on chain"), mined in block 110
+    chain.nonce = (at) => (at === undefined || at >= 110n ? 8n : 7n);
+    chain.next = [{ kind: 'nonce_used', why: 'nonce too low' }];
+    await passAt(restarted, 110n);
+    expect(await row(t)).toMatchObject({ status: 'signed', nonce: 7n });
+    chain.next = [{ kind: 'nonce_used', why: 'nonce too low' }];
+    await passAt(restarted, 110n + BigInt(CONFIRMATIONS) - 1n);
+    expect(await row(t)).toMatchObject({ status: 'recorded', nonce: null, uncertain: false, failures: 0, lastError: NOTE_NONCE_TAKEN });
+    await passAt(restarted, 113n);
+    expect(await row(t)).toMatchObject({ status: 'sent', nonce: 8n });
+    await finish(restarted, t, 4, 114n);
+    expect(chain.signed.map((s) => s.nonce)).toEqual([7n, 7n, 7n, 7n, 8n]);
   });
 
   it('killed after the node took the broadcast of a transaction that expires (XRP, Tron): past its last block, the restart looks for it instead of broadcasting', async () => {

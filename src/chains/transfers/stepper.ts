@@ -305,7 +305,10 @@ export class ChainStepper {
     if (t.replacements >= this.#opts.maxReplacements) {
       // the stuck time starts again: warned once per stuck time
       await markBroadcast(this.#db.orm, last, now);
-      this.#log.warn({ transfer: t.id, tx_id: last.txId }, from === 'sent' ? 'a sent transaction stays unmined after its fee bumps' : 'a signed transaction stays refused after its fee bumps');
+      // the sender and nonce an operator needs to release it (README "Sending on chain": a transaction
+      // of their own that uses this nonce makes the worker sign this transfer again with a new one)
+      this.#log.warn({ transfer: t.id, tx_id: last.txId, from: t.fromAddress, nonce: t.nonce === null ? null : String(t.nonce) },
+        from === 'sent' ? 'a sent transaction stays unmined after its fee bumps' : 'a signed transaction stays refused after its fee bumps');
       return undefined;
     }
     const replacement = await this.family.replace(t, last, { feesPaidBefore: await feesPaid(this.#db.orm, t), unsentFromSender: [] });
