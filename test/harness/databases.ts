@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, inject } from 'vitest';
 import type { Database, EngineKind } from '../../src/platform/db/index.ts';
 import { createPgDatabase as createScratchPg, openScratchDatabase } from './scratch-db.ts';
+import { guardTransactions } from './tx-guard.ts';
 
 export interface DbHandle {
   kind: EngineKind;
@@ -19,7 +20,7 @@ export const createPgDatabase = (serverUrl = pgServerUrl()) => createScratchPg(s
 
 export async function openTestDatabase(kind: EngineKind): Promise<{ db: Database; url: string | null; dispose: () => Promise<void> }> {
   const s = await openScratchDatabase(kind, { serverUrl: pgServerUrl() });
-  return { db: s.db, url: s.url, dispose: s.drop };
+  return { db: guardTransactions(s.db), url: s.url, dispose: s.drop };
 }
 
 /** Defines the suite once per engine; the PostgreSQL one is skipped when no server is reachable. */
