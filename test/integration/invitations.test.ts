@@ -205,6 +205,12 @@ describeEachDb('invitations', (h) => {
     expect((await from(randomIp())).statusCode).toBe(400);
     clock.advance(1001);
     expect((await from(ip)).statusCode).toBe(400);
+    // A budget of its own: an address that used up its sign-ins may still accept.
+    const other = randomIp();
+    const login = () => t.app.inject({ method: 'POST', url: '/merchant/login', remoteAddress: other, payload: { email: `nobody-${uid()}@example.com`, password: 'wrong-password' } });
+    for (let i = 0; i < 5; i++) expect((await login()).statusCode).toBe(401);
+    expect((await login()).statusCode).toBe(429);
+    expect((await from(other)).statusCode).toBe(400);
   });
 
   it('lets owners only manage invitations', async () => {
