@@ -10,6 +10,7 @@ import { confirmPayment, createPayment, handGroupEventsAgain, type Json } from '
 import { ANY_ROLE, DASHBOARD_ROUTES, SIMULATORS } from '../../src/accounts/index.ts';
 import { auditEntries } from '../../src/accounts/schema.ts';
 import { events } from '../../src/events/index.ts';
+import { payments } from '../../src/payments/schema.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 
 describeEachDb('customers', (h) => {
@@ -107,6 +108,21 @@ describeEachDb('customers', (h) => {
     await confirmPayment(t, acct.testKey, p2.id);
     const [confirmed] = await byEmail(acct, email);
     expect(confirmed).toMatchObject({ payments: 4, volume_usd: '11.00', first_payment_at: p1.created_at, last_payment_at: p4.created_at });
+  });
+
+  it('counts a payment in no status but confirmed into payments only, never into volume_usd', async () => {
+    const acct = await signupAccount(t.app);
+    const email = `unpaid-${uid()}@shop.example`;
+    const statuses = ['partially_paid', 'detecting', 'underpaid', 'expired', 'failed'];
+    for (const status of statuses) {
+      clock.advance(1000);
+      const p = await createPayment(t.app, acct.testKey, { customer_email: email, amount_usd: '10' });
+      // The payment moved on before the outbox counted it (as when the dispatch lags).
+      await h.db().orm.update(payments).set({ status }).where(eq(payments.id, p.id));
+    }
+    await t.platform.outbox.drainNow();
+    const [c] = await byEmail(acct, email);
+    expect(c).toMatchObject({ payments: statuses.length, volume_usd: '0.00' });
   });
 
   it('makes one customer per merchant, mode and email from payments, counted from the outbox', async () => {
