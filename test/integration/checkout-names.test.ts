@@ -108,6 +108,29 @@ describeEachDb('merchant and store names on the checkout', (h) => {
     expect(await seen()).toBe(wanted);
   });
 
+  it('a rename made while the change feed had lost its connection is never served once it listens again', async () => {
+    if (h.kind === 'pglite') return; // PGlite's listener is in process and cannot be lost.
+    await feedListening();
+    const other = await signupAccount(t.app, { merchant_name: 'Lost Notice Ltd' });
+    // A clock that never moves: a kept name ends only by being forgotten.
+    const cache = new PayerNameCache(t.platform.db, { now: () => 0 });
+    cache.follow(t.services.payments.changes);
+    expect(await cache.names(other.merchant.id, null)).toEqual({ merchant_name: 'Lost Notice Ltd' });
+    const admin = new pg.Client({ connectionString: h.url()! });
+    await admin.connect();
+    try {
+      const { rows } = await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity
+        where datname = current_database() and pid <> pg_backend_pid() and query like 'listen pay%'`);
+      expect(rows.length).toBeGreaterThan(0);
+      await until(() => !t.services.payments.changes.active);
+      await admin.query('update merchants set name = $1 where id = $2', ['Found Again Ltd', other.merchant.id]);
+    } finally { await admin.end(); }
+    await feedListening();
+    const seen = async () => JSON.stringify(await cache.names(other.merchant.id, null));
+    for (let i = 0; i < 20 && await seen() !== JSON.stringify({ merchant_name: 'Found Again Ltd' }); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await cache.names(other.merchant.id, null)).toEqual({ merchant_name: 'Found Again Ltd' });
+  });
+
   it('payment:update carries the names on the checkout socket', async () => {
     const p = await createPayment(t.app, storeKey, { token: undefined });
     const s = connect(t.url);

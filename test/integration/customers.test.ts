@@ -10,6 +10,7 @@ import { confirmPayment, createPayment, handGroupEventsAgain, type Json } from '
 import { ANY_ROLE, DASHBOARD_ROUTES, SIMULATORS } from '../../src/accounts/index.ts';
 import { auditEntries } from '../../src/accounts/schema.ts';
 import { events } from '../../src/events/index.ts';
+import { payments } from '../../src/payments/schema.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 
 describeEachDb('customers', (h) => {
@@ -82,6 +83,46 @@ describeEachDb('customers', (h) => {
     const patch = await inject({ method: 'PATCH', url: '/merchant/customers/cus_x', headers: tokenHeader(viewer.accessToken), payload: { name: 'x' } });
     expect(patch.statusCode).toBe(403);
     expect((await inject({ method: 'GET', url: '/merchant/customers' })).statusCode).toBe(401);
+  });
+
+  it('first_payment_at and last_payment_at are the earliest and latest payment, within one batch and across batches', async () => {
+    const acct = await signupAccount(t.app);
+    const email = `times-${uid()}@shop.example`;
+    const p1 = await createPayment(t.app, acct.testKey, { customer_email: email, amount_usd: '10' });
+    clock.advance(60_000);
+    const p2 = await createPayment(t.app, acct.testKey, { customer_email: email, amount_usd: '11' });
+    clock.advance(60_000);
+    const p3 = await createPayment(t.app, acct.testKey, { customer_email: email, amount_usd: '12' });
+    expect(new Set([p1.created_at, p2.created_at, p3.created_at]).size).toBe(3);
+    // One batch of three: the earliest and the latest of them.
+    await t.platform.outbox.drainNow();
+    const [c] = await byEmail(acct, email);
+    expect(c).toMatchObject({ payments: 3, first_payment_at: p1.created_at, last_payment_at: p3.created_at });
+    // A later batch moves only the latest.
+    clock.advance(60_000);
+    const p4 = await createPayment(t.app, acct.testKey, { customer_email: email, amount_usd: '13' });
+    await t.platform.outbox.drainNow();
+    const [after] = await byEmail(acct, email);
+    expect(after).toMatchObject({ payments: 4, first_payment_at: p1.created_at, last_payment_at: p4.created_at });
+    // A batch that only confirms an older payment moves neither.
+    await confirmPayment(t, acct.testKey, p2.id);
+    const [confirmed] = await byEmail(acct, email);
+    expect(confirmed).toMatchObject({ payments: 4, volume_usd: '11.00', first_payment_at: p1.created_at, last_payment_at: p4.created_at });
+  });
+
+  it('counts a payment in no status but confirmed into payments only, never into volume_usd', async () => {
+    const acct = await signupAccount(t.app);
+    const email = `unpaid-${uid()}@shop.example`;
+    const statuses = ['partially_paid', 'detecting', 'underpaid', 'expired', 'failed'];
+    for (const status of statuses) {
+      clock.advance(1000);
+      const p = await createPayment(t.app, acct.testKey, { customer_email: email, amount_usd: '10' });
+      // The payment moved on before the outbox counted it (as when the dispatch lags).
+      await h.db().orm.update(payments).set({ status }).where(eq(payments.id, p.id));
+    }
+    await t.platform.outbox.drainNow();
+    const [c] = await byEmail(acct, email);
+    expect(c).toMatchObject({ payments: statuses.length, volume_usd: '0.00' });
   });
 
   it('makes one customer per merchant, mode and email from payments, counted from the outbox', async () => {

@@ -47,6 +47,25 @@ describeEachDb('client addresses behind proxies', (h) => {
     expect(text).not.toContain('6.6.6.6');
   });
 
+  it('TRUST_PROXY=1: an IPv4 client forwarded in any IPv6 notation is that IPv4 client, with a budget of its own', async () => {
+    clock.advance(5000);
+    // 198.51.100.60 is c633:643c.
+    const forms = ['::ffff:198.51.100.60', '0:0:0:0:0:ffff:198.51.100.60', '::ffff:c633:643c', '198.51.100.60', '::FFFF:198.51.100.60'];
+    for (const xff of forms) expect((await login(one, '10.0.0.1', xff)).statusCode, xff).toBe(401);
+    const sixth = await login(one, '10.0.0.1', '0:0:0:0:0:FFFF:C633:643C');
+    expect([sixth.statusCode, sixth.json()]).toEqual([429, { error: 'rate limit exceeded' }]);
+    // Other IPv4 clients forwarded the same way are not held by that client's budget.
+    expect((await login(one, '10.0.0.1', '0:0:0:0:0:ffff:198.51.100.61')).statusCode).toBe(401);
+    expect((await login(one, '10.0.0.1', '::ffff:c633:643e')).statusCode).toBe(401);
+  });
+
+  it('unset: a client connecting over an IPv4-mapped IPv6 socket shares its budget with its plain IPv4 address', async () => {
+    clock.advance(5000);
+    for (let i = 0; i < 5; i++) expect((await login(direct, i % 2 ? '::ffff:192.0.2.70' : '192.0.2.70')).statusCode).toBe(401);
+    expect((await login(direct, '::ffff:192.0.2.70')).statusCode).toBe(429);
+    expect((await login(direct, '::ffff:192.0.2.71')).statusCode).toBe(401);
+  });
+
   it('a list of proxies: the client is the right-most entry not among them', async () => {
     clock.advance(5000);
     for (let i = 0; i < 5; i++) expect((await login(listed, '10.0.0.1', `203.0.113.${i}, 198.51.100.9, 10.9.4.4`)).statusCode).toBe(401);

@@ -153,6 +153,66 @@ describeEachDb('invitations', (h) => {
     expect(actions).toEqual(['invited', 'invitation_revoked']);
   });
 
+  it('keeps each account\'s invitations its own: its list, and another account inviting the same email replaces nothing', async () => {
+    const email = `shared-${uid()}@example.com`;
+    const ours = (await invite({ email, role: 'developer' })).json();
+    const other = await signupAccount(t.app);
+    const theirs = (await invite({ email, role: 'viewer' }, other.accessToken)).json();
+    expect(theirs.invitation.merchant_id).toBe(other.merchant.id);
+    const ourList = (await inject('GET', '/merchant/invitations', await fresh())).json().invitations as { id: string; merchant_id: string; status: string }[];
+    expect(ourList.every((i) => i.merchant_id === acct.merchant.id)).toBe(true);
+    expect(ourList.find((i) => i.id === ours.invitation.id)?.status).toBe('pending');
+    expect(ourList.find((i) => i.id === theirs.invitation.id)).toBeUndefined();
+    const theirList = (await inject('GET', '/merchant/invitations', other.accessToken)).json().invitations;
+    expect(theirList.map((i: { id: string }) => i.id)).toEqual([theirs.invitation.id]);
+    // Ours still works (theirs did not revoke it), and signs the member into our account with our role.
+    const res = await accept({ token: tokenOf(ours.accept_url), password: 'a-long-password' });
+    expect([res.statusCode, res.json().role]).toEqual([201, 'developer']);
+    const me = (await inject('GET', '/merchant/me', res.json().access_token)).json();
+    expect(me.user).toMatchObject({ email, merchant_id: acct.merchant.id, role: 'developer' });
+  });
+
+  it('revoking a pending invitation is told to the team and written to the audit log', async () => {
+    const { invitation } = (await invite({ email: `rv-${uid()}@example.com`, role: 'finance' })).json();
+    clock.advance(1000);
+    const res = await inject('DELETE', `/merchant/invitations/${invitation.id}`, await fresh());
+    expect([res.statusCode, res.json()]).toEqual([200, { message: 'invitation revoked' }]);
+    const revoked = { ...invitation, status: 'revoked' };
+    expect((await teamEvents()).filter((e) => e.invitation?.id === invitation.id)).toEqual([
+      { action: 'invited', user: null, invitation },
+      { action: 'invitation_revoked', user: null, invitation: revoked },
+    ]);
+    const [audit] = await h.db().orm.select().from(auditEntries).where(and(eq(auditEntries.subject, invitation.id), eq(auditEntries.action, 'invitation.revoked')));
+    expect(audit).toMatchObject({ merchantId: acct.merchant.id, actor: { kind: 'merchant', id: acct.user.id }, before: invitation, after: revoked });
+  });
+
+  it('an invitation accepts until the last moment before expires_at, and lists as pending until then', async () => {
+    const { invitation, accept_url } = (await invite({ email: `late-${uid()}@example.com`, role: 'viewer' })).json();
+    clock.advance(7 * DAY - 1);
+    const listed = (await inject('GET', '/merchant/invitations', await fresh())).json().invitations.find((i: { id: string }) => i.id === invitation.id);
+    expect(listed.status).toBe('pending');
+    const res = await accept({ token: tokenOf(accept_url), password: 'a-long-password' });
+    expect([res.statusCode, res.json().role]).toEqual([201, 'viewer']);
+  });
+
+  it('limits accepting to 5 a second per client address, like sign-in', async () => {
+    clock.advance(2000);
+    const ip = randomIp();
+    const from = (addr: string) => t.app.inject({ method: 'POST', url: '/merchant/invitations/accept', remoteAddress: addr, payload: { token: 'f'.repeat(64), password: 'a-long-password' } });
+    for (let i = 0; i < 5; i++) expect((await from(ip)).statusCode).toBe(400);
+    const sixth = await from(ip);
+    expect([sixth.statusCode, sixth.json()]).toEqual([429, { error: 'rate limit exceeded' }]);
+    expect((await from(randomIp())).statusCode).toBe(400);
+    clock.advance(1001);
+    expect((await from(ip)).statusCode).toBe(400);
+    // A budget of its own: an address that used up its sign-ins may still accept.
+    const other = randomIp();
+    const login = () => t.app.inject({ method: 'POST', url: '/merchant/login', remoteAddress: other, payload: { email: `nobody-${uid()}@example.com`, password: 'wrong-password' } });
+    for (let i = 0; i < 5; i++) expect((await login()).statusCode).toBe(401);
+    expect((await login()).statusCode).toBe(429);
+    expect((await from(other)).statusCode).toBe(400);
+  });
+
   it('lets owners only manage invitations', async () => {
     for (const role of ['developer', 'finance', 'viewer'] as const) {
       const m = await member(t, acct.merchant.id, role);

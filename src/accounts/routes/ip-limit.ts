@@ -6,13 +6,19 @@ import type { RateLimiter } from '../../platform/rate-limit.ts';
 
 /**
  * The key a client address is limited under: an IPv4 address as it is; an IPv6 address by its /64,
- * the block one subscriber gets (keying the full address would give one client 2^64 budgets).
+ * the block one subscriber gets (keying the full address would give one client 2^64 budgets). An
+ * IPv4 address written as IPv6 (::ffff:a.b.c.d, in any of its notations: `0:0:0:0:0:ffff:…`, hex
+ * `::ffff:cb00:7109`, as a proxy may forward it) is that IPv4 address: not the /64 every such
+ * client would otherwise share.
  */
 export function ipLimitKey(ip: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (mapped) return mapped[1];
-  if (net.isIPv6(ip)) return `${expandIpv6(ip).slice(0, 4).join(':')}::/64`;
-  return ip;
+  if (!net.isIPv6(ip)) return ip;
+  const h = expandIpv6(ip);
+  if (h.slice(0, 5).every((x) => x === '0') && h[5] === 'ffff') {
+    const [hi, lo] = [parseInt(h[6], 16), parseInt(h[7], 16)];
+    return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+  }
+  return `${h.slice(0, 4).join(':')}::/64`;
 }
 
 /** The eight hextets of an IPv6 address (zone dropped, `::` expanded, an IPv4 tail converted). */
