@@ -49,7 +49,7 @@ export async function stopPaymentWorkers(payments: PaymentsService): Promise<voi
 // Messages the OpenAPI document (src/openapi/routes) lists, imported there rather than typed again.
 export { COIN_ALREADY_CHOSEN, NOT_AN_OPTION, NO_LONGER_PAYABLE, TOKEN_REQUIRED } from './coin.ts';
 export { AMOUNT_REQUIRED, CUSTOMER_EMAIL_INVALID, ORDER_ID_LENGTH, ORDER_ID_REQUIRED, TOKENS_NOT_ARRAY, TOKEN_NOT_IN_TOKENS, TOKEN_NOT_STRING } from './create-input.ts';
-export { FROM_AFTER_TO, FROM_NOT_A_DAY, ORDER_ID_TOO_LONG, Q_TOO_LONG, TO_NOT_A_DAY } from './list-filters.ts';
+export { FROM_AFTER_TO, FROM_NOT_A_DAY, GIVEN_ONCE_ERRORS, ORDER_ID_TOO_LONG, Q_TOO_LONG, TO_NOT_A_DAY } from './list-filters.ts';
 export { TEST_PAYMENTS_ONLY } from './routes/merchant-routes.ts';
 export { DAYS_MESSAGE } from './series.ts';
 export { CHOOSE_COIN_FIRST, ONLY_TEST, OUTCOME_REQUIRED, SIMULATION_RUNNING } from './simulation.ts';

@@ -1,8 +1,8 @@
 // The query of a payments list (spec 4.4: the filters of /v1/payments) plus the dashboard's own
 // (README "Dashboard additions"): `order_id` (exact), `q` (contains, in the order id, payment id,
 // customer email or deposit address), `from` and `to` (inclusive UTC days of `created_at`). An
-// unknown status, coin or chain matches nothing, as before; a bad date or an over-long search is a
-// 400 naming the field.
+// unknown status, coin or chain matches nothing, as before; a bad date, an over-long search or a
+// filter given twice is a 400 naming the field.
 import { badRequest } from '../platform/errors.ts';
 import { isIdShaped } from '../platform/fields.ts';
 import { parseDay } from '../audit/query.ts';
@@ -31,8 +31,14 @@ function day(field: 'from' | 'to', v: unknown): Date | undefined {
   return d;
 }
 
+export const givenOnce = (field: string): string => `${field} must be given once`;
+/** Filters that take one value: one repeated (`?status=a&status=b`) would otherwise filter nothing. */
+const SINGLE = ['status', 'token', 'chain', 'store_id', 'order_id', 'q', 'from', 'to'] as const;
+export const GIVEN_ONCE_ERRORS = SINGLE.map(givenOnce);
+
 /** The filters of a list query; `storeFilter` false for a storefront key (its store is its scope). */
 export function paymentFilters(query: Record<string, unknown>, storeFilter: boolean): PaymentFilters {
+  for (const field of SINGLE) if (Array.isArray(query[field])) throw badRequest(givenOnce(field));
   const f: PaymentFilters = {};
   const status = str(query.status);
   if (status !== undefined) f.status = isPaymentStatus(status) ? status : NONE;

@@ -13,6 +13,7 @@ import { stores } from '../../src/accounts/index.ts';
 import { insertApiKey } from '../../src/accounts/api-keys.ts';
 import { payments } from '../../src/payments/schema.ts';
 import { queryRows } from '../../src/platform/db/index.ts';
+import { givenOnce } from '../../src/payments/list-filters.ts';
 
 describeEachDb('payments list filters', (h) => {
   let t: TestApp;
@@ -144,5 +145,14 @@ describeEachDb('payments list filters', (h) => {
     expect(await total(live('limit=1'))).toBe(2);
     expect(await total(dash('limit=1'))).toBe(5);
     expect(await total(live('limit=1'))).toBe(2);
+  });
+
+  it('refuses a filter given twice, naming it, rather than filtering nothing', async () => {
+    for (const [field, a, b] of [['status', 'pending', 'failed'], ['token', 'ETH', 'TRX'], ['chain', 'ethereum', 'tron'], ['store_id', storeId, storeId], ['order_id', `eth-${tag}`, `trx-${tag}`], ['q', tag, tag], ['from', '2026-01-01', '2026-01-02'], ['to', '2026-01-01', '2026-01-02']]) {
+      for (const list of [v1, dash]) {
+        const res = await list(`${field}=${a}&${field}=${b}`);
+        expect([res.statusCode, res.json()], field).toEqual([400, { error: givenOnce(field) }]);
+      }
+    }
   });
 });

@@ -1,6 +1,6 @@
 // The payments API (/v1, API key; spec 4.1).
 import {
-  AMOUNT_REQUIRED, CHOOSE_COIN_FIRST, COIN_ALREADY_CHOSEN, CUSTOMER_EMAIL_INVALID, FROM_AFTER_TO, FROM_NOT_A_DAY,
+  AMOUNT_REQUIRED, CHOOSE_COIN_FIRST, COIN_ALREADY_CHOSEN, CUSTOMER_EMAIL_INVALID, FROM_AFTER_TO, FROM_NOT_A_DAY, GIVEN_ONCE_ERRORS,
   NO_LONGER_PAYABLE, NOT_AN_OPTION, ONLY_TEST, ORDER_ID_LENGTH, ORDER_ID_REQUIRED, ORDER_ID_TOO_LONG, OUTCOME_REQUIRED,
   PAYMENT_NOT_FOUND, Q_TOO_LONG, SIMULATION_OUTCOMES, SIMULATION_RUNNING, TO_NOT_A_DAY, TOKEN_NOT_IN_TOKENS, TOKEN_NOT_STRING,
   TOKEN_REQUIRED, TOKENS_NOT_ARRAY,
@@ -22,7 +22,7 @@ export const PAYMENT_SEARCH = {
   order_id: str('exact order id'), q: str('contained, any case, in the order id, payment id, customer email or deposit address (up to 200 characters)'),
   from: str('first UTC day of created_at, YYYY-MM-DD'), to: str('last UTC day of created_at, YYYY-MM-DD'),
 };
-export const PAYMENT_SEARCH_ERRORS = [FROM_NOT_A_DAY, TO_NOT_A_DAY, FROM_AFTER_TO, Q_TOO_LONG, ORDER_ID_TOO_LONG];
+export const PAYMENT_SEARCH_ERRORS = [FROM_NOT_A_DAY, TO_NOT_A_DAY, FROM_AFTER_TO, Q_TOO_LONG, ORDER_ID_TOO_LONG, ...GIVEN_ONCE_ERRORS];
 
 export const CREATE_PAYMENT_BODY = obj({
   order_id: str('merchant\'s order reference; a repeated open order_id answers 200 with that payment', { minLength: 1, maxLength: 200 }),
