@@ -34,4 +34,11 @@ describe('ipLimitKey', () => {
     expect(ipLimitKey('::')).toBe('0:0:0:0::/64');
     expect(ipLimitKey('1::')).toBe('1:0:0:0::/64');
   });
+
+  it('drops the port a proxy may write after the address', () => {
+    expect(ipLimitKey('203.0.113.9:5678')).toBe('203.0.113.9');
+    expect(ipLimitKey('[2001:db8:1:2::1]:5678')).toBe('2001:db8:1:2::/64');
+    expect(ipLimitKey('[2001:db8:1:2::1]')).toBe('2001:db8:1:2::/64');
+    expect(ipLimitKey('[::ffff:203.0.113.9]:80')).toBe('203.0.113.9');
+  });
 });

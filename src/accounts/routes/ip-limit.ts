@@ -9,9 +9,11 @@ import type { RateLimiter } from '../../platform/rate-limit.ts';
  * the block one subscriber gets (keying the full address would give one client 2^64 budgets). An
  * IPv4 address written as IPv6 (::ffff:a.b.c.d, in any of its notations: `0:0:0:0:0:ffff:…`, hex
  * `::ffff:cb00:7109`, as a proxy may forward it) is that IPv4 address: not the /64 every such
- * client would otherwise share.
+ * client would otherwise share. A port some proxies add (`203.0.113.9:5678`, `[2001:db8::1]:5678`)
+ * is dropped: each source port would otherwise be a budget of its own.
  */
-export function ipLimitKey(ip: string): string {
+export function ipLimitKey(forwarded: string): string {
+  const ip = withoutPort(forwarded);
   if (!net.isIPv6(ip)) return ip;
   const h = expandIpv6(ip);
   if (h.slice(0, 5).every((x) => x === '0') && h[5] === 'ffff') {
@@ -19,6 +21,13 @@ export function ipLimitKey(ip: string): string {
     return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
   }
   return `${h.slice(0, 4).join(':')}::/64`;
+}
+
+function withoutPort(ip: string): string {
+  const v4 = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/.exec(ip);
+  if (v4) return v4[1];
+  const v6 = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(ip);
+  return v6 ? v6[1] : ip;
 }
 
 /** The eight hextets of an IPv6 address (zone dropped, `::` expanded, an IPv4 tail converted). */
