@@ -140,6 +140,24 @@ describeEachDb('settlement reads', (h) => {
     expect(sent.json().payout).toEqual(final);
     expect((await call(m.owner, 'GET', '/merchant/payouts')).json()).toEqual({ payouts: [final], total: 1, limit: 50, offset: 0 });
     expect((await call(m.owner, 'GET', '/merchant/balances')).json()).toEqual({ balances: [{ token: 'XRP', chain: 'xrp', available: '50', pending_payout: '0' }] });
+    // every move in the merchant's audit log, the operator's as admin, each with the payout as it became
+    const audit = (await call(m.owner, 'GET', `/merchant/audit?subject=${base.id}`)).json().entries as { action: string; actor: { kind: string; id?: string }; after: unknown }[];
+    expect(audit.map((e) => [e.action, e.actor.kind, e.actor.id])).toEqual([
+      ['payout.sent', 'admin', 'admin'], ['payout.approved', 'admin', 'admin'], ['payout.requested', 'merchant', m.owner.userId],
+    ]);
+    expect(audit[0].after).toEqual(final);
+
+    // a canceled and a rejected payout carry the time of that move
+    const canceled = (await call(m.owner, 'POST', '/merchant/payouts', { address_id: addr.id, amount: '20' })).json().payout;
+    const c = await call(m.owner, 'POST', `/merchant/payouts/${canceled.id}/cancel`);
+    expect(c.json().payout).toMatchObject({ status: 'canceled', canceled_at: clock.now().toISOString(), updated_at: clock.now().toISOString() });
+    expect(c.json().payout).not.toHaveProperty('rejected_at');
+    const rejected = (await call(m.owner, 'POST', '/merchant/payouts', { address_id: addr.id, amount: '20' })).json().payout;
+    const r = await admin('POST', `/admin/payouts/${rejected.id}/reject`, { note: ' not today ' });
+    expect(r.json().payout).toMatchObject({ status: 'rejected', review_note: 'not today', rejected_at: clock.now().toISOString() });
+    expect(r.json().payout).not.toHaveProperty('canceled_at');
+    expect((await call(m.owner, 'GET', `/merchant/audit?subject=${rejected.id}`)).json().entries.map((e: { action: string; actor: { kind: string } }) => [e.action, e.actor.kind]))
+      .toEqual([['payout.rejected', 'admin'], ['payout.requested', 'merchant']]);
   });
 
   it('lists settlements newest first, a page at a time, and by payment', async () => {
@@ -155,6 +173,9 @@ describeEachDb('settlement reads', (h) => {
     expect(await ids('')).toEqual([3, [s3.id, s2.id, s1.id]]);
     expect(await ids('&limit=1&offset=1')).toEqual([3, [s2.id]]);
     expect(await ids(`&payment_id=${p1.id}`)).toEqual([1, [s1.id]]);
+    // a limit out of 1 to 200 is replaced by the default
+    const limits = async (q: string) => (await call(m.owner, 'GET', `/merchant/settlements?mode=test${q}`)).json().limit;
+    expect([await limits('&limit=200'), await limits('&limit=201'), await limits('&limit=0')]).toEqual([200, 50, 50]);
     // an unknown status or settlement mode filters nothing
     expect(await ids('&status=lost&settlement=sideways')).toEqual([3, [s3.id, s2.id, s1.id]]);
   });
@@ -168,6 +189,9 @@ describeEachDb('settlement reads', (h) => {
     const heldList = await list('held');
     expect(heldList.map((x) => x.id)).toContain(held.id);
     expect(new Set(heldList.map((x) => x.status))).toEqual(new Set(['held']));
+    // newest first
+    const [older] = await settle(input(payment(m.id), [{ amount: 400_000n, usd: '0.4' }]));
+    expect((await list('held')).map((x) => x.id).slice(0, 2)).toEqual([older.id, held.id]);
     const doneList = await list('completed');
     expect(doneList.map((x) => x.id)).toContain(done.id);
     expect(doneList.map((x) => x.id)).not.toContain(held.id);
