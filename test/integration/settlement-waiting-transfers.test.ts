@@ -51,6 +51,10 @@ describeEachDb('settlements waiting for the transfer service', (h) => {
     expect(await sendWaitingTransfers(h.db(), port, now())).toBe(1);
     expect(sent).toEqual([{ chain: 'xrp', token: 'XRP', from: 'rSharedDeposit', to: ADDR.XRP, amount: 98_166_666n, tag: 77, purpose: 'settlement', reference: s.id }]);
     expect(await row(s.id)).toMatchObject({ status: 'pending', note: null, transferIntents: ['intent_1'] });
+    // the payment's trail shows the settlement with its transfer
+    expect(await t.services.settlement.trailSettlements(p.id)).toEqual([
+      { settlement: expect.objectContaining({ id: s.id, status: 'pending', destination_tag: 77, net: '98.166666' }), transfers: [{ intent_id: 'intent_1' }] },
+    ]);
     // its dashboard update says it is no longer waiting
     const updates = await h.db().orm.select().from(events).where(and(eq(events.merchantId, m.id), eq(events.type, 'settlement:update'))).orderBy(events.seq);
     expect(updates.map((e) => (e.data as { id: string; note?: string }).note)).toEqual([NOTE_WAITING_TRANSFER, undefined]);
