@@ -30,9 +30,16 @@ describeEachDb('settlements waiting for the transfer service', (h) => {
     return t.services.settlement.addresses.add({ merchantId: m.id, userId: m.owner.userId, actor }, true, { ...body, password: m.owner.password });
   };
   /** A port that records what it is asked to send; `supports` as given. */
-  const recorder = (supports?: (c: Chain) => boolean) => {
+  const recorder = (supports?: (c: Chain) => boolean, delayMs = 0) => {
     const sent: TransferRequest[] = [];
-    const port: TransferPort = { send: async (_tx: Executor, req) => { sent.push(req); return `intent_${sent.length}`; }, ...(supports ? { supports } : {}) };
+    const port: TransferPort = {
+      send: async (_tx: Executor, req) => {
+        sent.push(req);
+        if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
+        return `intent_${sent.length}`;
+      },
+      ...(supports ? { supports } : {}),
+    };
     return { sent, port };
   };
   const row = async (id: string) => (await h.db().orm.select().from(settlements).where(eq(settlements.id, id)))[0];
@@ -118,5 +125,18 @@ describeEachDb('settlements waiting for the transfer service', (h) => {
     // the deposit is moved whole: what the swap takes in plus the service's share
     expect(BigInt(c.amount_in as string) + s.serviceFee + s.networkFee + s.conversionFee).toBe(s.amount);
     expect(await row(s.id)).toMatchObject({ note: null, transferIntents: ['intent_1', 'intent_2'] });
+  });
+
+  it('sends a waiting settlement once when several passes run at once', async () => {
+    const m = await newMerchant();
+    await addAddress(m, { token: 'USDT_TRC20', address: ADDR.TRON });
+    const [s] = await t.services.settlement.settle(h.db(), input(payment(m.id, { livemode: true, deposit_address: 'TDepositRace' }), [{ amount: 40_000_000n, usd: '40' }]));
+    expect(s).toMatchObject({ status: 'pending', note: NOTE_WAITING_TRANSFER });
+    // each send takes a while: the passes overlap inside the settlement's transaction
+    const { sent, port } = recorder(undefined, 50);
+    const counts = await Promise.all(Array.from({ length: 4 }, () => sendWaitingTransfers(h.db(), port, now())));
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(1);
+    expect(sent.filter((r) => r.reference === s.id).map((r) => r.purpose)).toEqual(['settlement', 'service_fee']);
+    expect((await row(s.id)).transferIntents).toHaveLength(2);
   });
 });
