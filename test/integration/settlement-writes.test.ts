@@ -65,4 +65,23 @@ describeEachDb('settlement write routes', (h) => {
     const owner = await call(a.owner, 'PATCH', `/merchant/payout-addresses/${a.address.id}`, { address: ADDR.TRON_2, password: a.owner.password });
     expect([owner.statusCode, owner.json().address.address]).toEqual([200, ADDR.TRON_2]);
   });
+
+  it('keeps every settlement operator route behind the admin token: 401 and nothing moves', async () => {
+    const a = await funded();
+    const payout = (await call(a.owner, 'POST', '/merchant/payouts', { address_id: a.address.id, amount: '20' })).json().payout;
+    const routes: [string, string, Record<string, unknown>?][] = [
+      ['GET', '/admin/payouts'], ['POST', `/admin/payouts/${payout.id}/approve`], ['POST', `/admin/payouts/${payout.id}/reject`, { note: 'x' }],
+      ['POST', `/admin/payouts/${payout.id}/sent`, { tx_id: 'x' }], ['GET', '/admin/settlements'], ['POST', '/admin/settlements/stl_x/retry'],
+      ['POST', '/admin/settlements/stl_x/return', { note: 'x' }],
+      ['POST', '/admin/ledger/adjustments', { merchant_id: a.id, livemode: true, token: 'USDT_TRC20', amount: '1000', note: 'x' }],
+    ];
+    for (const [method, url, payload] of routes) {
+      for (const headers of [{}, { authorization: 'Bearer not-the-admin-token' }, { authorization: `Bearer ${await a.owner.token()}` }]) {
+        const res = await t.app.inject({ method: method as 'GET' | 'POST', url, headers, payload, remoteAddress: randomIp() });
+        expect([res.statusCode, res.json()], `${method} ${url}`).toEqual([401, { error: 'invalid admin token' }]);
+      }
+    }
+    expect((await call(a.owner, 'GET', '/merchant/payouts')).json().payouts.map((p: { status: string }) => p.status)).toEqual(['requested']);
+    expect((await call(a.owner, 'GET', '/merchant/balances')).json().balances).toEqual([{ token: 'USDT_TRC20', chain: 'tron', available: '80', pending_payout: '20' }]);
+  });
 });
