@@ -244,4 +244,18 @@ describeEachDb('settlement reads', (h) => {
     const csv = (await call(m.owner, 'GET', '/merchant/ledger.csv?mode=test')).body.split('\r\n').filter((l) => l !== '').slice(1);
     expect(csv.map((l) => l.split(',')[0])).toEqual(newestFirst);
   });
+
+  it('filters payouts by the payout coin, not the balance paying it', async () => {
+    const m = await newMerchant();
+    const bep = await addAddress(m, { token: 'USDT_BEP20', address: ADDR.EVM });
+    const trc = await addAddress(m, { token: 'USDT_TRC20', address: ADDR.TRON });
+    expect((await admin('POST', '/admin/ledger/adjustments', { merchant_id: m.id, livemode: true, token: 'USDT_TRC20', amount: '100', note: 'funding' })).statusCode).toBe(201);
+    const cross = (await call(m.owner, 'POST', '/merchant/payouts', { address_id: bep.id, from_token: 'USDT_TRC20', amount: '30' })).json().payout;
+    const own = (await call(m.owner, 'POST', '/merchant/payouts', { address_id: trc.id, amount: '20' })).json().payout;
+    expect([cross.token, cross.from_token, own.token]).toEqual(['USDT_BEP20', 'USDT_TRC20', 'USDT_TRC20']);
+    const ids = async (q: string) => (await call(m.owner, 'GET', `/merchant/payouts${q}`)).json().payouts.map((p: { id: string }) => p.id);
+    expect(await ids('?token=USDT_BEP20')).toEqual([cross.id]);
+    expect(await ids('?token=USDT_TRC20')).toEqual([own.id]);
+    expect(await ids('')).toEqual([own.id, cross.id]);
+  });
 });
