@@ -190,8 +190,8 @@ describeEachDb('settlement reads', (h) => {
     expect(heldList.map((x) => x.id)).toContain(held.id);
     expect(new Set(heldList.map((x) => x.status))).toEqual(new Set(['held']));
     // newest first
-    const [older] = await settle(input(payment(m.id), [{ amount: 400_000n, usd: '0.4' }]));
-    expect((await list('held')).map((x) => x.id).slice(0, 2)).toEqual([older.id, held.id]);
+    const [newer] = await settle(input(payment(m.id), [{ amount: 400_000n, usd: '0.4' }]));
+    expect((await list('held')).map((x) => x.id).slice(0, 2)).toEqual([newer.id, held.id]);
     const doneList = await list('completed');
     expect(doneList.map((x) => x.id)).toContain(done.id);
     expect(doneList.map((x) => x.id)).not.toContain(held.id);
