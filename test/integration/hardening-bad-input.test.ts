@@ -39,13 +39,26 @@ describeEachDb('bad input answers a spec-shaped 4xx', (h) => {
     expect(stores.find((s: { id: string }) => s.id === f.store).name).toBe('Main');
   });
 
-  it('answers 404 `not found` to a path id holding a NUL character', async () => {
+  it('answers a path id holding a NUL character as its route answers an unknown id, after its key check', async () => {
     const auth = tokenHeader(f.acct.accessToken);
-    expectError(await inject({ method: 'GET', url: '/merchant/webhooks/deliveries/abc%00def', headers: auth }), 404, 'not found');
-    expectError(await inject({ method: 'POST', url: `/merchant/payouts/${f.payoutAddress}%00/cancel`, headers: auth }), 404, 'not found');
-    expectError(await inject({ method: 'POST', url: '/admin/payouts/%00/reject', headers: ADMIN, payload: { note: 'n' } }), 404, 'not found');
-    expectError(await inject({ method: 'POST', url: '/admin/payouts/%00/sent', headers: ADMIN, payload: { tx_id: 'x' } }), 404, 'not found');
-    expectError(await inject({ method: 'GET', url: `/checkout/${f.checkoutToken}%00` }), 404, 'not found');
+    const cases: Array<[InjectOptions, number, string]> = [
+      [{ method: 'GET', url: '/merchant/webhooks/deliveries/abc%00def', headers: auth }, 404, 'not found'],
+      [{ method: 'POST', url: `/merchant/payouts/${f.payoutAddress}%00/cancel`, headers: auth }, 404, 'not found'],
+      [{ method: 'POST', url: '/admin/payouts/%00/reject', headers: ADMIN, payload: { note: 'n' } }, 404, 'not found'],
+      [{ method: 'POST', url: '/admin/payouts/%00/sent', headers: ADMIN, payload: { tx_id: 'x' } }, 404, 'not found'],
+      [{ method: 'GET', url: `/checkout/${f.checkoutToken}%00` }, 404, 'payment not found'],
+      [{ method: 'GET', url: '/v1/payments/pay_%00', headers: keyHeader(f.acct.testKey) }, 404, 'payment not found'],
+      [{ method: 'GET', url: '/merchant/settlements/set_%00', headers: auth }, 404, 'settlement not found'],
+    ];
+    for (const [req, status, error] of cases) {
+      expectError(await inject(req), status, error);
+      // exactly what the same route answers to an unknown id without a NUL
+      const unknown = await inject({ ...req, url: String(req.url).replace('%00', 'zz') });
+      expect([unknown.statusCode, unknown.json()], String(req.url)).toEqual([status, { error }]);
+    }
+    // the key is checked first, as for any id
+    const keyless = await inject({ method: 'GET', url: '/v1/payments/pay_%00' });
+    expect(keyless.statusCode).toBe(401);
   });
 
   it('answers 400 to a query value holding a NUL character', async () => {

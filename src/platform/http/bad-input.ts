@@ -2,7 +2,8 @@
 // `{"error": "<message>"}` with a 4xx, never Fastify's own bodies, a plain-text answer or a 500.
 // - Fastify's router errors (a URL that does not decode, a path parameter over the length limit).
 // - NUL characters in path ids and query values: PostgreSQL text cannot hold them, so a query
-//   carrying one would fail; an id holding one names nothing.
+//   carrying one would fail. An id holding one names nothing, and its route says so as it does for
+//   any unknown id; a query value holding one is a 400 naming its field.
 // - Error answers some plugin wrote as text (e.g. @fastify/cors's strict preflight check).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { NOT_FOUND } from '../errors.ts';
@@ -26,13 +27,14 @@ const hasNul = (v: unknown): boolean =>
 export function installBadInputGuards(app: FastifyInstance): void {
   // Callback hooks (no promise per request): these run on every request.
   app.addHook('onRequest', (req, reply, done) => {
+    // An id holding a NUL names nothing: the route goes on and answers it as it answers any unknown
+    // id (after its own key and role checks: `payment not found`, `settlement not found`, ...).
+    // U+FFFD stands in for each NUL: PostgreSQL text can hold it and no id or token contains it.
     const params = req.params as Record<string, unknown> | undefined;
     if (params) {
       for (const k in params) {
-        if (hasNul(params[k])) {
-          reply.code(404).send({ error: NOT_FOUND });
-          return;
-        }
+        const v = params[k];
+        if (typeof v === 'string' && v.includes('\u0000')) params[k] = v.replaceAll('\u0000', '\uFFFD');
       }
     }
     const query = req.query as Record<string, unknown> | undefined;
