@@ -5368,7 +5368,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description from must be a date: 2006-01-02; to must be a date: 2006-01-02; from must not be after to; q must be at most 200 characters; order_id must be at most 200 characters */
+            /** @description from must be a date: 2006-01-02; to must be a date: 2006-01-02; from must not be after to; q must be at most 200 characters; order_id must be at most 200 characters; status must be given once; token must be given once; chain must be given once; store_id must be given once; order_id must be given once; q must be given once; from must be given once; to must be given once */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8052,7 +8052,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description from must be a date: 2006-01-02; to must be a date: 2006-01-02; from must not be after to; q must be at most 200 characters; order_id must be at most 200 characters */
+            /** @description from must be a date: 2006-01-02; to must be a date: 2006-01-02; from must not be after to; q must be at most 200 characters; order_id must be at most 200 characters; status must be given once; token must be given once; chain must be given once; store_id must be given once; order_id must be given once; q must be given once; from must be given once; to must be given once */
             400: {
                 headers: {
                     [name: string]: unknown;

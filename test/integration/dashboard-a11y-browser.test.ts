@@ -310,7 +310,9 @@ describe.skipIf(!hasChromium)('dashboard accessibility in Chromium', { timeout: 
       // Signed out: the sign-up page, in a context of its own (no session, nothing left of the pages above).
       const out = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US', colorScheme: scheme, bypassCSP: true })).newPage();
       await out.goto(`${t.url}/signup`);
-      await out.getByRole('heading', { name: 'Create your account' }).waitFor(WAIT);
+      // Once seen in a full run (not reproduced alone): the heading not there after 30 s. Say what the page showed.
+      await out.getByRole('heading', { name: 'Create your account' }).waitFor(WAIT)
+        .catch(async (e: Error) => { throw new Error(`${e.message}\nthe page showed: ${(await out.innerText('body').catch(() => '(unreadable)')).slice(0, 300)}`); });
       await out.evaluate(installHelpers);
       const bad = await out.evaluate(lowContrast);
       if (bad.length) found.signup = bad;
