@@ -204,6 +204,24 @@ describe.skipIf(!hasChromium)('merchant dashboard in Chromium', { timeout: 120_0
     await first.context().close();
   });
 
+  it.concurrent('a tab whose exchange of the cookie stalls holds the other tabs back a few seconds at most', async ({ expect }) => {
+    const { page: first, errors } = await open('/');
+    await signIn(first, owner.email, owner.password);
+    const second = await first.context().newPage();
+    // the first tab's next exchange never reaches the server: it holds the turn for as long as it waits
+    let stalled = false;
+    await first.route('**/merchant/auth/refresh', () => { stalled = true; });
+    void first.reload().catch(() => undefined);
+    await expect.poll(() => stalled, WAIT).toBe(true);
+    const started = Date.now();
+    await second.goto(`${t.url}/`);
+    await second.getByRole('navigation', { name: 'Main' }).waitFor(WAIT);
+    // the turn is waited for 5 s (session.ts LOCK_WAIT_MS), then the tab goes ahead alone
+    expect(Date.now() - started).toBeGreaterThanOrEqual(4_500);
+    expect(errors).toEqual([]);
+    await first.context().close();
+  });
+
   it.concurrent('signs out cleanly, with the reason, when the server ends the session', async ({ expect }) => {
     const member = await addMember(t.app, owner.accessToken, 'viewer');
     const { page, errors } = await open('/');

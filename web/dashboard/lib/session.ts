@@ -38,9 +38,30 @@ const REFRESH_BEFORE_MS = 60_000;
  * (a page served over plain HTTP from another host) each tab goes alone, as before.
  */
 const REFRESH_LOCK = 'gateway-dashboard-refresh';
-async function oneTabAtATime(exchange: () => Promise<Response>): Promise<Response> {
+/**
+ * An exchange takes milliseconds: a tab that waits longer than this for another's (one stalled on
+ * the network, say) goes ahead alone rather than staying at "Signing you in" for as long.
+ */
+const LOCK_WAIT_MS = 5_000;
+function oneTabAtATime(exchange: () => Promise<Response>): Promise<Response> {
   const locks = typeof navigator === 'undefined' ? undefined : navigator.locks;
-  return locks ? await locks.request(REFRESH_LOCK, exchange) : exchange();
+  if (!locks) return exchange();
+  // Whichever comes first, the turn or the end of the wait, starts the one exchange; a turn
+  // granted after that is handed straight back. Timed here, not by the lock request's own signal,
+  // so the wait is bounded whatever the lock manager does.
+  let started: Promise<Response> | null = null;
+  const once = () => (started ??= exchange());
+  return new Promise<Response>((resolve, reject) => {
+    const timer = setTimeout(() => once().then(resolve, reject), LOCK_WAIT_MS);
+    locks.request(REFRESH_LOCK, () => {
+      if (started) return undefined;
+      clearTimeout(timer);
+      const mine = once();
+      mine.then(resolve, reject);
+      // the turn is held until the answer, whose cookie the browser has stored by then
+      return mine.then(() => undefined, () => undefined);
+    }).catch(() => { clearTimeout(timer); once().then(resolve, reject); });
+  });
 }
 
 export class Session {
