@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { openTestDatabase } from '../harness/databases.ts';
 import { signupAccount, tokenHeader, type Account } from '../harness/accounts.ts';
 import { createPayment } from '../harness/payments.ts';
@@ -19,6 +19,22 @@ import { PAGES, mayOpen, type PageName } from '../../web/dashboard/lib/paths.ts'
 import { chromiumPresent, launchChromium } from '../harness/chromium.ts';
 
 const WAIT = { timeout: 30_000 };
+
+/**
+ * Seen in full runs (not alone): a fresh page's form not there after 30 s. Call before the page
+ * loads; the returned wait, on a timeout, says what the page showed and which requests were
+ * still unanswered.
+ */
+function explainTimeouts(page: Page): (shown: Locator) => Promise<void> {
+  const pending = new Set<string>();
+  page.on('request', (r) => pending.add(`${r.method()} ${r.url()}`));
+  page.on('requestfinished', (r) => pending.delete(`${r.method()} ${r.url()}`));
+  page.on('requestfailed', (r) => pending.delete(`${r.method()} ${r.url()}`));
+  return (shown) => shown.waitFor(WAIT).catch(async (e: Error) => {
+    const body = (await page.innerText('body').catch(() => '(unreadable)')).slice(0, 200);
+    throw new Error(`${e.message}\nthe page showed: ${body}\nunanswered: ${[...pending].join(', ')}`);
+  });
+}
 const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const hasChromium = chromiumPresent('dashboard accessibility tests');
 
@@ -127,16 +143,9 @@ describe.skipIf(!hasChromium)('dashboard accessibility in Chromium', { timeout: 
     const page = await context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    // Seen in full runs (not alone): the sign-in form not there after 30 s. If it happens again, the
-    // error says what the page showed and which requests were still unanswered.
-    const pending = new Set<string>();
-    page.on('request', (r) => pending.add(`${r.method()} ${r.url()}`));
-    page.on('requestfinished', (r) => pending.delete(`${r.method()} ${r.url()}`));
-    page.on('requestfailed', (r) => pending.delete(`${r.method()} ${r.url()}`));
+    const shown = explainTimeouts(page);
     await page.goto(`${t.url}/signin`);
-    await page.getByLabel('Email').waitFor(WAIT).catch(async (e: Error) => {
-      throw new Error(`${e.message}\nthe page showed: ${(await page.innerText('body').catch(() => '(unreadable)')).slice(0, 200)}\nunanswered: ${[...pending].join(', ')}`);
-    });
+    await shown(page.getByLabel('Email'));
     await page.getByLabel('Email').fill(owner.email);
     await page.getByLabel('Password').fill(owner.password);
     await page.keyboard.press('Enter');
@@ -318,14 +327,9 @@ describe.skipIf(!hasChromium)('dashboard accessibility in Chromium', { timeout: 
       await page.context().close();
       // Signed out: the sign-up page, in a context of its own (no session, nothing left of the pages above).
       const out = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US', colorScheme: scheme, bypassCSP: true })).newPage();
-      const pending = new Set<string>();
-      out.on('request', (r) => pending.add(`${r.method()} ${r.url()}`));
-      out.on('requestfinished', (r) => pending.delete(`${r.method()} ${r.url()}`));
-      out.on('requestfailed', (r) => pending.delete(`${r.method()} ${r.url()}`));
+      const shown = explainTimeouts(out);
       await out.goto(`${t.url}/signup`);
-      await out.getByRole('heading', { name: 'Create your account' }).waitFor(WAIT).catch(async (e: Error) => {
-        throw new Error(`${e.message}\nthe page showed: ${(await out.innerText('body').catch(() => '(unreadable)')).slice(0, 200)}\nunanswered: ${[...pending].join(', ')}`);
-      });
+      await shown(out.getByRole('heading', { name: 'Create your account' }));
       await out.evaluate(installHelpers);
       const bad = await out.evaluate(lowContrast);
       if (bad.length) found.signup = bad;

@@ -16,16 +16,18 @@ describeEachDb('transaction guard', (h) => {
 
   it('lets the transaction\'s own statements, work after its commit and other requests through', async () => {
     const db = h.db();
+    let committed!: () => void;
+    const afterCommit = new Promise<void>((resolve) => { committed = resolve; });
     let later: Promise<unknown> = Promise.resolve();
     const [concurrent, own] = await Promise.all([
       queryRows<{ n: number }>(db.orm, sql`select 2 as n`),
+      // started inside the transaction (its async context), run once it has committed
       db.transaction(async (tx) => {
-        later = new Promise((resolve) => setImmediate(resolve)).then(() => queryRows(db.orm, sql`select 3 as n`));
+        later = afterCommit.then(() => queryRows(db.orm, sql`select 3 as n`));
         return queryRows<{ n: number }>(tx, sql`select 1 as n`);
-      }),
+      }).finally(() => committed()),
     ]);
     expect([concurrent[0].n, own[0].n]).toEqual([2, 1]);
-    await new Promise((r) => setTimeout(r, 10));
     expect(await later).toEqual([{ n: 3 }]);
   });
 });
