@@ -282,7 +282,8 @@ describe.runIf(anvilOrSkip())('sending faults', () => {
       // the first node took it (anvil mines at once), the second refused it: that refusal proves nothing
       expect(took.broadcasts).toHaveLength(1);
       expect(refuses.broadcasts).toEqual(took.broadcasts);
-      expect(await nodes.eth.client.getTransactionCount({ address: hot })).toBe(nonceBefore + 1);
+      // anvil answers before its automined block is there: the count is waited for, not read once
+      await expect.poll(() => nodes.eth.client.getTransactionCount({ address: hot }), { timeout: 10_000 }).toBe(nonceBefore + 1);
       expect(await transfer()).toMatchObject({ status: 'signed', uncertain: true, failures: 0 });
       expect((await transfer()).lastError).toContain(PROXY_REFUSAL);
       // the second node is the one in use now; its refusals go on, and the transaction is looked for in blocks
