@@ -183,4 +183,21 @@ describe.skipIf(!hasChromium)('merchant dashboard in Chromium', { timeout: 120_0
     expect(errors).toEqual([]);
     await page.context().close();
   });
+
+  it.concurrent('leaves "Signing you in" when the refresh on load answers before the first frame', async ({ expect }) => {
+    // A busy machine or a hidden tab: no frame, and short timers a second late, so the app's effects
+    // (its subscription to the session) run well after the refresh cookie has been refused.
+    const context = await browser.newContext({ viewport: WIDTHS.desktop, locale: 'en-US' });
+    await context.addInitScript(() => {
+      const later = window.setTimeout.bind(window);
+      window.requestAnimationFrame = () => 0;
+      window.setTimeout = ((fn: TimerHandler, ms?: number, ...rest: unknown[]) => later(fn, (ms ?? 0) < 100 ? 1_000 : ms, ...rest)) as typeof window.setTimeout;
+    });
+    const page = await context.newPage();
+    const refused = page.waitForResponse((r) => r.url().endsWith('/merchant/auth/refresh'));
+    await page.goto(`${t.url}/signin`);
+    expect((await refused).status()).toBe(401);
+    await page.getByRole('button', { name: 'Sign in' }).waitFor(WAIT);
+    await context.close();
+  });
 });
