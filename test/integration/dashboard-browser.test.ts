@@ -172,6 +172,56 @@ describe.skipIf(!hasChromium)('merchant dashboard in Chromium', { timeout: 120_0
     await page.context().close();
   });
 
+  // A refresh token works once, and one presented again ends the session (reuse). Tabs share the
+  // cookie, so two tabs exchanging it at once (a browser restoring its tabs, a laptop waking up) must
+  // take turns, or the second would present the token the first just spent and sign both out.
+  it.concurrent('two tabs refreshing at once stay signed in: their exchanges of the shared cookie take turns', async ({ expect }) => {
+    const { page: first, errors } = await open('/');
+    await signIn(first, owner.email, owner.password);
+    const second = await first.context().newPage();
+    await second.goto(`${t.url}/`);
+    await second.getByRole('navigation', { name: 'Main' }).waitFor(WAIT);
+    // Each exchange is held until the other tab's has been sent too (or a second went by): sent
+    // together, both would carry the same cookie.
+    const held: Array<() => void> = [];
+    await first.context().route('**/merchant/auth/refresh', async (route) => {
+      await new Promise<void>((go) => {
+        held.push(go);
+        if (held.length % 2 === 0) held.splice(0).forEach((g) => g());
+        else setTimeout(() => { const i = held.indexOf(go); if (i >= 0) { held.splice(i, 1); go(); } }, 1_000);
+      });
+      await route.continue();
+    });
+    await Promise.all([first.reload(), second.reload()]);
+    await first.getByRole('navigation', { name: 'Main' }).waitFor(WAIT);
+    await second.getByRole('navigation', { name: 'Main' }).waitFor(WAIT);
+    // and the session goes on: the latest cookie is exchanged again
+    await first.context().unroute('**/merchant/auth/refresh');
+    await second.reload();
+    await second.getByRole('navigation', { name: 'Main' }).waitFor(WAIT);
+    expect(await second.getByRole('button', { name: 'Sign in' }).count()).toBe(0);
+    expect(errors).toEqual([]);
+    await first.context().close();
+  });
+
+  it.concurrent('a tab whose exchange of the cookie stalls holds the other tabs back a few seconds at most', async ({ expect }) => {
+    const { page: first, errors } = await open('/');
+    await signIn(first, owner.email, owner.password);
+    const second = await first.context().newPage();
+    // the first tab's next exchange never reaches the server: it holds the turn for as long as it waits
+    let stalled = false;
+    await first.route('**/merchant/auth/refresh', () => { stalled = true; });
+    void first.reload().catch(() => undefined);
+    await expect.poll(() => stalled, WAIT).toBe(true);
+    const started = Date.now();
+    await second.goto(`${t.url}/`);
+    await second.getByRole('navigation', { name: 'Main' }).waitFor(WAIT);
+    // the turn is waited for 5 s (session.ts LOCK_WAIT_MS), then the tab goes ahead alone
+    expect(Date.now() - started).toBeGreaterThanOrEqual(4_500);
+    expect(errors).toEqual([]);
+    await first.context().close();
+  });
+
   it.concurrent('signs out cleanly, with the reason, when the server ends the session', async ({ expect }) => {
     const member = await addMember(t.app, owner.accessToken, 'viewer');
     const { page, errors } = await open('/');

@@ -1,7 +1,7 @@
 // The signed-in team member (spec 4.4 Session, 5 "Dashboard access tokens"): the access token lives
 // in memory only; the httpOnly refresh cookie (path /merchant/auth) brings a new one a minute before
-// it expires and after a reload. Sign-out, a password change or a socket `auth:error` end the
-// session with the reason shown on the sign-in page.
+// it expires and after a reload, one tab at a time. Sign-out, a password change or a socket
+// `auth:error` end the session with the reason shown on the sign-in page.
 import { Api, ApiError, type Json } from './api.ts';
 import type { Role } from './paths.ts';
 
@@ -29,6 +29,40 @@ export const END_REASONS: Record<string, string> = {
 };
 
 const REFRESH_BEFORE_MS = 60_000;
+
+/**
+ * The refresh cookie works once (a token presented again ends the whole session) and every tab of
+ * the browser shares it, so tabs exchange it one at a time: tabs refreshing together (a browser
+ * restoring them, a laptop waking up) would otherwise send the same token twice and be signed out.
+ * The lock is held until the answer, whose cookie the browser has stored by then. Without Web Locks
+ * (a page served over plain HTTP from another host) each tab goes alone, as before.
+ */
+const REFRESH_LOCK = 'gateway-dashboard-refresh';
+/**
+ * An exchange takes milliseconds: a tab that waits longer than this for another's (one stalled on
+ * the network, say) goes ahead alone rather than staying at "Signing you in" for as long.
+ */
+const LOCK_WAIT_MS = 5_000;
+function oneTabAtATime(exchange: () => Promise<Response>): Promise<Response> {
+  const locks = typeof navigator === 'undefined' ? undefined : navigator.locks;
+  if (!locks) return exchange();
+  // Whichever comes first, the turn or the end of the wait, starts the one exchange; a turn
+  // granted after that is handed straight back. Timed here, not by the lock request's own signal,
+  // so the wait is bounded whatever the lock manager does.
+  let started: Promise<Response> | null = null;
+  const once = () => (started ??= exchange());
+  return new Promise<Response>((resolve, reject) => {
+    const timer = setTimeout(() => once().then(resolve, reject), LOCK_WAIT_MS);
+    locks.request(REFRESH_LOCK, () => {
+      if (started) return undefined;
+      clearTimeout(timer);
+      const mine = once();
+      mine.then(resolve, reject);
+      // the turn is held until the answer, whose cookie the browser has stored by then
+      return mine.then(() => undefined, () => undefined);
+    }).catch(() => { clearTimeout(timer); once().then(resolve, reject); });
+  });
+}
 
 export class Session {
   state: SessionState = { status: 'loading' };
@@ -76,7 +110,7 @@ export class Session {
   refresh(): Promise<string | null> {
     this.#refreshing ??= (async () => {
       try {
-        const r = await fetch('/merchant/auth/refresh', { method: 'POST', credentials: 'same-origin' });
+        const r = await oneTabAtATime(() => fetch('/merchant/auth/refresh', { method: 'POST', credentials: 'same-origin' }));
         if (!r.ok) {
           const j = await r.json().catch(() => ({}));
           this.#end(this.state.status === 'signed-in' ? (j.error === 'merchant account is suspended' ? END_REASONS.suspended : END_REASONS.token_expired) : undefined);
