@@ -13,7 +13,10 @@ export class Crash extends Error {
 
 export class ScriptedChain implements TransferFamily {
   readonly chain = 'ethereum' as const;
-  readonly usesNonces = true;
+  /** False: a chain of outputs (UTXO), whose lost transfers `spentAt` releases instead of a nonce. */
+  usesNonces = true;
+  /** The block in which another transaction spent the transfers' inputs (chains without nonces); none when null. */
+  spentAt: bigint | null = null;
   readonly stuckAfterMs: number;
   height = 100n;
   /** Transactions of the sender in the best chain, as of a block (the latest when none). */
@@ -46,6 +49,9 @@ export class ScriptedChain implements TransferFamily {
   hotAddress(): string { return this.hot; }
   async tip(): Promise<bigint> { return this.height; }
   async chainNonce(_address: string, at?: bigint): Promise<bigint> { return this.nonce(at); }
+  async spentElsewhere(_attempts: readonly AttemptRow[], finalHeight: bigint): Promise<boolean> {
+    return this.spentAt !== null && this.spentAt <= finalHeight;
+  }
 
   #sign(t: TransferRow, nonce: bigint | null, fee: bigint): SignedTx {
     if (this.crashSigning) {

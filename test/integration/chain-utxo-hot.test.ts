@@ -13,9 +13,12 @@ import { driveLtc, ltcMerchant, payAndReportLtc, startLtcApp, unspentAt, type Lt
 import { encodeSegwit } from '../../src/chains/addresses/encoding.ts';
 import { setLiveNetwork } from '../../src/chains/addresses/index.ts';
 import { parseUnits } from '../../src/money/index.ts';
-import { outgoingAttempts, outgoingTransfers, type TransferRow } from '../../src/chains/transfers/index.ts';
+import { NOTE_INPUTS_TAKEN, outgoingAttempts, outgoingTransfers, type TransferRow } from '../../src/chains/transfers/index.ts';
 import { NodeEndpoints } from '../../src/chains/rpc/endpoints.ts';
-import { UtxoReader, UtxoRpc } from '../../src/chains/utxo/index.ts';
+import { UtxoReader, UtxoRpc, scriptOfAddress } from '../../src/chains/utxo/index.ts';
+import { UTXO_COINS } from '../../src/chains/utxo/coins.ts';
+import { signSpend } from '../../src/chains/utxo/send/sign.ts';
+import { UTXO_NETWORKS } from '../../src/chains/addresses/networks.ts';
 import { HotOutputs, UtxoFamily, depositTxsFromDb, utxoHotOutputs } from '../../src/chains/utxo/send/index.ts';
 import { networkMoved } from '../../src/chains/utxo/send/family.ts';
 import { rawTransactions } from '../../src/chains/utxo/send/raw-transactions.ts';
@@ -152,6 +155,50 @@ describe.runIf(litecoindOrSkip())('LTC hot wallet on litecoind', () => {
       await driveLtc(t, async () => (await rowOf(id)).status === 'final');
       expect((await rowOf(id)).txId).toBe(attempts[1].txId);
       expect(await unspentAt(node, to)).toBe(10_000_000n);
+    });
+
+    it('a sent transfer whose output another transaction spent is signed again with other outputs once that spend is final; it arrives once', async () => {
+      // two outputs: one for the transfer (the operator takes it), one to sign it again with
+      await node.pay(hot, '0.5');
+      await node.pay(hot, '0.5');
+      await node.mine(1);
+      t.clock.advance(61_000);
+      const to = fresh();
+      const id = await sendFromHot(to, 10_000_000n);
+      await t.services.sending.transfers.runOnce();
+      expect((await rowOf(id)).status).toBe('sent');
+      const attemptsOf = () => h.db().orm.select().from(outgoingAttempts).where(eq(outgoingAttempts.transferId, id)).orderBy(outgoingAttempts.n);
+      const [first] = await attemptsOf();
+      // the operator spends one of its outputs from a wallet restored from the mnemonic, with a
+      // higher fee: litecoind replaces ours (BIP-125) and mines theirs
+      const [taken] = JSON.parse((first.fee as Record<string, string>).inputs) as Array<{ txid: string; vout: number }>;
+      const prev = await node.rpc<{ vout: Array<{ n: number; value: number }> }>('getrawtransaction', [taken.txid, true]);
+      const value = units(prev.vout.find((v) => v.n === taken.vout)!.value.toFixed(8));
+      const regtest = UTXO_NETWORKS.litecoin.regtest;
+      const theirs = signSpend(UTXO_COINS.litecoin, [{ txid: taken.txid, vout: taken.vout, amount: value, script: scriptOfAddress(regtest, hot)! }],
+        [{ script: scriptOfAddress(regtest, fresh())!, amount: value - 100_000n }], new WalletKeys(t.config.walletMnemonic).hotPrivateKey('litecoin', true));
+      await node.rpc('sendrawtransaction', [theirs.raw]);
+      await node.mine(1);
+      // one block deep, not final (CONFIRMATIONS_LITECOIN=2): it may still be reorganised away, so
+      // the transfer keeps its transaction, stuck time or not
+      t.clock.advance(3 * 150_000 + 1000);
+      await t.services.sending.transfers.runOnce();
+      expect(await attemptsOf()).toHaveLength(1);
+      expect((await rowOf(id)).status).toBe('sent');
+      await node.mine(1);
+      t.clock.advance(3 * 150_000 + 1000);
+      await t.services.sending.transfers.runOnce();
+      expect(await rowOf(id)).toMatchObject({ lastError: NOTE_INPUTS_TAKEN });
+      await driveLtc(t, async () => (await rowOf(id)).status === 'final');
+      const attempts = await attemptsOf();
+      expect(attempts).toHaveLength(2);
+      expect((await rowOf(id)).txId).toBe(attempts[1].txId);
+      const inputs = JSON.parse((attempts[1].fee as Record<string, string>).inputs) as Array<{ txid: string; vout: number }>;
+      expect(inputs.some((i) => i.txid === taken.txid && i.vout === taken.vout)).toBe(false);
+      expect(await unspentAt(node, to)).toBe(10_000_000n);
+      // the output the operator spent is no longer counted: the balance is the node's UTXO set's
+      expect((await tracked()).some((o) => o.txid === taken.txid && o.vout === taken.vout)).toBe(false);
+      expect(await balance()).toBe(await unspentAt(node, hot));
     });
 
     it('a transfer the hot wallet cannot pay waits for funds with its shortfall', async () => {

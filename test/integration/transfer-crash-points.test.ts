@@ -14,7 +14,7 @@ import { ManualClock } from '../../src/platform/clock.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { outgoingAttempts, outgoingTransfers, recordTransfer, type TransferRow } from '../../src/chains/transfers/index.ts';
 import { transferById, walletsWaitingForFunds } from '../../src/chains/transfers/store.ts';
-import { ChainStepper, NOTE_NONCE_TAKEN } from '../../src/chains/transfers/stepper.ts';
+import { ChainStepper, NOTE_INPUTS_TAKEN, NOTE_NONCE_TAKEN } from '../../src/chains/transfers/stepper.ts';
 import { ACTIVE_STATUSES, type TransferOutcomes } from '../../src/chains/transfers/types.ts';
 
 const CONFIRMATIONS = 3;
@@ -235,6 +235,35 @@ describeEachDb('transfer stepper: crashes and a second process', (h) => {
     expect(await row(t)).toMatchObject({ status: 'sent', nonce: 8n });
     await finish(restarted, t, 4, 114n);
     expect(chain.signed.map((s) => s.nonce)).toEqual([7n, 7n, 7n, 7n, 8n]);
+  });
+
+  it('without nonces (UTXO), killed after the node took the broadcast, its inputs then spent by another transaction: kept (same inputs, higher fee) until that spend is final, then signed again', async () => {
+    chain.usesNonces = false;
+    const t = await killedAtBroadcast(0n, 'after-node');
+    expect(await row(t)).toMatchObject({ status: 'signed', nonce: null });
+    // the node dropped it, and a transaction from outside the service spent its inputs in block 101
+    chain.pool.delete(chain.signed[0].txId);
+    chain.spentAt = 101n;
+    const restarted = newProcess();
+    const missing = { kind: 'refused', why: 'the node refused the transaction: bad-txns-inputs-missingorspent' } as const;
+    chain.next = [missing];
+    await passAt(restarted, 101n);
+    expect(await row(t)).toMatchObject({ status: 'signed', uncertain: true, lastError: missing.why });
+    // stuck, but block 101 may still be reorganised away: replaced (the same inputs), never signed anew
+    clock.advance(STUCK_MS);
+    chain.next = [missing, missing];
+    await passAt(restarted, 101n + BigInt(CONFIRMATIONS) - 2n);
+    expect(await row(t)).toMatchObject({ status: 'signed', uncertain: true, replacements: 1 });
+    expect(chain.signed).toHaveLength(2);
+    // block 101 is final: none of ours can be mined any more
+    clock.advance(STUCK_MS);
+    chain.next = [missing];
+    await passAt(restarted, 101n + BigInt(CONFIRMATIONS) - 1n);
+    expect(await row(t)).toMatchObject({ status: 'recorded', nonce: null, uncertain: false, failures: 0, lastError: NOTE_INPUTS_TAKEN });
+    await passAt(restarted, 104n);
+    expect(await row(t)).toMatchObject({ status: 'sent' });
+    await finish(restarted, t, 2, 105n);
+    expect(chain.signed).toHaveLength(3);
   });
 
   it('killed after the node took the broadcast of a transaction that expires (XRP, Tron): past its last block, the restart looks for it instead of broadcasting', async () => {

@@ -4,7 +4,7 @@ export { TransferService, type TransferServiceOptions } from './service.ts';
 export { ChainTransferPort, recordTransfer, type NewTransfer } from './intents.ts';
 export { outgoingTransfers, outgoingAttempts, senderNonces, type TransferRow, type AttemptRow } from './schema.ts';
 export { DEFAULT_RETRY_DELAYS_MS, retryDelay } from './backoff.ts';
-export { NOTE_NOT_OURS, NOTE_NONCE_TAKEN } from './stepper.ts';
+export { NOTE_NOT_OURS, NOTE_NONCE_TAKEN, NOTE_INPUTS_TAKEN } from './stepper.ts';
 export type {
   TransferFamily, TransferPurpose, TransferStatus, TransferOutcomes, Preparation, PrepareContext, SignedTx, BroadcastOutcome, Inclusion,
 } from './types.ts';

@@ -7,7 +7,7 @@
 // take all it moves is `canceled` (reported too). A nonce is given back only when no node can have
 // the transaction (refused at the broadcast right after its signing), so nothing is ever sent twice;
 // one that may be out there is looked for, replaced under its nonce, or signed again once that
-// nonce is used for good.
+// nonce (on UTXO chains, one of its inputs) is used for good.
 import type { Database, Executor } from '../../platform/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/logger.ts';
@@ -23,6 +23,7 @@ import { WAITING_FUNDS, type Inclusion, type PrepareContext, type Preparation, t
 
 export const NOTE_NOT_OURS = 'the deposit address was not derived by this service';
 export const NOTE_NONCE_TAKEN = 'its nonce was used by another transaction';
+export const NOTE_INPUTS_TAKEN = 'an output it spends was spent by another transaction';
 
 export interface StepperOptions {
   confirmations: number;
@@ -228,7 +229,7 @@ export class ChainStepper {
         const inc = await this.family.inclusion(mine.map((a) => a.txId));
         if (inc) return this.#found(t, 'signed', inc, mine, tip);
         // ours may still be somewhere while the block that used its nonce can be reorganised away
-        if (mayBeOut && !(tip !== null && await this.#nonceUsedForGood(t, tip))) {
+        if (mayBeOut && !(tip !== null && await this.#usedForGood(t, tip, mine))) {
           return moveTransfer(this.#db.orm, t, 'signed', { uncertain: true, lastError: out.why }, now);
         }
         // none of ours can be mined: the nonce went to another transaction, so this one is signed again with a new one
@@ -242,10 +243,13 @@ export class ChainStepper {
           // a hot wallet short of funds says so (/admin/wallets), as one refused at its first broadcast does
           const waiting = out.kind === 'no_funds' && t.fromRole === 'hot' ? WAITING_FUNDS : null;
           const kept = await moveTransfer(this.#db.orm, t, 'signed', { uncertain: true, waiting, lastError: out.why }, now);
+          if (!kept || out.kind !== 'refused' || !this.#stuck(last, now)) return kept;
+          // refused because what it spends was spent for good by another transaction: signed again
+          const taken = tip !== null ? await this.#usedForGood(kept, tip, mine) : null;
+          if (taken) return moveTransfer(this.#db.orm, kept, 'signed', { status: 'recorded', nonce: null, uncertain: false, waiting: null, lastError: taken }, now);
           // refused for its fee (a base fee risen past its cap, a node's minimum), it would wait for
           // ever: after the stuck time it is replaced with a higher fee and the same nonce, so at
           // most one of the two is ever mined
-          if (!kept || out.kind !== 'refused' || !this.#stuck(last, now)) return kept;
           return (await this.#replace(kept, 'signed', last, mine, now)) ?? kept;
         }
         return this.#db.transaction(async (tx) => {
@@ -260,11 +264,16 @@ export class ChainStepper {
     }
   }
 
-  /** The chain's count of the sender's transactions at the final depth is past this one's nonce: that nonce is used for good. */
-  async #nonceUsedForGood(t: TransferRow, tip: bigint): Promise<boolean> {
-    if (t.nonce === null || !this.family.usesNonces) return false;
+  /**
+   * Why none of the transfer's transactions can be mined any more, or null: the chain's count of
+   * the sender's transactions at the final depth is past its nonce, or (UTXO) another transaction
+   * at the final depth spends one of its inputs.
+   */
+  async #usedForGood(t: TransferRow, tip: bigint, mine: readonly AttemptRow[]): Promise<string | null> {
     const finalDepth = tip - BigInt(this.#opts.confirmations) + 1n;
-    return finalDepth >= 0n && await this.family.chainNonce(t.fromAddress, finalDepth) > t.nonce;
+    if (finalDepth < 0n) return null;
+    if (!this.family.usesNonces) return (await this.family.spentElsewhere?.(mine, finalDepth)) ? NOTE_INPUTS_TAKEN : null;
+    return t.nonce !== null && await this.family.chainNonce(t.fromAddress, finalDepth) > t.nonce ? NOTE_NONCE_TAKEN : null;
   }
 
   // ---- sent: mined yet? lost? stuck? ------------------------------------------------------------
@@ -279,9 +288,10 @@ export class ChainStepper {
     // one that can never be mined any more is replaced at once (nothing to wait for)
     const expired = this.family.expired?.(last, tip) ?? false;
     if (!expired && !this.#stuck(last, now)) return undefined;
-    if (await this.#nonceUsedForGood(t, tip)) {
-      // none of ours is mined and that nonce is used for good: another transaction took it
-      return moveTransfer(this.#db.orm, t, 'sent', { status: 'recorded', nonce: null, uncertain: false, lastError: NOTE_NONCE_TAKEN }, now);
+    const taken = await this.#usedForGood(t, tip, mine);
+    if (taken) {
+      // none of ours is mined and another transaction took its nonce (or inputs) for good
+      return moveTransfer(this.#db.orm, t, 'sent', { status: 'recorded', nonce: null, uncertain: false, lastError: taken }, now);
     }
     if (!expired && !(await this.family.known(last.txId))) {
       const out = await this.family.broadcast(last.raw);

@@ -114,6 +114,12 @@ export interface TransferFamily {
   /** Whether the node still knows the transaction (in its pool or a block). */
   known(txId: string): Promise<boolean>;
   /**
+   * Chains without nonces (UTXO): whether another transaction in the best chain, at or below
+   * `finalHeight`, spends an input of these attempts (all spend the same ones), so that none of them
+   * can ever be mined: what a nonce used for good is on the others.
+   */
+  spentElsewhere?(attempts: readonly AttemptRow[], finalHeight: bigint): Promise<boolean>;
+  /**
    * Whether an unmined transaction can never be mined any more (XRP: a validated ledger past its
    * LastLedgerSequence): it is not broadcast again but replaced with the same nonce at once.
    */

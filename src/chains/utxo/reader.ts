@@ -89,12 +89,22 @@ export class UtxoReader implements ChainReader {
 
   async block(height: bigint): Promise<ChainBlock | null> {
     const network = await this.#network();
+    const read = await this.#blockAt(height);
+    return read && { ...refOf(read.block), transfers: blockTransfers(read.txs, network, this.coin.token, this.#normalize) };
+  }
+
+  /** The whole transactions of the block at a height (which one spends an output); null when there is none. */
+  async transactionsAt(height: bigint): Promise<NodeTx[] | null> {
+    return (await this.#blockAt(height))?.txs ?? null;
+  }
+
+  async #blockAt(height: bigint): Promise<{ block: NodeBlock; txs: NodeTx[] } | null> {
     const hash = await this.#rpc.maybe<string>('getblockhash', [Number(height)]);
     if (hash === null) return null;
     const block = await this.#rpc.maybe<NodeBlock>('getblock', [hash, this.coin.blockVerbosity2 ? 2 : true]);
-    if (!block) return null; // replaced between the two calls: the watcher asks again
+    if (!block) return null; // replaced between the two calls: the caller asks again
     const txs = block.tx.length > 0 && typeof block.tx[0] === 'string' ? await this.#transactions(block.tx as string[], hash) : block.tx as NodeTx[];
-    return { ...refOf(block), transfers: blockTransfers(txs, network, this.coin.token, this.#normalize) };
+    return { block, txs };
   }
 
   /** Full transactions of a block that listed only their ids (Dogecoin 1.14), in batches. */

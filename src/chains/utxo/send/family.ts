@@ -45,6 +45,8 @@ interface SpendRecord {
 
 interface Carried extends PlannedTransfer { paid: string }
 
+interface Outpoint { txid: string; vout: number }
+
 /** The id a hot-wallet spend's change output carries in its record (it is no transfer of its own). */
 export const CHANGE = 'change';
 
@@ -219,7 +221,7 @@ export class UtxoFamily implements TransferFamily {
   }
 
   /** Takes `chosen` for `t` in `tx` (the attempt's transaction); throws when a parallel send took one first. */
-  async #reserve(tx: Executor, wallet: UtxoHotWallet, t: TransferRow, chosen: ReadonlyArray<{ txid: string; vout: number }>): Promise<void> {
+  async #reserve(tx: Executor, wallet: UtxoHotWallet, t: TransferRow, chosen: readonly Outpoint[]): Promise<void> {
     const free = new Set((await wallet.store.free(tx, this.chain, t.livemode, t.id, true)).map((o) => `${o.txid}:${o.vout}`));
     if (chosen.some((o) => !free.has(`${o.txid}:${o.vout}`))) {
       throw new Error('an output chosen for this transfer was taken by another send meanwhile; chosen again on the next pass');
@@ -305,7 +307,7 @@ export class UtxoFamily implements TransferFamily {
     const record = last.fee as unknown as SpendRecord;
     if (!key || !record.inputs) return null;
     const network = await this.#network();
-    const outpoints = JSON.parse(record.inputs) as Array<{ txid: string; vout: number }>;
+    const outpoints = JSON.parse(record.inputs) as Outpoint[];
     const carries = (JSON.parse(record.carries) as Carried[]).map((c) => ({ id: c.id, to: c.to, amount: BigInt(c.amount), paysOwnFee: c.paysOwnFee }));
     const inputs: UnspentInput[] = [];
     for (const o of outpoints) {
@@ -368,6 +370,46 @@ export class UtxoFamily implements TransferFamily {
     }
     for (const o of tx.vout) if (o.value !== undefined) fee -= coinsToBaseUnits(o.value);
     return fee;
+  }
+
+  /**
+   * Whether another transaction at or below `finalHeight` spends one of the attempts' inputs (they
+   * all spend the same ones): then none of them can ever be mined, and the transfer is signed again
+   * with other outputs. An operator who spends an output of the hot wallet from a wallet restored
+   * from WALLET_MNEMONIC releases a transfer that stays refused this way. The stepper has looked for
+   * the attempts in blocks first (txindex), so a spend at that depth is not one of them. A hot-wallet
+   * output so spent is no longer tracked.
+   */
+  async spentElsewhere(attempts: readonly AttemptRow[], finalHeight: bigint): Promise<boolean> {
+    const record = attempts.at(-1)?.fee as unknown as SpendRecord | undefined;
+    if (!record?.inputs) return false;
+    for (const o of JSON.parse(record.inputs) as Outpoint[]) {
+      // unspent in the best chain (a spend only in the mempool is not final)
+      if (await this.#rpc.maybe('gettxout', [o.txid, o.vout, false])) continue;
+      // the output's own transaction left the best chain, or is not final: it may come back with the output
+      const funding = await this.#rpc.maybe<NodeTx>('getrawtransaction', [o.txid, 1]);
+      if (!funding?.blockhash || (funding.confirmations ?? 0) < 1) continue;
+      const header = await this.#rpc.call<NodeBlockHeader>('getblockheader', [funding.blockhash, true]);
+      if (BigInt(header.height) > finalHeight) continue;
+      // a spend in a block above the final height may still be reorganised away (or be ours, just mined)
+      if (await this.#spentAbove(o, finalHeight)) continue;
+      // a hot-wallet output gone for good no longer counts in its balance
+      await this.hotWallet?.store.forget(this.chain, o);
+      return true;
+    }
+    return false;
+  }
+
+  /** Whether a transaction of a block above `height` spends the output. */
+  async #spentAbove(o: Outpoint, height: bigint): Promise<boolean> {
+    const tip = await this.tip();
+    for (let h = height + 1n; h <= tip; h++) {
+      const txs = await this.#reader.transactionsAt(h);
+      // a block replaced while it was read: counted as a spend there, so nothing is decided on it
+      if (!txs) return true;
+      if (txs.some((tx) => tx.vin.some((i) => i.txid === o.txid && i.vout === o.vout))) return true;
+    }
+    return false;
   }
 
   /** In the mempool or in the best chain (a transaction of a block that left it is not known until it is back). */

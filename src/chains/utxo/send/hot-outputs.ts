@@ -83,6 +83,11 @@ export class HotOutputs {
     return BigInt(sum ?? '0');
   }
 
+  /** An output spent for good by a transaction that is not ours (it no longer counts in the balance). */
+  async forget(chain: UtxoChain, o: { txid: string; vout: number }): Promise<void> {
+    await this.#db.orm.delete(utxoHotOutputs).where(and(eq(utxoHotOutputs.chain, chain), eq(utxoHotOutputs.txid, o.txid), eq(utxoHotOutputs.vout, o.vout)));
+  }
+
   /** The outputs a transfer holds. */
   async heldBy(ex: Executor, transferIds: readonly string[]): Promise<Array<{ txid: string; vout: number; spentBy: string }>> {
     if (transferIds.length === 0) return [];
