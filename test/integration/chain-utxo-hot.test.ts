@@ -49,6 +49,19 @@ describe.runIf(litecoindOrSkip())('LTC hot wallet on litecoind', () => {
     const sendFromHot = (to: string, amount: bigint, reference = `ref_${crypto.randomUUID()}`) =>
       t.platform.db.transaction((tx) => t.services.sending.transfers.port.send(tx, { chain: 'litecoin', token: 'LTC', to, amount, purpose: 'payout', reference }));
     const rowOf = async (id: string): Promise<TransferRow> => (await h.db().orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.id, id)))[0];
+    /**
+     * The operator spends an output of the hot wallet from a wallet restored from the mnemonic, to
+     * an address of their own, with a fee (0.001 LTC) above any of the service's: it replaces a
+     * transaction of ours spending the same output in litecoind's mempool (BIP-125).
+     */
+    const operatorSpends = async (o: { txid: string; vout: number }) => {
+      const prev = await node.rpc<{ vout: Array<{ n: number; value: number }> }>('getrawtransaction', [o.txid, true]);
+      const value = units(prev.vout.find((v) => v.n === o.vout)!.value.toFixed(8));
+      const regtest = UTXO_NETWORKS.litecoin.regtest;
+      const spend = signSpend(UTXO_COINS.litecoin, [{ ...o, amount: value, script: scriptOfAddress(regtest, hot)! }],
+        [{ script: scriptOfAddress(regtest, fresh())!, amount: value - 100_000n }], new WalletKeys(t.config.walletMnemonic).hotPrivateKey('litecoin', true));
+      await node.rpc('sendrawtransaction', [spend.raw]);
+    };
     const balance = async () => {
       t.clock.advance(61_000); // past the balances' cache and the UTXO set scan's interval
       return units(((await hotWallet(t, 'litecoin')).balances as Array<{ token: string; amount: string }>).find((b) => b.token === 'LTC')!.amount);
@@ -101,6 +114,11 @@ describe.runIf(litecoindOrSkip())('LTC hot wallet on litecoind', () => {
       }
       // the change is tracked once mined: the balance is the node's UTXO set's
       expect(await balance()).toBe(await unspentAt(node, hot));
+      // the scan forgets no output a transfer spent: the record of what each one spent stays
+      for (const [i, x] of txs.entries()) {
+        const held = (await tracked()).filter((o) => o.spentBy === rows[i].id).map((o) => `${o.txid}:${o.vout}`);
+        expect(held.sort()).toEqual(x.vin.map((v) => `${v.txid}:${v.vout}`).sort());
+      }
     });
 
     it('a send that chose an output another one took first is signed again with another', async () => {
@@ -172,12 +190,7 @@ describe.runIf(litecoindOrSkip())('LTC hot wallet on litecoind', () => {
       // the operator spends one of its outputs from a wallet restored from the mnemonic, with a
       // higher fee: litecoind replaces ours (BIP-125) and mines theirs
       const [taken] = JSON.parse((first.fee as Record<string, string>).inputs) as Array<{ txid: string; vout: number }>;
-      const prev = await node.rpc<{ vout: Array<{ n: number; value: number }> }>('getrawtransaction', [taken.txid, true]);
-      const value = units(prev.vout.find((v) => v.n === taken.vout)!.value.toFixed(8));
-      const regtest = UTXO_NETWORKS.litecoin.regtest;
-      const theirs = signSpend(UTXO_COINS.litecoin, [{ txid: taken.txid, vout: taken.vout, amount: value, script: scriptOfAddress(regtest, hot)! }],
-        [{ script: scriptOfAddress(regtest, fresh())!, amount: value - 100_000n }], new WalletKeys(t.config.walletMnemonic).hotPrivateKey('litecoin', true));
-      await node.rpc('sendrawtransaction', [theirs.raw]);
+      await operatorSpends(taken);
       await node.mine(1);
       // one block deep, not final (CONFIRMATIONS_LITECOIN=2): it may still be reorganised away, so
       // the transfer keeps its transaction, stuck time or not
@@ -199,6 +212,32 @@ describe.runIf(litecoindOrSkip())('LTC hot wallet on litecoind', () => {
       // the output the operator spent is no longer counted: the balance is the node's UTXO set's
       expect((await tracked()).some((o) => o.txid === taken.txid && o.vout === taken.vout)).toBe(false);
       expect(await balance()).toBe(await unspentAt(node, hot));
+    });
+
+    it('an output the operator moves out of the hot wallet leaves its balance at the next scan of the UTXO set', async () => {
+      const txid = await node.pay(hot, '0.3');
+      await node.mine(1);
+      expect(await balance()).toBe(await unspentAt(node, hot));
+      const tx = await node.rpc<{ vout: Array<{ n: number; scriptPubKey: { addresses: string[] } }> }>('getrawtransaction', [txid, true]);
+      const moved = { txid, vout: tx.vout.find((v) => v.scriptPubKey.addresses[0] === hot)!.n };
+      expect((await tracked()).find((o) => o.txid === moved.txid && o.vout === moved.vout)).toMatchObject({ amount: 30_000_000n, spentBy: null });
+      await operatorSpends(moved);
+      await node.mine(1);
+      expect(await balance()).toBe(await unspentAt(node, hot));
+      expect((await tracked()).some((o) => o.txid === moved.txid && o.vout === moved.vout)).toBe(false);
+    });
+
+    it('a scan forgets only outputs of blocks it covered: one recorded from a later block stays', async () => {
+      const store = new HotOutputs(h.db());
+      const [early, late] = [crypto.randomBytes(32).toString('hex'), crypto.randomBytes(32).toString('hex')];
+      // heights below the node's own (regtest starts past 100), so no output of the other tests is touched
+      await store.add('litecoin', true, [{ txid: early, vout: 0, amount: 1_000n, height: 1 }, { txid: late, vout: 0, amount: 2_000n, height: 3 }], t.clock.now());
+      // a scan at height 2 that shows neither: the one of block 1 was spent, the one of block 3 came after it
+      await store.forgetMissing('litecoin', true, [], 2);
+      const left = (await tracked()).map((o) => o.txid);
+      expect(left).not.toContain(early);
+      expect(left).toContain(late);
+      await h.db().orm.delete(utxoHotOutputs).where(eq(utxoHotOutputs.txid, late));
     });
 
     it('a transfer the hot wallet cannot pay waits for funds with its shortfall', async () => {

@@ -88,6 +88,20 @@ export class HotOutputs {
     await this.#db.orm.delete(utxoHotOutputs).where(and(eq(utxoHotOutputs.chain, chain), eq(utxoHotOutputs.txid, o.txid), eq(utxoHotOutputs.vout, o.vout)));
   }
 
+  /**
+   * Forgets the free outputs (no transfer holds them) of blocks up to `height` that the node's UTXO
+   * set, scanned at that height, no longer has: spent by a transaction that is not ours, or gone
+   * with their block (a scan after it comes back finds them again). Those held by a transfer stay:
+   * its own transaction spends them.
+   */
+  async forgetMissing(chain: UtxoChain, livemode: boolean, unspent: ReadonlyArray<{ txid: string; vout: number }>, height: number): Promise<void> {
+    const kept = JSON.stringify(unspent.map((o) => ({ txid: o.txid, vout: o.vout })));
+    await this.#db.orm.execute(sql`
+      delete from utxo_hot_outputs o
+      where o.chain = ${chain} and o.livemode = ${livemode} and o.spent_by is null and o.height is not null and o.height <= ${height}
+        and not exists (select 1 from jsonb_to_recordset(${kept}::jsonb) as k(txid text, vout integer) where k.txid = o.txid and k.vout = o.vout)`);
+  }
+
   /** The outputs a transfer holds. */
   async heldBy(ex: Executor, transferIds: readonly string[]): Promise<Array<{ txid: string; vout: number; spentBy: string }>> {
     if (transferIds.length === 0) return [];

@@ -2,8 +2,9 @@
 // learnt from the transactions of ours that pay it once mined and, for money sent to it from
 // elsewhere (an operator's top-up), from the node's UTXO set (`scantxoutset`, Bitcoin Core and
 // Litecoin 0.21; a whole-UTXO-set scan, so at most once a minute, when a send falls short or the
-// balance is read). Before outputs are spent each is asked of the node (`gettxout`, mempool
-// included): one spent elsewhere or gone with a reorganisation is never signed for.
+// balance is read); a free output that scan no longer shows was spent elsewhere and is forgotten.
+// Before outputs are spent each is asked of the node (`gettxout`, mempool included): one spent
+// elsewhere or gone with a reorganisation is never signed for.
 import type { UtxoChain, UtxoNetwork } from '../../addresses/index.ts';
 import { RpcError } from '../../rpc/json-rpc.ts';
 import { coinsToBaseUnits } from '../coins.ts';
@@ -53,7 +54,7 @@ export class UtxoHotWallet {
   async discover(now: Date): Promise<boolean> {
     if (!this.#scans || now.getTime() - this.#lastScan < DISCOVER_EVERY_MS) return false;
     this.#lastScan = now.getTime();
-    let scan: { unspents?: Array<{ txid: string; vout: number; amount: number; height: number }> };
+    let scan: { height?: number; unspents?: Array<{ txid: string; vout: number; amount: number; height: number }> };
     try {
       scan = await this.#rpc.call('scantxoutset', ['start', [`addr(${this.#address()})`]]);
     } catch (err) {
@@ -62,7 +63,10 @@ export class UtxoHotWallet {
       if (err instanceof RpcError) return false;
       throw err;
     }
-    await this.store.add(this.chain, true, (scan.unspents ?? []).map((u) => ({ txid: u.txid, vout: u.vout, amount: coinsToBaseUnits(u.amount), height: u.height })), now);
+    const unspent = (scan.unspents ?? []).map((u) => ({ txid: u.txid, vout: u.vout, amount: coinsToBaseUnits(u.amount), height: u.height }));
+    await this.store.add(this.chain, true, unspent, now);
+    // what the wallet held no longer there (an operator moving funds to cold storage, say) leaves the balance
+    if (scan.height !== undefined) await this.store.forgetMissing(this.chain, true, unspent, scan.height);
     return true;
   }
 
