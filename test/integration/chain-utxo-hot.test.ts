@@ -4,7 +4,7 @@
 // tracks itself, each output reserved in the transaction that stores the signed bytes spending it.
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eq } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import { describeEachDb } from '../harness/databases.ts';
 import { tokenHeader } from '../harness/accounts.ts';
 import { createLivePayment, hotWallet, owed, settlementsOf } from '../harness/chain-send.ts';
@@ -227,17 +227,25 @@ describe.runIf(litecoindOrSkip())('LTC hot wallet on litecoind', () => {
       expect((await tracked()).some((o) => o.txid === moved.txid && o.vout === moved.vout)).toBe(false);
     });
 
-    it('a scan forgets only outputs of blocks it covered: one recorded from a later block stays', async () => {
+    it('a scan forgets only free outputs of blocks it covered: one of a later block, or one a transfer holds, stays', async () => {
       const store = new HotOutputs(h.db());
-      const [early, late] = [crypto.randomBytes(32).toString('hex'), crypto.randomBytes(32).toString('hex')];
+      const [early, late, held, givenUp] = Array.from({ length: 4 }, () => crypto.randomBytes(32).toString('hex'));
       // heights below the node's own (regtest starts past 100), so no output of the other tests is touched
-      await store.add('litecoin', true, [{ txid: early, vout: 0, amount: 1_000n, height: 1 }, { txid: late, vout: 0, amount: 2_000n, height: 3 }], t.clock.now());
-      // a scan at height 2 that shows neither: the one of block 1 was spent, the one of block 3 came after it
+      await store.add('litecoin', true, [early, late, held, givenUp].map((txid) => ({ txid, vout: 0, amount: 1_000n, height: txid === late ? 3 : 1 })), t.clock.now());
+      const holder = await sendFromHot(fresh(), 1_000n);
+      const canceled = await sendFromHot(fresh(), 1_000n);
+      const [holding, givingUp] = [await rowOf(holder), await rowOf(canceled)];
+      await h.db().transaction(async (tx) => {
+        await store.reserve(tx, 'litecoin', holder, [{ txid: held, vout: 0 }]);
+        await store.reserve(tx, 'litecoin', canceled, [{ txid: givenUp, vout: 0 }]);
+        await t.services.sending.transfers.port.cancel(tx, givingUp.reference);
+      });
+      // a scan at height 2 that shows none of them: those of block 1 were spent, the one of block 3 came after it
       await store.forgetMissing('litecoin', true, [], 2);
       const left = (await tracked()).map((o) => o.txid);
-      expect(left).not.toContain(early);
-      expect(left).toContain(late);
-      await h.db().orm.delete(utxoHotOutputs).where(eq(utxoHotOutputs.txid, late));
+      expect([early, late, held, givenUp].map((x) => left.includes(x))).toEqual([false, true, true, false]);
+      await h.db().transaction((tx) => t.services.sending.transfers.port.cancel(tx, holding.reference));
+      await h.db().orm.delete(utxoHotOutputs).where(inArray(utxoHotOutputs.txid, [late, held]));
     });
 
     it('a transfer the hot wallet cannot pay waits for funds with its shortfall', async () => {

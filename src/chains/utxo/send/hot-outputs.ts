@@ -89,16 +89,17 @@ export class HotOutputs {
   }
 
   /**
-   * Forgets the free outputs (no transfer holds them) of blocks up to `height` that the node's UTXO
-   * set, scanned at that height, no longer has: spent by a transaction that is not ours, or gone
-   * with their block (a scan after it comes back finds them again). Those held by a transfer stay:
-   * its own transaction spends them.
+   * Forgets the free outputs (as `free` says: no transfer holds them, or only one given up) of
+   * blocks up to `height` that the node's UTXO set, scanned at that height, no longer has: spent by
+   * a transaction that is not ours, or gone with their block (a scan after it comes back finds them
+   * again). Those a transfer holds stay: its own transaction spends them.
    */
   async forgetMissing(chain: UtxoChain, livemode: boolean, unspent: ReadonlyArray<{ txid: string; vout: number }>, height: number): Promise<void> {
     const kept = JSON.stringify(unspent.map((o) => ({ txid: o.txid, vout: o.vout })));
     await this.#db.orm.execute(sql`
       delete from utxo_hot_outputs o
-      where o.chain = ${chain} and o.livemode = ${livemode} and o.spent_by is null and o.height is not null and o.height <= ${height}
+      where o.chain = ${chain} and o.livemode = ${livemode} and o.height is not null and o.height <= ${height}
+        and not exists (select 1 from outgoing_transfers t where t.id = o.spent_by and t.status in (${sql.join(HOLDING.map((s) => sql`${s}`), sql`, `)}))
         and not exists (select 1 from jsonb_to_recordset(${kept}::jsonb) as k(txid text, vout integer) where k.txid = o.txid and k.vout = o.vout)`);
   }
 
