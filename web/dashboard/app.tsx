@@ -33,17 +33,6 @@ const LOADERS: Record<PageName, () => Promise<PageModule>> = {
 const MODE_PAGES: ReadonlySet<PageName> = new Set(['overview', 'payments', 'developers', 'money', 'links', 'customers', 'notifications']);
 const loaded = new Map<PageName, FunctionComponent<{ id?: string }>>();
 
-/**
- * Subscribes, then takes the value as it is now. Effects run a frame after the render (later on a
- * busy machine or in a hidden tab), and the refresh on load can answer before that: a change told
- * to no one left the page on "Signing you in…" for good.
- */
-function subscribeNow<T>(subscribe: (fn: (v: T) => void) => () => void, current: () => T, set: (v: T) => void): () => void {
-  const off = subscribe(set);
-  set(current());
-  return off;
-}
-
 function LazyPage({ page, id }: { page: PageName; id?: string }) {
   const [Comp, setComp] = useState(() => loaded.get(page));
   const [error, setError] = useState<unknown>(null);
@@ -74,7 +63,7 @@ function Shell({ ctx, page, id }: { ctx: Ctx; page: PageName | null; id?: string
   const [menu, setMenu] = useState(false);
   const [up, setUp] = useState(ctx.live.up);
   const main = useRef<HTMLElement>(null);
-  useEffect(() => subscribeNow(ctx.live.onStatus.bind(ctx.live), () => ctx.live.up, setUp), [ctx.live]);
+  useEffect(() => ctx.live.onStatus(setUp), [ctx.live]);
   // A new page: the focus goes to its heading area, and its title to the tab.
   useEffect(() => {
     document.title = `${page ? PAGES[page].title : 'Not found'} · ${ctx.merchant.name ?? 'Dashboard'}`;
@@ -117,7 +106,7 @@ export function App({ session }: { session: Session }) {
   const [, rerender] = useState(0);
   const live = useMemo(() => new Live(session), [session]);
   const loc = useLocation();
-  useEffect(() => subscribeNow(session.subscribe.bind(session), () => session.state, setState), [session]);
+  useEffect(() => session.subscribe(setState), [session]);
   if (state.status === 'loading') return <Loading what="Signing you in" />;
   if (state.status === 'signed-out') return <PublicPages session={session} reason={state.reason} />;
   if (session.firstKeys) return <main class="public"><FirstKeys keys={session.firstKeys} onDone={() => { session.firstKeys = null; rerender((n) => n + 1); }} /></main>;

@@ -233,7 +233,7 @@ export class ChainStepper {
           return moveTransfer(this.#db.orm, t, 'signed', { uncertain: true, lastError: out.why }, now);
         }
         // none of ours can be mined: the nonce went to another transaction, so this one is signed again with a new one
-        return moveTransfer(this.#db.orm, t, 'signed', { status: 'recorded', nonce: null, uncertain: false, lastError: NOTE_NONCE_TAKEN }, now);
+        return this.#signAgain(t, 'signed', NOTE_NONCE_TAKEN);
       }
       case 'no_funds':
       case 'refused':
@@ -246,7 +246,7 @@ export class ChainStepper {
           if (!kept || out.kind !== 'refused' || !this.#stuck(last, now)) return kept;
           // refused because what it spends was spent for good by another transaction: signed again
           const taken = tip !== null ? await this.#usedForGood(kept, tip, mine) : null;
-          if (taken) return moveTransfer(this.#db.orm, kept, 'signed', { status: 'recorded', nonce: null, uncertain: false, waiting: null, lastError: taken }, now);
+          if (taken) return this.#signAgain(kept, 'signed', taken);
           // refused for its fee (a base fee risen past its cap, a node's minimum), it would wait for
           // ever: after the stuck time it is replaced with a higher fee and the same nonce, so at
           // most one of the two is ever mined
@@ -262,6 +262,11 @@ export class ChainStepper {
           }, now);
         });
     }
+  }
+
+  /** None of its transactions can be mined any more: back to `recorded`, to be signed with a new nonce (or other inputs). */
+  #signAgain(t: TransferRow, from: 'signed' | 'sent', why: string): Promise<TransferRow | undefined> {
+    return moveTransfer(this.#db.orm, t, from, { status: 'recorded', nonce: null, uncertain: false, lastError: why }, this.#now);
   }
 
   /**
@@ -291,7 +296,7 @@ export class ChainStepper {
     const taken = await this.#usedForGood(t, tip, mine);
     if (taken) {
       // none of ours is mined and another transaction took its nonce (or inputs) for good
-      return moveTransfer(this.#db.orm, t, 'sent', { status: 'recorded', nonce: null, uncertain: false, lastError: taken }, now);
+      return this.#signAgain(t, 'sent', taken);
     }
     if (!expired && !(await this.family.known(last.txId))) {
       const out = await this.family.broadcast(last.raw);

@@ -69,8 +69,10 @@ export class Live {
     for (const fn of this.#statusFns) fn(up);
   }
 
+  /** Tells `fn` whether the socket is up at once (as Session.subscribe does), then every change. */
   onStatus(fn: (up: boolean) => void): () => void {
     this.#statusFns.add(fn);
+    fn(this.up);
     return () => this.#statusFns.delete(fn);
   }
 

@@ -79,8 +79,14 @@ export class Session {
     this.api = new Api({ token: () => (this.state.status === 'signed-in' ? this.state.token : null), refresh: () => this.refresh() });
   }
 
+  /**
+   * Tells `fn` the state at once, then every change. At once, because a component subscribes in an
+   * effect, a frame after it rendered (later on a busy machine or in a hidden tab), and the refresh
+   * on load can answer before that: a change told to no one left the page on "Signing you in…".
+   */
   subscribe(fn: (s: SessionState) => void): () => void {
     this.#listeners.add(fn);
+    fn(this.state);
     return () => this.#listeners.delete(fn);
   }
 

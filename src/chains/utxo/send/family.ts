@@ -349,14 +349,21 @@ export class UtxoFamily implements TransferFamily {
 
   async inclusion(txIds: readonly string[]): Promise<Inclusion | null> {
     for (const txId of txIds) {
-      const tx = await this.#rpc.maybe<NodeTx>('getrawtransaction', [txId, 1]);
-      if (!tx?.blockhash || (tx.confirmations ?? 0) < 1) continue;
-      const header = await this.#rpc.call<NodeBlockHeader>('getblockheader', [tx.blockhash, true]);
+      const mined = await this.#mined(txId);
+      if (!mined) continue;
       // what it paid the hot wallet (the service's share, a sweep, change) can be spent from now on
-      await this.hotWallet?.recordMined(await this.#network(), tx, header.height, (a) => this.#reader.normalizeAddress(a), this.#now());
-      return { txId, block: BigInt(header.height), ok: true, feePaid: await this.#feeOf(tx) };
+      await this.hotWallet?.recordMined(await this.#network(), mined.tx, mined.height, (a) => this.#reader.normalizeAddress(a), this.#now());
+      return { txId, block: BigInt(mined.height), ok: true, feePaid: await this.#feeOf(mined.tx) };
     }
     return null;
+  }
+
+  /** The transaction and the height of its block, when it is in the best chain. */
+  async #mined(txId: string): Promise<{ tx: NodeTx; height: number } | null> {
+    const tx = await this.#rpc.maybe<NodeTx>('getrawtransaction', [txId, 1]);
+    if (!tx?.blockhash || (tx.confirmations ?? 0) < 1) return null;
+    const header = await this.#rpc.call<NodeBlockHeader>('getblockheader', [tx.blockhash, true]);
+    return { tx, height: header.height };
   }
 
   /** What the transaction paid the network: its inputs' value less its outputs'. */
@@ -383,33 +390,37 @@ export class UtxoFamily implements TransferFamily {
   async spentElsewhere(attempts: readonly AttemptRow[], finalHeight: bigint): Promise<boolean> {
     const record = attempts.at(-1)?.fee as unknown as SpendRecord | undefined;
     if (!record?.inputs) return false;
+    const gone: Outpoint[] = [];
     for (const o of JSON.parse(record.inputs) as Outpoint[]) {
       // unspent in the best chain (a spend only in the mempool is not final)
       if (await this.#rpc.maybe('gettxout', [o.txid, o.vout, false])) continue;
       // the output's own transaction left the best chain, or is not final: it may come back with the output
-      const funding = await this.#rpc.maybe<NodeTx>('getrawtransaction', [o.txid, 1]);
-      if (!funding?.blockhash || (funding.confirmations ?? 0) < 1) continue;
-      const header = await this.#rpc.call<NodeBlockHeader>('getblockheader', [funding.blockhash, true]);
-      if (BigInt(header.height) > finalHeight) continue;
-      // a spend in a block above the final height may still be reorganised away (or be ours, just mined)
-      if (await this.#spentAbove(o, finalHeight)) continue;
-      // a hot-wallet output gone for good no longer counts in its balance
-      await this.hotWallet?.store.forget(this.chain, o);
-      return true;
+      const funding = await this.#mined(o.txid);
+      if (funding && BigInt(funding.height) <= finalHeight) gone.push(o);
     }
-    return false;
+    // a spend in a block above the final height may still be reorganised away (or be ours, just mined)
+    const spentAbove = gone.length > 0 ? await this.#spentAbove(gone, finalHeight) : new Set<string>();
+    const taken = gone.find((o) => !spentAbove.has(`${o.txid}:${o.vout}`));
+    if (!taken) return false;
+    // a hot-wallet output gone for good no longer counts in its balance
+    await this.hotWallet?.store.forget(this.chain, taken);
+    return true;
   }
 
-  /** Whether a transaction of a block above `height` spends the output. */
-  async #spentAbove(o: Outpoint, height: bigint): Promise<boolean> {
+  /**
+   * Which of the outputs a transaction of a block above `height` spends (`txid:vout`); all of them
+   * when a block is replaced while it is read, so nothing is decided on it.
+   */
+  async #spentAbove(outs: readonly Outpoint[], height: bigint): Promise<Set<string>> {
+    const wanted = new Set(outs.map((o) => `${o.txid}:${o.vout}`));
+    const spent = new Set<string>();
     const tip = await this.tip();
     for (let h = height + 1n; h <= tip; h++) {
       const txs = await this.#reader.transactionsAt(h);
-      // a block replaced while it was read: counted as a spend there, so nothing is decided on it
-      if (!txs) return true;
-      if (txs.some((tx) => tx.vin.some((i) => i.txid === o.txid && i.vout === o.vout))) return true;
+      if (!txs) return wanted;
+      for (const tx of txs) for (const i of tx.vin) if (wanted.has(`${i.txid}:${i.vout}`)) spent.add(`${i.txid}:${i.vout}`);
     }
-    return false;
+    return spent;
   }
 
   /** In the mempool or in the best chain (a transaction of a block that left it is not known until it is back). */

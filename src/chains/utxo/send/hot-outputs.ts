@@ -29,6 +29,7 @@ export interface HotOutput {
 
 /** Transfer statuses whose transaction may spend (or spent) what they hold. */
 const HOLDING = ['recorded', 'signed', 'sent', 'mined', 'final'] as const;
+const HOLDING_LIST = sql.join(HOLDING.map((s) => sql`${s}`), sql`, `);
 
 export class HotOutputs {
   readonly #db: Database;
@@ -59,7 +60,7 @@ export class HotOutputs {
       select o.txid, o.vout, o.amount::text as amount, o.height from utxo_hot_outputs o
       left join outgoing_transfers t on t.id = o.spent_by
       where o.chain = ${chain} and o.livemode = ${livemode}
-        and (o.spent_by is null or o.spent_by = ${transferId} or t.id is null or t.status not in (${sql.join(HOLDING.map((s) => sql`${s}`), sql`, `)}))
+        and (o.spent_by is null or o.spent_by = ${transferId} or t.id is null or t.status not in (${HOLDING_LIST}))
       order by o.height asc nulls last, o.txid, o.vout
       ${lock ? sql`for update of o` : sql``}`);
     return rows.map((r) => ({ txid: r.txid, vout: r.vout, amount: BigInt(r.amount), height: r.height }));
@@ -99,7 +100,7 @@ export class HotOutputs {
     await this.#db.orm.execute(sql`
       delete from utxo_hot_outputs o
       where o.chain = ${chain} and o.livemode = ${livemode} and o.height is not null and o.height <= ${height}
-        and not exists (select 1 from outgoing_transfers t where t.id = o.spent_by and t.status in (${sql.join(HOLDING.map((s) => sql`${s}`), sql`, `)}))
+        and not exists (select 1 from outgoing_transfers t where t.id = o.spent_by and t.status in (${HOLDING_LIST}))
         and not exists (select 1 from jsonb_to_recordset(${kept}::jsonb) as k(txid text, vout integer) where k.txid = o.txid and k.vout = o.vout)`);
   }
 
