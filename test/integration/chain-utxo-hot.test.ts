@@ -217,6 +217,29 @@ describe.runIf(litecoindOrSkip())('LTC hot wallet on litecoind', () => {
       expect(await balance()).toBe(await unspentAt(node, hot));
     });
 
+    it('an output whose own transaction left the best chain is not taken by another: it may come back with its block', async () => {
+      const txid = await node.pay(hot, '0.2');
+      await node.mine(1);
+      await balance(); // the scan tracks the output
+      const tx = await node.rpc<{ blockhash: string; vout: Array<{ n: number; scriptPubKey: { addresses: string[] } }> }>('getrawtransaction', [txid, true]);
+      const output = { txid, vout: tx.vout.find((v) => v.scriptPubKey.addresses[0] === hot)!.n };
+      const family = new UtxoFamily(t.services.sending.utxoReaders.litecoin!, new UtxoRpc(new NodeEndpoints([node.url])), new WalletKeys(t.config.walletMnemonic),
+        depositTxsFromDb(h.db()), { hot: new HotOutputs(h.db()), now: () => t.clock.now() });
+      // what the stepper passes: the attempts of a transfer that spends the output
+      const attempts = [{ fee: { inputs: JSON.stringify([output]) } }] as unknown as Parameters<UtxoFamily['spentElsewhere']>[0];
+      // its block is reorganised away: the transaction is back in the mempool, the output in no block
+      await node.rpc('invalidateblock', [tx.blockhash]);
+      try {
+        expect(await node.rpc('gettxout', [output.txid, output.vout, false])).toBeNull();
+        expect(await family.spentElsewhere(attempts, await family.tip())).toBe(false);
+        expect((await tracked()).some((o) => o.txid === output.txid && o.vout === output.vout)).toBe(true);
+      } finally {
+        await node.rpc('reconsiderblock', [tx.blockhash]);
+      }
+      // back in the best chain and unspent: still not taken
+      expect(await family.spentElsewhere(attempts, await family.tip())).toBe(false);
+    });
+
     it('an output the operator moves out of the hot wallet leaves its balance at the next scan of the UTXO set', async () => {
       const txid = await node.pay(hot, '0.3');
       await node.mine(1);
