@@ -1,8 +1,9 @@
-// A JSON-RPC proxy in front of a real node (anvil) that can refuse chosen methods the way a node
-// without them answers ("method not found", -32601): the rest is forwarded as it is. Calls are
-// counted per method (each call of a batch counts).
+// A JSON-RPC proxy in front of a real node (anvil; litecoind, whose URL's credentials go as basic
+// auth) that can refuse chosen methods the way a node without them answers ("method not found",
+// -32601): the rest is forwarded as it is. Calls are counted per method (each call of a batch counts).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { postJson } from '../../src/chains/rpc/json-rpc.ts';
 
 export interface RpcProxy {
   url: string;
@@ -17,10 +18,7 @@ type Call = { id?: unknown; method?: string };
 export async function startRpcProxy(target: string, refuse: readonly string[] = []): Promise<RpcProxy> {
   const proxy: RpcProxy = { url: '', refuse: new Set(refuse), calls: new Map(), close: async () => {} };
   const refused = (c: Call) => ({ jsonrpc: '2.0', id: c.id, error: { code: -32601, message: `the method ${c.method} does not exist/is not available` } });
-  const forward = async (body: unknown) => {
-    const res = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    return res.json() as Promise<unknown>;
-  };
+  const forward = (body: unknown) => postJson(target, body, 30_000);
   const answer = async (c: Call) => {
     proxy.calls.set(c.method ?? '', (proxy.calls.get(c.method ?? '') ?? 0) + 1);
     return proxy.refuse.has(c.method ?? '') ? refused(c) : forward(c);

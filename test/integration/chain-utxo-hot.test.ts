@@ -25,6 +25,7 @@ import { rawTransactions } from '../../src/chains/utxo/send/raw-transactions.ts'
 import { RpcError } from '../../src/chains/rpc/json-rpc.ts';
 import { WalletKeys } from '../../src/chains/wallets/index.ts';
 import { freePort } from '../harness/process.ts';
+import { startRpcProxy } from '../harness/rpc-proxy.ts';
 
 const units = (v: string) => parseUnits(v, 8)!;
 const fresh = () => encodeSegwit('rltc', 0, crypto.randomBytes(20));
@@ -251,6 +252,65 @@ describe.runIf(litecoindOrSkip())('LTC hot wallet on litecoind', () => {
       await node.mine(1);
       expect(await balance()).toBe(await unspentAt(node, hot));
       expect((await tracked()).some((o) => o.txid === moved.txid && o.vout === moved.vout)).toBe(false);
+    });
+
+    it('on a node that cannot scan (Dogecoin 1.14), an output spent elsewhere leaves the balance once the spend is in a block; one whose own block left the best chain, or a transfer holds, stays', async () => {
+      const proxy = await startRpcProxy(node.url, ['scantxoutset']);
+      try {
+        const rpc = new UtxoRpc(new NodeEndpoints([proxy.url]));
+        const store = new HotOutputs(h.db());
+        const family = new UtxoFamily(new UtxoReader('litecoin', rpc), rpc, new WalletKeys(t.config.walletMnemonic), depositTxsFromDb(h.db()), { hot: store, now: () => t.clock.now() });
+        const readBalance = () => { t.clock.advance(61_000); return family.hotBalance(); };
+        /** Pays the hot wallet; the output is tracked as the service's own transactions' are once mined (no scan finds it here). */
+        const payHot = async (amount: string) => {
+          const txid = await node.pay(hot, amount);
+          const [block] = await node.mine(1);
+          const tx = await node.rpc<{ vout: Array<{ n: number; scriptPubKey: { addresses: string[] } }> }>('getrawtransaction', [txid, true]);
+          const output = { txid, vout: tx.vout.find((v) => v.scriptPubKey.addresses[0] === hot)!.n };
+          const { height } = await node.rpc<{ height: number }>('getblockheader', [block]);
+          await store.add('litecoin', true, [{ ...output, amount: units(amount), height }], t.clock.now());
+          return { output, block };
+        };
+        const isTracked = async (o: { txid: string; vout: number }) => (await tracked()).some((x) => x.txid === o.txid && x.vout === o.vout);
+
+        const spent = await payHot('0.3');
+        const reorged = await payHot('0.2');
+        const held = await payHot('0.1');
+        const holder = await sendFromHot(fresh(), 1_000n);
+        await h.db().transaction((tx) => store.reserve(tx, 'litecoin', holder, [held.output]));
+        await readBalance(); // the node refuses scantxoutset: from now on, free outputs are asked one by one
+        expect(proxy.calls.get('scantxoutset')).toBe(1);
+
+        // the operator spends one: while the spend is only in the mempool it counts
+        await operatorSpends(spent.output);
+        const before = await readBalance();
+        expect(await isTracked(spent.output)).toBe(true);
+        await node.mine(1);
+        expect(await readBalance()).toBe(before - units('0.3'));
+        expect(await isTracked(spent.output)).toBe(false);
+
+        // an output whose block is reorganised away is in no UTXO set, but may come back with it
+        await node.rpc('invalidateblock', [reorged.block]);
+        try {
+          await readBalance();
+          expect(await isTracked(reorged.output)).toBe(true);
+        } finally {
+          await node.rpc('reconsiderblock', [reorged.block]);
+        }
+        // one a transfer holds stays, spent or not: its own transaction spends it
+        await operatorSpends(held.output);
+        await node.mine(1);
+        await readBalance();
+        expect(await isTracked(held.output)).toBe(true);
+        // ... even when a transfer takes it between the read of the free outputs and their deletion
+        await store.forgetFree('litecoin', true, [held.output]);
+        expect(await isTracked(held.output)).toBe(true);
+        expect(proxy.calls.get('scantxoutset')).toBe(1);
+        const { reference } = await rowOf(holder);
+        await h.db().transaction((tx) => t.services.sending.transfers.port.cancel(tx, reference));
+      } finally {
+        await proxy.close();
+      }
     });
 
     it('a scan forgets only free outputs of blocks it covered: one of a later block, or one a transfer holds, stays', async () => {

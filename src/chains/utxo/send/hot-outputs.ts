@@ -104,6 +104,20 @@ export class HotOutputs {
         and not exists (select 1 from jsonb_to_recordset(${kept}::jsonb) as k(txid text, vout integer) where k.txid = o.txid and k.vout = o.vout)`);
   }
 
+  /**
+   * Forgets those of `outs` that are still free (as `free` says): spent by a transaction that is not
+   * ours. One a transfer took meanwhile stays: its own transaction spends it.
+   */
+  async forgetFree(chain: UtxoChain, livemode: boolean, outs: ReadonlyArray<{ txid: string; vout: number }>): Promise<void> {
+    if (outs.length === 0) return;
+    const gone = JSON.stringify(outs.map((o) => ({ txid: o.txid, vout: o.vout })));
+    await this.#db.orm.execute(sql`
+      delete from utxo_hot_outputs o
+      where o.chain = ${chain} and o.livemode = ${livemode}
+        and not exists (select 1 from outgoing_transfers t where t.id = o.spent_by and t.status in (${HOLDING_LIST}))
+        and exists (select 1 from jsonb_to_recordset(${gone}::jsonb) as g(txid text, vout integer) where g.txid = o.txid and g.vout = o.vout)`);
+  }
+
   /** The outputs a transfer holds. */
   async heldBy(ex: Executor, transferIds: readonly string[]): Promise<Array<{ txid: string; vout: number; spentBy: string }>> {
     if (transferIds.length === 0) return [];

@@ -2,7 +2,8 @@
 // learnt from the transactions of ours that pay it once mined and, for money sent to it from
 // elsewhere (an operator's top-up), from the node's UTXO set (`scantxoutset`, Bitcoin Core and
 // Litecoin 0.21; a whole-UTXO-set scan, so at most once a minute, when a send falls short or the
-// balance is read); a free output that scan no longer shows was spent elsewhere and is forgotten.
+// balance is read); a free output that scan no longer shows was spent elsewhere and is forgotten
+// (on a node that cannot scan, Dogecoin 1.14, each free output is asked instead).
 // Before outputs are spent each is asked of the node (`gettxout`, mempool included): one spent
 // elsewhere or gone with a reorganisation is never signed for.
 import type { UtxoChain, UtxoNetwork } from '../../addresses/index.ts';
@@ -12,6 +13,9 @@ import type { NodeTx } from '../node-shapes.ts';
 import { scriptAddress } from '../node-shapes.ts';
 import type { UtxoRpc } from '../rpc.ts';
 import type { HotOutput, HotOutputs } from './hot-outputs.ts';
+
+/** JSON-RPC's "method not found" (a node without `scantxoutset`). */
+const RPC_METHOD_NOT_FOUND = -32601;
 
 /** Outputs asked of the node (`gettxout`) per JSON-RPC batch. */
 const VERIFY_BATCH = 25;
@@ -48,26 +52,57 @@ export class UtxoHotWallet {
   }
 
   /**
-   * Looks for outputs paying the hot wallet in the node's UTXO set; false when the node cannot
-   * scan (Dogecoin 1.14) or scanned less than DISCOVER_EVERY_MS ago.
+   * Looks for outputs paying the hot wallet in the node's UTXO set, and forgets the free ones it no
+   * longer has; at most once every DISCOVER_EVERY_MS. False when nothing new can have been found:
+   * scanned less than DISCOVER_EVERY_MS ago, or a node that cannot scan (Dogecoin 1.14), where
+   * only the outputs spent elsewhere are looked for (#forgetSpent).
    */
   async discover(now: Date): Promise<boolean> {
-    if (!this.#scans || now.getTime() - this.#lastScan < DISCOVER_EVERY_MS) return false;
+    if (now.getTime() - this.#lastScan < DISCOVER_EVERY_MS) return false;
     this.#lastScan = now.getTime();
+    if (!this.#scans) {
+      await this.#forgetSpent();
+      return false;
+    }
     let scan: { height?: number; unspents?: Array<{ txid: string; vout: number; amount: number; height: number }> };
     try {
       scan = await this.#rpc.call('scantxoutset', ['start', [`addr(${this.#address()})`]]);
     } catch (err) {
+      if (!(err instanceof RpcError)) throw err;
       // a node without the call: only what the service's own transactions paid is known
-      if (err instanceof RpcError && /method not found/i.test(err.message)) this.#scans = false;
-      if (err instanceof RpcError) return false;
-      throw err;
+      if (err.code === RPC_METHOD_NOT_FOUND || /method not found/i.test(err.message)) {
+        this.#scans = false;
+        await this.#forgetSpent();
+      }
+      return false;
     }
     const unspent = (scan.unspents ?? []).map((u) => ({ txid: u.txid, vout: u.vout, amount: coinsToBaseUnits(u.amount), height: u.height }));
     await this.store.add(this.chain, true, unspent, now);
     // what the wallet held no longer there (an operator moving funds to cold storage, say) leaves the balance
     if (scan.height !== undefined) await this.store.forgetMissing(this.chain, true, unspent, scan.height);
     return true;
+  }
+
+  /**
+   * Without a UTXO set scan: a free output the best chain's UTXO set no longer has (`gettxout`
+   * without the mempool: a spend only in the mempool is not final) whose own transaction is in a
+   * block was spent by a transaction that is not ours, and is forgotten; one whose transaction left
+   * the best chain may come back with it, and stays. Asked in batches, VERIFY_BATCH outputs each.
+   */
+  async #forgetSpent(): Promise<void> {
+    const free = await this.store.free(this.store.db.orm, this.chain, true, '');
+    for (let i = 0; i < free.length; i += VERIFY_BATCH) {
+      const chunk = free.slice(i, i + VERIFY_BATCH);
+      const coins = await this.#rpc.batch(chunk.map((o) => ({ method: 'gettxout', params: [o.txid, o.vout, false] })));
+      const missing = chunk.filter((_, j) => coins[j] === null);
+      if (missing.length === 0) continue;
+      const funding = await this.#rpc.batch(missing.map((o) => ({ method: 'getrawtransaction', params: [o.txid, 1] })));
+      const spent = missing.filter((_, j) => {
+        const tx = funding[j];
+        return !(tx instanceof RpcError) && !!(tx as NodeTx | null)?.blockhash && ((tx as NodeTx).confirmations ?? 0) >= 1;
+      });
+      await this.store.forgetFree(this.chain, true, spent);
+    }
   }
 
   /**
