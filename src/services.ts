@@ -70,7 +70,7 @@ export async function createServices(platform: Platform): Promise<Services> {
   // a Tron settlement's burnt TRX is priced in its coin at the current rates (settlement/burnt-fee.ts)
   sending.transfers.useRates((livemode) => marketQuotes(market.snapshot(livemode)).rates);
   platform.outbox.subscribe(sending.transfers.subscriber());
-  const watching = createChainWatching(platform, nodes, { intake: payments.intake, market }, {}, sending.readers);
+  const watching = createChainWatching(platform, nodes, { intake: payments.intake, market }, {}, sending.readers, sending.hotWallets);
   const realtime = new Realtime(platform, accounts.authn, {
     checkout: { payerViewByToken: (t) => foundOrNull(payments.checkoutView(t)) },
     figures: (merchantId, livemode) => payments.dashboard(merchantId, livemode),

@@ -26,6 +26,7 @@ import { RpcError } from '../../src/chains/rpc/json-rpc.ts';
 import { WalletKeys } from '../../src/chains/wallets/index.ts';
 import { freePort } from '../harness/process.ts';
 import { startRpcProxy } from '../harness/rpc-proxy.ts';
+import { unmatchedDeposits } from '../../src/chains/watch/index.ts';
 
 const units = (v: string) => parseUnits(v, 8)!;
 const fresh = () => encodeSegwit('rltc', 0, crypto.randomBytes(20));
@@ -252,6 +253,21 @@ describe.runIf(litecoindOrSkip())('LTC hot wallet on litecoind', () => {
       await node.mine(1);
       expect(await balance()).toBe(await unspentAt(node, hot));
       expect((await tracked()).some((o) => o.txid === moved.txid && o.vout === moved.vout)).toBe(false);
+    });
+
+    it('money sent to the hot wallet from elsewhere is tracked once the watcher reads its block, with no scan of the UTXO set', async () => {
+      const txid = await node.pay(hot, '0.4');
+      const tx = await node.rpc<{ vout: Array<{ n: number; scriptPubKey: { addresses: string[] } }> }>('getrawtransaction', [txid, true]);
+      const vout = tx.vout.find((v) => v.scriptPubKey.addresses[0] === hot)!.n;
+      const find = async () => (await tracked()).find((o) => o.txid === txid && o.vout === vout);
+      await t.services.watching.runOnce();
+      // in the mempool it is not the wallet's yet, and it is no payment's deposit
+      expect(await find()).toBeUndefined();
+      const [block] = await node.mine(1);
+      await t.services.watching.runOnce();
+      const { height } = await node.rpc<{ height: number }>('getblockheader', [block]);
+      expect(await find()).toMatchObject({ amount: 40_000_000n, height, spentBy: null, livemode: true });
+      expect(await h.db().orm.select().from(unmatchedDeposits).where(eq(unmatchedDeposits.txId, txid))).toEqual([]);
     });
 
     it('on a node that cannot scan (Dogecoin 1.14), an output spent elsewhere leaves the balance once the spend is in a block; one whose own block left the best chain, or a transfer holds, stays', async () => {

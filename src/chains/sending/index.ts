@@ -14,7 +14,7 @@ import { UTXO_CHAINS, type UtxoChain } from '../addresses/index.ts';
 import { UtxoReader, UtxoRpc } from '../utxo/index.ts';
 import { HotOutputs, UtxoFamily, UtxoFeeQuoter, combinedFeeQuoter, depositTxsFromDb } from '../utxo/send/index.ts';
 import { NodeEndpoints } from '../rpc/endpoints.ts';
-import type { ChainReader } from '../watch/types.ts';
+import type { ChainReader, OwnWallet } from '../watch/types.ts';
 import { TronFamily, TronReader, TronRpc } from '../tron/index.ts';
 import { XrpFamily, XrpReader, XrpRpc } from '../xrp/index.ts';
 import { familyFeeQuoter, type SweepFeeSource } from './family-fee-quoter.ts';
@@ -41,6 +41,8 @@ export class ChainSending {
   readonly feeQuoter: NetworkFeeQuoter;
   /** The Bitcoin-family readers (one per chain with a node), shared with the chain watcher. */
   readonly utxoReaders: Partial<Record<UtxoChain, UtxoReader>> = {};
+  /** The Bitcoin-family hot wallets, whose arrivals the watcher reports (an operator's top-up is known once mined). */
+  readonly hotWallets: Partial<Record<Chain, OwnWallet>> = {};
   /** Readers of the chains whose families talk to their nodes through a connection of their own (Tron, XRP), for the watcher. */
   readonly readers: Partial<Record<Chain, ChainReader>> = {};
   readonly #platform: Platform;
@@ -79,6 +81,7 @@ export class ChainSending {
         stuckAfterMs: opts.stuckAfterMs?.[chain], hot: hotOutputs, now: () => platform.clock.now(),
       });
       families.push(family);
+      this.hotWallets[chain] = { address: () => reader.normalizeAddress(family.hotAddress(true)), arrived: (txId, height) => family.hotArrival(txId, height) };
       // the live hot wallet's tracked outputs (a test-mode wallet is never on a node)
       readers[chain] = async () => [{ token: family.coin.token, amount: await family.hotBalance() }];
     }

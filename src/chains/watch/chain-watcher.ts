@@ -15,7 +15,7 @@ import { findCommonAncestor } from './reorg.ts';
 import type { ReorgHandler } from './reorg-handler.ts';
 import type { WatchedAddresses } from './watched-addresses.ts';
 import type { AddressIndex } from './address-index.ts';
-import type { BlockRef, ChainReader } from './types.ts';
+import type { BlockRef, ChainReader, ObservedTransfer, OwnWallet } from './types.ts';
 
 export interface WatcherOptions {
   confirmations: number;
@@ -46,6 +46,8 @@ export interface WatcherParts {
   reorgs: ReorgHandler;
   clock: Clock;
   log: Logger;
+  /** The chain's hot wallet, when its arrivals are reported (Bitcoin family). */
+  own?: OwnWallet;
 }
 
 export class ChainWatcher {
@@ -117,7 +119,7 @@ export class ChainWatcher {
     while (at.height < head.height && finished < this.#o.maxBlocksPerPass && !this.#stopped) {
       // Topped up before the block is read: every address paid in it was issued before the head
       // read above, so the index already holds it, and the reader builds only the transfers it matches.
-      index = await this.#p.addresses.current();
+      index = this.#withOwn(await this.#p.addresses.current());
       const block = await reader.block(at.height + 1n, index);
       if (!block) break;
       if (block.parentHash !== at.hash) {
@@ -128,7 +130,8 @@ export class ChainWatcher {
       const matched = matchTransfers(index, block.transfers);
       if (block.unchecked) matched.push(...await block.unchecked.succeeded(matchTransfers(index, block.unchecked.transfers)));
       for (const t of matched) {
-        await this.#p.feed.transfer(t, block.height, count(block.height), now);
+        if (this.#isOwn(t)) await this.#p.own!.arrived(t.txId, block.height);
+        else await this.#p.feed.transfer(t, block.height, count(block.height), now);
       }
       await cursors.advance(this.chain, at, block, now);
       at = block;
@@ -137,9 +140,10 @@ export class ChainWatcher {
     const pooled = new Set<string>();
     if (reader.pending) {
       // the index a block of this pass was matched against is current enough (topped up just now)
-      index ??= await this.#p.addresses.current();
+      index ??= this.#withOwn(await this.#p.addresses.current());
       const seen = new Set<string>();
-      for (const t of matchTransfers(index, await reader.pending())) {
+      // what pays the hot wallet counts once mined (above), not from the mempool
+      for (const t of matchTransfers(index, await reader.pending()).filter((x) => !this.#isOwn(x))) {
         const key = `${t.txId}:${t.to}:${t.tag ?? ''}`;
         seen.add(key);
         pooled.add(t.txId);
@@ -154,6 +158,16 @@ export class ChainWatcher {
     this.#state = { ...this.#state, height: at.height, hash: at.hash, blockTime: at.time };
     await this.#report(this.#statusAt(head, at), this.#p.endpoints.lastError);
     return finished;
+  }
+
+  /** The index with the hot wallet's address in it, so the reader builds the transfers that pay it too. */
+  #withOwn(index: AddressIndex): AddressIndex {
+    if (this.#p.own) index.add(this.#p.own.address());
+    return index;
+  }
+
+  #isOwn(t: ObservedTransfer): boolean {
+    return this.#p.own !== undefined && t.tag === undefined && t.to === this.#p.own.address();
   }
 
   /**

@@ -1,7 +1,7 @@
 // Door of chains/watch: the chain-agnostic watcher (cursor, reorganisations, catch-up, the index
 // of watched addresses, feeding DepositIntake, one process per chain) and the interface a chain
 // family implements for it.
-export type { BlockRef, ChainBlock, ChainReader, ObservedTransfer, TxState } from './types.ts';
+export type { BlockRef, ChainBlock, ChainReader, ObservedTransfer, OwnWallet, TxState } from './types.ts';
 export { ChainWatching, STALE_AFTER_S, KEEP_BLOCKS, type WatchingOptions } from './service.ts';
 export { AddressIndex } from './address-index.ts';
 export { matchTransfers, ORPHAN_TIMEOUT_MS } from './deposit-feed.ts';

@@ -12,7 +12,7 @@ import { DepositFeed, type FeedDeps } from './deposit-feed.ts';
 import { ReorgHandler, type ReorgCounters } from './reorg-handler.ts';
 import { WatchedAddresses } from './watched-addresses.ts';
 import { chainViews, type ChainView } from './report.ts';
-import type { ChainReader } from './types.ts';
+import type { ChainReader, OwnWallet } from './types.ts';
 
 /** How old the best block may be before the chain is `stale`: several times the chain's block interval. */
 export const STALE_AFTER_S: Record<Chain, number> = {
@@ -49,7 +49,8 @@ export class ChainWatching {
   #timer: NodeJS.Timeout | null = null;
   #stopped = true;
 
-  constructor(platform: Platform, nodes: ChainNodes, readers: readonly ChainReader[], feedDeps: Omit<FeedDeps, 'db'>, opts: WatchingOptions = {}) {
+  /** `own`: the chains' hot wallets whose arrivals are reported (OwnWallet). */
+  constructor(platform: Platform, nodes: ChainNodes, readers: readonly ChainReader[], feedDeps: Omit<FeedDeps, 'db'>, opts: WatchingOptions = {}, own: Partial<Record<Chain, OwnWallet>> = {}) {
     const { db, config, clock, log } = platform;
     this.#platform = platform;
     this.#configured = (Object.keys(nodes) as Chain[]).filter((c) => nodes[c]);
@@ -68,7 +69,7 @@ export class ChainWatching {
         syncingBehind: Math.max(config.confirmations[reader.chain], 10),
       };
       const watcher = new ChainWatcher({
-        reader, endpoints, cursors: this.cursors, feed, clock, log,
+        reader, endpoints, cursors: this.cursors, feed, clock, log, own: own[reader.chain],
         addresses: new WatchedAddresses(db, reader.chain, (a) => reader.normalizeAddress(a)),
         reorgs: new ReorgHandler({ db, cursors: this.cursors, feed, clock, log, counters }),
       }, o);

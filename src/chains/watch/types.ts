@@ -92,3 +92,15 @@ export interface ChainReader {
   /** The address as payments hold it, from its normalized form; the normalized form itself when omitted. */
   chainAddress?(normalized: string): string;
 }
+
+/**
+ * A wallet of the service's own whose arrivals the watcher reports rather than feeds as deposits:
+ * a Bitcoin-family hot wallet, so money sent to it from elsewhere (an operator's top-up) is known
+ * once its block is read, on every node (Dogecoin 1.14 cannot scan its UTXO set for it).
+ */
+export interface OwnWallet {
+  /** Its address, in the form `normalizeAddress` gives. */
+  address(): string;
+  /** A transaction of a block of the best chain at `height` pays it. */
+  arrived(txId: string, height: bigint): Promise<void>;
+}

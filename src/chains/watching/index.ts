@@ -7,7 +7,7 @@ import type { Platform } from '../../platform/context.ts';
 import type { MarketSource } from '../../market/index.ts';
 import type { DepositIntake } from '../../payments/index.ts';
 import type { ChainNodes } from '../rpc/nodes.ts';
-import { ChainWatching, type ChainReader, type WatchingOptions } from '../watch/index.ts';
+import { ChainWatching, type ChainReader, type OwnWallet, type WatchingOptions } from '../watch/index.ts';
 import { EvmReader } from '../evm/read/index.ts';
 import { tokenContracts } from '../evm/send/index.ts';
 
@@ -25,7 +25,7 @@ export function chainReaders(config: Platform['config'], nodes: ChainNodes, shar
 
 export function createChainWatching(
   platform: Platform, nodes: ChainNodes, deps: { intake: DepositIntake; market: MarketSource }, opts: WatchingOptions = {},
-  shared: Partial<Record<Chain, ChainReader>> = {},
+  shared: Partial<Record<Chain, ChainReader>> = {}, own: Partial<Record<Chain, OwnWallet>> = {},
 ): ChainWatching {
-  return new ChainWatching(platform, nodes, chainReaders(platform.config, nodes, shared, platform.log), deps, opts);
+  return new ChainWatching(platform, nodes, chainReaders(platform.config, nodes, shared, platform.log), deps, opts, own);
 }

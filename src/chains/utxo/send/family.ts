@@ -239,6 +239,13 @@ export class UtxoFamily implements TransferFamily {
     return outs.map((o) => ({ txid: o.txid, vout: o.vout, amount: o.amount, height: 0, script, ...(prev ? { prevRaw: prev.get(o.txid)! } : {}) }));
   }
 
+  /** A transaction the chain watcher saw paying the live hot wallet in a block at `height` (an operator's top-up, say): its outputs are tracked. */
+  async hotArrival(txId: string, height: bigint): Promise<void> {
+    if (!this.hotWallet) return;
+    const tx = await this.#rpc.call<NodeTx>('getrawtransaction', [txId, 1]);
+    await this.hotWallet.recordMined(await this.#network(), tx, Number(height), (a) => this.#reader.normalizeAddress(a), this.#now());
+  }
+
   /** Balance of the live hot wallet from its tracked outputs (/admin/wallets). */
   async hotBalance(): Promise<bigint> {
     if (!this.hotWallet) throw new Error(notTracked(this.chain));
