@@ -1,9 +1,10 @@
 // A Bitcoin-family hot wallet without a node wallet: its outputs are the ones HotOutputs tracks,
 // learnt from the transactions of ours that pay it once mined and, for money sent to it from
-// elsewhere (an operator's top-up), from the node's UTXO set (`scantxoutset`, Bitcoin Core and
-// Litecoin 0.21; a whole-UTXO-set scan, so at most once a minute, when a send falls short or the
-// balance is read); a free output that scan no longer shows was spent elsewhere and is forgotten
-// (on a node that cannot scan, Dogecoin 1.14, each free output is asked instead).
+// elsewhere (an operator's top-up), from the blocks the chain watcher reads (UtxoFamily.hotArrival)
+// and from the node's UTXO set (`scantxoutset`, Bitcoin Core and Litecoin 0.21; a whole-UTXO-set
+// scan, so at most once a minute, when a send falls short or the balance is read); a free output
+// that scan no longer shows was spent elsewhere and is forgotten (on a node that cannot scan,
+// Dogecoin 1.14, each free output is asked instead).
 // Before outputs are spent each is asked of the node (`gettxout`, mempool included): one spent
 // elsewhere or gone with a reorganisation is never signed for.
 import type { UtxoChain, UtxoNetwork } from '../../addresses/index.ts';
