@@ -270,7 +270,7 @@ describe.runIf(litecoindOrSkip())('LTC hot wallet on litecoind', () => {
       expect(await h.db().orm.select().from(unmatchedDeposits).where(eq(unmatchedDeposits.txId, txid))).toEqual([]);
     });
 
-    it('on a node that cannot scan (Dogecoin 1.14), an output spent elsewhere leaves the balance once the spend is in a block; one whose own block left the best chain, or a transfer holds, stays', async () => {
+    it('on a node that cannot scan (Dogecoin 1.14), an output spent elsewhere leaves the balance once the spend is in a block, one of a transaction the node no longer knows too; one whose transaction is back in the mempool, or a transfer holds, stays', async () => {
       const proxy = await startRpcProxy(node.url, ['scantxoutset']);
       try {
         const rpc = new UtxoRpc(new NodeEndpoints([proxy.url]));
@@ -313,6 +313,11 @@ describe.runIf(litecoindOrSkip())('LTC hot wallet on litecoind', () => {
         } finally {
           await node.rpc('reconsiderblock', [reorged.block]);
         }
+        // one whose transaction the node no longer knows (its block left, and it never came back) is gone
+        const unknown = { txid: crypto.randomBytes(32).toString('hex'), vout: 0 };
+        await store.add('litecoin', true, [{ ...unknown, amount: 1_000n, height: 1 }], t.clock.now());
+        await readBalance();
+        expect(await isTracked(unknown)).toBe(false);
         // one a transfer holds stays, spent or not: its own transaction spends it
         await operatorSpends(held.output);
         await node.mine(1);

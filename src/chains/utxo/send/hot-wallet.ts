@@ -12,7 +12,7 @@ import { RpcError } from '../../rpc/json-rpc.ts';
 import { coinsToBaseUnits } from '../coins.ts';
 import type { NodeTx } from '../node-shapes.ts';
 import { scriptAddress } from '../node-shapes.ts';
-import type { UtxoRpc } from '../rpc.ts';
+import { RPC_INVALID_ADDRESS_OR_KEY, type UtxoRpc } from '../rpc.ts';
 import type { HotOutput, HotOutputs } from './hot-outputs.ts';
 
 /** JSON-RPC's "method not found" (a node without `scantxoutset`). */
@@ -86,9 +86,11 @@ export class UtxoHotWallet {
 
   /**
    * Without a UTXO set scan: a free output the best chain's UTXO set no longer has (`gettxout`
-   * without the mempool: a spend only in the mempool is not final) whose own transaction is in a
-   * block was spent by a transaction that is not ours, and is forgotten; one whose transaction left
-   * the best chain may come back with it, and stays. Asked in batches, VERIFY_BATCH outputs each.
+   * without the mempool: a spend only in the mempool is not final) is forgotten when its own
+   * transaction is in a block (spent by a transaction that is not ours) or known to the node no
+   * more (its block left the best chain and it was replaced or dropped: the watcher records it
+   * again if it is ever mined); one whose transaction is back in the mempool after a
+   * reorganisation may come back with it, and stays. Asked in batches, VERIFY_BATCH outputs each.
    */
   async #forgetSpent(): Promise<void> {
     const free = await this.store.free(this.store.db.orm, this.chain, true, '');
@@ -98,11 +100,12 @@ export class UtxoHotWallet {
       const missing = chunk.filter((_, j) => coins[j] === null);
       if (missing.length === 0) continue;
       const funding = await this.#rpc.batch(missing.map((o) => ({ method: 'getrawtransaction', params: [o.txid, 1] })));
-      const spent = missing.filter((_, j) => {
+      const gone = missing.filter((_, j) => {
         const tx = funding[j];
-        return !(tx instanceof RpcError) && !!(tx as NodeTx | null)?.blockhash && ((tx as NodeTx).confirmations ?? 0) >= 1;
+        if (tx instanceof RpcError) return tx.code === RPC_INVALID_ADDRESS_OR_KEY;
+        return !!(tx as NodeTx | null)?.blockhash && ((tx as NodeTx).confirmations ?? 0) >= 1;
       });
-      await this.store.forgetFree(this.chain, true, spent);
+      await this.store.forgetFree(this.chain, true, gone);
     }
   }
 
