@@ -277,7 +277,7 @@ describe.runIf(litecoindOrSkip())('LTC hot wallet on litecoind', () => {
         const store = new HotOutputs(h.db());
         const family = new UtxoFamily(new UtxoReader('litecoin', rpc), rpc, new WalletKeys(t.config.walletMnemonic), depositTxsFromDb(h.db()), { hot: store, now: () => t.clock.now() });
         const readBalance = () => { t.clock.advance(61_000); return family.hotBalance(); };
-        /** Pays the hot wallet; the output is tracked as the service's own transactions' are once mined (no scan finds it here). */
+        /** Pays the hot wallet and tracks the output, as the watcher does once it is mined (this node cannot scan for it). */
         const payHot = async (amount: string) => {
           const txid = await node.pay(hot, amount);
           const [block] = await node.mine(1);
