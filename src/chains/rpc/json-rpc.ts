@@ -15,6 +15,20 @@ export class RpcError extends Error {
   }
 }
 
+/** An error and the errors it wraps (`cause`, as viem and fetch nest them), outermost first; at most 8 deep. */
+export function* causeChain(err: unknown): Generator<{ code?: unknown; message?: unknown; cause?: unknown }> {
+  for (let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 8; e = e.cause as typeof e, depth++) yield e;
+}
+
+/** The node does not offer the method (JSON-RPC "method not found" / "not supported", or said in words). */
+export function methodUnsupported(err: unknown): boolean {
+  for (const e of causeChain(err)) {
+    if (e.code === -32601 || e.code === -32004) return true;
+    if (typeof e.message === 'string' && /method .*(not (found|supported|available|exist)|does not exist|unsupported)|(unsupported|unknown) method/i.test(e.message)) return true;
+  }
+  return false;
+}
+
 export class TransportError extends Error {
   constructor(message: string) {
     super(message);

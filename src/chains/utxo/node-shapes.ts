@@ -23,6 +23,9 @@ export interface NodeTx {
   blockhash?: string;
   confirmations?: number;
 }
+/** getrawtransaction's answer is a transaction of a block of the best chain (not the mempool's, not an orphaned block's). */
+export const inBestChain = (tx: NodeTx | null | undefined): tx is NodeTx & { blockhash: string } => !!tx?.blockhash && (tx.confirmations ?? 0) > 0;
+
 export interface NodeBlockHeader { hash: string; height: number; previousblockhash?: string; time: number }
 export interface NodeBlock extends NodeBlockHeader {
   /** Full transactions (verbosity 2) or their ids (verbosity 1 / `true`). */

@@ -8,7 +8,7 @@ import { UTXO_NETWORKS, setLiveNetwork } from '../addresses/index.ts';
 import { redactUrl, RpcError } from '../rpc/json-rpc.ts';
 import type { BlockRef, ChainBlock, ChainReader, ObservedTransfer, TxState } from '../watch/types.ts';
 import { UTXO_COINS, networkOfGenesis, type UtxoCoin } from './coins.ts';
-import { blockTransfers, inputsOf, transfersOfTx, type NodeBlock, type NodeBlockHeader, type NodeTx } from './node-shapes.ts';
+import { blockTransfers, inBestChain, inputsOf, transfersOfTx, type NodeBlock, type NodeBlockHeader, type NodeTx } from './node-shapes.ts';
 import type { UtxoRpc } from './rpc.ts';
 
 /** getrawtransaction calls per JSON-RPC batch (Dogecoin blocks, new mempool transactions). */
@@ -156,7 +156,7 @@ export class UtxoReader implements ChainReader {
    */
   async txState(txId: string): Promise<TxState> {
     const tx = await this.#rpc.maybe<NodeTx>('getrawtransaction', [txId, 1]);
-    if (tx?.blockhash && (tx.confirmations ?? 0) > 0) {
+    if (inBestChain(tx)) {
       const h = await this.#rpc.call<NodeBlockHeader>('getblockheader', [tx.blockhash, true]);
       return { kind: 'mined', height: BigInt(h.height), blockHash: h.hash };
     }

@@ -114,12 +114,16 @@ export class ChainWatcher {
     // Below the tip, the next block's parent hash checks the cursor; at or above it, the tip itself does.
     if (head.height < at.height || (head.height === at.height && head.hash !== at.hash)) at = await this.#onBestChain(at);
     const count = await this.#counter(head);
+    // the hot wallet's address (the node's network is known by now): in the index, so the reader builds what pays it
+    const own = this.#p.own?.address();
+    const isOwn = (t: ObservedTransfer) => t.to === own && t.tag === undefined;
+    const withOwn = (index: AddressIndex) => { if (own !== undefined) index.add(own); return index; };
     let finished = 0;
     let index: AddressIndex | undefined;
     while (at.height < head.height && finished < this.#o.maxBlocksPerPass && !this.#stopped) {
       // Topped up before the block is read: every address paid in it was issued before the head
       // read above, so the index already holds it, and the reader builds only the transfers it matches.
-      index = this.#withOwn(await this.#p.addresses.current());
+      index = withOwn(await this.#p.addresses.current());
       const block = await reader.block(at.height + 1n, index);
       if (!block) break;
       if (block.parentHash !== at.hash) {
@@ -130,7 +134,7 @@ export class ChainWatcher {
       const matched = matchTransfers(index, block.transfers);
       if (block.unchecked) matched.push(...await block.unchecked.succeeded(matchTransfers(index, block.unchecked.transfers)));
       for (const t of matched) {
-        if (this.#isOwn(t)) await this.#p.own!.arrived(t.txId, block.height);
+        if (isOwn(t)) await this.#p.own!.arrived(t.txId, block.height);
         else await this.#p.feed.transfer(t, block.height, count(block.height), now);
       }
       await cursors.advance(this.chain, at, block, now);
@@ -140,10 +144,10 @@ export class ChainWatcher {
     const pooled = new Set<string>();
     if (reader.pending) {
       // the index a block of this pass was matched against is current enough (topped up just now)
-      index ??= this.#withOwn(await this.#p.addresses.current());
+      index ??= withOwn(await this.#p.addresses.current());
       const seen = new Set<string>();
       // what pays the hot wallet counts once mined (above), not from the mempool
-      for (const t of matchTransfers(index, await reader.pending()).filter((x) => !this.#isOwn(x))) {
+      for (const t of matchTransfers(index, await reader.pending()).filter((x) => !isOwn(x))) {
         const key = `${t.txId}:${t.to}:${t.tag ?? ''}`;
         seen.add(key);
         pooled.add(t.txId);
@@ -158,16 +162,6 @@ export class ChainWatcher {
     this.#state = { ...this.#state, height: at.height, hash: at.hash, blockTime: at.time };
     await this.#report(this.#statusAt(head, at), this.#p.endpoints.lastError);
     return finished;
-  }
-
-  /** The index with the hot wallet's address in it, so the reader builds the transfers that pay it too. */
-  #withOwn(index: AddressIndex): AddressIndex {
-    if (this.#p.own) index.add(this.#p.own.address());
-    return index;
-  }
-
-  #isOwn(t: ObservedTransfer): boolean {
-    return this.#p.own !== undefined && t.tag === undefined && t.to === this.#p.own.address();
   }
 
   /**

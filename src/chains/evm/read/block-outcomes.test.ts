@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MethodNotFoundRpcError, MethodNotSupportedRpcError, InternalRpcError } from 'viem';
 import type { PublicClient } from 'viem';
-import { BlockOutcomes, methodUnsupported } from './block-outcomes.ts';
+import { BlockOutcomes } from './block-outcomes.ts';
+import { methodUnsupported } from '../../rpc/json-rpc.ts';
 import { RpcError } from '../../rpc/json-rpc.ts';
 import { NodeEndpoints } from '../../rpc/endpoints.ts';
 import type { Logger } from '../../../platform/logger.ts';

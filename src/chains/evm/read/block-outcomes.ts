@@ -11,24 +11,10 @@ import type { PublicClient } from 'viem';
 import type { Logger } from '../../../platform/logger.ts';
 import type { TokenSymbol } from '../../../tokens/index.ts';
 import type { NodeEndpoints } from '../../rpc/endpoints.ts';
-import { RpcError } from '../../rpc/json-rpc.ts';
+import { RpcError, causeChain, methodUnsupported } from '../../rpc/json-rpc.ts';
 import type { ChainBlock, ObservedTransfer } from '../../watch/types.ts';
 import { internalTransfers } from './internal-transfers.ts';
 import { blockTransfers, logTransfer, nativeTransfer, sumTransfers, TRANSFER_TOPIC, type RawBlock, type RawLog } from './transfers.ts';
-
-/** An error and the errors it wraps (`cause`, as viem and fetch nest them), outermost first; at most 8 deep. */
-function* causeChain(err: unknown): Generator<{ code?: unknown; message?: unknown; cause?: unknown }> {
-  for (let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 8; e = e.cause as typeof e, depth++) yield e;
-}
-
-/** The node does not offer the method (JSON-RPC "method not found" / "not supported", or said in words). */
-export function methodUnsupported(err: unknown): boolean {
-  for (const e of causeChain(err)) {
-    if (e.code === -32601 || e.code === -32004) return true;
-    if (typeof e.message === 'string' && /method .*(not (found|supported|available|exist)|does not exist|unsupported)|(unsupported|unknown) method/i.test(e.message)) return true;
-  }
-  return false;
-}
 
 /** The node answered with a JSON-RPC error (as opposed to not answering at all). */
 function answeredByNode(err: unknown): boolean {

@@ -18,7 +18,7 @@ import type { AttemptRow, TransferRow } from '../../transfers/schema.ts';
 import { afterFailover } from '../../transfers/broadcasting.ts';
 import type { BroadcastOutcome, Inclusion, PrepareContext, Preparation, SignedTx, TransferFamily } from '../../transfers/types.ts';
 import { UTXO_COINS, coinsToBaseUnits, type UtxoCoin } from '../coins.ts';
-import type { NodeBlockHeader, NodeTx } from '../node-shapes.ts';
+import { inBestChain, type NodeBlockHeader, type NodeTx } from '../node-shapes.ts';
 import { RPC_VERIFY_ALREADY_IN_CHAIN, type UtxoRpc } from '../rpc.ts';
 import { scriptOfAddress } from '../scripts.ts';
 import type { UtxoReader } from '../reader.ts';
@@ -27,7 +27,7 @@ import { unspentOutputs, type DepositTxs, type UnspentInput } from './deposit-ou
 import { currentFeeRate, feeFor } from './fee-rate.ts';
 import { planOutputs, type PlannedTransfer } from './outputs.ts';
 import { signSpend, txIdOf } from './sign.ts';
-import type { HotOutputs } from './hot-outputs.ts';
+import type { HotOutputs, Outpoint } from './hot-outputs.ts';
 import { UtxoHotWallet } from './hot-wallet.ts';
 import type { Executor } from '../../../platform/db/index.ts';
 import { rawTransactions } from './raw-transactions.ts';
@@ -44,8 +44,6 @@ interface SpendRecord {
 }
 
 interface Carried extends PlannedTransfer { paid: string }
-
-interface Outpoint { txid: string; vout: number }
 
 /** The id a hot-wallet spend's change output carries in its record (it is no transfer of its own). */
 export const CHANGE = 'change';
@@ -368,7 +366,7 @@ export class UtxoFamily implements TransferFamily {
   /** The transaction and the height of its block, when it is in the best chain. */
   async #mined(txId: string): Promise<{ tx: NodeTx; height: number } | null> {
     const tx = await this.#rpc.maybe<NodeTx>('getrawtransaction', [txId, 1]);
-    if (!tx?.blockhash || (tx.confirmations ?? 0) < 1) return null;
+    if (!inBestChain(tx)) return null;
     const header = await this.#rpc.call<NodeBlockHeader>('getblockheader', [tx.blockhash, true]);
     return { tx, height: header.height };
   }
@@ -433,6 +431,6 @@ export class UtxoFamily implements TransferFamily {
   /** In the mempool or in the best chain (a transaction of a block that left it is not known until it is back). */
   async known(txId: string): Promise<boolean> {
     const tx = await this.#rpc.maybe<NodeTx>('getrawtransaction', [txId, 1]);
-    return !!tx && (!tx.blockhash || (tx.confirmations ?? 0) > 0);
+    return !!tx && (!tx.blockhash || inBestChain(tx));
   }
 }

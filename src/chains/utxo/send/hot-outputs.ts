@@ -3,7 +3,7 @@
 // the node's UTXO set shows one, reserved by the transfer that spends them in the transaction that
 // stores its signed bytes. An output is free when no transfer holds it, or the one holding it was
 // given up (failed, canceled).
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { boolean, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { at, baseUnits, queryRows, type Database, type Executor } from '../../../platform/db/index.ts';
 import type { UtxoChain } from '../../addresses/index.ts';
@@ -19,9 +19,10 @@ export const utxoHotOutputs = pgTable('utxo_hot_outputs', {
   createdAt: at('created_at').notNull(),
 }, (t) => [primaryKey({ columns: [t.chain, t.txid, t.vout] })]);
 
-export interface HotOutput {
-  txid: string;
-  vout: number;
+/** An output: the transaction that made it and its index there. */
+export interface Outpoint { txid: string; vout: number }
+
+export interface HotOutput extends Outpoint {
   amount: bigint;
   /** Block height (null: not known). */
   height: number | null;
@@ -30,6 +31,10 @@ export interface HotOutput {
 /** Transfer statuses whose transaction may spend (or spent) what they hold. */
 const HOLDING = ['recorded', 'signed', 'sent', 'mined', 'final'] as const;
 const HOLDING_LIST = sql.join(HOLDING.map((s) => sql`${s}`), sql`, `);
+
+/** `o` (the output row) is one of `outs`: they travel as one JSON parameter. */
+const among = (outs: readonly Outpoint[]): SQL =>
+  sql`exists (select 1 from jsonb_to_recordset(${JSON.stringify(outs.map((x) => ({ txid: x.txid, vout: x.vout })))}::jsonb) as k(txid text, vout integer) where k.txid = o.txid and k.vout = o.vout)`;
 
 export class HotOutputs {
   readonly #db: Database;
@@ -67,7 +72,7 @@ export class HotOutputs {
   }
 
   /** `transferId` now holds exactly `outs` (what it held before is let go). */
-  async reserve(ex: Executor, chain: UtxoChain, transferId: string, outs: ReadonlyArray<{ txid: string; vout: number }>): Promise<void> {
+  async reserve(ex: Executor, chain: UtxoChain, transferId: string, outs: readonly Outpoint[]): Promise<void> {
     await ex.update(utxoHotOutputs).set({ spentBy: null }).where(and(eq(utxoHotOutputs.chain, chain), eq(utxoHotOutputs.spentBy, transferId)));
     for (const o of outs) {
       await ex.update(utxoHotOutputs).set({ spentBy: transferId })
@@ -85,7 +90,7 @@ export class HotOutputs {
   }
 
   /** An output spent for good by a transaction that is not ours (it no longer counts in the balance). */
-  async forget(chain: UtxoChain, o: { txid: string; vout: number }): Promise<void> {
+  async forget(chain: UtxoChain, o: Outpoint): Promise<void> {
     await this.#db.orm.delete(utxoHotOutputs).where(and(eq(utxoHotOutputs.chain, chain), eq(utxoHotOutputs.txid, o.txid), eq(utxoHotOutputs.vout, o.vout)));
   }
 
@@ -95,27 +100,24 @@ export class HotOutputs {
    * a transaction that is not ours, or gone with their block (a scan after it comes back finds them
    * again). Those a transfer holds stay: its own transaction spends them.
    */
-  async forgetMissing(chain: UtxoChain, livemode: boolean, unspent: ReadonlyArray<{ txid: string; vout: number }>, height: number): Promise<void> {
-    const kept = JSON.stringify(unspent.map((o) => ({ txid: o.txid, vout: o.vout })));
-    await this.#db.orm.execute(sql`
-      delete from utxo_hot_outputs o
-      where o.chain = ${chain} and o.livemode = ${livemode} and o.height is not null and o.height <= ${height}
-        and not exists (select 1 from outgoing_transfers t where t.id = o.spent_by and t.status in (${HOLDING_LIST}))
-        and not exists (select 1 from jsonb_to_recordset(${kept}::jsonb) as k(txid text, vout integer) where k.txid = o.txid and k.vout = o.vout)`);
+  async forgetMissing(chain: UtxoChain, livemode: boolean, unspent: readonly Outpoint[], height: number): Promise<void> {
+    await this.#forgetFreeWhere(chain, livemode, sql`o.height is not null and o.height <= ${height} and not ${among(unspent)}`);
   }
 
   /**
    * Forgets those of `outs` that are still free (as `free` says): spent by a transaction that is not
    * ours. One a transfer took meanwhile stays: its own transaction spends it.
    */
-  async forgetFree(chain: UtxoChain, livemode: boolean, outs: ReadonlyArray<{ txid: string; vout: number }>): Promise<void> {
-    if (outs.length === 0) return;
-    const gone = JSON.stringify(outs.map((o) => ({ txid: o.txid, vout: o.vout })));
+  async forgetFree(chain: UtxoChain, livemode: boolean, outs: readonly Outpoint[]): Promise<void> {
+    if (outs.length > 0) await this.#forgetFreeWhere(chain, livemode, among(outs));
+  }
+
+  /** Deletes the outputs of a chain and mode that match `where` and no transfer holds (checked in the same statement). */
+  async #forgetFreeWhere(chain: UtxoChain, livemode: boolean, where: SQL): Promise<void> {
     await this.#db.orm.execute(sql`
       delete from utxo_hot_outputs o
-      where o.chain = ${chain} and o.livemode = ${livemode}
-        and not exists (select 1 from outgoing_transfers t where t.id = o.spent_by and t.status in (${HOLDING_LIST}))
-        and exists (select 1 from jsonb_to_recordset(${gone}::jsonb) as g(txid text, vout integer) where g.txid = o.txid and g.vout = o.vout)`);
+      where o.chain = ${chain} and o.livemode = ${livemode} and ${where}
+        and not exists (select 1 from outgoing_transfers t where t.id = o.spent_by and t.status in (${HOLDING_LIST}))`);
   }
 
   /** The outputs a transfer holds. */

@@ -8,15 +8,12 @@
 // Before outputs are spent each is asked of the node (`gettxout`, mempool included): one spent
 // elsewhere or gone with a reorganisation is never signed for.
 import type { UtxoChain, UtxoNetwork } from '../../addresses/index.ts';
-import { RpcError } from '../../rpc/json-rpc.ts';
+import { RpcError, methodUnsupported } from '../../rpc/json-rpc.ts';
 import { coinsToBaseUnits } from '../coins.ts';
 import type { NodeTx } from '../node-shapes.ts';
-import { scriptAddress } from '../node-shapes.ts';
+import { inBestChain, scriptAddress } from '../node-shapes.ts';
 import { RPC_INVALID_ADDRESS_OR_KEY, type UtxoRpc } from '../rpc.ts';
 import type { HotOutput, HotOutputs } from './hot-outputs.ts';
-
-/** JSON-RPC's "method not found" (a node without `scantxoutset`). */
-const RPC_METHOD_NOT_FOUND = -32601;
 
 /** Outputs asked of the node (`gettxout`) per JSON-RPC batch. */
 const VERIFY_BATCH = 25;
@@ -71,7 +68,7 @@ export class UtxoHotWallet {
     } catch (err) {
       if (!(err instanceof RpcError)) throw err;
       // a node without the call: only what the service's own transactions paid is known
-      if (err.code === RPC_METHOD_NOT_FOUND || /method not found/i.test(err.message)) {
+      if (methodUnsupported(err)) {
         this.#scans = false;
         await this.#forgetSpent();
       }
@@ -102,8 +99,7 @@ export class UtxoHotWallet {
       const funding = await this.#rpc.batch(missing.map((o) => ({ method: 'getrawtransaction', params: [o.txid, 1] })));
       const gone = missing.filter((_, j) => {
         const tx = funding[j];
-        if (tx instanceof RpcError) return tx.code === RPC_INVALID_ADDRESS_OR_KEY;
-        return !!(tx as NodeTx | null)?.blockhash && ((tx as NodeTx).confirmations ?? 0) >= 1;
+        return tx instanceof RpcError ? tx.code === RPC_INVALID_ADDRESS_OR_KEY : inBestChain(tx as NodeTx | null);
       });
       await this.store.forgetFree(this.chain, true, gone);
     }
