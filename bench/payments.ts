@@ -168,6 +168,11 @@ try {
   const [created, bareInsert] = await pair({ url: base, kind: 'create', keys }, { url: baseline.url, kind: 'bare-insert' });
   line('POST /v1/payments', created, bareInsert, 0.5, ` | p99 ratio ${p99Of(created, bareInsert).toFixed(2)} (target ≤ 1.5) ${p99Of(created, bareInsert) <= 1.5 ? 'ok' : 'ABOVE'}`);
   console.log(`${''.padEnd(24)} p99 of each half (ms): service ${created.p99Halves.join(' / ')} | bare ${bareInsert.p99Halves.join(' / ')}`);
+  // The p99 ratio is the medians' ratio times the ratio of the spreads (p99 ÷ p50). With a fixed
+  // number of connections and no pause, a side's median follows from its throughput, so this line
+  // says whether a p99 above target comes from the throughput or from a wider tail.
+  const spread = (s: Side) => s.p99 / Math.max(1, s.p50);
+  console.log(`${''.padEnd(24)} p99 ratio = p50 ratio ${(created.p50 / Math.max(1, bareInsert.p50)).toFixed(2)} × spread ratio ${(spread(created) / spread(bareInsert)).toFixed(2)} (p99 ÷ p50: service ${spread(created).toFixed(2)}, bare ${spread(bareInsert).toFixed(2)})`);
   if (chosen('checkout')) {
     const tokens = (await queryRows<{ checkout_token: string }>(db.orm, sql`select checkout_token from payments limit 2000`)).map((r) => r.checkout_token);
     const [read, bareSelect] = await pair({ url: base, kind: 'checkout', tokens }, { url: baseline.url, kind: 'bare-select' });
