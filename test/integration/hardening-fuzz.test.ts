@@ -11,7 +11,11 @@ import { randomIp } from '../harness/accounts.ts';
 import { makeFixtureIds, type FixtureIds } from '../harness/fixture-ids.ts';
 import { listRoutes, type RouteEntry } from '../harness/route-list.ts';
 
-const RUNS_PER_ROUTE = 12;
+/**
+ * Cases per route. FUZZ_RUNS raises it for a deeper search than the suite's, with a longer timeout:
+ * `FUZZ_RUNS=400 npx vitest run test/integration/hardening-fuzz.test.ts --testTimeout=600000` (about 2 minutes).
+ */
+const RUNS_PER_ROUTE = Number(process.env.FUZZ_RUNS ?? 12);
 /** HTML pages answer their own errors as pages; their API twins are fuzzed as JSON. */
 const isPage = (r: RouteEntry) => r.method === 'GET' && (r.path.startsWith('/pay/') || /^\/l\/:[^/]+$/.test(r.path));
 
