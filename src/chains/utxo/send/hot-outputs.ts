@@ -57,10 +57,10 @@ export class HotOutputs {
 
   /**
    * The outputs `transferId` may spend: free ones and those it holds itself (its earlier try the
-   * node refused), oldest first. With `lock`, they stay locked until `ex`'s transaction ends, so a
-   * parallel send waits and then finds them taken.
+   * node refused), oldest first; null: the free ones only. With `lock`, they stay locked until
+   * `ex`'s transaction ends, so a parallel send waits and then finds them taken.
    */
-  async free(ex: Executor, chain: UtxoChain, livemode: boolean, transferId: string, lock = false): Promise<HotOutput[]> {
+  async free(ex: Executor, chain: UtxoChain, livemode: boolean, transferId: string | null, lock = false): Promise<HotOutput[]> {
     const rows = await queryRows<{ txid: string; vout: number; amount: string; height: number | null }>(ex, sql`
       select o.txid, o.vout, o.amount::text as amount, o.height from utxo_hot_outputs o
       left join outgoing_transfers t on t.id = o.spent_by

@@ -18,6 +18,9 @@ import type { HotOutput, HotOutputs } from './hot-outputs.ts';
 /** Outputs asked of the node (`gettxout`) per JSON-RPC batch. */
 const VERIFY_BATCH = 25;
 
+/** What `scantxoutset start` answers (amounts in coins). */
+interface UtxoScan { height?: number; unspents?: Array<{ txid: string; vout: number; amount: number; height: number }> }
+
 /** The node's UTXO set is scanned at most this often per wallet. */
 export const DISCOVER_EVERY_MS = 60_000;
 
@@ -58,20 +61,9 @@ export class UtxoHotWallet {
   async discover(now: Date): Promise<boolean> {
     if (now.getTime() - this.#lastScan < DISCOVER_EVERY_MS) return false;
     this.#lastScan = now.getTime();
-    if (!this.#scans) {
-      await this.#forgetSpent();
-      return false;
-    }
-    let scan: { height?: number; unspents?: Array<{ txid: string; vout: number; amount: number; height: number }> };
-    try {
-      scan = await this.#rpc.call('scantxoutset', ['start', [`addr(${this.#address()})`]]);
-    } catch (err) {
-      if (!(err instanceof RpcError)) throw err;
-      // a node without the call: only what the service's own transactions paid is known
-      if (methodUnsupported(err)) {
-        this.#scans = false;
-        await this.#forgetSpent();
-      }
+    const scan = this.#scans ? await this.#scan() : null;
+    if (!scan) {
+      if (!this.#scans) await this.#forgetSpent();
       return false;
     }
     const unspent = (scan.unspents ?? []).map((u) => ({ txid: u.txid, vout: u.vout, amount: coinsToBaseUnits(u.amount), height: u.height }));
@@ -79,6 +71,17 @@ export class UtxoHotWallet {
     // what the wallet held no longer there (an operator moving funds to cold storage, say) leaves the balance
     if (scan.height !== undefined) await this.store.forgetMissing(this.chain, true, unspent, scan.height);
     return true;
+  }
+
+  /** The node's UTXO set scanned for the hot wallet; null when the node refused (#scans false: it has no such call). */
+  async #scan(): Promise<UtxoScan | null> {
+    try {
+      return await this.#rpc.call<UtxoScan>('scantxoutset', ['start', [`addr(${this.#address()})`]]);
+    } catch (err) {
+      if (!(err instanceof RpcError)) throw err;
+      if (methodUnsupported(err)) this.#scans = false;
+      return null;
+    }
   }
 
   /**
@@ -90,7 +93,7 @@ export class UtxoHotWallet {
    * reorganisation may come back with it, and stays. Asked in batches, VERIFY_BATCH outputs each.
    */
   async #forgetSpent(): Promise<void> {
-    const free = await this.store.free(this.store.db.orm, this.chain, true, '');
+    const free = await this.store.free(this.store.db.orm, this.chain, true, null);
     for (let i = 0; i < free.length; i += VERIFY_BATCH) {
       const chunk = free.slice(i, i + VERIFY_BATCH);
       const coins = await this.#rpc.batch(chunk.map((o) => ({ method: 'gettxout', params: [o.txid, o.vout, false] })));
