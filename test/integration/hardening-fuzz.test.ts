@@ -15,7 +15,14 @@ import { listRoutes, type RouteEntry } from '../harness/route-list.ts';
  * Cases per route. FUZZ_RUNS raises it for a deeper search than the suite's, with a longer timeout:
  * `FUZZ_RUNS=400 npx vitest run test/integration/hardening-fuzz.test.ts --testTimeout=600000` (about 2 minutes).
  */
-const RUNS_PER_ROUTE = Number(process.env.FUZZ_RUNS ?? 12);
+const RUNS_PER_ROUTE = runsPerRoute(process.env.FUZZ_RUNS);
+/** An empty or mistyped FUZZ_RUNS would fuzz nothing and still pass: refused instead. */
+function runsPerRoute(raw: string | undefined): number {
+  if (raw === undefined) return 12;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`FUZZ_RUNS must be a whole number of at least 1, not ${JSON.stringify(raw)}`);
+  return n;
+}
 /** HTML pages answer their own errors as pages; their API twins are fuzzed as JSON. */
 const isPage = (r: RouteEntry) => r.method === 'GET' && (r.path.startsWith('/pay/') || /^\/l\/:[^/]+$/.test(r.path));
 
