@@ -17,6 +17,8 @@ export class KeyUseRecorder {
   readonly #lastRecorded = new Map<string, number>();
   #waiting = new Map<string, Date>();
   #timer: NodeJS.Timeout | null = null;
+  /** The statements sent so far, chained: settles once the last one has. */
+  #writing: Promise<void> = Promise.resolve();
   /** Statements written so far (each records one or more keys' uses). */
   writes = 0;
 
@@ -37,14 +39,25 @@ export class KeyUseRecorder {
     }
   }
 
-  /** Writes every use recorded so far (also on shutdown, so none is lost). */
-  async flush(): Promise<void> {
+  /**
+   * Writes every use recorded so far (also on shutdown, so none is lost), and returns once they and
+   * any write already under way (the gathering timer's) are in the database: a flush that returned
+   * while the timer's statement was still running let a shutdown close the database under it.
+   */
+  flush(): Promise<void> {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
-    if (this.#waiting.size === 0) return;
-    const uses = [...this.#waiting].map(([id, at]) => ({ id, at: at.toISOString() }));
-    this.#waiting = new Map();
-    this.writes++;
+    if (this.#waiting.size > 0) {
+      const uses = [...this.#waiting].map(([id, at]) => ({ id, at: at.toISOString() }));
+      this.#waiting = new Map();
+      this.writes++;
+      // One after another: #write never rejects, so one failed statement does not stop later ones.
+      this.#writing = this.#writing.then(() => this.#write(uses));
+    }
+    return this.#writing;
+  }
+
+  async #write(uses: { id: string; at: string }[]): Promise<void> {
     try {
       await this.#db.orm.execute(sql`update api_keys k set last_used_at = greatest(k.last_used_at, u.at)
         from jsonb_to_recordset(${JSON.stringify(uses)}::jsonb) as u(id text, at timestamptz) where k.id = u.id`);
