@@ -19,7 +19,7 @@ export class KeyUseRecorder {
   #timer: NodeJS.Timeout | null = null;
   /** The statements sent so far, chained: settles once the last one has. */
   #writing: Promise<void> = Promise.resolve();
-  /** Statements written so far (each records one or more keys' uses). */
+  /** Statements sent so far, or queued behind the one under way (each records one or more keys' uses). */
   writes = 0;
 
   constructor(db: Database, log: Logger) {

@@ -10,6 +10,15 @@ import { insertApiKey } from '../../src/accounts/api-keys.ts';
 import { apiKeys } from '../../src/accounts/schema.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 
+/** Waits until another session's `update api_keys` is waiting for a lock (pg_stat_activity). */
+async function waitForBlockedUpdate(c: pg.Client): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    const r = await c.query(`select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like 'update api_keys%' and pid <> pg_backend_pid()`);
+    if (r.rowCount) return;
+  }
+  throw new Error('the update never waited on the lock');
+}
+
 describeEachDb('api key uses', (h) => {
   let t: TestApp;
   const ids: string[] = [];
@@ -50,8 +59,8 @@ describeEachDb('api key uses', (h) => {
       const first = recorder.flush();
       let returned = false;
       const second = recorder.flush().then(() => { returned = true; });
-      // long enough for the update to reach the server and wait on the lock
-      await new Promise((r) => setTimeout(r, 300));
+      // the timer's update is at the server, waiting on the lock (checked, not slept on)
+      await waitForBlockedUpdate(locker);
       expect(returned).toBe(false);
       await locker.query('commit');
       await Promise.all([first, second]);
