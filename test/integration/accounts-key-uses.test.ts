@@ -10,11 +10,18 @@ import { insertApiKey } from '../../src/accounts/api-keys.ts';
 import { apiKeys } from '../../src/accounts/schema.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 
-/** Waits until another session's `update api_keys` is waiting for a lock (pg_stat_activity). */
+/**
+ * Waits until another session's `update api_keys` is waiting for a lock (pg_stat_activity). `c` may be
+ * inside a transaction, where the server keeps the first activity snapshot it read until the end:
+ * each poll clears it, or a poll made before the update arrived would be answered again and again.
+ */
 async function waitForBlockedUpdate(c: pg.Client): Promise<void> {
-  for (let i = 0; i < 500; i++) {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    await c.query('select pg_stat_clear_snapshot()');
     const r = await c.query(`select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like 'update api_keys%' and pid <> pg_backend_pid()`);
     if (r.rowCount) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
   }
   throw new Error('the update never waited on the lock');
 }
