@@ -90,14 +90,17 @@ const READ = `
 const READ_NAME = 'idempotency_read_v1';
 
 // $1 the answers, a JSON array: one statement stores the answers of the requests that finished
-// together (src/platform/grouped-statements.ts). The text is the same whatever the group's size, so each pooled
-// connection prepares it once. Its commit is synchronous: see CLAIM.
+// together (src/platform/grouped-statements.ts). Its commit is synchronous: see CLAIM. Not prepared
+// under a name, unlike the statements around it: a join is planned for the table's size, and a
+// connection that prepared it while the table was small kept a plan reading the whole table (a
+// day's keys) for every group of answers. Measured with 50 requests at a time, each claiming and
+// answering: PostgreSQL's CPU per request rose from 0.09 to 0.23 ms within 12 s as the table grew,
+// and stays at 0.035 ms planned each time.
 const COMPLETE = `
   update idempotency_keys k set state = 'done', locked_until = null,
     status_code = x.status_code, content_type = x.content_type, sealed_body = x.sealed_body
   from jsonb_to_recordset($1::jsonb) as x(merchant_id text, livemode boolean, key text, status_code integer, content_type text, sealed_body text)
   where k.merchant_id = x.merchant_id and k.livemode = x.livemode and k.key = x.key and k.state = 'running'`;
-const COMPLETE_NAME = 'idempotency_complete_v2';
 
 interface Completion {
   merchant_id: string;
@@ -136,7 +139,7 @@ export class IdempotencyStore {
       return items.map((c) => claimed.has(rowOf(c)));
     }, { maxInFlight, identity: rowOf });
     this.#completions = new GroupedStatements<Completion>(async (items) => {
-      await queryText(this.#db, COMPLETE_NAME, COMPLETE, [JSON.stringify(items)]);
+      await queryText(this.#db, null, COMPLETE, [JSON.stringify(items)]);
       return items.map(() => undefined);
     }, { maxInFlight, identity: rowOf });
   }
