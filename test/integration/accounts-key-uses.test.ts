@@ -1,5 +1,5 @@
 // api_keys.last_used_at written in groups (src/accounts/key-uses.ts), on a real database.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { inArray } from 'drizzle-orm';
 import pg from 'pg';
 import { describeEachDb } from '../harness/databases.ts';
@@ -16,14 +16,11 @@ import { createLogger } from '../../src/platform/logger.ts';
  * each poll clears it, or a poll made before the update arrived would be answered again and again.
  */
 async function waitForBlockedUpdate(c: pg.Client): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
+  await vi.waitFor(async () => {
     await c.query('select pg_stat_clear_snapshot()');
     const r = await c.query(`select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like 'update api_keys%' and pid <> pg_backend_pid()`);
-    if (r.rowCount) return;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  throw new Error('the update never waited on the lock');
+    expect(r.rowCount, 'the update waits on the lock').toBeGreaterThan(0);
+  }, { timeout: 10_000, interval: 5 });
 }
 
 describeEachDb('api key uses', (h) => {

@@ -1,7 +1,7 @@
 // Idempotency-Key on POST /v1 and /merchant (CONTRACT "Developer platform"): replay for 24 hours,
 // 422 for another request, 409 while the first runs, one payment however many repeats race, across
 // two app instances on one database and after a restart.
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect, it, vi } from 'vitest';
 import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { ManualClock } from '../../src/platform/clock.ts';
@@ -221,14 +221,12 @@ describeEachDb('idempotency keys', (h) => {
       // the counters of this table as the server has them once the connection reported its own
       const counters = async (updatesAtLeast: number) => {
         await queryText(one, null, 'select pg_stat_force_next_flush()', []);
-        for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
-          await admin.query('select pg_stat_clear_snapshot()');
+        return vi.waitFor(async () => {
           const { rows: [c] } = await admin.query<{ upd: string; read: string }>(
             `select n_tup_upd as upd, seq_tup_read as read from pg_stat_user_tables where relname = 'idempotency_keys'`);
-          if (Number(c.upd) >= updatesAtLeast) return { updates: Number(c.upd), seqRead: Number(c.read) };
-          await new Promise((r) => setTimeout(r, 20));
-        }
-        throw new Error('the statistics never showed the updates');
+          expect(Number(c.upd), 'the statistics show the updates').toBeGreaterThanOrEqual(updatesAtLeast);
+          return { updates: Number(c.upd), seqRead: Number(c.read) };
+        }, { timeout: 10_000, interval: 20 });
       };
       const initial = await counters(0);
       await claimAndAnswer(10);
