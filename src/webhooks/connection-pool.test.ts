@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../platform/clock.ts';
 import { ConnectionPool, connectionKey } from './connection-pool.ts';
 import { attemptDelivery, type AttemptRequest } from './http-attempt.ts';
@@ -19,6 +19,7 @@ async function receiver(answer: (hit: Hit, n: number, res: http.ServerResponse) 
   const hits: Hit[] = [];
   const perSocket = new Map<Socket, number>();
   let connections = 0;
+  const open = new Set<Socket>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -33,10 +34,10 @@ async function receiver(answer: (hit: Hit, n: number, res: http.ServerResponse) 
       answer(hit, n, res);
     });
   });
-  server.on('connection', () => { connections += 1; });
+  server.on('connection', (socket: Socket) => { connections += 1; open.add(socket); socket.on('close', () => open.delete(socket)); });
   await new Promise<void>((r) => server.listen(0, '0.0.0.0', r));
   cleanup.push(() => { server.closeAllConnections(); return new Promise<void>((r) => server.close(() => r())); });
-  return { port: (server.address() as AddressInfo).port, hits, connections: () => connections };
+  return { port: (server.address() as AddressInfo).port, hits, connections: () => connections, open: () => [...open] };
 }
 
 function pool(): ConnectionPool {
@@ -99,6 +100,71 @@ describe('ConnectionPool', () => {
     const second = await attemptDelivery(request(url, { resolve: at('127.0.0.1'), pool: p, attempt: 2 }));
     expect(second).toMatchObject({ ok: true, statusCode: 200 });
     expect(r.connections()).toBe(2);
+  });
+
+  // An attempt that finds no idle connection and room for one opens it before building its request
+  // (http-attempt.ts). Two attempts started together both do; the host's one connection goes to
+  // the first, and the agent queues the second's request with the connection it brought.
+  const oneConnection = () => {
+    const p = new ConnectionPool({ maxSocketsPerKey: 1, maxFreePerKey: 1 });
+    cleanup.push(() => p.close());
+    return p;
+  };
+  const queued = (p: ConnectionPool, host: string, port: number) =>
+    Object.values(p.agentFor('http:', host, port, [{ address: '127.0.0.1', family: 4 }])!.requests).some((list) => (list?.length ?? 0) > 0);
+  const until = async (what: () => boolean, timeout = 5000) => { await vi.waitFor(() => { if (!what()) throw new Error('not yet'); }, { timeout, interval: 5 }); };
+
+  it('a request queued behind a busy connection takes it when it is freed, and closes the one it opened', async () => {
+    const held: http.ServerResponse[] = [];
+    const r = await receiver((_hit, _n, res) => { held.push(res); });
+    const p = oneConnection();
+    const url = `http://queued.invalid:${r.port}/in`;
+    const first = attemptDelivery(request(url, { resolve: at('127.0.0.1'), pool: p }));
+    const second = attemptDelivery(request(url, { resolve: at('127.0.0.1'), pool: p, attempt: 2 }));
+    await until(() => held.length === 1 && queued(p, 'queued.invalid', r.port) && r.connections() === 2);
+    held[0].writeHead(200).end('ok');
+    await until(() => held.length === 2);
+    held[1].writeHead(200).end('ok');
+    expect(await first).toMatchObject({ ok: true, statusCode: 200 });
+    expect(await second).toMatchObject({ ok: true, statusCode: 200 });
+    // The second went over the first's kept-alive connection; the one it had opened is closed at
+    // once, not left open (the kept-alive one stays open for the pool's 4 s).
+    expect(r.hits[1].socket).toBe(r.hits[0].socket);
+    await until(() => r.open().length === 1 && r.open()[0] === r.hits[0].socket, 1000);
+  });
+
+  it('opens no connection of its own when the host\'s connections are all busy: it waits for one', async () => {
+    const held: http.ServerResponse[] = [];
+    const r = await receiver((_hit, _n, res) => { held.push(res); });
+    const p = oneConnection();
+    const url = `http://busy.invalid:${r.port}/in`;
+    const first = attemptDelivery(request(url, { resolve: at('127.0.0.1'), pool: p }));
+    await until(() => held.length === 1);
+    const second = attemptDelivery(request(url, { resolve: at('127.0.0.1'), pool: p, attempt: 2 }));
+    await until(() => queued(p, 'busy.invalid', r.port));
+    held[0].writeHead(200).end('ok');
+    await until(() => held.length === 2);
+    held[1].writeHead(200).end('ok');
+    expect(await first).toMatchObject({ ok: true });
+    expect(await second).toMatchObject({ ok: true });
+    expect(r.connections()).toBe(1);
+  });
+
+  it('a request queued behind a connection that closes gets a new connection, never the closed one', async () => {
+    const held: Hit[] = [];
+    const r = await receiver((hit, _n, res) => { if (held.length === 0) held.push(hit); else res.writeHead(200).end('ok'); });
+    const p = oneConnection();
+    const url = `http://closing.invalid:${r.port}/in`;
+    const first = attemptDelivery(request(url, { resolve: at('127.0.0.1'), pool: p }));
+    const second = attemptDelivery(request(url, { resolve: at('127.0.0.1'), pool: p, attempt: 2 }));
+    await until(() => held.length === 1 && queued(p, 'closing.invalid', r.port));
+    // The receiver drops the first connection without answering. The agent replaces it for the
+    // queued request with the options the closed one was opened with, which name its connection.
+    held[0].socket.destroy();
+    expect(await first).toMatchObject({ ok: false, error: 'connection closed before an answer' });
+    expect(await second).toMatchObject({ ok: true, statusCode: 200 });
+    expect(r.hits.map((h) => h.attempt)).toEqual(['1', '2']);
+    expect(r.hits[1].socket).not.toBe(r.hits[0].socket);
   });
 
   it('bounds the keys it keeps; a closed pool opens fresh connections', async () => {

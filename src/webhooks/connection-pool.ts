@@ -3,10 +3,11 @@
 // still runs the policy first; when the name now resolves elsewhere, the key differs and the attempt
 // gets (or opens) a connection to the new addresses, never one to the old. Redirects are never
 // followed (http.request does not), so a pooled connection only ever carries requests to its key.
-import http from 'node:http';
-import https from 'node:https';
+import type http from 'node:http';
+import type https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { ResolvedAddress } from './url-policy.ts';
+import { ConnectedHttpAgent, ConnectedHttpsAgent } from './connected-agents.ts';
 
 export interface ConnectionPoolOptions {
   /** Connections per key at most (the worker's per-host limit keeps attempts below it anyway). */
@@ -66,7 +67,7 @@ export class ConnectionPool {
         keepAlive: true, maxSockets: this.#opts.maxSocketsPerKey, maxFreeSockets: this.#opts.maxFreePerKey,
         timeout: this.#opts.idleMs, scheduling: 'lifo', lookup: pinnedLookup(addresses),
       };
-      agent = scheme === 'https:' ? new https.Agent(options) : new http.Agent(options);
+      agent = scheme === 'https:' ? new ConnectedHttpsAgent(options) : new ConnectedHttpAgent(options);
       this.#evictBeyond(this.#opts.maxKeys - 1);
     }
     this.#agents.set(key, agent);

@@ -1,11 +1,11 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../platform/clock.ts';
 import { attemptDelivery, NO_WEBHOOK_URL, type AttemptRequest, USER_AGENT } from './http-attempt.ts';
 import { verifyWebhook } from './verify.ts';
@@ -208,6 +208,33 @@ describe('attemptDelivery', () => {
     const stuck: Resolver = () => new Promise(() => {});
     const result = await attemptDelivery(request('https://slow.example.com/', { resolve: stuck, timeoutMs: 100 }));
     expect(result).toMatchObject({ ok: false, error: 'timeout after 100 ms' });
+  });
+
+  it('the timeout also covers a connection never accepted, and the half-open connection is closed', async () => {
+    // A listener that accepts nothing: a stopped process. Once its accept queue is full, the kernel
+    // drops the next SYN and that connect waits (fillers are opened until one waits).
+    const stopped = spawn(process.execPath, ['-e', "const s = require('net').createServer().listen({ port: 0, host: '127.0.0.1', backlog: 1 }, () => { console.log(s.address().port); process.kill(process.pid, 'SIGSTOP'); });"], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const fillers: net.Socket[] = [];
+    try {
+      const port = Number(await new Promise<string>((r) => stopped.stdout.once('data', (d: Buffer) => r(d.toString()))));
+      for (let connected = true; connected;) {
+        const filler = net.connect(port, '127.0.0.1').on('error', () => {});
+        fillers.push(filler);
+        connected = await new Promise<boolean>((r) => { filler.once('connect', () => r(true)); setTimeout(() => r(false), 200); });
+      }
+      fillers.pop()!.destroy();
+      const sockets = () => process.getActiveResourcesInfo().filter((n) => n === 'TCPSocketWrap').length;
+      // The waiting filler's handle is gone once the count is the connected fillers'.
+      await vi.waitFor(() => expect(sockets()).toBe(fillers.length), { timeout: 1000 });
+      const before = sockets();
+      const result = await attemptDelivery(request(`http://127.0.0.1:${port}/`, { timeoutMs: 300 }));
+      expect(result).toMatchObject({ ok: false, error: 'timeout after 300 ms', response: '' });
+      // Closed with the attempt, not left to the kernel's SYN retries (about two minutes).
+      await vi.waitFor(() => expect(sockets()).toBe(before), { timeout: 200 });
+    } finally {
+      for (const f of fillers) f.destroy();
+      stopped.kill('SIGKILL');
+    }
   });
 
   it('exports the caller-side text for a removed account URL', () => {

@@ -3,6 +3,7 @@
 // the answer than the 500 characters a history entry keeps, never waits longer than the timeout.
 import http from 'node:http';
 import https from 'node:https';
+import net from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
 import { systemClock, type Clock } from '../platform/clock.ts';
 import { ipFamily } from './ip-ranges.ts';
@@ -10,6 +11,7 @@ import { signatureHeader, unixSeconds } from './signing.ts';
 import { bareHost, checkWebhookUrl, type ResolvedAddress, type Resolver } from './url-policy.ts';
 import { describeAttemptError, timeoutError } from './attempt-errors.ts';
 import { pinnedLookup, type ConnectionPool } from './connection-pool.ts';
+import { oneUseAgent, wasTaken, wouldConnect, type ConnectedRequestOptions } from './connected-agents.ts';
 
 export const USER_AGENT = 'gateway-webhooks/1.0';
 /** The error of an attempt to the account URL after it was removed; the caller records it. */
@@ -102,14 +104,16 @@ function post(
   // Kept as text: the headers and the body then leave in one write.
   const body = req.body;
   const host = bareHost(target);
-  const https_ = target.protocol === 'https:';
+  const scheme = target.protocol === 'https:' ? 'https:' : 'http:';
+  const https_ = scheme === 'https:';
   const port = target.port === '' ? (https_ ? 443 : 80) : Number(target.port);
-  const options: https.RequestOptions = {
+  const lookup = pinnedLookup(addresses);
+  const options: ConnectedRequestOptions = {
     method: 'POST',
     hostname: host,
     port,
     path: `${target.pathname}${target.search}`,
-    lookup: pinnedLookup(addresses),
+    lookup,
     headers: {
       Host: target.host,
       'Content-Type': 'application/json',
@@ -130,13 +134,16 @@ function post(
     let settled = false;
     let statusCode: number | undefined;
     const text = new AnswerText();
-    let request: http.ClientRequest;
+    let request: http.ClientRequest | undefined;
     let answer: http.IncomingMessage | undefined;
+    /** A connection being opened, before any request was built on it. */
+    let connecting: net.Socket | undefined;
     const finish = (outcome: PostOutcome) => {
       if (settled) return;
       settled = true;
+      connecting?.destroy();
       // A complete exchange leaves a kept-alive connection to its agent; anything else closes it.
-      if (!outcome.ok || !answer?.complete) request.destroy();
+      if (request && (!outcome.ok || !answer?.complete)) request.destroy();
       resolve(outcome);
     };
     const answered = () => {
@@ -144,8 +151,9 @@ function post(
       const ok = code >= 200 && code < 300;
       finish(ok ? { ok, statusCode: code, response: text.value } : { ok, statusCode: code, error: answeredError(code), response: text.value });
     };
-    const send = (agent: http.Agent | false) => {
-      request = (https_ ? https : http).request({ ...options, agent }, (res) => {
+    const send = (agent: http.Agent, socket?: net.Socket) => {
+      const withConnection: ConnectedRequestOptions = { ...options, agent, socket };
+      const sent = (https_ ? https : http).request(withConnection, (res) => {
         answer = res;
         statusCode = res.statusCode ?? 0;
         res.on('data', (chunk: Buffer) => { if (text.add(chunk)) answered(); });
@@ -153,14 +161,31 @@ function post(
         res.on('error', answered);
         res.on('close', answered);
       });
-      const sent = request;
+      request = sent;
+      // The agent may have handed this request an idle connection freed since: the one opened for it then closes.
+      if (socket) sent.once('socket', () => { if (!wasTaken(socket)) socket.destroy(); });
       sent.on('error', (err: NodeJS.ErrnoException) => {
         if (settled || sent !== request) return;
         if (statusCode !== undefined) answered();
-        else if (agent !== false && sent.reusedSocket && STALE_CONNECTION.has(err.code ?? '')) send(false);
+        else if (sent.reusedSocket && STALE_CONNECTION.has(err.code ?? '')) connectThenSend(oneUseAgent(scheme));
         else finish({ ok: false, error: describeAttemptError(err), response: '' });
       });
       sent.end(body, 'utf8');
+    };
+    // A new connection is opened before the request is built: a refused or unreachable receiver
+    // (the usual reason an attempt fails) then costs a bare connect, a third of what an HTTP
+    // request failing to connect costs Node. The same checked addresses, tried the same way, and
+    // no Nagle delay, as Node's agents connect.
+    const connectThenSend = (agent: http.Agent) => {
+      const socket = net.connect({ host, port, lookup, noDelay: true });
+      connecting = socket;
+      const failed = (err: Error) => finish({ ok: false, error: describeAttemptError(err), response: '' });
+      socket.once('error', failed);
+      socket.once('connect', () => {
+        connecting = undefined;
+        socket.removeListener('error', failed);
+        send(agent, socket);
+      });
     };
     void deadline.then(() => {
       // The status line decides; a body still trickling in is cut where it is.
@@ -168,6 +193,8 @@ function post(
       else finish({ ok: false, error: timeoutError(req.timeoutMs), response: '' });
     });
     // Connections are reused only for this scheme, host, port and these checked addresses.
-    send(req.pool?.agentFor(https_ ? 'https:' : 'http:', host, port, addresses) ?? false);
+    const pooled = req.pool?.agentFor(scheme, host, port, addresses);
+    if (pooled && !wouldConnect(pooled)) send(pooled);
+    else connectThenSend(pooled ?? oneUseAgent(scheme));
   });
 }
