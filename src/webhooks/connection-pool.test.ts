@@ -114,39 +114,41 @@ describe('ConnectionPool', () => {
     Object.values(p.agentFor('http:', host, port, [{ address: '127.0.0.1', family: 4 }])!.requests).some((list) => (list?.length ?? 0) > 0);
   const until = async (what: () => boolean, timeout = 5000) => { await vi.waitFor(() => { if (!what()) throw new Error('not yet'); }, { timeout, interval: 5 }); };
 
-  it('a request queued behind a busy connection takes it when it is freed, and closes the one it opened', async () => {
+  /**
+   * Two attempts to one host of one connection, started together or the second once the first
+   * arrived; the receiver holds each answer until `answerBoth` answers them in order.
+   */
+  const twoHeld = async (host: string, second: 'together' | 'once the first arrived') => {
     const held: http.ServerResponse[] = [];
     const r = await receiver((_hit, _n, res) => { held.push(res); });
     const p = oneConnection();
-    const url = `http://queued.invalid:${r.port}/in`;
-    const first = attemptDelivery(request(url, { resolve: at('127.0.0.1'), pool: p }));
-    const second = attemptDelivery(request(url, { resolve: at('127.0.0.1'), pool: p, attempt: 2 }));
-    await until(() => held.length === 1 && queued(p, 'queued.invalid', r.port) && r.connections() === 2);
-    held[0].writeHead(200).end('ok');
-    await until(() => held.length === 2);
-    held[1].writeHead(200).end('ok');
-    expect(await first).toMatchObject({ ok: true, statusCode: 200 });
-    expect(await second).toMatchObject({ ok: true, statusCode: 200 });
-    // The second went over the first's kept-alive connection; the one it had opened is closed at
-    // once, not left open (the kept-alive one stays open for the pool's 4 s).
+    const attempt = (n: number) => attemptDelivery(request(`http://${host}:${r.port}/in`, { resolve: at('127.0.0.1'), pool: p, attempt: n }));
+    const attempts = [attempt(1)];
+    if (second !== 'together') await until(() => held.length === 1);
+    attempts.push(attempt(2));
+    await until(() => held.length === 1 && queued(p, host, r.port));
+    const answerBoth = async () => {
+      held[0].writeHead(200).end('ok');
+      await until(() => held.length === 2);
+      held[1].writeHead(200).end('ok');
+      return Promise.all(attempts);
+    };
+    return { r, answerBoth };
+  };
+
+  it('a request queued behind a busy connection takes it when it is freed, and closes the one it opened', async () => {
+    const { r, answerBoth } = await twoHeld('queued.invalid', 'together');
+    for (const result of await answerBoth()) expect(result).toMatchObject({ ok: true, statusCode: 200 });
+    // Both opened a connection; the second's request went over the first's kept-alive one, and the
+    // one it had opened is closed at once, not left open (the kept-alive one stays for the pool's 4 s).
+    expect(r.connections()).toBe(2);
     expect(r.hits[1].socket).toBe(r.hits[0].socket);
     await until(() => r.open().length === 1 && r.open()[0] === r.hits[0].socket, 1000);
   });
 
   it('opens no connection of its own when the host\'s connections are all busy: it waits for one', async () => {
-    const held: http.ServerResponse[] = [];
-    const r = await receiver((_hit, _n, res) => { held.push(res); });
-    const p = oneConnection();
-    const url = `http://busy.invalid:${r.port}/in`;
-    const first = attemptDelivery(request(url, { resolve: at('127.0.0.1'), pool: p }));
-    await until(() => held.length === 1);
-    const second = attemptDelivery(request(url, { resolve: at('127.0.0.1'), pool: p, attempt: 2 }));
-    await until(() => queued(p, 'busy.invalid', r.port));
-    held[0].writeHead(200).end('ok');
-    await until(() => held.length === 2);
-    held[1].writeHead(200).end('ok');
-    expect(await first).toMatchObject({ ok: true });
-    expect(await second).toMatchObject({ ok: true });
+    const { r, answerBoth } = await twoHeld('busy.invalid', 'once the first arrived');
+    for (const result of await answerBoth()) expect(result).toMatchObject({ ok: true, statusCode: 200 });
     expect(r.connections()).toBe(1);
   });
 
