@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../platform/clock.ts';
 import { attemptDelivery, NO_WEBHOOK_URL, type AttemptRequest, USER_AGENT } from './http-attempt.ts';
+import { ConnectionPool } from './connection-pool.ts';
 import { verifyWebhook } from './verify.ts';
 import type { Resolver } from './url-policy.ts';
 
@@ -264,6 +265,21 @@ describe.skipIf(!hasOpenssl)('attemptDelivery over TLS', () => {
     expect(result).toMatchObject({ ok: true, statusCode: 202, response: 'queued' });
     expect(r.seen[0].servername).toBe('hooks.test');
     expect(r.seen[0].headers.host).toBe(`hooks.test:${r.port}`);
+  });
+
+  it('through a pool, the handshake runs over the connection the attempt opened, and the next attempt reuses it', async () => {
+    const r = await receiver((_q, res) => res.writeHead(200).end('ok'), tlsFiles);
+    const pool = new ConnectionPool();
+    try {
+      for (const attempt of [1, 2]) {
+        const result = await attemptDelivery(request(`https://hooks.test:${r.port}/x`, { resolve: toLocal, ca: tlsFiles!.cert, pool, attempt }));
+        expect(result).toMatchObject({ ok: true, statusCode: 200 });
+      }
+    } finally {
+      pool.close();
+    }
+    expect(r.connections()).toBe(1);
+    expect(r.seen.map((s) => [s.servername, s.headers['x-webhook-attempt']])).toEqual([['hooks.test', '1'], ['hooks.test', '2']]);
   });
 
   it('an untrusted certificate is a TLS error and nothing is posted', async () => {
