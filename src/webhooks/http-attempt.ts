@@ -146,6 +146,8 @@ function post(
       if (request && (!outcome.ok || !answer?.complete)) request.destroy();
       resolve(outcome);
     };
+    /** No answer: the connection failed (refused, unreachable, closed, TLS). */
+    const failed = (err: unknown) => finish({ ok: false, error: describeAttemptError(err), response: '' });
     const answered = () => {
       const code = statusCode!;
       const ok = code >= 200 && code < 300;
@@ -168,7 +170,7 @@ function post(
         if (settled || sent !== request) return;
         if (statusCode !== undefined) answered();
         else if (sent.reusedSocket && STALE_CONNECTION.has(err.code ?? '')) connectThenSend(oneUseAgent(scheme));
-        else finish({ ok: false, error: describeAttemptError(err), response: '' });
+        else failed(err);
       });
       sent.end(body, 'utf8');
     };
@@ -179,7 +181,6 @@ function post(
     const connectThenSend = (agent: http.Agent) => {
       const socket = net.connect({ host, port, lookup, noDelay: true });
       connecting = socket;
-      const failed = (err: Error) => finish({ ok: false, error: describeAttemptError(err), response: '' });
       socket.once('error', failed);
       socket.once('connect', () => {
         connecting = undefined;
