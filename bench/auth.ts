@@ -3,6 +3,7 @@
 // their ratio (target >= 0.8). The per-key rate limit (20/s) is lifted for the measured route so the
 // run measures the lookup itself, not 429 answers.
 // Run: node_modules/.bin/node bench/auth.ts   (TEST_DATABASE_URL picks the server; BENCH_SECONDS the duration)
+import './_interrupt.ts';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';

@@ -5,6 +5,7 @@
 // (one transfer to the merchant) and USDT_ERC20 (a gas top-up from the hot wallet first).
 // The worker runs as in production (its own timer and wake-ups); the bench only mines nothing and
 // polls the settlement. Run: node_modules/.bin/node bench/chain-settlement.ts [settlements per coin]
+import './_interrupt.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import { bootPlatform } from '../src/platform/boot.ts';
 import { createServices } from '../src/services.ts';

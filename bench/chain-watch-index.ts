@@ -3,6 +3,7 @@
 // (target < 10 ms, no RPC), and the time to rebuild it at start from PostgreSQL, as a ratio to a
 // baseline run in a separate process: the narrowest read of the same rows with bare `pg`.
 // Run: node_modules/.bin/node bench/chain-watch-index.ts [addresses]
+import './_interrupt.ts';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -6,6 +6,7 @@
 // The database is PostgreSQL (TEST_DATABASE_URL, as production runs) unless P6_DB=pglite: PGlite has
 // one connection, so the outbox's dispatch waits behind the watcher's next transactions.
 // Run: node_modules/.bin/node bench/chain-watch-latency.ts [payments]
+import './_interrupt.ts';
 import { quantile, startDetectingReceiver } from './_detecting-receiver.ts';
 import type { Address } from 'viem';
 import { createLogger } from '../src/platform/logger.ts';

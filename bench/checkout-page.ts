@@ -4,6 +4,7 @@
 // payment whose coin is chosen: first visits (an empty cache each) and returning ones, in English
 // and in Spanish (its words are a file of their own). Target: weight < 40 kB, address < 300 ms.
 // Run: node_modules/.bin/node bench/checkout-page.ts [navigations=15]
+import './_interrupt.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';

@@ -5,6 +5,7 @@
 // page's memory after 1,000 live `payment:update`s of the rows shown (it should not grow beyond
 // them). Targets: initial JS < 60 kB gz, payments page < 1 s.
 // Run: node_modules/.bin/node bench/dashboard.ts   (BENCH_ENGINES=postgres,pglite; TEST_DATABASE_URL for the server)
+import './_interrupt.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';

@@ -2,6 +2,7 @@
 // the process's resident memory while it streams (it must stay flat: keyset pages, not one array).
 // Uses the PostgreSQL server of TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test)
 // in a fresh database, else embedded PGlite. Run: node_modules/.bin/node bench/ledger-csv.ts [entries]
+import './_interrupt.ts';
 import { sql } from 'drizzle-orm';
 import type { Database } from '../src/platform/db/index.ts';
 import { openScratchDatabase, testServerUrl } from '../test/harness/scratch-db.ts';

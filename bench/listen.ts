@@ -4,6 +4,7 @@
 // Events are test pings of the key's merchant, one per transaction, BENCH_LISTEN_EVENTS of them
 // (default 300) spaced BENCH_LISTEN_GAP_MS apart (default 20).
 // Run: node_modules/.bin/node bench/listen.ts   (TEST_DATABASE_URL for the server)
+import './_interrupt.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

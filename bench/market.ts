@@ -9,6 +9,7 @@
 // Besides requests a second it prints the main thread's CPU per request, steadier on a busy machine.
 // Target: live/static ≥ 0.95 in requests a second, ≤ 1.05 in CPU per request.
 // Run: node_modules/.bin/node bench/market.ts   (BENCH_ENGINES=postgres,pglite; TEST_DATABASE_URL)
+import './_interrupt.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

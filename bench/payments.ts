@@ -21,6 +21,7 @@
 // Run: node_modules/.bin/node bench/payments.ts   (TEST_DATABASE_URL for the server; BENCH_ONLY to
 // run fewer pairs, e.g. BENCH_ONLY=webhook: the creation pair always runs)
 import './_as-npm-start.ts';
+import './_interrupt.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -41,6 +42,7 @@ import { startWorkers, stopWorkers } from '../src/workers.ts';
 import { insertApiKey } from '../src/accounts/api-keys.ts';
 import { merchants } from '../src/accounts/schema.ts';
 import { startAnvil } from '../test/harness/anvil.ts';
+import { holdProcess } from '../test/harness/held-outside.ts';
 import { addSplits, cpuProbe, perRequest, type CpuProbe, type CpuSplit } from './_cpu-split.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -119,14 +121,14 @@ async function pair(service: Job, bare: Job): Promise<[Side, Side]> {
   return [total([a1, a2]), total([b1, b2])];
 }
 
-async function startBaseline(dbUrl: string): Promise<{ url: string; pid: number | undefined; stop: () => void }> {
+async function startBaseline(dbUrl: string): Promise<{ url: string; pid: number | undefined; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, [path.join(HERE, '_bare-baseline.ts'), dbUrl], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (d) => { out += d; const m = /listening (\S+)/.exec(out); if (m) resolve(m[1]); });
     child.on('exit', (code) => reject(new Error(`baseline exited ${code}`)));
   });
-  return { url, pid: child.pid, stop: () => child.kill('SIGTERM') };
+  return { url, pid: child.pid, stop: holdProcess(child) };
 }
 
 const { db, url: dbUrl, drop } = await openScratchDatabase('postgres', { poolMax: POSTGRES_POOL_MAX, prefix: 'gw_bench' });
@@ -210,7 +212,7 @@ try {
   await app.close();
   await stopWorkers(services);
 } finally {
-  baseline.stop();
+  await baseline.stop();
   await eth.close();
   await drop();
   fs.rmSync(dataDir, { recursive: true, force: true });

@@ -3,9 +3,11 @@
 // each of 1,000 subscribers of one payment (p50/p99 over many changes).
 // The server runs in a child process (so its memory is its own); clients run here.
 // Run: node_modules/.bin/node bench/sockets.ts [sockets=10000] [subscribers=1000] [changes=30]
+import './_interrupt.ts';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
+import { holdProcess } from '../test/harness/held-outside.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const now = (): number => performance.timeOrigin + performance.now();
@@ -90,6 +92,8 @@ async function main(): Promise<void> {
   const [total = 10_000, subscribers = 1000, changes = 30] = process.argv.slice(2).map(Number);
   const { io } = await import('socket.io-client');
   const child = fork(SELF, ['--server'], { execPath: process.execPath, execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // stopped early, this process stops the server, which drops its database (bench/_interrupt.ts)
+  holdProcess(child);
   let seq = 0;
   const pending = new Map<number, (m: Record<string, unknown>) => void>();
   let ready: (m: { ready: number; engine: string }) => void;

@@ -1,12 +1,14 @@
 // Start to `listening on`: PGlite with a fresh DATA_DIR, PGlite with an existing one, PostgreSQL;
 // against a baseline of a bare Node HTTP server started the same way. Then idle resident memory
 // of the service on PGlite (target < 200 MB).
+import './_interrupt.ts';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createPgDatabase, testServerUrl } from '../test/harness/scratch-db.ts';
 import { PROJECT_ROOT as root, startArgs } from '../test/harness/node.ts';
+import { holdProcess } from '../test/harness/held-outside.ts';
 
 const node = process.execPath;
 /** The service is started exactly as `npm start` does, with the same Node flags. */
@@ -16,6 +18,7 @@ function start(args: string[], env: Record<string, string>): Promise<{ ms: numbe
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     const child = spawn(node, args, { cwd: root, env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const stop = holdProcess(child);
     let out = '';
     const onData = (d: Buffer) => {
       out += d;
@@ -23,7 +26,7 @@ function start(args: string[], env: Record<string, string>): Promise<{ ms: numbe
         child.stdout!.off('data', onData);
         resolve({
           ms: performance.now() - t0, pid: child.pid!,
-          stop: () => new Promise((r) => { child.on('exit', () => r()); child.kill('SIGTERM'); }),
+          stop,
         });
       }
     };

@@ -6,6 +6,7 @@
 // transaction is in its mempool then) to the webhook's arrival. Three runs; p50 and p99 of each.
 // Target p99 < 1 s. Skips with one line where litecoind is absent.
 // Run: node_modules/.bin/node bench/utxo-mempool-latency.ts [payments per run]
+import './_interrupt.ts';
 import { quantile, startDetectingReceiver } from './_detecting-receiver.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import { bootPlatform } from '../src/platform/boot.ts';

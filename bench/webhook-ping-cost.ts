@@ -5,6 +5,7 @@
 // ping moves less than req/s on a shared machine. WORKER=off stops the delivery worker (the request
 // alone). Run: node_modules/.bin/node bench/webhook-ping-cost.ts
 import './_as-npm-start.ts';
+import './_interrupt.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -5,6 +5,7 @@
 //  2. with 200 receivers hanging for the whole timeout, the time from an event's commit to the first
 //     attempt reaching a healthy receiver (p50, p99).
 // Run: TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node_modules/.bin/node bench/webhooks.ts
+import './_interrupt.ts';
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';

@@ -3,6 +3,7 @@
 // 56 for BNB Smart Chain), automining, with its state kept in a file so a stopped node restarts on
 // the same port with the same blocks (an outage, not a new chain). Plus the test ERC-20.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { holdOutside } from './held-outside.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -97,7 +98,7 @@ export async function startAnvil(opts: { chainId: number; blockTime?: number; ha
     chainId: opts.chainId, port, url, client, test, funder, wallet,
     mine: async (blocks = 1) => { await test.mine({ blocks }); },
     stop, start,
-    close: async () => { await stop(); fs.rmSync(dir, { recursive: true, force: true }); },
+    close: holdOutside(async () => { await stop(); fs.rmSync(dir, { recursive: true, force: true }); }),
   };
 }
 

@@ -7,6 +7,7 @@
 // Keep a test chain below block 432: MWEB activates there on regtest and needs a peg-in first
 // (see the shared notes on chain nodes).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { holdOutside } from './held-outside.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -101,6 +102,6 @@ export async function startLitecoind(): Promise<LitecoinNode> {
       // The wallet is not loaded again by itself after a restart.
       await rpc('loadwallet', ['miner']).catch(() => {});
     },
-    close: async () => { await stop(); fs.rmSync(dir, { recursive: true, force: true }); },
+    close: holdOutside(async () => { await stop(); fs.rmSync(dir, { recursive: true, force: true }); }),
   };
 }

@@ -3,6 +3,7 @@
 import crypto from 'node:crypto';
 import pg from 'pg';
 import { migrate, openPglite, openPostgres, type Database } from '../../src/platform/db/index.ts';
+import { holdOutside } from './held-outside.ts';
 
 export const DEFAULT_TEST_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
 export const testServerUrl = (): string => process.env.TEST_DATABASE_URL || DEFAULT_TEST_DATABASE_URL;
@@ -19,7 +20,7 @@ export async function createPgDatabase(serverUrl = testServerUrl(), prefix = 'gw
   await adminQuery(serverUrl, `create database ${name}`);
   const u = new URL(serverUrl);
   u.pathname = `/${name}`;
-  return { url: u.toString(), drop: () => adminQuery(serverUrl, `drop database if exists ${name} with (force)`) };
+  return { url: u.toString(), drop: holdOutside(() => adminQuery(serverUrl, `drop database if exists ${name} with (force)`)) };
 }
 
 /** An open, migrated scratch database of either engine (migrated from `migrationsDir` when given), and how to dispose of it. */

@@ -1,0 +1,44 @@
+// What a test or bench holds outside its own process (a scratch database on the server, a chain
+// node, a helper process), each with the way to let it go. Its owner lets each go as before; this
+// list is for a bench stopped early (Ctrl-C, a kill, its output pipe closed by `| head`), which lets
+// go of all of it before it exits (bench/_interrupt.ts) instead of leaving a database on the server
+// and processes running.
+import type { ChildProcess } from 'node:child_process';
+
+const held = new Map<symbol, () => Promise<void>>();
+
+/**
+ * Registers something held outside this process; returns its release, which runs `release` once
+ * (a second call waits for the first) and takes it off the list.
+ */
+export function holdOutside(release: () => Promise<void>): () => Promise<void> {
+  const key = Symbol('held');
+  let released: Promise<void> | undefined;
+  const once = () => {
+    held.delete(key);
+    return (released ??= release());
+  };
+  held.set(key, once);
+  return once;
+}
+
+/** Registers a child process; its release stops it (SIGTERM) and waits for it to exit. */
+export function holdProcess(child: ChildProcess): () => Promise<void> {
+  return holdOutside(() => new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  }));
+}
+
+/** Lets go of everything still held, the latest first (a node before the database it writes to); failures are reported, not thrown. */
+export async function releaseAllHeld(): Promise<void> {
+  for (const release of [...held.values()].reverse()) {
+    await release().catch((err: unknown) => console.error(`could not release: ${err instanceof Error ? err.message : String(err)}`));
+  }
+}
+
+/** How many things are held now (for tests). */
+export function heldCount(): number {
+  return held.size;
+}
