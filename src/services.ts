@@ -40,7 +40,7 @@ export async function createServices(platform: Platform): Promise<Services> {
   const { db, config } = platform;
   const accounts = new AccountsService(platform);
   const nodes = chainNodes(config);
-  const sending = new ChainSending(platform, nodes);
+  const sending = await ChainSending.create(platform, nodes);
   // Live network fees are quoted from the chains' nodes (chains without one keep the built-in figures).
   const market = createMarket({ config, clock: platform.clock, log: platform.log, networkFees: sending.feeQuoter });
   const settlement = new SettlementService(platform, { market });
@@ -70,7 +70,7 @@ export async function createServices(platform: Platform): Promise<Services> {
   // a Tron settlement's burnt TRX is priced in its coin at the current rates (settlement/burnt-fee.ts)
   sending.transfers.useRates((livemode) => marketQuotes(market.snapshot(livemode)).rates);
   platform.outbox.subscribe(sending.transfers.subscriber());
-  const watching = createChainWatching(platform, nodes, { intake: payments.intake, market }, {}, sending.readers, sending.hotWallets);
+  const watching = createChainWatching(platform, nodes, sending.kits, { intake: payments.intake, market }, {}, sending.readers, sending.hotWallets);
   const realtime = new Realtime(platform, accounts.authn, {
     checkout: { payerViewByToken: (t) => foundOrNull(payments.checkoutView(t)) },
     figures: (merchantId, livemode) => payments.dashboard(merchantId, livemode),

@@ -1,1 +1,2 @@
 export { TOKENS, TOKEN_DEFS, isToken, unsupportedToken, tokenDef, tokensOnChain, type TokenSymbol, type TokenDef } from './catalog.ts';
+export { tokenContracts } from './contracts.ts';

@@ -106,7 +106,7 @@ describe.runIf(anvilOrSkip())('payouts sent by the service', () => {
       try {
         await Promise.all(payouts.map((p) => admin('POST', `/admin/payouts/${p.id}/approve`)));
         // a second process's worker over the same database
-        const other = new ChainSending(t.platform, chainNodes(t.config));
+        const other = await ChainSending.create(t.platform, chainNodes(t.config));
         for (let i = 0; i < 3; i++) await Promise.all([t.services.sending.transfers.runOnce(), other.transfers.runOnce()]);
         const rows = (await Promise.all(payouts.map((p) => transfersOf(p.id)))).flat();
         expect(rows.map((r) => r.status)).toEqual(Array(5).fill('sent'));

@@ -157,7 +157,7 @@ describe.runIf(anvilOrSkip())('a wrong-asset deposit while its coin has no price
       fx = await FakeExchanges.start();
       t = await startChainApp(h.db(), nodes, { MARKET_FILE: '', ...fx.env() });
       await t.services.market.refresh();
-      const readers = chainReaders(t.platform.config, t.services.nodes).filter((r) => r.chain === 'ethereum');
+      const readers = chainReaders(t.platform.config, t.services.nodes, t.services.sending.kits).filter((r) => r.chain === 'ethereum');
       watching = new ChainWatching(t.platform, t.services.nodes, readers, { intake: t.services.payments.intake, market: t.services.market }, { maxBlocksPerPass: 1 });
       await caughtUp();
     });

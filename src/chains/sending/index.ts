@@ -3,23 +3,23 @@
 // worker, the hot wallets of /admin/wallets and the market's network fee quotes. One object with start/stop for the composition root.
 import type { FastifyInstance } from 'fastify';
 import type { Chain } from '../../config.ts';
-import { tokensOnChain } from '../../tokens/index.ts';
+import { tokenContracts, tokensOnChain } from '../../tokens/index.ts';
 import type { Platform } from '../../platform/context.ts';
 import type { NetworkFeeQuoter } from '../../market/network-fee-port.ts';
 import type { ChainNodes } from '../rpc/nodes.ts';
 import { HotWallets, WalletKeys, registerWalletRoutes, type BalanceReader } from '../wallets/index.ts';
 import { TransferService, type TransferFamily, type TransferServiceOptions } from '../transfers/index.ts';
-import { EvmFamily, EvmFeeQuoter, EvmRpc, evmWalletBalances, tokenContracts } from '../evm/send/index.ts';
+import type { EvmFamily } from '../evm/send/index.ts';
 import { UTXO_CHAINS, type UtxoChain } from '../addresses/index.ts';
-import { UtxoReader, UtxoRpc } from '../utxo/index.ts';
-import { HotOutputs, UtxoFamily, UtxoFeeQuoter, combinedFeeQuoter, depositTxsFromDb } from '../utxo/send/index.ts';
+import type { UtxoReader, UtxoRpc } from '../utxo/index.ts';
+import type { HotOutputs } from '../utxo/send/index.ts';
 import { NodeEndpoints } from '../rpc/endpoints.ts';
 import type { ChainReader, OwnWallet } from '../watch/types.ts';
-import { TronFamily, TronReader, TronRpc } from '../tron/index.ts';
-import { XrpFamily, XrpReader, XrpRpc } from '../xrp/index.ts';
-import { familyFeeQuoter, type SweepFeeSource } from './family-fee-quoter.ts';
+import type { XrpRpc } from '../xrp/index.ts';
+import { combinedFeeQuoter, familyFeeQuoter, type SweepFeeSource } from './family-fee-quoter.ts';
+import { EVM_CHAINS, kitOf, loadChainKits, type ChainKits } from './chain-kits.ts';
 
-const EVM_CHAINS: readonly Chain[] = ['ethereum', 'bsc'];
+export { EVM_CHAINS, kitOf, loadChainKits, type ChainKits } from './chain-kits.ts';
 
 export interface ChainSendingOptions extends Partial<TransferServiceOptions> {
   /** Per chain: how long a sent transaction may stay unmined before it is looked at again. */
@@ -45,19 +45,29 @@ export class ChainSending {
   readonly hotWallets: Partial<Record<Chain, OwnWallet>> = {};
   /** Readers of the chains whose families talk to their nodes through a connection of their own (Tron, XRP), for the watcher. */
   readonly readers: Partial<Record<Chain, ChainReader>> = {};
+  /** The code of the chain families with a node (chain-kits.ts), also what the watcher reads them with. */
+  readonly kits: ChainKits;
   readonly #platform: Platform;
   #xrp: XrpRpc | null = null;
 
-  constructor(platform: Platform, nodes: ChainNodes, opts: ChainSendingOptions = {}) {
+  /** Loads the code of the chain families that have a node, then composes them. */
+  static async create(platform: Platform, nodes: ChainNodes, opts: ChainSendingOptions = {}): Promise<ChainSending> {
+    return new ChainSending(platform, nodes, await loadChainKits(nodes), opts);
+  }
+
+  private constructor(platform: Platform, nodes: ChainNodes, kits: ChainKits, opts: ChainSendingOptions) {
     const { config } = platform;
+    this.kits = kits;
     this.#platform = platform;
     this.keys = new WalletKeys(config.walletMnemonic);
     const families: TransferFamily[] = [];
     const readers: Partial<Record<Chain, BalanceReader>> = {};
     const prices: Partial<Record<Chain, EvmFamily>> = {};
+    const quoters: NetworkFeeQuoter[] = [];
     for (const chain of EVM_CHAINS) {
       const endpoints = nodes[chain];
       if (!endpoints) continue;
+      const { EvmFamily, EvmRpc, evmWalletBalances } = kitOf(kits.evmSend, chain);
       const rpc = new EvmRpc(endpoints);
       const contracts = tokenContracts(chain, config.tokenContracts);
       const family = new EvmFamily(chain, rpc, this.keys, contracts, { stuckAfterMs: opts.stuckAfterMs?.[chain] });
@@ -67,11 +77,15 @@ export class ChainSending {
     }
     // Tron and XRP price their own sweeps
     const ownFees: Partial<Record<Chain, SweepFeeSource>> = {};
+    if (kits.evmSend) quoters.push(new kits.evmSend.EvmFeeQuoter(prices));
     const utxoRpcs: Partial<Record<UtxoChain, UtxoRpc>> = {};
-    const hotOutputs = new HotOutputs(platform.db);
+    let hotOutputs: HotOutputs | undefined; // one for all the Bitcoin-family chains
     for (const chain of UTXO_CHAINS) {
       const endpoints = nodes[chain];
       if (!endpoints) continue;
+      const { UtxoReader, UtxoRpc } = kitOf(kits.utxo, chain);
+      const { UtxoFamily, HotOutputs, depositTxsFromDb } = kitOf(kits.utxoSend, chain);
+      hotOutputs ??= new HotOutputs(platform.db);
       const rpc = new UtxoRpc(endpoints);
       const reader = new UtxoReader(chain, rpc);
       utxoRpcs[chain] = rpc;
@@ -85,8 +99,10 @@ export class ChainSending {
       // the live hot wallet's tracked outputs (a test-mode wallet is never on a node)
       readers[chain] = async () => [{ token: family.coin.token, amount: await family.hotBalance() }];
     }
+    if (kits.utxoSend) quoters.push(new kits.utxoSend.UtxoFeeQuoter(utxoRpcs));
     const tron = nodes.tron;
     if (tron) {
+      const { TronFamily, TronReader, TronRpc } = kitOf(kits.tron, 'tron');
       // the solidity routes live at TRON_SOLIDITY_URL when given, on the same nodes otherwise
       const rpc = new TronRpc(tron, config.tronSolidityUrls.length > 0 ? new NodeEndpoints(config.tronSolidityUrls) : tron);
       const contracts = tokenContracts('tron', config.tokenContracts);
@@ -104,6 +120,7 @@ export class ChainSending {
       };
     }
     if (nodes.xrp) {
+      const { XrpFamily, XrpReader, XrpRpc } = kitOf(kits.xrp, 'xrp');
       // one rippled connection (WebSocket or HTTP) shared by sending and watching
       this.#xrp = new XrpRpc(nodes.xrp);
       const family = new XrpFamily(this.#xrp, this.keys, { stuckAfterMs: opts.stuckAfterMs?.xrp });
@@ -114,7 +131,7 @@ export class ChainSending {
     }
     this.transfers = new TransferService(platform, this.keys, families, { pollMs: transferPollMs(config), ...opts });
     this.wallets = new HotWallets(this.keys, readers, () => this.transfers.waitingForFunds(), platform.clock, platform.log);
-    this.feeQuoter = combinedFeeQuoter(new EvmFeeQuoter(prices), new UtxoFeeQuoter(utxoRpcs), familyFeeQuoter(ownFees));
+    this.feeQuoter = combinedFeeQuoter(...quoters, familyFeeQuoter(ownFees));
   }
 
   registerRoutes(app: FastifyInstance): void {

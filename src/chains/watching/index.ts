@@ -8,24 +8,27 @@ import type { MarketSource } from '../../market/index.ts';
 import type { DepositIntake } from '../../payments/index.ts';
 import type { ChainNodes } from '../rpc/nodes.ts';
 import { ChainWatching, type ChainReader, type OwnWallet, type WatchingOptions } from '../watch/index.ts';
-import { EvmReader } from '../evm/read/index.ts';
-import { tokenContracts } from '../evm/send/index.ts';
+import { tokenContracts } from '../../tokens/index.ts';
+import { EVM_CHAINS, kitOf, type ChainKits } from '../sending/index.ts';
 
-const EVM_CHAINS: readonly Chain[] = ['ethereum', 'bsc'];
-
-/** `shared`: readers made by the sending half over a connection it keeps (Tron, XRP), used as they are. */
-export function chainReaders(config: Platform['config'], nodes: ChainNodes, shared: Partial<Record<Chain, ChainReader>> = {}, log?: Platform['log']): ChainReader[] {
+/**
+ * `kits`: the chain families' code the sending half loaded for these nodes. `shared`: readers made
+ * by the sending half over a connection it keeps (Tron, XRP), used as they are.
+ */
+export function chainReaders(config: Platform['config'], nodes: ChainNodes, kits: ChainKits, shared: Partial<Record<Chain, ChainReader>> = {}, log?: Platform['log']): ChainReader[] {
   const readers: ChainReader[] = Object.values(shared).filter((r): r is ChainReader => r !== undefined && nodes[r.chain] !== undefined);
   for (const chain of EVM_CHAINS) {
     const endpoints = nodes[chain];
-    if (endpoints) readers.push(new EvmReader(chain, endpoints, tokenContracts(chain, config.tokenContracts), { log: log?.child({ chain }) }));
+    if (!endpoints) continue;
+    const { EvmReader } = kitOf(kits.evmRead, chain);
+    readers.push(new EvmReader(chain, endpoints, tokenContracts(chain, config.tokenContracts), { log: log?.child({ chain }) }));
   }
   return readers;
 }
 
 export function createChainWatching(
-  platform: Platform, nodes: ChainNodes, deps: { intake: DepositIntake; market: MarketSource }, opts: WatchingOptions = {},
+  platform: Platform, nodes: ChainNodes, kits: ChainKits, deps: { intake: DepositIntake; market: MarketSource }, opts: WatchingOptions = {},
   shared: Partial<Record<Chain, ChainReader>> = {}, own: Partial<Record<Chain, OwnWallet>> = {},
 ): ChainWatching {
-  return new ChainWatching(platform, nodes, chainReaders(platform.config, nodes, shared, platform.log), deps, opts, own);
+  return new ChainWatching(platform, nodes, chainReaders(platform.config, nodes, kits, shared, platform.log), deps, opts, own);
 }

@@ -4,5 +4,4 @@ export { EvmFamily, STUCK_AFTER_MS } from './family.ts';
 export { EvmRpc, RPC_TIMEOUT_MS } from './rpc.ts';
 export { EvmFeeQuoter, sweepGas, NATIVE_TRANSFER_GAS, TOKEN_TRANSFER_GAS } from './fee-quoter.ts';
 export { evmWalletBalances } from './wallet-balances.ts';
-export { tokenContracts } from './contracts.ts';
 export { feeFor, bumpFee, maxPrice, currentPrice, BUMP_PERCENT, type EvmFee, type NetworkPrices } from './fees.ts';

@@ -30,16 +30,3 @@ export class UtxoFeeQuoter implements NetworkFeeQuoter {
     }
   }
 }
-
-/** Asks the quoter of the token's chain family. */
-export function combinedFeeQuoter(...quoters: NetworkFeeQuoter[]): NetworkFeeQuoter {
-  return {
-    async quoteSweepFee(token) {
-      for (const q of quoters) {
-        const fee = await q.quoteSweepFee(token);
-        if (fee !== null) return fee;
-      }
-      return null;
-    },
-  };
-}

@@ -1,7 +1,7 @@
-// The token contracts of an EVM chain: TOKEN_CONTRACTS where given (test networks, local nodes),
-// the mainnet contracts otherwise.
-import type { Chain } from '../../../config.ts';
-import { tokensOnChain, type TokenSymbol } from '../../../tokens/index.ts';
+// The token contracts of a chain (Ethereum, BNB Smart Chain, Tron): TOKEN_CONTRACTS where given
+// (test networks, local nodes), the mainnet contracts otherwise.
+import type { Chain } from '../config.ts';
+import { tokensOnChain, type TokenSymbol } from './catalog.ts';
 
 export function tokenContracts(chain: Chain, configured: Record<string, string>): Partial<Record<TokenSymbol, string>> {
   const out: Partial<Record<TokenSymbol, string>> = {};
