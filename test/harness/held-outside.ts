@@ -37,8 +37,3 @@ export async function releaseAllHeld(): Promise<void> {
     await release().catch((err: unknown) => console.error(`could not release: ${err instanceof Error ? err.message : String(err)}`));
   }
 }
-
-/** How many things are held now (for tests). */
-export function heldCount(): number {
-  return held.size;
-}
