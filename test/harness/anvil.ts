@@ -3,7 +3,7 @@
 // 56 for BNB Smart Chain), automining, with its state kept in a file so a stopped node restarts on
 // the same port with the same blocks (an outage, not a new chain). Plus the test ERC-20.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { holdOutside } from './held-outside.ts';
+import { holdOutside, stopChild } from './held-outside.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -87,11 +87,8 @@ export async function startAnvil(opts: { chainId: number; blockTime?: number; ha
     const proc = child;
     if (!proc) return;
     child = null;
-    if (proc.exitCode !== null) return;
     // SIGTERM lets anvil write its state file; `nice` execs anvil, so this PID is the node.
-    const exited = new Promise((r) => proc.once('exit', r));
-    proc.kill('SIGTERM');
-    await exited;
+    await stopChild(proc);
   };
   await start();
   return {

@@ -5,35 +5,39 @@
 // and processes running.
 import type { ChildProcess } from 'node:child_process';
 
-const held = new Map<symbol, () => Promise<void>>();
+const held = new Set<() => Promise<void>>();
 
 /**
  * Registers something held outside this process; returns its release, which runs `release` once
  * (a second call waits for the first) and takes it off the list.
  */
 export function holdOutside(release: () => Promise<void>): () => Promise<void> {
-  const key = Symbol('held');
   let released: Promise<void> | undefined;
   const once = () => {
-    held.delete(key);
+    held.delete(once);
     return (released ??= release());
   };
-  held.set(key, once);
+  held.add(once);
   return once;
 }
 
-/** Registers a child process; its release stops it (SIGTERM) and waits for it to exit. */
-export function holdProcess(child: ChildProcess): () => Promise<void> {
-  return holdOutside(() => new Promise<void>((resolve) => {
+/** Stops a child process (SIGTERM, which lets a node write its state) and waits until it has exited. */
+export function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise<void>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve();
     child.once('exit', () => resolve());
     child.kill('SIGTERM');
-  }));
+  });
+}
+
+/** Registers a child process; its release stops it. */
+export function holdProcess(child: ChildProcess): () => Promise<void> {
+  return holdOutside(() => stopChild(child));
 }
 
 /** Lets go of everything still held, the latest first (a node before the database it writes to); failures are reported, not thrown. */
 export async function releaseAllHeld(): Promise<void> {
-  for (const release of [...held.values()].reverse()) {
+  for (const release of [...held].reverse()) {
     await release().catch((err: unknown) => console.error(`could not release: ${err instanceof Error ? err.message : String(err)}`));
   }
 }

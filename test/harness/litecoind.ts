@@ -7,7 +7,7 @@
 // Keep a test chain below block 432: MWEB activates there on regtest and needs a peg-in first
 // (see the shared notes on chain nodes).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { holdOutside } from './held-outside.ts';
+import { holdOutside, stopChild } from './held-outside.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -82,10 +82,7 @@ export async function startLitecoind(): Promise<LitecoinNode> {
     const proc = child;
     if (!proc) return;
     child = null;
-    if (proc.exitCode !== null) return;
-    const exited = new Promise((r) => proc.once('exit', r));
-    proc.kill('SIGTERM');
-    await exited;
+    await stopChild(proc);
   };
 
   await start();
