@@ -37,7 +37,7 @@ export async function startPageService(kind: 'pglite' | 'postgres'): Promise<Pag
     WALLET_MNEMONIC: 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about',
     MARKET_FILE: path.resolve(HERE, '../test/fixtures/market.json'),
   });
-  const platform = await bootPlatform(config, createLogger('silent'), { db, jobs: false });
+  const platform = await bootPlatform(config, createLogger('silent'), { db });
   const services = await createServices(platform);
   const app = await buildApp(services);
   await app.listen({ port: 0, host: '127.0.0.1' });

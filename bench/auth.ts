@@ -41,7 +41,7 @@ async function main(): Promise<void> {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-bench-'));
     const config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: url, AUTH_SECRET: crypto.randomBytes(32).toString('hex'), LOG_LEVEL: 'silent', WALLET_MNEMONIC: 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about' });
     const db = await openPostgres(url, { max: 10 });
-    const platform = await bootPlatform(config, createLogger('silent'), { db, jobs: false });
+    const platform = await bootPlatform(config, createLogger('silent'), { db });
     const services = await createServices(platform);
     const unlimited = new AccountsService(platform, { take: async () => true, count: async () => 0 });
     const app = await buildApp(services);

@@ -24,7 +24,7 @@ const [eth, bsc] = await Promise.all([startAnvil({ chainId: 1 }), startAnvil({ c
 const nodes: EvmNodes = { eth, bsc, usdtErc20: await deployTestToken(eth, { decimals: 6 }), usdtBep20: await deployTestToken(bsc, { decimals: 18 }) };
 const { db, drop } = await openScratchDatabase('pglite');
 const config = testConfig(chainEnv(nodes, { CONFIRMATIONS_ETHEREUM: '1' }));
-const platform = await bootPlatform(config, createLogger('silent'), { db, jobs: false });
+const platform = await bootPlatform(config, createLogger('silent'), { db });
 const services = await createServices(platform);
 const app = await buildApp(services);
 await app.ready();

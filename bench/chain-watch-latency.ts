@@ -29,7 +29,7 @@ const eth = await startAnvil({ chainId: 1 });
 const DB_KIND = process.env.P6_DB === 'pglite' ? 'pglite' : 'postgres';
 const { db, drop } = await openScratchDatabase(DB_KIND);
 const config = testConfig({ ETHEREUM_RPC_URL: eth.url, CHAIN_POLL_MS: String(POLL_MS), CONFIRMATIONS_ETHEREUM: '3' });
-const platform = await bootPlatform(config, createLogger('silent'), { db, jobs: false });
+const platform = await bootPlatform(config, createLogger('silent'), { db });
 const services = await createServices(platform);
 const app = await buildApp(services);
 await app.ready();

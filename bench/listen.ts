@@ -32,7 +32,7 @@ try {
     DATA_DIR: dataDir, AUTH_SECRET: 'bench-auth-secret-bench-auth-secret-0123', MARKET_FILE: path.join(HERE, '../test/fixtures/market.json'),
     WALLET_MNEMONIC: 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about', LOG_LEVEL: 'silent', PORT: '0',
   });
-  const platform = await bootPlatform(config, createLogger('silent'), { db, jobs: false });
+  const platform = await bootPlatform(config, createLogger('silent'), { db });
   const services = await createServices(platform);
   const app = await buildApp(services);
   const base = await app.listen({ port: 0, host: '127.0.0.1' });

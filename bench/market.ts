@@ -50,7 +50,7 @@ async function startSide(db: Database, env: Record<string, string>): Promise<Sid
     DATA_DIR: dataDir, AUTH_SECRET: 'bench-auth-secret-bench-auth-secret-0123', WALLET_MNEMONIC: MNEMONIC,
     LOG_LEVEL: 'silent', PORT: '0', ETHEREUM_RPC_URL: 'http://127.0.0.1:1', ...env,
   });
-  const platform = await bootPlatform(config, createLogger('silent'), { db, jobs: false });
+  const platform = await bootPlatform(config, createLogger('silent'), { db });
   const services = await createServices(platform);
   const app = await buildApp(services);
   const url = await app.listen({ port: 0, host: '127.0.0.1' });

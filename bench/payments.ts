@@ -138,7 +138,7 @@ const baseline = await startBaseline(dbUrl!);
 const eth = await startAnvil({ chainId: 1 });
 try {
   const config = loadConfig({ DATA_DIR: dataDir, AUTH_SECRET: 'bench-auth-secret-bench-auth-secret-0123', WALLET_MNEMONIC: MNEMONIC, MARKET_FILE: MARKET, LOG_LEVEL: LOG_LEVEL, PORT: '0', WEBHOOK_ALLOW_PRIVATE: '1', ETHEREUM_RPC_URL: eth.url });
-  const platform = await bootPlatform(config, createLogger(LOG_LEVEL), { db, jobs: false });
+  const platform = await bootPlatform(config, createLogger(LOG_LEVEL), { db });
   const database = new URL(dbUrl!).pathname.slice(1);
   probes = { service: cpuProbe({ database, barePid: baseline.pid, side: 'service' }), bare: cpuProbe({ database, barePid: baseline.pid, side: 'bare' }) };
   const services = await createServices(platform);

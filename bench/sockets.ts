@@ -41,7 +41,7 @@ async function server(): Promise<void> {
     db = await openPglite(null);
   }
   await migrate(db);
-  const platform = await bootPlatform(config, createLogger(config.logLevel), { db, jobs: false });
+  const platform = await bootPlatform(config, createLogger(config.logLevel), { db });
   const services = await createServices(platform);
   const payments = new Map<string, { id: string; [k: string]: unknown }>();
   for (let i = 0; i < 100; i++) {

@@ -36,7 +36,7 @@ const node = await startLitecoind();
 await node.mine(100);
 const { db, drop } = await openScratchDatabase('pglite');
 const config = testConfig({ LITECOIN_RPC_URL: node.url, CHAIN_POLL_MS: String(POLL_MS), CONFIRMATIONS_LITECOIN: '2' });
-const platform = await bootPlatform(config, createLogger('silent'), { db, jobs: false });
+const platform = await bootPlatform(config, createLogger('silent'), { db });
 const services = await createServices(platform);
 const app = await buildApp(services);
 await app.ready();

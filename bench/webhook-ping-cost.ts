@@ -60,7 +60,7 @@ function procCpu(pid: number): number | null {
 }
 try {
   const config = loadConfig({ DATA_DIR: dataDir, AUTH_SECRET: 'bench-auth-secret-bench-auth-secret-0123', WALLET_MNEMONIC: MNEMONIC, MARKET_FILE: MARKET, LOG_LEVEL: 'silent', PORT: '0', WEBHOOK_ALLOW_PRIVATE: '1' });
-  const platform = await bootPlatform(config, createLogger('silent'), { db, jobs: false });
+  const platform = await bootPlatform(config, createLogger('silent'), { db });
   const services = await createServices(platform);
   const app = await buildApp(services);
   const base = await app.listen({ port: 0, host: '127.0.0.1' });

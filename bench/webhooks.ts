@@ -21,6 +21,7 @@ import { openScratchDatabase, testServerUrl } from '../test/harness/scratch-db.t
 import { appendEvent, OutboxDispatcher } from '../src/events/index.ts';
 import { attemptDelivery, deliveries, WebhooksService } from '../src/webhooks/index.ts';
 import type { Platform } from '../src/platform/context.ts';
+import { Timers } from '../src/platform/timers.ts';
 
 const SERVER = testServerUrl();
 const N = Number(process.env.BENCH_DELIVERIES ?? 20_000);
@@ -75,7 +76,7 @@ function platformOn(db: Database, env: Record<string, string>): Platform {
     WALLET_MNEMONIC: 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about', ...env,
   });
   const log = createLogger('silent');
-  return { config, db, clock: systemClock, log, jobs: null, outbox: new OutboxDispatcher(db, log) };
+  return { config, db, clock: systemClock, log, timers: new Timers(db, systemClock, log), outbox: new OutboxDispatcher(db, log) };
 }
 
 const system = { kind: 'system' as const };

@@ -23,7 +23,7 @@ export async function servedDocument(): Promise<OpenAPI3> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-openapi-'));
   const config = loadConfig({ DATA_DIR: dataDir, PUBLIC_URL: SERVER, LOG_LEVEL: 'silent', AUTH_SECRET: 'x'.repeat(32) });
   const db = await openPglite(null);
-  const platform = await bootPlatform(config, createLogger('silent'), { db, jobs: false });
+  const platform = await bootPlatform(config, createLogger('silent'), { db });
   const services = await createServices(platform);
   const app = await buildApp(services);
   try {

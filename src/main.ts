@@ -56,7 +56,6 @@ async function main(): Promise<void> {
     try {
       await app.close();
       await stopWorkers(services);
-      await platform.jobs?.stop();
       await platform.db.close();
       process.exit(0);
     } catch (err) {

@@ -1,22 +1,28 @@
-// Background work: outbox subscribers and scheduled jobs of every room, started after the app.
+// Background work: outbox subscribers, durable timers and the recurring work of every room,
+// started after the app.
 import type { Services } from './services.ts';
-import { startPaymentWorkers, stopPaymentWorkers } from './payments/index.ts';
-import { startSettlementWorkers } from './settlement/index.ts';
+import { scheduleSettlementWork } from './settlement/index.ts';
 import { transferPollMs } from './chains/sending/index.ts';
+import { RecurringWork } from './platform/recurring.ts';
 import type { ConversionWorker } from './settlement/conversion-worker.ts';
 
 const conversionWorkers = new WeakMap<Services, ConversionWorker>();
+const recurringWork = new WeakMap<Services, RecurringWork>();
 
 export async function startWorkers(services: Services): Promise<void> {
-  const { outbox } = services.platform;
+  const { outbox, timers, db, clock, log } = services.platform;
   // Live rates refresh in the background: nothing waits for the first answers.
   services.market.start();
   // Subscribers attach before the dispatcher starts handing events over.
   await services.realtime.start();
   services.webhooks.start();
   outbox.start();
-  startPaymentWorkers(services.payments);
-  await startSettlementWorkers(services.settlement, services.platform.jobs);
+  // Every kind of timer has its handler before the scheduler looks at the table.
+  const recurring = new RecurringWork(timers, db, clock, log);
+  scheduleSettlementWork(services.settlement, recurring);
+  await recurring.start();
+  recurringWork.set(services, recurring);
+  timers.start();
   services.sending.start();
   // live conversions move as often as the transfer worker looks at the chains
   const conversions = services.settlement.conversionWorker(transferPollMs(services.platform.config));
@@ -29,7 +35,9 @@ export async function stopWorkers(services: Services): Promise<void> {
   await services.watching.stop();
   await conversionWorkers.get(services)?.stop();
   await services.sending.stop();
-  await stopPaymentWorkers(services.payments);
+  await services.platform.timers.stop();
+  await recurringWork.get(services)?.settled();
+  await services.payments.close();
   await services.platform.outbox.stop();
   await services.webhooks.stop();
   await services.realtime.stop();

@@ -36,16 +36,6 @@ export async function registerPaymentRoutes(app: FastifyInstance, accounts: Acco
   await registerCheckoutRoutes(app, accounts, payments, clock);
 }
 
-/** Starts the timer scheduler (deadlines, simulation steps). */
-export function startPaymentWorkers(payments: PaymentsService): void {
-  payments.timers.start();
-}
-
-export async function stopPaymentWorkers(payments: PaymentsService): Promise<void> {
-  await payments.timers.stop();
-  await payments.close();
-}
-
 // Messages the OpenAPI document (src/openapi/routes) lists, imported there rather than typed again.
 export { COIN_ALREADY_CHOSEN, NOT_AN_OPTION, NO_LONGER_PAYABLE, TOKEN_REQUIRED } from './coin.ts';
 export { AMOUNT_REQUIRED, CUSTOMER_EMAIL_INVALID, ORDER_ID_LENGTH, ORDER_ID_REQUIRED, TOKENS_NOT_ARRAY, TOKEN_NOT_IN_TOKENS, TOKEN_NOT_STRING } from './create-input.ts';

@@ -5,7 +5,7 @@ import { notFound } from '../platform/errors.ts';
 // payment ids and checkout tokens: anything not id-shaped names no payment (and never reaches SQL)
 import { isIdShaped } from '../platform/fields.ts';
 import { listParams, LIST_DEFAULT, LIST_EVENTS } from '../platform/list-params.ts';
-import { Timers } from '../platform/timers.ts';
+import type { Timers } from '../platform/timers.ts';
 import { dec } from '../money/index.ts';
 import { TOKENS } from '../tokens/index.ts';
 import { DepositAddressDeriver, seedFromMnemonic, type WalletSeed } from '../chains/addresses/index.ts';
@@ -93,7 +93,7 @@ export class PaymentsService {
     this.#deriver = new DepositAddressDeriver(platform.config.walletMnemonic, this.#seed);
     this.#addresses = new DepositAddressReserve(this.#numbers, this.#deriver);
     this.catalog = new Catalog(opts.market, platform.config, opts.payoutAddresses ?? (async () => []));
-    this.timers = new Timers(platform.db, platform.clock, platform.log, { pollMs: platform.db.kind === 'pglite' ? 500 : 1000 });
+    this.timers = platform.timers;
     this.intake = new DepositIntake(platform.db, platform.config, opts.market);
     this.simulator = new Simulator(this.timers, this.intake, opts.market, platform.config.simulationStepMs);
     registerDeadlines(this.timers, this.intake);

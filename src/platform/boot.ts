@@ -1,9 +1,9 @@
-// Opens the database, applies migrations and starts the job queue: the platform every room uses.
+// Opens the database and applies migrations: the platform every room uses.
 import type { Config } from '../config.ts';
 import { OutboxDispatcher } from '../events/index.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { migrate, openDatabase, type Database } from './db/index.ts';
-import { Jobs } from './jobs.ts';
+import { Timers } from './timers.ts';
 import type { Logger } from './logger.ts';
 import type { Platform } from './context.ts';
 
@@ -11,8 +11,6 @@ export interface BootOptions {
   /** An already open database (tests); otherwise the configured one is opened. */
   db?: Database;
   clock?: Clock;
-  /** Start pg-boss (default true). */
-  jobs?: boolean;
 }
 
 export async function bootPlatform(config: Config, log: Logger, opts: BootOptions = {}): Promise<Platform> {
@@ -20,7 +18,7 @@ export async function bootPlatform(config: Config, log: Logger, opts: BootOption
   const applied = await migrate(db);
   if (applied.length > 0) log.info({ applied }, 'migrations applied');
   const clock = opts.clock ?? systemClock;
-  const jobs = opts.jobs === false ? null : await Jobs.start(db, log);
+  const timers = new Timers(db, clock, log, { pollMs: db.kind === 'pglite' ? 500 : 1000 });
   const outbox = new OutboxDispatcher(db, log);
-  return { config, db, clock, log, jobs, outbox };
+  return { config, db, clock, log, timers, outbox };
 }

@@ -1,9 +1,9 @@
-// What every room is built from: configuration, database, clock, logger, jobs, outbox.
+// What every room is built from: configuration, database, clock, logger, durable timers, outbox.
 import type { Config } from '../config.ts';
 import type { Clock } from './clock.ts';
 import type { Database } from './db/index.ts';
 import type { Logger } from './logger.ts';
-import type { Jobs } from './jobs.ts';
+import type { Timers } from './timers.ts';
 import type { OutboxDispatcher } from '../events/index.ts';
 
 export interface Platform {
@@ -11,7 +11,7 @@ export interface Platform {
   db: Database;
   clock: Clock;
   log: Logger;
-  /** Null in tests that run due work by hand. */
-  jobs: Jobs | null;
+  /** Due work of every room (deadlines, simulation steps, recurring work); started with the workers. */
+  timers: Timers;
   outbox: OutboxDispatcher;
 }

@@ -3,7 +3,8 @@
 // LOCKED, its handler runs inside that transaction and the row is deleted there too: the work and
 // the end of the timer commit together, so a crash or a second process never runs it twice.
 // An in-process scheduler sleeps until the nearest run_at (and polls for other processes' rows);
-// tests call runDue(now) with a ManualClock instead.
+// tests call runDue(now) with a ManualClock instead. Work too long to hold a transaction open for
+// (recurring.ts) is handed back by the handler and started once the claim has committed.
 import { sql } from 'drizzle-orm';
 import type { Database, Executor, Tx } from './db/index.ts';
 import { queryRows } from './db/index.ts';
@@ -19,8 +20,11 @@ export interface TimerRow {
   attempts: number;
 }
 
-/** Runs one due timer inside the claiming transaction; must be idempotent (it may see a stale row). */
-export type TimerHandler = (tx: Tx, timer: TimerRow, now: Date) => Promise<void>;
+/**
+ * Runs one due timer inside the claiming transaction; must be idempotent (it may see a stale row).
+ * A function it returns is called once that transaction has committed (not if it rolled back).
+ */
+export type TimerHandler = (tx: Tx, timer: TimerRow, now: Date) => Promise<void | (() => void)>;
 
 export interface NewTimer {
   kind: string;
@@ -113,18 +117,18 @@ export class Timers {
 
   /** Claims one timer (skipped when another process holds it or it moved later) and runs it. */
   async #runOne(kind: string, key: string, now: Date): Promise<boolean> {
+    let claimed: { afterCommit: void | (() => void) } | null;
     try {
-      return await this.#db.transaction(async (tx) => {
+      claimed = await this.#db.transaction(async (tx) => {
         const [row] = await queryRows<RawTimer>(tx, sql`select kind, key, run_at, payload, attempts from timers
           where kind = ${kind} and key = ${key} and run_at <= ${now.toISOString()} for update skip locked`);
-        if (!row) return false;
+        if (!row) return null;
         const handler = this.#handlers.get(kind);
         if (!handler) throw new Error(`no handler for timer kind ${kind}`);
         const timer: TimerRow = { kind, key, runAt: new Date(row.run_at), payload: row.payload ?? {}, attempts: row.attempts };
         // Deleted first: a handler may schedule the same (kind, key) again for a later step.
         await tx.execute(sql`delete from timers where kind = ${kind} and key = ${key}`);
-        await handler(tx, timer, now);
-        return true;
+        return { afterCommit: await handler(tx, timer, now) };
       });
     } catch (err) {
       this.#log.error({ err, kind, key }, 'timer failed; retrying later');
@@ -132,6 +136,9 @@ export class Timers {
         run_at = ${new Date(now.getTime() + RETRY_DELAY_MS).toISOString()} where kind = ${kind} and key = ${key}`);
       return false;
     }
+    if (!claimed) return false;
+    claimed.afterCommit?.();
+    return true;
   }
 
   start(): void {

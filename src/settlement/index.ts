@@ -12,7 +12,7 @@ export { settlementSubscriber, SETTLING_EVENTS, type Settler } from './subscribe
 export { checkLedger, type LedgerMismatch } from './check-ledger.ts';
 export { runScheduledPayouts, payoutDue, REQUESTED_BY_SCHEDULER } from './payouts/scheduled.ts';
 export { registerSettlementRoutes } from './routes/index.ts';
-export { startSettlementWorkers } from './workers.ts';
+export { scheduleSettlementWork } from './workers.ts';
 export { settlementJson, payoutJson, payoutAddressJson, ledgerEntryJson, balanceJson } from './json.ts';
 export { payoutAddresses, settlements, ledgerEntries, balances, payouts, decimalColumn, type PayoutAddressRow, type SettlementRow } from './schema.ts';
 export { PAYOUT_STATE_CONFLICT, amountBelowFee } from './payouts/payout-store.ts';

@@ -55,8 +55,6 @@ export function testConfig(env: Record<string, string> = {}): Config {
 export interface TestAppOptions {
   env?: Record<string, string>;
   clock?: Clock;
-  /** Start pg-boss (default false: tests run due work by calling services). */
-  jobs?: boolean;
   /** A logger of the test's own (to read what the service logs); default: the configured level, to stdout. */
   log?: Logger;
   /** Extra routes for probing the plumbing, registered before the app is ready. */
@@ -65,7 +63,7 @@ export interface TestAppOptions {
 
 export async function startTestApp(db: Database, opts: TestAppOptions = {}): Promise<TestApp> {
   const config = testConfig(opts.env);
-  const platform = await bootPlatform(config, opts.log ?? createLogger(config.logLevel), { db, clock: opts.clock, jobs: opts.jobs ?? false });
+  const platform = await bootPlatform(config, opts.log ?? createLogger(config.logLevel), { db, clock: opts.clock });
   const services = await createServices(platform);
   const app = await buildApp(services);
   opts.extraRoutes?.(app, services);
@@ -78,7 +76,6 @@ export async function startTestApp(db: Database, opts: TestAppOptions = {}): Pro
       // the transfer worker, and its node connections (an XRP WebSocket)
       await services.sending.stop();
       await platform.outbox.stop();
-      await platform.jobs?.stop();
       await services.payments.close();
       fs.rmSync(config.dataDir, { recursive: true, force: true });
     },

@@ -5,11 +5,23 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { freePort, spawnService, waitListening } from '../harness/process.ts';
-import { openPglite, queryRows } from '../../src/platform/db/index.ts';
+import { openPglite, openPostgres, queryRows, type Executor } from '../../src/platform/db/index.ts';
+import { HOUR_MS, MINUTE_MS, RECURRING_TIMER_KEY } from '../../src/platform/recurring.ts';
+import { REPLAN_WORK, SCHEDULED_PAYOUTS_WORK } from '../../src/settlement/workers.ts';
 import { appendEvent } from '../../src/events/index.ts';
 import { createPgDatabase, pgServerUrl } from '../harness/databases.ts';
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'gw-proc-'));
+
+/** The started workers put the settlement room's recurring work in the timers table. */
+const recurringTimers = (orm: Executor) => queryRows<{ kind: string; run_at: string | Date }>(orm,
+  sql`select kind, run_at from timers where key = ${RECURRING_TIMER_KEY} order by kind`);
+function expectRecurringWork(rows: { kind: string; run_at: string | Date }[]): void {
+  expect(rows.map((r) => r.kind)).toEqual([REPLAN_WORK, SCHEDULED_PAYOUTS_WORK]);
+  const [replan, payouts] = rows.map((r) => new Date(r.run_at).getTime());
+  expect(replan % MINUTE_MS).toBe(0);
+  expect(payouts % HOUR_MS).toBe(0);
+}
 
 describe('the service process', () => {
   it('starts on PGlite, prints listening, answers /healthz, and exits 0 on SIGTERM within 10 s', async () => {
@@ -39,6 +51,7 @@ describe('the service process', () => {
     const reopened = await openPglite(path.join(dataDir, 'pglite'));
     const rows = await queryRows<{ n: number }>(reopened.orm, sql`select count(*)::int as n from events where type = 'restart.probe'`);
     expect(rows[0].n).toBe(1);
+    expectRecurringWork(await recurringTimers(reopened.orm));
     await reopened.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }, 150_000);
@@ -81,6 +94,10 @@ describe('the service process', () => {
     const b = spawnService({ PORT: String(p2), DATA_DIR: tmp(), DATABASE_URL: created.url });
     await Promise.all([waitListening(a), waitListening(b)]);
     for (const port of [p1, p2]) expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    // one timer for each recurring job, whichever process put it in place first
+    const db = await openPostgres(created.url, { max: 1 });
+    expectRecurringWork(await recurringTimers(db.orm));
+    await db.close();
     a.child.kill('SIGTERM');
     b.child.kill('SIGTERM');
     expect((await a.exited).code).toBe(0);

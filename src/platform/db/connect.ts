@@ -40,9 +40,11 @@ export async function openPostgres(url: string, opts: { max?: number; patienceMs
  * Not PostgreSQL's default of 128 MB shared buffers: PGlite's WebAssembly build touches all of its
  * shared memory at start, so all of it stays resident (~120 MB of an idle service). 16 MB holds this
  * service's hot tables and indexes; an evicted page is read back from the files (OS page cache).
+ * Nor its 100 connections: PGlite runs a single backend, and the lock tables and process slots
+ * sized for 100 took 3 MB more of that shared memory (5: above the 3 reserved for superusers).
  * The `-c` settings override postgresql.conf in DATA_DIR without rewriting it.
  */
-const PGLITE_SETTINGS = ['shared_buffers=16MB'];
+const PGLITE_SETTINGS = ['shared_buffers=16MB', 'max_connections=5'];
 
 /**
  * On PGlite, WebAssembly stays on V8's baseline compiler (Liftoff): its optimising compiler needs

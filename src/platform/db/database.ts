@@ -22,7 +22,7 @@ export class Database {
   readonly pglite: PGlite | null;
   /** The connection pool when kind is 'postgres'. */
   readonly pool: pg.Pool | null;
-  /** Connection string of the server, for components with their own connections (pg-boss, socket adapter). */
+  /** Connection string of the server, for components with connections of their own (LISTEN, the socket fan-out, chain locks). */
   readonly url: string | null;
   readonly #close: () => Promise<void>;
   readonly #commitListeners = new Set<() => void>();

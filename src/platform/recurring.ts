@@ -1,0 +1,96 @@
+// Work that recurs on a fixed UTC cadence (settlement's replanning every minute, scheduled payouts
+// every hour), run once a tick however many processes are up. Each job is one durable timer
+// (timers.ts: kind = the job's name, key `recurring`) due at the job's next tick. The process that
+// claims a due tick moves the timer to the following tick in the claiming transaction, and starts
+// the work once that has committed: the work opens transactions of its own and may take long, so it
+// holds no transaction open and no other timer (a payment's deadline) waits behind it.
+//
+// The work must be catch-up work: it finds what is due and does it item by item, each in a
+// transaction of its own, so running it again is harmless. That is what makes the rest safe: a
+// failed run is tried again RETRY_MS later instead of a whole tick later; a run cut short by a
+// crash is done again by the next tick; ticks missed while no process ran come due together and
+// run once; a tick that finds its previous run still going in this process skips it.
+import { sql } from 'drizzle-orm';
+import type { Database } from './db/index.ts';
+import type { Clock } from './clock.ts';
+import type { Logger } from './logger.ts';
+import type { Timers } from './timers.ts';
+
+export const MINUTE_MS = 60_000;
+export const HOUR_MS = 3_600_000;
+export const RECURRING_TIMER_KEY = 'recurring';
+const RETRY_MS = 30_000;
+
+/** The first tick after `now` of a cadence of `periodMs` counted from the Unix epoch (whole UTC minutes, hours). */
+export function nextTick(now: Date, periodMs: number): Date {
+  return new Date((Math.floor(now.getTime() / periodMs) + 1) * periodMs);
+}
+
+interface Job { periodMs: number; work: () => Promise<unknown> }
+
+export class RecurringWork {
+  readonly #timers: Timers;
+  readonly #db: Database;
+  readonly #clock: Clock;
+  readonly #log: Logger;
+  readonly #jobs = new Map<string, Job>();
+  /** The runs going on in this process, by job. */
+  readonly #running = new Map<string, Promise<void>>();
+
+  constructor(timers: Timers, db: Database, clock: Clock, log: Logger) {
+    this.#timers = timers;
+    this.#db = db;
+    this.#clock = clock;
+    this.#log = log;
+  }
+
+  /** `work` runs at each tick of `periodMs`; call before start(). */
+  every(name: string, periodMs: number, work: () => Promise<unknown>): void {
+    this.#jobs.set(name, { periodMs, work });
+    this.#timers.handle(name, async (tx, _timer, now) => {
+      await this.#timers.schedule(tx, { kind: name, key: RECURRING_TIMER_KEY, runAt: nextTick(now, periodMs) });
+      return () => this.#launch(name);
+    });
+  }
+
+  /** Puts each job's timer in place unless a process already did (a timer in place keeps its time). */
+  async start(): Promise<void> {
+    const now = this.#clock.now();
+    for (const [name, job] of this.#jobs) {
+      const runAt = nextTick(now, job.periodMs);
+      await this.#db.orm.execute(sql`insert into timers (kind, key, run_at, payload)
+        values (${name}, ${RECURRING_TIMER_KEY}, ${runAt.toISOString()}, '{}'::jsonb) on conflict (kind, key) do nothing`);
+      this.#timers.committed(runAt);
+    }
+  }
+
+  /** Resolves once every run started so far has ended (shutdown, after the timers stopped; tests). */
+  async settled(): Promise<void> {
+    await Promise.all(this.#running.values());
+  }
+
+  #launch(name: string): void {
+    if (this.#running.has(name)) {
+      this.#log.warn({ job: name }, 'recurring work still running from an earlier tick; this tick is skipped');
+      return;
+    }
+    const run = this.#run(name).finally(() => this.#running.delete(name));
+    this.#running.set(name, run);
+  }
+
+  async #run(name: string): Promise<void> {
+    try {
+      await this.#jobs.get(name)!.work();
+    } catch (err) {
+      this.#log.error({ err, job: name }, 'recurring work failed; trying again soon');
+      const retryAt = new Date(this.#clock.now().getTime() + RETRY_MS);
+      try {
+        await this.#db.orm.execute(sql`update timers set run_at = least(run_at, ${retryAt.toISOString()}::timestamptz)
+          where kind = ${name} and key = ${RECURRING_TIMER_KEY}`);
+      } catch (retryErr) {
+        // the next tick runs it anyway
+        this.#log.error({ err: retryErr, job: name }, 'recurring work: moving the retry closer failed');
+      }
+    }
+  }
+}

@@ -1,0 +1,162 @@
+// Recurring work on durable timers (src/platform/recurring.ts): one run a tick however many
+// processes share the database, the timer moved to the next tick by the run's claim, ticks missed
+// while nothing ran collapsed into one run, a failed run tried again well before the next tick, a
+// tick that finds the last run still going skipped, and a restart keeping the timer's time.
+// The settlement room's two jobs are checked at the end: the hourly one makes a due scheduled payout.
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { and, eq, sql } from 'drizzle-orm';
+import { describeEachDb } from '../harness/databases.ts';
+import { startTestApp, type TestApp } from '../harness/app.ts';
+import { signupAccount, uid } from '../harness/accounts.ts';
+import { ADDR, addMember, input, payment } from '../harness/settlement.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
+import { createLogger, type Logger } from '../../src/platform/logger.ts';
+import { queryRows } from '../../src/platform/db/index.ts';
+import { Timers } from '../../src/platform/timers.ts';
+import { HOUR_MS, MINUTE_MS, RECURRING_TIMER_KEY, RecurringWork } from '../../src/platform/recurring.ts';
+import { merchants } from '../../src/accounts/schema.ts';
+import { balances, payouts } from '../../src/settlement/index.ts';
+import { REPLAN_WORK, SCHEDULED_PAYOUTS_WORK, scheduleSettlementWork } from '../../src/settlement/workers.ts';
+
+const at = (iso: string) => new Date(iso);
+
+describeEachDb('recurring work', (h) => {
+  const silent = createLogger('silent');
+  const clock = new ManualClock('2026-02-01T10:00:30Z');
+
+  /** One process's scheduler with one job of its own name; `work` counts its runs. */
+  const scheduler = (name: string, periodMs: number, work: () => Promise<unknown>, log: Logger = silent) => {
+    const timers = new Timers(h.db(), clock, log);
+    const recurring = new RecurringWork(timers, h.db(), clock, log);
+    recurring.every(name, periodMs, work);
+    return { timers, recurring };
+  };
+  // each test's jobs go with it: another test's scheduler would find them due and have no handler
+  afterEach(async () => { await h.db().orm.execute(sql`delete from timers where kind like 'job-%'`); });
+  const timerAt = async (name: string): Promise<Date | null> => {
+    const [row] = await queryRows<{ run_at: string | Date }>(h.db().orm, sql`select run_at from timers where kind = ${name} and key = ${RECURRING_TIMER_KEY}`);
+    return row ? new Date(row.run_at) : null;
+  };
+
+  it('runs once a tick across two processes, and moves its timer to the next tick', async () => {
+    const name = `job-${uid()}`;
+    let runs = 0;
+    const work = async () => { runs++; };
+    const a = scheduler(name, MINUTE_MS, work);
+    const b = scheduler(name, MINUTE_MS, work);
+    await Promise.all([a.recurring.start(), b.recurring.start()]);
+    expect(await timerAt(name)).toEqual(at('2026-02-01T10:01:00Z'));
+    expect(await a.timers.runDue(at('2026-02-01T10:00:59.999Z'))).toBe(0);
+    const [x, y] = await Promise.all([a.timers.runDue(at('2026-02-01T10:01:00Z')), b.timers.runDue(at('2026-02-01T10:01:00Z'))]);
+    await Promise.all([a.recurring.settled(), b.recurring.settled()]);
+    expect(x + y).toBe(1);
+    expect(runs).toBe(1);
+    expect(await timerAt(name)).toEqual(at('2026-02-01T10:02:00Z'));
+    // a process starting later leaves the timer where it is
+    clock.set('2026-02-01T10:01:20Z');
+    await scheduler(name, MINUTE_MS, work).recurring.start();
+    expect(await timerAt(name)).toEqual(at('2026-02-01T10:02:00Z'));
+  });
+
+  it('runs once for the ticks missed while no process ran, then keeps to the cadence', async () => {
+    const name = `job-${uid()}`;
+    let runs = 0;
+    const p = scheduler(name, HOUR_MS, async () => { runs++; });
+    clock.set('2026-02-01T10:00:30Z');
+    await p.recurring.start();
+    expect(await timerAt(name)).toEqual(at('2026-02-01T11:00:00Z'));
+    // down from 10:30 to 15:10: four ticks came and went
+    expect(await p.timers.runDue(at('2026-02-01T15:10:00Z'))).toBe(1);
+    await p.recurring.settled();
+    expect(runs).toBe(1);
+    expect(await timerAt(name)).toEqual(at('2026-02-01T16:00:00Z'));
+  });
+
+  it('tries a failed run again 30 s later, not a tick later, and logs the failure', async () => {
+    const name = `job-${uid()}`;
+    const logged: string[] = [];
+    const log = createLogger('error', { write: (line: string) => { logged.push(line); } });
+    let fail = true;
+    let runs = 0;
+    const p = scheduler(name, HOUR_MS, async () => { runs++; if (fail) throw new Error('node unreachable'); }, log);
+    clock.set('2026-02-01T10:59:00Z');
+    await p.recurring.start();
+    clock.set('2026-02-01T11:00:05Z');
+    expect(await p.timers.runDue(clock.now())).toBe(1);
+    await p.recurring.settled();
+    expect(runs).toBe(1);
+    expect(await timerAt(name)).toEqual(at('2026-02-01T11:00:35Z'));
+    expect(logged.join('\n')).toMatch(/recurring work failed; trying again soon/);
+    expect(logged.join('\n')).toContain('node unreachable');
+    fail = false;
+    expect(await p.timers.runDue(at('2026-02-01T11:00:34Z'))).toBe(0);
+    expect(await p.timers.runDue(at('2026-02-01T11:00:35Z'))).toBe(1);
+    await p.recurring.settled();
+    expect(runs).toBe(2);
+    expect(await timerAt(name)).toEqual(at('2026-02-01T12:00:00Z'));
+  });
+
+  it('skips a tick while the run of the last one is still going here, and settled() waits for that run', async () => {
+    const name = `job-${uid()}`;
+    let runs = 0;
+    let release!: () => void;
+    const held = new Promise<void>((r) => { release = r; });
+    const p = scheduler(name, MINUTE_MS, async () => { runs++; await held; });
+    clock.set('2026-02-01T10:00:30Z');
+    await p.recurring.start();
+    expect(await p.timers.runDue(at('2026-02-01T10:01:00Z'))).toBe(1);
+    expect(await p.timers.runDue(at('2026-02-01T10:02:00Z'))).toBe(1);
+    expect(runs).toBe(1);
+    let settled = false;
+    const waiting = p.recurring.settled().then(() => { settled = true; });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(settled).toBe(false);
+    release();
+    await waiting;
+    expect(await timerAt(name)).toEqual(at('2026-02-01T10:03:00Z'));
+    expect(await p.timers.runDue(at('2026-02-01T10:03:00Z'))).toBe(1);
+    await p.recurring.settled();
+    expect(runs).toBe(2);
+  });
+
+  describeSettlementWork(h);
+});
+
+/** The settlement room's jobs: replanning every minute, scheduled payouts every hour. */
+function describeSettlementWork(h: Parameters<Parameters<typeof describeEachDb>[1]>[0]): void {
+  let t: TestApp;
+  const clock = new ManualClock('2026-03-02T09:59:30Z'); // a Monday
+  beforeAll(async () => { t = await startTestApp(h.db(), { clock }); });
+  afterAll(async () => { await t.close(); });
+
+  it('settlement replans every minute and pays scheduled merchants out on the hour', async () => {
+    const acct = await signupAccount(t.app);
+    const owner = await addMember(t, acct.merchant.id, 'owner');
+    await h.db().orm.update(merchants).set({ settlement: 'scheduled', payoutSchedule: 'daily' }).where(eq(merchants.id, acct.merchant.id));
+    await t.services.settlement.addresses.add({ merchantId: acct.merchant.id, userId: owner.userId, actor: { kind: 'merchant', id: owner.userId } }, true, { token: 'USDT_TRC20', address: ADDR.TRON, password: owner.password });
+    await t.services.settlement.settle(h.db(), input(payment(acct.merchant.id, { livemode: true, settlement: 'scheduled' }), [{ amount: 20_000_000n, usd: '20' }]));
+
+    const recurring = new RecurringWork(t.platform.timers, h.db(), clock, t.platform.log);
+    scheduleSettlementWork(t.services.settlement, recurring);
+    await recurring.start();
+    const timers = await queryRows<{ kind: string; run_at: string | Date }>(h.db().orm, sql`select kind, run_at from timers where key = ${RECURRING_TIMER_KEY} and kind in (${REPLAN_WORK}, ${SCHEDULED_PAYOUTS_WORK}) order by kind`);
+    expect(timers.map((r) => [r.kind, new Date(r.run_at).toISOString()])).toEqual([
+      [REPLAN_WORK, '2026-03-02T10:00:00.000Z'],
+      [SCHEDULED_PAYOUTS_WORK, '2026-03-02T10:00:00.000Z'],
+    ]);
+    const made = () => h.db().orm.select().from(payouts).where(and(eq(payouts.merchantId, acct.merchant.id), eq(payouts.requestedBy, 'scheduler')));
+    expect(await made()).toHaveLength(0);
+    const [balance] = await h.db().orm.select().from(balances).where(and(eq(balances.merchantId, acct.merchant.id), eq(balances.livemode, true), eq(balances.token, 'USDT_TRC20')));
+    expect(balance.available).toBeGreaterThan(10_000_000n); // a daily payout is due from $10
+    clock.set('2026-03-02T10:00:00Z');
+    expect(await t.platform.timers.runDue(clock.now())).toBe(2);
+    await recurring.settled();
+    expect(await made()).toMatchObject([{ token: 'USDT_TRC20', amount: balance.available, status: 'requested' }]);
+    // each moved to its next tick
+    const next = await queryRows<{ kind: string; run_at: string | Date }>(h.db().orm, sql`select kind, run_at from timers where key = ${RECURRING_TIMER_KEY} and kind in (${REPLAN_WORK}, ${SCHEDULED_PAYOUTS_WORK}) order by kind`);
+    expect(next.map((r) => [r.kind, new Date(r.run_at).toISOString()])).toEqual([
+      [REPLAN_WORK, '2026-03-02T10:01:00.000Z'],
+      [SCHEDULED_PAYOUTS_WORK, '2026-03-02T11:00:00.000Z'],
+    ]);
+  });
+}
