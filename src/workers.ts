@@ -33,10 +33,11 @@ export async function startWorkers(services: Services): Promise<void> {
 
 export async function stopWorkers(services: Services): Promise<void> {
   await services.watching.stop();
-  await conversionWorkers.get(services)?.stop();
-  await services.sending.stop();
+  // Recurring work hands transfers to the sending worker: it ends before that worker stops.
   await services.platform.timers.stop();
   await recurringWork.get(services)?.settled();
+  await conversionWorkers.get(services)?.stop();
+  await services.sending.stop();
   await services.payments.close();
   await services.platform.outbox.stop();
   await services.webhooks.stop();
