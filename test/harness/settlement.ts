@@ -1,15 +1,17 @@
 // Fixtures of the settlement room's integration tests: team members with a fresh access token at
-// the test clock's time, sample payout addresses, settle inputs, and the ledger invariant.
+// the test clock's time, sample payout addresses, settle inputs, a merchant due a scheduled payout,
+// and the ledger invariant.
 import { expect } from 'vitest';
 import type { TestApp } from './app.ts';
 import { newId } from '../../src/platform/ids.ts';
 import { hashPassword } from '../../src/accounts/passwords.ts';
-import { sessions, users } from '../../src/accounts/schema.ts';
+import { eq } from 'drizzle-orm';
+import { merchants, sessions, users } from '../../src/accounts/schema.ts';
 import type { Role } from '../../src/accounts/index.ts';
 import type { Database } from '../../src/platform/db/index.ts';
 import { checkLedger, type SettleInput, type SettlePayment } from '../../src/settlement/index.ts';
 import type { TokenSymbol } from '../../src/tokens/index.ts';
-import { uid } from './accounts.ts';
+import { signupAccount, uid } from './accounts.ts';
 
 export const ADDR = {
   TRON: 'TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH', TRON_2: 'TSeJkUh4Qv67VNFwY8LaAxERygNdy6NQZK',
@@ -59,4 +61,19 @@ export function input(p: SettlePayment, deposits: { token?: TokenSymbol; amount:
     payment: p,
     deposits: deposits.map((d) => ({ tx_id: d.tx ?? `tx_${uid()}`, token: d.token ?? (p.token as TokenSymbol), amount: d.amount, usd_value: d.usd, final_at: at })),
   };
+}
+
+/**
+ * A merchant paid out daily (`settlement: scheduled`) with `usd` dollars of live USDT (Tron)
+ * credited and a payout address for it: the next hourly run of scheduled payouts pays it out.
+ */
+export async function scheduledMerchantWithBalance(t: TestApp, usd: number): Promise<string> {
+  const acct = await signupAccount(t.app);
+  const merchantId = acct.merchant.id;
+  const owner = await addMember(t, merchantId, 'owner');
+  await t.platform.db.orm.update(merchants).set({ settlement: 'scheduled', payoutSchedule: 'daily' }).where(eq(merchants.id, merchantId));
+  await t.services.settlement.addresses.add({ merchantId, userId: owner.userId, actor: { kind: 'merchant', id: owner.userId } }, true,
+    { token: 'USDT_TRC20', address: ADDR.TRON, password: owner.password });
+  await t.services.settlement.settle(t.platform.db, input(payment(merchantId, { livemode: true, settlement: 'scheduled' }), [{ amount: BigInt(usd) * 1_000_000n, usd: String(usd) }]));
+  return merchantId;
 }

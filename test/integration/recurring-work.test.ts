@@ -7,14 +7,13 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { and, eq, sql } from 'drizzle-orm';
 import { describeEachDb } from '../harness/databases.ts';
 import { startTestApp, type TestApp } from '../harness/app.ts';
-import { signupAccount, uid } from '../harness/accounts.ts';
-import { ADDR, addMember, input, payment } from '../harness/settlement.ts';
+import { uid } from '../harness/accounts.ts';
+import { scheduledMerchantWithBalance } from '../harness/settlement.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { createLogger, type Logger } from '../../src/platform/logger.ts';
 import { queryRows } from '../../src/platform/db/index.ts';
 import { Timers } from '../../src/platform/timers.ts';
 import { HOUR_MS, MINUTE_MS, RECURRING_TIMER_KEY, RecurringWork } from '../../src/platform/recurring.ts';
-import { merchants } from '../../src/accounts/schema.ts';
 import { balances, payouts } from '../../src/settlement/index.ts';
 import { REPLAN_WORK, SCHEDULED_PAYOUTS_WORK, scheduleSettlementWork } from '../../src/settlement/workers.ts';
 
@@ -130,12 +129,7 @@ function describeSettlementWork(h: Parameters<Parameters<typeof describeEachDb>[
   afterAll(async () => { await t.close(); });
 
   it('settlement replans every minute and pays scheduled merchants out on the hour', async () => {
-    const acct = await signupAccount(t.app);
-    const owner = await addMember(t, acct.merchant.id, 'owner');
-    await h.db().orm.update(merchants).set({ settlement: 'scheduled', payoutSchedule: 'daily' }).where(eq(merchants.id, acct.merchant.id));
-    await t.services.settlement.addresses.add({ merchantId: acct.merchant.id, userId: owner.userId, actor: { kind: 'merchant', id: owner.userId } }, true, { token: 'USDT_TRC20', address: ADDR.TRON, password: owner.password });
-    await t.services.settlement.settle(h.db(), input(payment(acct.merchant.id, { livemode: true, settlement: 'scheduled' }), [{ amount: 20_000_000n, usd: '20' }]));
-
+    const merchantId = await scheduledMerchantWithBalance(t, 20);
     const recurring = new RecurringWork(t.platform.timers, h.db(), clock, t.platform.log);
     scheduleSettlementWork(t.services.settlement, recurring);
     await recurring.start();
@@ -144,9 +138,9 @@ function describeSettlementWork(h: Parameters<Parameters<typeof describeEachDb>[
       [REPLAN_WORK, '2026-03-02T10:00:00.000Z'],
       [SCHEDULED_PAYOUTS_WORK, '2026-03-02T10:00:00.000Z'],
     ]);
-    const made = () => h.db().orm.select().from(payouts).where(and(eq(payouts.merchantId, acct.merchant.id), eq(payouts.requestedBy, 'scheduler')));
+    const made = () => h.db().orm.select().from(payouts).where(and(eq(payouts.merchantId, merchantId), eq(payouts.requestedBy, 'scheduler')));
     expect(await made()).toHaveLength(0);
-    const [balance] = await h.db().orm.select().from(balances).where(and(eq(balances.merchantId, acct.merchant.id), eq(balances.livemode, true), eq(balances.token, 'USDT_TRC20')));
+    const [balance] = await h.db().orm.select().from(balances).where(and(eq(balances.merchantId, merchantId), eq(balances.livemode, true), eq(balances.token, 'USDT_TRC20')));
     expect(balance.available).toBeGreaterThan(10_000_000n); // a daily payout is due from $10
     clock.set('2026-03-02T10:00:00Z');
     expect(await t.platform.timers.runDue(clock.now())).toBe(2);
