@@ -10,7 +10,7 @@ const conversionWorkers = new WeakMap<Services, ConversionWorker>();
 const recurringWork = new WeakMap<Services, RecurringWork>();
 
 export async function startWorkers(services: Services): Promise<void> {
-  const { outbox, timers, db, clock, log } = services.platform;
+  const { outbox, timers, clock, log } = services.platform;
   // Live rates refresh in the background: nothing waits for the first answers.
   services.market.start();
   // Subscribers attach before the dispatcher starts handing events over.
@@ -18,7 +18,7 @@ export async function startWorkers(services: Services): Promise<void> {
   services.webhooks.start();
   outbox.start();
   // Every kind of timer has its handler before the scheduler looks at the table.
-  const recurring = new RecurringWork(timers, db, clock, log);
+  const recurring = new RecurringWork(timers, clock, log);
   scheduleSettlementWork(services.settlement, recurring);
   await recurring.start();
   recurringWork.set(services, recurring);

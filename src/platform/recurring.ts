@@ -10,8 +10,6 @@
 // failed run is tried again RETRY_MS later instead of a whole tick later; a run cut short by a
 // crash is done again by the next tick; ticks missed while no process ran come due together and
 // run once; a tick that finds its previous run still going in this process skips it.
-import { sql } from 'drizzle-orm';
-import type { Database } from './db/index.ts';
 import type { Clock } from './clock.ts';
 import type { Logger } from './logger.ts';
 import type { Timers } from './timers.ts';
@@ -30,16 +28,14 @@ interface Job { periodMs: number; work: () => Promise<unknown> }
 
 export class RecurringWork {
   readonly #timers: Timers;
-  readonly #db: Database;
   readonly #clock: Clock;
   readonly #log: Logger;
   readonly #jobs = new Map<string, Job>();
   /** The runs going on in this process, by job. */
   readonly #running = new Map<string, Promise<void>>();
 
-  constructor(timers: Timers, db: Database, clock: Clock, log: Logger) {
+  constructor(timers: Timers, clock: Clock, log: Logger) {
     this.#timers = timers;
-    this.#db = db;
     this.#clock = clock;
     this.#log = log;
   }
@@ -57,10 +53,7 @@ export class RecurringWork {
   async start(): Promise<void> {
     const now = this.#clock.now();
     for (const [name, job] of this.#jobs) {
-      const runAt = nextTick(now, job.periodMs);
-      await this.#db.orm.execute(sql`insert into timers (kind, key, run_at, payload)
-        values (${name}, ${RECURRING_TIMER_KEY}, ${runAt.toISOString()}, '{}'::jsonb) on conflict (kind, key) do nothing`);
-      this.#timers.committed(runAt);
+      await this.#timers.scheduleIfAbsent({ kind: name, key: RECURRING_TIMER_KEY, runAt: nextTick(now, job.periodMs) });
     }
   }
 
@@ -83,10 +76,8 @@ export class RecurringWork {
       await this.#jobs.get(name)!.work();
     } catch (err) {
       this.#log.error({ err, job: name }, 'recurring work failed; trying again soon');
-      const retryAt = new Date(this.#clock.now().getTime() + RETRY_MS);
       try {
-        await this.#db.orm.execute(sql`update timers set run_at = least(run_at, ${retryAt.toISOString()}::timestamptz)
-          where kind = ${name} and key = ${RECURRING_TIMER_KEY}`);
+        await this.#timers.bringForward(name, RECURRING_TIMER_KEY, new Date(this.#clock.now().getTime() + RETRY_MS));
       } catch (retryErr) {
         // the next tick runs it anyway
         this.#log.error({ err: retryErr, job: name }, 'recurring work: moving the retry closer failed');

@@ -87,6 +87,19 @@ export class Timers {
     if (this.#dueBeforeNextLook(runAt)) this.wake();
   }
 
+  /** Schedules a timer unless its (kind, key) is already there, which then keeps its time. */
+  async scheduleIfAbsent(t: NewTimer): Promise<void> {
+    await this.#db.orm.execute(sql`insert into timers (kind, key, run_at, payload)
+      values (${t.kind}, ${t.key}, ${t.runAt.toISOString()}, ${JSON.stringify(t.payload ?? {})}::jsonb) on conflict (kind, key) do nothing`);
+    this.committed(t.runAt);
+  }
+
+  /** Moves a timer to `runAt` if it is due later (a timer due sooner, or none, stays as it is). */
+  async bringForward(kind: string, key: string, runAt: Date): Promise<void> {
+    await this.#db.orm.execute(sql`update timers set run_at = least(run_at, ${runAt.toISOString()}::timestamptz) where kind = ${kind} and key = ${key}`);
+    this.committed(runAt);
+  }
+
   /**
    * Whether a timer committed now could be missed by the scheduler's next look. The scheduler never
    * sleeps longer than the poll interval, and each cycle reads the nearest run_at after what it ran,

@@ -5,8 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { freePort, spawnService, waitListening } from '../harness/process.ts';
-import { openPglite, openPostgres, queryRows, type Executor } from '../../src/platform/db/index.ts';
-import { HOUR_MS, MINUTE_MS, RECURRING_TIMER_KEY } from '../../src/platform/recurring.ts';
+import { openPglite, openPostgres, queryRows } from '../../src/platform/db/index.ts';
+import { HOUR_MS, MINUTE_MS } from '../../src/platform/recurring.ts';
+import { recurringTimers } from '../harness/recurring.ts';
 import { REPLAN_WORK, SCHEDULED_PAYOUTS_WORK } from '../../src/settlement/workers.ts';
 import { appendEvent } from '../../src/events/index.ts';
 import { createPgDatabase, pgServerUrl } from '../harness/databases.ts';
@@ -14,11 +15,9 @@ import { createPgDatabase, pgServerUrl } from '../harness/databases.ts';
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'gw-proc-'));
 
 /** The started workers put the settlement room's recurring work in the timers table. */
-const recurringTimers = (orm: Executor) => queryRows<{ kind: string; run_at: string | Date }>(orm,
-  sql`select kind, run_at from timers where key = ${RECURRING_TIMER_KEY} order by kind`);
-function expectRecurringWork(rows: { kind: string; run_at: string | Date }[]): void {
-  expect(rows.map((r) => r.kind)).toEqual([REPLAN_WORK, SCHEDULED_PAYOUTS_WORK]);
-  const [replan, payouts] = rows.map((r) => new Date(r.run_at).getTime());
+function expectRecurringWork(timers: { job: string; runAt: Date }[]): void {
+  expect(timers.map((t) => t.job)).toEqual([REPLAN_WORK, SCHEDULED_PAYOUTS_WORK]);
+  const [replan, payouts] = timers.map((t) => t.runAt.getTime());
   expect(replan % MINUTE_MS).toBe(0);
   expect(payouts % HOUR_MS).toBe(0);
 }

@@ -4,16 +4,16 @@
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { and, count, eq } from 'drizzle-orm';
-import { sql } from 'drizzle-orm';
+import { count, eq } from 'drizzle-orm';
 import { createPgDatabase, pgServerUrl } from '../harness/databases.ts';
 import { startTestApp } from '../harness/app.ts';
 import { expectLedgerHolds, scheduledMerchantWithBalance } from '../harness/settlement.ts';
 import { NODE } from '../harness/node.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
-import { openPostgres, queryRows } from '../../src/platform/db/index.ts';
-import { RECURRING_TIMER_KEY, RecurringWork } from '../../src/platform/recurring.ts';
-import { payouts } from '../../src/settlement/index.ts';
+import { openPostgres } from '../../src/platform/db/index.ts';
+import { RecurringWork } from '../../src/platform/recurring.ts';
+import { payouts, REQUESTED_BY_SCHEDULER } from '../../src/settlement/index.ts';
+import { recurringTimers } from '../harness/recurring.ts';
 import { SCHEDULED_PAYOUTS_WORK, scheduleSettlementWork } from '../../src/settlement/workers.ts';
 
 const fixture = path.resolve(import.meta.dirname, '../fixtures/recurring-payouts-stuck.ts');
@@ -38,17 +38,16 @@ describe.skipIf(!pgServerUrl())('recurring work killed mid-way [postgres]', () =
     try {
       const merchants: string[] = [];
       for (let i = 0; i < 6; i++) merchants.push(await scheduledMerchantWithBalance(t, 20));
-      const recurring = new RecurringWork(t.platform.timers, db, clock, t.platform.log);
+      const recurring = new RecurringWork(t.platform.timers, clock, t.platform.log);
       scheduleSettlementWork(t.services.settlement, recurring);
       await recurring.start();
       const paid = async () => new Map((await db.orm.select({ merchantId: payouts.merchantId, n: count() }).from(payouts)
-        .where(eq(payouts.requestedBy, 'scheduler')).groupBy(payouts.merchantId)).map((r) => [r.merchantId, r.n]));
+        .where(eq(payouts.requestedBy, REQUESTED_BY_SCHEDULER)).groupBy(payouts.merchantId)).map((r) => [r.merchantId, r.n]));
 
       await stuckThenKilled(created.url, '2026-03-02T10:00:00Z', 4);
       const before = await paid();
       expect([...before.values()]).toEqual([1, 1, 1]);
-      const [timer] = await queryRows<{ run_at: string | Date }>(db.orm, sql`select run_at from timers where kind = ${SCHEDULED_PAYOUTS_WORK} and key = ${RECURRING_TIMER_KEY}`);
-      expect(new Date(timer.run_at)).toEqual(new Date('2026-03-02T11:00:00Z'));
+      expect(await recurringTimers(db.orm, [SCHEDULED_PAYOUTS_WORK])).toEqual([{ job: SCHEDULED_PAYOUTS_WORK, runAt: new Date('2026-03-02T11:00:00Z') }]);
 
       clock.set('2026-03-02T11:00:00Z');
       await t.platform.timers.runDue(clock.now());

@@ -11,10 +11,10 @@ import { uid } from '../harness/accounts.ts';
 import { scheduledMerchantWithBalance } from '../harness/settlement.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { createLogger, type Logger } from '../../src/platform/logger.ts';
-import { queryRows } from '../../src/platform/db/index.ts';
 import { Timers } from '../../src/platform/timers.ts';
-import { HOUR_MS, MINUTE_MS, RECURRING_TIMER_KEY, RecurringWork } from '../../src/platform/recurring.ts';
-import { balances, payouts } from '../../src/settlement/index.ts';
+import { HOUR_MS, MINUTE_MS, RecurringWork } from '../../src/platform/recurring.ts';
+import { balances, payouts, REQUESTED_BY_SCHEDULER } from '../../src/settlement/index.ts';
+import { recurringTimers } from '../harness/recurring.ts';
 import { REPLAN_WORK, SCHEDULED_PAYOUTS_WORK, scheduleSettlementWork } from '../../src/settlement/workers.ts';
 
 const at = (iso: string) => new Date(iso);
@@ -26,16 +26,13 @@ describeEachDb('recurring work', (h) => {
   /** One process's scheduler with one job of its own name; `work` counts its runs. */
   const scheduler = (name: string, periodMs: number, work: () => Promise<unknown>, log: Logger = silent) => {
     const timers = new Timers(h.db(), clock, log);
-    const recurring = new RecurringWork(timers, h.db(), clock, log);
+    const recurring = new RecurringWork(timers, clock, log);
     recurring.every(name, periodMs, work);
     return { timers, recurring };
   };
   // each test's jobs go with it: another test's scheduler would find them due and have no handler
   afterEach(async () => { await h.db().orm.execute(sql`delete from timers where kind like 'job-%'`); });
-  const timerAt = async (name: string): Promise<Date | null> => {
-    const [row] = await queryRows<{ run_at: string | Date }>(h.db().orm, sql`select run_at from timers where kind = ${name} and key = ${RECURRING_TIMER_KEY}`);
-    return row ? new Date(row.run_at) : null;
-  };
+  const timerAt = async (name: string): Promise<Date | undefined> => (await recurringTimers(h.db().orm, [name]))[0]?.runAt;
 
   it('runs once a tick across two processes, and moves its timer to the next tick', async () => {
     const name = `job-${uid()}`;
@@ -130,15 +127,15 @@ function describeSettlementWork(h: Parameters<Parameters<typeof describeEachDb>[
 
   it('settlement replans every minute and pays scheduled merchants out on the hour', async () => {
     const merchantId = await scheduledMerchantWithBalance(t, 20);
-    const recurring = new RecurringWork(t.platform.timers, h.db(), clock, t.platform.log);
+    const recurring = new RecurringWork(t.platform.timers, clock, t.platform.log);
     scheduleSettlementWork(t.services.settlement, recurring);
     await recurring.start();
-    const timers = await queryRows<{ kind: string; run_at: string | Date }>(h.db().orm, sql`select kind, run_at from timers where key = ${RECURRING_TIMER_KEY} and kind in (${REPLAN_WORK}, ${SCHEDULED_PAYOUTS_WORK}) order by kind`);
-    expect(timers.map((r) => [r.kind, new Date(r.run_at).toISOString()])).toEqual([
-      [REPLAN_WORK, '2026-03-02T10:00:00.000Z'],
-      [SCHEDULED_PAYOUTS_WORK, '2026-03-02T10:00:00.000Z'],
+    const settlementTimers = () => recurringTimers(h.db().orm, [REPLAN_WORK, SCHEDULED_PAYOUTS_WORK]);
+    expect(await settlementTimers()).toEqual([
+      { job: REPLAN_WORK, runAt: at('2026-03-02T10:00:00Z') },
+      { job: SCHEDULED_PAYOUTS_WORK, runAt: at('2026-03-02T10:00:00Z') },
     ]);
-    const made = () => h.db().orm.select().from(payouts).where(and(eq(payouts.merchantId, merchantId), eq(payouts.requestedBy, 'scheduler')));
+    const made = () => h.db().orm.select().from(payouts).where(and(eq(payouts.merchantId, merchantId), eq(payouts.requestedBy, REQUESTED_BY_SCHEDULER)));
     expect(await made()).toHaveLength(0);
     const [balance] = await h.db().orm.select().from(balances).where(and(eq(balances.merchantId, merchantId), eq(balances.livemode, true), eq(balances.token, 'USDT_TRC20')));
     expect(balance.available).toBeGreaterThan(10_000_000n); // a daily payout is due from $10
@@ -147,10 +144,9 @@ function describeSettlementWork(h: Parameters<Parameters<typeof describeEachDb>[
     await recurring.settled();
     expect(await made()).toMatchObject([{ token: 'USDT_TRC20', amount: balance.available, status: 'requested' }]);
     // each moved to its next tick
-    const next = await queryRows<{ kind: string; run_at: string | Date }>(h.db().orm, sql`select kind, run_at from timers where key = ${RECURRING_TIMER_KEY} and kind in (${REPLAN_WORK}, ${SCHEDULED_PAYOUTS_WORK}) order by kind`);
-    expect(next.map((r) => [r.kind, new Date(r.run_at).toISOString()])).toEqual([
-      [REPLAN_WORK, '2026-03-02T10:01:00.000Z'],
-      [SCHEDULED_PAYOUTS_WORK, '2026-03-02T11:00:00.000Z'],
+    expect(await settlementTimers()).toEqual([
+      { job: REPLAN_WORK, runAt: at('2026-03-02T10:01:00Z') },
+      { job: SCHEDULED_PAYOUTS_WORK, runAt: at('2026-03-02T11:00:00Z') },
     ]);
   });
 }
