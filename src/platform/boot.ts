@@ -18,7 +18,7 @@ export async function bootPlatform(config: Config, log: Logger, opts: BootOption
   const applied = await migrate(db);
   if (applied.length > 0) log.info({ applied }, 'migrations applied');
   const clock = opts.clock ?? systemClock;
-  const timers = new Timers(db, clock, log, { pollMs: db.kind === 'pglite' ? 500 : 1000 });
+  const timers = new Timers(db, clock, log);
   const outbox = new OutboxDispatcher(db, log);
   return { config, db, clock, log, timers, outbox };
 }

@@ -38,10 +38,13 @@ const RETRY_DELAY_MS = 5_000;
 const MIN_SLEEP_MS = 20;
 const BATCH = 50;
 
+/** The insert of a timer, before its `on conflict` clause. */
+const insertTimer = (t: NewTimer) =>
+  sql`insert into timers (kind, key, run_at, payload) values (${t.kind}, ${t.key}, ${t.runAt.toISOString()}, ${JSON.stringify(t.payload ?? {})}::jsonb)`;
+
 /** Schedules (or moves) a timer in the caller's transaction. */
 export async function scheduleTimer(tx: Executor, t: NewTimer): Promise<void> {
-  await tx.execute(sql`insert into timers (kind, key, run_at, payload) values (${t.kind}, ${t.key}, ${t.runAt.toISOString()}, ${JSON.stringify(t.payload ?? {})}::jsonb)
-    on conflict (kind, key) do update set run_at = excluded.run_at, payload = excluded.payload, attempts = 0, last_error = null`);
+  await tx.execute(sql`${insertTimer(t)} on conflict (kind, key) do update set run_at = excluded.run_at, payload = excluded.payload, attempts = 0, last_error = null`);
 }
 
 export async function cancelTimer(tx: Executor, kind: string, key: string): Promise<void> {
@@ -69,7 +72,7 @@ export class Timers {
     this.#db = db;
     this.#clock = clock;
     this.#log = log;
-    this.#pollMs = opts.pollMs ?? 1000;
+    this.#pollMs = opts.pollMs ?? (db.kind === 'pglite' ? 500 : 1000);
   }
 
   handle(kind: string, handler: TimerHandler): void {
@@ -89,8 +92,7 @@ export class Timers {
 
   /** Schedules a timer unless its (kind, key) is already there, which then keeps its time. */
   async scheduleIfAbsent(t: NewTimer): Promise<void> {
-    await this.#db.orm.execute(sql`insert into timers (kind, key, run_at, payload)
-      values (${t.kind}, ${t.key}, ${t.runAt.toISOString()}, ${JSON.stringify(t.payload ?? {})}::jsonb) on conflict (kind, key) do nothing`);
+    await this.#db.orm.execute(sql`${insertTimer(t)} on conflict (kind, key) do nothing`);
     this.committed(t.runAt);
   }
 

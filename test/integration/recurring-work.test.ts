@@ -7,13 +7,13 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { and, eq, sql } from 'drizzle-orm';
 import { describeEachDb } from '../harness/databases.ts';
 import { startTestApp, type TestApp } from '../harness/app.ts';
-import { uid } from '../harness/accounts.ts';
-import { scheduledMerchantWithBalance } from '../harness/settlement.ts';
+import { signupAccount, uid } from '../harness/accounts.ts';
+import { ADDR, addMember, input, payment, scheduledMerchantWithBalance } from '../harness/settlement.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { createLogger, type Logger } from '../../src/platform/logger.ts';
 import { Timers } from '../../src/platform/timers.ts';
 import { HOUR_MS, MINUTE_MS, RecurringWork } from '../../src/platform/recurring.ts';
-import { balances, payouts, REQUESTED_BY_SCHEDULER } from '../../src/settlement/index.ts';
+import { balances, payouts, REQUESTED_BY_SCHEDULER, settlements } from '../../src/settlement/index.ts';
 import { recurringTimers } from '../harness/recurring.ts';
 import { REPLAN_WORK, SCHEDULED_PAYOUTS_WORK, scheduleSettlementWork } from '../../src/settlement/workers.ts';
 
@@ -125,7 +125,7 @@ function describeSettlementWork(h: Parameters<Parameters<typeof describeEachDb>[
   beforeAll(async () => { t = await startTestApp(h.db(), { clock }); });
   afterAll(async () => { await t.close(); });
 
-  it('settlement replans every minute and pays scheduled merchants out on the hour', async () => {
+  it('settlement pays scheduled merchants out on the hour, and replans a settlement waiting for its address on the minute', async () => {
     const merchantId = await scheduledMerchantWithBalance(t, 20);
     const recurring = new RecurringWork(t.platform.timers, clock, t.platform.log);
     scheduleSettlementWork(t.services.settlement, recurring);
@@ -148,5 +148,19 @@ function describeSettlementWork(h: Parameters<Parameters<typeof describeEachDb>[
       { job: REPLAN_WORK, runAt: at('2026-03-02T10:01:00Z') },
       { job: SCHEDULED_PAYOUTS_WORK, runAt: at('2026-03-02T11:00:00Z') },
     ]);
+
+    // a settlement waiting 24 h for a changed payout address is planned again by the first tick after
+    const direct = (await signupAccount(t.app)).merchant.id;
+    const owner = await addMember(t, direct, 'owner');
+    const ctx = { merchantId: direct, userId: owner.userId, actor: { kind: 'merchant' as const, id: owner.userId } };
+    const address = await t.services.settlement.addresses.add(ctx, true, { token: 'USDT_TRC20', address: ADDR.TRON, password: owner.password });
+    await t.services.settlement.addresses.update(ctx, address.id, { address: ADDR.TRON_2, password: owner.password });
+    const [waiting] = await t.services.settlement.settle(t.platform.db, input(payment(direct, { livemode: true }), [{ amount: 30_000_000n, usd: '30' }], clock.now()));
+    expect(waiting.awaitsUntil).toEqual(at('2026-03-03T10:00:00Z'));
+    clock.set('2026-03-03T10:00:00Z');
+    expect(await t.platform.timers.runDue(clock.now())).toBe(2);
+    await recurring.settled();
+    const [planned] = await h.db().orm.select().from(settlements).where(eq(settlements.id, waiting.id));
+    expect(planned).toMatchObject({ awaitsUntil: null, destination: ADDR.TRON_2 });
   });
 }
