@@ -201,6 +201,13 @@ describeEachDb('settlement reads', (h) => {
     expect(row.status).toBe('held');
   });
 
+  it('refuses an unknown status in the operator\'s payout list (CONTRACT.md: /admin answers 400 to invalid values)', async () => {
+    const bad = await admin('GET', '/admin/payouts?status=lost');
+    expect([bad.statusCode, bad.json()]).toEqual([400, { error: 'status must be one of requested, canceled, approved, rejected, sent' }]);
+    expect((await admin('GET', '/admin/payouts?status=requested')).statusCode).toBe(200);
+    expect((await admin('GET', '/admin/payouts')).statusCode).toBe(200);
+  });
+
   it('streams the live and the test statement apart, each as an attachment named for its mode', async () => {
     const m = await newMerchant();
     await settle(input(payment(m.id, { token: 'BTC', rate_locked: '60000', settlement: 'custodial' }), [{ amount: 1_000_000n, usd: '600' }]));

@@ -6,6 +6,11 @@ import { LIST_DEFAULT } from '../../platform/list-params.ts';
 import type { SettlementService } from '../service.ts';
 import { ledgerEntryJson, payoutJson, settlementJson } from '../json.ts';
 import { idOf, queryOf, str } from './helpers.ts';
+import { badRequest } from '../../platform/errors.ts';
+import { PAYOUT_STATUSES } from '../payouts/payout-store.ts';
+
+/** CONTRACT.md: /admin answers 400 to invalid values (the dashboard's payout list is not shown). */
+export const PAYOUT_STATUS_INVALID = `status must be one of ${PAYOUT_STATUSES.join(', ')}`;
 
 export function registerSettlementAdminRoutes(app: FastifyInstance, settlement: SettlementService): void {
   const token = settlement.platform.config.adminToken;
@@ -13,7 +18,11 @@ export function registerSettlementAdminRoutes(app: FastifyInstance, settlement: 
 
   adminRoute(app, token, {
     method: 'GET', url: '/admin/payouts',
-    handler: async (req) => ({ payouts: (await svc.list({ status: str(queryOf(req).status) }, LIST_DEFAULT.max, 0)).payouts.map(payoutJson) }),
+    handler: async (req) => {
+      const status = str(queryOf(req).status);
+      if (status !== undefined && !(PAYOUT_STATUSES as readonly string[]).includes(status)) throw badRequest(PAYOUT_STATUS_INVALID);
+      return { payouts: (await svc.list({ status }, LIST_DEFAULT.max, 0)).payouts.map(payoutJson) };
+    },
   });
   for (const [verb, to] of [['approve', 'approved'], ['reject', 'rejected'], ['sent', 'sent']] as const) {
     adminRoute(app, token, {
