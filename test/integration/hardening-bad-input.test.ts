@@ -66,6 +66,12 @@ describeEachDb('bad input answers a spec-shaped 4xx', (h) => {
     expectError(await inject({ method: 'GET', url: '/admin/payouts?status=a%00', headers: ADMIN }), 400, 'status must not contain NUL characters');
   });
 
+  it('answers 400 to an unknown chain in the operator\'s unmatched deposits (CONTRACT.md: /admin answers 400 to invalid values)', async () => {
+    expectError(await inject({ method: 'GET', url: '/admin/unmatched-deposits?chain=zzz', headers: ADMIN }), 400, 'chain must be one of bitcoin, litecoin, dogecoin, ethereum, bsc, tron, xrp');
+    const known = await inject({ method: 'GET', url: '/admin/unmatched-deposits?chain=tron', headers: ADMIN });
+    expect([known.statusCode, known.json()]).toEqual([200, { deposits: [] }]);
+  });
+
   it('answers a malformed URL 400 `invalid url` and an oversize path parameter 404 `not found`', async () => {
     expectError(await inject({ method: 'GET', url: '/v1/payments/%E0%A4%A', headers: keyHeader(f.acct.testKey) }), 400, 'invalid url');
     expectError(await inject({ method: 'GET', url: '/checkout/%zz' }), 400, 'invalid url');

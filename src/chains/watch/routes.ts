@@ -4,14 +4,21 @@ import { adminRoute } from '../../admin/index.ts';
 import type { Database } from '../../platform/db/index.ts';
 import type { ChainWatching } from './service.ts';
 import { listUnmatched } from './unmatched.ts';
+import { CHAINS } from '../../config.ts';
+import { badRequest } from '../../platform/errors.ts';
+
+/** CONTRACT.md: /admin answers 400 to invalid values. */
+export const CHAIN_FILTER_INVALID = `chain must be one of ${CHAINS.join(', ')}`;
 
 export function registerChainRoutes(app: FastifyInstance, adminToken: string | null, watching: ChainWatching, db: Database): void {
   adminRoute(app, adminToken, { method: 'GET', url: '/admin/chains', handler: async () => ({ chains: await watching.report() }) });
   adminRoute(app, adminToken, {
     method: 'GET', url: '/admin/unmatched-deposits',
     handler: async (req) => {
-      const chain = (req.query as { chain?: unknown } | undefined)?.chain;
-      return { deposits: await listUnmatched(db.orm, typeof chain === 'string' && chain !== '' ? chain : undefined) };
+      const raw = (req.query as { chain?: unknown } | undefined)?.chain;
+      const chain = typeof raw === 'string' && raw !== '' ? raw : undefined;
+      if (chain !== undefined && !(CHAINS as readonly string[]).includes(chain)) throw badRequest(CHAIN_FILTER_INVALID);
+      return { deposits: await listUnmatched(db.orm, chain) };
     },
   });
 }
