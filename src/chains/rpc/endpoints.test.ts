@@ -119,6 +119,13 @@ describe('NodeEndpoints', () => {
     expect(firstTry).toEqual([]);
   });
 
+  it('calls running at the same time all move on to the node that answers (a failure moves on only from the node it was seen on)', async () => {
+    const e = new NodeEndpoints([refused, good]);
+    const answers = await Promise.all([call(e), call(e), call(e)]);
+    expect(answers).toHaveLength(3);
+    expect(e.index).toBe(1);
+  });
+
   it('skip() moves past a node the caller found stale', async () => {
     const e = new NodeEndpoints([good, garbage]);
     e.skip('tip 600 s old');

@@ -66,7 +66,8 @@ export class NodeEndpoints {
         if (err instanceof RpcError) throw err;
         const why = err instanceof TransportError ? err.message : `${redactUrl(url)}: ${(err as Error).message}`;
         failures.push(why);
-        this.skip(why.slice(redactUrl(url).length + 2));
+        // another call running meanwhile may have moved on already: move on only from this node
+        if (this.current === url) this.skip(why.slice(redactUrl(url).length + 2));
       }
     }
     throw new NoNodeAnswered(`no node answered: ${failures.join('; ')}`);
