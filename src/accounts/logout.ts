@@ -2,11 +2,14 @@
 // other dashboard route takes), or else the refresh cookie, which the browser sends to
 // /merchant/auth by itself, so a page whose access token has expired can still sign out. Either
 // names one session: `logout` ends it, `logout-all` ends every session of its user. A refresh
-// cookie already exchanged for a newer one is reuse: the session ends and the answer is a 401.
+// cookie already exchanged for a newer one is reuse: the session ends and the answer is a 401. A
+// suspended account's sign-out answers 403 `merchant account is suspended`, as every dashboard route
+// does (CONTRACT.md Access), and ends nothing (its sockets were ended by the suspension).
 import { and, eq, isNull } from 'drizzle-orm';
-import { unauthorized } from '../platform/errors.ts';
+import { forbidden, unauthorized } from '../platform/errors.ts';
 import type { Database, Executor } from '../platform/db/index.ts';
-import { sessions } from './schema.ts';
+import { merchants, sessions } from './schema.ts';
+import { SUSPENDED } from './merchant.ts';
 import type { AccessTokens } from './access-tokens.ts';
 import { endReusedSession, revokeSession, revokeUserSessions, sessionOfRefreshToken } from './sessions.ts';
 import { INVALID_TOKEN, MISSING_TOKEN } from './authenticate.ts';
@@ -36,7 +39,7 @@ async function sessionOfAccessToken(tx: Executor, tokens: AccessTokens, bearer: 
 
 export async function logout(db: Database, tokens: AccessTokens, creds: LogoutCredentials, all: boolean, now: Date): Promise<void> {
   if (!creds.bearer && !creds.cookie) throw unauthorized(MISSING_TOKEN);
-  const ended = await db.transaction(async (tx) => {
+  const outcome = await db.transaction(async (tx): Promise<'ended' | 'invalid' | 'suspended'> => {
     let s: SessionRef | null = creds.bearer ? await sessionOfAccessToken(tx, tokens, creds.bearer, now) : null;
     if (!s && creds.cookie) {
       const byCookie = await sessionOfRefreshToken(tx, creds.cookie, now);
@@ -44,15 +47,18 @@ export async function logout(db: Database, tokens: AccessTokens, creds: LogoutCr
       // the whole session ends, and the revocation commits before the 401.
       if (byCookie?.reused) {
         await endReusedSession(tx, byCookie, now);
-        return false;
+        return 'invalid';
       }
       s = byCookie;
     }
-    if (!s) return false;
+    if (!s) return 'invalid';
+    const [m] = await tx.select({ status: merchants.status }).from(merchants).where(eq(merchants.id, s.merchantId)).limit(1);
+    if (m?.status === 'suspended') return 'suspended';
     const ids = all ? await revokeUserSessions(tx, s.userId, 'logout_all', now) : [s.id];
     if (!all) await revokeSession(tx, s.id, 'logout', now);
     await emitSessionsRevoked(tx, s.merchantId, s.userId, ids, 'session_revoked', now);
-    return true;
+    return 'ended';
   });
-  if (!ended) throw unauthorized(INVALID_TOKEN);
+  if (outcome === 'suspended') throw forbidden(SUSPENDED);
+  if (outcome !== 'ended') throw unauthorized(INVALID_TOKEN);
 }

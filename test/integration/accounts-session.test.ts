@@ -99,6 +99,18 @@ describeEachDb('accounts sessions', (h) => {
     expect(r.json()).toEqual({ error: 'merchant account is suspended' });
   });
 
+  it('answers 403 `merchant account is suspended` to a sign-out or sign-out everywhere of a suspended account (every dashboard route does)', async () => {
+    const s = await signupAccount(t.app);
+    await h.db().orm.update(merchants).set({ status: 'suspended' }).where(eq(merchants.id, s.merchant.id));
+    for (const url of ['/merchant/auth/logout', '/merchant/auth/logout-all']) {
+      for (const headers of [tokenHeader(s.accessToken), { cookie: s.refreshCookie! }]) {
+        const res = await inject({ method: 'POST', url, headers });
+        expect(res.statusCode).toBe(403);
+        expect(res.json()).toEqual({ error: 'merchant account is suspended' });
+      }
+    }
+  });
+
   it('refreshes with the cookie: same answer as login, a new cookie each time', async () => {
     const s = await signIn(t.app, acct.email);
     const r1 = await refresh(s.refreshCookie);
