@@ -4,7 +4,9 @@
 // names one session: `logout` ends it, `logout-all` ends every session of its user. A refresh
 // cookie already exchanged for a newer one is reuse: the session ends and the answer is a 401. A
 // suspended account's sign-out answers 403 `merchant account is suspended`, as every dashboard route
-// does (CONTRACT.md Access), and ends nothing (its sockets were ended by the suspension).
+// does (CONTRACT.md Access), yet still ends the sessions it names: a user signing out of a shared
+// computer while the account is suspended must not find that session alive again once the account
+// is reactivated.
 import { and, eq, isNull } from 'drizzle-orm';
 import { forbidden, unauthorized } from '../platform/errors.ts';
 import type { Database, Executor } from '../platform/db/index.ts';
@@ -52,12 +54,11 @@ export async function logout(db: Database, tokens: AccessTokens, creds: LogoutCr
       s = byCookie;
     }
     if (!s) return 'invalid';
-    const [m] = await tx.select({ status: merchants.status }).from(merchants).where(eq(merchants.id, s.merchantId)).limit(1);
-    if (m?.status === 'suspended') return 'suspended';
     const ids = all ? await revokeUserSessions(tx, s.userId, 'logout_all', now) : [s.id];
     if (!all) await revokeSession(tx, s.id, 'logout', now);
     await emitSessionsRevoked(tx, s.merchantId, s.userId, ids, 'session_revoked', now);
-    return 'ended';
+    const [m] = await tx.select({ status: merchants.status }).from(merchants).where(eq(merchants.id, s.merchantId)).limit(1);
+    return m?.status === 'suspended' ? 'suspended' : 'ended';
   });
   if (outcome === 'suspended') throw forbidden(SUSPENDED);
   if (outcome !== 'ended') throw unauthorized(INVALID_TOKEN);

@@ -4,7 +4,7 @@ import type { InjectOptions } from 'fastify';
 import { and, asc, eq } from 'drizzle-orm';
 import { describeEachDb } from '../harness/databases.ts';
 import { startTestApp, type TestApp } from '../harness/app.ts';
-import { cookieOf, PASSWORD, randomIp, signIn, signupAccount, tokenHeader, type Account } from '../harness/accounts.ts';
+import { cookieOf, PASSWORD, randomIp, signIn, signupAccount, tokenHeader, type Account, type SignedIn } from '../harness/accounts.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { merchants, sessions, users } from '../../src/accounts/schema.ts';
 import { events } from '../../src/events/index.ts';
@@ -99,16 +99,36 @@ describeEachDb('accounts sessions', (h) => {
     expect(r.json()).toEqual({ error: 'merchant account is suspended' });
   });
 
-  it('answers 403 `merchant account is suspended` to a sign-out or sign-out everywhere of a suspended account (every dashboard route does)', async () => {
+  it('answers 403 `merchant account is suspended` to a sign-out or sign-out everywhere of a suspended account (every dashboard route does), and still ends the sessions it names', async () => {
     const s = await signupAccount(t.app);
-    await h.db().orm.update(merchants).set({ status: 'suspended' }).where(eq(merchants.id, s.merchant.id));
+    const cases = [] as { url: string; headers: Record<string, string>; session: SignedIn }[];
     for (const url of ['/merchant/auth/logout', '/merchant/auth/logout-all']) {
-      for (const headers of [tokenHeader(s.accessToken), { cookie: s.refreshCookie! }]) {
-        const res = await inject({ method: 'POST', url, headers });
-        expect(res.statusCode).toBe(403);
-        expect(res.json()).toEqual({ error: 'merchant account is suspended' });
-      }
+      const byToken = await signIn(t.app, s.email);
+      cases.push({ url, headers: tokenHeader(byToken.accessToken), session: byToken });
+      const byCookie = await signIn(t.app, s.email);
+      cases.push({ url, headers: { cookie: byCookie.refreshCookie! }, session: byCookie });
     }
+    await h.db().orm.update(merchants).set({ status: 'suspended' }).where(eq(merchants.id, s.merchant.id));
+    for (const c of cases.filter((x) => x.url.endsWith('/logout'))) {
+      const res = await inject({ method: 'POST', url: c.url, headers: c.headers });
+      expect(res.statusCode).toBe(403);
+      expect(res.json()).toEqual({ error: 'merchant account is suspended' });
+    }
+    await h.db().orm.update(merchants).set({ status: 'active' }).where(eq(merchants.id, s.merchant.id));
+    // sign-out ended exactly the two sessions it named; the two others are alive
+    for (const c of cases) {
+      const alive = c.url.endsWith('/logout-all');
+      expect((await me(c.session.accessToken)).statusCode).toBe(alive ? 200 : 401);
+      expect((await refresh(c.session.refreshCookie)).statusCode).toBe(alive ? 200 : 401);
+    }
+    await h.db().orm.update(merchants).set({ status: 'suspended' }).where(eq(merchants.id, s.merchant.id));
+    const all = cases.find((x) => x.url.endsWith('/logout-all'))!;
+    const res = await inject({ method: 'POST', url: all.url, headers: tokenHeader(all.session.accessToken) });
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toEqual({ error: 'merchant account is suspended' });
+    await h.db().orm.update(merchants).set({ status: 'active' }).where(eq(merchants.id, s.merchant.id));
+    // sign-out everywhere ended every session of the user
+    for (const c of cases) expect((await me(c.session.accessToken)).statusCode).toBe(401);
   });
 
   it('refreshes with the cookie: same answer as login, a new cookie each time', async () => {
