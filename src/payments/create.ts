@@ -15,7 +15,7 @@ import type { CreatedPaymentWriter } from './create-statement.ts';
 import { eventDataOfView, paymentJson } from './views.ts';
 import { createdAuditInput } from './create-audit.ts';
 import { allowedCoins, CHOOSE_DEADLINE_MS, coinFields, noNode, notEnabled, optionsOf, type CoinDeps } from './coin.ts';
-import { CHOOSE_COIN_FIRST, ONLY_TEST, type Simulator } from './simulation.ts';
+import { CHOOSE_COIN_FIRST, noOtherAsset, ONLY_TEST, otherCoinOf, type Simulator } from './simulation.ts';
 import { findOpenByOrder, insertPayment } from './repository.ts';
 import type { NewPaymentRow, PaymentRow } from './schema.ts';
 import { emitPaymentEvent, SOCKET_EVENTS } from './payment-events.ts';
@@ -61,6 +61,7 @@ export async function createPayment(deps: CreateDeps, caller: CreateCaller, body
   if (input.simulate && caller.livemode) throw badRequest(ONLY_TEST);
   checkCoins(input, caller, deps, settings.enabled_tokens);
   if (input.simulate && !input.token && input.simulate !== 'expired') throw badRequest(CHOOSE_COIN_FIRST);
+  if (input.simulate === 'wrong_asset' && input.token && !otherCoinOf(input.token)) throw badRequest(noOtherAsset(input.token));
   let webhookUrl: string | null = null;
   if (input.webhookUrl !== undefined && input.webhookUrl !== null) {
     const checked = await checkPaymentWebhookUrl(input.webhookUrl, { allowPrivate: deps.allowPrivateWebhooks });

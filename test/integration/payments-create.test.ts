@@ -89,6 +89,9 @@ describeEachDb('payments create', (h) => {
     [{ order_id: 'a', amount_usd: '10', webhook_url: 'ftp://x/' }, 'webhook_url: url must be an absolute http(s) URL'],
     [{ order_id: 'a', amount_usd: '10', simulate: 'maybe' }, 'simulate must be one of: confirmed, overpaid, partially_paid, underpaid, expired, failed, wrong_asset, paid_late'],
     [{ order_id: 'a', amount_usd: '10', simulate: 'confirmed' }, "choose the payment's coin first"],
+    // spec 3/7: wrong_asset is impossible for a coin with no other coin on its network, at creation as on the simulate route
+    [{ order_id: 'wa-btc', amount_usd: '10', token: 'BTC', simulate: 'wrong_asset' }, 'a BTC address only receives BTC: wrong_asset needs a coin on Tron, Ethereum or BNB Smart Chain'],
+    [{ order_id: 'wa-xrp', amount_usd: '10', token: 'XRP', simulate: 'wrong_asset' }, 'a XRP address only receives XRP: wrong_asset needs a coin on Tron, Ethereum or BNB Smart Chain'],
     [{ order_id: 'a', amount_usd: '2', token: 'BTC' }, 'amount_usd is below the minimum payment in BTC: $5 right now'],
     [{ order_id: 'a\u0000', amount_usd: '10', token: 'ETH' }, 'order_id must not contain NUL characters'],
     [{ order_id: 'a', amount_usd: '10', token: 'ETH', metadata: { k: 'x\u0000' } }, 'metadata must not contain NUL characters'],
