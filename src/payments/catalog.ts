@@ -86,7 +86,7 @@ export class Catalog {
       if (!r) {
         const def = tokenDef(token);
         const amount = usdAmount ? quotientUnitsRoundedUp(usdAmount, market[token].rate, def.precision, def.decimals) : 0n;
-        r = routeCoin({ token, livemode, settlement: settings.settlement, convert_into: settings.convert_into as ConvertInto, addresses, market: quotes, amount, now });
+        r = routeCoin({ token, livemode, settlement: settings.settlement, convert_into: settings.convert_into as ConvertInto, addresses, market: quotes, amount, now, pricing: true });
         routes.set(token, r);
       }
       return r;

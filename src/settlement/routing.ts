@@ -35,6 +35,12 @@ export interface RouteInput {
   can_pay_out?: (to: TokenSymbol, from: TokenSymbol) => boolean;
   /** Rule 6 forced: a conversion the executor refused (price moved); kept in the balance with this note. */
   refuse_conversion?: string;
+  /**
+   * Pricing a payment, not settling a deposit: the exchange minimum is the price's to meet (spec 1
+   * Fees: the customer is asked for enough to reach it, or the coin is offered only from the price
+   * that reaches it), so it leaves no exchange out.
+   */
+  pricing?: boolean;
 }
 
 export type Route =
@@ -91,7 +97,7 @@ function chooseConversion(input: RouteInput): Route {
     if (via === 'exchange') {
       if (market.exchange && !market.exchange.available) { reason = market.exchange.note ?? NOTE_EXCHANGE_REFUSED; continue; }
       const min = market.exchange_min_usd[token] ?? dec(0);
-      if (amountUsd.lt(min.mul(EXCHANGE_MIN_MARGIN))) { reason = NOTE_BELOW_EXCHANGE_MINIMUM; continue; }
+      if (!input.pricing && amountUsd.lt(min.mul(EXCHANGE_MIN_MARGIN))) { reason = NOTE_BELOW_EXCHANGE_MINIMUM; continue; }
     }
     viable.push({ to: c.token, via, address: c.address, oldest: c.oldest, cost: conversionCostUsd(token, c.token, via, amountUsd, market) });
   }

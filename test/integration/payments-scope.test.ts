@@ -5,7 +5,8 @@ import type { InjectOptions } from 'fastify';
 import { eq } from 'drizzle-orm';
 import { describeEachDb } from '../harness/databases.ts';
 import { startTestApp, type TestApp } from '../harness/app.ts';
-import { keyHeader, signupAccount, uid, type Account } from '../harness/accounts.ts';
+import { keyHeader, randomIp, signupAccount, tokenHeader, uid, type Account } from '../harness/accounts.ts';
+import { ADDR } from '../harness/settlement.ts';
 import { createPayment, type Json } from '../harness/payments.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { merchants, stores } from '../../src/accounts/index.ts';
@@ -81,6 +82,36 @@ describeEachDb('payments scope', (h) => {
     expect(sim.json()).toEqual({ error: 'only test payments can be simulated: use a test key' });
     const atCreate = await inject({ method: 'POST', url: '/v1/payments', headers: keyHeader(acct.liveKey), payload: { order_id: `l-${uid()}`, amount_usd: '25', token: 'ETH', simulate: 'confirmed' } }, withNode.app);
     expect(atCreate.json()).toEqual({ error: 'only test payments can be simulated: use a test key' });
+  });
+
+  it('live: a coin converted across networks is priced up to the exchange minimum (extra_usd) or offered only from the price that reaches it (spec 1 Fees, 7)', async () => {
+    // ETH settles to the merchant's only payout address, USDT on Tron: an exchange converts it, and takes no less than 1.1 × $15
+    const m = await signupAccount(withNode.app);
+    await h.db().orm.update(merchants).set({ liveEnabled: true }).where(eq(merchants.id, m.merchant.id));
+    const added = await inject({ method: 'POST', url: '/merchant/payout-addresses', remoteAddress: randomIp(), headers: tokenHeader(m.accessToken), payload: { token: 'USDT_TRC20', address: ADDR.TRON, password: m.password } }, withNode.app);
+    expect(added.statusCode).toBe(201);
+    clock.advance(2100);
+    const create = (body: Json) => inject({ method: 'POST', url: '/v1/payments', headers: keyHeader(m.liveKey), payload: { order_id: `x-${uid()}`, ...body } }, withNode.app);
+    // fees passed on, not hidden: still offered, the customer asked for enough to reach the minimum
+    // (17.5 / 0.99 = 17.68 < 17.5 + 0.20 = 17.70; the price alone would ask (10 + 1) / 0.985 → 11.20)
+    const topped = await create({ amount_usd: '10', token: 'ETH' });
+    expect(topped.statusCode).toBe(201);
+    expect(topped.json()).toMatchObject({ usd_amount: '10', amount_due_usd: '17.7', extra_usd: '6.5', network_fee_bps: 50 });
+    const listed = (await create({ amount_usd: '10', tokens: ['ETH'] })).json();
+    expect(listed.token_options).toMatchObject([{ token: 'ETH', network_fee_bps: 50, amount_due_usd: '17.7' }]);
+    // the merchant pays the fees: offered only from the price that reaches the minimum, at every price below it
+    clock.advance(1100);
+    const set = await inject({ method: 'PATCH', url: '/merchant/settings', headers: tokenHeader(m.accessToken), payload: { fees_paid_by_customer: false } }, withNode.app);
+    expect(set.statusCode).toBe(200);
+    const refusal = { error: 'minimum payment in ETH is $17.7 right now (it is converted on its way to the merchant, and the exchange takes no less)' };
+    for (const price of ['10', '16.49', '17']) {
+      const res = await create({ amount_usd: price, token: 'ETH' });
+      expect([price, res.statusCode, res.json()]).toEqual([price, 400, refusal]);
+    }
+    expect((await inject({ method: 'GET', url: '/v1/tokens?amount_usd=10', headers: keyHeader(m.liveKey) }, withNode.app)).json().tokens.map((x: Json) => x.token)).not.toContain('ETH');
+    const enough = await create({ amount_usd: '17.7', token: 'ETH' });
+    expect(enough.statusCode).toBe(201);
+    expect(enough.json()).toMatchObject({ amount_due_usd: '17.7', network_fee_bps: 50 });
   });
 
   it('`simulate` at creation starts the outcome at once', async () => {
