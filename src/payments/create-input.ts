@@ -98,7 +98,7 @@ export function parseCreateInput(body: Record<string, unknown>): CreateInput {
   refuseNul(body);
   const o = body.order_id;
   if (!present(o) || o === '') throw badRequest(ORDER_ID_REQUIRED);
-  if (typeof o !== 'string' || o.length > MAX_ORDER_ID) throw badRequest(ORDER_ID_LENGTH);
+  if (typeof o !== 'string' || [...o].length > MAX_ORDER_ID) throw badRequest(ORDER_ID_LENGTH);
   const usdAmount = parseUsdField('amount_usd', body.amount_usd);
 
   const token = present(body.token) && body.token !== '' ? tokenSymbol(body.token) : undefined;

@@ -50,7 +50,7 @@ export function paymentFilters(query: Record<string, unknown>, storeFilter: bool
   if (store !== undefined && storeFilter) f.storeId = isIdShaped(store) ? store : NONE;
   const orderId = str(query.order_id);
   if (orderId !== undefined) {
-    if (orderId.length > MAX_SEARCH) throw badRequest(ORDER_ID_TOO_LONG);
+    if ([...orderId].length > MAX_SEARCH) throw badRequest(ORDER_ID_TOO_LONG);
     f.orderId = orderId;
   }
   const q = str(query.q)?.trim();

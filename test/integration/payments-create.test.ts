@@ -107,6 +107,16 @@ describeEachDb('payments create', (h) => {
     expect(res.json().order_id).toHaveLength(200);
   });
 
+  it('counts order_id in characters, not UTF-16 units (CONTRACT.md: order_id 1..200 characters)', async () => {
+    const emoji = '\u{1F600}'.repeat(200);
+    const res = await post({ order_id: emoji, amount_usd: '10', token: 'ETH' });
+    expect(res.statusCode).toBe(201);
+    expect([...res.json().order_id]).toHaveLength(200);
+    const found = await inject({ method: 'GET', url: `/v1/payments?order_id=${encodeURIComponent(emoji)}`, headers: keyHeader(acct.testKey) });
+    expect(found.json().payments.map((p: Json) => p.id)).toEqual([res.json().id]);
+    expect((await post({ order_id: `${emoji}x`, amount_usd: '10', token: 'ETH' })).json()).toEqual({ error: 'order_id must be 1 to 200 characters' });
+  });
+
   it('with fees kept by the merchant: the price alone is due and the note says the fee comes out of what it receives', async () => {
     const other = await signupAccount(t.app);
     const set = await inject({ method: 'PATCH', url: '/merchant/settings', headers: tokenHeader(other.accessToken), payload: { fees_paid_by_customer: false } });
