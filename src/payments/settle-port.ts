@@ -25,6 +25,7 @@ export async function settleInputOf(ex: Executor, paymentId: string): Promise<Se
       livemode: p.livemode,
       token: p.token as TokenSymbol | '',
       ...(p.rateLocked ? { rate_locked: p.rateLocked } : {}),
+      ...(p.token && p.networkFee !== null ? { network_fee: p.networkFee.toString() } : {}),
       fee_bps: p.settings.fee_bps,
       settlement: p.settings.settlement as SettlementSetting,
       convert_into: p.settings.convert_into as ConvertInto,

@@ -24,6 +24,8 @@ export interface PlanPayment {
   /** The payment's coin and its locked rate: the service fee's floor uses it for that coin. */
   token: TokenSymbol | '';
   rate_locked?: Decimal;
+  /** Base units of `token`: the network fee recorded when the coin was chosen (spec 1 "Fees"). */
+  network_fee?: bigint;
   /** Settings captured at creation. */
   fee_bps: number;
   settlement: SettlementSetting;
@@ -142,7 +144,11 @@ function planPriced(input: PlanInput, token: TokenSymbol, amount: bigint, usdExa
   const { payment, deposits, market, now } = input;
   const rate = payment.token === token && payment.rate_locked ? payment.rate_locked : rateOf(market.rates, token);
   const service = serviceFeeUnits(token, amount, payment.fee_bps, rate);
-  const network = networkFeeUnits(token, market.network_fee_usd[token] ?? dec(0), rate);
+  // The payment's own coin pays the network fee recorded on the payment at coin choice (what the
+  // customer was asked for); any other coin's is priced now (spec 1 "Fees").
+  const network = payment.token === token && payment.network_fee !== undefined
+    ? payment.network_fee
+    : networkFeeUnits(token, market.network_fee_usd[token] ?? dec(0), rate);
   const depositAt = new Date(Math.max(...deposits.map((d) => (d.final_at ?? now).getTime())));
   const route = routeCoin({
     token, livemode: payment.livemode, settlement: payment.settlement, convert_into: payment.convert_into,

@@ -66,6 +66,11 @@ export interface SettlePayment {
   token: TokenSymbol | '';
   /** Decimal string: the dollar price of one token locked at coin choice. */
   rate_locked?: string;
+  /**
+   * Base units of `token` (decimal string): the network fee recorded on the payment when its coin
+   * was chosen (spec 1 "Fees"); a deposit of that coin is charged it. Absent: priced when it settles.
+   */
+  network_fee?: string;
   fee_bps: number;
   settlement: SettlementSetting;
   convert_into: ConvertInto;

@@ -26,7 +26,7 @@ export function loadInput(s: StoredInput): { payment: SettlePayment; deposits: S
 export function planPayment(p: SettlePayment): PlanPayment {
   return {
     id: p.id, ...(p.store_id ? { store_id: p.store_id } : {}), livemode: p.livemode, token: p.token,
-    ...(p.rate_locked ? { rate_locked: dec(p.rate_locked) } : {}), fee_bps: p.fee_bps, settlement: p.settlement, convert_into: p.convert_into,
+    ...(p.rate_locked ? { rate_locked: dec(p.rate_locked) } : {}), ...(p.network_fee !== undefined ? { network_fee: BigInt(p.network_fee) } : {}), fee_bps: p.fee_bps, settlement: p.settlement, convert_into: p.convert_into,
   };
 }
 

@@ -1,7 +1,7 @@
 // The whole money path in test mode: a simulated confirmation is dispatched from the outbox to the
 // settlement room, which settles on paper; the trail shows the settlement and its ledger, and the
 // statement adds up (spec 1 Direct settlement rule 8, 2 Payment trail).
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { describeEachDb } from '../harness/databases.ts';
 import { startTestApp, type TestApp } from '../harness/app.ts';
 import { randomIp, signupAccount, tokenHeader, type Account } from '../harness/accounts.ts';
@@ -52,6 +52,31 @@ describeEachDb('payment to settlement', (h) => {
     const balances = await t.app.inject({ method: 'GET', url: '/merchant/balances?mode=test', headers: tokenHeader(acct.accessToken) });
     const usdt = balances.json().balances.find((b: Json) => b.token === 'USDT_TRC20');
     expect(usdt.available).toBe(s.net);
+    await expectLedgerHolds(h.db());
+  });
+
+  it('charges a deposit of the payment\'s coin the network fee recorded on the payment, not a later quote (spec 1 "Fees")', async () => {
+    const market = t.services.settlement.market;
+    const real = market.snapshot.bind(market);
+    const p = await createPayment(t.app, acct.testKey, { token: 'USDT_TRC20', amount_usd: '100' });
+    expect(p).toMatchObject({ network_fee: '1', network_fee_usd: '1', amount_due_usd: '102.03' });
+    // the network got dearer between the coin's choice and the settlement
+    const dear = vi.spyOn(market, 'snapshot').mockImplementation((live) => ({ ...real(live), USDT_TRC20: { ...real(live).USDT_TRC20, networkFeeUsd: dec(3) } }));
+    try {
+      const sim = await t.app.inject({ method: 'POST', url: `/v1/payments/${p.id}/simulate`, headers: keyHeader(acct.testKey), payload: { outcome: 'confirmed' } });
+      expect(sim.statusCode).toBe(200);
+      for (let i = 0; i < 20 && (await getPayment(t.app, acct.testKey, p.id)).status !== 'confirmed'; i++) {
+        await t.services.payments.runDue();
+        await t.platform.outbox.drainNow();
+      }
+      await t.platform.outbox.drainNow();
+    } finally {
+      dear.mockRestore();
+    }
+    const res = await t.app.inject({ method: 'GET', url: `/merchant/settlements?mode=test&payment_id=${p.id}`, headers: tokenHeader(acct.accessToken) });
+    expect(res.json().settlements).toHaveLength(1);
+    // the merchant receives the price in full
+    expect(res.json().settlements[0]).toMatchObject({ amount: '102.03', service_fee: '1.0203', network_fee: '1', network_fee_usd: '1', net: '100.0097', net_usd: '100.01' });
     await expectLedgerHolds(h.db());
   });
 
