@@ -9,6 +9,7 @@ import { findStore } from './stores.ts';
 import { emitApiKeyUpdate } from './socket-events.ts';
 import { noticeApiKey } from './notices.ts';
 import { isLiveQuery } from '../platform/http/index.ts';
+import { longerThan } from '../platform/fields.ts';
 
 export const UNKNOWN_STORE = 'unknown store_id';
 export const ACCESS_INVALID = 'access must be "full" or "read"';
@@ -21,7 +22,7 @@ export const isTestMode = (query: unknown): boolean => !isLiveQuery(query);
 
 function parseKeyBody(body: Record<string, unknown>): { label: string; storeId: string | null; access: KeyAccess } {
   const label = body.label ?? '';
-  if (typeof label !== 'string' || [...label].length > MAX_LABEL) throw badRequest(LABEL_INVALID);
+  if (typeof label !== 'string' || longerThan(label, MAX_LABEL)) throw badRequest(LABEL_INVALID);
   const access = body.access ?? 'full';
   if (!(KEY_ACCESS as readonly unknown[]).includes(access)) throw badRequest(ACCESS_INVALID);
   const storeId = body.store_id ?? null;

@@ -1,5 +1,6 @@
 // Sign-up: a merchant, its owner, the first test and live keys and a session, in one transaction.
 import { badRequest, conflict } from '../platform/errors.ts';
+import { longerThan } from '../platform/fields.ts';
 import { newId } from '../platform/ids.ts';
 import type { Database, Tx } from '../platform/db/index.ts';
 import { merchants, users, type ApiKeyRow, type MerchantRow, type UserRow } from './schema.ts';
@@ -38,7 +39,7 @@ export type SignupHook = (tx: Tx, s: SignupEnrollment) => Promise<void>;
 
 export async function signup(db: Database, input: SignupInput, now: Date, hook?: SignupHook): Promise<SignupResult> {
   const name = typeof input.merchant_name === 'string' ? input.merchant_name.trim() : '';
-  if (!name || name.length > 200) throw badRequest(MERCHANT_NAME_REQUIRED);
+  if (!name || longerThan(name, 200)) throw badRequest(MERCHANT_NAME_REQUIRED);
   const email = requireEmail(input.email);
   const password = requireNewPassword(input.password);
   // Kept as given when it could be a code (8 of A-Z0-9, any case); anything else names no one.

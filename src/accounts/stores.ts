@@ -7,6 +7,7 @@ import { recordAudit, type Actor } from '../audit/index.ts';
 import { stores, type StoreRow } from './schema.ts';
 import { iso } from './merchant.ts';
 import { emitStoreUpdate } from './socket-events.ts';
+import { longerThan } from '../platform/fields.ts';
 
 export const STORE_NAME_INVALID = 'name is required (up to 100 characters)';
 const MAX_NAME = 100;
@@ -17,7 +18,7 @@ export function storeJson(s: StoreRow): Record<string, unknown> {
 
 export function requireStoreName(v: unknown): string {
   const name = typeof v === 'string' ? v.trim() : '';
-  if (!name || [...name].length > MAX_NAME) throw badRequest(STORE_NAME_INVALID);
+  if (!name || longerThan(name, MAX_NAME)) throw badRequest(STORE_NAME_INVALID);
   return name;
 }
 

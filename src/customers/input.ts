@@ -1,6 +1,6 @@
 // Bodies and queries of the customers routes, one 400 message per mistake.
 import { badRequest, NOTHING_TO_UPDATE } from '../platform/errors.ts';
-import { optionalMetadata, optionalText, refuseNul } from '../platform/fields.ts';
+import { longerThan, optionalMetadata, optionalText, refuseNul } from '../platform/fields.ts';
 import { requireEmail } from '../accounts/index.ts';
 
 export const EMAIL_REQUIRED = 'email is required';
@@ -43,7 +43,7 @@ export function parseCustomerPatch(body: Record<string, unknown>): CustomerPatch
 /** `q` of the list: text the email or the name contains (any case); absent or empty: no filter. */
 export function searchText(v: unknown): string | undefined {
   if (v === undefined || v === '') return undefined;
-  if (typeof v !== 'string' || [...v].length > MAX_QUERY) throw badRequest(Q_INVALID);
+  if (typeof v !== 'string' || longerThan(v, MAX_QUERY)) throw badRequest(Q_INVALID);
   refuseNul('q', v);
   return v.trim() || undefined;
 }

@@ -2,7 +2,7 @@
 // field with one clear 400 message each. Unknown fields are ignored. Pure: the webhook_url's DNS
 // check and everything that needs the merchant happen in the service.
 import { badRequest } from '../platform/errors.ts';
-import { METADATA_NOT_OBJECT } from '../platform/fields.ts';
+import { longerThan, METADATA_NOT_OBJECT, textMessage } from '../platform/fields.ts';
 import { dec, parseAmountUsd, type Decimal } from '../money/index.ts';
 import { isToken, unsupportedToken, type TokenSymbol } from '../tokens/index.ts';
 import { URL_TOO_LONG, urlTooLong } from '../webhooks/core.ts';
@@ -63,7 +63,7 @@ function tokenSymbol(v: unknown): TokenSymbol {
 
 function text(name: string, v: unknown, max = MAX_TEXT): string | undefined {
   if (!present(v)) return undefined;
-  if (typeof v !== 'string' || v.length > max) throw badRequest(`${name} must be a string of at most ${max} characters`);
+  if (typeof v !== 'string' || longerThan(v, max)) throw badRequest(textMessage(name, max));
   return v;
 }
 
@@ -98,7 +98,7 @@ export function parseCreateInput(body: Record<string, unknown>): CreateInput {
   refuseNul(body);
   const o = body.order_id;
   if (!present(o) || o === '') throw badRequest(ORDER_ID_REQUIRED);
-  if (typeof o !== 'string' || [...o].length > MAX_ORDER_ID) throw badRequest(ORDER_ID_LENGTH);
+  if (typeof o !== 'string' || longerThan(o, MAX_ORDER_ID)) throw badRequest(ORDER_ID_LENGTH);
   const usdAmount = parseUsdField('amount_usd', body.amount_usd);
 
   const token = present(body.token) && body.token !== '' ? tokenSymbol(body.token) : undefined;

@@ -4,7 +4,7 @@
 // unknown status, coin or chain matches nothing, as before; a bad date, an over-long search or a
 // filter given twice is a 400 naming the field.
 import { badRequest } from '../platform/errors.ts';
-import { isIdShaped } from '../platform/fields.ts';
+import { isIdShaped, longerThan } from '../platform/fields.ts';
 import { parseDay } from '../audit/query.ts';
 import { isToken } from '../tokens/index.ts';
 import { CHAINS } from '../config.ts';
@@ -50,7 +50,7 @@ export function paymentFilters(query: Record<string, unknown>, storeFilter: bool
   if (store !== undefined && storeFilter) f.storeId = isIdShaped(store) ? store : NONE;
   const orderId = str(query.order_id);
   if (orderId !== undefined) {
-    if ([...orderId].length > MAX_SEARCH) throw badRequest(ORDER_ID_TOO_LONG);
+    if (longerThan(orderId, MAX_SEARCH)) throw badRequest(ORDER_ID_TOO_LONG);
     f.orderId = orderId;
   }
   const q = str(query.q)?.trim();

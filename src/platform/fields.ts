@@ -11,6 +11,12 @@ export const METADATA_TOO_LARGE = `metadata must be at most ${METADATA_MAX_BYTES
 
 export const present = (v: unknown): boolean => v !== undefined && v !== null;
 
+/**
+ * More than `max` characters (code points, so an emoji is one). A string's UTF-16 length is never
+ * less than its count of code points, so a short one is answered without being split.
+ */
+export const longerThan = (s: string, max: number): boolean => s.length > max && [...s].length > max;
+
 /** Throws 400 `<name> must not contain NUL characters` for a string (or any JSON) holding one. */
 export function refuseNul(name: string, v: unknown): void {
   if (typeof v === 'string' ? v.includes('\u0000') : v !== null && typeof v === 'object' && JSON.stringify(v).includes('\\u0000')) {
@@ -21,7 +27,7 @@ export function refuseNul(name: string, v: unknown): void {
 /** Optional text of at most `max` characters, trimmed; undefined when absent, null when sent as null. */
 export function optionalText(name: string, v: unknown, max: number): string | null | undefined {
   if (v === undefined || v === null) return v;
-  if (typeof v !== 'string' || [...v].length > max) throw badRequest(textMessage(name, max));
+  if (typeof v !== 'string' || longerThan(v, max)) throw badRequest(textMessage(name, max));
   refuseNul(name, v);
   return v.trim();
 }

@@ -1,7 +1,7 @@
 // Text fields a route stores or looks up: PostgreSQL text cannot hold the NUL character (a query
 // carrying one fails), so such text is refused with a 400 naming the field before any query.
 import { badRequest } from './errors.ts';
-import { nulMessage } from './fields.ts';
+import { longerThan, nulMessage } from './fields.ts';
 
 export { nulMessage };
 
@@ -13,6 +13,6 @@ export function refuseNul(field: string, v: string): string {
 
 /** A trimmed, non-empty text of at most `max` characters without NUL; otherwise 400 `message`. */
 export function requireText(field: string, v: unknown, message: string, max = 1000): string {
-  if (typeof v !== 'string' || v.trim() === '' || [...v].length > max) throw badRequest(message);
+  if (typeof v !== 'string' || v.trim() === '' || longerThan(v, max)) throw badRequest(message);
   return refuseNul(field, v.trim());
 }

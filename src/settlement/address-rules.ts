@@ -2,6 +2,7 @@
 import { validateDestinationTag, validatePayoutAddress } from '../chains/addresses/index.ts';
 import { badRequest } from '../platform/errors.ts';
 import { isToken, type TokenSymbol } from '../tokens/index.ts';
+import { longerThan } from '../platform/fields.ts';
 
 /** An address that could redirect payments is used only this long after the change. */
 export const ACTIVATION_DELAY_MS = 24 * 60 * 60 * 1000;
@@ -63,6 +64,6 @@ export function parseTag(token: TokenSymbol, v: unknown): number | null | undefi
 
 export function parseLabel(v: unknown): string | undefined {
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'string' || [...v].length > 100) throw badRequest(LABEL_INVALID);
+  if (typeof v !== 'string' || longerThan(v, 100)) throw badRequest(LABEL_INVALID);
   return v.trim();
 }

@@ -1,7 +1,7 @@
 // The support chat's message object and its socket events (CONTRACT.md "Support chat").
 import type { Executor } from '../platform/db/index.ts';
 import { badRequest } from '../platform/errors.ts';
-import { refuseNul } from '../platform/fields.ts';
+import { longerThan, refuseNul } from '../platform/fields.ts';
 import { appendEvent } from '../events/index.ts';
 import type { MessageRow, Side } from './schema.ts';
 
@@ -32,7 +32,7 @@ export function messageJson(m: MessageRow): Record<string, unknown> {
 /** A message body: 1 to 4000 characters once trimmed, no NUL. */
 export function requireBody(v: unknown): string {
   const body = typeof v === 'string' ? v.trim() : '';
-  if (!body || [...body].length > MAX_BODY) throw badRequest(BODY_INVALID);
+  if (!body || longerThan(body, MAX_BODY)) throw badRequest(BODY_INVALID);
   refuseNul('body', body);
   return body;
 }

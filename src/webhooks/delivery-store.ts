@@ -4,7 +4,7 @@ import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Executor, type Tx } from '../platform/db/index.ts';
 import { badRequest, conflict, notFound } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { isIdShaped } from '../platform/fields.ts';
+import { isIdShaped, longerThan } from '../platform/fields.ts';
 import type { Announced, NewEvent, OutboxDispatcher } from '../events/index.ts';
 import { destinationKey, MAX_ATTEMPTS } from './core.ts';
 import { deliveryFromSql, deliveryJson, HISTORY_KEPT } from './delivery-json.ts';
@@ -82,7 +82,7 @@ export function parseStatusFilter(v: unknown): DeliveryStatus | undefined {
 
 export function parseNote(v: unknown): string | null {
   if (v === undefined || v === null) return null;
-  if (typeof v !== 'string' || [...v].length > NOTE_MAX) throw badRequest(NOTE_MESSAGE);
+  if (typeof v !== 'string' || longerThan(v, NOTE_MAX)) throw badRequest(NOTE_MESSAGE);
   return v.trim() === '' ? null : v.trim();
 }
 

@@ -3,6 +3,7 @@
 // connect to, so a name that resolves differently a moment later (DNS rebinding) cannot redirect it.
 import { lookup } from 'node:dns/promises';
 import { ipFamily, isPublicAddress, type IpFamily } from './ip-ranges.ts';
+import { longerThan } from '../platform/fields.ts';
 
 export const URL_REQUIRED = 'url is required';
 export const URL_NOT_ABSOLUTE = 'url must be an absolute http(s) URL';
@@ -12,7 +13,7 @@ export const URL_NOT_PUBLIC = 'url must point at a public host';
 /** Every URL a merchant gives (CONTRACT.md "Values and formats"): it is copied into every event and delivery. */
 export const URL_MAX_CHARS = 2048;
 export const URL_TOO_LONG = `url is too long (${URL_MAX_CHARS} characters at most)`;
-export const urlTooLong = (url: string): boolean => url.length > URL_MAX_CHARS && [...url].length > URL_MAX_CHARS;
+export const urlTooLong = (url: string): boolean => longerThan(url, URL_MAX_CHARS);
 /** Prefix of the same messages for a payment's own `webhook_url`. */
 export const PAYMENT_URL_PREFIX = 'webhook_url: ';
 

@@ -66,6 +66,7 @@ describeEachDb('accounts core', (h) => {
     [{ email: 'a@b.co', password: 'longenough1' }, 'merchant_name is required'],
     [{ merchant_name: '   ', email: 'a@b.co', password: 'longenough1' }, 'merchant_name is required'],
     [{ merchant_name: 7, email: 'a@b.co', password: 'longenough1' }, 'merchant_name is required'],
+    [{ merchant_name: '\u{1F600}'.repeat(201), email: 'a@b.co', password: 'longenough1' }, 'merchant_name is required'],
     [{ merchant_name: 'X', email: 'not-an-email', password: 'longenough1' }, 'invalid email address'],
     [{ merchant_name: 'X', email: ['a@b.co'], password: 'longenough1' }, 'invalid email address'],
     [{ merchant_name: 'X', email: 'a@b.co', password: 'short' }, 'password must be at least 8 characters'],
@@ -74,6 +75,13 @@ describeEachDb('accounts core', (h) => {
     const res = await inject({ method: 'POST', url: '/merchant/signup', remoteAddress: randomIp(), payload });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({ error: message });
+  });
+
+  it('counts merchant_name in characters: 200 emoji are a name', async () => {
+    const name = '\u{1F600}'.repeat(200);
+    const res = await inject({ method: 'POST', url: '/merchant/signup', remoteAddress: randomIp(), payload: { merchant_name: name, email: `e-${uid()}@example.com`, password: 'longenough1' } });
+    expect(res.statusCode).toBe(201);
+    expect(res.json().merchant.name).toBe(name);
   });
 
   it('refuses a second sign-up with the same email (any case) with 409', async () => {

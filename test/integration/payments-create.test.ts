@@ -117,6 +117,14 @@ describeEachDb('payments create', (h) => {
     expect((await post({ order_id: `${emoji}x`, amount_usd: '10', token: 'ETH' })).json()).toEqual({ error: 'order_id must be 1 to 200 characters' });
   });
 
+  it('counts description in characters too: 1,000 emoji are taken, 1,001 refused', async () => {
+    const ok = await post({ order_id: `d-${uid()}`, amount_usd: '10', token: 'ETH', description: '\u{1F600}'.repeat(1000) });
+    expect(ok.statusCode).toBe(201);
+    expect([...ok.json().description]).toHaveLength(1000);
+    const long = await post({ order_id: `d-${uid()}`, amount_usd: '10', token: 'ETH', description: '\u{1F600}'.repeat(1001) });
+    expect([long.statusCode, long.json()]).toEqual([400, { error: 'description must be a string of at most 1000 characters' }]);
+  });
+
   it('with fees kept by the merchant: the price alone is due and the note says the fee comes out of what it receives', async () => {
     const other = await signupAccount(t.app);
     const set = await inject({ method: 'PATCH', url: '/merchant/settings', headers: tokenHeader(other.accessToken), payload: { fees_paid_by_customer: false } });
