@@ -121,6 +121,23 @@ describeEachDb('payments simulate', (h) => {
     expect((await playOut(bare.id)).status).toBe('expired');
   });
 
+  it('runs exactly one of three simulations started at once (API, checkout, dashboard), each event once', async () => {
+    const p = await createPayment(t.app, acct.testKey, { token: 'TRX', amount_usd: '50' });
+    const results = await Promise.all([
+      simulate(p.id, 'confirmed'),
+      inject({ method: 'POST', url: `/checkout/${p.checkout_token}/simulate`, payload: { outcome: 'underpaid' }, remoteAddress: randomIp() }),
+      inject({ method: 'POST', url: `/merchant/payments/${p.id}/simulate`, headers: tokenHeader(acct.accessToken), payload: { outcome: 'failed' } }),
+    ]);
+    expect(results.map((r) => r.statusCode).sort()).toEqual([200, 409, 409]);
+    for (const r of results.filter((x) => x.statusCode === 409)) expect(r.json()).toEqual({ error: 'a simulation is already running for this payment' });
+    const outcome = results.find((r) => r.statusCode === 200)!.json().simulation.outcome;
+    const done = await playOut(p.id);
+    expect(done.simulation.outcome).toBe(outcome);
+    const expected = { confirmed: ['payment.detecting', 'payment.confirmed'], underpaid: ['payment.partially_paid', 'payment.underpaid'], failed: ['payment.detecting', 'payment.failed'] }[outcome as string];
+    expect(await webhookTypes(p.id)).toEqual(expected);
+    expect((await allTypes(p.id)).filter((x) => x === 'payment.simulation')).toHaveLength(2);
+  });
+
   it('simulates from the checkout (5 a second per IP) and the dashboard', async () => {
     const p = await createPayment(t.app, acct.testKey, { token: 'LTC' });
     const ip = randomIp();

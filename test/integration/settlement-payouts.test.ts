@@ -233,6 +233,34 @@ describeEachDb('payouts and statements', (h) => {
     expect(b).toMatchObject({ available: '5', pending_payout: '100' });
   });
 
+  it('lets exactly one of two conflicting moves of a payout win, with one event per move', async () => {
+    const other = await signupAccount(t.app);
+    const fin = await addMember(t, other.merchant.id, 'finance');
+    const token = await fin.token();
+    const as = (method: 'POST', url: string, payload?: unknown) => t.app.inject({ method, url, payload: payload as Record<string, unknown>, headers: { authorization: `Bearer ${token}` }, remoteAddress: randomIp() });
+    const addr = (await t.app.inject({ method: 'POST', url: '/merchant/payout-addresses', headers: { authorization: `Bearer ${token}` }, payload: { token: 'USDT_TRC20', address: ADDR.TRON, password: fin.password } })).json().address;
+    await adjust({ merchant_id: other.merchant.id, livemode: true, token: 'USDT_TRC20', amount: '200', note: 'funding' });
+    const request = async () => (await as('POST', '/merchant/payouts', { address_id: addr.id, amount: '20' })).json().payout.id as string;
+    const race = async (moves: (() => ReturnType<typeof admin>)[]) => {
+      const codes = (await Promise.all(moves.map((m) => m()))).map((r) => [r.statusCode, r.json()] as const);
+      expect(codes.filter(([c]) => c === 200)).toHaveLength(1);
+      for (const [c, body] of codes.filter(([code]) => code !== 200)) expect([c, body]).toEqual([409, { error: 'payout is not in a state that allows this' }]);
+    };
+    const a = await request();
+    await race([() => as('POST', `/merchant/payouts/${a}/cancel`), () => admin('POST', `/admin/payouts/${a}/approve`)]);
+    const b = await request();
+    await race([() => admin('POST', `/admin/payouts/${b}/approve`), () => admin('POST', `/admin/payouts/${b}/approve`)]);
+    await race([() => admin('POST', `/admin/payouts/${b}/reject`, { note: 'no' }), () => admin('POST', `/admin/payouts/${b}/sent`, { tx_id: 'a'.repeat(64) })]);
+    const c = await request();
+    await race([() => admin('POST', `/admin/payouts/${c}/reject`, { note: 'x' }), () => admin('POST', `/admin/payouts/${c}/reject`, { note: 'y' })]);
+    const raised = await h.db().orm.select({ type: events.type, data: events.data }).from(events)
+      .where(and(eq(events.merchantId, other.merchant.id), inArray(events.type, ['payout.approved', 'payout.rejected', 'payout.sent'])));
+    const seen = raised.map((e) => `${(e.data as { id: string }).id} ${e.type}`);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen.filter((s) => s.startsWith(b))).toHaveLength(2); // approved, then rejected or sent
+    expect(seen.filter((s) => s.startsWith(c))).toEqual([`${c} payout.rejected`]);
+  });
+
   describe('money edges', () => {
     // merchants of their own: the payouts and balances here are not the other tests'
     const funded = async (usdt: string) => {
