@@ -2394,6 +2394,8 @@ export interface components {
             id: string;
             merchant_id?: string;
             note?: string | null;
+            /** @description entries about a payment */
+            payment_id?: string;
             subject?: string | null;
         };
         Balance: {
@@ -2552,6 +2554,8 @@ export interface components {
             livemode: boolean;
             /** @description omitted in the payer's view */
             merchant_id?: string;
+            /** @description payer's view: who is paid */
+            merchant_name?: string;
             /** @description merchant's data; private */
             metadata?: Record<string, never>;
             network_fee?: string;
@@ -2581,6 +2585,8 @@ export interface components {
             status: "pending" | "partially_paid" | "detecting" | "confirmed" | "underpaid" | "expired" | "failed";
             /** @description payments of a storefront key */
             store_id?: string;
+            /** @description payer's view: the store of a storefront key's payment */
+            store_name?: string;
             success_url?: string;
             /** @description empty until chosen */
             token: string;
@@ -2788,7 +2794,7 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description invalid request body; outcome is required; only test payments can be simulated: use a test key */
+            /** @description invalid request body; outcome is required; only test payments can be simulated: use a test key; choose the payment's coin first */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2916,7 +2922,7 @@ export interface operations {
                     "image/svg+xml": string;
                 };
             };
-            /** @description payment not found */
+            /** @description payment not found; choose the payment's coin first */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3139,6 +3145,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description status must be one of requested, processing, paid, rejected, canceled */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description missing token; invalid or expired token */
             401: {
                 headers: {
@@ -3203,7 +3218,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; give address_id or address, not both; unknown payout address; amount must be more than 0; amount has more than 6 decimals; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; give address_id or address, not both; add a USDT (Tron) payout address, or give the address to pay; address is not a valid Tron address; unknown payout address; amount must be more than 0; amount has more than 6 decimals; the minimum payout is 50.00 USDT_TRC20; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3427,6 +3442,15 @@ export interface operations {
                         referrals: Record<string, never>[];
                         total?: number;
                     };
+                };
+            };
+            /** @description status must be "active" or "void" */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description missing token; invalid or expired token */
@@ -3660,7 +3684,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description from must be a date: 2006-01-02 */
+            /** @description from must be a date: 2006-01-02; to must be a date: 2006-01-02 */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3710,6 +3734,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description missing token; invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description merchant account is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postMerchantAuthLogoutAll: {
@@ -3731,6 +3773,24 @@ export interface operations {
                         /** @constant */
                         message: "all sessions revoked";
                     };
+                };
+            };
+            /** @description missing token; invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description merchant account is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3859,6 +3919,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description q must be a string of at most 200 characters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description missing token; invalid or expired token */
             401: {
                 headers: {
@@ -3932,7 +4001,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; email is required; invalid email address; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4095,7 +4164,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body */
+            /** @description invalid request body; nothing to update */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4371,7 +4440,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; invalid email address; role must be one of owner, developer, finance, viewer; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4502,7 +4571,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; invitation is no longer valid */
+            /** @description invalid request body; invitation is no longer valid; password must be at least 8 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4649,6 +4718,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description active must be true or false */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description missing token; invalid or expired token */
             401: {
                 headers: {
@@ -4727,7 +4805,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; unknown store_id; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; name is required (up to 100 characters); amount_usd must be a number or a decimal string; amount_usd must be greater than 0; amount_usd has more than 2 decimals; amount_usd must be at most 1000000000; unknown store_id; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5233,6 +5311,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description category must be one of account, payments, webhooks, payouts, affiliates, support, team, security; unread must be true or false */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description missing token; invalid or expired token */
             401: {
                 headers: {
@@ -5286,7 +5373,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; give ids (a list of up to 500 notification ids) or all: true; livemode must be true or false; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5465,7 +5552,7 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description invalid request body; only test payments can be made in the dashboard: add ?mode=test; order_id is required; amount_usd is required; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; only test payments can be made in the dashboard: add ?mode=test; order_id is required; order_id must be 1 to 200 characters; amount_usd is required; amount_usd must be a number or a decimal string; amount_usd must be greater than 0; amount_usd has more than 2 decimals; amount_usd must be at most 1000000000; tokens must be an array of token symbols; token must be a token symbol; unsupported token: DOGE2; token must be one of tokens; not enabled for your account: XRP; ETH cannot be paid in live mode right now: no ethereum node is configured; metadata must be an object; customer_email must be an email address; success_url must be an absolute http(s) URL; cancel_url must be an absolute http(s) URL; webhook_url: url is required; webhook_url: url must be an absolute http(s) URL; webhook_url: url must use https; webhook_url: url host does not resolve; webhook_url: url must point at a public host; only test payments can be simulated: use a test key; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5565,6 +5652,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
+                offset?: number;
             };
             header?: never;
             path: {
@@ -5574,7 +5662,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description events */
+            /** @description a page of events */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5582,6 +5670,9 @@ export interface operations {
                 content: {
                     "application/json": {
                         events: components["schemas"]["Event"][];
+                        limit: number;
+                        offset: number;
+                        total?: number;
                     };
                 };
             };
@@ -5646,7 +5737,7 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description invalid request body; outcome is required; only test payments can be simulated: use a test key; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; outcome is required; only test payments can be simulated: use a test key; choose the payment's coin first; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5846,7 +5937,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; unsupported token in live mode; only XRP addresses take a destination tag; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; unsupported token in live mode; address is not a valid ethereum address; only XRP addresses take a destination tag; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6076,11 +6167,15 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
-                    address_id?: string;
-                    amount?: string;
+                    address_id: string;
+                    /** @description absent or 0: the whole available balance */
+                    amount?: string | number;
+                    from_chain?: string;
+                    /** @description the balance it draws on */
+                    from_token?: string;
                 };
             };
         };
@@ -6098,7 +6193,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; address_id is required; unknown payout address: give the id of one of your live payout addresses; amount must be a number or a decimal string; amount must be more than 0; from_token must be one of your balance coins, e.g. USDT_TRC20; from_token and from_chain name different balances; the minimum payout is $10; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6233,6 +6328,8 @@ export interface operations {
             query?: {
                 address_id?: string;
                 amount?: string;
+                from_chain?: string;
+                from_token?: string;
             };
             header?: never;
             path?: never;
@@ -6249,6 +6346,15 @@ export interface operations {
                     "application/json": {
                         quote: Record<string, never>;
                     };
+                };
+            };
+            /** @description address_id is required; unknown payout address: give the id of one of your live payout addresses; amount must be a number or a decimal string; amount must be more than 0; from_token must be one of your balance coins, e.g. USDT_TRC20; from_token and from_chain name different balances */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description missing token; invalid or expired token */
@@ -6307,7 +6413,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; nothing to update; underpaid_tolerance_bps must be between 0 and 2000; settlement must be "custodial", "direct" or "scheduled"; enabled_tokens must enable at least one token */
+            /** @description invalid request body; nothing to update; underpaid_tolerance_bps must be between 0 and 2000; settlement must be "custodial", "direct" or "scheduled"; payout_schedule must be "instant", "daily" or "weekly"; convert_into must be "cheapest", "order" or a supported token; unsupported token: DOGE2; enabled_tokens must enable at least one token; accept_other_assets must be true or false; fees_paid_by_customer must be true or false; hide_below_minimum must be true or false */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6715,6 +6821,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        limit: number;
                         messages: {
                             author?: Record<string, never>;
                             body: string;
@@ -6729,8 +6836,17 @@ export interface operations {
                             /** @enum {string} */
                             side: "merchant" | "support";
                         }[];
-                        unread?: number;
+                        unread: number;
                     };
+                };
+            };
+            /** @description before must be the id of a message of this conversation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description missing token; invalid or expired token */
@@ -7700,10 +7816,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         deliveries: components["schemas"]["Delivery"][];
+                        limit: number;
                     };
                 };
             };
-            /** @description before must be the id of a delivery of this account */
+            /** @description before must be the id of a delivery of this account; status must be one of pending, sending, delivered, failed, resolved */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7936,7 +8053,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description a request with this Idempotency-Key is in progress */
+            /** @description only a failed delivery can be resolved: this one is pending; a request with this Idempotency-Key is in progress */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8191,7 +8308,7 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description invalid request body; order_id is required; order_id must be 1 to 200 characters; amount_usd is required; tokens must be an array of token symbols; token must be a token symbol; token must be one of tokens; metadata must be an object; customer_email must be an email address; webhook_url: url must use https; only test payments can be simulated: use a test key; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; order_id is required; order_id must be 1 to 200 characters; amount_usd is required; amount_usd must be a number or a decimal string; amount_usd must be greater than 0; amount_usd has more than 2 decimals; amount_usd must be at most 1000000000; tokens must be an array of token symbols; token must be a token symbol; unsupported token: DOGE2; token must be one of tokens; not enabled for your account: XRP; ETH cannot be paid in live mode right now: no ethereum node is configured; metadata must be an object; customer_email must be an email address; success_url must be an absolute http(s) URL; cancel_url must be an absolute http(s) URL; webhook_url: url is required; webhook_url: url must be an absolute http(s) URL; webhook_url: url must use https; webhook_url: url host does not resolve; webhook_url: url must point at a public host; only test payments can be simulated: use a test key; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8524,6 +8641,15 @@ export interface operations {
                     "application/json": {
                         tokens: components["schemas"]["TokenInfo"][];
                     };
+                };
+            };
+            /** @description amount_usd must be a number or a decimal string; amount_usd must be greater than 0; amount_usd has more than 2 decimals; amount_usd must be at most 1000000000 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description missing api key; invalid api key */

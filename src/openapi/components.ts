@@ -31,6 +31,7 @@ export const PAYMENT = obj({
   description: str(), metadata: anyObject('merchant\'s data; private'), customer_email: str(), success_url: str(), cancel_url: str(),
   webhook_url: str('per-payment notification URL; private'), checkout_token: str(), checkout_url: str(),
   token_options: arr(ref('TokenInfo'), 'when no coin is chosen'), price_amount: str(), price_currency: str(), price_rate: str(), extra_usd: dec(),
+  merchant_name: str('payer\'s view: who is paid'), store_name: str('payer\'s view: the store of a storefront key\'s payment'),
   simulation: obj({ outcome: oneOf(SIMULATION_OUTCOMES), state: oneOf(['running', 'done']) }, ['outcome', 'state'], 'test payments only'),
 }, ['id', 'order_id', 'status', 'deposit_address', 'token', 'chain', 'livemode', 'received_amount', 'usd_amount', 'amount_due_usd',
   'received_usd', 'fees_paid_by_customer', 'settlement', 'deposits', 'expires_at', 'created_at', 'qr_payload']);
@@ -88,7 +89,7 @@ export const REFERRAL_PAYOUT = obj({
 }, ['id', 'amount', 'status']);
 
 export const AUDIT_ENTRY = obj({
-  id: str(), at: time(), action: str(), actor: anyObject(), merchant_id: str(), subject: nullable(str()), before: {}, after: {}, note: nullable(str()),
+  id: str(), at: time(), action: str(), actor: anyObject(), merchant_id: str(), payment_id: str('entries about a payment'), subject: nullable(str()), before: {}, after: {}, note: nullable(str()),
 }, ['id', 'at', 'action', 'actor']);
 
 export const EVENT = obj({

@@ -67,9 +67,12 @@ function text(name: string, v: unknown, max = MAX_TEXT): string | undefined {
   return v;
 }
 
+/** `success_url must be an absolute http(s) URL` (and cancel_url). */
+export const pageUrlMessage = (name: string): string => `${name} must be an absolute http(s) URL`;
+
 function pageUrl(name: string, v: unknown): string | undefined {
   if (!present(v)) return undefined;
-  const bad = badRequest(`${name} must be an absolute http(s) URL`);
+  const bad = badRequest(pageUrlMessage(name));
   if (typeof v !== 'string') throw bad;
   if (urlTooLong(v)) throw badRequest(`${name}: ${URL_TOO_LONG}`);
   let u: URL;

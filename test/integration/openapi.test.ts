@@ -16,6 +16,16 @@ import { dateMessage } from '../../src/audit/query.ts';
 import { GIVEN_ONCE_ERRORS } from '../../src/payments/index.ts';
 import { unsupportedToken } from '../../src/settlement/address-rules.ts';
 import { TOO_MANY_DECIMALS } from '../../src/affiliate/payouts/errors.ts';
+import { URL_ERRORS, usdFieldErrors } from '../../src/openapi/routes/v1.ts';
+import { unsupportedToken as unknownToken } from '../../src/tokens/catalog.ts';
+import { noNode, notEnabled } from '../../src/payments/coin.ts';
+import { pageUrlMessage } from '../../src/payments/create-input.ts';
+import { mustBeBoolean } from '../../src/accounts/settings-patch.ts';
+import { CATEGORY_MESSAGE } from '../../src/notifications/index.ts';
+import { ONLY_FAILED_RESOLVE, STATUS_FILTER_MESSAGE } from '../../src/webhooks/delivery-store.ts';
+import { invalidAddressMessage } from '../../src/chains/addresses/validate.ts';
+import { MIN_PAYOUT_MESSAGE } from '../../src/settlement/payouts/payout-math.ts';
+import { Q_INVALID } from '../../src/customers/input.ts';
 
 type Doc = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown; examples?: Record<string, { value: { error: string } }> }> }> }>> };
 
@@ -70,7 +80,12 @@ describe('OpenAPI document', () => {
     }
     expect(messages.size).toBeGreaterThan(50);
     // Messages the code puts together from parts, built here by the code's own builders.
-    const composed = new Set([`${PAYMENT_URL_PREFIX}${URL_NOT_HTTPS}`, dateMessage('from'), unsupportedToken(true), TOO_MANY_DECIMALS, ...GIVEN_ONCE_ERRORS]);
+    const composed = new Set([
+      `${PAYMENT_URL_PREFIX}${URL_NOT_HTTPS}`, dateMessage('from'), dateMessage('to'), unsupportedToken(true), TOO_MANY_DECIMALS, ...GIVEN_ONCE_ERRORS,
+      ...usdFieldErrors('amount_usd'), unknownToken('DOGE2'), notEnabled('XRP'), noNode('ETH'), pageUrlMessage('success_url'), pageUrlMessage('cancel_url'),
+      ...URL_ERRORS.map((m) => `${PAYMENT_URL_PREFIX}${m}`), ...['accept_other_assets', 'fees_paid_by_customer', 'hide_below_minimum'].map(mustBeBoolean),
+      CATEGORY_MESSAGE, STATUS_FILTER_MESSAGE, `${ONLY_FAILED_RESOLVE}pending`, invalidAddressMessage('ethereum'), MIN_PAYOUT_MESSAGE, Q_INVALID,
+    ]);
     const unknown = [...messages].filter((m) => !composed.has(m) && !sources.includes(m.replace(/'/g, "\\'")) && !sources.includes(m));
     expect(unknown).toEqual([]);
   });
@@ -85,7 +100,20 @@ describe('OpenAPI document', () => {
     };
 
     it('records and checks', async () => {
-      ajv.addSchema(doc as object, 'openapi');
+      // Every field an answer carries must be in the document: an object the document describes
+      // property by property takes no others here (clients may ignore unknown fields; the document
+      // should still name them).
+      const strict = structuredClone(doc) as object;
+      const closeObjects = (s: unknown): void => {
+        if (Array.isArray(s)) { s.forEach(closeObjects); return; }
+        if (!s || typeof s !== 'object') return;
+        const o = s as Record<string, unknown>;
+        if (o.type === 'object' && o.properties && !('additionalProperties' in o)) o.additionalProperties = false;
+        Object.values(o).forEach(closeObjects);
+      };
+      closeObjects((strict as { paths: unknown }).paths);
+      closeObjects((strict as { components: unknown }).components);
+      ajv.addSchema(strict, 'openapi');
       const k = keyHeader(acct.testKey);
       const tk = tokenHeader(acct.accessToken);
       const created = await call('POST /v1/payments', { method: 'POST', url: '/v1/payments', headers: k, payload: { order_id: `o-${uid()}`, amount_usd: '25', token: 'ETH', metadata: { a: 1 } } });
@@ -139,6 +167,41 @@ describe('OpenAPI document', () => {
       await call('POST /merchant/customers', { method: 'POST', url: '/merchant/customers?mode=test', headers: tk, payload: { email: 'c@example.com' } });
       await call('GET /merchant/support/messages', { method: 'GET', url: '/merchant/support/messages', headers: tk });
       await call('POST /merchant/stores', { method: 'POST', url: '/merchant/stores', headers: { ...tk, 'idempotency-key': 'x'.repeat(256) }, payload: { name: 'Shop' } });
+      // Error answers and fields the document once left out (each was answered by the service).
+      await call('POST /merchant/auth/logout', { method: 'POST', url: '/merchant/auth/logout' });
+      await call('POST /merchant/auth/logout-all', { method: 'POST', url: '/merchant/auth/logout-all', headers: { authorization: 'Bearer nope' } });
+      await call('GET /v1/tokens', { method: 'GET', url: '/v1/tokens?amount_usd=abc', headers: k });
+      for (const amount_usd of ['0', '1.234']) await call('POST /v1/payments', { method: 'POST', url: '/v1/payments', headers: k, payload: { order_id: `o-${uid()}`, amount_usd } });
+      await call('POST /v1/payments', { method: 'POST', url: '/v1/payments', headers: k, payload: { order_id: `o-${uid()}`, amount_usd: '10', success_url: 'ftp://x' } });
+      await call('POST /merchant/payments', { method: 'POST', url: '/merchant/payments?mode=test', headers: tk, payload: { order_id: `o-${uid()}`, amount_usd: '0' } });
+      const choosing = (await call('POST /v1/payments', { method: 'POST', url: '/v1/payments', headers: k, payload: { order_id: `o-${uid()}`, amount_usd: '30' } })).json();
+      await call('POST /checkout/{checkoutToken}/simulate', { method: 'POST', url: `/checkout/${choosing.checkout_token}/simulate`, payload: { outcome: 'confirmed' } });
+      await call('POST /merchant/payments/{id}/simulate', { method: 'POST', url: `/merchant/payments/${choosing.id}/simulate`, headers: tk, payload: { outcome: 'confirmed' } });
+      await call('GET /checkout/{token}/qr.svg', { method: 'GET', url: `/checkout/${choosing.checkout_token}/qr.svg` });
+      await call('POST /merchant/invitations', { method: 'POST', url: '/merchant/invitations', headers: tk, payload: { email: 'nope', role: 'viewer' } });
+      const invited = (await call('POST /merchant/invitations', { method: 'POST', url: '/merchant/invitations', headers: tk, payload: { email: `i-${uid()}@example.com`, role: 'viewer' } })).json();
+      const inviteToken = new URL(invited.accept_url).searchParams.get('token') ?? String(invited.accept_url).split('/').pop();
+      await call('POST /merchant/invitations/accept', { method: 'POST', url: '/merchant/invitations/accept', payload: { token: inviteToken, password: 'short' } });
+      await call('PATCH /merchant/settings', { method: 'PATCH', url: '/merchant/settings', headers: tk, payload: { convert_into: 'nope' } });
+      await call('PATCH /merchant/settings', { method: 'PATCH', url: '/merchant/settings', headers: tk, payload: { hide_below_minimum: 'x' } });
+      await call('GET /merchant/notifications', { method: 'GET', url: '/merchant/notifications?category=nope', headers: tk });
+      await call('POST /merchant/notifications/read', { method: 'POST', url: '/merchant/notifications/read', headers: tk, payload: {} });
+      await call('GET /merchant/support/messages', { method: 'GET', url: '/merchant/support/messages?before=nope', headers: tk });
+      await call('GET /merchant/webhooks/deliveries', { method: 'GET', url: '/merchant/webhooks/deliveries?status=nope', headers: tk });
+      await call('GET /merchant/links', { method: 'GET', url: '/merchant/links?active=maybe', headers: tk });
+      await call('POST /merchant/links', { method: 'POST', url: '/merchant/links?mode=test', headers: tk, payload: { name: 'Tee', amount_usd: 'abc' } });
+      await call('GET /merchant/customers', { method: 'GET', url: `/merchant/customers?q=${'x'.repeat(201)}`, headers: tk });
+      await call('POST /merchant/customers', { method: 'POST', url: '/merchant/customers?mode=test', headers: tk, payload: {} });
+      const customer = (await call('POST /merchant/customers', { method: 'POST', url: '/merchant/customers?mode=test', headers: tk, payload: { email: `c-${uid()}@example.com` } })).json();
+      await call('PATCH /merchant/customers/{id}', { method: 'PATCH', url: `/merchant/customers/${customer.customer.id}`, headers: tk, payload: {} });
+      await call('POST /merchant/payout-addresses', { method: 'POST', url: '/merchant/payout-addresses?mode=test', headers: tk, payload: { token: 'ETH', address: 'nope', password: acct.password } });
+      await call('GET /merchant/payouts/quote', { method: 'GET', url: '/merchant/payouts/quote', headers: tk });
+      await call('POST /merchant/payouts', { method: 'POST', url: '/merchant/payouts', headers: tk, payload: { address_id: 'pa_nope' } });
+      await call('GET /merchant/affiliate/referrals', { method: 'GET', url: '/merchant/affiliate/referrals?status=nope', headers: tk });
+      await call('GET /merchant/affiliate/payouts', { method: 'GET', url: '/merchant/affiliate/payouts?status=nope', headers: tk });
+      await call('POST /merchant/affiliate/payouts', { method: 'POST', url: '/merchant/affiliate/payouts', headers: tk, payload: {} });
+      await call('GET /merchant/audit', { method: 'GET', url: '/merchant/audit?to=nope', headers: tk });
+      await call('GET /merchant/audit', { method: 'GET', url: `/merchant/audit?payment_id=${id}`, headers: tk });
 
       expect(recorded.length).toBeGreaterThan(45);
       const problems: string[] = [];

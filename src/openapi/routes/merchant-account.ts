@@ -8,9 +8,15 @@ import {
   PASSWORDS_REQUIRED, PASSWORD_TOO_SHORT, ROLE_MESSAGE, SETTLEMENT_INVALID, STORE_NAME_INVALID, TOLERANCE_RANGE, UNKNOWN_STORE,
   WRONG_CURRENT_PASSWORD,
 } from '../../accounts/index.ts';
-import { FROM_NOT_A_DAY } from '../../payments/index.ts';
+import { MISSING_TOKEN, INVALID_TOKEN } from '../../accounts/authenticate.ts';
+import { SUSPENDED } from '../../accounts/index.ts';
+import { CONVERT_INTO_INVALID, PAYOUT_SCHEDULE_INVALID, mustBeBoolean } from '../../accounts/settings-patch.ts';
+import { dateMessage } from '../../audit/query.ts';
+import { CATEGORY_MESSAGE } from '../../notifications/index.ts';
+import { LIVEMODE_MESSAGE, READ_BODY_MESSAGE, UNREAD_MESSAGE } from '../../notifications/reads.ts';
+import { unsupportedToken } from '../../tokens/catalog.ts';
 import { NOTHING_TO_UPDATE, NOT_FOUND, RATE_LIMITED } from '../../platform/errors.ts';
-import { BODY_INVALID } from '../../support/index.ts';
+import { BEFORE_INVALID, BODY_INVALID } from '../../support/index.ts';
 
 const MODE = { mode: oneOf(['test'], 'test for the test mode; anything else, or nothing, live') };
 const ROLE = oneOf(['owner', 'developer', 'finance', 'viewer']);
@@ -18,6 +24,9 @@ const SIGNED_IN = obj({ access_token: str('JWT, valid 15 minutes'), expires_at: 
 const INVITATION = obj({ id: str(), merchant_id: str(), email: str(), role: ROLE, status: str(), invited_by: str(), expires_at: time(), accepted_at: time(), created_at: time() }, ['id', 'email', 'role', 'status']);
 const NOTIFICATION = obj({ id: str(), merchant_id: str(), livemode: bool(), category: str(), title: str(), body: str(), subject: str(), read_at: time(), created_at: time() }, ['id', 'category', 'title']);
 const SUPPORT_MESSAGE = obj({ id: str(), merchant_id: str(), side: oneOf(['merchant', 'support']), author: anyObject(), body: str(), created_at: time(), edited_at: time(), deleted_at: time() }, ['id', 'side', 'body', 'created_at']);
+
+/** Sign-out takes the access token or, without one, the refresh cookie (README "Sign-out"). */
+const SIGN_OUT_ERRORS = { 401: [MISSING_TOKEN, INVALID_TOKEN], 403: [SUSPENDED] };
 
 export const MERCHANT_ACCOUNT_ROUTES: RouteDoc[] = [
   {
@@ -40,11 +49,11 @@ export const MERCHANT_ACCOUNT_ROUTES: RouteDoc[] = [
   },
   {
     method: 'POST', path: '/merchant/auth/logout', tag: 'Session', auth: 'none', summary: 'End this session (the refresh cookie\'s)',
-    responses: { 200: { description: 'signed out', schema: message('logged out') } },
+    responses: { 200: { description: 'signed out', schema: message('logged out') } }, errors: SIGN_OUT_ERRORS,
   },
   {
     method: 'POST', path: '/merchant/auth/logout-all', tag: 'Session', auth: 'none', summary: 'End every session of the cookie\'s user',
-    responses: { 200: { description: 'signed out everywhere', schema: message('all sessions revoked') } },
+    responses: { 200: { description: 'signed out everywhere', schema: message('all sessions revoked') } }, errors: SIGN_OUT_ERRORS,
   },
   {
     method: 'GET', path: '/merchant/me', tag: 'Session', auth: 'access_token', summary: 'Who is signed in',
@@ -77,13 +86,13 @@ export const MERCHANT_ACCOUNT_ROUTES: RouteDoc[] = [
     method: 'POST', path: '/merchant/invitations', tag: 'Team', auth: 'access_token', summary: 'Invite a member (valid 7 days; the token is in accept_url only)',
     body: obj({ email: str(), role: ROLE }, ['email', 'role']),
     responses: { 201: { description: 'the invitation', schema: obj({ invitation: INVITATION, accept_url: str() }, ['invitation', 'accept_url']) } },
-    errors: { 409: [EMAIL_TAKEN] },
+    errors: { 400: [INVALID_EMAIL, ROLE_MESSAGE], 409: [EMAIL_TAKEN] },
   },
   { method: 'DELETE', path: '/merchant/invitations/:id', tag: 'Team', auth: 'access_token', summary: 'Revoke an invitation', responses: { 200: { description: 'revoked', schema: message('invitation revoked') } }, errors: { 404: [NOT_FOUND] } },
   {
     method: 'POST', path: '/merchant/invitations/accept', tag: 'Team', auth: 'none', summary: 'Accept an invitation: sets a password and signs in',
     body: obj({ token: str(), password: str(undefined, { minLength: 8 }) }, ['token', 'password']),
-    responses: { 201: { description: 'signed in', schema: SIGNED_IN } }, errors: { 400: [INVITATION_INVALID] },
+    responses: { 201: { description: 'signed in', schema: SIGNED_IN } }, errors: { 400: [INVITATION_INVALID, PASSWORD_TOO_SHORT] },
   },
   {
     method: 'GET', path: '/merchant/api-keys', tag: 'API keys', auth: 'access_token', summary: 'Keys of a mode, revoked included', query: MODE,
@@ -116,7 +125,10 @@ export const MERCHANT_ACCOUNT_ROUTES: RouteDoc[] = [
       hide_below_minimum: bool(), enabled_tokens: nullable(arr(str())),
     }),
     responses: { 200: { description: 'the merchant', schema: wrap('merchant', ref('Merchant')) } },
-    errors: { 400: [NOTHING_TO_UPDATE, TOLERANCE_RANGE, SETTLEMENT_INVALID, ENABLED_TOKENS_EMPTY] },
+    errors: {
+      400: [NOTHING_TO_UPDATE, TOLERANCE_RANGE, SETTLEMENT_INVALID, PAYOUT_SCHEDULE_INVALID, CONVERT_INTO_INVALID, unsupportedToken('DOGE2'), ENABLED_TOKENS_EMPTY,
+        ...['accept_other_assets', 'fees_paid_by_customer', 'hide_below_minimum'].map(mustBeBoolean)],
+    },
   },
   {
     method: 'GET', path: '/merchant/tokens', tag: 'Settings', auth: 'access_token', summary: 'Every coin with the account\'s settings applied', query: MODE,
@@ -129,21 +141,23 @@ export const MERCHANT_ACCOUNT_ROUTES: RouteDoc[] = [
   {
     method: 'GET', path: '/merchant/audit', tag: 'Audit', auth: 'access_token', summary: 'The audit log, newest first',
     query: { action: str('exact, or a prefix ending in a dot'), subject: str(), payment_id: str(), actor_id: str(), from: str('YYYY-MM-DD'), to: str('YYYY-MM-DD'), limit: int('1 to 500, default 100'), offset: int() },
-    responses: { 200: { description: 'a page of entries', schema: page('entries', ref('AuditEntry')) } }, errors: { 400: [FROM_NOT_A_DAY] },
+    responses: { 200: { description: 'a page of entries', schema: page('entries', ref('AuditEntry')) } }, errors: { 400: [dateMessage('from'), dateMessage('to')] },
   },
   {
     method: 'GET', path: '/merchant/notifications', tag: 'Notifications', auth: 'access_token', summary: 'Notifications, newest first',
     query: { ...MODE, category: str(), unread: oneOf(['true'], 'only unread'), limit: int(), offset: int() },
     responses: { 200: { description: 'a page of notifications', schema: obj({ notifications: arr(NOTIFICATION), total: int(), unread: int(), limit: int(), offset: int() }, ['notifications', 'unread']) } },
+    errors: { 400: [CATEGORY_MESSAGE, UNREAD_MESSAGE] },
   },
   {
     method: 'POST', path: '/merchant/notifications/read', tag: 'Notifications', auth: 'access_token', summary: 'Mark notifications read',
-    body: obj({ ids: arr(str()), all: bool(), livemode: bool() }), responses: { 200: { description: 'unread left', schema: obj({ unread: int() }, ['unread']) } },
+    body: obj({ ids: arr(str()), all: bool(), livemode: bool() }), responses: { 200: { description: 'unread left', schema: obj({ unread: int() }, ['unread']) } }, errors: { 400: [READ_BODY_MESSAGE, LIVEMODE_MESSAGE] },
   },
   {
     method: 'GET', path: '/merchant/support/messages', tag: 'Support', auth: 'access_token', summary: 'The support conversation, oldest first',
     query: { before: str('a message id'), limit: int('1 to 200, default 50') },
-    responses: { 200: { description: 'messages', schema: obj({ messages: arr(SUPPORT_MESSAGE), unread: int() }, ['messages']) } },
+    responses: { 200: { description: 'messages', schema: obj({ messages: arr(SUPPORT_MESSAGE), unread: int(), limit: int() }, ['messages', 'unread', 'limit']) } },
+    errors: { 400: [BEFORE_INVALID] },
   },
   {
     method: 'POST', path: '/merchant/support/messages', tag: 'Support', auth: 'access_token', summary: 'Write to support', body: obj({ body: str(undefined, { minLength: 1, maxLength: 4000 }) }, ['body']),

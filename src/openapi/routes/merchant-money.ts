@@ -1,16 +1,27 @@
 // Dashboard routes of payments, webhooks, money and referrals (spec 4.4; CONTRACT Payment links,
 // Customers, Referral program). Roles come from the routes themselves.
 import {
-  AMOUNT_REQUIRED, DAYS_MESSAGE, ONLY_TEST, ORDER_ID_REQUIRED, OUTCOME_REQUIRED, PAYMENT_NOT_FOUND, SIMULATION_OUTCOMES,
+  CHOOSE_COIN_FIRST, DAYS_MESSAGE, ONLY_TEST, OUTCOME_REQUIRED, PAYMENT_NOT_FOUND, SIMULATION_OUTCOMES,
   SIMULATION_RUNNING, TEST_PAYMENTS_ONLY,
 } from '../../payments/index.ts';
 import type { RouteDoc } from '../describe.ts';
 import { anyObject, arr, bool, dec, int, message, obj, oneOf, page, ref, str, time, wrap } from '../schema.ts';
-import { CREATE_PAYMENT_BODY, PAYMENT_SEARCH, PAYMENT_SEARCH_ERRORS, URL_ERRORS } from './v1.ts';
+import { CREATE_PAYMENT_BODY, CREATE_PAYMENT_ERRORS, PAYMENT_SEARCH, PAYMENT_SEARCH_ERRORS, URL_ERRORS } from './v1.ts';
+import { ONLY_FAILED_RESOLVE, STATUS_FILTER_MESSAGE } from '../../webhooks/delivery-store.ts';
+import { ADDRESS_ID_REQUIRED, UNKNOWN_PAYOUT_ADDRESS, UNKNOWN_FROM, FROM_MISMATCH } from '../../settlement/payouts/payout-service.ts';
+import { AMOUNT_INVALID, MIN_PAYOUT_MESSAGE } from '../../settlement/payouts/payout-math.ts';
+import { invalidAddressMessage } from '../../chains/addresses/validate.ts';
+import { STATUS_MESSAGE as REFERRAL_STATUS_MESSAGE } from '../../affiliate/referrals.ts';
+import { INVALID_TRON_ADDRESS, NO_PAYOUT_TARGET, STATUS_MESSAGE as REFERRAL_PAYOUT_STATUS_MESSAGE, UNKNOWN_PAYOUT_ADDRESS as REFERRAL_UNKNOWN_PAYOUT_ADDRESS } from '../../affiliate/payouts/errors.ts';
+import { minPayoutMessage } from '../../affiliate/terms.ts';
+import { Q_INVALID } from '../../customers/input.ts';
+import { NAME_INVALID as LINK_NAME_INVALID } from '../../links/input.ts';
+import { INVALID_EMAIL } from '../../accounts/index.ts';
+import { usdFieldErrors } from './v1.ts';
 import { BEFORE_MESSAGE, COULD_NOT_REMOVE, COULD_NOT_ROLL, COULD_NOT_SET, NO_URL_SET_FIRST, NOTE_MESSAGE } from '../../webhooks/index.ts';
 import { UNKNOWN_STORE } from '../../accounts/index.ts';
-import { ADDRESS_OR_ID, COULD_NOT_LIST, COULD_NOT_REQUEST, PAYOUT_OPEN, TOO_MANY_DECIMALS, UNKNOWN_PAYOUT_ADDRESS } from '../../affiliate/index.ts';
-import { CUSTOMER_EXISTS } from '../../customers/index.ts';
+import { ADDRESS_OR_ID, COULD_NOT_LIST, COULD_NOT_REQUEST, PAYOUT_OPEN, TOO_MANY_DECIMALS } from '../../affiliate/index.ts';
+import { CUSTOMER_EXISTS, EMAIL_REQUIRED } from '../../customers/index.ts';
 import { ACTIVE_INVALID } from '../../links/index.ts';
 import { NOTHING_TO_UPDATE, NOT_FOUND, RATE_LIMITED } from '../../platform/errors.ts';
 import { AMOUNT_NOT_POSITIVE, ONLY_XRP_TAGS, PASSWORD_INCORRECT, PAYOUT_STATE_CONFLICT, SETTLEMENT_NOT_FOUND } from '../../settlement/index.ts';
@@ -27,6 +38,7 @@ const CUSTOMER = obj({
 }, ['id', 'email']);
 const WEBHOOK = { 200: { description: 'the webhook', schema: wrap('webhook', ref('Webhook')) } };
 const PAYOUT_ADDRESS_BODY = obj({ token: str(), address: str(), tag: int('XRP only'), label: str(), default: bool(), password: str('required to add, or to change address or tag') });
+const PAYOUT_ERRORS = [ADDRESS_ID_REQUIRED, UNKNOWN_PAYOUT_ADDRESS, AMOUNT_INVALID, AMOUNT_NOT_POSITIVE, UNKNOWN_FROM, FROM_MISMATCH];
 const FIGURES = obj({ confirmed: int(), volume_usd: dec(), by_chain: anyObject() });
 
 export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
@@ -50,7 +62,7 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
       201: { description: 'the new test payment', schema: ref('Payment') },
       200: { description: 'the open payment already created for this order_id', schema: ref('Payment') },
     },
-    errors: { 400: [TEST_PAYMENTS_ONLY, ORDER_ID_REQUIRED, AMOUNT_REQUIRED] },
+    errors: { 400: [TEST_PAYMENTS_ONLY, ...CREATE_PAYMENT_ERRORS] },
   },
   {
     method: 'GET', path: '/merchant/dashboard/series', tag: 'Payments', auth: 'access_token', summary: 'Confirmed payments per UTC day and chain, for a chart',
@@ -64,7 +76,7 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
   { method: 'GET', path: '/merchant/payments/:id', tag: 'Payments', auth: 'access_token', summary: 'Read a payment (either mode)', responses: { 200: { description: 'the payment', schema: ref('Payment') } }, errors: { 404: [PAYMENT_NOT_FOUND] } },
   {
     method: 'GET', path: '/merchant/payments/:id/events', tag: 'Payments', auth: 'access_token', summary: 'The payment\'s events, oldest first (what its webhook receives)',
-    query: { limit: int('default 100') }, responses: { 200: { description: 'events', schema: wrap('events', arr(ref('Event'))) } }, errors: { 404: [PAYMENT_NOT_FOUND] },
+    query: { limit: int('default 100'), offset: int('default 0') }, responses: { 200: { description: 'a page of events', schema: page('events', ref('Event')) } }, errors: { 404: [PAYMENT_NOT_FOUND] },
   },
   {
     method: 'GET', path: '/merchant/payments/:id/trail', tag: 'Payments', auth: 'access_token', summary: 'Everything that happened to a payment',
@@ -77,7 +89,7 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
   {
     method: 'POST', path: '/merchant/payments/:id/simulate', tag: 'Payments', auth: 'access_token', summary: 'Simulate an outcome on a test payment',
     body: obj({ outcome: oneOf(SIMULATION_OUTCOMES) }, ['outcome']), responses: { 200: { description: 'the payment with simulation running', schema: ref('Payment') } },
-    errors: { 400: [OUTCOME_REQUIRED, ONLY_TEST], 404: [PAYMENT_NOT_FOUND], 409: [SIMULATION_RUNNING] },
+    errors: { 400: [OUTCOME_REQUIRED, ONLY_TEST, CHOOSE_COIN_FIRST], 404: [PAYMENT_NOT_FOUND], 409: [SIMULATION_RUNNING] },
   },
   { method: 'GET', path: '/merchant/webhook', tag: 'Webhook', auth: 'access_token', summary: 'The webhook of a mode', query: MODE, responses: WEBHOOK },
   {
@@ -99,8 +111,8 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
       ...MODE, status: oneOf(['pending', 'sending', 'delivered', 'failed', 'resolved']), limit: int('1 to 200, default 50'),
       before: str('the id of the last delivery already shown: the next page, older than it (a page shorter than `limit` is the last)'),
     },
-    responses: { 200: { description: 'deliveries', schema: wrap('deliveries', arr(ref('Delivery'))) } },
-    errors: { 400: [BEFORE_MESSAGE] },
+    responses: { 200: { description: 'deliveries', schema: obj({ deliveries: arr(ref('Delivery')), limit: int() }, ['deliveries', 'limit']) } },
+    errors: { 400: [BEFORE_MESSAGE, STATUS_FILTER_MESSAGE] },
   },
   { method: 'GET', path: '/merchant/webhooks/deliveries/:id', tag: 'Webhook', auth: 'access_token', summary: 'A delivery with its history', responses: { 200: { description: 'the delivery', schema: wrap('delivery', ref('Delivery')) } }, errors: { 404: [NOT_FOUND] } },
   {
@@ -110,7 +122,7 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
   {
     method: 'POST', path: '/merchant/webhooks/deliveries/:id/resolve', tag: 'Webhook', auth: 'access_token', summary: 'Mark a failed delivery resolved',
     body: obj({ note: str(undefined, { maxLength: 500 }) }), responses: { 200: { description: 'the delivery', schema: wrap('delivery', ref('Delivery')) } },
-    errors: { 400: [NOTE_MESSAGE], 404: [NOT_FOUND] },
+    errors: { 400: [NOTE_MESSAGE], 404: [NOT_FOUND], 409: [`${ONLY_FAILED_RESOLVE}pending`] },
   },
   { method: 'GET', path: '/merchant/balances', tag: 'Money', auth: 'access_token', summary: 'Balances of a mode', query: MODE, responses: { 200: { description: 'balances', schema: wrap('balances', arr(ref('Balance'))) } } },
   {
@@ -131,7 +143,7 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
   {
     method: 'POST', path: '/merchant/payout-addresses', tag: 'Money', auth: 'access_token', summary: 'Add a payout address (password required)', query: MODE, body: PAYOUT_ADDRESS_BODY,
     responses: { 201: { description: 'the address', schema: wrap('address', ref('PayoutAddress')) } },
-    errors: { 400: ['unsupported token in live mode', ONLY_XRP_TAGS], 403: [PASSWORD_INCORRECT] },
+    errors: { 400: ['unsupported token in live mode', invalidAddressMessage('ethereum'), ONLY_XRP_TAGS], 403: [PASSWORD_INCORRECT] },
   },
   {
     method: 'PATCH', path: '/merchant/payout-addresses/:id', tag: 'Money', auth: 'access_token', summary: 'Change a payout address', body: PAYOUT_ADDRESS_BODY,
@@ -144,11 +156,13 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
   },
   {
     method: 'GET', path: '/merchant/payouts/quote', tag: 'Money', auth: 'access_token', summary: 'Network fee and minimum of a payout (nothing is held)',
-    query: { address_id: str(), amount: str('optional') }, responses: { 200: { description: 'the quote', schema: wrap('quote', anyObject()) } },
+    query: { address_id: str(), amount: str('optional'), from_token: str('the balance it draws on'), from_chain: str() }, responses: { 200: { description: 'the quote', schema: wrap('quote', anyObject()) } },
+    errors: { 400: PAYOUT_ERRORS },
   },
   {
-    method: 'POST', path: '/merchant/payouts', tag: 'Money', auth: 'access_token', summary: 'Request a payout of the balance', body: obj({ address_id: str(), amount: str() }),
+    method: 'POST', path: '/merchant/payouts', tag: 'Money', auth: 'access_token', summary: 'Request a payout of the balance', body: obj({ address_id: str(), amount: { anyOf: [str(), { type: 'number' }], description: 'absent or 0: the whole available balance' }, from_token: str('the balance it draws on'), from_chain: str() }, ['address_id']),
     responses: { 201: { description: 'the payout', schema: wrap('payout', ref('Payout')) } },
+    errors: { 400: [...PAYOUT_ERRORS, MIN_PAYOUT_MESSAGE] },
   },
   { method: 'POST', path: '/merchant/payouts/:id/cancel', tag: 'Money', auth: 'access_token', summary: 'Cancel a requested payout', responses: { 200: { description: 'the payout', schema: wrap('payout', ref('Payout')) } }, errors: { 404: [NOT_FOUND] } },
   {
@@ -157,19 +171,19 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
   },
   {
     method: 'GET', path: '/merchant/affiliate/referrals', tag: 'Referrals', auth: 'access_token', summary: 'Referred merchants, newest first', query: { status: oneOf(['active', 'void']), ...PAGE },
-    responses: { 200: { description: 'a page of referrals', schema: page('referrals', anyObject()) } },
+    responses: { 200: { description: 'a page of referrals', schema: page('referrals', anyObject()) } }, errors: { 400: [REFERRAL_STATUS_MESSAGE] },
   },
   { method: 'GET', path: '/merchant/affiliate/commissions', tag: 'Referrals', auth: 'access_token', summary: 'Commissions, newest first', query: PAGE, responses: { 200: { description: 'a page of commissions', schema: page('commissions', anyObject()) } } },
   {
     method: 'GET', path: '/merchant/affiliate/payouts', tag: 'Referrals', auth: 'access_token', summary: 'Referral payouts', query: { status: str(), ...PAGE },
-    responses: { 200: { description: 'a page of payouts', schema: page('payouts', ref('ReferralPayout')) } }, errors: { 500: [COULD_NOT_LIST] },
+    responses: { 200: { description: 'a page of payouts', schema: page('payouts', ref('ReferralPayout')) } }, errors: { 400: [REFERRAL_PAYOUT_STATUS_MESSAGE], 500: [COULD_NOT_LIST] },
   },
   {
     method: 'POST', path: '/merchant/affiliate/payouts', tag: 'Referrals', auth: 'access_token', summary: 'Request a referral payout (USDT on Tron; 1 a second per user)',
     body: obj({ amount: { anyOf: [str(), { type: 'number' }], description: 'absent or 0: all' }, address_id: str(), address: str(), password: str() }),
     responses: { 201: { description: 'the payout', schema: wrap('payout', ref('ReferralPayout')) } },
     errors: {
-      400: [ADDRESS_OR_ID, UNKNOWN_PAYOUT_ADDRESS, AMOUNT_NOT_POSITIVE, TOO_MANY_DECIMALS],
+      400: [ADDRESS_OR_ID, NO_PAYOUT_TARGET, INVALID_TRON_ADDRESS, REFERRAL_UNKNOWN_PAYOUT_ADDRESS, AMOUNT_NOT_POSITIVE, TOO_MANY_DECIMALS, minPayoutMessage('50')],
       403: [PASSWORD_INCORRECT], 409: [PAYOUT_OPEN], 429: [RATE_LIMITED], 500: [COULD_NOT_REQUEST],
     },
   },
@@ -178,25 +192,25 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
     method: 'POST', path: '/merchant/affiliate/payouts/:id/cancel', tag: 'Referrals', auth: 'access_token', summary: 'Cancel a requested referral payout',
     responses: { 200: { description: 'the payout, canceled', schema: wrap('payout', ref('ReferralPayout')) } }, errors: { 404: [NOT_FOUND], 409: [PAYOUT_STATE_CONFLICT] },
   },
-  { method: 'GET', path: '/merchant/links', tag: 'Payment links', auth: 'access_token', summary: 'Payment links', query: { ...MODE, active: oneOf(['true', 'false']), ...PAGE }, responses: { 200: { description: 'a page of links', schema: page('links', LINK) } } },
+  { method: 'GET', path: '/merchant/links', tag: 'Payment links', auth: 'access_token', summary: 'Payment links', query: { ...MODE, active: oneOf(['true', 'false']), ...PAGE }, responses: { 200: { description: 'a page of links', schema: page('links', LINK) } }, errors: { 400: [ACTIVE_INVALID] } },
   {
     method: 'POST', path: '/merchant/links', tag: 'Payment links', auth: 'access_token', summary: 'Create a payment link', query: MODE,
     body: obj({ name: str(), amount_usd: { anyOf: [str(), { type: 'number' }] }, description: str(), tokens: arr(str()), success_url: str(), cancel_url: str(), store_id: str() }, ['name', 'amount_usd']),
-    responses: { 201: { description: 'the link', schema: wrap('link', LINK) } }, errors: { 400: [UNKNOWN_STORE] },
+    responses: { 201: { description: 'the link', schema: wrap('link', LINK) } }, errors: { 400: [LINK_NAME_INVALID, ...usdFieldErrors('amount_usd'), UNKNOWN_STORE] },
   },
   { method: 'GET', path: '/merchant/links/:id', tag: 'Payment links', auth: 'access_token', summary: 'A payment link', responses: { 200: { description: 'the link', schema: wrap('link', LINK) } }, errors: { 404: [NOT_FOUND] } },
   {
     method: 'PATCH', path: '/merchant/links/:id', tag: 'Payment links', auth: 'access_token', summary: 'Change a payment link', body: obj({ name: str(), description: str(), active: bool() }),
     responses: { 200: { description: 'the link', schema: wrap('link', LINK) } }, errors: { 400: [NOTHING_TO_UPDATE, ACTIVE_INVALID], 404: [NOT_FOUND] },
   },
-  { method: 'GET', path: '/merchant/customers', tag: 'Customers', auth: 'access_token', summary: 'Customers', query: { ...MODE, q: str('email or name contains'), ...PAGE }, responses: { 200: { description: 'a page of customers', schema: page('customers', CUSTOMER) } } },
+  { method: 'GET', path: '/merchant/customers', tag: 'Customers', auth: 'access_token', summary: 'Customers', query: { ...MODE, q: str('email or name contains'), ...PAGE }, responses: { 200: { description: 'a page of customers', schema: page('customers', CUSTOMER) } }, errors: { 400: [Q_INVALID] } },
   {
     method: 'POST', path: '/merchant/customers', tag: 'Customers', auth: 'access_token', summary: 'Add a customer', query: MODE, body: obj({ email: str(), name: str(), metadata: anyObject() }, ['email']),
-    responses: { 201: { description: 'the customer', schema: wrap('customer', CUSTOMER) } }, errors: { 409: [CUSTOMER_EXISTS] },
+    responses: { 201: { description: 'the customer', schema: wrap('customer', CUSTOMER) } }, errors: { 400: [EMAIL_REQUIRED, INVALID_EMAIL], 409: [CUSTOMER_EXISTS] },
   },
   { method: 'GET', path: '/merchant/customers/:id', tag: 'Customers', auth: 'access_token', summary: 'A customer with recent payments', responses: { 200: { description: 'the customer', schema: wrap('customer', CUSTOMER) } }, errors: { 404: [NOT_FOUND] } },
   {
     method: 'PATCH', path: '/merchant/customers/:id', tag: 'Customers', auth: 'access_token', summary: 'Change a customer', body: obj({ name: str(), metadata: anyObject() }),
-    responses: { 200: { description: 'the customer', schema: wrap('customer', CUSTOMER) } }, errors: { 404: [NOT_FOUND] },
+    responses: { 200: { description: 'the customer', schema: wrap('customer', CUSTOMER) } }, errors: { 400: [NOTHING_TO_UPDATE], 404: [NOT_FOUND] },
   },
 ];

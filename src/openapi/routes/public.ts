@@ -1,7 +1,7 @@
 // Routes with no credential: the payer's checkout (spec 4.2), public coin list, payment links'
 // customer side and referral clicks (CONTRACT "Payment links", "Referral program").
 import {
-  COIN_ALREADY_CHOSEN, CUSTOMER_EMAIL_INVALID, NO_LONGER_PAYABLE, NOT_AN_OPTION, ONLY_TEST, OUTCOME_REQUIRED, PAYMENT_NOT_FOUND,
+  CHOOSE_COIN_FIRST, COIN_ALREADY_CHOSEN, CUSTOMER_EMAIL_INVALID, NO_LONGER_PAYABLE, NOT_AN_OPTION, ONLY_TEST, OUTCOME_REQUIRED, PAYMENT_NOT_FOUND,
   SIMULATION_OUTCOMES, SIMULATION_RUNNING, TOKEN_REQUIRED,
 } from '../../payments/index.ts';
 import type { RouteDoc } from '../describe.ts';
@@ -25,12 +25,12 @@ export const PUBLIC_ROUTES: RouteDoc[] = [
     method: 'POST', path: '/checkout/:checkoutToken/simulate', tag: 'Checkout', auth: 'none', summary: 'Simulate an outcome on a test payment (5 a second per IP address)',
     body: obj({ outcome: oneOf(SIMULATION_OUTCOMES) }, ['outcome']),
     responses: { 200: { description: `${PAYER_VIEW}, with simulation running`, schema: ref('Payment') } },
-    errors: { 400: [OUTCOME_REQUIRED, ONLY_TEST], 404: [PAYMENT_NOT_FOUND], 409: [SIMULATION_RUNNING], 429: [RATE_LIMITED] },
+    errors: { 400: [OUTCOME_REQUIRED, ONLY_TEST, CHOOSE_COIN_FIRST], 404: [PAYMENT_NOT_FOUND], 409: [SIMULATION_RUNNING], 429: [RATE_LIMITED] },
   },
   {
     method: 'GET', path: '/checkout/:token/qr.svg', tag: 'Checkout', auth: 'none', summary: 'QR code of the deposit address',
     responses: { 200: { description: 'an SVG image of qr_payload', contentType: 'image/svg+xml', schema: str() } },
-    errors: { 404: [PAYMENT_NOT_FOUND] },
+    errors: { 404: [PAYMENT_NOT_FOUND, CHOOSE_COIN_FIRST] },
   },
   {
     method: 'GET', path: '/tokens', tag: 'Checkout', auth: 'none', summary: 'Every coin with its minimum and fees for a default account',

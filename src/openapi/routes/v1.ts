@@ -5,6 +5,10 @@ import {
   PAYMENT_NOT_FOUND, Q_TOO_LONG, SIMULATION_OUTCOMES, SIMULATION_RUNNING, TO_NOT_A_DAY, TOKEN_NOT_IN_TOKENS, TOKEN_NOT_STRING,
   TOKEN_REQUIRED, TOKENS_NOT_ARRAY,
 } from '../../payments/index.ts';
+import { pageUrlMessage, parseUsdField } from '../../payments/create-input.ts';
+import { noNode, notEnabled } from '../../payments/coin.ts';
+import { unsupportedToken } from '../../tokens/catalog.ts';
+import { PAYMENT_URL_PREFIX } from '../../webhooks/url-policy.ts';
 import type { RouteDoc } from '../describe.ts';
 import { anyObject, arr, int, obj, oneOf, ref, str, wrap, type Schema } from '../schema.ts';
 import { INVALID_REQUEST_BODY } from '../../platform/errors.ts';
@@ -16,6 +20,20 @@ import {
 
 const amount = (description: string): Schema => ({ anyOf: [str(undefined, { pattern: '^\\d+(\\.\\d{1,2})?$' }), { type: 'number', exclusiveMinimum: 0 }], description });
 const URL_ERRORS = [URL_REQUIRED, URL_NOT_ABSOLUTE, URL_NOT_HTTPS, URL_DOES_NOT_RESOLVE, URL_NOT_PUBLIC];
+
+/** The refusals of a dollar amount, as the code's own parser words them (not a number, not above 0, more than 2 decimals, too large). */
+export const usdFieldErrors = (name: string): string[] => ['x', '0', '0.001', '1e12'].map((v) => {
+  try { parseUsdField(name, v); } catch (e) { return (e as Error).message; }
+  throw new Error(`${name}=${v} was accepted`);
+});
+/** `amount_usd must be a number or a decimal string`. */
+export const AMOUNT_NOT_A_NUMBER = usdFieldErrors('amount_usd')[0];
+/** POST /v1/payments and POST /merchant/payments (spec 7 "Payments and checkout"; the complete list is not shown). */
+export const CREATE_PAYMENT_ERRORS = [
+  ORDER_ID_REQUIRED, ORDER_ID_LENGTH, AMOUNT_REQUIRED, ...usdFieldErrors('amount_usd'), TOKENS_NOT_ARRAY, TOKEN_NOT_STRING, unsupportedToken('DOGE2'),
+  TOKEN_NOT_IN_TOKENS, notEnabled('XRP'), noNode('ETH'), METADATA_NOT_OBJECT, CUSTOMER_EMAIL_INVALID, pageUrlMessage('success_url'), pageUrlMessage('cancel_url'),
+  ...URL_ERRORS.map((m) => `${PAYMENT_URL_PREFIX}${m}`), ONLY_TEST,
+];
 
 /** The dashboard's list filters beyond spec 4.4 (README "Dashboard additions"), on /v1 and /merchant alike. */
 export const PAYMENT_SEARCH = {
@@ -52,6 +70,7 @@ export const V1_ROUTES: RouteDoc[] = [
     method: 'GET', path: '/v1/tokens', tag: 'Payments', auth: 'api_key', summary: 'Coins this key\'s merchant accepts, with minimums and fees',
     query: { amount_usd: str('only coins whose minimum is at most this amount') },
     responses: { 200: { description: 'the coins', schema: wrap('tokens', arr(ref('TokenInfo'))) } },
+    errors: { 400: usdFieldErrors('amount_usd') },
   },
   {
     method: 'POST', path: '/v1/payments', tag: 'Payments', auth: 'api_key', summary: 'Create a payment',
@@ -61,11 +80,7 @@ export const V1_ROUTES: RouteDoc[] = [
       201: { description: 'the new payment', schema: ref('Payment'), example: paymentExample },
       200: { description: 'the open payment already created for this order_id', schema: ref('Payment') },
     },
-    errors: {
-      400: [ORDER_ID_REQUIRED, ORDER_ID_LENGTH, AMOUNT_REQUIRED, TOKENS_NOT_ARRAY,
-        TOKEN_NOT_STRING, TOKEN_NOT_IN_TOKENS, METADATA_NOT_OBJECT, CUSTOMER_EMAIL_INVALID,
-        'webhook_url: url must use https', ONLY_TEST],
-    },
+    errors: { 400: CREATE_PAYMENT_ERRORS },
   },
   {
     method: 'GET', path: '/v1/payments', tag: 'Payments', auth: 'api_key', summary: 'List payments, newest first',
