@@ -37,13 +37,14 @@ export function listen(opts: ListenOptions): Listening {
   const ready = new Promise<{ merchant_id: string }>((resolve, reject) => {
     socket.once(LISTEN_READY, resolve);
     socket.on('connect_error', (err: Error & { data?: { message?: string } }) => {
-      const message = err.data?.message ?? err.message;
-      opts.onProblem?.(message);
-      // A refusal of the key will not change by retrying.
+      // A refusal of the key will not change by retrying: it is the answer of `ready` (reported
+      // once, by whoever awaits it); anything else is a lost connection, retried.
       if (err.data?.message) {
         socket.close();
-        reject(new Error(message));
+        reject(new Error(err.data.message));
+        return;
       }
+      opts.onProblem?.(err.message);
     });
   });
   socket.on('disconnect', (reason) => { if (reason !== 'io client disconnect') opts.onProblem?.(`disconnected (${reason}); reconnecting`); });

@@ -102,7 +102,10 @@ describe('gateway CLI', () => {
     await expect(live.ready).rejects.toThrow(LISTEN_TEST_KEYS_ONLY);
     const wrong = listen({ apiUrl: t.url, apiKey: 'f'.repeat(64), forwardTo: receiverUrl });
     await expect(wrong.ready).rejects.toThrow('invalid api key');
-  });
+    // As a process: the refusal is printed once, and the exit code is 1.
+    await expect(run(NODE, ['bin/gateway.ts', '--api-url', t.url, '--api-key', acct.liveKey, 'listen', '--forward-to', receiverUrl], { cwd: ROOT, timeout: 60_000 }))
+      .rejects.toMatchObject({ code: 1, stdout: '', stderr: `${LISTEN_TEST_KEYS_ONLY}\n` });
+  }, 60_000);
 
   it('trigger, deliveries list and deliveries resend run as a process', async () => {
     const cli = (...args: string[]) => run(NODE, ['bin/gateway.ts', '--api-url', t.url, '--api-key', acct.testKey, ...args], { cwd: ROOT, timeout: 60_000 });
