@@ -2404,6 +2404,22 @@ export interface components {
             pending_payout?: string;
             token: string;
         };
+        Commission: {
+            affiliate_id: string;
+            /** @description fee times rate */
+            amount: string;
+            /** Format: date-time */
+            created_at: string;
+            deposit_usd?: string;
+            fee_usd?: string;
+            /** @description <payment id>:<transaction id> */
+            id: string;
+            merchant_id: string;
+            merchant_name?: string;
+            payment_id: string;
+            rate_bps?: number;
+            token?: string;
+        };
         Delivery: {
             attempts: number;
             /** Format: date-time */
@@ -2616,11 +2632,39 @@ export interface components {
             tag?: number;
             token: string;
         };
+        Referral: {
+            affiliate_id: string;
+            /** @description when attached by hand */
+            attached_by?: string;
+            code: string;
+            /** Format: date-time */
+            created_at: string;
+            earned_usd: string;
+            earns_until: string | null;
+            /** Format: date-time */
+            last_earned_at?: string;
+            merchant_id: string;
+            merchant_name: string;
+            payments: number;
+            /** Format: date-time */
+            signed_up_at: string;
+            /** @enum {string} */
+            status: "active" | "void";
+            void_reason?: string;
+            /** Format: date-time */
+            voided_at?: string;
+            volume_usd: string;
+        };
         ReferralPayout: {
             address?: string;
             address_id?: string;
             affiliate_id?: string;
             amount: string;
+            /** Format: date-time */
+            approved_at?: string;
+            /** Format: date-time */
+            canceled_at?: string;
+            canceled_by?: string;
             chain?: string;
             /** Format: date-time */
             created_at?: string;
@@ -2629,11 +2673,18 @@ export interface components {
             id: string;
             merchant_name?: string;
             network_fee?: string;
+            /** @description rejection reason, or text when paid outside the usual flow */
+            note?: string;
+            /** Format: date-time */
+            paid_at?: string;
+            /** Format: date-time */
+            rejected_at?: string;
             requested_by?: string;
             send_amount?: string;
             /** @enum {string} */
             status: "requested" | "processing" | "paid" | "rejected" | "canceled";
             token?: string;
+            tx_id?: string;
             /** Format: date-time */
             updated_at?: string;
         };
@@ -3042,13 +3093,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        balance?: Record<string, never>;
+                        balance?: {
+                            available: string;
+                            chain?: string;
+                            paid_out?: string;
+                            pending_payout?: string;
+                            token?: string;
+                        };
                         clicks?: number;
                         code: string;
                         link: string;
-                        payouts?: Record<string, never>;
+                        payouts?: {
+                            min_payout_usd: string;
+                            payout_days: number;
+                        };
                         rate_bps?: number;
-                        referrals?: Record<string, never>;
+                        referrals?: {
+                            active?: number;
+                            void?: number;
+                        };
                     };
                 };
             };
@@ -3091,7 +3154,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        commissions: Record<string, never>[];
+                        commissions: components["schemas"]["Commission"][];
                         limit: number;
                         offset: number;
                         total?: number;
@@ -3439,7 +3502,7 @@ export interface operations {
                     "application/json": {
                         limit: number;
                         offset: number;
-                        referrals: Record<string, never>[];
+                        referrals: components["schemas"]["Referral"][];
                         total?: number;
                     };
                 };

@@ -85,8 +85,18 @@ export const PAYOUT = anyObject('A merchant payout: id, token, amounts with thei
 export const REFERRAL_PAYOUT = obj({
   id: str(), affiliate_id: str(), merchant_name: str(), token: str(), chain: str(), amount: dec(), network_fee: dec(), send_amount: dec(),
   address_id: str(), address: str(), status: oneOf(['requested', 'processing', 'paid', 'rejected', 'canceled']), due_at: time(), requested_by: str(),
-  created_at: time(), updated_at: time(),
+  tx_id: str(), note: str('rejection reason, or text when paid outside the usual flow'), approved_at: time(), paid_at: time(), rejected_at: time(),
+  canceled_by: str(), canceled_at: time(), created_at: time(), updated_at: time(),
 }, ['id', 'amount', 'status']);
+export const REFERRAL = obj({
+  merchant_id: str(), merchant_name: str(), affiliate_id: str(), code: str(), signed_up_at: time(), status: oneOf(['active', 'void']),
+  void_reason: str(), voided_at: time(), attached_by: str('when attached by hand'), created_at: time(),
+  earns_until: nullable(time('null: as long as it uses the service')), payments: int(), volume_usd: dec(), earned_usd: dec(), last_earned_at: time(),
+}, ['merchant_id', 'merchant_name', 'affiliate_id', 'code', 'signed_up_at', 'status', 'created_at', 'earns_until', 'payments', 'volume_usd', 'earned_usd']);
+export const COMMISSION = obj({
+  id: str('<payment id>:<transaction id>'), affiliate_id: str(), merchant_id: str(), merchant_name: str(), payment_id: str(), deposit_usd: dec(),
+  fee_usd: dec(), rate_bps: int(), token: str(), amount: dec('fee times rate'), created_at: time(),
+}, ['id', 'affiliate_id', 'merchant_id', 'payment_id', 'amount', 'created_at']);
 
 export const AUDIT_ENTRY = obj({
   id: str(), at: time(), action: str(), actor: anyObject(), merchant_id: str(), payment_id: str('entries about a payment'), subject: nullable(str()), before: {}, after: {}, note: nullable(str()),
@@ -100,5 +110,5 @@ export const EVENT = obj({
 export const SCHEMAS: Record<string, Schema> = {
   Error: ERROR, TokenInfo: TOKEN_INFO, Deposit: DEPOSIT, Payment: PAYMENT, Webhook: WEBHOOK, Delivery: DELIVERY, ApiKey: API_KEY,
   Merchant: MERCHANT, User: USER, Store: STORE, Settlement: SETTLEMENT, LedgerEntry: LEDGER_ENTRY, Balance: BALANCE,
-  PayoutAddress: PAYOUT_ADDRESS, Payout: PAYOUT, ReferralPayout: REFERRAL_PAYOUT, AuditEntry: AUDIT_ENTRY, Event: EVENT,
+  PayoutAddress: PAYOUT_ADDRESS, Payout: PAYOUT, ReferralPayout: REFERRAL_PAYOUT, Referral: REFERRAL, Commission: COMMISSION, AuditEntry: AUDIT_ENTRY, Event: EVENT,
 };

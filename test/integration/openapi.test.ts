@@ -202,6 +202,17 @@ describe('OpenAPI document', () => {
       await call('POST /merchant/affiliate/payouts', { method: 'POST', url: '/merchant/affiliate/payouts', headers: tk, payload: {} });
       await call('GET /merchant/audit', { method: 'GET', url: '/merchant/audit?to=nope', headers: tk });
       await call('GET /merchant/audit', { method: 'GET', url: `/merchant/audit?payment_id=${id}`, headers: tk });
+      // Referrals: a referred sign-up, and a referral payout (balance credited by the operator) canceled.
+      const program = (await call('GET /merchant/affiliate', { method: 'GET', url: '/merchant/affiliate', headers: tk })).json();
+      await signupAccount(t.app, { referral_code: program.code });
+      await call('GET /merchant/affiliate/referrals', { method: 'GET', url: '/merchant/affiliate/referrals', headers: tk });
+      await call('GET /merchant/affiliate/commissions', { method: 'GET', url: '/merchant/affiliate/commissions', headers: tk });
+      const credited = await t.app.inject({ method: 'POST', url: '/admin/affiliate/adjustments', headers: { authorization: 'Bearer test-admin-token' }, payload: { merchant_id: acct.merchant.id, amount: '60', note: 'test' } });
+      expect(credited.statusCode).toBe(201);
+      const asked = (await call('POST /merchant/affiliate/payouts', { method: 'POST', url: '/merchant/affiliate/payouts', headers: tk, payload: { amount: '60', address: 'TLyqzVGLV1srkB7dToTAEqgDSfPtXRJZYH', password: acct.password } })).json();
+      await call('POST /merchant/affiliate/payouts/{id}/cancel', { method: 'POST', url: `/merchant/affiliate/payouts/${asked.payout.id}/cancel`, headers: tk });
+      await call('GET /merchant/affiliate/payouts/{id}', { method: 'GET', url: `/merchant/affiliate/payouts/${asked.payout.id}`, headers: tk });
+      await call('GET /merchant/affiliate', { method: 'GET', url: '/merchant/affiliate', headers: tk });
 
       expect(recorded.length).toBeGreaterThan(45);
       const problems: string[] = [];

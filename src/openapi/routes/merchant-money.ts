@@ -167,13 +167,17 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
   { method: 'POST', path: '/merchant/payouts/:id/cancel', tag: 'Money', auth: 'access_token', summary: 'Cancel a requested payout', responses: { 200: { description: 'the payout', schema: wrap('payout', ref('Payout')) } }, errors: { 404: [NOT_FOUND] } },
   {
     method: 'GET', path: '/merchant/affiliate', tag: 'Referrals', auth: 'access_token', summary: 'Referral code, link, balance and terms',
-    responses: { 200: { description: 'the program', schema: obj({ code: str(), link: str(), rate_bps: int(), clicks: int(), referrals: anyObject(), balance: anyObject(), payouts: anyObject() }, ['code', 'link']) } },
+    responses: { 200: { description: 'the program', schema: obj({
+      code: str(), link: str(), rate_bps: int(), clicks: int(), referrals: obj({ active: int(), void: int() }),
+      balance: obj({ token: str(), chain: str(), available: dec(), pending_payout: dec(), paid_out: dec() }, ['available']),
+      payouts: obj({ min_payout_usd: dec(), payout_days: int() }, ['min_payout_usd', 'payout_days']),
+    }, ['code', 'link']) } },
   },
   {
     method: 'GET', path: '/merchant/affiliate/referrals', tag: 'Referrals', auth: 'access_token', summary: 'Referred merchants, newest first', query: { status: oneOf(['active', 'void']), ...PAGE },
-    responses: { 200: { description: 'a page of referrals', schema: page('referrals', anyObject()) } }, errors: { 400: [REFERRAL_STATUS_MESSAGE] },
+    responses: { 200: { description: 'a page of referrals', schema: page('referrals', ref('Referral')) } }, errors: { 400: [REFERRAL_STATUS_MESSAGE] },
   },
-  { method: 'GET', path: '/merchant/affiliate/commissions', tag: 'Referrals', auth: 'access_token', summary: 'Commissions, newest first', query: PAGE, responses: { 200: { description: 'a page of commissions', schema: page('commissions', anyObject()) } } },
+  { method: 'GET', path: '/merchant/affiliate/commissions', tag: 'Referrals', auth: 'access_token', summary: 'Commissions, newest first', query: PAGE, responses: { 200: { description: 'a page of commissions', schema: page('commissions', ref('Commission')) } } },
   {
     method: 'GET', path: '/merchant/affiliate/payouts', tag: 'Referrals', auth: 'access_token', summary: 'Referral payouts', query: { status: str(), ...PAGE },
     responses: { 200: { description: 'a page of payouts', schema: page('payouts', ref('ReferralPayout')) } }, errors: { 400: [REFERRAL_PAYOUT_STATUS_MESSAGE], 500: [COULD_NOT_LIST] },
