@@ -3883,8 +3883,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description no refresh token */
+            /** @description no refresh token; invalid or expired token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description merchant account is suspended */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

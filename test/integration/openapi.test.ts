@@ -169,6 +169,7 @@ describe('OpenAPI document', () => {
       await call('POST /merchant/stores', { method: 'POST', url: '/merchant/stores', headers: { ...tk, 'idempotency-key': 'x'.repeat(256) }, payload: { name: 'Shop' } });
       // Error answers and fields the document once left out (each was answered by the service).
       await call('POST /merchant/auth/logout', { method: 'POST', url: '/merchant/auth/logout' });
+      await call('POST /merchant/auth/refresh', { method: 'POST', url: '/merchant/auth/refresh', headers: { cookie: 'refresh_token=garbage' } });
       await call('POST /merchant/auth/logout-all', { method: 'POST', url: '/merchant/auth/logout-all', headers: { authorization: 'Bearer nope' } });
       await call('GET /v1/tokens', { method: 'GET', url: '/v1/tokens?amount_usd=abc', headers: k });
       for (const amount_usd of ['0', '1.234']) await call('POST /v1/payments', { method: 'POST', url: '/v1/payments', headers: k, payload: { order_id: `o-${uid()}`, amount_usd } });

@@ -45,7 +45,7 @@ export const MERCHANT_ACCOUNT_ROUTES: RouteDoc[] = [
   },
   {
     method: 'POST', path: '/merchant/auth/refresh', tag: 'Session', auth: 'none', summary: 'A new access token for the refresh_token cookie (rotates the cookie)',
-    responses: { 200: { description: 'an access token', schema: SIGNED_IN } }, errors: { 401: [NO_REFRESH_TOKEN] },
+    responses: { 200: { description: 'an access token', schema: SIGNED_IN } }, errors: { 401: [NO_REFRESH_TOKEN, INVALID_TOKEN], 403: [SUSPENDED] },
   },
   {
     method: 'POST', path: '/merchant/auth/logout', tag: 'Session', auth: 'none', summary: 'End this session (the refresh cookie\'s)',
