@@ -203,6 +203,12 @@ describe('OpenAPI document', () => {
       await call('POST /merchant/affiliate/payouts', { method: 'POST', url: '/merchant/affiliate/payouts', headers: tk, payload: {} });
       await call('GET /merchant/audit', { method: 'GET', url: '/merchant/audit?to=nope', headers: tk });
       await call('GET /merchant/audit', { method: 'GET', url: `/merchant/audit?payment_id=${id}`, headers: tk });
+      // A suspended account signs in and refreshes no more.
+      const suspended = await signupAccount(t.app);
+      const suspend = await t.app.inject({ method: 'PATCH', url: `/admin/merchants/${suspended.merchant.id}`, headers: { authorization: 'Bearer test-admin-token' }, payload: { status: 'suspended', note: 'test' } });
+      expect(suspend.statusCode).toBe(200);
+      await call('POST /merchant/login', { method: 'POST', url: '/merchant/login', payload: { email: suspended.email, password: suspended.password } });
+      await call('POST /merchant/auth/refresh', { method: 'POST', url: '/merchant/auth/refresh', headers: { cookie: suspended.refreshCookie ?? '' } });
       // Referrals: a referred sign-up, and a referral payout (balance credited by the operator) canceled.
       const program = (await call('GET /merchant/affiliate', { method: 'GET', url: '/merchant/affiliate', headers: tk })).json();
       await signupAccount(t.app, { referral_code: program.code });

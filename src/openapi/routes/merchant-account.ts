@@ -41,7 +41,7 @@ export const MERCHANT_ACCOUNT_ROUTES: RouteDoc[] = [
     method: 'POST', path: '/merchant/login', tag: 'Session', auth: 'none', summary: 'Sign in (5 attempts a second per IP address); sets the refresh cookie',
     body: obj({ email: str(), password: str() }, ['email', 'password']),
     responses: { 200: { description: 'an access token', schema: SIGNED_IN } },
-    errors: { 400: [CREDENTIALS_REQUIRED], 401: [INVALID_CREDENTIALS], 429: [RATE_LIMITED] },
+    errors: { 400: [CREDENTIALS_REQUIRED], 401: [INVALID_CREDENTIALS], 403: [SUSPENDED], 429: [RATE_LIMITED] },
   },
   {
     method: 'POST', path: '/merchant/auth/refresh', tag: 'Session', auth: 'none', summary: 'A new access token for the refresh_token cookie (rotates the cookie)',
