@@ -3048,8 +3048,17 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description invalid request body; customer_email must be an email address */
+            /** @description invalid request body; customer_email must be an email address; amount_usd is below the minimum payment in BTC: $5 right now; minimum payment in USDC_ERC20 is $20 right now (it is converted on its way to the merchant, and the exchange takes no less); the fees of a payment in ETH leave nothing for the merchant */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description this link is not taking payments right now */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4895,7 +4904,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description insufficient permissions; merchant account is suspended */
+            /** @description insufficient permissions; merchant account is suspended; live mode is off for this account: the owner can turn it on in the dashboard; until then make a test link (?mode=test) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5633,7 +5642,7 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description invalid request body; only test payments can be made in the dashboard: add ?mode=test; order_id is required; order_id must be 1 to 200 characters; amount_usd is required; amount_usd must be a number or a decimal string; amount_usd must be greater than 0; amount_usd has more than 2 decimals; amount_usd must be at most 1000000000; tokens must be an array of token symbols; token must be a token symbol; unsupported token: DOGE2; token must be one of tokens; not enabled for your account: XRP; ETH cannot be paid in live mode right now: no ethereum node is configured; metadata must be an object; customer_email must be an email address; success_url must be an absolute http(s) URL; cancel_url must be an absolute http(s) URL; webhook_url: url is required; webhook_url: url must be an absolute http(s) URL; webhook_url: url must use https; webhook_url: url host does not resolve; webhook_url: url must point at a public host; only test payments can be simulated: use a test key; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; only test payments can be made in the dashboard: add ?mode=test; order_id is required; order_id must be 1 to 200 characters; amount_usd is required; amount_usd must be a number or a decimal string; amount_usd must be greater than 0; amount_usd has more than 2 decimals; amount_usd must be at most 1000000000; tokens must be an array of token symbols; token must be a token symbol; unsupported token: DOGE2; token must be one of tokens; not enabled for your account: XRP; ETH cannot be paid in live mode right now: no ethereum node is configured; amount_usd is below the minimum payment in BTC: $5 right now; minimum payment in USDC_ERC20 is $20 right now (it is converted on its way to the merchant, and the exchange takes no less); the fees of a payment in ETH leave nothing for the merchant; metadata must be an object; customer_email must be an email address; success_url must be an absolute http(s) URL; cancel_url must be an absolute http(s) URL; webhook_url: url is required; webhook_url: url must be an absolute http(s) URL; webhook_url: url must use https; webhook_url: url host does not resolve; webhook_url: url must point at a public host; only test payments can be simulated: use a test key; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8389,7 +8398,7 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description invalid request body; order_id is required; order_id must be 1 to 200 characters; amount_usd is required; amount_usd must be a number or a decimal string; amount_usd must be greater than 0; amount_usd has more than 2 decimals; amount_usd must be at most 1000000000; tokens must be an array of token symbols; token must be a token symbol; unsupported token: DOGE2; token must be one of tokens; not enabled for your account: XRP; ETH cannot be paid in live mode right now: no ethereum node is configured; metadata must be an object; customer_email must be an email address; success_url must be an absolute http(s) URL; cancel_url must be an absolute http(s) URL; webhook_url: url is required; webhook_url: url must be an absolute http(s) URL; webhook_url: url must use https; webhook_url: url host does not resolve; webhook_url: url must point at a public host; only test payments can be simulated: use a test key; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; order_id is required; order_id must be 1 to 200 characters; amount_usd is required; amount_usd must be a number or a decimal string; amount_usd must be greater than 0; amount_usd has more than 2 decimals; amount_usd must be at most 1000000000; tokens must be an array of token symbols; token must be a token symbol; unsupported token: DOGE2; token must be one of tokens; not enabled for your account: XRP; ETH cannot be paid in live mode right now: no ethereum node is configured; amount_usd is below the minimum payment in BTC: $5 right now; minimum payment in USDC_ERC20 is $20 right now (it is converted on its way to the merchant, and the exchange takes no less); the fees of a payment in ETH leave nothing for the merchant; metadata must be an object; customer_email must be an email address; success_url must be an absolute http(s) URL; cancel_url must be an absolute http(s) URL; webhook_url: url is required; webhook_url: url must be an absolute http(s) URL; webhook_url: url must use https; webhook_url: url host does not resolve; webhook_url: url must point at a public host; only test payments can be simulated: use a test key; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -16,7 +16,7 @@ import { dateMessage } from '../../src/audit/query.ts';
 import { GIVEN_ONCE_ERRORS } from '../../src/payments/index.ts';
 import { unsupportedToken } from '../../src/settlement/address-rules.ts';
 import { TOO_MANY_DECIMALS } from '../../src/affiliate/payouts/errors.ts';
-import { URL_ERRORS, usdFieldErrors } from '../../src/openapi/routes/v1.ts';
+import { BELOW_MINIMUM_ERRORS, URL_ERRORS, usdFieldErrors } from '../../src/openapi/routes/v1.ts';
 import { unsupportedToken as unknownToken } from '../../src/tokens/catalog.ts';
 import { noNode, notEnabled } from '../../src/payments/coin.ts';
 import { pageUrlMessage } from '../../src/payments/create-input.ts';
@@ -84,7 +84,7 @@ describe('OpenAPI document', () => {
       `${PAYMENT_URL_PREFIX}${URL_NOT_HTTPS}`, dateMessage('from'), dateMessage('to'), unsupportedToken(true), TOO_MANY_DECIMALS, ...GIVEN_ONCE_ERRORS,
       ...usdFieldErrors('amount_usd'), unknownToken('DOGE2'), notEnabled('XRP'), noNode('ETH'), pageUrlMessage('success_url'), pageUrlMessage('cancel_url'),
       ...URL_ERRORS.map((m) => `${PAYMENT_URL_PREFIX}${m}`), ...['accept_other_assets', 'fees_paid_by_customer', 'hide_below_minimum'].map(mustBeBoolean),
-      CATEGORY_MESSAGE, STATUS_FILTER_MESSAGE, `${ONLY_FAILED_RESOLVE}pending`, invalidAddressMessage('ethereum'), MIN_PAYOUT_MESSAGE, Q_INVALID,
+      CATEGORY_MESSAGE, STATUS_FILTER_MESSAGE, `${ONLY_FAILED_RESOLVE}pending`, invalidAddressMessage('ethereum'), MIN_PAYOUT_MESSAGE, Q_INVALID, ...BELOW_MINIMUM_ERRORS,
     ]);
     const unknown = [...messages].filter((m) => !composed.has(m) && !sources.includes(m.replace(/'/g, "\\'")) && !sources.includes(m));
     expect(unknown).toEqual([]);
@@ -190,6 +190,9 @@ describe('OpenAPI document', () => {
       await call('GET /merchant/support/messages', { method: 'GET', url: '/merchant/support/messages?before=nope', headers: tk });
       await call('GET /merchant/webhooks/deliveries', { method: 'GET', url: '/merchant/webhooks/deliveries?status=nope', headers: tk });
       await call('GET /merchant/links', { method: 'GET', url: '/merchant/links?active=maybe', headers: tk });
+      await call('POST /merchant/links', { method: 'POST', url: '/merchant/links', headers: tk, payload: { name: 'Live tee', amount_usd: '20' } });
+      const tiny = (await call('POST /merchant/links', { method: 'POST', url: '/merchant/links?mode=test', headers: tk, payload: { name: 'Tiny', amount_usd: '0.5', tokens: ['BTC'] } })).json();
+      await call('POST /l/{slug}/payments', { method: 'POST', url: `/l/${String(tiny.link.url).split('/').pop()}/payments`, payload: {} });
       await call('POST /merchant/links', { method: 'POST', url: '/merchant/links?mode=test', headers: tk, payload: { name: 'Tee', amount_usd: 'abc' } });
       await call('GET /merchant/customers', { method: 'GET', url: `/merchant/customers?q=${'x'.repeat(201)}`, headers: tk });
       await call('POST /merchant/customers', { method: 'POST', url: '/merchant/customers?mode=test', headers: tk, payload: {} });

@@ -22,7 +22,7 @@ import { BEFORE_MESSAGE, COULD_NOT_REMOVE, COULD_NOT_ROLL, COULD_NOT_SET, NO_URL
 import { UNKNOWN_STORE } from '../../accounts/index.ts';
 import { ADDRESS_OR_ID, COULD_NOT_LIST, COULD_NOT_REQUEST, PAYOUT_OPEN, TOO_MANY_DECIMALS } from '../../affiliate/index.ts';
 import { CUSTOMER_EXISTS, EMAIL_REQUIRED } from '../../customers/index.ts';
-import { ACTIVE_INVALID } from '../../links/index.ts';
+import { ACTIVE_INVALID, LIVE_LINK_OFF } from '../../links/index.ts';
 import { NOTHING_TO_UPDATE, NOT_FOUND, RATE_LIMITED } from '../../platform/errors.ts';
 import { AMOUNT_NOT_POSITIVE, ONLY_XRP_TAGS, PASSWORD_INCORRECT, PAYOUT_STATE_CONFLICT, SETTLEMENT_NOT_FOUND } from '../../settlement/index.ts';
 
@@ -200,7 +200,7 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
   {
     method: 'POST', path: '/merchant/links', tag: 'Payment links', auth: 'access_token', summary: 'Create a payment link', query: MODE,
     body: obj({ name: str(), amount_usd: { anyOf: [str(), { type: 'number' }] }, description: str(), tokens: arr(str()), success_url: str(), cancel_url: str(), store_id: str() }, ['name', 'amount_usd']),
-    responses: { 201: { description: 'the link', schema: wrap('link', LINK) } }, errors: { 400: [LINK_NAME_INVALID, ...usdFieldErrors('amount_usd'), UNKNOWN_STORE] },
+    responses: { 201: { description: 'the link', schema: wrap('link', LINK) } }, errors: { 400: [LINK_NAME_INVALID, ...usdFieldErrors('amount_usd'), UNKNOWN_STORE], 403: [LIVE_LINK_OFF] },
   },
   { method: 'GET', path: '/merchant/links/:id', tag: 'Payment links', auth: 'access_token', summary: 'A payment link', responses: { 200: { description: 'the link', schema: wrap('link', LINK) } }, errors: { 404: [NOT_FOUND] } },
   {

@@ -7,6 +7,8 @@ import {
 } from '../../payments/index.ts';
 import { pageUrlMessage, parseUsdField } from '../../payments/create-input.ts';
 import { noNode, notEnabled } from '../../payments/coin.ts';
+import { belowMinimumMessage, exchangeMinimumMessage, feesExceedPriceMessage } from '../../payments/pricing.ts';
+import { dec } from '../../money/decimal.ts';
 import { unsupportedToken } from '../../tokens/catalog.ts';
 import { PAYMENT_URL_PREFIX } from '../../webhooks/url-policy.ts';
 import type { RouteDoc } from '../describe.ts';
@@ -28,10 +30,12 @@ export const usdFieldErrors = (name: string): string[] => ['x', '0', '0.001', '1
 });
 /** `amount_usd must be a number or a decimal string`. */
 export const AMOUNT_NOT_A_NUMBER = usdFieldErrors('amount_usd')[0];
+/** A price the coin cannot take (spec 7: creating below the token's current min_usd), as the pricing words it. */
+export const BELOW_MINIMUM_ERRORS = [belowMinimumMessage('BTC', dec('5')), exchangeMinimumMessage('USDC_ERC20', dec('20')), feesExceedPriceMessage('ETH')];
 /** POST /v1/payments and POST /merchant/payments (spec 7 "Payments and checkout"; the complete list is not shown). */
 export const CREATE_PAYMENT_ERRORS = [
   ORDER_ID_REQUIRED, ORDER_ID_LENGTH, AMOUNT_REQUIRED, ...usdFieldErrors('amount_usd'), TOKENS_NOT_ARRAY, TOKEN_NOT_STRING, unsupportedToken('DOGE2'),
-  TOKEN_NOT_IN_TOKENS, notEnabled('XRP'), noNode('ETH'), METADATA_NOT_OBJECT, CUSTOMER_EMAIL_INVALID, pageUrlMessage('success_url'), pageUrlMessage('cancel_url'),
+  TOKEN_NOT_IN_TOKENS, notEnabled('XRP'), noNode('ETH'), ...BELOW_MINIMUM_ERRORS, METADATA_NOT_OBJECT, CUSTOMER_EMAIL_INVALID, pageUrlMessage('success_url'), pageUrlMessage('cancel_url'),
   ...URL_ERRORS.map((m) => `${PAYMENT_URL_PREFIX}${m}`), ONLY_TEST,
 ];
 
