@@ -2,7 +2,7 @@
 // creation and its final deposits (spec 1 "A payment paid in parts is settled once per coin, when
 // it closes … While it is still short or another deposit of the same coin is confirming, final
 // deposits wait."). Settling is idempotent per deposit, so all final deposits are offered each time.
-import { eq } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import type { Executor } from '../platform/db/index.ts';
 import type { SettleInput } from '../settlement/ports.ts';
 import type { ConvertInto, SettlementSetting } from '../settlement/planner.ts';
@@ -13,7 +13,8 @@ import { isOpen } from './status.ts';
 export async function settleInputOf(ex: Executor, paymentId: string): Promise<SettleInput | null> {
   const [p] = await ex.select().from(payments).where(eq(payments.id, paymentId)).limit(1);
   if (!p) return null;
-  const all = await ex.select().from(deposits).where(eq(deposits.paymentId, paymentId));
+  // In the order they arrived: a settlement's deposit_tx is its first deposit (spec 2 Settlement object).
+  const all = await ex.select().from(deposits).where(eq(deposits.paymentId, paymentId)).orderBy(asc(deposits.seenAt), asc(deposits.id));
   // An open payment settles nothing yet; nor does a coin with a deposit still confirming.
   const confirming = new Set(all.filter((d) => d.status === 'pending').map((d) => d.token));
   const ready = isOpen(p.status as never) ? [] : all.filter((d) => d.status === 'final' && !confirming.has(d.token));
