@@ -64,7 +64,12 @@ export async function applyAndStore(tx: Executor, p: PaymentRow, deps: DepositRo
   // Paid and final at once: the events before payment.confirmed describe the payment as it was
   // while detecting (data.status is the truth a receiver acts on).
   const confirmedAt = outcome.events.indexOf(PAYMENT_EVENTS.confirmed);
-  const detectingView: PaymentRow = { ...row, status: 'detecting', confirmedAt: null, closedAt: null };
+  // (with the confirmations of the deposit that paid it: reported while detecting, spec 2 Payment object).
+  const paying = changedDeposit && changedDeposit.counted ? changedDeposit : undefined;
+  const detectingView: PaymentRow = {
+    ...row, status: 'detecting', confirmedAt: null, closedAt: null,
+    ...(paying ? { confirmations: paying.confirmations, confirmationsRequired: paying.confirmationsRequired } : {}),
+  };
   for (const [i, type] of outcome.events.entries()) {
     await emitPaymentEvent(tx, type, confirmedAt > i && row.status === 'confirmed' ? detectingView : row, stored, now);
   }

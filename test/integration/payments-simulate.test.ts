@@ -230,6 +230,10 @@ describeEachDb('payments simulate', (h) => {
     expect(rows.map((e) => [e.type, (e.data as Json).status])).toEqual([['payment.detecting', 'detecting'], ['payment.confirmed', 'confirmed']]);
     expect((rows[1].data as Json).confirmed_at).toBe(clock.now().toISOString());
     expect((rows[0].data as Json).confirmed_at).toBeUndefined();
+    // reported while detecting (spec 2 Payment object): the paying deposit's count
+    const dep = (rows[0].data as Json).deposits[0];
+    expect(rows[0].data).toMatchObject({ confirmations: dep.confirmations, confirmations_required: dep.confirmations_required });
+    expect(dep.confirmations).toBeGreaterThanOrEqual(1);
   });
 
   it('takes a late deposit within 24 hours of expires_at, by address; after that it is unmatched', async () => {
