@@ -33,6 +33,16 @@ describe.runIf(litecoindOrSkip())('the chain watcher on litecoind', () => {
     });
     afterAll(async () => { await t?.close(); });
     const now = (m: { acct: { liveKey: string } }, id: string): Promise<Json> => getPayment(t.app, m.acct.liveKey, id);
+    // Trail deposits carry sender (spec 2 Deposit object): the address the first input spends.
+    const senderOf = async (txid: string): Promise<string> => {
+      type Tx = { vin: Array<{ txid: string; vout: number }>; vout: Array<{ n: number; scriptPubKey: { addresses?: string[]; address?: string } }> };
+      const tx = await node.rpc<Tx>('getrawtransaction', [txid, true]);
+      const prev = await node.rpc<Tx>('getrawtransaction', [tx.vin[0].txid, true]);
+      const spk = prev.vout.find((v) => v.n === tx.vin[0].vout)!.scriptPubKey;
+      return spk.address ?? spk.addresses![0];
+    };
+    const trailDeposits = async (m: { acct: { merchant: { id: string } } }, id: string): Promise<Json[]> =>
+      ((await t.services.payments.trail(m.acct.merchant.id, id)) as { deposits: Json[] }).deposits;
 
     it('mempool → detecting at 0, confirmed at 2, settled: the payout address receives exactly net', async () => {
       const m = await ltcMerchant(t);
@@ -42,6 +52,7 @@ describe.runIf(litecoindOrSkip())('the chain watcher on litecoind', () => {
       await watchLtc(t);
       expect(await now(m, p.id)).toMatchObject({ status: 'detecting', confirmations: 0 });
       expect((await now(m, p.id)).deposits).toEqual([expect.objectContaining({ tx_id: txid, confirmations: 0, status: 'pending' })]);
+      expect(await trailDeposits(m, p.id)).toEqual([expect.objectContaining({ tx_id: txid, sender: await senderOf(txid) })]);
       await node.mine(1);
       await watchLtc(t);
       expect(await now(m, p.id)).toMatchObject({ status: 'detecting', confirmations: 1 });
@@ -141,11 +152,13 @@ describe.runIf(litecoindOrSkip())('the chain watcher on litecoind', () => {
       const m = await ltcMerchant(t);
       const p = await createLivePayment(t, m, 'LTC');
       await t.close();
-      await node.pay(p.deposit_address, ltcText(owed(p)));
+      const txid = await node.pay(p.deposit_address, ltcText(owed(p)));
       await node.mine(3);
       t = await startLtcApp(h.db(), node, { WALLET_MNEMONIC: mnemonic });
       await watchLtc(t);
       expect(await now(m, p.id)).toMatchObject({ status: 'confirmed' });
+      // found in a block (never in the mempool): its sender too
+      expect(await trailDeposits(m, p.id)).toEqual([expect.objectContaining({ tx_id: txid, block: expect.any(Number), sender: await senderOf(txid) })]);
     });
 
     it('the node restarting mid-watch: the chain is down meanwhile, then a payment made after is found', async () => {

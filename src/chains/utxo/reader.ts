@@ -8,7 +8,7 @@ import { UTXO_NETWORKS, setLiveNetwork } from '../addresses/index.ts';
 import { redactUrl, RpcError } from '../rpc/json-rpc.ts';
 import type { BlockRef, ChainBlock, ChainReader, ObservedTransfer, TxState } from '../watch/types.ts';
 import { UTXO_COINS, networkOfGenesis, type UtxoCoin } from './coins.ts';
-import { blockTransfers, inBestChain, inputsOf, transfersOfTx, type NodeBlock, type NodeBlockHeader, type NodeTx } from './node-shapes.ts';
+import { blockTransfers, inBestChain, inputsOf, scriptAddress, transfersOfTx, type NodeBlock, type NodeBlockHeader, type NodeTx } from './node-shapes.ts';
 import type { UtxoRpc } from './rpc.ts';
 
 /** getrawtransaction calls per JSON-RPC batch (Dogecoin blocks, new mempool transactions). */
@@ -91,6 +91,42 @@ export class UtxoReader implements ChainReader {
     const network = await this.#network();
     const read = await this.#blockAt(height);
     return read && { ...refOf(read.block), transfers: blockTransfers(read.txs, network, this.coin.token, this.#normalize) };
+  }
+
+  /**
+   * The sender of matched transfers the block or mempool did not name (no `prevout` before Bitcoin
+   * Core 23): the address of the output the transaction's first input spends, read by id (-txindex).
+   * A transaction or output that cannot be read leaves the transfer without a sender.
+   */
+  async senders(transfers: ObservedTransfer[]): Promise<void> {
+    const missing = transfers.filter((t) => t.from === undefined);
+    if (missing.length === 0) return;
+    try {
+      const network = await this.#network();
+      const read = async (ids: string[]): Promise<Map<string, NodeTx>> => {
+        const out = new Map<string, NodeTx>();
+        for (let i = 0; i < ids.length; i += BATCH) {
+          const answers = await this.#rpc.batch(ids.slice(i, i + BATCH).map((id) => ({ method: 'getrawtransaction', params: [id, 1] })));
+          for (const [j, a] of answers.entries()) if (!(a instanceof RpcError) && a) out.set(ids[i + j], a as NodeTx);
+        }
+        return out;
+      };
+      const txs = await read([...new Set(missing.map((t) => t.txId))]);
+      const firstInput = new Map<string, { txid: string; vout: number }>();
+      for (const [id, tx] of txs) {
+        const input = inputsOf(tx)[0];
+        if (input && tx.vin[0]?.txid === input.txid) firstInput.set(id, input);
+      }
+      const spent = await read([...new Set([...firstInput.values()].map((i) => i.txid))]);
+      for (const t of missing) {
+        const input = firstInput.get(t.txId);
+        const out = input && spent.get(input.txid)?.vout.find((v) => v.n === input.vout);
+        const address = out ? scriptAddress(network, out.scriptPubKey) : null;
+        if (address) t.from = this.#normalize(address);
+      }
+    } catch {
+      // the sender is a detail of the trail: a node that cannot answer never holds a deposit back
+    }
   }
 
   /** The whole transactions of the block at a height (which one spends an output); null when there is none. */

@@ -133,6 +133,7 @@ export class ChainWatcher {
       const now = clock.now();
       const matched = matchTransfers(index, block.transfers);
       if (block.unchecked) matched.push(...await block.unchecked.succeeded(matchTransfers(index, block.unchecked.transfers)));
+      if (reader.senders) await reader.senders(matched.filter((t) => !isOwn(t)));
       for (const t of matched) {
         if (isOwn(t)) await this.#p.own!.arrived(t.txId, block.height);
         else await this.#p.feed.transfer(t, block.height, count(block.height), now);
@@ -147,8 +148,11 @@ export class ChainWatcher {
       index ??= withOwn(await this.#p.addresses.current());
       const seen = new Set<string>();
       // what pays the hot wallet counts once mined (above), not from the mempool
-      for (const t of matchTransfers(index, await reader.pending()).filter((x) => !isOwn(x))) {
-        const key = `${t.txId}:${t.to}:${t.tag ?? ''}`;
+      const pendingTransfers = matchTransfers(index, await reader.pending()).filter((x) => !isOwn(x));
+      const keyOf = (t: ObservedTransfer) => `${t.txId}:${t.to}:${t.tag ?? ''}`;
+      if (reader.senders) await reader.senders(pendingTransfers.filter((t) => !this.#pooledFed.has(keyOf(t))));
+      for (const t of pendingTransfers) {
+        const key = keyOf(t);
         seen.add(key);
         pooled.add(t.txId);
         if (this.#pooledFed.has(key)) continue;

@@ -76,6 +76,12 @@ export interface ChainReader {
   block(height: bigint, watched?: AddressIndex): Promise<ChainBlock | null>;
   /** Transfers in the node's mempool (Bitcoin family: a deposit with 0 confirmations); others omit it. */
   pending?(): Promise<ObservedTransfer[]>;
+  /**
+   * Fills in `from` of matched transfers whose transaction did not name its sender (a Bitcoin-family
+   * node before Core 23 writes no `prevout`), so a deposit carries its sender (spec 2 Deposit object:
+   * trail deposits carry sender); one it cannot find keeps none. Optional.
+   */
+  senders?(transfers: ObservedTransfer[]): Promise<void>;
   /** Where a transaction stands now. */
   txState(txId: string): Promise<TxState>;
   /**
