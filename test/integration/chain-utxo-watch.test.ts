@@ -9,7 +9,7 @@ import { generateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
 import { describeEachDb } from '../harness/databases.ts';
 import { getPayment, type Json } from '../harness/payments.ts';
-import { createLivePayment, owed, settlementsOf } from '../harness/chain-send.ts';
+import { ADMIN, createLivePayment, owed, settlementsOf } from '../harness/chain-send.ts';
 import { litecoindOrSkip, startLitecoind, type LitecoinNode } from '../harness/litecoind.ts';
 import { chainRow, driveLtc, ltcMerchant, ltcText, receivedBy, startLtcApp, watchLtc, type LtcApp } from '../harness/utxo-send.ts';
 import { parseUnits } from '../../src/money/index.ts';
@@ -177,6 +177,26 @@ describe.runIf(litecoindOrSkip())('the chain watcher on litecoind', () => {
       await watchLtc(t);
       expect(await now(m, p.id)).toMatchObject({ status: 'confirmed' });
       expect((await chainRow(t, 'litecoin')).status).not.toBe('down');
+    });
+
+    it('a transfer to a payment closed more than 24 h ago is unmatched once mined, with its block, not from the mempool', async () => {
+      // (last of the block: the clock moves a day on)
+      const m = await ltcMerchant(t);
+      const p = await createLivePayment(t, m, 'LTC');
+      t.clock.advance(16 * 60 * 1000);
+      await t.services.payments.timers.runDue(t.clock.now());
+      t.clock.advance(25 * 60 * 60 * 1000);
+      // seen in the mempool first: not a transfer yet (it may never be mined)
+      const txid = await node.pay(p.deposit_address, '0.05');
+      await watchLtc(t);
+      const mine = async (id: string) => ((await t.app.inject({ method: 'GET', url: '/admin/unmatched-deposits?chain=litecoin', headers: ADMIN })).json().deposits as Json[])
+        .filter((d) => d.tx_id === id);
+      expect(await mine(txid)).toEqual([]);
+      const [hash] = await node.mine(1);
+      const { height } = await node.rpc<{ height: number }>('getblockheader', [hash]);
+      await watchLtc(t);
+      expect(await mine(txid)).toEqual([expect.objectContaining({ address: p.deposit_address, amount: '0.05', block: height })]);
+      expect((await now(m, p.id)).deposits).toEqual([]);
     });
   });
 

@@ -144,6 +144,9 @@ export class DepositFeed {
 
   /** `t.to` is the address as the payment holds it. */
   async #unmatched(t: ObservedTransfer, height: bigint | undefined, at: Date, owner: { paymentId: string; merchantId: string } | null): Promise<void> {
+    // Only a mined transfer moved money: one in the mempool (which may never be mined, or be
+    // replaced) is recorded when its block is finished, with that block.
+    if (height === undefined) return;
     const m = this.#deps.market.snapshot(true)[t.token];
     await this.#deps.db.orm.insert(unmatchedDeposits).values({
       id: newId('umd', at), chain: this.#chain, token: t.token, address: t.to, destinationTag: t.tag ?? null, txId: t.txId,
