@@ -87,7 +87,8 @@ export class AwaitingPrice {
           await tx.delete(depositsAwaitingPrice).where(eq(depositsAwaitingPrice.id, row.id));
           return r.kind;
         });
-        if (kind === 'unmatched') await unmatched(row);
+        // (with the block it is mined in: it may have been kept from the mempool)
+        if (kind === 'unmatched') await unmatched({ ...row, block: Number(state.height) });
         recorded++;
       } catch (err) {
         // priced a moment ago, not any more: the next pass tries again
