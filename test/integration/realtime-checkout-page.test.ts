@@ -364,6 +364,19 @@ describe.skipIf(!hasChromium)('hosted checkout page in Chromium', { timeout: 90_
     await close(page);
   });
 
+  it.concurrent('the price in its currency with every decimal given; long unbroken values wrap on a phone', async ({ expect }) => {
+    const p = await createPayment(t.app, owner.testKey, { token: 'LTC', price_amount: '0.0005', price_currency: 'BTC', order_id: `ORD-${'7'.repeat(120)}` });
+    const { page } = await openPaying(p.checkout_token);
+    // Not rounded to the currency's usual 2 decimals ("BTC 0.00").
+    expect(await text(page, '#price-in')).toBe('Price: BTC 0.0005');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    await close(page);
+    const euros = await createPayment(t.app, owner.testKey, { token: 'LTC', price_amount: '23.456', price_currency: 'EUR' });
+    const opened = await openPaying(euros.checkout_token);
+    expect(await text(opened.page, '#price-in')).toBe('Price: €23.456');
+    await close(opened.page);
+  });
+
   it.concurrent('falls back to polling GET /checkout/{token} when the socket cannot connect', async ({ expect }) => {
     const p = await createPayment(t.app, owner.testKey, { token: 'LTC' });
     const context = await browser.newContext({ viewport: WIDTHS.mobile, locale: 'en-US' });

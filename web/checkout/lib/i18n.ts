@@ -43,7 +43,7 @@ export interface Formats {
   lang: Language;
   /** Dollars from a decimal string, exactly, as the language writes them ("$25.00", "25,00 US$"). */
   usd(amount: string): string;
-  /** An amount in another currency (price_currency); as written when the code is not ISO 4217. */
+  /** An amount in another currency (price_currency), every decimal kept; as written when Intl refuses the code. */
   money(amount: string, currency: string): string;
   dateTime(d: Date): string;
 }
@@ -66,7 +66,8 @@ export function formats(lang: Language, m: Messages): Formats {
     usd: (amount) => fill(m.usd, { amount: decimal(amount, m) }),
     money: (amount, currency) => {
       try {
-        return new Intl.NumberFormat(lang, { style: 'currency', currency }).format(amount as Decimalish);
+        // The currency's own decimals at least (€23.00, ¥1,000), never fewer than price_amount has.
+        return new Intl.NumberFormat(lang, { style: 'currency', currency, maximumFractionDigits: 20 }).format(amount as Decimalish);
       } catch {
         return `${amount} ${currency}`;
       }
