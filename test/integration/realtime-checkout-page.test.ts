@@ -377,6 +377,18 @@ describe.skipIf(!hasChromium)('hosted checkout page in Chromium', { timeout: 90_
     await close(opened.page);
   });
 
+  it.concurrent('paid in another coin that counts: no "Received: 0" of the coin asked for', async ({ expect }) => {
+    const shop = await signupAccount(t.app, { merchant_name: 'Any Coin Shop' });
+    await t.app.inject({ method: 'PATCH', url: '/merchant/settings', headers: tokenHeader(shop.accessToken), payload: { accept_other_assets: true } });
+    const p = await createPayment(t.app, shop.testKey, { token: 'ETH' });
+    const { page } = await openPaying(p.checkout_token);
+    await simulate(p, 'wrong_asset', shop.testKey);
+    await status(page, 'confirmed');
+    expect(await page.locator('[data-wrong-asset="USDT_ERC20"]').textContent()).toMatch(/It counts at its dollar value, \$[\d.]+\.$/);
+    expect(await page.locator('#received').count()).toBe(0);
+    await close(page);
+  });
+
   it.concurrent('falls back to polling GET /checkout/{token} when the socket cannot connect', async ({ expect }) => {
     const p = await createPayment(t.app, owner.testKey, { token: 'LTC' });
     const context = await browser.newContext({ viewport: WIDTHS.mobile, locale: 'en-US' });

@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { CoinLogo } from './logos.tsx';
 import { CopyField, Countdown, useT } from './fields.tsx';
 import { breakdownOf, type Payment, type Screen } from './lib/payment.ts';
+import { isPositive } from './lib/amounts.ts';
 import { tokenNames } from './lib/networks.ts';
 import { walletUri } from './lib/wallet-uri.ts';
 import { LANGUAGES, LANGUAGE_NAMES, type Language } from './lib/languages.ts';
@@ -157,7 +158,7 @@ export function DetectingPanel({ p }: { p: Payment }) {
         </div>
       )}
       <p>{t('nothingMore')}</p>
-      {p.received_amount && <p class="muted" id="received">{t('received', { amount: `${p.received_amount} ${coin}` })}</p>}
+      {isPositive(p.received_amount) && <p class="muted" id="received">{t('received', { amount: `${p.received_amount} ${coin}` })}</p>}
     </div>
   );
 }
@@ -175,7 +176,8 @@ export function ConfirmedPanel({ p }: { p: Payment }) {
   const coin = tokenNames(p.token).coin;
   return (
     <div class="done">
-      {p.received_amount && <p id="received">{t('received', { amount: `${p.received_amount} ${coin}` })}</p>}
+      {/* Paid in another coin (accept_other_assets): the notice says so, not "Received: 0 ETH". */}
+      {isPositive(p.received_amount) && <p id="received">{t('received', { amount: `${p.received_amount} ${coin}` })}</p>}
       <ShopLink p={p} href={p.success_url} kind="success" />
     </div>
   );
