@@ -389,6 +389,18 @@ describe.skipIf(!hasChromium)('hosted checkout page in Chromium', { timeout: 90_
     await close(page);
   });
 
+  it.concurrent('a poll that cannot reach the gateway says so in the page\'s language, and the page recovers', async ({ expect }) => {
+    const p = await createPayment(t.app, owner.testKey, { token: 'LTC' });
+    const { page, errors } = await openPaying(p.checkout_token, { locale: 'es-ES' });
+    await page.context().setOffline(true);
+    await page.locator('#error').waitFor(WAIT);
+    expect(await text(page, '#error')).toBe('No se pudo cargar el pago. Reintentando…');
+    await page.context().setOffline(false);
+    await page.locator('#error').waitFor({ state: 'detached', ...WAIT });
+    expect(errors.filter((e) => !e.includes('ERR_INTERNET_DISCONNECTED'))).toEqual([]);
+    await close(page);
+  });
+
   it.concurrent('falls back to polling GET /checkout/{token} when the socket cannot connect', async ({ expect }) => {
     const p = await createPayment(t.app, owner.testKey, { token: 'LTC' });
     const context = await browser.newContext({ viewport: WIDTHS.mobile, locale: 'en-US' });

@@ -122,7 +122,8 @@ function Page({ p, error, busy, chosenHere, api, contracts, onChoose, onSimulate
         <Summary p={p} />
         <section class="card main" aria-labelledby="status">
           <p id="status" class="status" role="status" aria-live="polite" data-tone={tone} data-status={p.status}>{status}</p>
-          {error && <p id="error" class="error" role="alert">{error.message}</p>}
+          {/* The API's words; a request that never reached it (status 0) in the payer's language. */}
+          {error && <p id="error" class="error" role="alert">{error.status === 0 ? t('loadFailed') : error.message}</p>}
           <Notices p={p} s={s} />
           {s.phase === 'choose' && <ChooseCoin p={p} onChoose={onChoose} busy={busy} />}
           {s.phase === 'pay' && <PayPanel p={p} s={s} qrUrl={`${api.url}/qr.svg`} contracts={contracts} focus={chosenHere} />}
