@@ -10,6 +10,7 @@ import { ADDR } from '../harness/settlement.ts';
 import { startSocketApp, type SocketApp } from './realtime-support.ts';
 import { chromiumPresent, launchChromium } from '../harness/chromium.ts';
 import { deliveries } from '../../src/webhooks/index.ts';
+import { confirmPayment, createPayment } from '../harness/payments.ts';
 
 const WAIT = { timeout: 30_000 };
 const hasChromium = chromiumPresent('dashboard form tests');
@@ -21,7 +22,8 @@ describe.skipIf(!hasChromium)('dashboard forms in Chromium', { timeout: 120_000 
 
   beforeAll(async () => {
     opened = await openTestDatabase('pglite');
-    t = await startSocketApp(opened.db);
+    // Simulations step at once: confirmPayment runs them to their end.
+    t = await startSocketApp(opened.db, { env: { SIMULATION_STEP_MS: '0' } });
     browser = await launchChromium();
   }, 120_000);
 
@@ -181,6 +183,21 @@ describe.skipIf(!hasChromium)('dashboard forms in Chromium', { timeout: 120_000 
     expect([...errors, ...other.errors]).toEqual([]);
     await page.context().close();
     await other.page.context().close();
+  });
+
+  it.concurrent('a payment\'s page keeps its checkout link when a live update (the webhook form, without it) arrives', async ({ expect }) => {
+    const owner = await signupAccount(t.app);
+    const p = await createPayment(t.app, owner.testKey, { token: 'USDT_TRC20', amount_usd: '19.99' });
+    const { page, errors } = await openAs(`/payments/${p.id}?mode=test`, owner);
+    await page.waitForFunction(() => document.querySelector('.live-dot.up'), null, WAIT);
+    const link = page.getByRole('link', { name: 'Open the checkout page' });
+    expect(await link.getAttribute('href')).toBe(p.checkout_url);
+    await confirmPayment(t, owner.testKey, p.id);
+    await page.getByTestId('payment-status').filter({ hasText: /^confirmed$/ }).waitFor(WAIT);
+    await page.getByRole('region', { name: 'Events' }).getByText('payment.confirmed').waitFor(WAIT);
+    expect(await link.getAttribute('href')).toBe(p.checkout_url);
+    expect(errors).toEqual([]);
+    await page.context().close();
   });
 
   it.concurrent('developers: webhook deliveries paged by cursor, older and newer, none twice', async ({ expect }) => {

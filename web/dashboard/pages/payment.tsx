@@ -48,7 +48,8 @@ export default function Payment({ id }: { id?: string }) {
   }, [id]);
   if (!trail.data) return trail.error ? <><h1>Payment</h1><ErrorNote error={trail.error} /><a href={href('/payments')}>Back to payments</a></> : <Loading what="Loading the payment" />;
   const t = trail.data.trail as Json;
-  const p: Json = live && live.id === t.payment.id ? live : t.payment;
+  // A live payment is the webhook's form, without the checkout URL (spec 2): kept from the trail.
+  const p: Json = live && live.id === t.payment.id ? { checkout_url: t.payment.checkout_url, ...live } : t.payment;
   const dev = ctx.role === 'owner' || ctx.role === 'developer';
   const canSimulate = !p.livemode && ctx.role !== 'viewer' && ['pending', 'partially_paid'].includes(p.status);
   return (
