@@ -185,6 +185,23 @@ describe.skipIf(!hasChromium)('dashboard forms in Chromium', { timeout: 120_000 
     await other.page.context().close();
   });
 
+  it.concurrent('support chat: an owner deletes a teammate\'s message (CONTRACT.md: its author, or an owner), never edits it', async ({ expect }) => {
+    const owner = await signupAccount(t.app);
+    const mate = await addMember(t.app, owner.accessToken, 'finance');
+    const posted = await t.app.inject({ method: 'POST', url: '/merchant/support/messages', remoteAddress: randomIp(), headers: tokenHeader(mate.accessToken), payload: { body: 'Posted by finance' } });
+    const { page, errors } = await openAs('/support', owner);
+    page.on('dialog', (d) => { void d.accept(); });
+    const log = page.getByRole('log', { name: 'Messages' });
+    await log.getByText('Posted by finance').waitFor(WAIT);
+    expect(await log.getByRole('button', { name: 'Edit this message' }).count()).toBe(0);
+    await log.getByRole('button', { name: 'Delete this message' }).click();
+    await log.getByText('deleted', { exact: true }).waitFor(WAIT);
+    const after = (await api(owner, '/merchant/support/messages')).messages.find((m: { id: string }) => m.id === posted.json().message.id);
+    expect([after.body, typeof after.deleted_at]).toEqual(['', 'string']);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
   it.concurrent('a payment\'s page keeps its checkout link when a live update (the webhook form, without it) arrives', async ({ expect }) => {
     const owner = await signupAccount(t.app);
     const p = await createPayment(t.app, owner.testKey, { token: 'USDT_TRC20', amount_usd: '19.99' });
