@@ -217,6 +217,32 @@ describe.skipIf(!hasChromium)('dashboard forms in Chromium', { timeout: 120_000 
     await page.context().close();
   });
 
+  it.concurrent('at phone width nothing is wider than the page: figures by day, a notification with an address, a support message with a link', async ({ expect }) => {
+    const owner = await signupAccount(t.app);
+    for (const token of ['USDT_TRC20', 'ETH', 'BTC']) await confirmPayment(t, owner.testKey, (await createPayment(t.app, owner.testKey, { token, amount_usd: '120.50' })).id);
+    await t.app.inject({ method: 'POST', url: '/merchant/payout-addresses?mode=test', remoteAddress: randomIp(), headers: tokenHeader(owner.accessToken), payload: { token: 'ETH', address: ADDR.EVM, password: owner.password } });
+    const body = 'Please look at this:\nhttps://example.com/a/very/long/path/without/any/spaces/that/goes/on/and/on/and/on';
+    await t.app.inject({ method: 'POST', url: '/merchant/support/messages', remoteAddress: randomIp(), headers: tokenHeader(owner.accessToken), payload: { body } });
+    const { page, errors } = await openAs('/?mode=test', owner);
+    await page.setViewportSize({ width: 390, height: 844 });
+    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    await page.getByText('Figures by day').click();
+    await page.getByRole('table', { name: 'Confirmed payments by day' }).getByText('$361.50').waitFor(WAIT);
+    expect(await overflow()).toBe(0);
+    await page.goto(`${t.url}/notifications?mode=test`);
+    await page.getByText(ADDR.EVM).waitFor(WAIT);
+    expect(await overflow()).toBe(0);
+    await page.goto(`${t.url}/support`);
+    const message = page.getByRole('log', { name: 'Messages' }).locator('.msg').first();
+    await message.waitFor(WAIT);
+    expect(await overflow()).toBe(0);
+    // The message as written: its line break kept, its link inside its bubble.
+    expect(await message.evaluate((m) => m.scrollWidth <= m.clientWidth)).toBe(true);
+    expect(await message.getByText('Please look at this:').innerText()).toBe(body);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
   it.concurrent('developers: webhook deliveries paged by cursor, older and newer, none twice', async ({ expect }) => {
     const owner = await signupAccount(t.app);
     // 120 delivered test deliveries a minute apart, written as the dispatcher writes them.

@@ -73,7 +73,7 @@ export default function Support() {
                 <small>{m.author?.email ?? m.author?.name ?? m.side} · {when(m.created_at)}{m.edited_at ? ' · edited' : ''}</small>
                 {editing === m.id && !m.deleted_at
                   ? <EditMessage message={m} onSaved={(x) => { replace(x); setEditing(null); }} onCancel={() => setEditing(null)} />
-                  : <div>{m.deleted_at ? <em>deleted</em> : m.body}</div>}
+                  : <div class="msg-body">{m.deleted_at ? <em>deleted</em> : m.body}</div>}
                 {(m.author?.id === ctx.user.id || (ctx.role === 'owner' && m.side === 'merchant')) && !m.deleted_at && editing !== m.id && <div class="row">
                   {m.author?.id === ctx.user.id && <button type="button" class="ghost" aria-label="Edit this message" onClick={() => setEditing(m.id)}>Edit</button>}
                   <button type="button" class="ghost" aria-label="Delete this message" onClick={() => { if (confirm('Delete this message?')) void del.run(m.id); }}>Delete</button>

@@ -34,11 +34,11 @@ export function VolumeChart({ data }: { data: Json }) {
       {data.chains.length === 0 && <figcaption class="muted">No confirmed payment in these {data.days} days.</figcaption>}
       <details>
         <summary>Figures by day</summary>
-        <table>
+        <div class="table-wrap"><table>
           <caption class="sr-only">Confirmed payments by day</caption>
           <thead><tr><th scope="col">Day (UTC)</th><th scope="col">Confirmed</th><th scope="col">Volume</th>{data.chains.map((c: string) => <th scope="col" key={c}>{c}</th>)}</tr></thead>
           <tbody>{shown.map((d) => <tr key={d.date}><td>{d.date}</td><td>{d.confirmed}</td><td>${d.volume_usd}</td>{data.chains.map((c: string) => <td key={c}>{d.by_chain[c] ? `$${d.by_chain[c]}` : '—'}</td>)}</tr>)}</tbody>
-        </table>
+        </table></div>
       </details>
     </figure>
   );
