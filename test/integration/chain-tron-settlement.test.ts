@@ -1,7 +1,8 @@
 // Tron end to end on the simulated java-tron (which checks every transaction with tronweb's own
 // protobuf code and recovers its signer): a live USDT_TRC20 or TRX payment paid by a customer with
 // tronweb, read from the blocks by the chain watcher driving the Tron reader, is confirmed and settled: the payout address receives exactly `net`; a USDT deposit address
-// first gets TRX for its energy from the hot wallet; the node going away and coming back leaves the
+// first gets TRX for its energy from the hot wallet (never from a customer's TRX on that address
+// still to be settled); the node going away and coming back leaves the
 // settlement to complete; the service's share given up, or canceled with nothing left after its
 // fee, still leaves the burnt fee recorded.
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -177,6 +178,27 @@ describeEachDb('Tron paid, confirmed, settled on the simulated node', (h) => {
       expect(wallet.address).toBe(hot);
       expect(wallet.balances).toEqual([{ token: 'TRX', amount: formatUnits(sim.chain.account(hot)!.balance, 6) }, { token: 'USDT_TRC20', amount: formatUnits(sim.chain.tokenBalance(usdt, hot), 6) }]);
     }
+  });
+
+  it('TRX sent to a USDT address still confirming when the USDT settlement leaves: its energy comes from the hot wallet, never from the customer\'s TRX', async () => {
+    const p = await createLivePayment(t, { acct, addresses: {}, addressIds: {} }, 'USDT_TRC20');
+    await payAndWatch('USDT_TRC20', p.deposit_address, units(p.crypto_amount));
+    sim.chain.mine(1);
+    await watch();
+    expect((await getPayment(t.app, acct.liveKey, p.id)).status).toBe('confirmed');
+    // the customer also sends TRX to the address: seen with 1 of 2 confirmations when the USDT leaves
+    const trxBefore = balance('TRX', payout.TRX!);
+    const usdtBefore = balance('USDT_TRC20', payout.USDT_TRC20!);
+    await payAndWatch('TRX', p.deposit_address, 30_000_000n);
+    expect((await getPayment(t.app, acct.liveKey, p.id)).deposits.find((d: Json) => d.token === 'TRX')).toMatchObject({ status: 'pending', confirmations: 1 });
+    await driveUntil(async () => {
+      const s = await settlementsOf(t, p.id);
+      return s.length === 2 && s.every((x) => x.status === 'completed');
+    });
+    const byToken = Object.fromEntries((await settlementsOf(t, p.id)).map((s) => [s.token, s]));
+    // each payout address received exactly its settlement's net
+    expect(balance('USDT_TRC20', payout.USDT_TRC20!) - usdtBefore).toBe(units(byToken.USDT_TRC20.net));
+    expect(balance('TRX', payout.TRX!) - trxBefore).toBe(units(byToken.TRX.net));
   });
 
   it('the node going away and coming back: the settlement completes once it answers', async () => {

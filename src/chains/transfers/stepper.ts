@@ -17,7 +17,7 @@ import { giveBackNonce, lockSender, takeNonce, type Sender } from './nonces.ts';
 import { retryDelay } from './backoff.ts';
 import type { AttemptRow, TransferRow } from './schema.ts';
 import {
-  activeTransfers, addAttempt, attemptsOf, feesPaid, markBroadcast, moveTransfer, referenceSiblings, senderBusy, transferById,
+  activeTransfers, addAttempt, attemptsOf, feesPaid, heldForDeposits, markBroadcast, moveTransfer, referenceSiblings, senderBusy, transferById,
 } from './store.ts';
 import { WAITING_FUNDS, type Inclusion, type PrepareContext, type Preparation, type TransferFamily, type TransferOutcomes } from './types.ts';
 
@@ -138,6 +138,7 @@ export class ChainStepper {
     if (this.family.usesNonces && others.some((o) => o.status === 'signed')) return undefined;
     const ctx: PrepareContext = {
       feesPaidBefore: await feesPaid(this.#db.orm, t), unsentFromSender: list.slice(i).filter((o) => o.status === 'recorded'),
+      ...(t.fromRole === 'deposit' ? { heldForDeposits: await this.#heldForDeposits(t) } : {}),
       ...(this.family.oneTransactionPerReference ? { siblings: await referenceSiblings(this.#db.orm, t) } : {}),
     };
     const prep = await this.family.prepare(t, ctx);
@@ -176,6 +177,12 @@ export class ChainStepper {
       const row = await moveTransfer(tx, t, 'recorded', { status: 'signed', nonce, waiting: null, lastError: null }, now);
       return row ? { row, attempt } : null;
     });
+  }
+
+  /** The native coin at a deposit address that customers' deposits not moved yet hold. */
+  #heldForDeposits(t: TransferRow): Promise<bigint> {
+    const native = tokensOnChain(this.family.chain).find((d) => d.native)!.token;
+    return heldForDeposits(this.#db.orm, this.family.chain, t.livemode, t.fromAddress, native);
   }
 
   /** The deposit address gets gas from the hot wallet first; the transfer waits for it to be mined. */

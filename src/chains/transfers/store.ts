@@ -72,6 +72,22 @@ export async function feesPaid(ex: Executor, t: TransferRow): Promise<bigint> {
 }
 
 /**
+ * The native coin at a deposit address that belongs to customers' deposits no transfer moves yet
+ * (still confirming, or final while their settlement has recorded none): it is theirs to be settled,
+ * never gas for another transfer from that address.
+ */
+export async function heldForDeposits(ex: Executor, chain: Chain, livemode: boolean, address: string, nativeToken: string): Promise<bigint> {
+  const [{ sum }] = await queryRows<{ sum: string | null }>(ex, sql`
+    select sum(d.amount)::text as sum from deposits d join payments p on p.id = d.payment_id
+    where p.chain = ${chain} and p.livemode = ${livemode} and p.deposit_address = ${address} and d.token = ${nativeToken}
+      and d.simulated = false and d.status in ('pending', 'final')
+      and not exists (
+        select 1 from settlement_deposits sd join outgoing_transfers o on o.reference = sd.settlement_id
+        where sd.payment_id = d.payment_id and sd.tx_id = d.tx_id)`);
+  return BigInt(sum ?? '0');
+}
+
+/**
  * What the transfers of a reference burnt in all (mined fees and the fees of reverted tries, with
  * their gas top-ups from the hot wallet), and whether every one of them is final or given up: only
  * then is the sum what the reference cost.

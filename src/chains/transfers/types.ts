@@ -75,6 +75,11 @@ export interface PrepareContext {
   /** Unsent transfers from the same address (this one included), for a top-up that covers them all. */
   unsentFromSender: readonly TransferRow[];
   /**
+   * Of a deposit address's native coin, what customers' deposits not yet moved by any transfer hold
+   * (their own settlement will send it): not available for this transfer's fees.
+   */
+  heldForDeposits?: bigint;
+  /**
    * The other transfers of the same reference from the same address with their signed transactions,
    * given to a family that sends them all in one transaction (`oneTransactionPerReference`): a
    * transfer another one's transaction already carries is signed as that same transaction.

@@ -151,11 +151,14 @@ export class TronFamily implements TransferFamily {
     const moved = t.paysOwnFee ? t.amount - ctx.feesPaidBefore - reserve : t.amount;
     if (moved <= 0n) return { kind: 'nothing_left', why: 'nothing is left after the network fee' };
     const need = (native ? moved : 0n) + reserve;
-    if (account.balance < need) {
-      const why = `${hot ? 'the hot wallet' : 'the deposit address'} holds ${account.balance} sun, ${need} are needed`;
+    // TRX of customers' deposits not moved yet is theirs to be settled, never this transfer's fee
+    const deposited = ctx.heldForDeposits ?? 0n;
+    const available = account.balance - deposited;
+    if (available < need) {
+      const why = `${hot ? 'the hot wallet' : 'the deposit address'} holds ${account.balance} sun${deposited > 0n ? ` (${deposited} of them deposits not settled yet)` : ''}, ${need} are needed`;
       if (hot) return { kind: 'no_funds', why };
       if (t.paysOwnFee) return { kind: 'refused', why };
-      return { kind: 'top_up', amount: need + await this.#othersNeed(t, ctx, p) - account.balance };
+      return { kind: 'top_up', amount: need + await this.#othersNeed(t, ctx, p) - available };
     }
     const call = this.#call(t, moved, feeLimit) as TronCall;
     return { kind: 'ready', sign: async () => this.#sign(call, key, moved, reserve, await this.#head()) };
