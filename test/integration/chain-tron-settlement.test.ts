@@ -13,7 +13,7 @@ import { startTestApp, type TestApp } from '../harness/app.ts';
 import { createLivePayment, hotWallet, settlementsOf } from '../harness/chain-send.ts';
 import { getPayment, type Json } from '../harness/payments.ts';
 import { base58Address, hexAddress, startTronSim, type TronSim } from '../sim/tron/server.ts';
-import { BANDWIDTH_PRICE_SUN, CREATE_ACCOUNT_FEE_SUN } from '../sim/tron/chain.ts';
+import { BANDWIDTH_PRICE_SUN, CREATE_ACCOUNT_FEE_SUN, FREE_BANDWIDTH } from '../sim/tron/chain.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { formatUnits, parseUnits } from '../../src/money/index.ts';
 import type { TokenSymbol } from '../../src/tokens/index.ts';
@@ -199,6 +199,29 @@ describeEachDb('Tron paid, confirmed, settled on the simulated node', (h) => {
     // each payout address received exactly its settlement's net
     expect(balance('USDT_TRC20', payout.USDT_TRC20!) - usdtBefore).toBe(units(byToken.USDT_TRC20.net));
     expect(balance('TRX', payout.TRX!) - trxBefore).toBe(units(byToken.TRX.net));
+  });
+
+  it('TRX: a merchant\'s transfer topped up from the hot wallet, its address\'s free bandwidth used up: the top-up covers the bandwidth the transfer is billed for', async () => {
+    const p = await createLivePayment(t, { acct, addresses: {}, addressIds: {} }, 'TRX');
+    const before = balance('TRX', payout.TRX!);
+    await payAndWatch('TRX', p.deposit_address, units(p.crypto_amount));
+    sim.chain.mine(1);
+    await watch();
+    const [quoted] = await settlementsOf(t, p.id);
+    // the address holds only the merchant's net now and has no free bandwidth left: the merchant's
+    // transfer needs a top-up for its bandwidth (a TRX transfer is billed about 265 bytes)
+    const account = sim.chain.account(p.deposit_address)!;
+    account.balance = units(quoted.net);
+    account.freeNetUsed = FREE_BANDWIDTH;
+    const transfers = () => h.db().orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.reference, quoted.id as string));
+    await driveUntil(async () => {
+      clock.advance(600_000);
+      return completed(p.id) || (await transfers()).some((x) => x.purpose === 'settlement' && x.status === 'failed');
+    });
+    const merchant = (await transfers()).find((x) => x.purpose === 'settlement')!;
+    expect(merchant.lastError).toBeNull();
+    expect(await completed(p.id)).toBe(true);
+    expect(balance('TRX', payout.TRX!) - before).toBe(units(quoted.net));
   });
 
   it('the node going away and coming back: the settlement completes once it answers', async () => {

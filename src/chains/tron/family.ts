@@ -19,6 +19,13 @@ export const EXPIRATION_MS = 120_000;
 export const TRC20_ENERGY = 65_000n;
 /** Bytes a transaction is billed for beyond its raw data (signature, result). */
 const BANDWIDTH_OVERHEAD = 134;
+/**
+ * Raw data of a TRX transfer and of a TRC-20 `transfer` call, at most (java-tron's encoding, as
+ * tronweb builds it: 134 and 211 bytes with a 4-byte amount or fee limit; a larger varint adds a few):
+ * a reserve below what the transfer is billed for would leave a topped-up address short.
+ */
+const TRX_RAW_BYTES = 140;
+const TRC20_RAW_BYTES = 220;
 
 interface Params { energyFee: bigint; bandwidthFee: bigint; createAccountFee: bigint }
 
@@ -117,8 +124,8 @@ export class TronFamily implements TransferFamily {
   async #reserve(t: TransferRow, p: Params): Promise<{ reserve: bigint; feeLimit: bigint }> {
     const native = TOKEN_DEFS[t.token as TokenSymbol].native;
     const feeLimit = native ? 0n : TRC20_ENERGY * p.energyFee;
-    // a rough size: the exact one is known once built, and bandwidth is cheap next to energy
-    const size = BigInt((native ? 110 : 180) + BANDWIDTH_OVERHEAD);
+    // an upper bound of the size: the exact one is known once built
+    const size = BigInt((native ? TRX_RAW_BYTES : TRC20_RAW_BYTES) + BANDWIDTH_OVERHEAD);
     let create = 0n;
     if (native) {
       const to = tronHex(t.toAddress);
@@ -240,8 +247,8 @@ export class TronFamily implements TransferFamily {
     const p = await this.#params();
     const native = TOKEN_DEFS[token].native;
     const bandwidth = (bytes: number) => BigInt(bytes + BANDWIDTH_OVERHEAD) * p.bandwidthFee;
-    if (native) return 2n * bandwidth(110) + p.createAccountFee;
-    return 2n * (bandwidth(180) + TRC20_ENERGY * p.energyFee) + bandwidth(110) + p.createAccountFee;
+    if (native) return 2n * bandwidth(TRX_RAW_BYTES) + p.createAccountFee;
+    return 2n * (bandwidth(TRC20_RAW_BYTES) + TRC20_ENERGY * p.energyFee) + bandwidth(TRX_RAW_BYTES) + p.createAccountFee;
   }
 
   /** TRX balance in sun of an address (hot wallet balances). */

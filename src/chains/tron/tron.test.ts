@@ -148,11 +148,11 @@ describe('Tron', () => {
 
   it('quotes moving a deposit out at the chain\'s current prices', async () => {
     // bandwidth at 1,000 sun a byte, energy at the chain's price, a new account's 1.1 TRX
-    expect(await family.quoteSweepFee('TRX')).toBe(2n * 244n * 1000n + 1_100_000n);
-    expect(await family.quoteSweepFee('USDT_TRC20')).toBe(2n * (314n * 1000n + 65_000n * sim.chain.energyPrice) + 244n * 1000n + 1_100_000n);
+    expect(await family.quoteSweepFee('TRX')).toBe(2n * 274n * 1000n + 1_100_000n);
+    expect(await family.quoteSweepFee('USDT_TRC20')).toBe(2n * (354n * 1000n + 65_000n * sim.chain.energyPrice) + 274n * 1000n + 1_100_000n);
     sim.chain.energyPrice = 420n;
     try {
-      expect(await family.quoteSweepFee('USDT_TRC20')).toBe(2n * (314n * 1000n + 65_000n * 420n) + 244n * 1000n + 1_100_000n);
+      expect(await family.quoteSweepFee('USDT_TRC20')).toBe(2n * (354n * 1000n + 65_000n * 420n) + 274n * 1000n + 1_100_000n);
     } finally {
       sim.chain.energyPrice = 100n;
     }
