@@ -414,11 +414,23 @@ describe.skipIf(!hasChromium)('hosted checkout page in Chromium', { timeout: 90_
     await context.close();
   });
 
-  it.concurrent('an unknown link says so', async ({ expect }) => {
-    const { page } = await open('ct_unknown_token');
+  it.concurrent('an unknown link says so, once: it neither polls nor opens a socket for it', async ({ expect }) => {
+    const context = await browser.newContext({ viewport: WIDTHS.mobile, locale: 'en-US' });
+    const page = await context.newPage();
+    await page.clock.install();
+    const asked: string[] = [];
+    page.on('request', (r) => { if (/\/checkout\/ct_unknown_token|\/socket\.io\//.test(r.url())) asked.push(new URL(r.url()).pathname); });
+    await page.goto(`${t.url}/pay/ct_unknown_token`);
     await page.locator('#status', { hasText: 'This payment link is not valid. Ask the shop for a new one.' }).waitFor(WAIT);
     expect(await page.locator('#status').getAttribute('data-tone')).toBe('bad');
-    await close(page);
+    // a minute of the page's time, a step at a time (each poll's answer comes back over the network):
+    // polling every 4 s would have asked a dozen times more
+    for (let i = 0; i < 12; i++) {
+      await page.clock.runFor(5_000);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(asked).toEqual(['/checkout/ct_unknown_token']);
+    await context.close();
   });
 });
 

@@ -38,7 +38,9 @@ export function App(props: AppProps) {
   }, []);
   const fail = useCallback((e: unknown) => setError(e instanceof RequestError ? e : new RequestError(String(e), 0)), []);
 
-  useEffect(() => follow(props.api, () => latest.current, show, fail), []);
+  // An unknown token stays unknown (a payment never goes away): nothing to follow.
+  const unknown = props.first instanceof RequestError && props.first.status === 404;
+  useEffect(() => (unknown ? undefined : follow(props.api, () => latest.current, show, fail)), []);
 
   const words = useMemo(() => ({ m: messages, f: formats(lang, messages) }), [messages, lang]);
   useEffect(() => {
