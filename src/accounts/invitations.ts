@@ -9,10 +9,10 @@ import { newId, randomHex } from '../platform/ids.ts';
 import { isIdShaped } from '../platform/fields.ts';
 import { refuseNul } from '../platform/text-input.ts';
 import { recordAudit, type Actor } from '../audit/index.ts';
-import { invitations, merchants, users, type InvitationRow, type UserRow } from './schema.ts';
+import { invitations, users, type InvitationRow, type UserRow } from './schema.ts';
 import { hashSecret } from './api-keys.ts';
 import { hashPassword } from './passwords.ts';
-import { openSession } from './sessions.ts';
+import { merchantSuspended, openSession } from './sessions.ts';
 import { SUSPENDED } from './merchant.ts';
 import { userJson } from './users.ts';
 import { requireRole } from './team.ts';
@@ -83,8 +83,7 @@ export async function acceptInvitation(db: Database, body: Record<string, unknow
   return db.transaction(async (tx) => {
     const [inv] = await tx.select().from(invitations).where(eq(invitations.tokenHash, tokenHash)).for('update');
     if (!inv || inv.status !== 'pending' || inv.expiresAt.getTime() <= now.getTime()) throw badRequest(INVITATION_INVALID);
-    const [m] = await tx.select({ status: merchants.status }).from(merchants).where(eq(merchants.id, inv.merchantId));
-    if (m?.status === 'suspended') throw forbidden(SUSPENDED);
+    if (await merchantSuspended(tx, inv.merchantId)) throw forbidden(SUSPENDED);
     const [user] = await tx.insert(users).values({
       id: newId('usr', now), merchantId: inv.merchantId, email: inv.email, passwordHash, role: inv.role, createdAt: now, lastLoginAt: now,
     }).onConflictDoNothing().returning();

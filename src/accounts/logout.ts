@@ -10,10 +10,10 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { forbidden, unauthorized } from '../platform/errors.ts';
 import type { Database, Executor } from '../platform/db/index.ts';
-import { merchants, sessions } from './schema.ts';
+import { sessions } from './schema.ts';
 import { SUSPENDED } from './merchant.ts';
 import type { AccessTokens } from './access-tokens.ts';
-import { endReusedSession, revokeSession, revokeUserSessions, sessionOfRefreshToken } from './sessions.ts';
+import { endReusedSession, merchantSuspended, revokeSession, revokeUserSessions, sessionOfRefreshToken } from './sessions.ts';
 import { INVALID_TOKEN, MISSING_TOKEN } from './authenticate.ts';
 import { emitSessionsRevoked } from './socket-events.ts';
 
@@ -57,8 +57,7 @@ export async function logout(db: Database, tokens: AccessTokens, creds: LogoutCr
     const ids = all ? await revokeUserSessions(tx, s.userId, 'logout_all', now) : [s.id];
     if (!all) await revokeSession(tx, s.id, 'logout', now);
     await emitSessionsRevoked(tx, s.merchantId, s.userId, ids, 'session_revoked', now);
-    const [m] = await tx.select({ status: merchants.status }).from(merchants).where(eq(merchants.id, s.merchantId)).limit(1);
-    return m?.status === 'suspended' ? 'suspended' : 'ended';
+    return (await merchantSuspended(tx, s.merchantId)) ? 'suspended' : 'ended';
   });
   if (outcome === 'suspended') throw forbidden(SUSPENDED);
   if (outcome !== 'ended') throw unauthorized(INVALID_TOKEN);

@@ -4,12 +4,18 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { newId, randomHex } from '../platform/ids.ts';
 import type { Executor } from '../platform/db/index.ts';
 import { hashSecret } from './api-keys.ts';
-import { refreshTokens, sessions } from './schema.ts';
+import { merchants, refreshTokens, sessions } from './schema.ts';
 import { emitSessionsRevoked } from './socket-events.ts';
 
 export const REFRESH_TTL_MS = 7 * 24 * 3600 * 1000;
 export const REFRESH_COOKIE = 'refresh_token';
 export const REFRESH_COOKIE_PATH = '/merchant/auth';
+
+/** Whether the account is suspended (its members sign in, refresh and sign out to a 403). */
+export async function merchantSuspended(ex: Executor, merchantId: string): Promise<boolean> {
+  const [m] = await ex.select({ status: merchants.status }).from(merchants).where(eq(merchants.id, merchantId)).limit(1);
+  return m?.status === 'suspended';
+}
 
 export async function openSession(tx: Executor, userId: string, merchantId: string, now: Date): Promise<{ sessionId: string; refreshToken: string }> {
   const sessionId = newId('ses', now);

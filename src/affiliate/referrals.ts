@@ -3,11 +3,12 @@
 // logs (`referral.created`, `referral.voided`) and told to the affiliate (`affiliate:referral`).
 import { and, count, desc, eq } from 'drizzle-orm';
 import type { Database, Executor } from '../platform/db/index.ts';
-import { badRequest, conflict, notFound } from '../platform/errors.ts';
+import { conflict, notFound } from '../platform/errors.ts';
 import { appendEvent } from '../events/index.ts';
 import { recordAudit, type Actor } from '../audit/index.ts';
 import { merchants } from '../accounts/index.ts';
 import { listParams } from '../platform/list-params.ts';
+import { oneOfFilter } from '../platform/fields.ts';
 import { dec } from '../money/index.ts';
 import { affiliates, referrals, type ReferralRow } from './schema.ts';
 import { referralJson } from './json.ts';
@@ -75,8 +76,7 @@ export async function voidReferral(db: Database, merchantId: string, reason: str
 
 /** `{referrals, total, limit, offset}` of an affiliate, newest first; query `status`, `limit`, `offset`. */
 export async function listReferrals(db: Database, affiliateId: string, query: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const status = query.status === undefined || query.status === '' ? undefined : query.status;
-  if (status !== undefined && !(REFERRAL_STATUSES as readonly unknown[]).includes(status)) throw badRequest(STATUS_MESSAGE);
+  const status = oneOfFilter(query.status, REFERRAL_STATUSES, STATUS_MESSAGE);
   const { limit, offset } = listParams(query);
   const where = and(eq(referrals.affiliateId, affiliateId), ...(status ? [eq(referrals.status, status as string)] : []));
   const rows = await db.orm.select({ r: referrals, name: merchants.name }).from(referrals).innerJoin(merchants, eq(merchants.id, referrals.merchantId))

@@ -17,6 +17,13 @@ export const present = (v: unknown): boolean => v !== undefined && v !== null;
  */
 export const longerThan = (s: string, max: number): boolean => s.length > max && [...s].length > max;
 
+/** A list filter's value: absent (undefined or ''), or one of `values`; anything else 400 `message`. */
+export function oneOfFilter<T extends string>(v: unknown, values: readonly T[], message: string): T | undefined {
+  if (v === undefined || v === '') return undefined;
+  if (typeof v === 'string' && (values as readonly string[]).includes(v)) return v as T;
+  throw badRequest(message);
+}
+
 /** Throws 400 `<name> must not contain NUL characters` for a string (or any JSON) holding one. */
 export function refuseNul(name: string, v: unknown): void {
   if (typeof v === 'string' ? v.includes('\u0000') : v !== null && typeof v === 'object' && JSON.stringify(v).includes('\\u0000')) {

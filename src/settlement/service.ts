@@ -21,8 +21,8 @@ import type { PayoutAddressInput } from './planner.ts';
 import { addressesInForce, planAddress } from './address-store.ts';
 import { SETTLEMENT_STATUSES, SETTLEMENT_STATUS_INVALID, paymentLedger, paymentSettlements, settlementsForOperator } from './statement.ts';
 import { retrySettlement, returnSettlement } from './failed-settlements.ts';
-import { badRequest } from '../platform/errors.ts';
 import { LIST_DEFAULT } from '../platform/list-params.ts';
+import { oneOfFilter } from '../platform/fields.ts';
 
 export class SettlementService {
   readonly platform: Platform;
@@ -96,8 +96,7 @@ export class SettlementService {
 
   /** The operator lists settlements across merchants (`status` filter). */
   async forOperator(status: string | undefined): Promise<SettlementRow[]> {
-    if (status !== undefined && !(SETTLEMENT_STATUSES as readonly string[]).includes(status)) throw badRequest(SETTLEMENT_STATUS_INVALID);
-    return settlementsForOperator(this.platform.db.orm, status, LIST_DEFAULT.max);
+    return settlementsForOperator(this.platform.db.orm, oneOfFilter(status, SETTLEMENT_STATUSES, SETTLEMENT_STATUS_INVALID), LIST_DEFAULT.max);
   }
 
   /** The operator tries a failed direct settlement again. */

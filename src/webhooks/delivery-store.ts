@@ -4,7 +4,7 @@ import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Executor, type Tx } from '../platform/db/index.ts';
 import { badRequest, conflict, notFound } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { isIdShaped, longerThan } from '../platform/fields.ts';
+import { isIdShaped, longerThan, oneOfFilter } from '../platform/fields.ts';
 import type { Announced, NewEvent, OutboxDispatcher } from '../events/index.ts';
 import { destinationKey, MAX_ATTEMPTS } from './core.ts';
 import { deliveryFromSql, deliveryJson, HISTORY_KEPT } from './delivery-json.ts';
@@ -12,7 +12,8 @@ import { DELIVERY_STATUSES, deliveries, type DeliveryRow, type DeliveryStatus, t
 
 export const DELIVERY_EVENT = 'webhook:delivery';
 export const REDELIVERY_QUEUED = 'redelivery queued';
-export const ONLY_FAILED_RESOLVE = 'only a failed delivery can be resolved: this one is ';
+/** 409 of resolving a delivery that is not failed, naming its status. */
+export const onlyFailedResolve = (status: string): string => `only a failed delivery can be resolved: this one is ${status}`;
 export const STATUS_FILTER_MESSAGE = `status must be one of ${DELIVERY_STATUSES.join(', ')}`;
 export const NOTE_MESSAGE = 'note must be a string of up to 500 characters';
 /** `before` of the deliveries list: the last delivery of the page already shown (the cursor). */
@@ -74,11 +75,7 @@ export interface AnnouncedChange {
   announced: Announced;
 }
 
-export function parseStatusFilter(v: unknown): DeliveryStatus | undefined {
-  if (v === undefined || v === '') return undefined;
-  if (typeof v === 'string' && (DELIVERY_STATUSES as readonly string[]).includes(v)) return v as DeliveryStatus;
-  throw badRequest(STATUS_FILTER_MESSAGE);
-}
+export const parseStatusFilter = (v: unknown): DeliveryStatus | undefined => oneOfFilter(v, DELIVERY_STATUSES, STATUS_FILTER_MESSAGE);
 
 export function parseNote(v: unknown): string | null {
   if (v === undefined || v === null) return null;
@@ -140,7 +137,7 @@ export async function redeliver(tx: Tx, announcer: Announcer, merchantId: string
 /** A failed delivery closed by the team: `resolved`, with when, and an optional note. */
 export async function resolveDelivery(tx: Tx, announcer: Announcer, merchantId: string, id: string, who: string, note: string | null, at: Date): Promise<AnnouncedChange> {
   const row = await findDelivery(tx, merchantId, id, true);
-  if (row.status !== 'failed') throw conflict(`${ONLY_FAILED_RESOLVE}${row.status}`);
+  if (row.status !== 'failed') throw conflict(onlyFailedResolve(row.status));
   const [updated] = await tx.update(deliveries).set({
     status: 'resolved', resolvedAt: at, resolutionNote: note,
     history: appendHistory({ at: at.toISOString(), note: `resolved by ${who}${note ? `: ${note}` : ''}` }),

@@ -22,7 +22,7 @@ import { noNode, notEnabled } from '../../src/payments/coin.ts';
 import { pageUrlMessage } from '../../src/payments/create-input.ts';
 import { mustBeBoolean } from '../../src/accounts/settings-patch.ts';
 import { CATEGORY_MESSAGE } from '../../src/notifications/index.ts';
-import { ONLY_FAILED_RESOLVE, STATUS_FILTER_MESSAGE } from '../../src/webhooks/delivery-store.ts';
+import { onlyFailedResolve, STATUS_FILTER_MESSAGE } from '../../src/webhooks/delivery-store.ts';
 import { invalidAddressMessage } from '../../src/chains/addresses/validate.ts';
 import { MIN_PAYOUT_MESSAGE } from '../../src/settlement/payouts/payout-math.ts';
 import { Q_INVALID } from '../../src/customers/input.ts';
@@ -84,7 +84,7 @@ describe('OpenAPI document', () => {
       `${PAYMENT_URL_PREFIX}${URL_NOT_HTTPS}`, dateMessage('from'), dateMessage('to'), unsupportedToken(true), TOO_MANY_DECIMALS, ...GIVEN_ONCE_ERRORS,
       ...usdFieldErrors('amount_usd'), unknownToken('DOGE2'), notEnabled('XRP'), noNode('ETH'), pageUrlMessage('success_url'), pageUrlMessage('cancel_url'),
       ...URL_ERRORS.map((m) => `${PAYMENT_URL_PREFIX}${m}`), ...['accept_other_assets', 'fees_paid_by_customer', 'hide_below_minimum'].map(mustBeBoolean),
-      CATEGORY_MESSAGE, STATUS_FILTER_MESSAGE, `${ONLY_FAILED_RESOLVE}pending`, invalidAddressMessage('ethereum'), MIN_PAYOUT_MESSAGE, Q_INVALID, ...BELOW_MINIMUM_ERRORS,
+      CATEGORY_MESSAGE, STATUS_FILTER_MESSAGE, onlyFailedResolve('pending'), invalidAddressMessage('ethereum'), MIN_PAYOUT_MESSAGE, Q_INVALID, ...BELOW_MINIMUM_ERRORS,
     ]);
     const unknown = [...messages].filter((m) => !composed.has(m) && !sources.includes(m.replace(/'/g, "\\'")) && !sources.includes(m));
     expect(unknown).toEqual([]);

@@ -2,9 +2,9 @@
 // soonest due first (spec 4.4 "Referral payouts").
 import { and, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../../platform/db/index.ts';
-import { badRequest, notFound } from '../../platform/errors.ts';
+import { notFound } from '../../platform/errors.ts';
 import { listParams } from '../../platform/list-params.ts';
-import { isIdShaped } from '../../platform/fields.ts';
+import { isIdShaped, oneOfFilter } from '../../platform/fields.ts';
 import { merchants } from '../../accounts/index.ts';
 import { affiliatePayouts } from '../schema.ts';
 import { affiliatePayoutJson } from '../json.ts';
@@ -17,15 +17,9 @@ const ORDER: SQL[] = [
   desc(affiliatePayouts.createdAt), desc(affiliatePayouts.id),
 ];
 
-function statusFilter(v: unknown): string | undefined {
-  if (v === undefined || v === '') return undefined;
-  if (!(PAYOUT_STATUSES as readonly unknown[]).includes(v)) throw badRequest(STATUS_MESSAGE);
-  return v as string;
-}
-
 /** `{payouts, total, limit, offset}` of one affiliate, or of every affiliate (the operator) when null. */
 export async function listPayouts(db: Database, affiliateId: string | null, query: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const status = statusFilter(query.status);
+  const status = oneOfFilter(query.status, PAYOUT_STATUSES, STATUS_MESSAGE);
   const { limit, offset } = listParams(query);
   const where = and(...(affiliateId ? [eq(affiliatePayouts.affiliateId, affiliateId)] : []), ...(status ? [inArray(affiliatePayouts.status, [status])] : []));
   const rows = await db.orm.select({ p: affiliatePayouts, name: merchants.name }).from(affiliatePayouts)

@@ -11,7 +11,7 @@
 import type { Database, Executor } from '../../platform/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/logger.ts';
-import { tokensOnChain } from '../../tokens/index.ts';
+import { tokensOnChain, type TokenSymbol } from '../../tokens/index.ts';
 import { recordAccountSetting, recordTransfer } from './intents.ts';
 import { giveBackNonce, lockSender, takeNonce, type Sender } from './nonces.ts';
 import { retryDelay } from './backoff.ts';
@@ -138,7 +138,7 @@ export class ChainStepper {
     if (this.family.usesNonces && others.some((o) => o.status === 'signed')) return undefined;
     const ctx: PrepareContext = {
       feesPaidBefore: await feesPaid(this.#db.orm, t), unsentFromSender: list.slice(i).filter((o) => o.status === 'recorded'),
-      ...(t.fromRole === 'deposit' ? { heldForDeposits: await this.#heldForDeposits(t) } : {}),
+      ...(t.fromRole === 'deposit' ? { heldForDeposits: () => heldForDeposits(this.#db.orm, this.family.chain, t.livemode, t.fromAddress, this.#native) } : {}),
       ...(this.family.oneTransactionPerReference ? { siblings: await referenceSiblings(this.#db.orm, t) } : {}),
     };
     const prep = await this.family.prepare(t, ctx);
@@ -179,15 +179,14 @@ export class ChainStepper {
     });
   }
 
-  /** The native coin at a deposit address that customers' deposits not moved yet hold. */
-  #heldForDeposits(t: TransferRow): Promise<bigint> {
-    const native = tokensOnChain(this.family.chain).find((d) => d.native)!.token;
-    return heldForDeposits(this.#db.orm, this.family.chain, t.livemode, t.fromAddress, native);
+  /** The chain's own coin (gas top-ups, deposits a transfer's fee must not spend). */
+  get #native(): TokenSymbol {
+    return tokensOnChain(this.family.chain).find((d) => d.native)!.token;
   }
 
   /** The deposit address gets gas from the hot wallet first; the transfer waits for it to be mined. */
   async #topUp(t: TransferRow, amount: bigint): Promise<TransferRow | undefined> {
-    const native = tokensOnChain(this.family.chain).find((d) => d.native)!.token;
+    const native = this.#native;
     const row = await this.#db.transaction(async (tx) => {
       const g = await recordTransfer(tx, {
         chain: this.family.chain, livemode: t.livemode, purpose: 'gas_topup', token: native, fromAddress: this.family.hotAddress(t.livemode),

@@ -76,9 +76,10 @@ export interface PrepareContext {
   unsentFromSender: readonly TransferRow[];
   /**
    * Of a deposit address's native coin, what customers' deposits not yet moved by any transfer hold
-   * (their own settlement will send it): not available for this transfer's fees.
+   * (their own settlement will send it): not available for this transfer's fees. A query, made only
+   * by a family that pays fees from that balance (Tron).
    */
-  heldForDeposits?: bigint;
+  heldForDeposits?: () => Promise<bigint>;
   /**
    * The other transfers of the same reference from the same address with their signed transactions,
    * given to a family that sends them all in one transaction (`oneTransactionPerReference`): a

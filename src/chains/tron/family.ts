@@ -159,7 +159,7 @@ export class TronFamily implements TransferFamily {
     if (moved <= 0n) return { kind: 'nothing_left', why: 'nothing is left after the network fee' };
     const need = (native ? moved : 0n) + reserve;
     // TRX of customers' deposits not moved yet is theirs to be settled, never this transfer's fee
-    const deposited = ctx.heldForDeposits ?? 0n;
+    const deposited = ctx.heldForDeposits ? await ctx.heldForDeposits() : 0n;
     const available = account.balance - deposited;
     if (available < need) {
       const why = `${hot ? 'the hot wallet' : 'the deposit address'} holds ${account.balance} sun${deposited > 0n ? ` (${deposited} of them deposits not settled yet)` : ''}, ${need} are needed`;

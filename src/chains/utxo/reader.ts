@@ -104,12 +104,9 @@ export class UtxoReader implements ChainReader {
     try {
       const network = await this.#network();
       const read = async (ids: string[]): Promise<Map<string, NodeTx>> => {
-        const out = new Map<string, NodeTx>();
-        for (let i = 0; i < ids.length; i += BATCH) {
-          const answers = await this.#rpc.batch(ids.slice(i, i + BATCH).map((id) => ({ method: 'getrawtransaction', params: [id, 1] })));
-          for (const [j, a] of answers.entries()) if (!(a instanceof RpcError) && a) out.set(ids[i + j], a as NodeTx);
-        }
-        return out;
+        const found = new Map<string, NodeTx>();
+        (await this.#rawTransactions(ids)).forEach((a, i) => { if (a && !(a instanceof RpcError)) found.set(ids[i], a); });
+        return found;
       };
       const txs = await read([...new Set(missing.map((t) => t.txId))]);
       const firstInput = new Map<string, { txid: string; vout: number }>();
@@ -143,17 +140,21 @@ export class UtxoReader implements ChainReader {
     return { block, txs };
   }
 
-  /** Full transactions of a block that listed only their ids (Dogecoin 1.14), in batches. */
-  async #transactions(ids: readonly string[], blockHash: string): Promise<NodeTx[]> {
-    const out: NodeTx[] = [];
+  /** `getrawtransaction` of each id, in batches: the node's answer or its error, in the order of `ids`. */
+  async #rawTransactions(ids: readonly string[]): Promise<Array<NodeTx | RpcError>> {
+    const out: Array<NodeTx | RpcError> = [];
     for (let i = 0; i < ids.length; i += BATCH) {
-      const answers = await this.#rpc.batch(ids.slice(i, i + BATCH).map((id) => ({ method: 'getrawtransaction', params: [id, 1] })));
-      for (const [j, a] of answers.entries()) {
-        if (a instanceof RpcError) throw new Error(`transaction ${ids[i + j]} of block ${blockHash} could not be read (is -txindex on?): ${a.message}`);
-        out.push(a as NodeTx);
-      }
+      out.push(...await this.#rpc.batch(ids.slice(i, i + BATCH).map((id) => ({ method: 'getrawtransaction', params: [id, 1] }))) as Array<NodeTx | RpcError>);
     }
     return out;
+  }
+
+  /** Full transactions of a block that listed only their ids (Dogecoin 1.14). */
+  async #transactions(ids: readonly string[], blockHash: string): Promise<NodeTx[]> {
+    return (await this.#rawTransactions(ids)).map((a, i) => {
+      if (a instanceof RpcError) throw new Error(`transaction ${ids[i]} of block ${blockHash} could not be read (is -txindex on?): ${a.message}`);
+      return a;
+    });
   }
 
   /** Transfers of the transactions in the node's mempool; each transaction is read once while it stays there. */
@@ -168,14 +169,10 @@ export class UtxoReader implements ChainReader {
     }
     const fresh = ids.filter((id) => !this.#pool.has(id));
     const normalize = this.#normalize;
-    for (let i = 0; i < fresh.length; i += BATCH) {
-      const answers = await this.#rpc.batch(fresh.slice(i, i + BATCH).map((id) => ({ method: 'getrawtransaction', params: [id, 1] })));
-      for (const a of answers) {
-        // mined or replaced since getrawmempool: the next look finds it where it is
-        if (a instanceof RpcError) continue;
-        const tx = a as NodeTx;
-        this.#pool.set(tx.txid, { transfers: transfersOfTx(tx, network, this.coin.token, normalize), inputs: inputsOf(tx) });
-      }
+    for (const tx of await this.#rawTransactions(fresh)) {
+      // mined or replaced since getrawmempool: the next look finds it where it is
+      if (tx instanceof RpcError) continue;
+      this.#pool.set(tx.txid, { transfers: transfersOfTx(tx, network, this.coin.token, normalize), inputs: inputsOf(tx) });
     }
     return [...this.#pool.values()].flatMap((p) => p.transfers);
   }

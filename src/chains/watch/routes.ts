@@ -5,7 +5,7 @@ import type { Database } from '../../platform/db/index.ts';
 import type { ChainWatching } from './service.ts';
 import { listUnmatched } from './unmatched.ts';
 import { CHAINS } from '../../config.ts';
-import { badRequest } from '../../platform/errors.ts';
+import { oneOfFilter } from '../../platform/fields.ts';
 
 /** CONTRACT.md: /admin answers 400 to invalid values. */
 export const CHAIN_FILTER_INVALID = `chain must be one of ${CHAINS.join(', ')}`;
@@ -15,9 +15,7 @@ export function registerChainRoutes(app: FastifyInstance, adminToken: string | n
   adminRoute(app, adminToken, {
     method: 'GET', url: '/admin/unmatched-deposits',
     handler: async (req) => {
-      const raw = (req.query as { chain?: unknown } | undefined)?.chain;
-      const chain = typeof raw === 'string' && raw !== '' ? raw : undefined;
-      if (chain !== undefined && !(CHAINS as readonly string[]).includes(chain)) throw badRequest(CHAIN_FILTER_INVALID);
+      const chain = oneOfFilter((req.query as { chain?: unknown } | undefined)?.chain, CHAINS, CHAIN_FILTER_INVALID);
       return { deposits: await listUnmatched(db.orm, chain) };
     },
   });

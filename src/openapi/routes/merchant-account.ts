@@ -6,10 +6,9 @@ import {
   ACCESS_INVALID, CREDENTIALS_REQUIRED, EMAIL_TAKEN, ENABLED_REQUIRED, ENABLED_TOKENS_EMPTY, INSUFFICIENT_PERMISSIONS,
   INVALID_CREDENTIALS, INVALID_EMAIL, INVITATION_INVALID, LABEL_INVALID, LAST_OWNER, MERCHANT_NAME_REQUIRED, NO_REFRESH_TOKEN,
   PASSWORDS_REQUIRED, PASSWORD_TOO_SHORT, ROLE_MESSAGE, SETTLEMENT_INVALID, STORE_NAME_INVALID, TOLERANCE_RANGE, UNKNOWN_STORE,
-  WRONG_CURRENT_PASSWORD,
+  SUSPENDED, WRONG_CURRENT_PASSWORD,
 } from '../../accounts/index.ts';
-import { MISSING_TOKEN, INVALID_TOKEN } from '../../accounts/authenticate.ts';
-import { SUSPENDED } from '../../accounts/index.ts';
+import { INVALID_TOKEN, MISSING_TOKEN } from '../../accounts/authenticate.ts';
 import { CONVERT_INTO_INVALID, PAYOUT_SCHEDULE_INVALID, mustBeBoolean } from '../../accounts/settings-patch.ts';
 import { dateMessage } from '../../audit/query.ts';
 import { CATEGORY_MESSAGE } from '../../notifications/index.ts';

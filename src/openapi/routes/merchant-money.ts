@@ -6,8 +6,8 @@ import {
 } from '../../payments/index.ts';
 import type { RouteDoc } from '../describe.ts';
 import { anyObject, arr, bool, dec, int, message, obj, oneOf, page, ref, str, time, wrap } from '../schema.ts';
-import { CREATE_PAYMENT_BODY, CREATE_PAYMENT_ERRORS, PAYMENT_SEARCH, PAYMENT_SEARCH_ERRORS, URL_ERRORS } from './v1.ts';
-import { ONLY_FAILED_RESOLVE, STATUS_FILTER_MESSAGE } from '../../webhooks/delivery-store.ts';
+import { CREATE_PAYMENT_BODY, CREATE_PAYMENT_ERRORS, PAYMENT_SEARCH, PAYMENT_SEARCH_ERRORS, URL_ERRORS, usdFieldErrors } from './v1.ts';
+import { onlyFailedResolve, STATUS_FILTER_MESSAGE } from '../../webhooks/delivery-store.ts';
 import { ADDRESS_ID_REQUIRED, UNKNOWN_PAYOUT_ADDRESS, UNKNOWN_FROM, FROM_MISMATCH } from '../../settlement/payouts/payout-service.ts';
 import { AMOUNT_INVALID, MIN_PAYOUT_MESSAGE } from '../../settlement/payouts/payout-math.ts';
 import { invalidAddressMessage } from '../../chains/addresses/validate.ts';
@@ -17,7 +17,6 @@ import { minPayoutMessage } from '../../affiliate/terms.ts';
 import { Q_INVALID } from '../../customers/input.ts';
 import { NAME_INVALID as LINK_NAME_INVALID } from '../../links/input.ts';
 import { INVALID_EMAIL } from '../../accounts/index.ts';
-import { usdFieldErrors } from './v1.ts';
 import { BEFORE_MESSAGE, COULD_NOT_REMOVE, COULD_NOT_ROLL, COULD_NOT_SET, NO_URL_SET_FIRST, NOTE_MESSAGE } from '../../webhooks/index.ts';
 import { UNKNOWN_STORE } from '../../accounts/index.ts';
 import { ADDRESS_OR_ID, COULD_NOT_LIST, COULD_NOT_REQUEST, PAYOUT_OPEN, TOO_MANY_DECIMALS } from '../../affiliate/index.ts';
@@ -122,7 +121,7 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
   {
     method: 'POST', path: '/merchant/webhooks/deliveries/:id/resolve', tag: 'Webhook', auth: 'access_token', summary: 'Mark a failed delivery resolved',
     body: obj({ note: str(undefined, { maxLength: 500 }) }), responses: { 200: { description: 'the delivery', schema: wrap('delivery', ref('Delivery')) } },
-    errors: { 400: [NOTE_MESSAGE], 404: [NOT_FOUND], 409: [`${ONLY_FAILED_RESOLVE}pending`] },
+    errors: { 400: [NOTE_MESSAGE], 404: [NOT_FOUND], 409: [onlyFailedResolve('pending')] },
   },
   { method: 'GET', path: '/merchant/balances', tag: 'Money', auth: 'access_token', summary: 'Balances of a mode', query: MODE, responses: { 200: { description: 'balances', schema: wrap('balances', arr(ref('Balance'))) } } },
   {

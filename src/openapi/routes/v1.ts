@@ -28,8 +28,6 @@ export const usdFieldErrors = (name: string): string[] => ['x', '0', '0.001', '1
   try { parseUsdField(name, v); } catch (e) { return (e as Error).message; }
   throw new Error(`${name}=${v} was accepted`);
 });
-/** `amount_usd must be a number or a decimal string`. */
-export const AMOUNT_NOT_A_NUMBER = usdFieldErrors('amount_usd')[0];
 /** A price the coin cannot take (spec 7: creating below the token's current min_usd), as the pricing words it. */
 export const BELOW_MINIMUM_ERRORS = [belowMinimumMessage('BTC', dec('5')), exchangeMinimumMessage('USDC_ERC20', dec('20')), feesExceedPriceMessage('ETH')];
 /** POST /v1/payments and POST /merchant/payments (spec 7 "Payments and checkout"; the complete list is not shown). */

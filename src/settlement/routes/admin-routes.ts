@@ -6,7 +6,7 @@ import { LIST_DEFAULT } from '../../platform/list-params.ts';
 import type { SettlementService } from '../service.ts';
 import { ledgerEntryJson, payoutJson, settlementJson } from '../json.ts';
 import { idOf, queryOf, str } from './helpers.ts';
-import { badRequest } from '../../platform/errors.ts';
+import { oneOfFilter } from '../../platform/fields.ts';
 import { PAYOUT_STATUSES } from '../payouts/payout-store.ts';
 
 /** CONTRACT.md: /admin answers 400 to invalid values (the dashboard's payout list is not shown). */
@@ -19,8 +19,7 @@ export function registerSettlementAdminRoutes(app: FastifyInstance, settlement: 
   adminRoute(app, token, {
     method: 'GET', url: '/admin/payouts',
     handler: async (req) => {
-      const status = str(queryOf(req).status);
-      if (status !== undefined && !(PAYOUT_STATUSES as readonly string[]).includes(status)) throw badRequest(PAYOUT_STATUS_INVALID);
+      const status = oneOfFilter(queryOf(req).status, PAYOUT_STATUSES, PAYOUT_STATUS_INVALID);
       return { payouts: (await svc.list({ status }, LIST_DEFAULT.max, 0)).payouts.map(payoutJson) };
     },
   });
