@@ -14,6 +14,8 @@ import {
 import { eventTypes, paymentNow, watchOnce } from '../harness/chain-watch.ts';
 import { parseUnits } from '../../src/money/index.ts';
 import { TOKEN_DEFS } from '../../src/tokens/index.ts';
+import { and, eq } from 'drizzle-orm';
+import { outgoingTransfers } from '../../src/chains/transfers/index.ts';
 
 const HOUR = 60 * 60 * 1000;
 
@@ -103,6 +105,32 @@ describe.runIf(anvilOrSkip())('deposit cases on chain', () => {
       // (the dashboard's access token has expired on this clock: the trail is read from the service behind the route)
       const trail = await t.services.payments.trail(m.acct.merchant.id, p.id) as { unmatched_deposits: unknown };
       expect(trail.unmatched_deposits).toEqual(mine);
+    });
+
+    it('BNB sent to a USDT_BEP20 address: the USDT transfers get their gas from the hot wallet, never from the customer\'s BNB, and each payout address receives exactly its net', async () => {
+      await fundHotWallet(nodes, 'bsc', (await hotWallet(t, 'bsc')).address, 10n ** 18n);
+      const m = await merchantWithAddresses(t, ['USDT_BEP20', 'BNB']);
+      const p = await createLivePayment(t, m, 'USDT_BEP20');
+      // the customer sends BNB (another coin of the chain) and the USDT asked for
+      await pay(nodes, 'BNB', p.deposit_address, 10n ** 16n);
+      await pay(nodes, 'USDT_BEP20', p.deposit_address, owed(p));
+      await watchOnce(t);
+      // the BNB is still confirming when the USDT settlement leaves (the first case), then it is final too
+      await nodes.bsc.mine(2);
+      await watchOnce(t);
+      expect((await paymentNow(t, m.acct.liveKey, p.id)).status).toBe('confirmed');
+      await driveUntil(t, async () => {
+        await watchOnce(t);
+        const all = await settlementsOf(t, p.id);
+        return all.length === 2 && all.every((s) => s.status === 'completed');
+      });
+      const byToken = Object.fromEntries((await settlementsOf(t, p.id)).map((s) => [s.token, s]));
+      expect(await balanceOf(nodes, 'USDT_BEP20', m.addresses.USDT_BEP20!)).toBe(parseUnits(byToken.USDT_BEP20.net, 18));
+      expect(await balanceOf(nodes, 'BNB', m.addresses.BNB!)).toBe(parseUnits(byToken.BNB.net, 8)! * 10n ** 10n);
+      // the USDT transfers' gas came from a top-up of the hot wallet
+      const topUps = await t.platform.db.orm.select().from(outgoingTransfers)
+        .where(and(eq(outgoingTransfers.purpose, 'gas_topup'), eq(outgoingTransfers.toAddress, p.deposit_address)));
+      expect(topUps).toHaveLength(1);
     });
 
     it('money that becomes final after its payment closed is settled too: the payout address receives both nets', async () => {

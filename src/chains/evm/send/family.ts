@@ -110,11 +110,17 @@ export class EvmFamily implements TransferFamily {
     if (moved <= 0n) return { kind: 'nothing_left', why: 'nothing is left after the network fee' };
     const built = this.#build(t, moved) as Built;
     const need = (native ? moved : 0n) + reserve;
-    if (balance < need) {
-      const why = `${hot ? 'the hot wallet' : 'the deposit address'} holds ${balance} wei, ${need} are needed`;
+    // The native coin of customers' deposits at this address is theirs to be settled, never this
+    // transfer's gas: deposits no transfer moves yet, and the whole amount of another settlement's
+    // native transfers recorded after this one (a BNB sent to a USDT address, swept or settled after
+    // the USDT leaves). The hot wallet tops up instead.
+    const kept = hot ? 0n : (ctx.heldForDeposits ? await ctx.heldForDeposits() : 0n) + this.#othersKeep(t, ctx);
+    const available = balance - kept;
+    if (available < need) {
+      const why = `${hot ? 'the hot wallet' : 'the deposit address'} holds ${balance} wei${kept > 0n ? ` (${kept} of them deposits not settled yet)` : ''}, ${need} are needed`;
       if (hot) return { kind: 'no_funds', why };
       if (t.paysOwnFee) return { kind: 'refused', why };
-      return { kind: 'top_up', amount: need + await this.#othersNeed(t, ctx, fee) - balance };
+      return { kind: 'top_up', amount: need + await this.#othersNeed(t, ctx, fee) - available };
     }
     return { kind: 'ready', sign: (nonce) => this.#sign(key, chainId, nonce!, built, gas, fee) };
   }
@@ -128,7 +134,17 @@ export class EvmFamily implements TransferFamily {
       if (typeof built === 'string') continue;
       const gas = await this.#estimate(built.call);
       if (typeof gas === 'string') continue;
-      total += gas * maxPrice(fee) + (TOKEN_DEFS[u.token as TokenSymbol].native ? u.amount : 0n);
+      // another settlement's native amount is already kept out of what is available (#othersKeep)
+      total += gas * maxPrice(fee) + (TOKEN_DEFS[u.token as TokenSymbol].native && u.reference === t.reference ? u.amount : 0n);
+    }
+    return total;
+  }
+
+  /** The native coin other references' unsent transfers from this deposit address will move. */
+  #othersKeep(t: TransferRow, ctx: PrepareContext): bigint {
+    let total = 0n;
+    for (const u of ctx.unsentFromSender) {
+      if (u.id !== t.id && u.reference !== t.reference && TOKEN_DEFS[u.token as TokenSymbol].native) total += u.amount;
     }
     return total;
   }
