@@ -16,9 +16,20 @@ export interface SupportReply {
 }
 
 export async function notifyReply(tx: Executor, reply: SupportReply): Promise<void> {
-  const text = reply.message.body;
   await raiseNotification(tx, {
     merchantId: reply.merchantId, category: 'support', title: REPLY_TITLE,
-    body: text.length > EXCERPT ? `${text.slice(0, EXCERPT - 1)}…` : text, subject: reply.message.id, at: reply.at,
+    body: excerpt(reply.message.body), subject: reply.message.id, at: reply.at,
   });
+}
+
+/**
+ * Up to EXCERPT UTF-16 units, never ending on the first half of a surrogate pair (an emoji): a
+ * lone surrogate is text PostgreSQL's jsonb refuses, which failed the reply itself with 500.
+ */
+function excerpt(text: string): string {
+  if (text.length <= EXCERPT) return text;
+  let end = EXCERPT - 1;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return `${text.slice(0, end)}…`;
 }

@@ -241,6 +241,17 @@ describeEachDb('support chat', (h) => {
     expect((await inject({ method: 'GET', url: '/merchant/notifications?category=support', headers: tokenHeader(acct.accessToken) })).json().total).toBe(1);
   });
 
+  it('a long reply whose excerpt would end inside an emoji is sent, and its notification cuts before the emoji', async () => {
+    const acct = await signupAccount(t.app);
+    // the 200th UTF-16 unit is the first half of 😀: a cut there left a lone surrogate, which
+    // PostgreSQL's jsonb refuses, so the reply itself failed with 500
+    const long = `${'a'.repeat(198)}😀😀😀`;
+    const res = await reply(acct.merchant.id, { body: long });
+    expect(res.statusCode, res.body).toBe(201);
+    const [n] = (await inject({ method: 'GET', url: '/merchant/notifications?category=support', headers: tokenHeader(acct.accessToken) })).json().notifications;
+    expect(n.body).toBe(`${'a'.repeat(198)}…`);
+  });
+
   describeOperator();
 
   function describeOperator() {
