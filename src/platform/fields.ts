@@ -5,6 +5,7 @@ import { badRequest } from './errors.ts';
 
 export const METADATA_MAX_BYTES = 8192;
 export const nulMessage = (name: string): string => `${name} must not contain NUL characters`;
+export const surrogateMessage = (name: string): string => `${name} must not contain unpaired surrogates`;
 export const textMessage = (name: string, max: number): string => `${name} must be a string of at most ${max} characters`;
 export const METADATA_NOT_OBJECT = 'metadata must be an object';
 export const METADATA_TOO_LARGE = `metadata must be at most ${METADATA_MAX_BYTES} bytes of JSON`;

@@ -39,6 +39,19 @@ describeEachDb('bad input answers a spec-shaped 4xx', (h) => {
     expect(stores.find((s: { id: string }) => s.id === f.store).name).toBe('Main');
   });
 
+  it('refuses half an emoji (an unpaired surrogate) in any text with 400 naming the field (500, or stored altered, before)', async () => {
+    const auth = tokenHeader(f.acct.accessToken);
+    expectError(await inject({ method: 'PATCH', url: `/merchant/stores/${f.store}`, headers: auth, payload: { name: 'Shop \ud83d' } }), 400, 'name must not contain unpaired surrogates');
+    expectError(await inject({ method: 'PATCH', url: `/merchant/payout-addresses/${f.payoutAddress}`, headers: auth, payload: { label: '\ude00x' } }), 400, 'label must not contain unpaired surrogates');
+    expectError(await inject({ method: 'POST', url: '/merchant/api-keys', headers: auth, payload: { label: 'k\ud83d', mode: 'test' } }), 400, 'label must not contain unpaired surrogates');
+    expectError(await inject({ method: 'POST', url: '/v1/payments', headers: keyHeader(f.acct.testKey), payload: { order_id: 'o', amount_usd: '5', metadata: { a: [{ 'b\ud83d': 1 }] } } }), 400, 'metadata must not contain unpaired surrogates');
+    // A whole emoji is text like any other.
+    const ok = await inject({ method: 'PATCH', url: `/merchant/stores/${f.store}`, headers: auth, payload: { name: 'Main \ud83d\ude00' } });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json().store.name).toBe('Main \u{1F600}');
+    expect((await inject({ method: 'PATCH', url: `/merchant/stores/${f.store}`, headers: auth, payload: { name: 'Main' } })).statusCode).toBe(200);
+  });
+
   it('answers a path id holding a NUL character as its route answers an unknown id, after its key check', async () => {
     const auth = tokenHeader(f.acct.accessToken);
     const cases: Array<[InjectOptions, number, string]> = [
