@@ -196,16 +196,35 @@ export const REDIS_CHANNEL = 'gateway:realtime';
 /** Relays travel on a channel of their own; every process (the publisher too) hears them. */
 export const REDIS_RELAY_CHANNEL = 'gateway:realtime:relay';
 
+/**
+ * The database number of a Redis URL (`redis://host/3` or `?db=3`), 0 when none is given.
+ * Pub/sub channels are server-wide in Redis, whatever database a client selected: two deployments
+ * sharing one Redis server on different database numbers would hear each other's events (their
+ * operators each other's support messages). The channels therefore carry the number; database 0
+ * keeps the plain names, so processes of an existing deployment on it still hear each other while
+ * they are upgraded one at a time.
+ */
+export function redisChannelSuffix(url: string): string {
+  const u = new URL(url);
+  const db = Number(u.searchParams.get('db') ?? (u.pathname.replace(/^\//, '') || '0'));
+  return Number.isInteger(db) && db > 0 ? `:db${db}` : '';
+}
+
 export class RedisFanout implements Fanout {
   readonly kind = 'redis';
   readonly #url: string;
   readonly #log: Logger;
+  readonly #channel: string;
+  readonly #relayChannel: string;
   #pub: import('ioredis').Redis | null = null;
   #sub: import('ioredis').Redis | null = null;
 
   constructor(url: string, log: Logger) {
     this.#url = url;
     this.#log = log;
+    const suffix = redisChannelSuffix(url);
+    this.#channel = REDIS_CHANNEL + suffix;
+    this.#relayChannel = REDIS_RELAY_CHANNEL + suffix;
   }
 
   async inTransaction(): Promise<void> {}
@@ -214,11 +233,11 @@ export class RedisFanout implements Fanout {
   async announce(): Promise<void> {}
 
   afterCommit(batch: StoredEvent[]): void {
-    this.#pub?.publish(REDIS_CHANNEL, JSON.stringify(batch)).catch((err: unknown) => this.#log.error({ err }, 'realtime publish failed'));
+    this.#pub?.publish(this.#channel, JSON.stringify(batch)).catch((err: unknown) => this.#log.error({ err }, 'realtime publish failed'));
   }
 
   relay(message: Relay): void {
-    this.#pub?.publish(REDIS_RELAY_CHANNEL, JSON.stringify(message)).catch((err: unknown) => this.#log.warn({ err }, 'realtime relay failed'));
+    this.#pub?.publish(this.#relayChannel, JSON.stringify(message)).catch((err: unknown) => this.#log.warn({ err }, 'realtime relay failed'));
   }
 
   async start(deliver: Deliver, relayed?: DeliverRelay): Promise<void> {
@@ -228,12 +247,12 @@ export class RedisFanout implements Fanout {
     for (const c of [this.#pub, this.#sub]) c.on('error', (err) => this.#log.warn({ err }, 'realtime redis connection error'));
     await Promise.all([this.#pub.connect(), this.#sub.connect()]);
     this.#sub.on('message', (channel: string, message: string) => {
-      if (channel === REDIS_RELAY_CHANNEL) return relayed?.(JSON.parse(message) as Relay);
-      if (channel !== REDIS_CHANNEL) return;
+      if (channel === this.#relayChannel) return relayed?.(JSON.parse(message) as Relay);
+      if (channel !== this.#channel) return;
       const batch = (JSON.parse(message) as (StoredEvent & { createdAt: string })[]).map((e) => ({ ...e, createdAt: new Date(e.createdAt) }));
       deliver(batch);
     });
-    await this.#sub.subscribe(REDIS_CHANNEL, REDIS_RELAY_CHANNEL);
+    await this.#sub.subscribe(this.#channel, this.#relayChannel);
   }
 
   async stop(): Promise<void> {
