@@ -171,6 +171,30 @@ export class DepositIntake {
     });
   }
 
+  /**
+   * A failed deposit whose transaction is found in a block of the best chain after all: the money
+   * arrived. A deposit fails on a conflict seen in the node's mempool (a replace-by-fee there) or
+   * when its transaction was not seen for an hour, and either can be wrong: another miner may mine
+   * the original instead of the replacement our node kept, or mine a transaction the node had
+   * forgotten. It counts again from that block (a deposit seen anew: on a closed payment, a late
+   * deposit), final at the required count. A deposit already final or pending is left alone.
+   */
+  revive(ref: PaymentRef, txId: string, inc: { block: number; confirmations: number }, at: Date, tx?: Executor): Promise<IntakeResult> {
+    return this.#inTx(tx, async (tx) => {
+      const found = await this.#find(tx, ref, txId);
+      if (!found) return { kind: 'unmatched' };
+      const { p, deps, d } = found;
+      if (d.status !== 'failed' || d.simulated) return { kind: 'recorded', payment: p, deposits: deps };
+      const confirmations = Math.max(0, inc.confirmations);
+      const back = { ...d, status: 'pending', block: inc.block, confirmations, orphanedAt: null, finalAt: null };
+      await tx.update(deposits).set({ status: 'pending', block: inc.block, confirmations, orphanedAt: null, finalAt: null }).where(eq(deposits.id, d.id));
+      const withBack = deps.map((x) => (x.id === d.id ? back : x));
+      const seen = await applyAndStore(tx, p, withBack, { kind: 'deposit_seen', deposit: d.id }, at);
+      if (confirmations >= d.confirmationsRequired) return this.#final(tx, seen.payment, seen.deposits, back, at, confirmations);
+      return { kind: 'recorded', ...seen };
+    });
+  }
+
   /** The payment's deadline: expired or underpaid when it passed while waiting; otherwise nothing. */
   deadline(paymentId: string, now: Date, tx?: Executor): Promise<IntakeResult> {
     return this.#inTx(tx, async (tx) => {

@@ -148,6 +148,39 @@ describe.runIf(litecoindOrSkip())('the chain watcher on litecoind', () => {
       expect(after.status).not.toBe('confirmed');
     });
 
+    it('replaced by fee in our mempool, but the original is what gets mined: the original counts, the replacement fails, one settlement', async () => {
+      const m = await ltcMerchant(t);
+      const p = await createLivePayment(t, m, 'LTC');
+      const txid = await node.rpc<string>('sendtoaddress', [p.deposit_address, ltcText(owed(p)), '', '', false, true], 'miner');
+      const original = await node.rpc<string>('getrawtransaction', [txid, false]);
+      await watchLtc(t);
+      // bumpfee pays the same deposit address: the payment follows the replacement, never counts both
+      const { txid: bumped } = await node.rpc<{ txid: string }>('bumpfee', [txid], 'miner');
+      await watchLtc(t);
+      const replaced = await now(m, p.id);
+      expect(replaced.status).toBe('detecting');
+      expect(units(replaced.received_amount)).toBe(owed(p));
+      expect(replaced.deposits).toEqual(expect.arrayContaining([
+        expect.objectContaining({ tx_id: txid, status: 'failed', counted: false }),
+        expect.objectContaining({ tx_id: bumped, status: 'pending', counted: true }),
+      ]));
+      // another miner never saw the replacement and mines the original (our node drops the replacement)
+      await node.rpc('generateblock', [await node.minerAddress(), [original]]);
+      await node.mine(1);
+      await watchLtc(t);
+      const after = await now(m, p.id);
+      expect(after.status).toBe('confirmed');
+      expect(units(after.received_amount)).toBe(owed(p));
+      expect(after.deposits).toEqual(expect.arrayContaining([
+        expect.objectContaining({ tx_id: txid, status: 'final', counted: true, confirmations: 2 }),
+        expect.objectContaining({ tx_id: bumped, status: 'failed', counted: false }),
+      ]));
+      await driveLtc(t, async () => { await watchLtc(t); return (await settlementsOf(t, p.id))[0]?.status === 'completed'; });
+      const all = await settlementsOf(t, p.id);
+      expect(all).toHaveLength(1);
+      expect(await receivedBy(node, m.payout)).toBe(units(all[0].net));
+    });
+
     it('a deposit made while the gateway was stopped is found after its restart', async () => {
       const m = await ltcMerchant(t);
       const p = await createLivePayment(t, m, 'LTC');

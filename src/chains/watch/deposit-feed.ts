@@ -82,6 +82,10 @@ export class DepositFeed {
     if (d && d.status === 'pending' && block !== undefined && d.block !== block) {
       await this.#deps.intake.setInclusion({ paymentId: owner.id }, t.txId, { block, confirmations }, at);
     }
+    // Failed (replaced in our node's mempool, or not seen for an hour) yet mined: the money is there.
+    if (d && d.status === 'failed' && block !== undefined) {
+      await this.#deps.intake.revive({ paymentId: owner.id }, t.txId, { block, confirmations }, at);
+    }
     return 'deposit';
   }
 
