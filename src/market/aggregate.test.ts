@@ -31,6 +31,13 @@ describe('the rate of an asset', () => {
     expect(r.rate?.toFixed()).toBe('101');
   });
 
+  it('gives no rate when the median rounds to zero at 8 decimals (a zero rate would divide by zero when pricing)', () => {
+    const r = run([q('a', '0.000000001'), q('b', '0.000000001')]);
+    expect(r.rate).toBeNull();
+    expect(r.updatedAt).toBeNull();
+    expect(r.uses.map((u) => u.used)).toEqual([false, false]);
+  });
+
   it('keeps a source exactly 5% away', () => {
     const r = run([q('a', '100'), q('b', '100'), q('c', '105')]);
     expect(r.uses.every((u) => u.used)).toBe(true);

@@ -86,8 +86,15 @@ export function aggregate(quotes: readonly Quote[], o: AggregateOptions): AssetR
   }
   const used = fresh.filter((u) => u.used);
   if (used.length === 0) return { rate: null, updatedAt: null, uses, changesAt };
+  const rate = rateHalfUp(median(used.map((u) => u.price)));
+  // A positive price under half of 0.00000001 rounds to a rate of 0: pricing a payment from it
+  // divides by zero (HTTP 500), so it is no rate at all, like a price that is not positive.
+  if (rate.isZero()) {
+    for (const u of used) u.used = false;
+    return { rate: null, updatedAt: null, uses, changesAt };
+  }
   return {
-    rate: rateHalfUp(median(used.map((u) => u.price))),
+    rate,
     updatedAt: Math.max(...used.map((u) => u.fetchedAt)),
     uses,
     changesAt,
