@@ -43,14 +43,25 @@ const chainOf = (t: TokenSymbol): Chain => TOKEN_DEFS[t].chain;
 /** Moves every live treasury conversion one step where it can; returns how many moved. */
 export async function advanceConversions(db: Database, deps: ExecutorDeps, now: Date): Promise<number> {
   if (!deps.transfers) return 0;
-  const open = await db.orm.select({ id: settlements.id }).from(settlements).where(and(
-    eq(settlements.status, 'pending'), eq(settlements.livemode, true),
-    sql`${settlements.conversion}->>'status' = 'pending' and ${settlements.conversion}->>'treasury' = 'true'`,
-  )).orderBy(asc(settlements.createdAt)).limit(500);
+  // every open conversion, a page at a time: the oldest may be waiting on a chain that cannot send or
+  // a hot wallet not funded, and a single capped page of those would hold back every newer one for good
   let n = 0;
-  for (const { id } of open) if (await db.transaction((tx) => advanceOne(tx, id, deps, now))) n++;
-  return n;
+  let after: string | null = null;
+  for (;;) {
+    // keyset on the last row's own (created_at, id), read by the database: a JS Date would drop
+    // the timestamp's microseconds
+    const open: { id: string }[] = await db.orm.select({ id: settlements.id }).from(settlements).where(and(
+      eq(settlements.status, 'pending'), eq(settlements.livemode, true),
+      sql`${settlements.conversion}->>'status' = 'pending' and ${settlements.conversion}->>'treasury' = 'true'`,
+      after ? sql`(${settlements.createdAt}, ${settlements.id}) > (select s.created_at, s.id from settlements s where s.id = ${after})` : undefined,
+    )).orderBy(asc(settlements.createdAt), asc(settlements.id)).limit(CONVERSION_PAGE);
+    for (const { id } of open) if (await db.transaction((tx) => advanceOne(tx, id, deps, now))) n++;
+    if (open.length < CONVERSION_PAGE) return n;
+    after = open[open.length - 1].id;
+  }
 }
+
+const CONVERSION_PAGE = 500;
 
 async function advanceOne(tx: Executor, id: string, deps: ExecutorDeps, now: Date): Promise<boolean> {
   const [row] = await tx.select().from(settlements).where(eq(settlements.id, id)).for('update');

@@ -5,7 +5,7 @@
 // that transfer's tx_id. A refused conversion is kept in the balance (rule 6); a hot wallet that
 // cannot pay keeps the settlement pending until it is funded.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eq } from 'drizzle-orm';
+import { eq, like } from 'drizzle-orm';
 import type { Address, Hex } from 'viem';
 import { describeEachDb } from '../harness/databases.ts';
 import { anvilOrSkip } from '../harness/anvil.ts';
@@ -20,7 +20,7 @@ import { parseUnits } from '../../src/money/index.ts';
 import { TOKEN_DEFS, type TokenSymbol } from '../../src/tokens/index.ts';
 import { events } from '../../src/events/index.ts';
 import { outgoingTransfers } from '../../src/chains/transfers/index.ts';
-import { balances, ledgerEntries, payouts } from '../../src/settlement/schema.ts';
+import { balances, ledgerEntries, payouts, settlements } from '../../src/settlement/schema.ts';
 import { NOTE_CONVERTING } from '../../src/settlement/settlement-writer.ts';
 import { noteWaitingFunds } from '../../src/settlement/conversions.ts';
 import { NOTE_SWAP_BELOW_QUOTE } from '../../src/settlement/swap-guard.ts';
@@ -133,6 +133,25 @@ describe.runIf(anvilOrSkip())('live conversions by the service\'s treasury', () 
       expect(await balanceOf(nodes, 'BNB', hot.bsc) - bnbBefore).toBe(sweep.sentAmount);
       await expectLedgerHolds(h.db());
     });
+
+    it('a backlog of conversions that cannot move yet does not hold back one that can', async () => {
+      // 500 older treasury conversions waiting on a chain that cannot send (no Tron node here):
+      // each pass must still reach a newer ETH conversion behind them
+      const { s: pending } = await paidPayment('ETH');
+      const [row] = await h.db().orm.select().from(settlements).where(eq(settlements.id, pending.id));
+      const waiting = Array.from({ length: 500 }, (_, i) => ({
+        ...row, id: `${row.id}_w${i}`, chain: 'tron', token: 'TRX', createdAt: new Date(row.createdAt.getTime() - 60_000 - i),
+        conversion: { ...(row.conversion as object), from: 'TRX', sweep: undefined }, transferIntents: null,
+      }));
+      await h.db().orm.insert(settlements).values(waiting);
+      const ownRow = async () => (await h.db().orm.select().from(settlements).where(eq(settlements.id, pending.id)))[0] as { status: string; conversion: unknown };
+      try {
+        await drive(t, async () => (await ownRow()).status === 'completed', 20);
+      } finally {
+        await h.db().orm.delete(settlements).where(like(settlements.id, `${row.id}_w%`));
+      }
+      expect((await ownRow()).conversion).toMatchObject({ status: 'done' });
+    }, 240_000);
 
     it(`a price that moved by execution refuses the conversion: rule 6, kept in the USDT balance with "${NOTE_SWAP_BELOW_QUOTE}"`, async () => {
       const { p, m, s: pending } = await paidPayment('ETH');
