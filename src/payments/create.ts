@@ -66,7 +66,8 @@ export async function createPayment(deps: CreateDeps, caller: CreateCaller, body
   if (input.webhookUrl !== undefined && input.webhookUrl !== null) {
     const checked = await checkPaymentWebhookUrl(input.webhookUrl, { allowPrivate: deps.allowPrivateWebhooks });
     if (!checked.ok) throw badRequest(checked.error);
-    webhookUrl = String(input.webhookUrl);
+    // The URL the policy checked (trimmed, at most 2048 characters), as PUT /v1/webhook keeps it.
+    webhookUrl = checked.url;
   }
   const scope = { merchantId: caller.merchant.id, livemode: caller.livemode, storeId: caller.storeId };
 

@@ -101,6 +101,14 @@ describeEachDb('payments create', (h) => {
     expect(res.json()).toEqual({ error: message });
   });
 
+  it('keeps a payment\'s webhook_url as checked: trimmed like the account URL, never over 2048 characters', async () => {
+    // The policy checks (and measures) the trimmed URL; the stored one is the same text, as PUT /v1/webhook keeps it.
+    const long = `https://8.8.8.8/${'a'.repeat(2048 - 'https://8.8.8.8/'.length)}`;
+    const res = await post({ order_id: `o-${uid()}`, amount_usd: '10', token: 'ETH', webhook_url: `  ${long}  ` });
+    expect(res.statusCode).toBe(201);
+    expect(res.json().webhook_url).toBe(long);
+  });
+
   it('takes an order_id of exactly 200 characters', async () => {
     const res = await post({ order_id: 'x'.repeat(200), amount_usd: '10', token: 'ETH' });
     expect(res.statusCode).toBe(201);
