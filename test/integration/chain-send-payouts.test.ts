@@ -195,6 +195,35 @@ describe.runIf(anvilOrSkip())('payouts sent by the service', () => {
       await expectLedgerHolds(h.db());
     });
 
+    it('rule 6: an automatic payout the operator rejects or the merchant cancels is not requested again by the minute job', async () => {
+      for (const verb of ['reject', 'cancel'] as const) {
+        const m = await merchantWithAddresses(t, []);
+        const merchantId = m.acct.merchant.id;
+        const autoPayouts = async () => (await admin('GET', '/admin/payouts')).json().payouts.filter((x: Json) => x.merchant_id === merchantId);
+        const p = payment(merchantId, { livemode: true, token: 'TRX', rate_locked: '0.25' });
+        const [s] = await t.services.settlement.settle(h.db(), input(p, [{ amount: 200_000_000n, usd: '50' }]));
+        expect(s).toMatchObject({ mode: 'custodial', status: 'completed' });
+        await addPayoutAddress(t, m, 'USDT_BEP20');
+        t.clock.advance(1000);
+        await t.services.settlement.replanDue();
+        const [made] = await autoPayouts();
+        expect(made).toMatchObject({ requested_by: 'auto', status: 'requested' });
+        // refused by the operator, or called back by the merchant: the amount is back in the balance, and stays there
+        const res = verb === 'reject'
+          ? await admin('POST', `/admin/payouts/${made.id}/reject`, { note: 'address under review' })
+          : await t.app.inject({ method: 'POST', url: `/merchant/payouts/${made.id}/cancel`, headers: tokenHeader(m.acct.accessToken) });
+        expect(res.statusCode).toBe(200);
+        for (let i = 0; i < 3; i++) {
+          t.clock.advance(60_000);
+          await t.services.settlement.replanDue();
+        }
+        expect((await autoPayouts()).map((x: Json) => x.status)).toEqual([verb === 'reject' ? 'rejected' : 'canceled']);
+        const balances = (await t.app.inject({ method: 'GET', url: '/merchant/balances', headers: tokenHeader(m.acct.accessToken) })).json().balances;
+        expect(balances.find((b: Json) => b.token === 'USDT_TRC20')).toMatchObject({ available: made.amount, pending_payout: '0' });
+      }
+      await expectLedgerHolds(h.db());
+    });
+
     it('rule 6: with no USDT address on BNB Smart Chain, the balance waits until an Ethereum USDT address is active, then goes there', async () => {
       const m = await merchantWithAddresses(t, []);
       const merchantId = m.acct.merchant.id;

@@ -13,7 +13,13 @@ import { lockBalance } from '../balance-store.ts';
 import { balances, type PayoutRow } from '../schema.ts';
 import { createPayoutOrWait } from './payout-store.ts';
 
-/** Merchants who settle directly, kept a fallback in their live USDT balance (a live `custodial` settlement of a `direct` payment), and hold $10 of it. */
+/**
+ * Merchants who settle directly, kept a fallback in their live USDT balance (a live `custodial`
+ * settlement of a `direct` payment) since their last automatic payout, and hold $10 of it. Only a
+ * fallback credited after the last automatic payout counts: one the operator rejected or the
+ * merchant canceled put its amount back in the balance to stay, and was otherwise requested again
+ * every minute. A fallback in the same transaction as its own payout (same time) is not newer.
+ */
 async function waitingMerchants(db: Database): Promise<string[]> {
   const least = parseUnits(MIN_PAYOUT_USD.toFixed(), TOKEN_DEFS[BALANCE_TOKEN].decimals)!; // a stablecoin: one token is one dollar
   const rows = await db.orm.select({ id: merchants.id }).from(merchants)
@@ -21,7 +27,10 @@ async function waitingMerchants(db: Database): Promise<string[]> {
     .where(and(
       eq(merchants.settlement, 'direct'), eq(merchants.status, 'active'), gte(balances.available, least),
       sql`exists (select 1 from settlements s where s.merchant_id = ${merchants.id} and s.livemode and s.mode = 'custodial'
-        and s.input->'payment'->>'settlement' = 'direct')`,
+        and s.input->'payment'->>'settlement' = 'direct'
+        and coalesce(s.completed_at, s.created_at) > coalesce(
+          (select max(p.created_at) from payouts p where p.merchant_id = ${merchants.id} and p.requested_by = ${REQUESTED_BY_AUTO}),
+          '-infinity'::timestamptz))`,
     ));
   return rows.map((r) => r.id);
 }
