@@ -33,11 +33,19 @@ describe('CSV fields (RFC 4180)', () => {
     expect(csvField('one\ntwo')).toBe('"one\ntwo"');
     expect(csvField('cr\r')).toBe('"cr\r"');
   });
-  it('reads back to the original text (property)', () => {
+  it('prefixes a formula-like field with a quote mark, never a plain number', () => {
+    expect(csvField('=1+1')).toBe("'=1+1");
+    expect(csvField('@SUM(A1)')).toBe("'@SUM(A1)");
+    expect(csvField('+x')).toBe("'+x");
+    expect(csvField('-2.5')).toBe('-2.5');
+    expect(csvField('=HYPERLINK("x")')).toBe('"\'=HYPERLINK(""x"")"');
+  });
+  it('reads back to the original text, a formula-like one behind its quote mark (property)', () => {
     const unquote = (f: string): string => (f.startsWith('"') ? f.slice(1, -1).replaceAll('""', '"') : f);
+    const formulaLike = (s: string) => /^[=+\-@\t\r]/.test(s) && !/^-?\d+(\.\d+)?$/.test(s);
     fc.assert(fc.property(fc.string(), (s) => {
       const f = csvField(s);
-      expect(unquote(f)).toBe(s);
+      expect(unquote(f)).toBe(formulaLike(s) ? `'${s}` : s);
       if (!f.startsWith('"')) expect(/[",\r\n]/.test(f)).toBe(false);
     }));
   });

@@ -28,9 +28,14 @@ export async function ledgerPage(ex: Executor, f: LedgerFilter, limit: number, o
   return { entries, total: Number(n) };
 }
 
-/** RFC 4180: a field with a comma, quote, CR or LF is quoted, quotes doubled. */
+/**
+ * RFC 4180: a field with a comma, quote, CR or LF is quoted, quotes doubled. A field starting with
+ * = + - @ (or a tab or CR) that is not a plain number is prefixed with a quote mark, as the
+ * dashboard's own CSV does, so a spreadsheet never runs a note as a formula; negative amounts stay numbers.
+ */
 export function csvField(v: string): string {
-  return /[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v;
+  const s = /^[=+\-@\t\r]/.test(v) && !/^-?\d+(\.\d+)?$/.test(v) ? `'${v}` : v;
+  return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 }
 
 interface CsvRow {

@@ -225,6 +225,19 @@ describeEachDb('settlement reads', (h) => {
     expect(testLines.find((l) => l.split(',')[2] === 'payment_credit')).toMatch(/,payment_credit,BTC,bitcoin,0\.01,600,pay_/);
   });
 
+  it('never lets a spreadsheet run a statement note as a formula, yet keeps negative amounts numbers', async () => {
+    const m = await newMerchant();
+    // operator notes (adjustments, payout rejections) and service notes reach the statement verbatim
+    for (const note of ['=HYPERLINK("http://x","y")', '+1+2', '@SUM(1)', '-1+2', 'plain']) {
+      expect((await admin('POST', '/admin/ledger/adjustments', { merchant_id: m.id, livemode: true, token: 'TRX', amount: '1', note })).statusCode).toBe(201);
+    }
+    expect((await admin('POST', '/admin/ledger/adjustments', { merchant_id: m.id, livemode: true, token: 'TRX', amount: '-2.5', note: 'back' })).statusCode).toBe(201);
+    const lines = (await call(m.owner, 'GET', '/merchant/ledger.csv')).body.split('\r\n').filter((l) => l !== '').slice(1);
+    expect(lines.map((l) => l.slice(l.indexOf(',adj_')).replace(/^,adj_[0-9a-z]+,/, ''))).toEqual(
+      ['back', 'plain', "'-1+2", "'@SUM(1)", "'+1+2", '"\'=HYPERLINK(""http://x"",""y"")"']);
+    expect(lines[0]).toMatch(/,adjustment,TRX,tron,-2\.5,-?[0-9.]+,adj_/);
+  });
+
   it('filters the ledger and the statement by token', async () => {
     const m = await newMerchant();
     for (const [token, amount] of [['TRX', '10'], ['BTC', '0.01'], ['TRX', '-2.5']]) {
