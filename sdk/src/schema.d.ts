@@ -4082,7 +4082,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; email is required; invalid email address; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; email is required; invalid email address; name must be a string of at most 200 characters; metadata must be an object; metadata must be at most 8192 bytes of JSON; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4245,7 +4245,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; nothing to update */
+            /** @description invalid request body; nothing to update; name must be a string of at most 200 characters; metadata must be an object; metadata must be at most 8192 bytes of JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4886,7 +4886,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; name is required (up to 100 characters); amount_usd must be a number or a decimal string; amount_usd must be greater than 0; amount_usd has more than 2 decimals; amount_usd must be at most 1000000000; unknown store_id; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; name is required (up to 100 characters); amount_usd is required; amount_usd must be a number or a decimal string; amount_usd must be greater than 0; amount_usd has more than 2 decimals; amount_usd must be at most 1000000000; tokens must be an array of token symbols; unsupported token: DOGE2; not enabled for your account: XRP; description must be a string of at most 1000 characters; success_url must be an absolute http(s) URL; cancel_url must be an absolute http(s) URL; description must not contain NUL characters; unknown store_id; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5052,7 +5052,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; nothing to update; active must be true or false */
+            /** @description invalid request body; nothing to update; name is required (up to 100 characters); description must be a string of at most 1000 characters; name must not contain NUL characters; active must be true or false */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5642,7 +5642,7 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description invalid request body; only test payments can be made in the dashboard: add ?mode=test; order_id is required; order_id must be 1 to 200 characters; amount_usd is required; amount_usd must be a number or a decimal string; amount_usd must be greater than 0; amount_usd has more than 2 decimals; amount_usd must be at most 1000000000; tokens must be an array of token symbols; token must be a token symbol; unsupported token: DOGE2; token must be one of tokens; not enabled for your account: XRP; ETH cannot be paid in live mode right now: no ethereum node is configured; amount_usd is below the minimum payment in BTC: $5 right now; minimum payment in USDC_ERC20 is $20 right now (it is converted on its way to the merchant, and the exchange takes no less); the fees of a payment in ETH leave nothing for the merchant; metadata must be an object; customer_email must be an email address; success_url must be an absolute http(s) URL; cancel_url must be an absolute http(s) URL; webhook_url: url is required; webhook_url: url must be an absolute http(s) URL; webhook_url: url must use https; webhook_url: url host does not resolve; webhook_url: url must point at a public host; only test payments can be simulated: use a test key; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; only test payments can be made in the dashboard: add ?mode=test; order_id is required; order_id must be 1 to 200 characters; amount_usd is required; amount_usd must be a number or a decimal string; amount_usd must be greater than 0; amount_usd has more than 2 decimals; amount_usd must be at most 1000000000; tokens must be an array of token symbols; token must be a token symbol; unsupported token: DOGE2; token must be one of tokens; not enabled for your account: XRP; ETH cannot be paid in live mode right now: no ethereum node is configured; amount_usd is below the minimum payment in BTC: $5 right now; minimum payment in USDC_ERC20 is $20 right now (it is converted on its way to the merchant, and the exchange takes no less); the fees of a payment in ETH leave nothing for the merchant; metadata must be an object; customer_email must be an email address; success_url must be an absolute http(s) URL; cancel_url must be an absolute http(s) URL; webhook_url: url is required; webhook_url: url must be an absolute http(s) URL; webhook_url: url must use https; webhook_url: url host does not resolve; webhook_url: url must point at a public host; only test payments can be simulated: use a test key; description must be a string of at most 1000 characters; metadata must be at most 8192 bytes of JSON; simulate must be one of: confirmed, overpaid, partially_paid, underpaid, expired, failed, wrong_asset, paid_late; price_amount must be a positive decimal number; price_currency must be a 3-letter currency code; price_currency is required with price_amount; order_id must not contain NUL characters; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8398,7 +8398,7 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description invalid request body; order_id is required; order_id must be 1 to 200 characters; amount_usd is required; amount_usd must be a number or a decimal string; amount_usd must be greater than 0; amount_usd has more than 2 decimals; amount_usd must be at most 1000000000; tokens must be an array of token symbols; token must be a token symbol; unsupported token: DOGE2; token must be one of tokens; not enabled for your account: XRP; ETH cannot be paid in live mode right now: no ethereum node is configured; amount_usd is below the minimum payment in BTC: $5 right now; minimum payment in USDC_ERC20 is $20 right now (it is converted on its way to the merchant, and the exchange takes no less); the fees of a payment in ETH leave nothing for the merchant; metadata must be an object; customer_email must be an email address; success_url must be an absolute http(s) URL; cancel_url must be an absolute http(s) URL; webhook_url: url is required; webhook_url: url must be an absolute http(s) URL; webhook_url: url must use https; webhook_url: url host does not resolve; webhook_url: url must point at a public host; only test payments can be simulated: use a test key; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; order_id is required; order_id must be 1 to 200 characters; amount_usd is required; amount_usd must be a number or a decimal string; amount_usd must be greater than 0; amount_usd has more than 2 decimals; amount_usd must be at most 1000000000; tokens must be an array of token symbols; token must be a token symbol; unsupported token: DOGE2; token must be one of tokens; not enabled for your account: XRP; ETH cannot be paid in live mode right now: no ethereum node is configured; amount_usd is below the minimum payment in BTC: $5 right now; minimum payment in USDC_ERC20 is $20 right now (it is converted on its way to the merchant, and the exchange takes no less); the fees of a payment in ETH leave nothing for the merchant; metadata must be an object; customer_email must be an email address; success_url must be an absolute http(s) URL; cancel_url must be an absolute http(s) URL; webhook_url: url is required; webhook_url: url must be an absolute http(s) URL; webhook_url: url must use https; webhook_url: url host does not resolve; webhook_url: url must point at a public host; only test payments can be simulated: use a test key; description must be a string of at most 1000 characters; metadata must be at most 8192 bytes of JSON; simulate must be one of: confirmed, overpaid, partially_paid, underpaid, expired, failed, wrong_asset, paid_late; price_amount must be a positive decimal number; price_currency must be a 3-letter currency code; price_currency is required with price_amount; order_id must not contain NUL characters; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -2,7 +2,7 @@
 // field with one clear 400 message each. Unknown fields are ignored. Pure: the webhook_url's DNS
 // check and everything that needs the merchant happen in the service.
 import { badRequest } from '../platform/errors.ts';
-import { longerThan, METADATA_NOT_OBJECT, textMessage } from '../platform/fields.ts';
+import { longerThan, METADATA_NOT_OBJECT, METADATA_TOO_LARGE, nulMessage, textMessage } from '../platform/fields.ts';
 import { dec, parseAmountUsd, type Decimal } from '../money/index.ts';
 import { isToken, unsupportedToken, type TokenSymbol } from '../tokens/index.ts';
 import { URL_TOO_LONG, urlTooLong } from '../webhooks/core.ts';
@@ -22,8 +22,13 @@ export const SIMULATE_UNKNOWN = `simulate must be one of: ${SIMULATION_OUTCOMES.
 export const OUTCOME_UNKNOWN = SIMULATE_UNKNOWN;
 export { unsupportedToken } from '../tokens/index.ts';
 export const MAX_AMOUNT_USD = '1000000000';
+// Messages of the optional fields, exported so GET /openapi.json lists them as they are worded here.
+export const PRICE_CURRENCY_INVALID = 'price_currency must be a 3-letter currency code';
+export const PRICE_CURRENCY_REQUIRED = 'price_currency is required with price_amount';
+export const positiveDecimalMessage = (name: string): string => `${name} must be a positive decimal number`;
 const MAX_ORDER_ID = 200;
 const MAX_TEXT = 1000;
+export const DESCRIPTION_TOO_LONG = textMessage('description', MAX_TEXT);
 const MAX_METADATA_BYTES = 8192;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -83,7 +88,7 @@ function pageUrl(name: string, v: unknown): string | undefined {
 
 function positiveDecimal(name: string, v: unknown): string | undefined {
   if (!present(v)) return undefined;
-  const bad = badRequest(`${name} must be a positive decimal number`);
+  const bad = badRequest(positiveDecimalMessage(name));
   const s = typeof v === 'number' && Number.isFinite(v) ? String(v) : typeof v === 'string' ? v.trim() : null;
   if (s === null || !/^\d{1,18}(\.\d{1,18})?$/.test(s) || dec(s).lte(0)) throw bad;
   return dec(s).toFixed();
@@ -93,7 +98,7 @@ function positiveDecimal(name: string, v: unknown): string | undefined {
 function refuseNul(body: Record<string, unknown>): void {
   for (const [k, v] of Object.entries(body)) {
     const text = typeof v === 'string' ? v : v !== null && typeof v === 'object' ? JSON.stringify(v) : '';
-    if (text.includes('\u0000') || text.includes('\\u0000')) throw badRequest(`${k.slice(0, 40)} must not contain NUL characters`);
+    if (text.includes('\u0000') || text.includes('\\u0000')) throw badRequest(nulMessage(k.slice(0, 40)));
   }
 }
 
@@ -118,7 +123,7 @@ export function parseCreateInput(body: Record<string, unknown>): CreateInput {
   let metadata: Record<string, unknown> | undefined;
   if (present(body.metadata)) {
     if (typeof body.metadata !== 'object' || Array.isArray(body.metadata)) throw badRequest(METADATA_NOT_OBJECT);
-    if (JSON.stringify(body.metadata).length > MAX_METADATA_BYTES) throw badRequest(`metadata must be at most ${MAX_METADATA_BYTES} bytes of JSON`);
+    if (JSON.stringify(body.metadata).length > MAX_METADATA_BYTES) throw badRequest(METADATA_TOO_LARGE);
     metadata = body.metadata as Record<string, unknown>;
   }
   let customerEmail: string | undefined;
@@ -130,11 +135,11 @@ export function parseCreateInput(body: Record<string, unknown>): CreateInput {
   let priceCurrency: string | undefined;
   if (present(body.price_currency)) {
     const c = body.price_currency;
-    if (typeof c !== 'string' || !/^[A-Za-z]{3}$/.test(c)) throw badRequest('price_currency must be a 3-letter currency code');
+    if (typeof c !== 'string' || !/^[A-Za-z]{3}$/.test(c)) throw badRequest(PRICE_CURRENCY_INVALID);
     priceCurrency = c.toUpperCase();
   }
   const priceAmount = positiveDecimal('price_amount', body.price_amount);
-  if (priceAmount !== undefined && priceCurrency === undefined) throw badRequest('price_currency is required with price_amount');
+  if (priceAmount !== undefined && priceCurrency === undefined) throw badRequest(PRICE_CURRENCY_REQUIRED);
   let simulate: SimulationOutcome | undefined;
   if (present(body.simulate)) {
     if (!isOutcome(body.simulate)) throw badRequest(SIMULATE_UNKNOWN);

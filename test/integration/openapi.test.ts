@@ -19,7 +19,8 @@ import { TOO_MANY_DECIMALS } from '../../src/affiliate/payouts/errors.ts';
 import { BELOW_MINIMUM_ERRORS, URL_ERRORS, usdFieldErrors } from '../../src/openapi/routes/v1.ts';
 import { unsupportedToken as unknownToken } from '../../src/tokens/catalog.ts';
 import { noNode, notEnabled } from '../../src/payments/coin.ts';
-import { pageUrlMessage } from '../../src/payments/create-input.ts';
+import { DESCRIPTION_TOO_LONG, pageUrlMessage, positiveDecimalMessage, SIMULATE_UNKNOWN } from '../../src/payments/create-input.ts';
+import { METADATA_TOO_LARGE, nulMessage, textMessage } from '../../src/platform/fields.ts';
 import { mustBeBoolean } from '../../src/accounts/settings-patch.ts';
 import { CATEGORY_MESSAGE } from '../../src/notifications/index.ts';
 import { onlyFailedResolve, STATUS_FILTER_MESSAGE } from '../../src/webhooks/delivery-store.ts';
@@ -85,6 +86,7 @@ describe('OpenAPI document', () => {
       ...usdFieldErrors('amount_usd'), unknownToken('DOGE2'), notEnabled('XRP'), noNode('ETH'), pageUrlMessage('success_url'), pageUrlMessage('cancel_url'),
       ...URL_ERRORS.map((m) => `${PAYMENT_URL_PREFIX}${m}`), ...['accept_other_assets', 'fees_paid_by_customer', 'hide_below_minimum'].map(mustBeBoolean),
       CATEGORY_MESSAGE, STATUS_FILTER_MESSAGE, onlyFailedResolve('pending'), invalidAddressMessage('ethereum'), MIN_PAYOUT_MESSAGE, Q_INVALID, ...BELOW_MINIMUM_ERRORS,
+      DESCRIPTION_TOO_LONG, METADATA_TOO_LARGE, SIMULATE_UNKNOWN, positiveDecimalMessage('price_amount'), textMessage('name', 200), ...['order_id', 'name', 'description'].map(nulMessage),
     ]);
     const unknown = [...messages].filter((m) => !composed.has(m) && !sources.includes(m.replace(/'/g, "\\'")) && !sources.includes(m));
     expect(unknown).toEqual([]);
@@ -198,6 +200,27 @@ describe('OpenAPI document', () => {
       await call('POST /merchant/customers', { method: 'POST', url: '/merchant/customers?mode=test', headers: tk, payload: {} });
       const customer = (await call('POST /merchant/customers', { method: 'POST', url: '/merchant/customers?mode=test', headers: tk, payload: { email: `c-${uid()}@example.com` } })).json();
       await call('PATCH /merchant/customers/{id}', { method: 'PATCH', url: `/merchant/customers/${customer.customer.id}`, headers: tk, payload: {} });
+      // Each refusal of the link and customer bodies, and of the payment body they share, is a message the document lists.
+      const badLinks = [
+        { name: 'x' }, { name: 'x', amount_usd: '5', description: 'd'.repeat(1001) }, { name: 'x', amount_usd: '5', tokens: 'ETH' },
+        { name: 'x', amount_usd: '5', tokens: ['DOGE2'] }, { name: 'x', amount_usd: '5', success_url: 'ftp://x' }, { name: 'x', amount_usd: '5', cancel_url: 'nope' },
+        { name: 'x', amount_usd: '5', description: 'a\u0000b' },
+      ];
+      for (const payload of badLinks) await call('POST /merchant/links', { method: 'POST', url: '/merchant/links?mode=test', headers: tk, payload });
+      for (const payload of [{ name: '' }, { description: 'd'.repeat(1001) }, { description: 5 }]) {
+        await call('PATCH /merchant/links/{id}', { method: 'PATCH', url: `/merchant/links/${tiny.link.id}`, headers: tk, payload });
+      }
+      const badCustomer = [{ name: 'n'.repeat(201) }, { metadata: 'x' }, { metadata: { a: 'x'.repeat(9000) } }];
+      for (const extra of badCustomer) {
+        await call('POST /merchant/customers', { method: 'POST', url: '/merchant/customers?mode=test', headers: tk, payload: { email: `c-${uid()}@example.com`, ...extra } });
+        await call('PATCH /merchant/customers/{id}', { method: 'PATCH', url: `/merchant/customers/${customer.customer.id}`, headers: tk, payload: extra });
+      }
+      await call('POST /merchant/customers', { method: 'POST', url: '/merchant/customers?mode=test', headers: tk, payload: { email: 'nope' } });
+      const badPayments = [
+        { description: 'd'.repeat(1001) }, { metadata: { a: 'x'.repeat(9000) } }, { simulate: 'bogus' }, { price_amount: 'x', price_currency: 'EUR' },
+        { price_currency: 'EURO' }, { price_amount: '5' }, { order_id: 'a\u0000b' },
+      ];
+      for (const extra of badPayments) await call('POST /v1/payments', { method: 'POST', url: '/v1/payments', headers: k, payload: { order_id: `o-${uid()}`, amount_usd: '10', ...extra } });
       await call('POST /merchant/payout-addresses', { method: 'POST', url: '/merchant/payout-addresses?mode=test', headers: tk, payload: { token: 'ETH', address: 'nope', password: acct.password } });
       await call('GET /merchant/payouts/quote', { method: 'GET', url: '/merchant/payouts/quote', headers: tk });
       await call('POST /merchant/payouts', { method: 'POST', url: '/merchant/payouts', headers: tk, payload: { address_id: 'pa_nope' } });

@@ -14,8 +14,13 @@ import { invalidAddressMessage } from '../../chains/addresses/validate.ts';
 import { STATUS_MESSAGE as REFERRAL_STATUS_MESSAGE } from '../../affiliate/referrals.ts';
 import { INVALID_TRON_ADDRESS, NO_PAYOUT_TARGET, STATUS_MESSAGE as REFERRAL_PAYOUT_STATUS_MESSAGE, UNKNOWN_PAYOUT_ADDRESS as REFERRAL_UNKNOWN_PAYOUT_ADDRESS } from '../../affiliate/payouts/errors.ts';
 import { minPayoutMessage } from '../../affiliate/terms.ts';
-import { Q_INVALID } from '../../customers/input.ts';
-import { NAME_INVALID as LINK_NAME_INVALID } from '../../links/input.ts';
+import { MAX_NAME as CUSTOMER_MAX_NAME, Q_INVALID } from '../../customers/input.ts';
+import { MAX_DESCRIPTION as LINK_MAX_DESCRIPTION, NAME_INVALID as LINK_NAME_INVALID } from '../../links/input.ts';
+import { AMOUNT_REQUIRED, TOKENS_NOT_ARRAY } from '../../payments/index.ts';
+import { DESCRIPTION_TOO_LONG, pageUrlMessage } from '../../payments/create-input.ts';
+import { notEnabled } from '../../payments/coin.ts';
+import { unsupportedToken } from '../../tokens/catalog.ts';
+import { METADATA_NOT_OBJECT, METADATA_TOO_LARGE, nulMessage, textMessage } from '../../platform/fields.ts';
 import { INVALID_EMAIL } from '../../accounts/index.ts';
 import { BEFORE_MESSAGE, COULD_NOT_REMOVE, COULD_NOT_ROLL, COULD_NOT_SET, NO_URL_SET_FIRST, NOTE_MESSAGE } from '../../webhooks/index.ts';
 import { UNKNOWN_STORE } from '../../accounts/index.ts';
@@ -25,6 +30,14 @@ import { ACTIVE_INVALID, LIVE_LINK_OFF } from '../../links/index.ts';
 import { NOTHING_TO_UPDATE, NOT_FOUND, RATE_LIMITED } from '../../platform/errors.ts';
 import { AMOUNT_NOT_POSITIVE, ONLY_XRP_TAGS, PASSWORD_INCORRECT, PAYOUT_STATE_CONFLICT, SETTLEMENT_NOT_FOUND } from '../../settlement/index.ts';
 
+// A link is a payment template checked by the payment's own rules (src/links/input.ts): its refusals
+// are the payment body's, plus its name and store.
+const LINK_ERRORS = [
+  LINK_NAME_INVALID, AMOUNT_REQUIRED, ...usdFieldErrors('amount_usd'), TOKENS_NOT_ARRAY, unsupportedToken('DOGE2'), notEnabled('XRP'),
+  DESCRIPTION_TOO_LONG, pageUrlMessage('success_url'), pageUrlMessage('cancel_url'), nulMessage('description'), UNKNOWN_STORE,
+];
+const LINK_PATCH_ERRORS = [NOTHING_TO_UPDATE, LINK_NAME_INVALID, textMessage('description', LINK_MAX_DESCRIPTION), nulMessage('name'), ACTIVE_INVALID];
+const CUSTOMER_ERRORS = [textMessage('name', CUSTOMER_MAX_NAME), METADATA_NOT_OBJECT, METADATA_TOO_LARGE];
 const MODE = { mode: oneOf(['test'], 'test for the test mode; anything else, or nothing, live') };
 const PAGE = { limit: int('1 to 200, default 50'), offset: int('default 0') };
 const LINK = obj({
@@ -199,21 +212,21 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
   {
     method: 'POST', path: '/merchant/links', tag: 'Payment links', auth: 'access_token', summary: 'Create a payment link', query: MODE,
     body: obj({ name: str(), amount_usd: { anyOf: [str(), { type: 'number' }] }, description: str(), tokens: arr(str()), success_url: str(), cancel_url: str(), store_id: str() }, ['name', 'amount_usd']),
-    responses: { 201: { description: 'the link', schema: wrap('link', LINK) } }, errors: { 400: [LINK_NAME_INVALID, ...usdFieldErrors('amount_usd'), UNKNOWN_STORE], 403: [LIVE_LINK_OFF] },
+    responses: { 201: { description: 'the link', schema: wrap('link', LINK) } }, errors: { 400: LINK_ERRORS, 403: [LIVE_LINK_OFF] },
   },
   { method: 'GET', path: '/merchant/links/:id', tag: 'Payment links', auth: 'access_token', summary: 'A payment link', responses: { 200: { description: 'the link', schema: wrap('link', LINK) } }, errors: { 404: [NOT_FOUND] } },
   {
     method: 'PATCH', path: '/merchant/links/:id', tag: 'Payment links', auth: 'access_token', summary: 'Change a payment link', body: obj({ name: str(), description: str(), active: bool() }),
-    responses: { 200: { description: 'the link', schema: wrap('link', LINK) } }, errors: { 400: [NOTHING_TO_UPDATE, ACTIVE_INVALID], 404: [NOT_FOUND] },
+    responses: { 200: { description: 'the link', schema: wrap('link', LINK) } }, errors: { 400: LINK_PATCH_ERRORS, 404: [NOT_FOUND] },
   },
   { method: 'GET', path: '/merchant/customers', tag: 'Customers', auth: 'access_token', summary: 'Customers', query: { ...MODE, q: str('email or name contains'), ...PAGE }, responses: { 200: { description: 'a page of customers', schema: page('customers', CUSTOMER) } }, errors: { 400: [Q_INVALID] } },
   {
     method: 'POST', path: '/merchant/customers', tag: 'Customers', auth: 'access_token', summary: 'Add a customer', query: MODE, body: obj({ email: str(), name: str(), metadata: anyObject() }, ['email']),
-    responses: { 201: { description: 'the customer', schema: wrap('customer', CUSTOMER) } }, errors: { 400: [EMAIL_REQUIRED, INVALID_EMAIL], 409: [CUSTOMER_EXISTS] },
+    responses: { 201: { description: 'the customer', schema: wrap('customer', CUSTOMER) } }, errors: { 400: [EMAIL_REQUIRED, INVALID_EMAIL, ...CUSTOMER_ERRORS], 409: [CUSTOMER_EXISTS] },
   },
   { method: 'GET', path: '/merchant/customers/:id', tag: 'Customers', auth: 'access_token', summary: 'A customer with recent payments', responses: { 200: { description: 'the customer', schema: wrap('customer', CUSTOMER) } }, errors: { 404: [NOT_FOUND] } },
   {
     method: 'PATCH', path: '/merchant/customers/:id', tag: 'Customers', auth: 'access_token', summary: 'Change a customer', body: obj({ name: str(), metadata: anyObject() }),
-    responses: { 200: { description: 'the customer', schema: wrap('customer', CUSTOMER) } }, errors: { 400: [NOTHING_TO_UPDATE], 404: [NOT_FOUND] },
+    responses: { 200: { description: 'the customer', schema: wrap('customer', CUSTOMER) } }, errors: { 400: [NOTHING_TO_UPDATE, ...CUSTOMER_ERRORS], 404: [NOT_FOUND] },
   },
 ];

@@ -5,7 +5,9 @@ import {
   PAYMENT_NOT_FOUND, Q_TOO_LONG, SIMULATION_OUTCOMES, SIMULATION_RUNNING, TO_NOT_A_DAY, TOKEN_NOT_IN_TOKENS, TOKEN_NOT_STRING,
   TOKEN_REQUIRED, TOKENS_NOT_ARRAY,
 } from '../../payments/index.ts';
-import { pageUrlMessage, parseUsdField } from '../../payments/create-input.ts';
+import {
+  DESCRIPTION_TOO_LONG, pageUrlMessage, parseUsdField, positiveDecimalMessage, PRICE_CURRENCY_INVALID, PRICE_CURRENCY_REQUIRED, SIMULATE_UNKNOWN,
+} from '../../payments/create-input.ts';
 import { noNode, notEnabled } from '../../payments/coin.ts';
 import { belowMinimumMessage, exchangeMinimumMessage, feesExceedPriceMessage } from '../../payments/pricing.ts';
 import { dec } from '../../money/decimal.ts';
@@ -14,7 +16,7 @@ import { PAYMENT_URL_PREFIX } from '../../webhooks/url-policy.ts';
 import type { RouteDoc } from '../describe.ts';
 import { anyObject, arr, int, obj, oneOf, ref, str, wrap, type Schema } from '../schema.ts';
 import { INVALID_REQUEST_BODY } from '../../platform/errors.ts';
-import { METADATA_NOT_OBJECT } from '../../platform/fields.ts';
+import { METADATA_NOT_OBJECT, METADATA_TOO_LARGE, nulMessage } from '../../platform/fields.ts';
 import {
   COULD_NOT_REMOVE, COULD_NOT_SET, NO_URL_SET_FIRST, STOREFRONT_CANNOT_CHANGE, URL_DOES_NOT_RESOLVE, URL_NOT_ABSOLUTE,
   URL_NOT_HTTPS, URL_NOT_PUBLIC, URL_REQUIRED,
@@ -35,6 +37,8 @@ export const CREATE_PAYMENT_ERRORS = [
   ORDER_ID_REQUIRED, ORDER_ID_LENGTH, AMOUNT_REQUIRED, ...usdFieldErrors('amount_usd'), TOKENS_NOT_ARRAY, TOKEN_NOT_STRING, unsupportedToken('DOGE2'),
   TOKEN_NOT_IN_TOKENS, notEnabled('XRP'), noNode('ETH'), ...BELOW_MINIMUM_ERRORS, METADATA_NOT_OBJECT, CUSTOMER_EMAIL_INVALID, pageUrlMessage('success_url'), pageUrlMessage('cancel_url'),
   ...URL_ERRORS.map((m) => `${PAYMENT_URL_PREFIX}${m}`), ONLY_TEST,
+  DESCRIPTION_TOO_LONG, METADATA_TOO_LARGE, SIMULATE_UNKNOWN, positiveDecimalMessage('price_amount'), PRICE_CURRENCY_INVALID, PRICE_CURRENCY_REQUIRED,
+  nulMessage('order_id'),
 ];
 
 /** The dashboard's list filters beyond spec 4.4 (README "Dashboard additions"), on /v1 and /merchant alike. */
