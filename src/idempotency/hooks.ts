@@ -66,8 +66,9 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
     const scope = claimedScope.get(req);
     if (!scope) return payload;
     claimedScope.delete(req);
-    // A failure on our side is not an answer worth keeping for a day: the key is free to retry.
-    if (reply.statusCode >= 500 || (typeof payload !== 'string' && !Buffer.isBuffer(payload) && payload != null)) {
+    // A failure on our side is not an answer worth keeping for a day, nor a 429 (the request was
+    // not run, only put off: a password re-check over its limit): the key is free to retry.
+    if (reply.statusCode >= 500 || reply.statusCode === 429 || (typeof payload !== 'string' && !Buffer.isBuffer(payload) && payload != null)) {
       await store.release(scope);
       return payload;
     }

@@ -13,6 +13,8 @@ import {
   IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_TTL_MS, requestFingerprint,
 } from '../../src/idempotency/index.ts';
 import { describeEachDb } from '../harness/databases.ts';
+import { ADDR } from '../harness/settlement.ts';
+import { RECHECK_MAX_FAILURES, RECHECK_WINDOW_MS } from '../../src/accounts/index.ts';
 import { startTestApp, type TestApp } from '../harness/app.ts';
 import { keyHeader, randomIp, signIn, signupAccount, tokenHeader, uid, type Account } from '../harness/accounts.ts';
 
@@ -165,6 +167,28 @@ describeEachDb('idempotency keys', (h) => {
     const third = await t.app.inject({ method: 'POST', url: '/v1/_probe', headers, payload: {} });
     expect(third.headers['idempotent-replayed']).toBe('true');
     expect(third.json()).toEqual(second.json());
+  });
+
+  it('does not keep a 429: once the limit has passed, the repeat runs again', async () => {
+    const owner = await signupAccount(t.app);
+    const add = (token: string, key: string | undefined, password: string) => t.app.inject({
+      method: 'POST', url: '/merchant/payout-addresses', remoteAddress: randomIp(),
+      headers: { ...tokenHeader(token), ...(key === undefined ? {} : { 'idempotency-key': key }) },
+      payload: { token: 'USDT_TRC20', address: ADDR.TRON, password },
+    });
+    for (let i = 0; i < RECHECK_MAX_FAILURES; i++) expect((await add(owner.accessToken, undefined, 'wrong-password-1')).statusCode).toBe(403);
+    const key = `k-${uid()}`;
+    const limited = await add(owner.accessToken, key, owner.password);
+    expect(limited.statusCode).toBe(429);
+    clock.advance(RECHECK_WINDOW_MS + 1000);
+    const { accessToken } = await signIn(t.app, owner.email);
+    const again = await add(accessToken, key, owner.password);
+    expect(again.statusCode).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBeUndefined();
+    // That answer is the one kept.
+    const replayed = await add(accessToken, key, owner.password);
+    expect(replayed.headers['idempotent-replayed']).toBe('true');
+    expect(replayed.body).toBe(again.body);
   });
 
   it('covers /merchant POSTs per merchant and mode; the stored answer is sealed at rest', async () => {
