@@ -4691,6 +4691,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description unsupported token: DOGE2 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description missing token; invalid or expired token */
             401: {
                 headers: {
@@ -4730,6 +4739,15 @@ export interface operations {
                 };
                 content: {
                     "text/csv": string;
+                };
+            };
+            /** @description unsupported token: DOGE2 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description missing token; invalid or expired token */

@@ -248,6 +248,12 @@ describeEachDb('settlement reads', (h) => {
     const csv = (await call(m.owner, 'GET', '/merchant/ledger.csv?token=BTC')).body.split('\r\n').filter((l) => l !== '').slice(1);
     expect(csv.map((l) => l.split(',').slice(3, 7).join(' '))).toEqual(['BTC bitcoin 0.01 600']);
     expect((await call(m.owner, 'GET', '/merchant/ledger')).json().total).toBe(3);
+    // An empty filter is no filter; a coin the gateway does not know is an error, not "every coin".
+    expect((await call(m.owner, 'GET', '/merchant/ledger?token=')).json().total).toBe(3);
+    for (const url of ['/merchant/ledger?token=FOO', '/merchant/ledger.csv?token=FOO']) {
+      const res = await call(m.owner, 'GET', url);
+      expect([res.statusCode, res.json()]).toEqual([400, { error: 'unsupported token: FOO' }]);
+    }
   });
 
   it('orders entries written together by when they were written: newest first in the ledger and the statement, in order in a payment\'s trail', async () => {

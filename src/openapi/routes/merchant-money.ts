@@ -139,11 +139,11 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
   { method: 'GET', path: '/merchant/balances', tag: 'Money', auth: 'access_token', summary: 'Balances of a mode', query: MODE, responses: { 200: { description: 'balances', schema: wrap('balances', arr(ref('Balance'))) } } },
   {
     method: 'GET', path: '/merchant/ledger', tag: 'Money', auth: 'access_token', summary: 'Ledger entries, newest first', query: { ...MODE, token: str(), limit: int('1 to 500'), offset: int() },
-    responses: { 200: { description: 'a page of entries', schema: page('entries', ref('LedgerEntry')) } },
+    responses: { 200: { description: 'a page of entries', schema: page('entries', ref('LedgerEntry')) } }, errors: { 400: [unsupportedToken('DOGE2')] },
   },
   {
     method: 'GET', path: '/merchant/ledger.csv', tag: 'Money', auth: 'access_token', summary: 'The whole statement as CSV', query: { ...MODE, token: str() },
-    responses: { 200: { description: 'columns id, created_at, type, token, chain, amount, usd_amount, reference, note', contentType: 'text/csv', schema: str() } },
+    responses: { 200: { description: 'columns id, created_at, type, token, chain, amount, usd_amount, reference, note', contentType: 'text/csv', schema: str() } }, errors: { 400: [unsupportedToken('DOGE2')] },
   },
   {
     method: 'GET', path: '/merchant/settlements', tag: 'Money', auth: 'access_token', summary: 'Settlements, newest first',

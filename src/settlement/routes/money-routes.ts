@@ -3,7 +3,8 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { ANY_ROLE, dashboardRoute, type AccountsService } from '../../accounts/index.ts';
 import { LIST_DEFAULT, LIST_LEDGER, listParams } from '../../platform/list-params.ts';
-import { isToken } from '../../tokens/index.ts';
+import { isToken, unsupportedToken } from '../../tokens/index.ts';
+import { badRequest } from '../../platform/errors.ts';
 import type { SettlementService } from '../service.ts';
 import { listBalances } from '../balance-store.ts';
 import { balanceJson, ledgerEntryJson, settlementJson } from '../json.ts';
@@ -23,8 +24,10 @@ export function registerMoneyRoutes(app: FastifyInstance, accounts: AccountsServ
     }),
   });
 
+  // An unknown coin is refused (spec 7's message), never read as "every coin".
   const ledgerFilter = (req: Parameters<typeof livemodeOf>[0], merchantId: string) => {
     const token = queryOf(req).token;
+    if (token !== undefined && token !== '' && !isToken(token)) throw badRequest(unsupportedToken(String(token).slice(0, 40)));
     return { merchantId, livemode: livemodeOf(req), ...(isToken(token) ? { token } : {}) };
   };
 
