@@ -16,8 +16,9 @@ import { TOKEN_DEFS, type TokenSymbol } from '../tokens/index.ts';
 import {
   activeAt, parseAddress, parseLabel, parseTag, parseToken, DEFAULT_ONLY_TRUE, NOTHING_TO_UPDATE, PASSWORD_INCORRECT,
 } from './address-rules.ts';
-import { payoutAddresses, settlements, type PayoutAddressRow } from './schema.ts';
-import { payoutAddressJson } from './json.ts';
+import { payoutAddresses, payouts, settlements, type PayoutAddressRow } from './schema.ts';
+import { payoutAddressJson, payoutJson } from './json.ts';
+import { movePayout } from './payouts/payout-store.ts';
 
 export interface AddressActor { merchantId: string; userId: string; actor: Actor }
 
@@ -119,6 +120,7 @@ export class PayoutAddressService {
         if (oldest) await tx.update(payoutAddresses).set({ isDefault: true, updatedAt: now }).where(eq(payoutAddresses.id, oldest.id));
       }
       await this.#changed(tx, who, before, null, 'deleted', now);
+      await cancelPayoutsTo(tx, who, id, now);
     }));
   }
 
@@ -166,4 +168,19 @@ function notificationText(row: PayoutAddressRow, verb: string, after: PayoutAddr
 /** Serialises changes to one coin's addresses (first-is-default and rule 2 read the others). */
 async function lockCoin(tx: Executor, merchantId: string, livemode: boolean, token: string): Promise<void> {
   await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`pa:${merchantId}:${livemode}:${token}`}))`);
+}
+
+/**
+ * Payouts to a deleted address still waiting for review are canceled with it (their amounts back in
+ * the balance), by the member who deleted it: a merchant removes an address they no longer trust or
+ * hold, and the operator must never approve a payout there. An approved one may already be on its
+ * way: it goes on (the operator can still reject it while it has not left).
+ */
+async function cancelPayoutsTo(tx: Executor, who: AddressActor, addressId: string, now: Date): Promise<void> {
+  const waiting = await tx.select({ id: payouts.id }).from(payouts)
+    .where(and(eq(payouts.merchantId, who.merchantId), eq(payouts.addressId, addressId), eq(payouts.status, 'requested'))).for('update');
+  for (const { id } of waiting) {
+    const row = await movePayout(tx, id, who.merchantId, { to: 'canceled', by: who.userId }, now);
+    await recordAudit(tx, { merchantId: who.merchantId, action: 'payout.canceled', actor: who.actor, subject: row.id, after: payoutJson(row), note: 'its payout address was deleted', at: now });
+  }
 }

@@ -281,6 +281,19 @@ describeEachDb('payouts and statements', (h) => {
       expect(await a.bal()).toMatchObject({ available: '30', pending_payout: '20' });
     });
 
+    it('cancels a payout still waiting for review when its address is deleted (never sent to an address the merchant removed); an approved one goes on', async () => {
+      const a = await funded('50');
+      const waiting = (await call(a.owner, 'POST', '/merchant/payouts', { address_id: a.address.id, amount: '20' })).json().payout;
+      const approved = (await call(a.owner, 'POST', '/merchant/payouts', { address_id: a.address.id, amount: '10' })).json().payout;
+      expect((await admin('POST', `/admin/payouts/${approved.id}/approve`)).statusCode).toBe(200);
+      expect((await call(a.owner, 'DELETE', `/merchant/payout-addresses/${a.address.id}`)).json()).toEqual({ message: 'address deleted' });
+      const list = (await call(a.owner, 'GET', '/merchant/payouts')).json().payouts;
+      expect(list.find((x: { id: string }) => x.id === waiting.id).status).toBe('canceled');
+      expect(list.find((x: { id: string }) => x.id === approved.id).status).toBe('approved');
+      expect(await a.bal()).toMatchObject({ available: '40', pending_payout: '10' });
+      expect((await admin('POST', `/admin/payouts/${waiting.id}/approve`)).statusCode).toBe(409);
+    });
+
     it('rejects an approved payout, its whole amount back in the balance with the reason on the release entry', async () => {
       const a = await funded('50');
       const p = (await call(a.owner, 'POST', '/merchant/payouts', { address_id: a.address.id, amount: '20' })).json().payout;
