@@ -14,6 +14,8 @@ export const LIST_DEFAULT: ListRule = { max: 200, dflt: 50 };
 export const LIST_AUDIT: ListRule = { max: 500, dflt: 100 };
 export const LIST_LEDGER: ListRule = { max: 500, dflt: 50 };
 export const LIST_EVENTS: ListRule = { max: 200, dflt: 100 };
+/** The operator's payout and settlement lists: the newest 200 unless paged (as before paging). */
+export const LIST_OPERATOR: ListRule = { max: 200, dflt: 200 };
 /** Offsets past any real list are clamped here, so the database never sees one beyond its integer range. */
 export const MAX_OFFSET = 2 ** 31 - 1;
 

@@ -21,7 +21,6 @@ import type { PayoutAddressInput } from './planner.ts';
 import { addressesInForce, planAddress } from './address-store.ts';
 import { SETTLEMENT_STATUSES, SETTLEMENT_STATUS_INVALID, paymentLedger, paymentSettlements, settlementsForOperator } from './statement.ts';
 import { retrySettlement, returnSettlement } from './failed-settlements.ts';
-import { LIST_DEFAULT } from '../platform/list-params.ts';
 import { oneOfFilter } from '../platform/fields.ts';
 
 export class SettlementService {
@@ -94,9 +93,9 @@ export class SettlementService {
     return failSettlement(tx, id, note, this.platform.clock.now());
   }
 
-  /** The operator lists settlements across merchants (`status` filter). */
-  async forOperator(status: string | undefined): Promise<SettlementRow[]> {
-    return settlementsForOperator(this.platform.db.orm, oneOfFilter(status, SETTLEMENT_STATUSES, SETTLEMENT_STATUS_INVALID), LIST_DEFAULT.max);
+  /** The operator lists settlements across merchants (`status` filter), newest first, a page at a time. */
+  forOperator(status: string | undefined, limit: number, offset: number): Promise<{ settlements: SettlementRow[]; total: number }> {
+    return settlementsForOperator(this.platform.db.orm, oneOfFilter(status, SETTLEMENT_STATUSES, SETTLEMENT_STATUS_INVALID), limit, offset);
   }
 
   /** The operator tries a failed direct settlement again. */

@@ -103,9 +103,11 @@ export async function settlementPage(ex: Executor, f: SettlementFilter, limit: n
 }
 
 /** Settlements across merchants for the operator, newest first (`status` one of SETTLEMENT_STATUSES). */
-export async function settlementsForOperator(ex: Executor, status: string | undefined, limit: number): Promise<SettlementRow[]> {
-  return ex.select().from(settlements).where(status ? eq(settlements.status, status) : undefined)
-    .orderBy(desc(settlements.createdAt), desc(settlements.id)).limit(limit);
+export async function settlementsForOperator(ex: Executor, status: string | undefined, limit: number, offset: number): Promise<{ settlements: SettlementRow[]; total: number }> {
+  const where = status ? eq(settlements.status, status) : undefined;
+  const rows = await ex.select().from(settlements).where(where).orderBy(desc(settlements.createdAt), desc(settlements.id)).limit(limit).offset(offset);
+  const [{ n }] = await ex.select({ n: count() }).from(settlements).where(where);
+  return { settlements: rows, total: Number(n) };
 }
 
 /** A settlement of the merchant, either mode. */

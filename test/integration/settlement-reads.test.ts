@@ -208,6 +208,28 @@ describeEachDb('settlement reads', (h) => {
     expect((await admin('GET', '/admin/payouts')).statusCode).toBe(200);
   });
 
+  it('pages the operator\'s payout and settlement lists (they stopped at the newest 200, the rest out of reach)', async () => {
+    const m = await newMerchant();
+    for (let i = 0; i < 2; i++) {
+      await settle(input(payment(m.id, { token: 'BTC', rate_locked: '60000', settlement: 'custodial' }), [{ amount: 1_000_000n, usd: '600' }]));
+    }
+    expect((await admin('POST', '/admin/ledger/adjustments', { merchant_id: m.id, livemode: true, token: 'USDT_TRC20', amount: '50', note: 'n' })).statusCode).toBe(201);
+    const address = await addAddress(m, { token: 'USDT_TRC20', address: ADDR.TRON });
+    for (let i = 0; i < 2; i++) expect((await call(m.owner, 'POST', '/merchant/payouts', { address_id: address.id, amount: '20' })).statusCode).toBe(201);
+    for (const path of ['/admin/payouts', '/admin/settlements']) {
+      const key = path.slice('/admin/'.length);
+      const all = (await admin('GET', `${path}?limit=200`)).json();
+      expect(all.total).toBeGreaterThanOrEqual(2);
+      const ids = all[key].map((x: { id: string }) => x.id);
+      const first = (await admin('GET', `${path}?limit=1`)).json();
+      expect([first[key].map((x: { id: string }) => x.id), first.limit, first.offset, first.total]).toEqual([[ids[0]], 1, 0, all.total]);
+      const second = (await admin('GET', `${path}?limit=1&offset=1`)).json();
+      expect([second[key].map((x: { id: string }) => x.id), second.offset]).toEqual([[ids[1]], 1]);
+      // without paging, the newest 200 as before
+      expect((await admin('GET', path)).json().limit).toBe(200);
+    }
+  });
+
   it('streams the live and the test statement apart, each as an attachment named for its mode', async () => {
     const m = await newMerchant();
     await settle(input(payment(m.id, { token: 'BTC', rate_locked: '60000', settlement: 'custodial' }), [{ amount: 1_000_000n, usd: '600' }]));

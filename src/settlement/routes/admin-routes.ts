@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { adminRoute } from '../../admin/index.ts';
 import { bodyObject } from '../../accounts/index.ts';
-import { LIST_DEFAULT } from '../../platform/list-params.ts';
+import { LIST_OPERATOR, listParams } from '../../platform/list-params.ts';
 import type { SettlementService } from '../service.ts';
 import { ledgerEntryJson, payoutJson, settlementJson } from '../json.ts';
 import { idOf, queryOf, str } from './helpers.ts';
@@ -19,8 +19,11 @@ export function registerSettlementAdminRoutes(app: FastifyInstance, settlement: 
   adminRoute(app, token, {
     method: 'GET', url: '/admin/payouts',
     handler: async (req) => {
-      const status = oneOfFilter(queryOf(req).status, PAYOUT_STATUSES, PAYOUT_STATUS_INVALID);
-      return { payouts: (await svc.list({ status }, LIST_DEFAULT.max, 0)).payouts.map(payoutJson) };
+      const q = queryOf(req);
+      const status = oneOfFilter(q.status, PAYOUT_STATUSES, PAYOUT_STATUS_INVALID);
+      const { limit, offset } = listParams(q, LIST_OPERATOR);
+      const page = await svc.list({ status }, limit, offset);
+      return { payouts: page.payouts.map(payoutJson), total: page.total, limit, offset };
     },
   });
   for (const [verb, to] of [['approve', 'approved'], ['reject', 'rejected'], ['sent', 'sent']] as const) {
@@ -31,7 +34,12 @@ export function registerSettlementAdminRoutes(app: FastifyInstance, settlement: 
   }
   adminRoute(app, token, {
     method: 'GET', url: '/admin/settlements',
-    handler: async (req) => ({ settlements: (await settlement.forOperator(str(queryOf(req).status))).map(settlementJson) }),
+    handler: async (req) => {
+      const q = queryOf(req);
+      const { limit, offset } = listParams(q, LIST_OPERATOR);
+      const page = await settlement.forOperator(str(q.status), limit, offset);
+      return { settlements: page.settlements.map(settlementJson), total: page.total, limit, offset };
+    },
   });
   adminRoute(app, token, {
     method: 'POST', url: '/admin/settlements/:id/retry',
