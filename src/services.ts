@@ -69,6 +69,8 @@ export async function createServices(platform: Platform): Promise<Services> {
   settlement.useTransfers(sending.transfers.port);
   // a Tron settlement's burnt TRX is priced in its coin at the current rates (settlement/burnt-fee.ts)
   sending.transfers.useRates((livemode) => marketQuotes(market.snapshot(livemode)).rates);
+  // a settlement whose fee waits for the real network fee tells the referral program at completion
+  sending.transfers.useServiceFees(affiliate.creditCommission);
   platform.outbox.subscribe(sending.transfers.subscriber());
   const watching = createChainWatching(platform, nodes, sending.kits, { intake: payments.intake, market }, {}, sending.readers, sending.hotWallets);
   const realtime = new Realtime(platform, accounts.authn, {

@@ -1,6 +1,7 @@
 // Commissions (spec 2 "Referral and commission"): one per live deposit of an actively referred
 // merchant, credited to the affiliate's referral balance when the service's fee on it is final
-// (the settlement port, in the settlement's transaction). Keyed `<payment id>:<transaction id>`,
+// (the settlement port, in the transaction that makes it final: the settlement's, or its completion's
+// when the real network fee may still change it; `fee.at` is that moment). Keyed `<payment id>:<transaction id>`,
 // so a settlement told twice credits once.
 import { and, count, desc, eq, ne, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../platform/db/index.ts';

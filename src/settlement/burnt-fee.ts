@@ -15,6 +15,8 @@ import { TOKEN_DEFS, type TokenSymbol } from '../tokens/index.ts';
 import { settlements, type SettlementRow } from './schema.ts';
 import { settlementJson } from './json.ts';
 import { recordRealNetworkFee } from './real-network-fee.ts';
+import { finalServiceFee } from './settlement-writer.ts';
+import type { ServiceFeePort } from './ports.ts';
 
 /** What was burnt in the settlement's own coin: as is when it is that coin, else at today's rates, rounded up. */
 export function burntInToken(token: TokenSymbol, burnt: { token: TokenSymbol; amount: bigint }, rates: Partial<Record<TokenSymbol, Decimal>>): bigint | null {
@@ -41,19 +43,30 @@ export async function lockSettlement(tx: Executor, id: string): Promise<Settleme
  * network fee of a completed direct settlement; false when there is nothing to change (already
  * recorded, or no rate to price a token settlement's burn in its coin: the quote then stands).
  * `settlement`: its row when the caller holds it locked in `tx` (it has just completed it), else its
- * id (read and locked here).
+ * id (read and locked here). Its service fee is final then, burnt fee recorded or quote standing:
+ * `fees` (the referral program) is told of it here (settlement-writer.ts finalServiceFee).
  */
 export async function recordBurntFee(
   tx: Executor, settlement: SettlementRow | string, burnt: { token: TokenSymbol; amount: bigint }, rates: Partial<Record<TokenSymbol, Decimal>>, now: Date,
+  fees: ServiceFeePort | null = null,
 ): Promise<boolean> {
   const row = typeof settlement === 'string' ? await lockSettlement(tx, settlement) : settlement;
   if (!row || row.mode !== 'direct' || row.status !== 'completed') return false;
+  const updated = await recordBurnt(tx, row, burnt, rates, now);
+  await finalServiceFee(tx, updated ?? row, fees, now);
+  return updated !== null;
+}
+
+/** The settlement's row with the burnt fee recorded; null when nothing changed. */
+async function recordBurnt(
+  tx: Executor, row: SettlementRow, burnt: { token: TokenSymbol; amount: bigint }, rates: Partial<Record<TokenSymbol, Decimal>>, now: Date,
+): Promise<SettlementRow | null> {
   const inToken = burntInToken(row.token as TokenSymbol, burnt, rates);
-  if (inToken === null) return false;
+  if (inToken === null) return null;
   const pool = row.serviceFee + row.networkFee;
-  if (!await recordRealNetworkFee(tx, row, inToken < pool ? inToken : pool, now)) return false;
+  if (!await recordRealNetworkFee(tx, row, inToken < pool ? inToken : pool, now)) return null;
   const [updated] = await tx.select().from(settlements).where(eq(settlements.id, row.id));
   // the figures changed, not the status: no second `settlement.completed`
   await appendEvent(tx, { type: 'settlement:update', livemode: row.livemode, merchantId: row.merchantId, paymentId: row.paymentId, data: settlementJson(updated as SettlementRow), at: now });
-  return true;
+  return updated as SettlementRow;
 }

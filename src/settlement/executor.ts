@@ -9,7 +9,7 @@ import { notFound } from '../platform/errors.ts';
 import { NOTE_WAITING_PRICE, planPaymentSettlements, planSettlement } from './planner.ts';
 import type { ServiceFeePort, SettleInput, TransferPort } from './ports.ts';
 import { settlementDeposits, settlements, type SettlementRow } from './schema.ts';
-import { canPayOut, settlementEvents, writePlan } from './settlement-writer.ts';
+import { canPayOut, finalServiceFee, settlementEvents, writePlan } from './settlement-writer.ts';
 import { loadInput, type StoredInput } from './stored-input.ts';
 import { planInputs } from './plan-inputs.ts';
 import { scheduledPayout } from './payouts/scheduled.ts';
@@ -87,14 +87,20 @@ async function replanOne(tx: Executor, id: string, deps: ExecutorDeps, now: Date
  * transaction really cost (a chain where the settlement is one transaction paying the whole network
  * fee), recorded in place of the quoted figure (real-network-fee.ts).
  */
-export async function completeSettlement(tx: Executor, id: string, txId: string, now: Date, opts: { networkFee?: bigint | null } = {}): Promise<SettlementRow> {
+export async function completeSettlement(
+  tx: Executor, id: string, txId: string, now: Date, opts: { networkFee?: bigint | null; fees?: ServiceFeePort | null } = {},
+): Promise<SettlementRow> {
   if (opts.networkFee !== undefined && opts.networkFee !== null) {
     const [row] = await tx.select().from(settlements).where(eq(settlements.id, id)).for('update');
     if (row?.status === 'pending' && row.mode === 'direct') await recordRealNetworkFee(tx, row, opts.networkFee, now);
   }
   // a treasury conversion is done once its payout is final (conversions.ts)
   const conversion = sql`case when ${settlements.conversion}->>'status' = 'pending' then jsonb_set(${settlements.conversion}, '{status}', '"done"') else ${settlements.conversion} end`;
-  return finish(tx, id, { status: 'completed', txId, completedAt: now, note: null, conversion }, now);
+  const row = await finish(tx, id, { status: 'completed', txId, completedAt: now, note: null, conversion }, now);
+  // Bitcoin family: the fee is final now, the real one recorded or (none reported, or one the share
+  // could not have paid) the quote standing. Tron's is once its other transfers close (burnt-fee.ts).
+  if (row.chain !== 'tron') await finalServiceFee(tx, row, opts.fees ?? null, now);
+  return row;
 }
 
 /** The chain room gives up on a direct settlement after repeated tries. */

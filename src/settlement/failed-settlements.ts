@@ -10,11 +10,11 @@ import { badRequest, conflict, notFound } from '../platform/errors.ts';
 import { recordAudit, type Actor } from '../audit/index.ts';
 import { TOKEN_DEFS, type TokenSymbol } from '../tokens/index.ts';
 import type { Chain } from '../config.ts';
-import type { TransferPort, TransferRequest } from './ports.ts';
+import type { ServiceFeePort, TransferPort, TransferRequest } from './ports.ts';
 import { executedLedger } from './conversion-ledger.ts';
 import { settlements, type SettlementRow } from './schema.ts';
 import { settlementJson, type StoredConversion } from './json.ts';
-import { settlementEvents, transfersFor } from './settlement-writer.ts';
+import { finalServiceFee, postLedger, settlementEvents, transfersFor } from './settlement-writer.ts';
 import { settlementRequests } from './waiting-transfers.ts';
 import { emitBalances, postEntries } from './balance-store.ts';
 import { SETTLEMENT_NOT_FOUND } from './statement.ts';
@@ -73,7 +73,9 @@ export function treasuryPayout(row: SettlementRow, c: StoredConversion): Transfe
 }
 
 /** Its money is credited to the merchant's balance; the coins on the deposit address go to the service's wallet. */
-export async function returnSettlement(tx: Executor, id: string, body: Record<string, unknown>, port: TransferPort | null, actor: Actor, now: Date): Promise<SettlementRow> {
+export async function returnSettlement(
+  tx: Executor, id: string, body: Record<string, unknown>, port: TransferPort | null, actor: Actor, now: Date, fees: ServiceFeePort | null = null,
+): Promise<SettlementRow> {
   if (typeof body.note !== 'string' || body.note.trim() === '') throw badRequest(ADJUST_NOTE_REQUIRED);
   const note = body.note.trim();
   if (note.includes('\u0000')) throw badRequest(NOTE_NUL);
@@ -83,7 +85,10 @@ export async function returnSettlement(tx: Executor, id: string, body: Record<st
   const token = (c ? c.to : row.token) as TokenSymbol;
   const key = { merchantId: row.merchantId, livemode: row.livemode };
   // a treasury conversion not carried out yet has no ledger entries: they come first, as if it had been
-  if (c?.treasury && !c.payout) await postEntries(tx, key, executedLedger(row, c), now, { paymentId: row.paymentId });
+  // (and its service fee, final now, told to the referral program as postLedger tells it)
+  if (c?.treasury && !c.payout) await postLedger(tx, row, executedLedger(row, c), fees, now);
+  // a settlement whose real network fee was awaited keeps its quote: that fee is final now
+  await finalServiceFee(tx, row, fees, now);
   await postEntries(tx, key, [{
     type: 'settlement_return', token, chain: TOKEN_DEFS[token].chain, amount: c ? BigInt(c.amount_out) : row.net,
     usd_amount: row.netUsd, reference: `${row.paymentId}:${row.depositTx}`, note,

@@ -97,7 +97,10 @@ export interface SettleInput { payment: SettlePayment; deposits: readonly Settle
  */
 export type DepositsPort = (tx: Executor, paymentId: string) => Promise<SettleInput | null>;
 
-/** A live settlement's service fee, final now that the settlement recorded it in the ledger. */
+/**
+ * A live settlement's service fee, final now: recorded in the ledger, or, when the real network fee
+ * may still change it (real-network-fee.ts recordsRealNetworkFee), completed with that fee or returned.
+ */
 export interface FinalServiceFee {
   merchantId: string;
   paymentId: string;
@@ -111,7 +114,7 @@ export interface FinalServiceFee {
 }
 
 /**
- * Told of every live service fee in the settlement's transaction (the referral program credits its
- * commission there); it may be told of one twice and must then change nothing.
+ * Told of every live service fee once it is final, in that transaction (the referral program credits
+ * its commission there); it may be told of one twice and must then change nothing.
  */
 export type ServiceFeePort = (tx: Executor, fee: FinalServiceFee) => Promise<void>;

@@ -15,6 +15,22 @@ import { settlements, type SettlementRow } from './schema.ts';
 
 export const NOTE_REAL_NETWORK_FEE = 'the network fee the transaction really cost';
 
+/** Chains whose direct settlements record the network fee they really cost (Bitcoin family here, Tron burnt-fee.ts). */
+const REAL_FEE_CHAINS: ReadonlySet<string> = new Set(['bitcoin', 'litecoin', 'dogecoin', 'tron']);
+
+/**
+ * Whether a settlement's service fee may still change when it completes: a live direct settlement
+ * on such a chain, sent by its deposit address (a treasury conversion is excluded: its fee entries
+ * are written when it is carried out, and the referral program is told then). While it is pending
+ * (or failed: a retry sends it again) its fee is not final; it is once it completes (executor.ts
+ * completeSettlement; on Tron once its transfers are all closed, burnt-fee.ts) or is returned to the
+ * balance (the quote stands). The referral program is told then (settlement-writer.ts finalServiceFee).
+ */
+export function recordsRealNetworkFee(row: Pick<SettlementRow, 'livemode' | 'mode' | 'chain' | 'conversion'>): boolean {
+  return row.livemode && row.mode === 'direct' && REAL_FEE_CHAINS.has(row.chain)
+    && !(row.conversion as { treasury?: boolean } | null)?.treasury;
+}
+
 export interface FeeFigures extends CoinSplit {
   usd_value: Decimal;
   service_fee_usd: Decimal;

@@ -86,7 +86,7 @@ export class SettlementService {
   }
 
   completeSettlement(tx: Tx, id: string, txId: string): Promise<SettlementRow> {
-    return completeSettlement(tx, id, txId, this.platform.clock.now());
+    return completeSettlement(tx, id, txId, this.platform.clock.now(), { fees: this.#fees });
   }
 
   failSettlement(tx: Tx, id: string, note: string): Promise<SettlementRow> {
@@ -105,7 +105,7 @@ export class SettlementService {
 
   /** The operator credits a failed direct settlement to the merchant's balance. */
   returnToBalance(id: string, body: Record<string, unknown>, actor: Actor): Promise<SettlementRow> {
-    return this.platform.db.transaction((tx) => returnSettlement(tx, id, body, this.#transfers, actor, this.platform.clock.now()));
+    return this.platform.db.transaction((tx) => returnSettlement(tx, id, body, this.#transfers, actor, this.platform.clock.now(), this.#fees));
   }
 
   adjust(body: Record<string, unknown>, actor: Actor): Promise<LedgerRow> {

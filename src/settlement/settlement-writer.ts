@@ -1,7 +1,7 @@
 // Carries out one settlement plan in the caller's transaction: the settlement row (new, or the
 // waiting one planned again), its ledger entries and balances, transfer intents for live direct
 // settlements, rule 6's automatic payout, and the events.
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../platform/db/index.ts';
 import { newId } from '../platform/ids.ts';
 import { appendEvent } from '../events/index.ts';
@@ -14,7 +14,8 @@ import type { ServiceFeePort, SettleDeposit, SettlePayment, TransferPort } from 
 import { emitBalances, postEntries } from './balance-store.ts';
 import { addressById } from './address-store.ts';
 import { createPayoutOrWait } from './payouts/payout-store.ts';
-import { settlementDeposits, settlements, type SettlementRow } from './schema.ts';
+import { ledgerEntries, settlementDeposits, settlements, type SettlementRow } from './schema.ts';
+import { recordsRealNetworkFee } from './real-network-fee.ts';
 import { settlementJson, SWEEP_NONE, type StoredConversion } from './json.ts';
 import { storeInput } from './stored-input.ts';
 
@@ -122,15 +123,38 @@ export async function writePlan(tx: Executor, plan: SettlementPlan, ctx: WriteCo
   return row;
 }
 
-/** A settlement's ledger entries, and its service fee to the referral program (final once the ledger records it). */
+/**
+ * A settlement's ledger entries, and its service fee to the referral program when it is final now.
+ * A pending settlement whose real network fee is still to be recorded (recordsRealNetworkFee) is
+ * not told here: what that fee moves changes `service_fee`, so it is told once it completes
+ * (finalServiceFee).
+ */
 export async function postLedger(tx: Executor, row: SettlementRow, entries: readonly LedgerEntryPlan[], fees: ServiceFeePort | null, now: Date): Promise<void> {
   await postEntries(tx, { merchantId: row.merchantId, livemode: row.livemode }, entries, now, { paymentId: row.paymentId });
-  if (row.livemode && fees && entries.some((e) => e.type === 'fee')) {
-    await fees(tx, {
-      merchantId: row.merchantId, paymentId: row.paymentId, reference: `${row.paymentId}:${row.depositTx}`,
-      depositUsd: row.usdValue, feeUsd: row.serviceFeeUsd, at: now,
-    });
-  }
+  if (row.status === 'pending' && recordsRealNetworkFee(row)) return;
+  if (entries.some((e) => e.type === 'fee')) await tellServiceFee(tx, row, fees, now);
+}
+
+async function tellServiceFee(tx: Executor, row: SettlementRow, fees: ServiceFeePort | null, now: Date): Promise<void> {
+  if (!row.livemode || !fees) return;
+  await fees(tx, {
+    merchantId: row.merchantId, paymentId: row.paymentId, reference: `${row.paymentId}:${row.depositTx}`,
+    depositUsd: row.usdValue, feeUsd: row.serviceFeeUsd, at: now,
+  });
+}
+
+/**
+ * A settlement whose fee postLedger left untold (recordsRealNetworkFee) has it final now: completed
+ * (with the real network fee recorded, or the quote standing when none was) or returned to the
+ * balance. Its figures as they stand, told when its ledger charged a service fee (as postLedger
+ * would have); nothing for any other settlement (told already) or in test mode.
+ */
+export async function finalServiceFee(tx: Executor, row: SettlementRow, fees: ServiceFeePort | null, now: Date): Promise<void> {
+  if (!fees || !row.livemode || !recordsRealNetworkFee(row)) return;
+  const [charged] = await tx.select({ seq: ledgerEntries.seq }).from(ledgerEntries).where(and(
+    eq(ledgerEntries.paymentId, row.paymentId), eq(ledgerEntries.reference, `${row.paymentId}:${row.depositTx}`), eq(ledgerEntries.type, 'fee'),
+  )).limit(1);
+  if (charged) await tellServiceFee(tx, row, fees, now);
 }
 
 /** The transfer service when it can send on `chain` now; null otherwise (the settlement waits for it). */

@@ -30,10 +30,11 @@ export async function startLtcApp(db: Database, node: LitecoinNode, env: Record<
 
 /**
  * A live merchant whose LTC payout address is a fresh address of the node's miner wallet, or
- * `payout` (an address the node's wallet does not know: it never re-broadcasts what pays it).
+ * `payout` (an address the node's wallet does not know: it never re-broadcasts what pays it);
+ * `signup`: more of the signup's body (a `referral_code`).
  */
-export async function ltcMerchant(t: LtcApp, payoutAddress?: string): Promise<Merchant & { payout: string }> {
-  const acct = await signupAccount(t.app);
+export async function ltcMerchant(t: LtcApp, payoutAddress?: string, signup: Record<string, unknown> = {}): Promise<Merchant & { payout: string }> {
+  const acct = await signupAccount(t.app, signup);
   const live = await t.app.inject({ method: 'POST', url: '/merchant/live', headers: tokenHeader(acct.accessToken), payload: { enabled: true } });
   if (live.statusCode !== 200) throw new Error(`live mode: ${live.statusCode} ${live.body}`);
   const payout = payoutAddress ?? await t.node.minerAddress();

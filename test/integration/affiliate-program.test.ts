@@ -259,6 +259,31 @@ describeEachDb('referral program', (h) => {
         .toEqual([[`${payment.id}:tx_late`, '0.05'], [`${payment.id}:tx_first`, '0.25']]);
     });
 
+    it('a direct Tron settlement: nothing while it waits for its burnt fee or has failed; its return (the quote stands) credits it once', async () => {
+      const a = await newAffiliate();
+      const m = await referredBy(t, a.code);
+      const mOwner = await member(t, m.merchant.id, 'owner');
+      await t.services.settlement.addresses.add({ merchantId: m.merchant.id, userId: mOwner.userId, actor: { kind: 'merchant', id: mOwner.userId } }, true,
+        { token: 'USDT_TRC20', address: 'TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH', password: mOwner.password });
+      let n = 0;
+      t.services.settlement.useTransfers({ send: async () => `intent_${++n}`, retry: async () => 1 });
+      try {
+        const { payment, settlement: s } = await liveDeposit(t, m.merchant.id, '20', { settlement: 'direct', deposit_address: 'TDeposit', tx: 'tx_direct' });
+        expect(s).toMatchObject({ mode: 'direct', status: 'pending' });
+        const ofPayment = () => h.db().orm.select().from(commissions).where(eq(commissions.paymentId, payment.id));
+        expect(await ofPayment()).toEqual([]);
+        await h.db().transaction((tx) => t.services.settlement.failSettlement(tx, s.id, 'node refused the transfer'));
+        expect(await ofPayment()).toEqual([]);
+        clock.advance(60_000);
+        const res = await admin(t, 'POST', `/admin/settlements/${s.id}/return`, { note: 'merchant wallet refuses it' });
+        expect(res.statusCode, res.body).toBe(200);
+        expect((await ofPayment()).map((c) => [c.id, c.feeUsd.toString(), c.amount, c.createdAt.toISOString()]))
+          .toEqual([[`${payment.id}:tx_direct`, '0.2', 50_000n, clock.now().toISOString()]]);
+      } finally {
+        t.services.settlement.useTransfers(null);
+      }
+    });
+
     it('credits a fee told twice once (idempotent per <payment id>:<transaction id>)', async () => {
       const a = await newAffiliate();
       const m = await referredBy(t, a.code);

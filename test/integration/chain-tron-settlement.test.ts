@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { TronWeb } from 'tronweb';
 import { describeEachDb } from '../harness/databases.ts';
+import { codeOf } from '../harness/affiliate.ts';
 import { randomIp, tokenHeader, signupAccount, type Account } from '../harness/accounts.ts';
 import { startTestApp, type TestApp } from '../harness/app.ts';
 import { createLivePayment, hotWallet, settlementsOf } from '../harness/chain-send.ts';
@@ -21,6 +22,8 @@ import { eq } from 'drizzle-orm';
 import { outgoingTransfers } from '../../src/chains/transfers/index.ts';
 import { ledgerEntries } from '../../src/settlement/index.ts';
 import { dec, ROUND_UP, unitsToDecimal } from '../../src/money/index.ts';
+import { commissions } from '../../src/affiliate/index.ts';
+import { commissionUnits } from '../../src/affiliate/terms.ts';
 
 type TronAccount = { address: { base58: string }; privateKey: string };
 const newAccount = async () => (await TronWeb.createAccount()) as unknown as TronAccount;
@@ -331,5 +334,30 @@ describeEachDb('Tron paid, confirmed, settled on the simulated node', (h) => {
     expect(burnt).toBe(CREATE_ACCOUNT_FEE_SUN);
     expect(burnt).toBeLessThan(units(quoted.network_fee));
     await expectNetworkFeeRecorded(p.id, quoted, burnt);
+  });
+
+  it('TRX, a referred merchant: the commission is credited once its transfers are final, on the service fee the burn left', async () => {
+    const m = await signupAccount(t.app, { referral_code: await codeOf(h.db(), acct.merchant.id) });
+    const live = await t.app.inject({ method: 'POST', url: '/merchant/live', headers: tokenHeader(m.accessToken), payload: { enabled: true } });
+    expect(live.statusCode).toBe(200);
+    const added = await t.app.inject({
+      method: 'POST', url: '/merchant/payout-addresses', remoteAddress: randomIp(), headers: tokenHeader(m.accessToken),
+      payload: { token: 'TRX', address: payout.TRX!, password: m.password },
+    });
+    expect(added.statusCode).toBe(201);
+    const p = await createLivePayment(t, { acct: m, addresses: {}, addressIds: {} }, 'TRX');
+    await payAndWatch('TRX', p.deposit_address, units(p.crypto_amount));
+    sim.chain.mine(1);
+    await watch();
+    const [quoted] = await settlementsOf(t, p.id);
+    const ofPayment = () => h.db().orm.select().from(commissions).where(eq(commissions.paymentId, p.id));
+    // planned with the quoted network fee: not final, nothing credited yet
+    expect(await ofPayment()).toEqual([]);
+    const transfers = () => h.db().orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.reference, quoted.id as string));
+    await driveUntil(async () => await completed(p.id) && (await transfers()).every((x) => x.status === 'final'));
+    const [s] = await settlementsOf(t, p.id);
+    expect(s.service_fee_usd).not.toBe(quoted.service_fee_usd);
+    const rows = await ofPayment();
+    expect(rows.map((r) => [r.feeUsd.toString(), r.amount])).toEqual([[dec(s.service_fee_usd).toString(), commissionUnits(dec(s.service_fee_usd), 2500)]]);
   });
 });

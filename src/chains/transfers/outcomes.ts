@@ -9,12 +9,14 @@
 // any more (final, given up or canceled: the service's share may end after the merchant's transfer
 // completed the settlement), what they burnt becomes its network fee (settlement/burnt-fee.ts). A
 // failed settlement records nothing: an operator's retry completes it later, counting what every
-// try burnt, or its return makes it custodial.
+// try burnt, or its return makes it custodial. The referral program (`fees`) is told of a settlement's
+// service fee once it is final: at its completion (Bitcoin family: with the real network fee) or, on
+// Tron, with the burnt fee.
 import type { Logger } from '../../platform/logger.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { Decimal } from '../../money/index.ts';
 import type { TokenSymbol } from '../../tokens/index.ts';
-import { completeSettlement, failSettlement, lockSettlement, payoutSendFailed, payoutSentOnChain, recordBurntFee, type SettlementRow } from '../../settlement/index.ts';
+import { completeSettlement, failSettlement, lockSettlement, payoutSendFailed, payoutSentOnChain, recordBurntFee, type ServiceFeePort, type SettlementRow } from '../../settlement/index.ts';
 import type { Executor } from '../../platform/db/index.ts';
 import { referenceBurnt, transferById } from './store.ts';
 import type { TransferOutcomes } from './types.ts';
@@ -36,7 +38,7 @@ const BURNT_FEE_CHAINS: ReadonlySet<string> = new Set(['tron']);
  * first and then reads its transfer closed. The transfer's row is locked before the settlement's, as
  * on every path that ends a transfer.
  */
-async function burntFee(tx: Executor, t: TransferRow, settlement: SettlementRow | null, rates: RatesOf | null, now: Date): Promise<void> {
+async function burntFee(tx: Executor, t: TransferRow, settlement: SettlementRow | null, rates: RatesOf | null, fees: ServiceFeePort | null, now: Date): Promise<void> {
   if (!BURNT_FEE_CHAINS.has(t.chain)) return;
   const reference = await settlementOf(tx, t);
   if (reference === null) return;
@@ -44,7 +46,7 @@ async function burntFee(tx: Executor, t: TransferRow, settlement: SettlementRow 
   if (!row) return;
   const { burnt, settled } = await referenceBurnt(tx, reference);
   if (!settled) return;
-  await recordBurntFee(tx, row, { token: 'TRX', amount: burnt }, rates?.(t.livemode) ?? {}, now);
+  await recordBurntFee(tx, row, { token: 'TRX', amount: burnt }, rates?.(t.livemode) ?? {}, now, fees);
 }
 
 const OF_A_SETTLEMENT: ReadonlySet<string> = new Set(['settlement', 'service_fee']);
@@ -62,7 +64,7 @@ async function settlementOf(tx: Executor, t: TransferRow): Promise<string | null
   return funded && OF_A_SETTLEMENT.has(funded.purpose) ? funded.reference : null;
 }
 
-export function settlementOutcomes(log: Logger, rates: () => RatesOf | null = () => null): TransferOutcomes {
+export function settlementOutcomes(log: Logger, rates: () => RatesOf | null = () => null, fees: () => ServiceFeePort | null = () => null): TransferOutcomes {
   /** The settlement or payout moved on meanwhile (the operator did something): the transfer's state stands. */
   const tolerate = (err: unknown, what: Record<string, unknown>) => {
     if (!(err instanceof AppError)) throw err;
@@ -75,23 +77,23 @@ export function settlementOutcomes(log: Logger, rates: () => RatesOf | null = ()
       else if (t.purpose === 'payout') await payoutSendFailed(tx, t.reference, note, now);
       else log.error({ transfer: t.id, purpose: t.purpose, chain: t.chain, from: t.fromAddress, why: note }, 'a transfer of the service\'s own money was given up');
     } catch (err) { tolerate(err, { transfer: t.id, reference: t.reference }); }
-    await burntFee(tx, t, settlement, rates(), now);
+    await burntFee(tx, t, settlement, rates(), fees(), now);
   };
   return {
     async final(tx, t, now) {
       let settlement: SettlementRow | null = null;
       try {
         // a Bitcoin-family settlement is one transaction: its fee is the settlement's real network fee
-        if (t.purpose === 'settlement') settlement = await completeSettlement(tx, t.reference, t.txId!, now, isUtxoChain(t.chain as Chain) ? { networkFee: t.minedFee } : {});
+        if (t.purpose === 'settlement') settlement = await completeSettlement(tx, t.reference, t.txId!, now, { fees: fees(), ...(isUtxoChain(t.chain as Chain) ? { networkFee: t.minedFee } : {}) });
         else if (t.purpose === 'payout') await payoutSentOnChain(tx, t.reference, t.txId!, now);
       } catch (err) { tolerate(err, { transfer: t.id, reference: t.reference }); }
-      await burntFee(tx, t, settlement, rates(), now);
+      await burntFee(tx, t, settlement, rates(), fees(), now);
     },
     failed,
     async canceled(tx, t, note, now) {
       if (t.purpose === 'settlement' || t.purpose === 'payout') return failed(tx, t, note, now);
       log.info({ transfer: t.id, purpose: t.purpose, chain: t.chain, from: t.fromAddress, amount: t.amount.toString(), why: note }, 'a transfer of the service\'s own money was not worth its fee');
-      await burntFee(tx, t, null, rates(), now);
+      await burntFee(tx, t, null, rates(), fees(), now);
     },
   };
 }

@@ -12,6 +12,7 @@ import { ChainStepper, type StepperOptions } from './stepper.ts';
 import { DEFAULT_RETRY_DELAYS_MS } from './backoff.ts';
 import { settlementOutcomes, type RatesOf } from './outcomes.ts';
 import { walletsWaitingForFunds } from './store.ts';
+import type { ServiceFeePort } from '../../settlement/index.ts';
 import type { TransferFamily } from './types.ts';
 
 export interface TransferServiceOptions {
@@ -33,13 +34,14 @@ export class TransferService {
   #timer: NodeJS.Timeout | null = null;
   #unlisten: (() => void) | null = null;
   #rates: RatesOf | null = null;
+  #fees: ServiceFeePort | null = null;
 
   constructor(platform: Platform, keys: WalletKeys, families: readonly TransferFamily[], opts: TransferServiceOptions) {
     this.#platform = platform;
     this.#pollMs = opts.pollMs;
     const chains = new Set(families.map((f) => f.chain));
     this.port = new ChainTransferPort(keys, () => chains, () => platform.clock.now(), () => { this.#recorded = true; });
-    const outcomes = settlementOutcomes(platform.log, () => this.#rates);
+    const outcomes = settlementOutcomes(platform.log, () => this.#rates, () => this.#fees);
     this.#steppers = families.map((f) => {
       const o: StepperOptions = {
         confirmations: platform.config.confirmations[f.chain], retryDelaysMs: opts.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
@@ -52,6 +54,11 @@ export class TransferService {
   /** The market plugs its rates in (created after the chain room, from its fee quotes). */
   useRates(rates: RatesOf): void {
     this.#rates = rates;
+  }
+
+  /** The referral program plugs its commissions in: told of a settlement's service fee once it is final at completion. */
+  useServiceFees(port: ServiceFeePort | null): void {
+    this.#fees = port;
   }
 
   /** The chains transfers can be made on (a family with a node). */
