@@ -27,9 +27,15 @@ const REAL_FEE_CHAINS: ReadonlySet<string> = new Set(['bitcoin', 'litecoin', 'do
  * balance (the quote stands). The referral program is told then (settlement-writer.ts finalServiceFee).
  */
 export function recordsRealNetworkFee(row: Pick<SettlementRow, 'livemode' | 'mode' | 'chain' | 'conversion'>): boolean {
-  return row.livemode && row.mode === 'direct' && REAL_FEE_CHAINS.has(row.chain)
-    && !(row.conversion as { treasury?: boolean } | null)?.treasury;
+  return row.livemode && row.mode === 'direct' && REAL_FEE_CHAINS.has(row.chain) && !treasuryConversion(row);
 }
+
+/**
+ * A live conversion carried out by the treasury: the transfer that completes it is the hot wallet's
+ * payout on the target coin's chain, whose fee (in that chain's coin, e.g. satoshis for an ETH
+ * deposit paid out in BTC) is the treasury's cost, not the network fee of moving the deposit.
+ */
+const treasuryConversion = (row: Pick<SettlementRow, 'conversion'>): boolean => !!(row.conversion as { treasury?: boolean } | null)?.treasury;
 
 export interface FeeFigures extends CoinSplit {
   usd_value: Decimal;
@@ -59,7 +65,7 @@ export function withRealNetworkFee(f: FeeFigures, real: bigint): FeeFigures | nu
  * to zero, so the balance does not move). Returns whether anything changed.
  */
 export async function recordRealNetworkFee(tx: Executor, row: SettlementRow, real: bigint, now: Date): Promise<boolean> {
-  if (real === row.networkFee) return false;
+  if (real === row.networkFee || treasuryConversion(row)) return false;
   const before: FeeFigures = {
     amount: row.amount, service_fee: row.serviceFee, network_fee: row.networkFee, conversion_fee: row.conversionFee, net: row.net,
     usd_value: row.usdValue, service_fee_usd: row.serviceFeeUsd, network_fee_usd: row.networkFeeUsd,

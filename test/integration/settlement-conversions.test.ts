@@ -17,6 +17,7 @@ import {
   ledgerEntries, settlements, NOTE_WAITING_CONVERSION, type TransferPort, type TransferRequest, type TransferState,
 } from '../../src/settlement/index.ts';
 import { NOTE_CONVERTING } from '../../src/settlement/settlement-writer.ts';
+import { completeSettlement } from '../../src/settlement/executor.ts';
 import { NOTE_CANNOT_PAY_OUT } from '../../src/settlement/routing.ts';
 import { NOTE_CONVERSION_WAITING_PRICE, noteSweepFailed } from '../../src/settlement/conversions.ts';
 import type { StoredConversion } from '../../src/settlement/json.ts';
@@ -117,6 +118,23 @@ describeEachDb('settlement conversions', (h) => {
     expect((done.conversion as StoredConversion).status).toBe('done');
     expect(await t.services.settlement.advanceConversions()).toBe(0);
     expect(p.sent).toHaveLength(2);
+  });
+
+  it('a conversion paid out on a Bitcoin-family chain keeps its fees: the payout\'s mined fee (in that chain\'s coin) is not the settlement\'s network fee', async () => {
+    const m = await newMerchant();
+    await addAddress(m, 'BTC', ADDR.BTC);
+    const p = use('ethereum', 'bitcoin');
+    const [s] = await t.services.settlement.settle(h.db(), input(ethPayment(m.id), [{ amount: ETH(1), usd: '3000' }]));
+    expect((s.conversion as StoredConversion)).toMatchObject({ via: 'exchange', to: 'BTC', treasury: true });
+    p.states.set('trf_1', { status: 'final', waiting_funds: false, tx_id: '0xsweep' });
+    expect(await t.services.settlement.advanceConversions()).toBe(1);
+    expect(p.sent[1]).toMatchObject({ chain: 'bitcoin', token: 'BTC', purpose: 'settlement' });
+    const before = await row(s.id);
+    // the chain room completes it with the BTC payout's mined fee, 1,234 satoshis
+    const done = await h.db().transaction((tx) => completeSettlement(tx, s.id, 'btcpayout', new Date('2026-03-02T11:00:00Z'), { networkFee: 1234n }));
+    expect(done.status).toBe('completed');
+    expect([done.serviceFee, done.networkFee, done.serviceFeeUsd.toFixed(), done.networkFeeUsd.toFixed()])
+      .toEqual([before.serviceFee, before.networkFee, before.serviceFeeUsd.toFixed(), before.networkFeeUsd.toFixed()]);
   });
 
   it('a sweep given up fails the settlement; the operator retries it, then returns it to the balance', async () => {
