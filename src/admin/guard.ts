@@ -4,7 +4,7 @@
 // first, so it takes the same time whatever the length or content of the guess.
 import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
-import { notFound, unauthorized } from '../platform/errors.ts';
+import { AppError, notFound, tooManyRequests, unauthorized } from '../platform/errors.ts';
 import { MemoryRateLimiter } from '../platform/rate-limit.ts';
 import { countFailure, refuseOverFailures, type FailureLimit } from '../platform/failure-limit.ts';
 import { ipLimitKey } from '../accounts/routes/ip-limit.ts';
@@ -19,11 +19,35 @@ export const ADMIN_FAILURE_WINDOW_MS = 60_000;
 const ADMIN_LIMIT: FailureLimit = { max: ADMIN_MAX_FAILURES, windowMs: ADMIN_FAILURE_WINDOW_MS };
 // Failures only: the operator's own requests are never slowed. Counted per server in its process
 // (guessing a long random token is hopeless anyway: this bounds the noise and the CPU it costs).
+// One count per client address for the /admin routes and the operator's socket (namespace /admin,
+// attached to the same server): otherwise the socket's handshake would be an unlimited way to guess.
 const failuresByServer = new WeakMap<object, MemoryRateLimiter>();
-function failuresOf(app: FastifyInstance): MemoryRateLimiter {
-  let l = failuresByServer.get(app.server);
-  if (!l) failuresByServer.set(app.server, (l = new MemoryRateLimiter()));
+function failuresOf(server: object): MemoryRateLimiter {
+  let l = failuresByServer.get(server);
+  if (!l) failuresByServer.set(server, (l = new MemoryRateLimiter()));
   return l;
+}
+
+export type AdminTokenCheck = 'ok' | 'invalid' | 'rate_limited';
+
+/**
+ * One presentation of an admin token (`given`, undefined when none was sent) from client address
+ * `ip` to `server`: `rate_limited` once the address has used up its wrong tokens in the window (the
+ * right token too, checked before the token), otherwise `ok`, or `invalid` counted as a failure.
+ */
+export async function checkAdminToken(server: object, adminToken: string, given: string | undefined, ip: string): Promise<AdminTokenCheck> {
+  const failures = failuresOf(server);
+  const key = `admin-token-failures:${ipLimitKey(ip)}`;
+  const now = Date.now();
+  try {
+    await refuseOverFailures(failures, key, ADMIN_LIMIT, now);
+  } catch (err) {
+    if (err instanceof AppError && err.status === 429) return 'rate_limited';
+    throw err;
+  }
+  if (adminTokenMatches(adminToken, given)) return 'ok';
+  await countFailure(failures, key, ADMIN_LIMIT, now);
+  return 'invalid';
 }
 
 const digest = (s: string) => crypto.createHash('sha256').update(s).digest();
@@ -40,19 +64,14 @@ export interface AdminRouteSpec {
 }
 
 export function adminRoute(app: FastifyInstance, adminToken: string | null, spec: AdminRouteSpec): void {
-  const adminFailures = failuresOf(app);
   app.route({
     method: spec.method,
     url: spec.url,
     onRequest: async (req) => {
       if (!adminToken) throw notFound();
-      const key = `admin-token-failures:${ipLimitKey(req.ip)}`;
-      const now = Date.now();
-      await refuseOverFailures(adminFailures, key, ADMIN_LIMIT, now);
-      if (!adminTokenMatches(adminToken, bearer(req))) {
-        await countFailure(adminFailures, key, ADMIN_LIMIT, now);
-        throw unauthorized(INVALID_ADMIN_TOKEN);
-      }
+      const check = await checkAdminToken(app.server, adminToken, bearer(req), req.ip);
+      if (check === 'rate_limited') throw tooManyRequests();
+      if (check === 'invalid') throw unauthorized(INVALID_ADMIN_TOKEN);
     },
     handler: (req, reply) => spec.handler(req, reply, adminActor(req)),
   });

@@ -1,1 +1,1 @@
-export { adminRoute, adminTokenMatches, INVALID_ADMIN_TOKEN, type AdminRouteSpec } from './guard.ts';
+export { adminRoute, adminTokenMatches, checkAdminToken, INVALID_ADMIN_TOKEN, type AdminRouteSpec, type AdminTokenCheck } from './guard.ts';

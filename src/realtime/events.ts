@@ -31,6 +31,8 @@ export const UNAUTHORIZED = 'unauthorized';
 export const MISSING_TOKEN = 'missing_token';
 export const INVALID_TOKEN = 'invalid_token';
 export const WRONG_KIND = 'wrong_kind';
+/** The operator's socket only: its address is over the operator API's limit on wrong admin tokens. */
+export const RATE_LIMITED = 'rate_limited';
 
 // auth:error codes (spec 5).
 export const TOKEN_EXPIRED = 'token_expired';

@@ -3,11 +3,14 @@
 // `support:typing`, each with `merchant_id`) and relays its own typing to a merchant. The handshake
 // carries ADMIN_TOKEN in `auth.token` (compared as the /admin routes compare it); without
 // ADMIN_TOKEN the namespace does not exist. Refusals: connect_error `unauthorized` with
-// `err.data.code` `missing_token` or `invalid_token`.
+// `err.data.code` `missing_token` or `invalid_token`, or `rate_limited` once the client address has
+// sent 20 wrong admin tokens in a minute: the operator API's count (src/admin/guard.ts), shared, so
+// a guess over either counts and over the limit both refuse, the right token too.
+import type { IncomingMessage } from 'node:http';
 import type { Namespace, Socket } from 'socket.io';
-import { adminTokenMatches } from '../admin/index.ts';
+import { checkAdminToken } from '../admin/index.ts';
 import { isIdShaped } from '../platform/fields.ts';
-import { INVALID_TOKEN, MISSING_TOKEN } from './events.ts';
+import { INVALID_TOKEN, MISSING_TOKEN, RATE_LIMITED } from './events.ts';
 import { refusal } from './merchant-namespace.ts';
 import { MAX_TYPING_NAME, TypingGate, typingOf, type TypingRelay } from './typing.ts';
 import { DEFAULT_SUPPORT_NAME, SUPPORT_TYPING } from '../support/index.ts';
@@ -20,12 +23,22 @@ export const TYPING_FLAG_REQUIRED = 'typing (true or false) is required';
 
 type Ack = (answer: unknown) => void;
 
-export function setUpOperatorNamespace(nsp: Namespace, adminToken: string, relay: (r: TypingRelay) => void, nowMs: () => number): void {
+/** Where a handshake is counted: the HTTP server the /admin routes share, and the client address rule of TRUST_PROXY. */
+export interface OperatorAdmission {
+  server: object;
+  clientAddress: (req: IncomingMessage) => string;
+}
+
+export function setUpOperatorNamespace(nsp: Namespace, adminToken: string, admission: OperatorAdmission, relay: (r: TypingRelay) => void, nowMs: () => number): void {
   nsp.use((socket, next) => {
     const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
-    if (typeof token !== 'string' || token === '') return next(refusal(MISSING_TOKEN));
-    if (!adminTokenMatches(adminToken, token)) return next(refusal(INVALID_TOKEN));
-    next();
+    const given = typeof token === 'string' && token !== '' ? token : undefined;
+    // A missing token counts as a wrong one, as a request without Authorization does on /admin.
+    checkAdminToken(admission.server, adminToken, given, admission.clientAddress(socket.request)).then((check) => {
+      if (check === 'rate_limited') return next(refusal(RATE_LIMITED));
+      if (check === 'invalid') return next(refusal(given === undefined ? MISSING_TOKEN : INVALID_TOKEN));
+      next();
+    }, (err: unknown) => next(err instanceof Error ? err : new Error(String(err))));
   });
   nsp.on('connection', (socket: Socket) => {
     socket.join(OPERATOR_ROOM);

@@ -13,6 +13,7 @@ import { allRoleRooms, merchantRoom, MerchantSockets, sessionRoom, userRoom, typ
 import { OPERATOR_NAMESPACE, OPERATOR_ROOM, setUpOperatorNamespace } from './operator-namespace.ts';
 import { isTypingRelay, merchantTypingPayload, operatorTypingPayload, type TypingRelay } from './typing.ts';
 import { SUPPORT_TYPING } from '../support/index.ts';
+import { clientAddressOf } from '../platform/http/index.ts';
 import { FiguresThrottle } from './figures-throttle.ts';
 import type { NamesOf, PaymentJson } from './payer-view.ts';
 import { registerCheckoutPage, registerQrRoute } from './checkout-page.ts';
@@ -137,7 +138,7 @@ export class Realtime {
     this.#merchant = new MerchantSockets(io.of(MERCHANT_NAMESPACE), this.#authn, this.#platform.clock, this.#platform.log, (auth, typing) =>
       relay({ kind: 'typing', merchant_id: auth.merchantId, side: 'merchant', name: auth.email, typing, user_id: auth.userId }));
     // The operator's socket exists only with ADMIN_TOKEN, like the /admin routes.
-    if (adminToken) setUpOperatorNamespace(io.of(OPERATOR_NAMESPACE), adminToken, relay, () => this.#platform.clock.now().getTime());
+    if (adminToken) setUpOperatorNamespace(io.of(OPERATOR_NAMESPACE), adminToken, { server, clientAddress: clientAddressOf(this.#platform.config.trustProxy) }, relay, () => this.#platform.clock.now().getTime());
     for (const ext of this.#extensions) ext.setUp(io.of(ext.namespace));
     this.#io = io;
     return io;

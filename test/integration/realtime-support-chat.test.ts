@@ -124,3 +124,56 @@ describeEachDb('support chat sockets without ADMIN_TOKEN', (h) => {
     }
   });
 });
+
+// The operator API's limit on wrong admin tokens (README: 20 a minute from one address, then 429 for
+// the rest of the minute, the right token too) holds for the socket's handshake as well, on the same
+// count: a wrong token over HTTP or over a socket is one failure of that client address.
+describeEachDb('operator socket: wrong admin tokens share the operator API limit', (h) => {
+  let t: SocketApp | null = null;
+  afterEach(async () => {
+    closeSockets();
+    await t?.close();
+    t = null;
+  });
+
+  const handshake = async (url: string, token: string, headers: Record<string, string> = {}) => {
+    const s = connect(`${url}/admin`, { reconnection: false, auth: { token }, extraHeaders: headers });
+    const r = await Promise.race([next(s, 'connect').then(() => 'connected'), next<ConnectError>(s, 'connect_error').then((e) => e.data?.code)]);
+    s.close();
+    return r;
+  };
+  const adminGet = (url: string, token: string, headers: Record<string, string> = {}) =>
+    fetch(`${url}/admin/support`, { headers: { authorization: `Bearer ${token}`, ...headers } });
+
+  it('refuses the 21st wrong handshake of a minute `rate_limited`, and the right token too', async () => {
+    t = await startSocketApp(h.db());
+    for (let i = 0; i < 20; i++) expect(await handshake(t.url, `wrong-${i}`)).toBe('invalid_token');
+    const err = await next<ConnectError>(connect(`${t.url}/admin`, { reconnection: false, auth: { token: 'wrong-20' } }), 'connect_error');
+    expect(err.message).toBe('unauthorized');
+    expect(err.data?.code).toBe('rate_limited');
+    expect(await handshake(t.url, ADMIN_TOKEN)).toBe('rate_limited');
+    // The same address is over the limit on the operator API too.
+    const res = await adminGet(t.url, ADMIN_TOKEN);
+    expect(res.status).toBe(429);
+    expect((await res.json()).error).toBe('rate limit exceeded');
+  });
+
+  it('adds wrong tokens over HTTP and over the socket into one count', async () => {
+    t = await startSocketApp(h.db());
+    for (let i = 0; i < 10; i++) expect((await adminGet(t.url, `wrong-${i}`)).status).toBe(401);
+    for (let i = 0; i < 10; i++) expect(await handshake(t.url, `wrong-${i}`)).toBe('invalid_token');
+    expect(await handshake(t.url, ADMIN_TOKEN)).toBe('rate_limited');
+    expect((await adminGet(t.url, ADMIN_TOKEN)).status).toBe(429);
+  });
+
+  it('TRUST_PROXY=1: a forged left-most X-Forwarded-For entry does not escape the count', async () => {
+    t = await startSocketApp(h.db(), { env: { TRUST_PROXY: '1' } });
+    const via = (forged: string) => ({ 'x-forwarded-for': `${forged}, 198.51.100.7` });
+    for (let i = 0; i < 10; i++) expect((await adminGet(t.url, 'wrong', via(`203.0.113.${i}`))).status).toBe(401);
+    for (let i = 0; i < 10; i++) expect(await handshake(t.url, 'wrong', via(`203.0.113.${100 + i}`))).toBe('invalid_token');
+    expect(await handshake(t.url, ADMIN_TOKEN, via('203.0.113.250'))).toBe('rate_limited');
+    expect((await adminGet(t.url, ADMIN_TOKEN, via('203.0.113.251'))).status).toBe(429);
+    // The client is the address the proxy appended: another client behind it is not refused.
+    expect(await handshake(t.url, ADMIN_TOKEN, { 'x-forwarded-for': '198.51.100.8' })).toBe('connected');
+  });
+});

@@ -4,5 +4,5 @@ export { answerFrameworkError, installBadInputGuards } from './bad-input.ts';
 export { installErrorMapper } from './error-mapper.ts';
 export { createMetricsRegistry, installMetrics } from './metrics.ts';
 export { isLiveQuery, livemodeOf } from './mode.ts';
-export { trustProxyOption } from './trust-proxy.ts';
+export { clientAddressOf, trustProxyOption } from './trust-proxy.ts';
 export { queryOf, paramOf, idOf, type Query } from './request.ts';

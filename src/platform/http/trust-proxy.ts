@@ -2,6 +2,8 @@
 // cannot check, so `1` ("one proxy in front", CONTRACT.md) is a function trusting exactly the
 // immediate peer: the client is then the last X-Forwarded-For entry, the one that proxy appended.
 // A list of addresses and CIDR ranges is handed over as it is (the right-most untrusted entry wins).
+import type { IncomingMessage } from 'node:http';
+import proxyAddr from '@fastify/proxy-addr';
 import type { TrustProxy } from '../../config.ts';
 
 export type FastifyTrustProxy = false | string[] | ((addr: string, hop: number) => boolean);
@@ -9,4 +11,16 @@ export type FastifyTrustProxy = false | string[] | ((addr: string, hop: number) 
 export function trustProxyOption(tp: TrustProxy): FastifyTrustProxy {
   if (tp === 1) return (_addr, hop) => hop < 1;
   return tp;
+}
+
+/**
+ * The client address of a raw request (a socket's handshake), worked out as Fastify works out
+ * `req.ip` from trustProxyOption (the same proxy-addr package and the same trust rule), so a limit
+ * keyed by address counts one client once whether it comes over HTTP or a socket.
+ */
+export function clientAddressOf(tp: TrustProxy): (req: IncomingMessage) => string {
+  const option = trustProxyOption(tp);
+  if (option === false) return (req) => req.socket?.remoteAddress ?? '';
+  const trust = typeof option === 'function' ? option : proxyAddr.compile(option);
+  return (req) => proxyAddr(req, trust) ?? '';
 }
