@@ -83,6 +83,14 @@ describe.runIf(litecoindOrSkip())('UTXO reader on litecoind regtest', () => {
     expect((await reader.txState(replacement)).kind).toBe('mined');
   });
 
+  it('a coinbase output to a deposit address is not a deposit (unspendable for 100 blocks, it would be final at 6)', async () => {
+    const address = deriveDepositAddress(seed, 'litecoin', true, 5).address;
+    const [hash] = await node.rpc<string[]>('generatetoaddress', [1, address]);
+    const head = await reader.head();
+    expect(head.hash).toBe(hash);
+    expect((await reader.block(head.height))!.transfers.filter((t) => t.to === address)).toEqual([]);
+  });
+
   it('a transaction the node never saw is unknown', async () => {
     expect(await reader.txState('00'.repeat(32))).toEqual({ kind: 'unknown' });
   });

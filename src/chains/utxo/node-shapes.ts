@@ -50,12 +50,16 @@ const LINEAR_MERGE_MAX = 16;
 
 /**
  * Value per receiving address in one transaction (outputs to one address summed), MWEB and
- * unreadable outputs left out, appended to `into`. A block's scan allocates one object per
+ * unreadable outputs left out (a coinbase transaction's too), appended to `into`. A block's scan allocates one object per
  * transfer and nothing per output besides its amount: no Map or array per transaction (a linear
  * merge over the few outputs a transaction usually has), the sender's address decoded only when
  * the transaction pays someone.
  */
 export function transfersOfTx(tx: NodeTx, network: UtxoNetwork, token: TokenSymbol, normalize: (a: string) => string, into: ObservedTransfer[] = []): ObservedTransfer[] {
+  // A coinbase output cannot be spent before 100 confirmations (consensus), far past any chain's
+  // confirmation count: counted, a payment would be final with money no settlement can move yet,
+  // and a reorganisation before then erases it for good. It is not a deposit.
+  if (tx.vin.length > 0 && tx.vin[0].coinbase !== undefined) return into;
   const start = into.length;
   const vout = tx.vout;
   const sums = vout.length > LINEAR_MERGE_MAX ? new Map<string, ObservedTransfer>() : null;
