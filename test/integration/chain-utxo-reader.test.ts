@@ -91,6 +91,27 @@ describe.runIf(litecoindOrSkip())('UTXO reader on litecoind regtest', () => {
     expect((await reader.block(head.height))!.transfers.filter((t) => t.to === address)).toEqual([]);
   });
 
+  it('a bare-pubkey or 1-of-1 bare multisig output is not a deposit to the P2PKH address of its key', async () => {
+    // Litecoin 0.21 writes the key's P2PKH address in `addresses` for the multisig (Dogecoin 1.14 for
+    // both, node-shapes.test.ts); the service signs a P2PKH spend for such an address, which cannot
+    // spend these scripts
+    const legacy = await node.rpc<string>('getnewaddress', ['', 'legacy'], 'miner');
+    const { pubkey } = await node.rpc<{ pubkey: string }>('getaddressinfo', [legacy], 'miner');
+    const le = (n: bigint) => { let h = ''; for (let i = 0; i < 8; i++) h += ((n >> BigInt(8 * i)) & 0xffn).toString(16).padStart(2, '0'); return h; };
+    const output = (script: string) => `${le(10_000_000n)}${(script.length / 2).toString(16).padStart(2, '0')}${script}`;
+    const scripts = [`21${pubkey}ac`, `5121${pubkey}51ae`];
+    const raw = `02000000000${scripts.length}${scripts.map(output).join('')}00000000`;
+    const funded = await node.rpc<{ hex: string }>('fundrawtransaction', [raw, {}, false], 'miner');
+    const signed = await node.rpc<{ hex: string }>('signrawtransactionwithwallet', [funded.hex], 'miner');
+    const txid = await node.rpc<string>('sendrawtransaction', [signed.hex]);
+    const decoded = await node.rpc<{ vout: Array<{ scriptPubKey: { type: string; addresses?: string[] } }> }>('getrawtransaction', [txid, true]);
+    expect(decoded.vout.filter((v) => v.scriptPubKey.addresses?.[0] === legacy).map((v) => v.scriptPubKey.type).sort()).toEqual(['multisig']);
+    expect((await reader.pending!()).filter((t) => t.txId === txid && t.to === legacy)).toEqual([]);
+    await node.mine(1);
+    const head = await reader.head();
+    expect((await reader.block(head.height))!.transfers.filter((t) => t.txId === txid && t.to === legacy)).toEqual([]);
+  });
+
   it('a transaction the node never saw is unknown', async () => {
     expect(await reader.txState('00'.repeat(32))).toEqual({ kind: 'unknown' });
   });

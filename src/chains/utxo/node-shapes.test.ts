@@ -65,6 +65,15 @@ describe('the block scan', () => {
     expect(transfersOfTx(tx, UTXO_NETWORKS.bitcoin.main, 'BTC', same)).toEqual([{ txId: 'x', to: b, token: 'BTC', amount: 12_500_000n }]);
   });
 
+  it('credits no one for a bare pubkey or a 1-of-1 bare multisig, whose key Dogecoin and Litecoin write as a P2PKH address', () => {
+    const tx: NodeTx = { txid: 'k', vin: [], vout: [
+      { n: 0, value: 0.5, scriptPubKey: { addresses: [b], type: 'pubkey' } },
+      { n: 1, value: 0.25, scriptPubKey: { addresses: [b], type: 'multisig' } },
+      { n: 2, value: 0.125, scriptPubKey: { addresses: [b], type: 'pubkeyhash' } },
+    ] };
+    expect(transfersOfTx(tx, UTXO_NETWORKS.bitcoin.main, 'BTC', same)).toEqual([{ txId: 'k', to: b, token: 'BTC', amount: 12_500_000n }]);
+  });
+
   it('normalises a bech32 address written in capitals and leaves base58 as it is', () => {
     const reader = new UtxoReader('bitcoin', new UtxoRpc(new NodeEndpoints(['http://127.0.0.1:1'])));
     expect(reader.normalizeAddress(a.toUpperCase())).toBe(a);

@@ -40,6 +40,10 @@ export interface NodeBlock extends NodeBlockHeader {
  */
 export function scriptAddress(network: UtxoNetwork, script: NodeScript | undefined): string | null {
   if (!script) return null;
+  // Litecoin 0.21 writes a 1-of-1 bare multisig's key as a P2PKH address in `addresses`, Dogecoin
+  // 1.14 a bare pubkey's too: the service spends such an address with a P2PKH signature, which
+  // cannot spend these scripts, so they pay no address (the node's `type` says which they are).
+  if (script.type === 'multisig' || script.type === 'pubkey') return null;
   if (script.address) return script.address;
   if (script.addresses?.length === 1) return script.addresses[0];
   return script.hex ? addressOfScript(network, script.hex) : null;
