@@ -83,4 +83,12 @@ describe('Tron blockTransfers of known blocks', () => {
     expect(blockTransfers([], [info(3, [log(A, 2_000_000)], 'SUCCESS', 'FAILED')], contracts)).toEqual([]);
     expect(blockTransfers([], [info(4, [log(A, 0)])], contracts)).toEqual([]);
   });
+
+  it('never counts a TRC-10 token (an asset named USDT), nor TRX a contract moved by an internal transaction, nor a fake contract\'s log', () => {
+    const asset = { txID: id(5), ret: [{ contractRet: 'SUCCESS' }], raw_data: { contract: [{ type: 'TransferAssetContract', parameter: { value: { asset_name: Buffer.from('USDT').toString('hex'), owner_address: SENDER, to_address: A, amount: 9_000_000 } } }] } };
+    const call = { txID: id(6), ret: [{ contractRet: 'SUCCESS' }], raw_data: { contract: [{ type: 'TriggerSmartContract', parameter: { value: { owner_address: SENDER, contract_address: B, call_value: 7_000_000, data: 'a9059cbb' } } }] } };
+    const internal = { ...info(6, []), internal_transactions: [{ caller_address: B, transferTo_address: A, callValueInfo: [{ callValue: 7_000_000 }], note: Buffer.from('call').toString('hex') }] };
+    const fake = info(7, [log(A, 5_000_000, 'ee'.repeat(20))]);
+    expect(blockTransfers([asset, call], [internal, fake], contracts)).toEqual([]);
+  });
 });
