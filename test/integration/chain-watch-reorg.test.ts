@@ -5,7 +5,7 @@
 // counted in /metrics and written to the merchant's audit log.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
-import type { Hex } from 'viem';
+import { encodeAbiParameters, keccak256, type Hex } from 'viem';
 import { describeEachDb } from '../harness/databases.ts';
 import { anvilOrSkip } from '../harness/anvil.ts';
 import { useEvmNodes } from '../harness/evm-nodes.ts';
@@ -87,6 +87,26 @@ describe.runIf(anvilOrSkip())('reorganisations seen by the chain watcher', () =>
       expect(now.status).toBe('failed');
       expect(now.deposits).toEqual([expect.objectContaining({ tx_id: hash, status: 'failed', counted: false })]);
       expect(await eventsOf(t, p.id, 'payment.failed')).toHaveLength(1);
+    });
+
+    it('a token deposit mined again after a reorganisation but reverted there (the sender\'s balance spent first in the new branch): failed, never counted again', async () => {
+      const mu = await merchantWithAddresses(t, ['USDT_ERC20']);
+      const p = await createLivePayment(t, mu, 'USDT_ERC20');
+      const { hash } = await pay(nodes, 'USDT_ERC20', p.deposit_address, owed(p));
+      const raw = await rawOf(hash);
+      await watchOnce(t);
+      expect(await paymentNow(t, mu.acct.liveKey, p.id)).toMatchObject({ status: 'detecting', confirmations: 1 });
+      await reorg(1);
+      // the new branch: the sender's tokens are gone before the same signed transfer is mined (balanceOf is slot 3)
+      const slot = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [eth().funder.address, 3n]));
+      await eth().test.request({ method: 'anvil_setStorageAt', params: [nodes.usdtErc20, slot, `0x${'0'.repeat(64)}`] } as never);
+      await eth().client.request({ method: 'eth_sendRawTransaction', params: [raw] });
+      expect((await eth().client.waitForTransactionReceipt({ hash, pollingInterval: 20 })).status).toBe('reverted');
+      await eth().mine(2);
+      await watchOnce(t);
+      const now = await paymentNow(t, mu.acct.liveKey, p.id);
+      expect(now.deposits).toEqual([expect.objectContaining({ tx_id: hash, status: 'failed', counted: false })]);
+      expect(now.status).not.toBe('confirmed');
     });
 
     it('a deposit in the common ancestor\'s own block stays counted: only the blocks above it were taken', async () => {

@@ -83,6 +83,12 @@ export class TronReader implements ChainReader {
 
   async txState(txId: string): Promise<TxState> {
     const info = await this.#rpc.wallet('gettransactioninfobyid', { value: txId });
+    // Mined again after a reorganisation, but its call failed there (REVERT, OUT_OF_ENERGY): it moved
+    // nothing and never will (a TRX TransferContract has no receipt result and never fails in a block).
+    const receipt = info.receipt as TronAnswer | undefined;
+    if (typeof info.blockNumber === 'number' && (info.result === 'FAILED' || (receipt?.result !== undefined && receipt.result !== 'SUCCESS'))) {
+      return { kind: 'conflicted' };
+    }
     if (typeof info.blockNumber === 'number') {
       const ref = await this.header(BigInt(info.blockNumber));
       if (ref) return { kind: 'mined', height: ref.height, blockHash: ref.hash };

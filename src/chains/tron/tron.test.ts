@@ -107,6 +107,25 @@ describe('Tron', () => {
     expect(blockTransfers(reverted, sim.chain.block(b.number)!.infos, new Map()).filter((x) => x.token === 'TRX')).toEqual([]);
   });
 
+  it('a token transfer mined but reverted (the sender\'s tokens spent first) is conflicted: it moved nothing and never will', async () => {
+    // two transfers of the hot wallet's whole balance of a token, signed while it held it: the second is mined and reverts
+    const token = base58Address(sim.chain.deployToken(6));
+    sim.chain.mint(token, hot, 1_000_000n);
+    const other = new TronFamily(new TronRpc(new NodeEndpoints([sim.url])), keys, { USDT_TRC20: token });
+    const signed: SignedTx[] = [];
+    for (let i = 0; i < 2; i++) {
+      const p = await other.prepare(transfer({ token: 'USDT_TRC20', toAddress: await fresh(), amount: 1_000_000n }), ctx);
+      if (p.kind !== 'ready') throw new Error(p.kind);
+      signed.push(await p.sign(null));
+    }
+    for (const x of signed) await other.broadcast(x.raw);
+    const s = signed[1];
+    const [b] = sim.chain.mine(1);
+    expect(await reader.txState(signed[0].txId)).toMatchObject({ kind: 'mined' });
+    expect((sim.chain.block(b.number)!.infos as Array<{ id: string; result?: string }>).find((i) => i.id === s.txId)).toMatchObject({ result: 'FAILED' });
+    expect(await reader.txState(s.txId)).toEqual({ kind: 'conflicted' });
+  });
+
   it('a token deposit address without TRX asks for a top-up covering its transfers; then sends', async () => {
     sim.chain.mint(usdt, deposit, 40_000_000n);
     sim.chain.mine(1);

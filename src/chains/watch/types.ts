@@ -52,7 +52,11 @@ export type TxState =
   | { kind: 'mined'; height: bigint; blockHash: string }
   /** Known to the node but not in a block (mempool). */
   | { kind: 'pending' }
-  /** Another transaction spending its inputs was mined (UTXO double spend): it can never be mined. */
+  /**
+   * Another transaction spending its inputs was mined (UTXO double spend): it can never be mined.
+   * EVM and Tron: mined, but it failed (reverted, a reorganisation having mined it again in another
+   * state): it moved nothing and never will.
+   */
   | { kind: 'conflicted' }
   | { kind: 'unknown' };
 

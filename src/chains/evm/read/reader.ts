@@ -78,6 +78,9 @@ export class EvmReader implements ChainReader {
   async txState(txId: string): Promise<TxState> {
     try {
       const r = await this.#client.getTransactionReceipt({ hash: txId as `0x${string}` });
+      // Mined again after a reorganisation, but reverted there (the state of the new branch differs:
+      // the sender's tokens spent first): it moved nothing and, its nonce spent, never will.
+      if (r.status !== 'success') return { kind: 'conflicted' };
       return { kind: 'mined', height: r.blockNumber, blockHash: r.blockHash };
     } catch (err) {
       if (!(err instanceof TransactionReceiptNotFoundError)) throw err;
