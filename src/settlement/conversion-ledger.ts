@@ -1,7 +1,7 @@
 // The ledger entries of a treasury conversion carried out (conversions.ts), or returned to the
 // balance before it was: the planner's own entries, from the settlement's stored figures.
 import type { TokenSymbol } from '../tokens/index.ts';
-import { ledgerEntries, type LedgerEntryPlan } from './ledger.ts';
+import { settlementReference, ledgerEntries, type LedgerEntryPlan } from './ledger.ts';
 import type { SettlementRow } from './schema.ts';
 import type { StoredConversion } from './json.ts';
 
@@ -11,7 +11,7 @@ export function executedLedger(row: SettlementRow, c: StoredConversion): LedgerE
     token: row.token as TokenSymbol,
     split: { amount: row.amount, service_fee: row.serviceFee, network_fee: row.networkFee, conversion_fee: row.conversionFee, net: row.net },
     usd: { usd_value: row.usdValue, service_fee_usd: row.serviceFeeUsd, network_fee_usd: row.networkFeeUsd, conversion_fee_usd: row.conversionFeeUsd, net_usd: row.netUsd },
-    reference: `${row.paymentId}:${row.depositTx}`, converted: { to: c.to, amount_out: BigInt(c.amount_out) }, to_wallet: true,
+    reference: settlementReference(row), converted: { to: c.to, amount_out: BigInt(c.amount_out) }, to_wallet: true,
   });
 }
 

@@ -19,6 +19,7 @@ import { settlementRequests } from './waiting-transfers.ts';
 import { emitBalances, postEntries } from './balance-store.ts';
 import { SETTLEMENT_NOT_FOUND } from './statement.ts';
 import { ADJUST_NOTE_REQUIRED } from './adjustments.ts';
+import { settlementReference } from './ledger.ts';
 
 export const SETTLEMENT_NOT_FAILED = 'only a failed direct settlement can be retried or returned';
 export const noTransfersOn = (chain: string): string => `transfers on ${chain} cannot be made now`;
@@ -91,7 +92,7 @@ export async function returnSettlement(
   await finalServiceFee(tx, row, fees, now);
   await postEntries(tx, key, [{
     type: 'settlement_return', token, chain: TOKEN_DEFS[token].chain, amount: c ? BigInt(c.amount_out) : row.net,
-    usd_amount: row.netUsd, reference: `${row.paymentId}:${row.depositTx}`, note,
+    usd_amount: row.netUsd, reference: settlementReference(row), note,
   }], now, { paymentId: row.paymentId });
   await emitBalances(tx, key, now);
   const intents = [...(row.transferIntents ?? [])];

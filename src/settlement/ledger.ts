@@ -65,3 +65,6 @@ export function sumByToken(entries: readonly LedgerEntryPlan[]): Map<TokenSymbol
   for (const [t, v] of sums) if (v === 0n) sums.delete(t);
   return sums;
 }
+
+/** The ledger reference of a settlement's entries: `<payment id>:<transaction id>` of its (first) deposit. */
+export const settlementReference = (row: { paymentId: string; depositTx: string }): string => `${row.paymentId}:${row.depositTx}`;

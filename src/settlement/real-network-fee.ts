@@ -10,6 +10,7 @@ import { TOKEN_DEFS, type TokenSymbol } from '../tokens/index.ts';
 import type { Executor } from '../platform/db/index.ts';
 import type { CoinSplit } from './fees.ts';
 import type { LedgerEntryPlan } from './ledger.ts';
+import { settlementReference } from './ledger.ts';
 import { postEntries } from './balance-store.ts';
 import { settlements, type SettlementRow } from './schema.ts';
 
@@ -76,7 +77,7 @@ export async function recordRealNetworkFee(tx: Executor, row: SettlementRow, rea
     serviceFee: after.service_fee, networkFee: after.network_fee, serviceFeeUsd: after.service_fee_usd, networkFeeUsd: after.network_fee_usd, updatedAt: now,
   }).where(and(eq(settlements.id, row.id), eq(settlements.status, row.status)));
   const token = row.token as TokenSymbol;
-  const reference = `${row.paymentId}:${row.depositTx}`;
+  const reference = settlementReference(row);
   const entry = (type: 'fee' | 'network_fee', amount: bigint, usd: Decimal): LedgerEntryPlan =>
     ({ type, token, chain: TOKEN_DEFS[token].chain, amount, usd_amount: usd, reference, note: NOTE_REAL_NETWORK_FEE });
   // debits are negative: a dearer transaction debits more network fee and less service fee

@@ -18,6 +18,7 @@ import { ledgerEntries, settlementDeposits, settlements, type SettlementRow } fr
 import { recordsRealNetworkFee } from './real-network-fee.ts';
 import { settlementJson, SWEEP_NONE, type StoredConversion } from './json.ts';
 import { storeInput } from './stored-input.ts';
+import { settlementReference } from './ledger.ts';
 
 /** A live direct settlement stays pending with this note until the chain room provides transfers. */
 export const NOTE_WAITING_TRANSFER = 'waiting for the chain transfer service';
@@ -138,7 +139,7 @@ export async function postLedger(tx: Executor, row: SettlementRow, entries: read
 async function tellServiceFee(tx: Executor, row: SettlementRow, fees: ServiceFeePort | null, now: Date): Promise<void> {
   if (!row.livemode || !fees) return;
   await fees(tx, {
-    merchantId: row.merchantId, paymentId: row.paymentId, reference: `${row.paymentId}:${row.depositTx}`,
+    merchantId: row.merchantId, paymentId: row.paymentId, reference: settlementReference(row),
     depositUsd: row.usdValue, feeUsd: row.serviceFeeUsd, at: now,
   });
 }
@@ -152,7 +153,7 @@ async function tellServiceFee(tx: Executor, row: SettlementRow, fees: ServiceFee
 export async function finalServiceFee(tx: Executor, row: SettlementRow, fees: ServiceFeePort | null, now: Date): Promise<void> {
   if (!fees || !row.livemode || !recordsRealNetworkFee(row)) return;
   const [charged] = await tx.select({ seq: ledgerEntries.seq }).from(ledgerEntries).where(and(
-    eq(ledgerEntries.paymentId, row.paymentId), eq(ledgerEntries.reference, `${row.paymentId}:${row.depositTx}`), eq(ledgerEntries.type, 'fee'),
+    eq(ledgerEntries.paymentId, row.paymentId), eq(ledgerEntries.reference, settlementReference(row)), eq(ledgerEntries.type, 'fee'),
   )).limit(1);
   if (charged) await tellServiceFee(tx, row, fees, now);
 }
