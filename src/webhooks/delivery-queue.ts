@@ -4,14 +4,14 @@
 // with a compare-and-set on that token, so of several processes only the claimant writes it.
 // A test ping may go in `pending` yet already claimed by the worker of the process that queued it
 // (ping.ts): the claim skips such a row until its lease runs out, and the record takes it as any.
-import { and, asc, eq, inArray, lte, notInArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, lte, notInArray, sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Database, type Tx } from '../platform/db/index.ts';
 import { randomHex } from '../platform/ids.ts';
 import { deliveryFromSql, HISTORY_KEPT } from './delivery-json.ts';
 import { afterFailedAttempt, destinationKey } from './core.ts';
 import { appendHistory, deliveryEvent, type Announcer } from './delivery-store.ts';
 import { deliveries, type DeliveryRow, type HistoryEntry } from './schema.ts';
-import { raiseNotification } from '../notifications/index.ts';
+import { notifications, raiseNotification } from '../notifications/index.ts';
 import type { NewEvent } from '../events/index.ts';
 
 // What an attempt and its dashboard event read of a claimed row: not the history (up to 50
@@ -120,11 +120,23 @@ function columnsOf({ c, o }: Written, delaysS: readonly number[]): { set: Record
 const COLUMNS = sql.raw(`id text, claim text, status text, attempts int, next_attempt_at timestamptz, url text, host text,
   last_status_code int, last_error text, last_attempt_at timestamptz, delivered_at timestamptz, entry jsonb`);
 
-async function notifyGaveUp(tx: Tx, row: DeliveryRow, at: Date): Promise<void> {
+const GAVE_UP_TITLE = 'Webhook delivery failed';
+/** A dead endpoint makes every delivery give up: the team is told at most once in this time, per mode. */
+export const GAVE_UP_NOTICE_EVERY_MS = 3_600_000;
+
+/** Whether this delivery was told of: false when another one of its mode was, within the hour. */
+async function notifyGaveUp(tx: Tx, row: DeliveryRow, at: Date): Promise<boolean> {
+  const since = new Date(at.getTime() - GAVE_UP_NOTICE_EVERY_MS);
+  const [recent] = await tx.select({ seq: notifications.seq }).from(notifications).where(and(
+    eq(notifications.merchantId, row.merchantId), eq(notifications.livemode, row.livemode),
+    eq(notifications.category, 'webhooks'), eq(notifications.title, GAVE_UP_TITLE), gt(notifications.createdAt, since),
+  )).limit(1);
+  if (recent) return false;
   await raiseNotification(tx, {
-    merchantId: row.merchantId, category: 'webhooks', livemode: row.livemode, title: 'Webhook delivery failed', subject: row.id, at,
+    merchantId: row.merchantId, category: 'webhooks', livemode: row.livemode, title: GAVE_UP_TITLE, subject: row.id, at,
     body: `The ${row.eventType} event could not be delivered to ${row.url ?? 'the webhook URL'} after ${row.attempts} attempts${row.lastError ? ` (${row.lastError})` : ''}.`,
   });
+  return true;
 }
 
 /**
@@ -160,11 +172,8 @@ export async function recordAttempts(db: Database, announcer: Announcer, items: 
       if (done.has(c.row.id)) {
         const row = cols[i].row;
         told.push(deliveryEvent(row, o.endedAt));
-        // A delivery that gave up with this attempt: the team is told.
-        if (row.status === 'failed') {
-          await notifyGaveUp(tx, row, o.endedAt);
-          notified = true;
-        }
+        // A delivery that gave up with this attempt: the team is told (once an hour at most).
+        if (row.status === 'failed' && await notifyGaveUp(tx, row, o.endedAt)) notified = true;
         continue;
       }
       const entry = { ...(cols[i].set.entry as HistoryEntry), note: 'recorded late: the delivery was redelivered or taken over meanwhile' };

@@ -222,6 +222,41 @@ describeEachDb('webhook deliveries', (h) => {
     expect(rx.got).toHaveLength(7);
   });
 
+  it('tells the team of failed deliveries at most once an hour per mode: a dead endpoint does not flood the list', async () => {
+    await setUrl(rx.url);
+    rx.behaviour = { status: 500, body: 'down' };
+    const told = async () => (await h.db().orm.select().from(notifications).where(eq(notifications.merchantId, acct.merchant.id))).map((n) => [n.title, n.livemode]);
+    // a delivery one attempt from giving up: its first attempt made, then marked as at its 6th
+    const nearlyFailed = async (type: string, paymentId: string) => {
+      await emit({ type, paymentId });
+      await pump();
+      await h.db().orm.update(deliveries).set({ attempts: 6 }).where(and(eq(deliveries.merchantId, acct.merchant.id), eq(deliveries.status, 'pending')));
+    };
+    // three deliveries give up in the same pass: one notification
+    for (const id of ['pay_a', 'pay_b', 'pay_c']) await nearlyFailed('payment.confirmed', id);
+    clock.advance(86_400_000);
+    await pump();
+    expect((await rows()).filter((d) => d.status === 'failed')).toHaveLength(3);
+    expect(await told()).toEqual([['Webhook delivery failed', false]]);
+    // another 59 minutes later: not told again (the deliveries list shows it)
+    await nearlyFailed('payment.failed', 'pay_d');
+    clock.advance(59 * 60_000);
+    await pump();
+    expect((await rows()).filter((d) => d.status === 'failed')).toHaveLength(4);
+    expect(await told()).toHaveLength(1);
+    // a live delivery giving up meanwhile is told: the hour is counted per mode
+    await h.db().orm.update(deliveries).set({ livemode: true, attempts: 6, status: 'pending', nextAttemptAt: clock.now() })
+      .where(eq(deliveries.paymentId, 'pay_d'));
+    await pump();
+    expect(await told()).toEqual([['Webhook delivery failed', false], ['Webhook delivery failed', true]]);
+    // more than an hour after the first: told again
+    await nearlyFailed('payment.expired', 'pay_e');
+    clock.advance(2 * 60_000);
+    await pump();
+    expect((await rows()).filter((d) => d.status === 'failed')).toHaveLength(5);
+    expect(await told()).toHaveLength(3);
+  });
+
   it('goes to the account URL as it is at each attempt: removed → fails and keeps its schedule; changed → the new URL', async () => {
     await setUrl(rx.url);
     rx.behaviour = { status: 503 };
