@@ -88,6 +88,11 @@ export class PayoutAddressService {
     return this.#changing(who.merchantId, () => this.#db.transaction(async (tx) => {
       await lockCoin(tx, who.merchantId, current.livemode, token);
       const before = await this.#find(tx, who.merchantId, id);
+      // a PATCH that changes nothing (the same label, address or tag, or default again) is answered
+      // as it is: no write, no audit entry, no "Payout address changed" for the team
+      const unchanged = (address === undefined || address === before.address) && (tag === undefined || tag === before.tag)
+        && (label === undefined || label === before.label) && (body.default !== true || before.isDefault);
+      if (unchanged) return before;
       const next: PayoutAddressRow = {
         ...before, address: address ?? before.address, tag: tag === undefined ? before.tag : tag, label: label ?? before.label,
         isDefault: body.default === true ? true : before.isDefault, updatedAt: now,

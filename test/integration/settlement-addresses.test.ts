@@ -157,6 +157,26 @@ describeEachDb('payout addresses', (h) => {
     });
   });
 
+  it('a PATCH that changes nothing answers the address as it is, with no audit entry, event or notification', async () => {
+    const created = (await add(finance, { token: 'DOGE', address: 'DH5yaieqoZN36fDVciNyRueRGvGLR3mr7L', label: 'same' })).json();
+    const id = created.address.id;
+    const written = async () => {
+      const [{ n }] = await queryRows<{ n: number }>(h.db().orm, sql`
+        select (select count(*) from audit_entries where subject = ${id})::int + (select count(*) from events where data::text like ${`%${id}%`})::int as n`);
+      return n;
+    };
+    const before = await written();
+    for (const body of [{ label: 'same' }, { address: 'DH5yaieqoZN36fDVciNyRueRGvGLR3mr7L' }, { default: true }, { label: 'same', default: true }]) {
+      const res = await call(finance, 'PATCH', `/merchant/payout-addresses/${id}`, body);
+      expect(res.statusCode, JSON.stringify(body)).toBe(200);
+      expect(res.json().address).toEqual(created.address);
+    }
+    expect(await written()).toBe(before);
+    // a real change still is one
+    expect((await call(finance, 'PATCH', `/merchant/payout-addresses/${id}`, { label: 'other' })).json().address.label).toBe('other');
+    expect(await written()).toBeGreaterThan(before);
+  });
+
   it('audits every change without the password, and tells the dashboard and the team', async () => {
     const created = (await add(finance, { token: 'DOGE', address: 'DH5yaieqoZN36fDVciNyRueRGvGLR3mr7L' })).json();
     expect(created.error ?? null).toBeNull();
