@@ -30,11 +30,20 @@ export async function activeAffiliateByCode(ex: Executor, code: string): Promise
 const nameOf = async (ex: Executor, merchantId: string): Promise<string> =>
   (await ex.select({ name: merchants.name }).from(merchants).where(eq(merchants.id, merchantId)))[0]?.name ?? '';
 
+/**
+ * The actor as another merchant's log shows it: a member of the referred merchant (who signed up)
+ * appears to the affiliate as that merchant only, without the member's id, email, role or address.
+ */
+function actorSeenBy(merchantId: string, actor: Actor): Actor {
+  if (actor.merchant_id === undefined || actor.merchant_id === merchantId) return actor;
+  return { kind: actor.kind, merchant_id: actor.merchant_id };
+}
+
 /** Audits a referral change in the referred merchant's log and the affiliate's, and tells the affiliate. */
 async function recorded(tx: Executor, row: ReferralRow, action: string, actor: Actor, at: Date, before?: Record<string, unknown>, note?: string): Promise<Record<string, unknown>> {
   const json = referralJson(row, await nameOf(tx, row.merchantId));
   for (const merchantId of [row.merchantId, row.affiliateId]) {
-    await recordAudit(tx, { merchantId, action, actor, subject: row.merchantId, before, after: json, note, at });
+    await recordAudit(tx, { merchantId, action, actor: actorSeenBy(merchantId, actor), subject: row.merchantId, before, after: json, note, at });
   }
   await appendEvent(tx, { type: AFFILIATE_EVENTS.referral, livemode: true, merchantId: row.affiliateId, data: json, at });
   return json;

@@ -131,12 +131,16 @@ describeEachDb('referral program', (h) => {
       expect(list).toEqual({ referrals: [expected], total: 1, limit: 50, offset: 0 });
       expect((await call(a.owner, 'GET', '/merchant/affiliate')).json().referrals).toEqual({ active: 1, void: 0 });
       expect((await eventsOf(a.acct.merchant.id, 'affiliate:referral')).map((e) => e.data)).toEqual([expected]);
-      for (const merchantId of [a.acct.merchant.id, referred.merchant.id]) {
+      const auditOf = async (merchantId: string) => {
         const audit = await h.db().orm.select().from(auditEntries).where(and(eq(auditEntries.merchantId, merchantId), eq(auditEntries.action, 'referral.created')));
         expect(audit).toHaveLength(1);
         expect(audit[0]).toMatchObject({ subject: referred.merchant.id, after: expected });
-        expect(audit[0].actor).toMatchObject({ kind: 'merchant', id: referred.user.id, merchant_id: referred.merchant.id, role: 'owner' });
-      }
+        return audit[0].actor;
+      };
+      // the referred merchant's log names its member; the affiliate's names only the merchant (the
+      // affiliate is told its name, never who of its team signed up, nor their email)
+      expect(await auditOf(referred.merchant.id)).toMatchObject({ kind: 'merchant', id: referred.user.id, merchant_id: referred.merchant.id, role: 'owner', email: referred.user.email });
+      expect(await auditOf(a.acct.merchant.id)).toEqual({ kind: 'merchant', merchant_id: referred.merchant.id });
     });
 
     it('ignores an unknown, malformed, suspended or missing code: the signup succeeds with no referral', async () => {
