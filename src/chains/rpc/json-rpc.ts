@@ -69,7 +69,7 @@ function request(url: string, body: string, timeoutMs: number): { target: string
  * TransportError naming the node without its secrets. Every node client of the chain layer
  * (JSON-RPC, java-tron, rippled over HTTP) posts through it.
  */
-export async function postJson(url: string, payload: unknown, timeoutMs: number, path = ''): Promise<unknown> {
+export async function postJson(url: string, payload: unknown, timeoutMs: number, path = '', parse: (text: string) => unknown = JSON.parse): Promise<unknown> {
   const { target, init } = request(path ? `${url.replace(/\/+$/, '')}${path}` : url, JSON.stringify(payload), timeoutMs);
   let res: Response;
   try {
@@ -82,7 +82,7 @@ export async function postJson(url: string, payload: unknown, timeoutMs: number,
   const text = await res.text().catch(() => '');
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = parse(text);
   } catch {
     // Bitcoin Core answers RPC errors with HTTP 500 and a JSON body, so the status alone decides nothing.
     throw new TransportError(`${redactUrl(url)}: HTTP ${res.status}, not JSON`);
@@ -103,9 +103,9 @@ function resultOf(url: string, reply: unknown): unknown {
   return r.result;
 }
 
-/** One call; resolves with its `result`. */
-export async function callJsonRpc(url: string, call: RpcCall, timeoutMs: number): Promise<unknown> {
-  const reply = await postJson(url, { jsonrpc: '2.0', id: 1, method: call.method, params: call.params ?? [] }, timeoutMs);
+/** One call; resolves with its `result`. `parse`: how the answer's text is read (JSON.parse unless told). */
+export async function callJsonRpc(url: string, call: RpcCall, timeoutMs: number, parse?: (text: string) => unknown): Promise<unknown> {
+  const reply = await postJson(url, { jsonrpc: '2.0', id: 1, method: call.method, params: call.params ?? [] }, timeoutMs, '', parse);
   return resultOf(url, reply);
 }
 
@@ -113,9 +113,9 @@ export async function callJsonRpc(url: string, call: RpcCall, timeoutMs: number)
  * Several calls in one HTTP request (a JSON-RPC batch); results in the order of `calls`. A call the
  * node refused makes its entry an RpcError rather than failing the others.
  */
-export async function batchJsonRpc(url: string, calls: readonly RpcCall[], timeoutMs: number): Promise<Array<unknown | RpcError>> {
+export async function batchJsonRpc(url: string, calls: readonly RpcCall[], timeoutMs: number, parse?: (text: string) => unknown): Promise<Array<unknown | RpcError>> {
   if (calls.length === 0) return [];
-  const reply = await postJson(url, calls.map((c, id) => ({ jsonrpc: '2.0', id, method: c.method, params: c.params ?? [] })), timeoutMs);
+  const reply = await postJson(url, calls.map((c, id) => ({ jsonrpc: '2.0', id, method: c.method, params: c.params ?? [] })), timeoutMs, '', parse);
   if (!Array.isArray(reply)) {
     // A node that refuses the whole batch answers one error object.
     resultOf(url, reply);

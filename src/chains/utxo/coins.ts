@@ -83,17 +83,46 @@ export function networkOfGenesis(coin: UtxoCoin, genesis: string): UtxoNetworkKi
 const FAST_EXACT_BELOW = 10_000_000;
 
 /**
- * Base units of a coin amount as the node writes it in JSON (a number with at most 8 decimals).
- * Exact below 2^25 coins (33 million in one output: above that a JSON number parsed into a double
- * no longer holds 8 decimals, which only a Dogecoin output can reach); the decimal text is what
- * the node printed, so rounding to 8 places restores it (by multiplication where that is provably exact,
+ * A coin amount as the node wrote it: a JSON number, or, from 10 million coins up (8 digits before
+ * the point), its decimal text (parseNodeJson), since a double holds 8 decimals exactly only below
+ * 2^25 coins and a Dogecoin output can reach MAX_MONEY, 10 billion DOGE.
+ */
+export type CoinAmount = number | string;
+
+const DECIMAL_TEXT = /^(\d+)(?:\.(\d{1,8}))?$/;
+
+/**
+ * Base units of a coin amount as the node wrote it (at most 8 decimals): exact for the decimal
+ * text parseNodeJson keeps of large amounts; for a number, exact below 2^25 coins, where rounding
+ * to 8 places restores the text the node printed (by multiplication where that is provably exact,
  * which is what nearly every output takes: a block's outputs are converted in one pass).
  */
-export function coinsToBaseUnits(value: number): bigint {
+export function coinsToBaseUnits(value: CoinAmount): bigint {
+  if (typeof value === 'string') {
+    const m = DECIMAL_TEXT.exec(value);
+    if (!m) throw new Error(`not a coin amount: ${value}`);
+    return BigInt(m[1]) * 100_000_000n + BigInt((m[2] ?? '').padEnd(8, '0'));
+  }
   if (!Number.isFinite(value) || value < 0) throw new Error(`not a coin amount: ${value}`);
   if (value < FAST_EXACT_BELOW) return BigInt(Math.round(value * 100_000_000));
   const [whole, frac = ''] = value.toFixed(8).split('.');
   return BigInt(whole) * 100_000_000n + BigInt(frac.padEnd(8, '0'));
+}
+
+/** An amount field (`value` of an output, `amount` of scantxoutset's unspents) of 8 digits or more before the point. */
+const LARGE_AMOUNT = /("(?:value|amount)"\s*:\s*)(\d{8,}(?:\.\d+)?)(?=[\s,}\]])/g;
+
+/**
+ * A Bitcoin-family node's JSON answer, with every `value` and `amount` of 10 million coins or more
+ * kept as the decimal text the node wrote (CoinAmount): JSON.parse would round it to a double,
+ * which loses koinu from 2^25 DOGE on (1,000,000,000.00000001 DOGE reads as 1,000,000,000). The
+ * number is quoted in the text before it is parsed: such a key followed by a number cannot occur
+ * inside a JSON string, whose quotes are escaped. An answer without one (nearly all) is the same
+ * JSON.parse with one scan of its text before.
+ */
+export function parseNodeJson(text: string): unknown {
+  LARGE_AMOUNT.lastIndex = 0;
+  return JSON.parse(LARGE_AMOUNT.test(text) ? text.replace(LARGE_AMOUNT, '$1"$2"') : text);
 }
 
 /** A node's fee rate (coins per 1000 vbytes, as estimatesmartfee and getnetworkinfo write it) in base units. */

@@ -4,6 +4,8 @@
 // getblock with getrawtransaction for each transaction (served by a replaying node, so the reader
 // takes the same path as against a real one).
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UTXO_NETWORKS, liveNetwork, setLiveNetwork } from '../addresses/index.ts';
@@ -12,7 +14,7 @@ import { startReplayNode, type ReplayNode } from '../../../test/harness/rpc-repl
 import { blockTransfers, transfersOfTx, type NodeBlock, type NodeTx } from './node-shapes.ts';
 import { UtxoReader, WrongNetworkError } from './reader.ts';
 import { UtxoRpc } from './rpc.ts';
-import { coinsToBaseUnits } from './coins.ts';
+import { coinsToBaseUnits, parseNodeJson, type CoinAmount } from './coins.ts';
 
 const fixture = (name: string) => JSON.parse(fs.readFileSync(new URL(`../../../test/fixtures/utxo/${name}`, import.meta.url), 'utf8'));
 const same = (a: string) => a;
@@ -163,5 +165,60 @@ describe('Dogecoin 1.14 through a replaying node', () => {
     const other = new UtxoReader('litecoin', new UtxoRpc(new NodeEndpoints([node.url])));
     await expect(other.network()).rejects.toThrow(WrongNetworkError);
     await expect(other.network()).rejects.toThrow(/is not a litecoin node \(its genesis block is 1a91e3da.*, chain "main"\)/);
+  });
+});
+
+describe('Dogecoin amounts a double cannot hold', () => {
+  // Dogecoin has no supply cap (MAX_MONEY, the largest output, is 10 billion DOGE): an output of a
+  // billion DOGE and more is ordinary for an exchange. The node prints it with 8 decimals; parsed
+  // into a double, 1,000,000,000.00000001 becomes 1,000,000,000 and 9,876,543,210.12345678
+  // becomes …12345695.
+  const txid = 'b'.repeat(64);
+  const paid = 'DBus3bamQjgJULBJtYXpEzDWQRwF5iwxgC';
+  const tx = `{"txid":"${txid}","hash":"${txid}","version":1,"size":226,"locktime":0,"vin":[{"txid":"${'c'.repeat(64)}","vout":0,"scriptSig":{"asm":"","hex":""},"sequence":4294967295}],`
+    + `"vout":[{"value":9876543210.12345678,"n":0,"scriptPubKey":{"asm":"","hex":"76a9144a483568665dcdfa68dd58a1f62893448a64333988ac","reqSigs":1,"type":"pubkeyhash","addresses":["${paid}"]}},`
+    + `{"value":1000000000.00000001,"n":1,"scriptPubKey":{"asm":"","hex":"76a9141c3d2f7a2ef0b6c1b4f4d5f3a6e3c2e4b5a6978b88ac","reqSigs":1,"type":"pubkeyhash","addresses":["D7iQksQRxcZK1h7WCGxe4528YwLc1KNVFB"]}}]}`;
+  // the node's answers as text, byte for byte (the replaying node re-serialises its fixtures, which would round them already)
+  const results: Record<string, string> = {
+    getblockhash: '"1a91e3dace36e2be3bf030a65679fe821aa1d6ef92e7c9902eb318182c355691"',
+    getblockchaininfo: '{"chain":"main","blocks":5000000,"difficulty":12345678.87654321}',
+    getrawmempool: `["${txid}"]`,
+    getrawtransaction: tx,
+  };
+  let server: http.Server;
+  let url: string;
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => { body += d; });
+      req.on('end', () => {
+        const one = (r: { id: number; method: string }) => `{"result":${results[r.method] ?? 'null'},"error":null,"id":${r.id}}`;
+        const parsed = JSON.parse(body);
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(Array.isArray(parsed) ? `[${parsed.map(one).join(',')}]` : one(parsed));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => { await new Promise((resolve) => server?.close(resolve)); setLiveNetwork('dogecoin', 'main'); });
+
+  it('reads an output of billions of DOGE to the koinu, as the node wrote it', async () => {
+    const reader = new UtxoReader('dogecoin', new UtxoRpc(new NodeEndpoints([url])));
+    const transfers = await reader.pending!();
+    expect(transfers.map((t) => [t.to, t.amount])).toEqual([
+      [paid, 987_654_321_012_345_678n],
+      ['D7iQksQRxcZK1h7WCGxe4528YwLc1KNVFB', 100_000_000_000_000_001n],
+    ]);
+  });
+
+  it('turns the decimal text of any amount up to MAX_MONEY into exact base units', () => {
+    expect(coinsToBaseUnits('9876543210.12345678')).toBe(987_654_321_012_345_678n);
+    expect(coinsToBaseUnits('10000000000.00000000')).toBe(1_000_000_000_000_000_000n);
+    expect(coinsToBaseUnits('33554432.5')).toBe(3_355_443_250_000_000n);
+    fc.assert(fc.property(fc.bigInt({ min: 0n, max: 1_000_000_000_000_000_000n }), (units) => {
+      const text = `${units / 100_000_000n}.${String(units % 100_000_000n).padStart(8, '0')}`;
+      expect(coinsToBaseUnits((parseNodeJson(`{"value":${text}}`) as { value: CoinAmount }).value)).toBe(units);
+    }), { numRuns: 3000 });
   });
 });

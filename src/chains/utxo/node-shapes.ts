@@ -9,12 +9,12 @@
 import type { TokenSymbol } from '../../tokens/index.ts';
 import type { UtxoNetwork } from '../addresses/index.ts';
 import type { ObservedTransfer } from '../watch/types.ts';
-import { coinsToBaseUnits } from './coins.ts';
+import { coinsToBaseUnits, type CoinAmount } from './coins.ts';
 import { addressOfScript } from './scripts.ts';
 
 export interface NodeScript { hex?: string; address?: string; addresses?: string[]; type?: string }
-export interface NodeVout { value?: number; n: number; scriptPubKey?: NodeScript; ismweb?: boolean }
-export interface NodeVin { txid?: string; vout?: number; coinbase?: string; prevout?: { value?: number; scriptPubKey?: NodeScript }; ismweb?: boolean }
+export interface NodeVout { value?: CoinAmount; n: number; scriptPubKey?: NodeScript; ismweb?: boolean }
+export interface NodeVin { txid?: string; vout?: number; coinbase?: string; prevout?: { value?: CoinAmount; scriptPubKey?: NodeScript }; ismweb?: boolean }
 export interface NodeTx {
   txid: string;
   vin: NodeVin[];

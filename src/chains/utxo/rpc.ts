@@ -1,7 +1,9 @@
 // Calls to a Bitcoin-family node over the chain's NodeEndpoints (failover between its URLs). The node
-// needs no wallet: every call here is a chain or mempool call.
+// needs no wallet: every call here is a chain or mempool call. Answers are read with their large
+// amounts exact (parseNodeJson).
 import { RpcError, batchJsonRpc, callJsonRpc } from '../rpc/json-rpc.ts';
 import type { NodeEndpoints } from '../rpc/endpoints.ts';
+import { parseNodeJson } from './coins.ts';
 
 /** Bitcoin Core's RPC error codes the family reacts to. */
 export const RPC_INVALID_ADDRESS_OR_KEY = -5;
@@ -21,12 +23,12 @@ export class UtxoRpc {
 
   /** `failures`: filled with the transport failures of nodes tried before the one that answered. */
   call<T>(method: string, params: unknown[] = [], failures?: string[]): Promise<T> {
-    return this.nodes.use((url) => callJsonRpc(url, { method, params }, this.#timeoutMs), failures) as Promise<T>;
+    return this.nodes.use((url) => callJsonRpc(url, { method, params }, this.#timeoutMs, parseNodeJson), failures) as Promise<T>;
   }
 
   /** Several calls in one request; a call the node refused is an RpcError in its place. */
   batch(calls: ReadonlyArray<{ method: string; params: unknown[] }>): Promise<Array<unknown | RpcError>> {
-    return this.nodes.use((url) => batchJsonRpc(url, calls, this.#timeoutMs));
+    return this.nodes.use((url) => batchJsonRpc(url, calls, this.#timeoutMs, parseNodeJson));
   }
 
   /** `call`, with null where the node says the thing does not exist (unknown block or transaction, height out of range). */

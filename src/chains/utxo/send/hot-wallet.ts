@@ -9,7 +9,7 @@
 // elsewhere or gone with a reorganisation is never signed for.
 import type { UtxoChain, UtxoNetwork } from '../../addresses/index.ts';
 import { RpcError, methodUnsupported } from '../../rpc/json-rpc.ts';
-import { coinsToBaseUnits } from '../coins.ts';
+import { coinsToBaseUnits, type CoinAmount } from '../coins.ts';
 import type { NodeTx } from '../node-shapes.ts';
 import { inBestChain, scriptAddress } from '../node-shapes.ts';
 import { RPC_INVALID_ADDRESS_OR_KEY, type UtxoRpc } from '../rpc.ts';
@@ -19,7 +19,7 @@ import type { HotOutput, HotOutputs } from './hot-outputs.ts';
 const VERIFY_BATCH = 25;
 
 /** What `scantxoutset start` answers (amounts in coins). */
-interface UtxoScan { height?: number; unspents?: Array<{ txid: string; vout: number; amount: number; height: number }> }
+interface UtxoScan { height?: number; unspents?: Array<{ txid: string; vout: number; amount: CoinAmount; height: number }> }
 
 /** The node's UTXO set is scanned at most this often per wallet. */
 export const DISCOVER_EVERY_MS = 60_000;
