@@ -8,7 +8,7 @@ import { isIdShaped, present, refuseNul } from '../platform/fields.ts';
 import { listParams, LIST_DEFAULT } from '../platform/list-params.ts';
 import { recordAudit, type Actor } from '../audit/index.ts';
 import { enabledTokensOf, findStore, merchants, UNKNOWN_STORE, type Merchant } from '../accounts/index.ts';
-import { notEnabled, parseCreateInput, payerView, type KeyCaller } from '../payments/index.ts';
+import { isOpen, notEnabled, parseCreateInput, payerView, type KeyCaller, type PaymentStatus } from '../payments/index.ts';
 import { paymentLinks, type LinkRow } from './schema.ts';
 import { emitLinkUpdate, linkJson } from './json.ts';
 import { activeFilter, parseLinkPatch, parseNewLink } from './input.ts';
@@ -133,13 +133,14 @@ export class LinksService {
 
   /**
    * The hosted page (GET /l/{slug}): the checkout URL of a new payment of the link, or of the one
-   * `remembered` names when it is this link's and still pending (the page was opened again).
+   * `remembered` names when it is this link's and still open (the page was opened again): pending,
+   * or paid in part or being confirmed, when a new payment would have the payer pay twice.
    */
   async openPage(slug: string, remembered: string | undefined, actor: Actor): Promise<{ checkoutUrl: string; checkoutToken: string }> {
     const opened = await this.#open(slug);
     if (remembered && isIdShaped(remembered)) {
       const p = await this.#payments.checkoutView(remembered).catch(() => null);
-      if (p && p.status === 'pending' && String(p.order_id).startsWith(linkOrderPrefix(opened.link.id))) {
+      if (p && isOpen(p.status as PaymentStatus) && String(p.order_id).startsWith(linkOrderPrefix(opened.link.id))) {
         return { checkoutUrl: `${this.checkoutBase}/pay/${remembered}`, checkoutToken: remembered };
       }
     }

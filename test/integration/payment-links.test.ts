@@ -277,6 +277,26 @@ describeEachDb('payment links', (h) => {
     expect(again.headers.location).toBe(location);
     const fresh = await t.app.inject({ method: 'GET', url: `/l/${slugOf(link)}`, remoteAddress: randomIp() });
     expect(fresh.headers.location).not.toBe(location);
+    // Still reused once the payer has paid part of it: a new payment would have them pay again.
+    const coin = view.token_options[0].token;
+    expect((await t.app.inject({ method: 'POST', url: `/checkout/${token}/token`, payload: { token: coin }, remoteAddress: randomIp() })).statusCode).toBe(200);
+    expect((await t.app.inject({ method: 'POST', url: `/checkout/${token}/simulate`, payload: { outcome: 'partially_paid' }, remoteAddress: randomIp() })).statusCode).toBe(200);
+    const statusOf = async (tk: string) => {
+      await t.services.payments.runDue();
+      await t.platform.outbox.drainNow();
+      return (await t.app.inject({ method: 'GET', url: `/checkout/${tk}` })).json().status;
+    };
+    expect(await statusOf(token)).toBe('partially_paid');
+    const inProgress = await t.app.inject({ method: 'GET', url: `/l/${slugOf(link)}`, headers: { cookie }, remoteAddress: randomIp() });
+    expect(inProgress.headers.location).toBe(location);
+    // Not once it is closed: the link makes a new one.
+    const closedToken = String(fresh.headers.location).slice(String(fresh.headers.location).lastIndexOf('/') + 1);
+    await t.app.inject({ method: 'POST', url: `/checkout/${closedToken}/token`, payload: { token: coin }, remoteAddress: randomIp() });
+    expect((await t.app.inject({ method: 'POST', url: `/checkout/${closedToken}/simulate`, payload: { outcome: 'expired' }, remoteAddress: randomIp() })).statusCode).toBe(200);
+    expect(await statusOf(closedToken)).toBe('expired');
+    const afterClose = await t.app.inject({ method: 'GET', url: `/l/${slugOf(link)}`, headers: { cookie: `link_${slugOf(link)}=${closedToken}` }, remoteAddress: randomIp() });
+    expect(afterClose.statusCode).toBe(303);
+    expect([location, fresh.headers.location]).not.toContain(afterClose.headers.location);
     // A remembered payment of another link is not reused.
     const other = await makeLink();
     const elsewhere = await t.app.inject({ method: 'GET', url: `/l/${slugOf(other)}`, headers: { cookie: `link_${slugOf(other)}=${token}` }, remoteAddress: randomIp() });
