@@ -15,6 +15,7 @@
 // Every step reads the state it moves from, so a crash between steps repeats nothing.
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../platform/db/index.ts';
+import type { Logger } from '../platform/logger.ts';
 import type { Chain } from '../config.ts';
 import { TOKEN_DEFS, type TokenSymbol } from '../tokens/index.ts';
 import { marketQuotes, planSettlement, type ConversionPlan, type SettlementPlan } from './planner.ts';
@@ -40,11 +41,16 @@ export const NOTE_CONVERSION_WAITING_PRICE = 'converting: waiting for a current 
 
 const chainOf = (t: TokenSymbol): Chain => TOKEN_DEFS[t].chain;
 
-/** Moves every live treasury conversion one step where it can; returns how many moved. */
-export async function advanceConversions(db: Database, deps: ExecutorDeps, now: Date): Promise<number> {
+/**
+ * Moves every live treasury conversion one step where it can; returns how many moved. A step that
+ * throws (the chain layer cannot send, a node is down) is rolled back, logged and passed over: the
+ * pass goes on with the next conversion, and the next pass tries that one again.
+ */
+export async function advanceConversions(db: Database, deps: ExecutorDeps, now: Date, log?: Logger): Promise<number> {
   if (!deps.transfers) return 0;
   // every open conversion, a page at a time: the oldest may be waiting on a chain that cannot send or
   // a hot wallet not funded, and a single capped page of those would hold back every newer one for good
+  // (and so would one whose step throws, were the pass to end there)
   let n = 0;
   let after: string | null = null;
   for (;;) {
@@ -55,7 +61,13 @@ export async function advanceConversions(db: Database, deps: ExecutorDeps, now: 
       sql`${settlements.conversion}->>'status' = 'pending' and ${settlements.conversion}->>'treasury' = 'true'`,
       after ? sql`(${settlements.createdAt}, ${settlements.id}) > (select s.created_at, s.id from settlements s where s.id = ${after})` : undefined,
     )).orderBy(asc(settlements.createdAt), asc(settlements.id)).limit(CONVERSION_PAGE);
-    for (const { id } of open) if (await db.transaction((tx) => advanceOne(tx, id, deps, now))) n++;
+    for (const { id } of open) {
+      try {
+        if (await db.transaction((tx) => advanceOne(tx, id, deps, now))) n++;
+      } catch (err) {
+        log?.warn({ settlement_id: id, err }, 'conversions: a step failed; tried again on the next pass');
+      }
+    }
     if (open.length < CONVERSION_PAGE) return n;
     after = open[open.length - 1].id;
   }

@@ -72,7 +72,7 @@ export class SettlementService {
 
   /** Moves every live conversion the service's treasury carries out one step where it can (conversions.ts). */
   advanceConversions(now = this.platform.clock.now()): Promise<number> {
-    return advanceConversions(this.platform.db, this.deps, now);
+    return advanceConversions(this.platform.db, this.deps, now, this.platform.log);
   }
 
   /** The background worker of live conversions, looking every `intervalMs`. */

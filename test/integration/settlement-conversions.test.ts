@@ -10,6 +10,7 @@ import { startTestApp, type TestApp } from '../harness/app.ts';
 import { signupAccount } from '../harness/accounts.ts';
 import { ADDR, addMember, expectLedgerHolds, input, payment, type Member } from '../harness/settlement.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
+import { createLogger } from '../../src/platform/logger.ts';
 import type { Executor } from '../../src/platform/db/index.ts';
 import type { Actor } from '../../src/audit/index.ts';
 import type { Chain } from '../../src/config.ts';
@@ -53,9 +54,12 @@ class StandInTransfers implements TransferPort {
 describeEachDb('settlement conversions', (h) => {
   let t: TestApp;
   let port: StandInTransfers;
+  const clock = new ManualClock(new Date('2026-03-02T10:00:00Z'));
+  // what the service logs at warn and above, one JSON line each
+  const logged: string[] = [];
 
   beforeAll(async () => {
-    t = await startTestApp(h.db(), { clock: new ManualClock(new Date('2026-03-02T10:00:00Z')) });
+    t = await startTestApp(h.db(), { clock, log: createLogger('warn', { write: (line: string) => { logged.push(line); } }) });
   });
   afterAll(async () => { await t.close(); });
   afterEach(async () => {
@@ -243,5 +247,41 @@ describeEachDb('settlement conversions', (h) => {
     expect(p.sent[1]).toMatchObject({ chain: 'xrp', token: 'XRP', to: ADDR.XRP, tag: 4242, purpose: 'settlement', reference: s.id });
     const [bal] = await h.db().orm.select().from(settlements).where(and(eq(settlements.id, s.id), eq(settlements.status, 'pending')));
     expect(bal.note).toBeNull();
+  });
+
+  it('a conversion whose chain layer throws is logged and passed over: the ones after it move in the same pass, it is tried again next pass', async () => {
+    const m = await newMerchant();
+    await addAddress(m, 'USDT_ERC20', ADDR.EVM);
+    const p = use();
+    const [stuck] = await t.services.settlement.settle(h.db(), input(ethPayment(m.id), [{ amount: ETH(1), usd: '3000' }]));
+    clock.advance(1000);
+    const [later] = await t.services.settlement.settle(h.db(), input(ethPayment(m.id), [{ amount: ETH(2), usd: '6000' }]));
+    expect([stuck.note, later.note]).toEqual([NOTE_WAITING_CONVERSION, NOTE_WAITING_CONVERSION]);
+    // the chain layer refuses every transfer of the older one (say its node cannot broadcast)
+    const send = p.send.bind(p);
+    let refused = 0;
+    p.send = async (tx, req) => {
+      if (req.reference === stuck.id) { refused++; throw new Error('ethereum node: connection refused'); }
+      return send(tx, req);
+    };
+    p.chains.add('ethereum');
+    logged.length = 0;
+    expect(await t.services.settlement.advanceConversions()).toBe(1);
+    expect(refused).toBe(1);
+    expect(await row(stuck.id)).toMatchObject({ status: 'pending', note: NOTE_WAITING_CONVERSION, transferIntents: null });
+    expect(await row(later.id)).toMatchObject({ status: 'pending', note: NOTE_CONVERTING, transferIntents: ['trf_1'] });
+    expect(p.sent.map((r) => [r.purpose, r.reference])).toEqual([['sweep', later.id]]);
+    const warned = logged.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.settlement_id === stuck.id);
+    expect(warned).toHaveLength(1);
+    expect(warned[0]).toMatchObject({ level: 40, err: { message: 'ethereum node: connection refused' } });
+    // still failing: tried again on the next pass, the later one goes on to its payout
+    p.states.set('trf_1', { status: 'final', waiting_funds: false });
+    expect(await t.services.settlement.advanceConversions()).toBe(1);
+    expect(refused).toBe(2);
+    expect(p.sent.map((r) => [r.purpose, r.reference])).toEqual([['sweep', later.id], ['settlement', later.id]]);
+    // the chain layer works again: the older one starts
+    p.send = send;
+    expect(await t.services.settlement.advanceConversions()).toBe(1);
+    expect(await row(stuck.id)).toMatchObject({ note: NOTE_CONVERTING, transferIntents: ['trf_3'] });
   });
 });
