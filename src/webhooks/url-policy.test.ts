@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   checkPaymentWebhookUrl, checkWebhookUrl, type Resolver, URL_DOES_NOT_RESOLVE, URL_NOT_ABSOLUTE, URL_NOT_HTTPS,
-  URL_NOT_PUBLIC, URL_REQUIRED,
+  URL_NOT_PUBLIC, URL_REQUIRED, URL_RESOLVE_TIMEOUT_MS,
 } from './url-policy.ts';
 
 // A fake DNS: names map to answers; anything else is NXDOMAIN. Counts its calls.
@@ -101,6 +101,57 @@ describe('checkWebhookUrl', () => {
   it('a resolver failure of any kind counts as not resolving', async () => {
     const broken: Resolver = async () => { throw Object.assign(new Error('timeout'), { code: 'ETIMEOUT' }); };
     expect(await checkWebhookUrl('https://x.example.com/', { resolve: broken })).toEqual({ ok: false, error: URL_DOES_NOT_RESOLVE });
+  });
+
+  describe('a resolver that does not answer (a DNS server that never replies)', () => {
+    afterEach(() => { vi.useRealTimers(); });
+    // asked, never answers: what dns.lookup does while getaddrinfo waits on a silent server
+    const silent = (): Resolver & { asked: number } => {
+      const r = Object.assign(async () => { r.asked++; return new Promise<never>(() => {}); }, { asked: 0 });
+      return r;
+    };
+
+    it(`fails with "${URL_DOES_NOT_RESOLVE}" once the time limit has passed`, async () => {
+      const never = silent();
+      const started = performance.now();
+      const r = await checkWebhookUrl('https://silent.example.com/hook', { resolve: never, resolveTimeoutMs: 50 });
+      const took = performance.now() - started;
+      expect(r).toEqual({ ok: false, error: URL_DOES_NOT_RESOLVE });
+      expect(never.asked).toBe(1);
+      expect(took).toBeGreaterThanOrEqual(45);
+      expect(took).toBeLessThan(1000);
+    }, 5000);
+
+    it(`the limit is ${URL_RESOLVE_TIMEOUT_MS} ms unless told otherwise, for a payment's own URL too`, async () => {
+      vi.useFakeTimers();
+      let settled = false;
+      const pending = checkPaymentWebhookUrl('https://silent.example.com/hook', { resolve: silent() }).finally(() => { settled = true; });
+      await vi.advanceTimersByTimeAsync(URL_RESOLVE_TIMEOUT_MS - 1);
+      expect(settled).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(await pending).toEqual({ ok: false, error: `webhook_url: ${URL_DOES_NOT_RESOLVE}` });
+    }, 5000);
+
+    it('an answer that comes after the limit is not used, and a late failure is nobody\'s', async () => {
+      let answer!: (a: { address: string; family: 4 | 6 }[]) => void;
+      const late: Resolver = () => new Promise((resolve) => { answer = resolve; });
+      const r = await checkWebhookUrl('https://late.example.com/', { resolve: late, resolveTimeoutMs: 20 });
+      answer([{ address: '93.184.216.34', family: 4 }]);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(r).toEqual({ ok: false, error: URL_DOES_NOT_RESOLVE });
+      // a lookup that fails after the limit raises no unhandled rejection (vitest would report one)
+      let refuse!: (e: Error) => void;
+      const lateFailure: Resolver = () => new Promise((_, reject) => { refuse = reject; });
+      expect(await checkWebhookUrl('https://late.example.com/', { resolve: lateFailure, resolveTimeoutMs: 20 })).toEqual({ ok: false, error: URL_DOES_NOT_RESOLVE });
+      refuse(Object.assign(new Error('getaddrinfo EAI_AGAIN late.example.com'), { code: 'EAI_AGAIN' }));
+      await new Promise((resolve) => setImmediate(resolve));
+    }, 5000);
+
+    it('an answer within the limit is used as before', async () => {
+      const quick: Resolver = () => new Promise((resolve) => setTimeout(() => resolve([{ address: '93.184.216.34', family: 4 }]), 5));
+      expect(await checkWebhookUrl('https://quick.example.com/', { resolve: quick, resolveTimeoutMs: 1000 }))
+        .toMatchObject({ ok: true, addresses: [{ address: '93.184.216.34', family: 4 }] });
+    });
   });
 
   describe('allowPrivate (WEBHOOK_ALLOW_PRIVATE=1)', () => {

@@ -25,6 +25,13 @@ export interface ResolvedAddress {
 /** Every A and AAAA answer for a name; an empty list or a rejection means it does not resolve. */
 export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
 
+/**
+ * How long a URL's host name may take to resolve before it counts as not resolving (README "Receiving
+ * webhooks"): dns.lookup has no limit of its own, and a DNS server that never answers would otherwise
+ * hold the request (setting a URL, creating a payment) for as long as the system resolver waits.
+ */
+export const URL_RESOLVE_TIMEOUT_MS = 3_000;
+
 export const systemResolver: Resolver = async (hostname) => {
   const answers = await lookup(hostname, { all: true, verbatim: true });
   return answers.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
@@ -34,6 +41,8 @@ export interface UrlPolicyOptions {
   /** WEBHOOK_ALLOW_PRIVATE=1: http and private hosts allowed (development only). */
   allowPrivate?: boolean;
   resolve?: Resolver;
+  /** The time limit of `resolve`; URL_RESOLVE_TIMEOUT_MS unless given (tests give a shorter one). */
+  resolveTimeoutMs?: number;
   /** Put before every message, e.g. PAYMENT_URL_PREFIX. */
   messagePrefix?: string;
 }
@@ -56,6 +65,17 @@ function authority(url: string): string {
 export function bareHost(parsed: URL): string {
   const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
   return host.endsWith('.') ? host.slice(0, -1) : host;
+}
+
+/** The resolver's answer if it comes within `ms`; a rejection otherwise. A later answer (or failure) goes nowhere. */
+function resolveWithin(resolve: Resolver, host: string, ms: number): Promise<ResolvedAddress[]> {
+  // race() keeps listening to `answer`: one that comes (or fails) after the limit is dropped there
+  const answer = resolve(host);
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${host} did not resolve within ${ms} ms`)), ms);
+  });
+  return Promise.race([answer, limit]).finally(() => clearTimeout(timer));
 }
 
 export async function checkWebhookUrl(input: unknown, options: UrlPolicyOptions = {}): Promise<UrlCheck> {
@@ -88,7 +108,7 @@ export async function checkWebhookUrl(input: unknown, options: UrlPolicyOptions 
 
   let addresses: ResolvedAddress[];
   try {
-    addresses = await (options.resolve ?? systemResolver)(host);
+    addresses = await resolveWithin(options.resolve ?? systemResolver, host, options.resolveTimeoutMs ?? URL_RESOLVE_TIMEOUT_MS);
   } catch {
     return fail(URL_DOES_NOT_RESOLVE);
   }
