@@ -22,6 +22,8 @@ export interface XrpSimOptions {
   /** Close a ledger this long after each accepted submit (as a network would); off when undefined. */
   autoCloseMs?: number;
   clock?: () => number;
+  /** The port to listen on (default: a free one). */
+  port?: number;
 }
 
 export class XrpSim {
@@ -40,6 +42,7 @@ export class XrpSim {
 
   constructor(opts: XrpSimOptions = {}) {
     this.#opts = opts;
+    this.#port = opts.port ?? 0;
     this.ledger = new XrpLedger(opts.clock);
     this.#emitted = this.ledger.validatedIndex;
     this.#server = http.createServer((req, res) => this.#http(req, res));
