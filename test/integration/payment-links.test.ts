@@ -305,6 +305,21 @@ describeEachDb('payment links', (h) => {
     expect(missing.statusCode).toBe(404);
   });
 
+  it('marks the page\'s cookie Secure when the checkout page is served over https', async () => {
+    const link = await makeLink();
+    const plain = await t.app.inject({ method: 'GET', url: `/l/${slugOf(link)}`, remoteAddress: randomIp() });
+    expect(String(plain.headers['set-cookie'])).not.toMatch(/;\s*Secure/i);
+    const https = await startTestApp(h.db(), { env: { CHECKOUT_URL: 'https://pay.example' } });
+    try {
+      const res = await https.app.inject({ method: 'GET', url: `/l/${slugOf(link)}`, remoteAddress: randomIp() });
+      expect(res.statusCode).toBe(303);
+      expect(String(res.headers.location)).toMatch(/^https:\/\/pay\.example\/pay\//);
+      expect(String(res.headers['set-cookie'])).toMatch(/; HttpOnly; SameSite=Lax; Secure$/);
+    } finally {
+      await https.close();
+    }
+  });
+
   it('answers HEAD of the page without making a payment', async () => {
     const link = await makeLink();
     expect((await t.app.inject({ method: 'HEAD', url: `/l/${slugOf(link)}` })).statusCode).toBe(200);

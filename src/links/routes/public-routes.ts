@@ -42,6 +42,8 @@ export async function registerLinkPublicRoutes(app: FastifyInstance, accounts: A
   }, { prefix: '/l' });
 
   if (links.checkoutBase === null) return;
+  // over https the cookie is never sent in the clear (the refresh cookie's rule)
+  const secure = links.checkoutBase.startsWith('https:') ? '; Secure' : '';
 
   app.route({
     method: 'GET', url: '/l/:slug', exposeHeadRoute: false,
@@ -50,7 +52,7 @@ export async function registerLinkPublicRoutes(app: FastifyInstance, accounts: A
       reply.header('cache-control', 'no-store').header('x-robots-tag', 'noindex').header('referrer-policy', 'no-referrer');
       await limit(req);
       const page = await links.openPage(slug, cookieValue(req, cookieName(slug)), customerActor(req));
-      reply.header('set-cookie', `${cookieName(slug)}=${page.checkoutToken}; Path=/l/${slug}; Max-Age=${COOKIE_MAX_AGE_S}; HttpOnly; SameSite=Lax`);
+      reply.header('set-cookie', `${cookieName(slug)}=${page.checkoutToken}; Path=/l/${slug}; Max-Age=${COOKIE_MAX_AGE_S}; HttpOnly; SameSite=Lax${secure}`);
       return reply.redirect(page.checkoutUrl, 303);
     },
   });
