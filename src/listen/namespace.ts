@@ -7,6 +7,7 @@ import type { AccountsService } from '../accounts/index.ts';
 
 type Authenticator = AccountsService['authn'];
 import { AppError } from '../platform/errors.ts';
+import { LIVE_MODE_OFF } from '../accounts/authenticate.ts';
 import type { StoredEvent } from '../events/index.ts';
 import type { SocketExtension } from '../realtime/index.ts';
 import { WEBHOOK_EVENT_TYPES, webhookBody } from '../webhooks/index.ts';
@@ -40,7 +41,12 @@ export function listenExtension(authn: Authenticator): SocketExtension {
           if (auth.livemode) return next(refusal(LISTEN_TEST_KEYS_ONLY));
           socket.data.merchantId = auth.merchantId;
           next();
-        }, (err: unknown) => next(refusal(err instanceof AppError ? err.message : 'unauthorized')));
+        }, (err: unknown) => {
+          // A live key of an account whose live mode is off is still a live key: the answer is the
+          // one every live key gets here (README "CLI"), not the advice to turn live mode on.
+          const message = err instanceof AppError ? (err.message === LIVE_MODE_OFF ? LISTEN_TEST_KEYS_ONLY : err.message) : 'unauthorized';
+          next(refusal(message));
+        });
       });
       nsp.on('connection', (socket) => {
         void socket.join(roomOf(socket.data.merchantId as string));

@@ -95,6 +95,14 @@ describe('gateway CLI', () => {
     }
   }, 60_000);
 
+  it('listen refuses a live key with the test-key message while the account\'s live mode is off too', async () => {
+    const off = await signupAccount(t.app);
+    const live = listen({ apiUrl: t.url, apiKey: off.liveKey, forwardTo: receiverUrl });
+    await expect(live.ready).rejects.toThrow(LISTEN_TEST_KEYS_ONLY);
+    await expect(run(NODE, ['bin/gateway.ts', '--api-url', t.url, '--api-key', off.liveKey, 'listen', '--forward-to', receiverUrl], { cwd: ROOT, timeout: 60_000 }))
+      .rejects.toMatchObject({ code: 1, stdout: '', stderr: `${LISTEN_TEST_KEYS_ONLY}\n` });
+  }, 60_000);
+
   it('listen refuses a live key and a wrong key', async () => {
     const on = await t.app.inject({ method: 'POST', url: '/merchant/live', headers: tokenHeader(acct.accessToken), payload: { enabled: true } });
     expect(on.statusCode).toBe(200);
