@@ -11,8 +11,10 @@ export interface ListenOptions {
   apiKey: string;
   forwardTo: string;
   onForwarded?: (f: Forwarded) => void;
-  /** A refusal of the gateway (bad key, live key) or a lost connection. */
+  /** A lost connection (retried). */
   onProblem?: (message: string) => void;
+  /** The gateway refused the key after it had been accepted (revoked, account suspended): listening has ended. */
+  onRefused?: (message: string) => void;
 }
 
 export interface Listening {
@@ -28,6 +30,7 @@ export function listen(opts: ListenOptions): Listening {
     path: '/socket.io', auth: { apiKey: opts.apiKey }, transports: ['websocket'], reconnectionDelayMax: 5000,
   });
   let queue: Promise<void> = Promise.resolve();
+  let accepted = false;
   socket.on(LISTEN_EVENT, (event: ListenedEvent) => {
     queue = queue.then(async () => {
       const forwarded = await forwardEvent(event, opts.forwardTo, secret);
@@ -35,18 +38,25 @@ export function listen(opts: ListenOptions): Listening {
     });
   });
   const ready = new Promise<{ merchant_id: string }>((resolve, reject) => {
-    socket.once(LISTEN_READY, resolve);
+    socket.once(LISTEN_READY, (ready: { merchant_id: string }) => { accepted = true; resolve(ready); });
     socket.on('connect_error', (err: Error & { data?: { message?: string } }) => {
       // A refusal of the key will not change by retrying: it is the answer of `ready` (reported
       // once, by whoever awaits it); anything else is a lost connection, retried.
       if (err.data?.message) {
         socket.close();
-        reject(new Error(err.data.message));
+        if (accepted) opts.onRefused?.(err.data.message);
+        else reject(new Error(err.data.message));
         return;
       }
       opts.onProblem?.(err.message);
     });
   });
-  socket.on('disconnect', (reason) => { if (reason !== 'io client disconnect') opts.onProblem?.(`disconnected (${reason}); reconnecting`); });
+  socket.on('disconnect', (reason) => {
+    if (reason === 'io client disconnect') return;
+    opts.onProblem?.(`disconnected (${reason}); reconnecting`);
+    // The gateway ended the socket (key revoked, account suspended): socket.io does not reconnect on
+    // its own then; connecting again hears the handshake's refusal (or goes on, if there is none).
+    if (reason === 'io server disconnect') socket.connect();
+  });
   return { secret, ready, close: () => socket.close() };
 }

@@ -8,6 +8,7 @@ import type { AccountsService } from '../accounts/index.ts';
 type Authenticator = AccountsService['authn'];
 import { AppError } from '../platform/errors.ts';
 import { LIVE_MODE_OFF } from '../accounts/authenticate.ts';
+import { API_KEY_UPDATE, MERCHANT_UPDATE } from '../accounts/socket-events.ts';
 import type { StoredEvent } from '../events/index.ts';
 import type { SocketExtension } from '../realtime/index.ts';
 import { WEBHOOK_EVENT_TYPES, webhookBody } from '../webhooks/index.ts';
@@ -40,6 +41,7 @@ export function listenExtension(authn: Authenticator): SocketExtension {
         authn.apiKey(typeof key === 'string' ? key : undefined, { method: 'GET', readAllowed: true }).then((auth) => {
           if (auth.livemode) return next(refusal(LISTEN_TEST_KEYS_ONLY));
           socket.data.merchantId = auth.merchantId;
+          socket.data.keyId = auth.keyId;
           next();
         }, (err: unknown) => {
           // A live key of an account whose live mode is off is still a live key: the answer is the
@@ -55,6 +57,17 @@ export function listenExtension(authn: Authenticator): SocketExtension {
     },
     deliver(nsp: Namespace, batch: readonly StoredEvent[]) {
       for (const e of batch) {
+        // Revocation is immediate (spec 7) and a suspended account receives nothing: the socket is
+        // ended, and the CLI's reconnection hears the refusal from the handshake.
+        const d = e.data as { id?: unknown; revoked_at?: unknown; status?: unknown } | undefined;
+        if (e.merchantId && e.type === API_KEY_UPDATE && d?.revoked_at) {
+          for (const s of nsp.sockets.values()) if (s.data.keyId === d.id) s.disconnect(true);
+          continue;
+        }
+        if (e.merchantId && e.type === MERCHANT_UPDATE && d?.status === 'suspended') {
+          void nsp.in(roomOf(e.merchantId)).disconnectSockets(true);
+          continue;
+        }
         if (e.livemode || !e.merchantId || e.data === undefined || !WEBHOOK_EVENT_TYPES.has(e.type)) continue;
         const room = roomOf(e.merchantId);
         if (!nsp.adapter.rooms.has(room)) continue;

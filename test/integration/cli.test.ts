@@ -103,6 +103,34 @@ describe('gateway CLI', () => {
       .rejects.toMatchObject({ code: 1, stdout: '', stderr: `${LISTEN_TEST_KEYS_ONLY}\n` });
   }, 60_000);
 
+  it('listen ends at once when its key is revoked: nothing of the merchant is forwarded after, and the refusal is reported', async () => {
+    const a = await signupAccount(t.app);
+    const other = await t.app.inject({ method: 'POST', url: '/merchant/api-keys?mode=test', headers: tokenHeader(a.accessToken), payload: {} });
+    expect(other.statusCode).toBe(201);
+    const otherKey = other.json().secret as string;
+    const forwarded: string[] = [];
+    let refused: string | null = null;
+    const session = listen({ apiUrl: t.url, apiKey: a.testKey, forwardTo: receiverUrl, onForwarded: (f) => forwarded.push(f.event.type), onRefused: (m) => { refused = m; } });
+    try {
+      await session.ready;
+      const revoked = await t.app.inject({ method: 'DELETE', url: `/merchant/api-keys/${a.testKeyId}`, headers: tokenHeader(a.accessToken) });
+      expect(revoked.statusCode).toBe(200);
+      await t.platform.outbox.drainNow();
+      const p = await createPayment(t.app, otherKey);
+      await confirmPayment(t, otherKey, p.id);
+      const end = Date.now() + 5_000;
+      while (Date.now() < end && refused === null) {
+        await t.services.payments.runDue();
+        await t.platform.outbox.drainNow();
+        await sleep(50);
+      }
+      expect(refused).toBe('invalid api key');
+      expect(forwarded).toEqual([]);
+    } finally {
+      session.close();
+    }
+  }, 60_000);
+
   it('listen refuses a live key and a wrong key', async () => {
     const on = await t.app.inject({ method: 'POST', url: '/merchant/live', headers: tokenHeader(acct.accessToken), payload: { enabled: true } });
     expect(on.statusCode).toBe(200);
