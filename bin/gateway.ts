@@ -53,6 +53,8 @@ program.command('trigger')
     const gateway = createGateway({ baseUrl: apiUrl(), apiKey: apiKey() });
     const orderId = `cli-${crypto.randomBytes(6).toString('hex')}`;
     const created = await gateway.payments.create({ order_id: orderId, amount_usd: o.amount, token: o.token, simulate: outcome as never }, { idempotencyKey: orderId });
+    // status 0: no answer at all (the SDK's message is then the network's reason)
+    if (!created.ok && created.error.status === 0) return fail(`cannot reach ${apiUrl().replace(/\/+$/, '')}: ${created.error.message}`);
     if (!created.ok) return fail(`${created.error.status} ${created.error.message}`);
     out(`payment ${created.data.id} (order ${orderId}): ${created.data.status}, simulating ${outcome}`);
   });
@@ -68,7 +70,9 @@ deliveries.command('list').description('the latest deliveries, newest first')
   .option('--status <status>', 'pending, sending, delivered, failed or resolved')
   .option('--limit <n>', '1 to 200', '20')
   .action(async (o: { status?: string; limit: string }) => {
-    const list = await dashboard().deliveries({ live: deliveries.opts().live === true, status: o.status, limit: Number(o.limit) });
+    const limit = /^\d+$/.test(o.limit) ? Number(o.limit) : NaN;
+    if (!(limit >= 1 && limit <= 200)) return fail('--limit must be a whole number from 1 to 200');
+    const list = await dashboard().deliveries({ live: deliveries.opts().live === true, status: o.status, limit });
     if (list.length === 0) out('no deliveries');
     for (const d of list) {
       out([d.id, d.status, d.event_type, `attempts ${d.attempts}/${d.max_attempts}`, d.last_status_code ?? '-', d.created_at].join('  '));

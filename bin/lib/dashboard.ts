@@ -9,8 +9,20 @@ export interface DashboardCredentials {
 
 export class CliError extends Error {}
 
+/** The message of a request that got no answer at all (service stopped, wrong host or port). */
+function unreachable(origin: string, err: unknown): string {
+  // fetch's own "fetch failed" keeps the reason (connect ECONNREFUSED …) in `cause`
+  const cause = (err as { cause?: unknown })?.cause;
+  return `cannot reach ${origin}: ${cause instanceof Error && cause.message ? cause.message : err instanceof Error ? err.message : String(err)}`;
+}
+
 async function call(url: string, init: RequestInit): Promise<Record<string, unknown>> {
-  const res = await fetch(url, init);
+  let res: Response;
+  try {
+    res = await fetch(url, init);
+  } catch (err) {
+    throw new CliError(unreachable(new URL(url).origin, err));
+  }
   const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
   if (!res.ok) throw new CliError(`${res.status} ${typeof body.error === 'string' ? body.error : res.statusText}`);
   return body;

@@ -40,7 +40,10 @@ async function settle<T>(call: () => Promise<Answered<T>>): Promise<Result<T>> {
   try {
     answered = await call();
   } catch (err) {
-    return { ok: false, error: { status: 0, message: err instanceof Error ? err.message : String(err), requestId: null } };
+    // no answer at all: fetch's "fetch failed" keeps the reason (connect ECONNREFUSED …) in `cause`
+    const cause = (err as { cause?: unknown })?.cause;
+    const message = cause instanceof Error && cause.message ? cause.message : err instanceof Error ? err.message : String(err);
+    return { ok: false, error: { status: 0, message, requestId: null } };
   }
   const { response } = answered;
   const requestId = response.headers.get('x-request-id');

@@ -161,4 +161,20 @@ describe('gateway CLI', () => {
     expect(resent.stdout.trim()).toBe('redelivery queued');
     await expect(cli('deliveries', 'list')).rejects.toMatchObject({ stderr: expect.stringContaining('give --access-token, or --email and --password') });
   }, 120_000);
+
+  it('says which URL it cannot reach and why, and refuses a --limit that is not 1 to 200', async () => {
+    // a port nothing listens on: taken and closed at once
+    const closed = http.createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const nowhere = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise<void>((r) => closed.close(() => r()));
+    const cli = (url: string, ...args: string[]) => run(NODE, ['bin/gateway.ts', '--api-url', url, '--api-key', acct.testKey, ...args], { cwd: ROOT, timeout: 60_000 });
+    const unreachable = `cannot reach ${nowhere}: connect ECONNREFUSED ${nowhere.slice('http://'.length)}\n`;
+    await expect(cli(nowhere, 'trigger', 'confirmed')).rejects.toMatchObject({ code: 1, stdout: '', stderr: unreachable });
+    await expect(cli(nowhere, 'deliveries', '--access-token', 'x', 'list')).rejects.toMatchObject({ code: 1, stdout: '', stderr: unreachable });
+    for (const limit of ['abc', '0', '201', '2.5']) {
+      await expect(cli(t.url, 'deliveries', '--access-token', 'x', 'list', '--limit', limit))
+        .rejects.toMatchObject({ code: 1, stdout: '', stderr: '--limit must be a whole number from 1 to 200\n' });
+    }
+  }, 120_000);
 });
