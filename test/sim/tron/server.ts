@@ -3,7 +3,9 @@
 // says `visible: true`), answering in java-tron's shapes: blocks with `blockID`, `block_header` and
 // `transactions` (absent when empty), TransactionInfo with `fee`, `receipt` and `log`, broadcast
 // answers `{result: true, txid}` or `{code, txid, message: <hex>}`, `{}` for what does not exist.
-// Test hooks (plain methods): fund, deployToken, mint, mine, reorg, garbage, stop/start.
+// Test hooks (plain methods): fund, deployToken, mint, mine, reorg, garbage, stop/start. Started
+// with `control: true` (its own process, test/sim/tron/main.ts) it also answers the test over HTTP
+// at `POST /sim/*` (no java-tron path): fund, deploy, mint, mine, txs (see #control).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BroadcastRefused, TronChain, base58Address, hexAddress, type TronBlock, type TronTx } from './chain.ts';
@@ -19,8 +21,12 @@ export class TronSim {
   readonly #server: http.Server;
   #port = 0;
 
-  constructor(clock?: () => number) {
+  readonly #control: boolean;
+
+  constructor(clock?: () => number, opts: { port?: number; control?: boolean } = {}) {
     this.chain = new TronChain(clock);
+    this.#port = opts.port ?? 0;
+    this.#control = opts.control === true;
     this.#server = http.createServer((req, res) => this.#handle(req, res));
   }
 
@@ -55,7 +61,7 @@ export class TronSim {
         return void json(res, { Error: 'class com.google.gson.stream.MalformedJsonException : Unterminated object' });
       }
       try {
-        const answer = this.#route(path, body);
+        const answer = this.#control && path.startsWith('/sim/') ? this.#controlRoute(path.slice(5), body) : this.#route(path, body);
         if (answer === undefined) return void res.writeHead(404, { 'content-type': 'text/html' }).end('<html>404 Not Found</html>');
         json(res, answer);
       } catch (err) {
@@ -137,6 +143,34 @@ export class TronSim {
     }
   }
 
+  /**
+   * The test's hooks over HTTP (addresses base58 or hex, amounts as decimal strings):
+   * `fund {address, sun}` gives TRX out of thin air; `deploy {decimals}` creates a TRC-20 contract
+   * (answers its base58 `contract`); `mint {contract, address, amount}`; `mine {n}` produces blocks
+   * (answers the head's `number` and `timestamp`); `txs` lists every mined transaction with its
+   * block and TransactionInfo, oldest first.
+   */
+  #controlRoute(name: string, b: Body): unknown {
+    const c = this.chain;
+    switch (name) {
+      case 'fund':
+        c.fund(String(b.address), BigInt(b.sun));
+        return {};
+      case 'deploy':
+        return { contract: base58Address(c.deployToken(Number(b.decimals ?? 6))) };
+      case 'mint':
+        c.mint(String(b.contract), String(b.address), BigInt(b.amount));
+        return {};
+      case 'mine':
+        c.mine(Number(b.n ?? 1));
+        return { number: c.head.number, timestamp: c.head.timestamp };
+      case 'txs':
+        return c.blocks.flatMap((blk) => blk.txs.map((tx, i) => ({ block: blk.number, tx: txJson(tx, false), info: blk.infos[i] })));
+      default:
+        return undefined;
+    }
+  }
+
   /** Read-only calls of a token: balanceOf(address), decimals(). */
   #constant(b: Body, solidity: boolean): unknown {
     const c = this.chain;
@@ -191,8 +225,8 @@ function blockJson(b: TronBlock, visible: boolean, detail: boolean): Record<stri
   return out;
 }
 
-export async function startTronSim(clock?: () => number): Promise<TronSim> {
-  const sim = new TronSim(clock);
+export async function startTronSim(clock?: () => number, opts: { port?: number; control?: boolean } = {}): Promise<TronSim> {
+  const sim = new TronSim(clock, opts);
   await sim.start();
   return sim;
 }
