@@ -3,7 +3,7 @@
 // and the operator's moves, due dates in business days, the list order, the rate limit, and what
 // the team and the dashboard are told.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { describeEachDb } from '../harness/databases.ts';
 import { startTestApp, type TestApp } from '../harness/app.ts';
@@ -410,6 +410,21 @@ describeEachDb('referral payouts', (h) => {
       await refused(await send(other.owner, 'GET', `/merchant/affiliate/payouts/${p.id}`), 404, 'not found');
       await refused(await send(a.owner, 'GET', '/merchant/affiliate/payouts/apo_nope'), 404, 'not found');
       for (const m of [a.developer, a.viewer]) await refused(await send(m, 'GET', `/merchant/affiliate/payouts/${p.id}`), 403, ERR.role);
+    });
+
+    it('500 could not list / read / cancel the payout when the payouts cannot be read; the payout is untouched', async () => {
+      const a = await setup();
+      const p = (await request(a.finance, { amount: 100 })).json().payout;
+      await h.db().orm.execute(sql`alter table affiliate_payouts rename to affiliate_payouts_away`);
+      try {
+        await refused(await send(a.owner, 'GET', '/merchant/affiliate/payouts'), 500, 'could not list the payouts');
+        await refused(await send(a.owner, 'GET', `/merchant/affiliate/payouts/${p.id}`), 500, 'could not read the payout');
+        await refused(await send(a.owner, 'POST', `/merchant/affiliate/payouts/${p.id}/cancel`), 500, 'could not cancel the payout');
+      } finally {
+        await h.db().orm.execute(sql`alter table affiliate_payouts_away rename to affiliate_payouts`);
+      }
+      expect((await send(a.owner, 'GET', `/merchant/affiliate/payouts/${p.id}`)).json().payout).toMatchObject({ status: 'requested' });
+      expect(await balance(a)).toMatchObject({ available: '900', pending_payout: '100' });
     });
 
     it('lists newest first, the open ones first by due date, with status filter and limits', async () => {

@@ -7,7 +7,7 @@ import { keyHeader, randomIp, signupAccount, tokenHeader, type Account } from '.
 import { extraKey, memberToken } from '../harness/webhooks.ts';
 import { auditEntries, stores } from '../../src/accounts/schema.ts';
 import { events } from '../../src/events/index.ts';
-import { webhooks } from '../../src/webhooks/index.ts';
+import { deliveries, webhooks } from '../../src/webhooks/index.ts';
 
 describeEachDb('webhook endpoints', (h) => {
   let t: TestApp;
@@ -195,6 +195,7 @@ describeEachDb('webhook endpoints', (h) => {
   it('answers 500 with the route\'s message only when the endpoint itself cannot be read or changed', async () => {
     const a: Account = await signupAccount(t.app);
     await call('GET', '/v1/webhook', keyHeader(a.testKey));
+    expect((await call('PUT', '/v1/webhook', keyHeader(a.testKey), { url: 'https://203.0.113.11/h' })).statusCode).toBe(200);
     // A secret sealed for another row does not open: a real internal failure.
     await h.db().orm.update(webhooks).set({ secretEnc: 'v1:AAAA' }).where(eq(webhooks.merchantId, a.merchant.id));
     const read = await call('GET', '/v1/webhook', keyHeader(a.testKey));
@@ -203,6 +204,9 @@ describeEachDb('webhook endpoints', (h) => {
     const set = await call('PUT', '/v1/webhook', keyHeader(a.testKey), { url: 'https://203.0.113.12/h' });
     expect(set.json()).toEqual({ error: 'could not set the webhook' });
     expect((await call('DELETE', '/v1/webhook', keyHeader(a.testKey))).json()).toEqual({ error: 'could not remove the webhook' });
+    const ping = await call('POST', '/v1/webhook/test', keyHeader(a.testKey));
+    expect([ping.statusCode, ping.json()]).toEqual([500, { error: 'could not queue the test' }]);
+    expect(await h.db().orm.select().from(deliveries).where(eq(deliveries.merchantId, a.merchant.id))).toEqual([]);
     // a wrong URL is still the caller's 400, never a 500
     expect((await call('PUT', '/v1/webhook', keyHeader(a.testKey), { url: 'nope' })).statusCode).toBe(400);
   });
