@@ -37,6 +37,17 @@ describe('hosted checkout page over HTTP', () => {
 
   const page = (lang?: string) => t.app.inject({ method: 'GET', url: `/pay/${token}`, headers: lang ? { 'accept-language': lang } : {} });
 
+  it('serves the deposit address as a QR code; 404 payment not found, or choose the payment\'s coin first', async () => {
+    const qr = await t.app.inject({ method: 'GET', url: `/checkout/${token}/qr.svg` });
+    expect([qr.statusCode, qr.headers['content-type']]).toEqual([200, 'image/svg+xml']);
+    expect(qr.body).toMatch(/^<svg /);
+    const unknown = await t.app.inject({ method: 'GET', url: '/checkout/no-such-token/qr.svg' });
+    expect([unknown.statusCode, unknown.json()]).toEqual([404, { error: 'payment not found' }]);
+    const choosing = (await createPayment(t.app, owner.testKey, { token: undefined, amount_usd: '30' })).checkout_token;
+    const noCoin = await t.app.inject({ method: 'GET', url: `/checkout/${choosing}/qr.svg` });
+    expect([noCoin.statusCode, noCoin.json()]).toEqual([404, { error: 'choose the payment\'s coin first' }]);
+  });
+
   it('speaks the payer\'s language and preloads its words', async () => {
     const es = await page('es-ES,es;q=0.9,en;q=0.8');
     expect(es.statusCode).toBe(200);

@@ -68,6 +68,9 @@ describeEachDb('payments scope', (h) => {
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({ error: 'ETH cannot be paid in live mode right now: no ethereum node is configured' });
     expect((await inject({ method: 'GET', url: '/v1/tokens', headers: keyHeader(acct.liveKey) })).json().tokens).toEqual([]);
+    // no coin named and none of the enabled ones has a node: nothing to offer
+    const none = await inject({ method: 'POST', url: '/v1/payments', headers: keyHeader(acct.liveKey), payload: { order_id: `l-${uid()}`, amount_usd: '25' } });
+    expect([none.statusCode, none.json()]).toEqual([400, { error: 'no coin is available for this payment' }]);
     const live = await inject({ method: 'POST', url: '/v1/payments', headers: keyHeader(acct.liveKey), payload: { order_id: `l-${uid()}`, amount_usd: '25', token: 'ETH' } }, withNode.app);
     expect(live.statusCode).toBe(201);
     expect(live.json()).toMatchObject({ livemode: true, token: 'ETH' });
