@@ -95,6 +95,12 @@ describeEachDb('accounts api keys and stores', (h) => {
     expect(res.json()).toEqual({ error: 'access must be "full" or "read"' });
   });
 
+  it.each(['x'.repeat(101), 7])('answers 400 `label must be text of up to 100 characters` to %j', async (label) => {
+    const res = await createKey(dev.accessToken, { label }, '?mode=test');
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: 'label must be text of up to 100 characters' });
+  });
+
   it('revokes a key: 200 {message: api key revoked}, it stops at once even right after use', async () => {
     const { api_key: key, secret } = (await createKey(dev.accessToken, {}, '?mode=test')).json();
     expect((await whoami(secret)).statusCode).toBe(200);

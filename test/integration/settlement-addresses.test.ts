@@ -49,6 +49,8 @@ describeEachDb('payout addresses', (h) => {
       [{ token: 'BTC', address: ADDR.BTC_TESTNET }, '', 400, 'address is not a valid bitcoin address'],
       [{ token: 'USDT_BEP20' }, '', 400, 'address is not a valid bsc address'],
       [{ token: 'USDT_TRC20', address: ADDR.TRON, tag: 5 }, '', 400, 'only XRP addresses take a destination tag'],
+      [{ token: 'USDT_TRC20', address: ADDR.TRON, label: 'x'.repeat(101) }, '', 400, 'label must be text of up to 100 characters'],
+      [{ token: 'USDT_TRC20', address: ADDR.TRON, label: 7 }, '', 400, 'label must be text of up to 100 characters'],
       [{ token: 'XRP', address: ADDR.XRP, tag: -1 }, '', 400, 'tag must be an integer from 0 to 4294967295'],
       [{ token: 'USDT_TRC20', address: ADDR.TRON, password: 'wrong-password' }, '', 403, 'password is incorrect'],
       [{ token: 'USDT_TRC20', address: ADDR.TRON, password: '' }, '', 403, 'password is incorrect'],
@@ -80,6 +82,10 @@ describeEachDb('payout addresses', (h) => {
       expect([empty.statusCode, empty.json()]).toEqual([400, { error: 'nothing to update' }]);
       const tag = await call(finance, 'PATCH', `/merchant/payout-addresses/${created.id}`, { tag: 7, password: finance.password });
       expect([tag.statusCode, tag.json()]).toEqual([400, { error: 'only XRP addresses take a destination tag' }]);
+      const longLabel = await call(finance, 'PATCH', `/merchant/payout-addresses/${created.id}`, { label: 'x'.repeat(101) });
+      expect([longLabel.statusCode, longLabel.json()]).toEqual([400, { error: 'label must be text of up to 100 characters' }]);
+      const undefault = await call(finance, 'PATCH', `/merchant/payout-addresses/${created.id}`, { default: false });
+      expect([undefault.statusCode, undefault.json()]).toEqual([400, { error: 'default can only be set to true: make another address the default instead' }]);
       const badPw = await call(finance, 'PATCH', `/merchant/payout-addresses/${created.id}`, { address: 'LUWPbpM43E2p7ZSh8cyTBEkvpHmr3cB8Ez', password: 'nope-nope' });
       expect([badPw.statusCode, badPw.json()]).toEqual([403, { error: 'password is incorrect' }]);
       // a label alone needs no password

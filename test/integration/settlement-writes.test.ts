@@ -8,7 +8,9 @@ import { describeEachDb } from '../harness/databases.ts';
 import { startTestApp, type TestApp } from '../harness/app.ts';
 import { randomIp, signupAccount } from '../harness/accounts.ts';
 import { ADDR, addMember, expectLedgerHolds, type Member } from '../harness/settlement.ts';
-import { payoutAddresses } from '../../src/settlement/index.ts';
+import { payoutAddresses, settlements } from '../../src/settlement/index.ts';
+import { newId } from '../../src/platform/ids.ts';
+import { dec } from '../../src/money/index.ts';
 
 const ADMIN = { authorization: 'Bearer test-admin-token' };
 
@@ -64,6 +66,22 @@ describeEachDb('settlement write routes', (h) => {
     // the count is the member's: the owner changes it with the right password
     const owner = await call(a.owner, 'PATCH', `/merchant/payout-addresses/${a.address.id}`, { address: ADDR.TRON_2, password: a.owner.password });
     expect([owner.statusCode, owner.json().address.address]).toEqual([200, ADDR.TRON_2]);
+  });
+
+  it('answers 409 to a retry of a failed settlement on a chain that has no node here, and leaves it failed', async () => {
+    const acct = await signupAccount(t.app);
+    const now = new Date();
+    const id = newId('stl', now);
+    await h.db().orm.insert(settlements).values({
+      id, merchantId: acct.merchant.id, paymentId: newId('pay', now), livemode: true, mode: 'direct', token: 'ETH', chain: 'ethereum',
+      depositTx: `0x${'ab'.repeat(32)}`, amount: 10n ** 16n, serviceFee: 10n ** 14n, networkFee: 10n ** 13n, conversionFee: 0n, net: 10n ** 16n - 10n ** 14n - 10n ** 13n,
+      usdValue: dec('30'), usdRate: dec('3000'), serviceFeeUsd: dec('0.30'), networkFeeUsd: dec('0.03'), conversionFeeUsd: dec('0'),
+      netUsd: dec('29.67'), destination: ADDR.EVM, status: 'failed', note: 'the transfer would fail', input: {}, createdAt: now, updatedAt: now,
+    });
+    const res = await t.app.inject({ method: 'POST', url: `/admin/settlements/${id}/retry`, headers: ADMIN, remoteAddress: randomIp() });
+    expect([res.statusCode, res.json()]).toEqual([409, { error: 'transfers on ethereum cannot be made now' }]);
+    const [row] = await h.db().orm.select().from(settlements).where(eq(settlements.id, id));
+    expect([row.status, row.note]).toEqual(['failed', 'the transfer would fail']);
   });
 
   it('keeps every settlement operator route behind the admin token: 401 and nothing moves', async () => {
