@@ -308,6 +308,37 @@ describeEachDb('settlement executor', (h) => {
     expect(await balanceOf(m.id, true, 'USDT_TRC20')).toMatchObject({ available: 0n });
   });
 
+  it('an instant payout the merchant cancels or the operator rejects is not requested again by the hourly run, only after a new credit', async () => {
+    const admin: Actor = { kind: 'admin' };
+    for (const verb of ['cancel', 'reject'] as const) {
+      const m = await newMerchant();
+      await h.db().orm.update(merchants).set({ settlement: 'scheduled', payoutSchedule: 'instant' }).where(eq(merchants.id, m.id));
+      await addAddress(m, true, 'USDT_TRC20', ADDR.TRON);
+      const p = () => payment(m.id, { livemode: true, settlement: 'scheduled' });
+      const mine = async () => (await runScheduledPayouts(h.db(), t.services.settlement.market.snapshot(true), clock.now())).filter((x) => x.merchantId === m.id);
+      await settle(input(p(), [{ amount: USDT(20), usd: '20' }]));
+      const [made] = await h.db().orm.select().from(payouts).where(eq(payouts.merchantId, m.id));
+      expect(made).toMatchObject({ requestedBy: 'scheduler', status: 'requested' });
+      clock.advance(60_000);
+      if (verb === 'cancel') await t.services.settlement.payouts.cancel(m.id, m.owner.userId, { kind: 'merchant', id: m.owner.userId }, made.id);
+      else await t.services.settlement.payouts.review(made.id, { note: 'address under review' }, 'rejected', admin);
+      // the amount is back in the balance, and stays there through the hourly runs
+      for (let i = 0; i < 3; i++) {
+        clock.advance(HOUR);
+        expect(await mine()).toEqual([]);
+      }
+      expect(await balanceOf(m.id, true, 'USDT_TRC20')).toEqual({ available: made.amount, pending: 0n });
+      // a new credit (here the operator's, which makes no payout of its own): the next run pays all of it
+      await t.services.settlement.adjust({ merchant_id: m.id, livemode: true, token: 'USDT_TRC20', amount: '5', note: 'credit' }, admin);
+      clock.advance(HOUR);
+      expect(await mine()).toMatchObject([{ requestedBy: 'scheduler', amount: made.amount + USDT(5) }]);
+      clock.advance(HOUR);
+      expect(await mine()).toEqual([]);
+      expect((await h.db().orm.select().from(payouts).where(eq(payouts.merchantId, m.id))).map((x) => x.status).sort())
+        .toEqual([verb === 'cancel' ? 'canceled' : 'rejected', 'requested']);
+    }
+  });
+
   it('a scheduled payout whose network fee would take all of it waits, and the pass goes on to the other merchants', async () => {
     const admin: Actor = { kind: 'admin' };
     const scheduled = async (usdt: string) => {

@@ -1,14 +1,14 @@
 // Scheduled settlement (spec 1 Settlement modes, `scheduled`): the whole USDT_TRC20 balance is
 // paid out to the merchant's USDT_TRC20 payout address in use, `instant` (after each credit),
 // `daily` or `weekly` (Mondays, UTC). A balance under the minimum payout waits.
-import { and, eq } from 'drizzle-orm';
+import { and, eq, ne, or, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../../platform/db/index.ts';
 import type { MarketData } from '../../market/index.ts';
 import { merchants } from '../../accounts/schema.ts';
 import { addressFor, BALANCE_TOKEN, MIN_PAYOUT_USD } from '../planner.ts';
 import { addressesInForce, planAddress } from '../address-store.ts';
 import { lockBalance } from '../balance-store.ts';
-import type { PayoutRow } from '../schema.ts';
+import { ledgerEntries, type PayoutRow } from '../schema.ts';
 import { createPayoutOrWait } from './payout-store.ts';
 import { usdOf } from './payout-math.ts';
 
@@ -41,10 +41,22 @@ export async function scheduledPayout(tx: Executor, merchantId: string, market: 
   return payout;
 }
 
+/**
+ * An `instant` merchant is paid by the hourly run only for a credit to the live USDT_TRC20 balance
+ * since the last scheduled payout (one the credit itself could not make: the address not active
+ * yet, the fee taking it all). A payout the merchant canceled or the operator rejected put its
+ * amount back (`payout_release`, not a credit) to stay, and was otherwise requested again every
+ * hour. A credit in the same transaction as its own payout (same time) is not newer.
+ */
+const creditSinceLastPayout = sql`exists (select 1 from ${ledgerEntries} e where e.merchant_id = ${merchants.id} and e.livemode
+  and e.token = ${BALANCE_TOKEN} and e.amount > 0 and e.type <> 'payout_release'
+  and e.created_at > coalesce(${merchants.payoutScheduledAt}, '-infinity'::timestamptz))`;
+
 /** One pass of the scheduler over every scheduled merchant due at `now`; returns the payouts made. */
 export async function runScheduledPayouts(db: Database, market: MarketData, now: Date): Promise<PayoutRow[]> {
   const due = (await db.orm.select({ id: merchants.id, schedule: merchants.payoutSchedule, last: merchants.payoutScheduledAt })
-    .from(merchants).where(and(eq(merchants.settlement, 'scheduled'), eq(merchants.status, 'active'))))
+    .from(merchants).where(and(eq(merchants.settlement, 'scheduled'), eq(merchants.status, 'active'),
+      or(ne(merchants.payoutSchedule, 'instant'), creditSinceLastPayout))))
     .filter((m) => payoutDue(m.schedule, m.last, now));
   const made: PayoutRow[] = [];
   for (const m of due) {
