@@ -339,6 +339,22 @@ describeEachDb('settlement executor', (h) => {
     }
   });
 
+  it('makes a weekly payout the Monday run missed at the next run, once, then waits for the next Monday', async () => {
+    const m = await newMerchant();
+    await h.db().orm.update(merchants).set({ settlement: 'scheduled', payoutSchedule: 'weekly', payoutScheduledAt: new Date('2026-02-23T00:30:00Z') })
+      .where(eq(merchants.id, m.id));
+    await addAddress(m, true, 'USDT_TRC20', ADDR.TRON);
+    await t.services.settlement.adjust({ merchant_id: m.id, livemode: true, token: 'USDT_TRC20', amount: '40', note: 'funding' }, { kind: 'admin' });
+    const market = t.services.settlement.market.snapshot(true);
+    const run = async (at: string) => (await runScheduledPayouts(h.db(), market, new Date(at))).filter((x) => x.merchantId === m.id);
+    // no run on Monday 2 March (the service was down): Wednesday's first run pays the week's payout
+    expect(await run('2026-03-04T09:00:00Z')).toMatchObject([{ requestedBy: 'scheduler', amount: USDT(40) }]);
+    await t.services.settlement.adjust({ merchant_id: m.id, livemode: true, token: 'USDT_TRC20', amount: '40', note: 'funding' }, { kind: 'admin' });
+    expect(await run('2026-03-04T10:00:00Z')).toEqual([]);
+    expect(await run('2026-03-08T23:00:00Z')).toEqual([]);
+    expect(await run('2026-03-09T00:00:00Z')).toMatchObject([{ amount: USDT(40) }]);
+  });
+
   it('a scheduled payout whose network fee would take all of it waits, and the pass goes on to the other merchants', async () => {
     const admin: Actor = { kind: 'admin' };
     const scheduled = async (usdt: string) => {

@@ -64,13 +64,28 @@ describe('payout amounts', () => {
 describe('payout schedule', () => {
   const monday = new Date('2026-03-02T05:00:00Z');
   const tuesday = new Date('2026-03-03T05:00:00Z');
-  it('pays daily once per UTC day, weekly on Mondays only, instant always', () => {
+  it('pays daily once per UTC day, weekly once per week from Monday, instant always', () => {
     expect(payoutDue('daily', null, tuesday)).toBe(true);
     expect(payoutDue('daily', new Date('2026-03-03T00:00:00Z'), tuesday)).toBe(false);
     expect(payoutDue('daily', new Date('2026-03-02T23:59:59Z'), tuesday)).toBe(true);
-    expect(payoutDue('weekly', null, tuesday)).toBe(false);
     expect(payoutDue('weekly', null, monday)).toBe(true);
     expect(payoutDue('weekly', new Date('2026-03-02T01:00:00Z'), monday)).toBe(false);
+    expect(payoutDue('weekly', new Date('2026-03-02T01:00:00Z'), tuesday)).toBe(false);
+    expect(payoutDue('weekly', new Date('2026-03-08T23:59:59Z'), new Date('2026-03-09T00:00:00Z'))).toBe(true);
     expect(payoutDue('instant', monday, monday)).toBe(true);
+  });
+
+  it('makes a missed payout at the next run after its due time, once however many were missed', () => {
+    // the service was down all Monday: the week's payout is made on Tuesday, not the next Monday
+    expect(payoutDue('weekly', new Date('2026-02-23T00:00:00Z'), tuesday)).toBe(true);
+    expect(payoutDue('weekly', new Date('2026-02-23T00:00:00Z'), new Date('2026-03-08T23:00:00Z'))).toBe(true);
+    expect(payoutDue('weekly', null, tuesday)).toBe(true);
+    // three weeks missed: one payout, then nothing until the next Monday
+    expect(payoutDue('weekly', new Date('2026-02-09T00:00:00Z'), tuesday)).toBe(true);
+    expect(payoutDue('weekly', tuesday, new Date('2026-03-08T23:00:00Z'))).toBe(false);
+    expect(payoutDue('weekly', tuesday, new Date('2026-03-09T00:00:00Z'))).toBe(true);
+    // daily: a missed day is paid the next day, once
+    expect(payoutDue('daily', new Date('2026-02-27T05:00:00Z'), tuesday)).toBe(true);
+    expect(payoutDue('daily', tuesday, new Date('2026-03-03T23:00:00Z'))).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 // Scheduled settlement (spec 1 Settlement modes, `scheduled`): the whole USDT_TRC20 balance is
 // paid out to the merchant's USDT_TRC20 payout address in use, `instant` (after each credit),
-// `daily` or `weekly` (Mondays, UTC). A balance under the minimum payout waits.
+// `daily` or `weekly` (Mondays, UTC; a missed one at the next run). A balance under the minimum payout waits.
 import { and, eq, ne, or, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../../platform/db/index.ts';
 import type { MarketData } from '../../market/index.ts';
@@ -16,13 +16,19 @@ export const REQUESTED_BY_SCHEDULER = 'scheduler';
 const DAY_MS = 86_400_000;
 
 const startOfUtcDay = (d: Date): number => Math.floor(d.getTime() / DAY_MS) * DAY_MS;
+/** Monday 00:00 UTC of `d`'s week. */
+const startOfUtcWeek = (d: Date): number => startOfUtcDay(d) - ((d.getUTCDay() + 6) % 7) * DAY_MS;
 
-/** Whether a merchant on `schedule`, last paid out at `last`, is due a payout at `now`. */
+/**
+ * Whether a merchant on `schedule`, last paid out at `last`, is due a payout at `now`: `daily` from
+ * 00:00 UTC, `weekly` from Monday 00:00 UTC, until paid in that day or week. A run that missed the
+ * due time (the service down on Monday) leaves it due, so the next run makes it, once however
+ * many days or weeks were missed.
+ */
 export function payoutDue(schedule: string, last: Date | null, now: Date): boolean {
   if (schedule === 'instant') return true;
-  const paidToday = last !== null && last.getTime() >= startOfUtcDay(now);
-  if (schedule === 'weekly') return now.getUTCDay() === 1 && !paidToday;
-  return !paidToday;
+  const dueFrom = schedule === 'weekly' ? startOfUtcWeek(now) : startOfUtcDay(now);
+  return last === null || last.getTime() < dueFrom;
 }
 
 /** Pays out the merchant's whole live USDT_TRC20 balance when it reaches $10 and an address is in use. */
