@@ -120,6 +120,7 @@ describeEachDb('referral payouts', (h) => {
       await send(a.owner, 'POST', `/merchant/affiliate/payouts/${res.json().payout.id}/cancel`);
       const second = (await send(a.owner, 'POST', '/merchant/payout-addresses', { token: 'USDT_TRC20', address: ADDR.TRON_2, password: a.owner.password })).json().address;
       await send(a.owner, 'PATCH' as 'POST', `/merchant/payout-addresses/${second.id}`, { default: true });
+      clock.advance(24 * 3_600_000); // a second address of the coin is active 24 hours after it was set
       const again = await request(a.owner);
       expect(again.json().payout).toMatchObject({ amount: '75.25', address_id: second.id, address: ADDR.TRON_2 });
     });
@@ -205,6 +206,28 @@ describeEachDb('referral payouts', (h) => {
         for (const id of [other.trc, await testTrcOf(a), btc, testBtc, 'pa_nope', 'pa-x', 7, '']) {
           await refused(await request(a.owner, { amount: 60, address_id: id }), 400, ERR.unknown);
         }
+      });
+
+      it('409 to a payout address not active yet (new or changed: 24 hours), chosen or the default, as merchant payouts answer', async () => {
+        const a = await setup();
+        // a second USDT (Tron) address could redirect payouts: active 24 hours after it was set
+        const res = await send(a.owner, 'POST', '/merchant/payout-addresses', { token: 'USDT_TRC20', address: ADDR.TRON_2, password: a.owner.password });
+        const next = res.json().address;
+        expect(new Date(next.active_at).getTime()).toBe(new Date(FRIDAY).getTime() + 24 * 3_600_000);
+        const message = `this payout address is active from ${next.active_at}: a new or changed address can be paid out to 24 hours after it was set`;
+        await refused(await request(a.owner, { amount: 60, address_id: next.id }), 409, message);
+        // made the default, it is refused the same way when no address is named
+        expect((await send(a.owner, 'PATCH' as 'POST', `/merchant/payout-addresses/${next.id}`, { default: true })).statusCode).toBe(200);
+        await refused(await request(a.owner, { amount: 60 }), 409, message);
+        // an address changed to another one starts its 24 hours again
+        const changed = await send(a.owner, 'PATCH' as 'POST', `/merchant/payout-addresses/${a.trc}`, { address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', password: a.owner.password });
+        expect(changed.statusCode, changed.body).toBe(200);
+        const changedMessage = `this payout address is active from ${changed.json().address.active_at}: a new or changed address can be paid out to 24 hours after it was set`;
+        await refused(await request(a.owner, { amount: 60, address_id: a.trc }), 409, changedMessage);
+        expect((await balance(a)).pending_payout).toBe('0');
+        // a day later both are paid to like any other
+        clock.advance(24 * 3_600_000);
+        expect((await request(a.owner, { amount: 60 })).json().payout).toMatchObject({ address_id: next.id, address: ADDR.TRON_2 });
       });
 
       it('400 without a live USDT (Tron) payout address or an address to pay', async () => {
@@ -358,6 +381,7 @@ describeEachDb('referral payouts', (h) => {
       await refused(await admin(t, 'POST', `/admin/affiliate/payouts/${p.id}/process`), 409, ERR.state);
       for (const body of [{}, { tx_id: '' }, { tx_id: 5 }]) await refused(await admin(t, 'POST', `/admin/affiliate/payouts/${p.id}/paid`, body), 400, 'tx_id is required');
       await refused(await admin(t, 'POST', `/admin/affiliate/payouts/${p.id}/paid`, { tx_id: 'a\u0000' }), 400, 'tx_id must not contain NUL characters');
+      clock.advance(1000);
       const paid = await admin(t, 'POST', `/admin/affiliate/payouts/${p.id}/paid`, { tx_id: 'abc123' });
       expect(paid.json().payout).toMatchObject({ status: 'paid', tx_id: 'abc123', paid_at: clock.now().toISOString() });
       expect(await balance(a)).toEqual({ token: 'USDT_TRC20', chain: 'tron', available: '900', pending_payout: '0', paid_out: '100' });
@@ -367,7 +391,7 @@ describeEachDb('referral payouts', (h) => {
       // the team can find the transaction from the notice
       const [paidNote] = (await send(a.finance, 'GET', '/merchant/notifications?category=affiliates')).json().notifications;
       expect(paidNote.body).toBe(`The referral payout of 100 USDT_TRC20 to ${ADDR.TRON} was paid (transaction abc123).`);
-      const actions = (await h.db().orm.select().from(auditEntries).where(eq(auditEntries.subject, p.id))).map((e) => [e.action, (e.actor as { kind: string }).kind]);
+      const actions = (await h.db().orm.select().from(auditEntries).where(eq(auditEntries.subject, p.id)).orderBy(auditEntries.at)).map((e) => [e.action, (e.actor as { kind: string }).kind]);
       expect(actions).toEqual([['affiliate_payout.requested', 'merchant'], ['affiliate_payout.processing', 'admin'], ['affiliate_payout.paid', 'admin']]);
       const statuses = (await h.db().orm.select().from(events).where(and(eq(events.merchantId, a.id), eq(events.type, 'affiliate:payout'))).orderBy(events.seq))
         .map((e) => (e.data as { status: string }).status);

@@ -12,7 +12,7 @@ import type { Actor } from '../../audit/index.ts';
 import { users, verifyPassword } from '../../accounts/index.ts';
 import { validatePayoutAddress } from '../../chains/addresses/index.ts';
 import { dec, parseUnits } from '../../money/index.ts';
-import { networkFeeUnits, payoutAddresses } from '../../settlement/index.ts';
+import { addressNotActive, networkFeeUnits, payoutAddresses } from '../../settlement/index.ts';
 import type { MarketSource } from '../../market/index.ts';
 import type { ReferralTerms } from '../../config.ts';
 import { lockAffiliate, moveBalance } from '../balance.ts';
@@ -54,8 +54,12 @@ async function checkPassword(db: Database, userId: string, password: unknown): P
   if (!ok) throw forbidden(PASSWORD_INCORRECT);
 }
 
-/** Steps 6-10: where the payout goes. */
-async function target(tx: Executor, merchantId: string, body: Record<string, unknown>): Promise<{ addressId: string | null; address: string }> {
+/**
+ * Steps 6-10: where the payout goes. A payout address not active yet (a new or changed one, 24
+ * hours: `active_at`), named or the default, is refused with 409 as merchant payouts are: one that
+ * could redirect the money is paid out to only from its `active_at`.
+ */
+async function target(tx: Executor, merchantId: string, body: Record<string, unknown>, now: Date): Promise<{ addressId: string | null; address: string }> {
   if (given(body.address_id) && given(body.address)) throw badRequest(ADDRESS_OR_ID);
   if (given(body.address)) {
     const check = validatePayoutAddress(REFERRAL_TOKEN, body.address, true);
@@ -68,12 +72,14 @@ async function target(tx: Executor, merchantId: string, body: Record<string, unk
       ? await tx.select().from(payoutAddresses).where(and(inForce, eq(payoutAddresses.id, body.address_id))) : [];
     if (a && a.livemode && a.token !== REFERRAL_TOKEN) throw badRequest(NOT_USDT_TRON);
     if (!a || !a.livemode) throw badRequest(UNKNOWN_PAYOUT_ADDRESS);
+    if (a.activeAt.getTime() > now.getTime()) throw conflict(addressNotActive(a.activeAt));
     return { addressId: a.id, address: a.address };
   }
   // Neither: the default live USDT (Tron) address, the oldest when none is the default.
   const [d] = await tx.select().from(payoutAddresses).where(and(inForce, eq(payoutAddresses.livemode, true), eq(payoutAddresses.token, REFERRAL_TOKEN)))
     .orderBy(desc(payoutAddresses.isDefault), asc(payoutAddresses.createdAt), asc(payoutAddresses.id)).limit(1);
   if (!d) throw badRequest(NO_PAYOUT_TARGET);
+  if (d.activeAt.getTime() > now.getTime()) throw conflict(addressNotActive(d.activeAt));
   return { addressId: d.id, address: d.address };
 }
 
@@ -91,7 +97,7 @@ export async function requestPayout(deps: RequestDeps, who: PayoutRequester, bod
     const [open] = await tx.select({ id: affiliatePayouts.id }).from(affiliatePayouts)
       .where(and(eq(affiliatePayouts.affiliateId, who.merchantId), inArray(affiliatePayouts.status, [...OPEN_STATUSES]))).limit(1);
     if (open) throw conflict(PAYOUT_OPEN);
-    const to = await target(tx, who.merchantId, b);
+    const to = await target(tx, who.merchantId, b, now);
     const amount = amountUnits(text) ?? affiliate.available;
     if (amount < parseUnits(deps.terms.minPayoutUsd, REFERRAL_DECIMALS)!) throw badRequest(minPayoutMessage(deps.terms.minPayoutUsd));
     const fee = networkFee(deps.market);
