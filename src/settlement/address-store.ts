@@ -18,8 +18,9 @@ export function planAddress(r: PayoutAddressRow): PayoutAddressInput {
   };
 }
 
-export async function addressById(ex: Executor, merchantId: string, id: string): Promise<PayoutAddressRow | undefined> {
-  const [row] = await ex.select().from(payoutAddresses)
+export async function addressById(ex: Executor, merchantId: string, id: string, lock = false): Promise<PayoutAddressRow | undefined> {
+  const q = ex.select().from(payoutAddresses)
     .where(and(eq(payoutAddresses.id, id), eq(payoutAddresses.merchantId, merchantId), isNull(payoutAddresses.deletedAt)));
+  const [row] = lock ? await q.for('share') : await q;
   return row;
 }

@@ -12,6 +12,7 @@ import { amountBelowFee, payoutAddresses, type TransferRequest } from '../../src
 import type { Executor } from '../../src/platform/db/index.ts';
 import { createPayout } from '../../src/settlement/payouts/payout-store.ts';
 import { dec } from '../../src/money/index.ts';
+import pg from 'pg';
 
 const ADMIN = { authorization: 'Bearer test-admin-token' };
 
@@ -294,6 +295,62 @@ describeEachDb('payouts and statements', (h) => {
       expect(list.find((x: { id: string }) => x.id === approved.id).status).toBe('approved');
       expect(await a.bal()).toMatchObject({ available: '40', pending_payout: '10' });
       expect((await admin('POST', `/admin/payouts/${waiting.id}/approve`)).statusCode).toBe(409);
+    });
+
+    // Two transactions at once need two connections: PostgreSQL only (PGlite runs one at a time).
+    describe.runIf(h.kind === 'postgres')('a payout request and the deletion of its address at the same moment', () => {
+      /** A transaction of its own on another connection, holding `lock` (a statement) until released. */
+      const holding = async (lock: string, params: unknown[]) => {
+        const client = new pg.Client({ connectionString: h.url()! });
+        await client.connect();
+        await client.query('begin');
+        await client.query(lock, params);
+        return { release: async () => { await client.query('commit'); await client.end(); } };
+      };
+      /** Waits until `n` statements of this database wait for a lock. */
+      const blocked = async (n: number) => {
+        for (let i = 0; i < 200; i++) {
+          const { rows } = await h.db().pool!.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
+          if (rows[0].n >= n) return;
+          await new Promise((r) => setTimeout(r, 25));
+        }
+        throw new Error(`fewer than ${n} statements waiting for a lock`);
+      };
+      const payoutsTo = async (a: { owner: Member; address: { id: string } }) =>
+        (await call(a.owner, 'GET', '/merchant/payouts')).json().payouts.filter((x: { address_id: string }) => x.address_id === a.address.id);
+
+      it('the request first: the deletion waits for it, then cancels the payout', async () => {
+        const a = await funded('50');
+        // the request stops at its balance, a third transaction holding it
+        const balanceHeld = await holding(`select 1 from balances where merchant_id = $1 and livemode and token = 'USDT_TRC20' for update`, [a.id]);
+        const request = call(a.owner, 'POST', '/merchant/payouts', { address_id: a.address.id, amount: '20' });
+        await blocked(1);
+        const removal = call(a.owner, 'DELETE', `/merchant/payout-addresses/${a.address.id}`);
+        await new Promise((r) => setTimeout(r, 300));
+        await balanceHeld.release();
+        const [req, del] = await Promise.all([request, removal]);
+        expect(del.json()).toEqual({ message: 'address deleted' });
+        expect(req.statusCode, req.body).toBe(201);
+        expect((await payoutsTo(a)).map((x: { status: string }) => x.status)).toEqual(['canceled']);
+        expect(await a.bal()).toMatchObject({ available: '50', pending_payout: '0' });
+      });
+
+      it('the deletion first: the request waits for it, then answers that the address is unknown', async () => {
+        const a = await funded('50');
+        const earlier = (await call(a.owner, 'POST', '/merchant/payouts', { address_id: a.address.id, amount: '20' })).json().payout;
+        // the deletion stops at canceling the earlier payout, a third transaction holding it
+        const payoutHeld = await holding('select 1 from payouts where id = $1 for update', [earlier.id]);
+        const removal = call(a.owner, 'DELETE', `/merchant/payout-addresses/${a.address.id}`);
+        await blocked(1);
+        const request = call(a.owner, 'POST', '/merchant/payouts', { address_id: a.address.id, amount: '20' });
+        await new Promise((r) => setTimeout(r, 300));
+        await payoutHeld.release();
+        const [req, del] = await Promise.all([request, removal]);
+        expect(del.json()).toEqual({ message: 'address deleted' });
+        expect([req.statusCode, req.json()]).toEqual([400, { error: 'unknown payout address: give the id of one of your live payout addresses' }]);
+        expect((await payoutsTo(a)).map((x: { status: string }) => x.status)).toEqual(['canceled']);
+        expect(await a.bal()).toMatchObject({ available: '50', pending_payout: '0' });
+      });
     });
 
     it('rejects an approved payout, its whole amount back in the balance with the reason on the release entry', async () => {

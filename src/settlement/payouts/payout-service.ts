@@ -1,7 +1,7 @@
 // Merchant payouts as use cases (spec 1 Payouts, 4.4 Payouts, operator routes of CONTRACT.md):
 // request, quote, cancel and list for a team member; approve, reject and mark sent for the operator.
 import { and, count, desc, eq, type SQL } from 'drizzle-orm';
-import type { Database } from '../../platform/db/index.ts';
+import type { Database, Executor } from '../../platform/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { badRequest, conflict } from '../../platform/errors.ts';
 import { usdRateOf, type MarketSource } from '../../market/index.ts';
@@ -51,9 +51,10 @@ export class PayoutService {
     this.#transfers = transfers;
   }
 
-  async #address(merchantId: string, id: unknown): Promise<PayoutAddressRow> {
+  /** The live address `id` of the merchant; with `lock`, kept from a change or deletion until `ex`'s transaction ends. */
+  async #address(ex: Executor, merchantId: string, id: unknown, lock = false): Promise<PayoutAddressRow> {
     if (typeof id !== 'string' || id === '') throw badRequest(ADDRESS_ID_REQUIRED);
-    const a = await addressById(this.#db.orm, merchantId, id);
+    const a = await addressById(ex, merchantId, id, lock);
     if (!a || !a.livemode) throw badRequest(UNKNOWN_PAYOUT_ADDRESS);
     if (a.activeAt.getTime() > this.#clock.now().getTime()) throw conflict(addressNotActive(a.activeAt));
     return a;
@@ -63,7 +64,7 @@ export class PayoutService {
    * Which balance pays: `from_token` (or `from_chain`) when given; else the address's own coin,
    * or for a USDT address whose own balance is empty, the USDT balance holding the most.
    */
-  async #fromToken(merchantId: string, address: PayoutAddressRow, fromToken: unknown, fromChain: unknown): Promise<TokenSymbol> {
+  async #fromToken(ex: Executor, merchantId: string, address: PayoutAddressRow, fromToken: unknown, fromChain: unknown): Promise<TokenSymbol> {
     const to = address.token as TokenSymbol;
     let from: TokenSymbol | undefined;
     if (fromToken !== undefined && fromToken !== null) {
@@ -76,7 +77,7 @@ export class PayoutService {
     } else {
       from = to;
       if (isUsdt(to)) {
-        const rows = await listBalances(this.#db.orm, { merchantId, livemode: true });
+        const rows = await listBalances(ex, { merchantId, livemode: true });
         const own = rows.find((b) => b.token === to);
         if (!own || own.available === 0n) {
           const best = rows.filter((b) => isUsdt(b.token) && b.available > 0n).sort((a, b) => (b.available > a.available ? 1 : -1))[0];
@@ -88,12 +89,19 @@ export class PayoutService {
     return from;
   }
 
+  /**
+   * The address is read in the payout's transaction and locked there (FOR SHARE): a deletion at the
+   * same moment either waits for the payout and then cancels it with the other `requested` ones, or
+   * goes first and the request answers `unknown payout address` (read outside, a deletion in between
+   * left a payout to the deleted address). A change of the address waits likewise.
+   */
   async request(merchantId: string, userId: string, actor: Actor, body: Record<string, unknown>): Promise<PayoutRow> {
-    const address = await this.#address(merchantId, body.address_id);
-    const fromToken = await this.#fromToken(merchantId, address, body.from_token, body.from_chain);
-    const amount = parsePayoutAmount(body.amount, fromToken);
+    if (typeof body.address_id !== 'string' || body.address_id === '') throw badRequest(ADDRESS_ID_REQUIRED);
     const now = this.#clock.now();
     return this.#db.transaction(async (tx) => {
+      const address = await this.#address(tx, merchantId, body.address_id, true);
+      const fromToken = await this.#fromToken(tx, merchantId, address, body.from_token, body.from_chain);
+      const amount = parsePayoutAmount(body.amount, fromToken);
       const row = await createPayout(tx, { merchantId, address, fromToken, amount, requestedBy: userId, market: this.#market.snapshot(true), now });
       await recordAudit(tx, { merchantId, action: 'payout.requested', actor, subject: row.id, after: payoutJson(row), at: now });
       return row;
@@ -102,8 +110,8 @@ export class PayoutService {
 
   /** Network fee and minimum for an address; with `amount`, the whole figures. Nothing is held. */
   async quote(merchantId: string, query: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const address = await this.#address(merchantId, query.address_id);
-    const fromToken = await this.#fromToken(merchantId, address, query.from_token, query.from_chain);
+    const address = await this.#address(this.#db.orm, merchantId, query.address_id);
+    const fromToken = await this.#fromToken(this.#db.orm, merchantId, address, query.from_token, query.from_chain);
     const amount = parsePayoutAmount(query.amount, fromToken);
     const market = this.#market.snapshot(true);
     const rate = usdRateOf(market, fromToken);
