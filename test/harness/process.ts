@@ -1,5 +1,6 @@
 // Starts the real service (`node … src/main.ts`) as a child process, with the arguments `npm start` uses.
 import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
 import net from 'node:net';
 import { NODE, PROJECT_ROOT, startArgs } from './node.ts';
 
@@ -54,4 +55,27 @@ export async function killWhen(p: ServiceProcess, moment: Promise<unknown>): Pro
   p.child.kill('SIGKILL');
   const { signal } = await p.exited;
   if (signal !== 'SIGKILL') throw new Error(`the service ended with ${signal ?? 'no signal'}, not SIGKILL`);
+}
+
+/** A chain simulator (`test/sim/<name>/main.ts`) in a child process of its own, so it outlives a kill of the service. */
+export async function spawnSimulator(entry: string, port: number): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(NODE, ['--experimental-strip-types', '--no-warnings', entry, String(port)], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d) => { out += d; const m = /listening (\S+)/.exec(out); if (m) resolve(m[1]); });
+    child.on('exit', (c) => reject(new Error(`the simulator exited (${c})`)));
+  });
+  return { url, child };
+}
+
+/** A webhook receiver for a service in another process: the id and type of every event it got, in order. */
+export async function eventReceiver(): Promise<{ got: Array<{ id: string; type: string }>; url: string; close: () => Promise<void> }> {
+  const got: Array<{ id: string; type: string }> = [];
+  const srv = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => { body += d; });
+    req.on('end', () => { const e = JSON.parse(body); got.push({ id: e.id, type: e.type }); res.writeHead(200).end(); });
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  return { got, url: `http://127.0.0.1:${(srv.address() as net.AddressInfo).port}/hook`, close: () => new Promise<void>((r) => { srv.closeAllConnections(); srv.close(() => r()); }) };
 }

@@ -9,7 +9,6 @@
 // merchant's address, of exactly `net` (sun / token base units), with the id the settlement names;
 // `settlement.completed` is raised and delivered once; on USDT_TRC20 the TRX burnt (top-up, energy,
 // bandwidth) is the settlement's network fee, once.
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,8 +19,7 @@ import { createPgDatabase, pgServerUrl } from '../harness/databases.ts';
 import { randomIp, signupAccount, tokenHeader } from '../harness/accounts.ts';
 import { startTestApp, TEST_MARKET_FILE, TEST_MNEMONIC, TEST_SERVICE_ENV } from '../harness/app.ts';
 import { createLivePayment, settlementsOf } from '../harness/chain-send.ts';
-import { freePort, killWhen, spawnService, waitListening, type ServiceProcess } from '../harness/process.ts';
-import { NODE, PROJECT_ROOT } from '../harness/node.ts';
+import { eventReceiver, freePort, killWhen, spawnService, spawnSimulator, waitListening, type ServiceProcess } from '../harness/process.ts';
 import { openPostgres, migrate, queryRows, type Database } from '../../src/platform/db/index.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { dec, parseUnits } from '../../src/money/index.ts';
@@ -40,17 +38,6 @@ type SimTx = { block: number; tx: Json; info: Json };
 
 const CONFIRMATIONS = 3;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** java-tron in a child process. */
-async function simProcess(port: number): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(NODE, ['--experimental-strip-types', '--no-warnings', 'test/sim/tron/main.ts', String(port)], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => { out += d; const m = /listening (\S+)/.exec(out); if (m) resolve(m[1]); });
-    child.on('exit', (c) => reject(new Error(`the simulator exited (${c})`)));
-  });
-  return { url, child };
-}
 
 /** Whether a transaction pays `payoutHex` (TRX to it, or a token's transfer call to it). */
 function paysTo(tx: Json, payoutHex: string): boolean {
@@ -91,25 +78,13 @@ async function broadcastProxy(target: string) {
   });
 }
 
-/** A webhook receiver: the event ids it got, per type. */
-async function receiver() {
-  const got: Array<{ id: string; type: string }> = [];
-  const srv = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (d) => { body += d; });
-    req.on('end', () => { const e = JSON.parse(body); got.push({ id: e.id, type: e.type }); res.writeHead(200).end(); });
-  });
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  return { got, url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}/hook`, close: () => new Promise<void>((r) => { srv.closeAllConnections(); srv.close(() => r()); }) };
-}
-
 describe.skipIf(!pgServerUrl())('kill -9 during a Tron settlement (java-tron in its own process)', () => {
   const cleanups: (() => Promise<void>)[] = [];
   afterAll(async () => { for (const c of cleanups.reverse()) await c().catch(() => {}); });
 
   async function setup(token: Token) {
     // a node of its own per test (the hot wallet is the same mnemonic's in all)
-    const sim = await simProcess(await freePort());
+    const sim = await spawnSimulator('test/sim/tron/main.ts', await freePort());
     const simChild = sim.child;
     cleanups.push(async () => { simChild.kill('SIGTERM'); });
     const post = async (path: string, body: Json = {}) => {
@@ -123,7 +98,7 @@ describe.skipIf(!pgServerUrl())('kill -9 during a Tron settlement (java-tron in 
 
     const proxy = await broadcastProxy(sim.url);
     cleanups.push(proxy.close);
-    const hooks = await receiver();
+    const hooks = await eventReceiver();
     cleanups.push(hooks.close);
     const created = await createPgDatabase();
     cleanups.push(created.drop);

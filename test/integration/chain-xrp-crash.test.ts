@@ -7,7 +7,7 @@
 // can never land. Every time: exactly one Payment leaves the service address for the payout address,
 // of exactly `net` drops with its tag (the service's fee stays: spec direct rule 7); the transfer's
 // sequence is the one it was first given; `settlement.completed` is raised and delivered once.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -17,8 +17,7 @@ import { createPgDatabase, pgServerUrl } from '../harness/databases.ts';
 import { randomIp, signupAccount, tokenHeader } from '../harness/accounts.ts';
 import { startTestApp, TEST_MNEMONIC, TEST_SERVICE_ENV } from '../harness/app.ts';
 import { createLivePayment, settlementsOf } from '../harness/chain-send.ts';
-import { freePort, killWhen, spawnService, waitListening, type ServiceProcess } from '../harness/process.ts';
-import { NODE, PROJECT_ROOT } from '../harness/node.ts';
+import { eventReceiver, freePort, killWhen, spawnService, spawnSimulator, waitListening, type ServiceProcess } from '../harness/process.ts';
 import { GENESIS } from '../sim/xrp/ledger.ts';
 import { openPostgres, migrate, queryRows, type Database } from '../../src/platform/db/index.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
@@ -27,17 +26,6 @@ import { LEDGER_WINDOW } from '../../src/chains/xrp/index.ts';
 import { outgoingAttempts, outgoingTransfers } from '../../src/chains/transfers/index.ts';
 
 type Mode = 'pass' | 'stall' | 'no-answer';
-
-/** rippled in a child process. */
-async function simProcess(port: number): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(NODE, ['--experimental-strip-types', '--no-warnings', 'test/sim/xrp/main.ts', String(port)], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => { out += d; const m = /listening (\S+)/.exec(out); if (m) resolve(m[1]); });
-    child.on('exit', (c) => reject(new Error(`the simulator exited (${c})`)));
-  });
-  return { url, child };
-}
 
 /** A JSON-RPC path to the node whose `submit` calls can stall (never reach it) or reach it and never be answered. */
 async function submitProxy(target: string) {
@@ -63,18 +51,6 @@ async function submitProxy(target: string) {
     url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}`,
     close: () => new Promise<void>((r) => { srv.closeAllConnections(); srv.close(() => r()); }),
   });
-}
-
-/** A webhook receiver: the event ids it got, per type. */
-async function receiver() {
-  const got: Array<{ id: string; type: string }> = [];
-  const srv = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (d) => { body += d; });
-    req.on('end', () => { const e = JSON.parse(body); got.push({ id: e.id, type: e.type }); res.writeHead(200).end(); });
-  });
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  return { got, url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}/hook`, close: () => new Promise<void>((r) => { srv.closeAllConnections(); srv.close(() => r()); }) };
 }
 
 describe.skipIf(!pgServerUrl())('kill -9 during an XRP settlement (rippled in its own process)', () => {
@@ -133,12 +109,12 @@ describe.skipIf(!pgServerUrl())('kill -9 during an XRP settlement (rippled in it
 
   async function setup() {
     // a node of its own per test (the service address is the same mnemonic's in both)
-    sim = await simProcess(await freePort());
+    sim = await spawnSimulator('test/sim/xrp/main.ts', await freePort());
     const mine = sim.child;
     cleanups.push(async () => { mine.kill('SIGTERM'); });
     const proxy = await submitProxy(sim.url);
     cleanups.push(proxy.close);
-    const hooks = await receiver();
+    const hooks = await eventReceiver();
     cleanups.push(hooks.close);
     const created = await createPgDatabase();
     cleanups.push(created.drop);
