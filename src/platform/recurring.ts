@@ -24,7 +24,13 @@ export function nextTick(now: Date, periodMs: number): Date {
   return new Date((Math.floor(now.getTime() / periodMs) + 1) * periodMs);
 }
 
-interface Job { periodMs: number; work: () => Promise<unknown> }
+/**
+ * `since`: the tick this run is for, or the earliest of the ticks it makes up for (missed while no
+ * process ran, or a failed run's): work that is due at a moment of the day or week (weekly payouts
+ * on Mondays) sees whether this run covers it even when it runs later.
+ */
+type Work = (since: Date) => Promise<unknown>;
+interface Job { periodMs: number; work: Work }
 
 export class RecurringWork {
   readonly #timers: Timers;
@@ -33,6 +39,8 @@ export class RecurringWork {
   readonly #jobs = new Map<string, Job>();
   /** The runs going on in this process, by job. */
   readonly #running = new Map<string, Promise<void>>();
+  /** The `since` of a run that failed or a tick skipped, by job: the next run still covers it. */
+  readonly #uncovered = new Map<string, Date>();
 
   constructor(timers: Timers, clock: Clock, log: Logger) {
     this.#timers = timers;
@@ -41,11 +49,11 @@ export class RecurringWork {
   }
 
   /** `work` runs at each tick of `periodMs`; call before start(). */
-  every(name: string, periodMs: number, work: () => Promise<unknown>): void {
+  every(name: string, periodMs: number, work: Work): void {
     this.#jobs.set(name, { periodMs, work });
-    this.#timers.handle(name, async (tx, _timer, now) => {
+    this.#timers.handle(name, async (tx, timer, now) => {
       await this.#timers.schedule(tx, { kind: name, key: RECURRING_TIMER_KEY, runAt: nextTick(now, periodMs) });
-      return () => this.#launch(name);
+      return () => this.#launch(name, timer.runAt);
     });
   }
 
@@ -62,19 +70,24 @@ export class RecurringWork {
     await Promise.all(this.#running.values());
   }
 
-  #launch(name: string): void {
+  #launch(name: string, due: Date): void {
+    const earlier = this.#uncovered.get(name);
+    const since = earlier && earlier < due ? earlier : due;
     if (this.#running.has(name)) {
       this.#log.warn({ job: name }, 'recurring work still running from an earlier tick; this tick is skipped');
+      this.#uncovered.set(name, since);
       return;
     }
-    const run = this.#run(name).finally(() => this.#running.delete(name));
+    this.#uncovered.delete(name);
+    const run = this.#run(name, since).finally(() => this.#running.delete(name));
     this.#running.set(name, run);
   }
 
-  async #run(name: string): Promise<void> {
+  async #run(name: string, since: Date): Promise<void> {
     try {
-      await this.#jobs.get(name)!.work();
+      await this.#jobs.get(name)!.work(since);
     } catch (err) {
+      this.#uncovered.set(name, since);
       this.#log.error({ err, job: name }, 'recurring work failed; trying again soon');
       try {
         await this.#timers.bringForward(name, RECURRING_TIMER_KEY, new Date(this.#clock.now().getTime() + RETRY_MS));

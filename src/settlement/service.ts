@@ -80,9 +80,9 @@ export class SettlementService {
     return new ConversionWorker(() => this.advanceConversions(), this.platform.log, intervalMs);
   }
 
-  runScheduledPayouts(now = this.platform.clock.now()): Promise<PayoutRow[]> {
+  runScheduledPayouts(now = this.platform.clock.now(), since: Date = now): Promise<PayoutRow[]> {
     // Payouts are live only.
-    return runScheduledPayouts(this.platform.db, this.market.snapshot(true), now);
+    return runScheduledPayouts(this.platform.db, this.market.snapshot(true), now, since);
   }
 
   completeSettlement(tx: Tx, id: string, txId: string): Promise<SettlementRow> {

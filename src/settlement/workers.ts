@@ -10,5 +10,5 @@ export const SCHEDULED_PAYOUTS_WORK = 'settlement.scheduled-payouts';
 
 export function scheduleSettlementWork(settlement: SettlementService, recurring: RecurringWork): void {
   recurring.every(REPLAN_WORK, MINUTE_MS, () => settlement.replanDue());
-  recurring.every(SCHEDULED_PAYOUTS_WORK, HOUR_MS, () => settlement.runScheduledPayouts());
+  recurring.every(SCHEDULED_PAYOUTS_WORK, HOUR_MS, (since) => settlement.runScheduledPayouts(undefined, since));
 }

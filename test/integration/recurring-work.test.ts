@@ -24,7 +24,7 @@ describeEachDb('recurring work', (h) => {
   const clock = new ManualClock('2026-02-01T10:00:30Z');
 
   /** One process's scheduler with one job of its own name; `work` counts its runs. */
-  const scheduler = (name: string, periodMs: number, work: () => Promise<unknown>, log: Logger = silent) => {
+  const scheduler = (name: string, periodMs: number, work: (since: Date) => Promise<unknown>, log: Logger = silent) => {
     const timers = new Timers(h.db(), clock, log);
     const recurring = new RecurringWork(timers, clock, log);
     recurring.every(name, periodMs, work);
@@ -57,15 +57,19 @@ describeEachDb('recurring work', (h) => {
   it('runs once for the ticks missed while no process ran, then keeps to the cadence', async () => {
     const name = `job-${uid()}`;
     let runs = 0;
-    const p = scheduler(name, HOUR_MS, async () => { runs++; });
+    const since: Date[] = [];
+    const p = scheduler(name, HOUR_MS, async (s) => { runs++; since.push(s); });
     clock.set('2026-02-01T10:00:30Z');
     await p.recurring.start();
     expect(await timerAt(name)).toEqual(at('2026-02-01T11:00:00Z'));
-    // down from 10:30 to 15:10: four ticks came and went
+    // down from 10:30 to 15:10: four ticks came and went; the one run is told it makes up from 11:00
     expect(await p.timers.runDue(at('2026-02-01T15:10:00Z'))).toBe(1);
     await p.recurring.settled();
     expect(runs).toBe(1);
     expect(await timerAt(name)).toEqual(at('2026-02-01T16:00:00Z'));
+    expect(await p.timers.runDue(at('2026-02-01T16:00:00Z'))).toBe(1);
+    await p.recurring.settled();
+    expect(since).toEqual([at('2026-02-01T11:00:00Z'), at('2026-02-01T16:00:00Z')]);
   });
 
   it('tries a failed run again 30 s later, not a tick later, and logs the failure', async () => {
@@ -74,7 +78,8 @@ describeEachDb('recurring work', (h) => {
     const log = createLogger('error', { write: (line: string) => { logged.push(line); } });
     let fail = true;
     let runs = 0;
-    const p = scheduler(name, HOUR_MS, async () => { runs++; if (fail) throw new Error('node unreachable'); }, log);
+    const since: Date[] = [];
+    const p = scheduler(name, HOUR_MS, async (s) => { runs++; since.push(s); if (fail) throw new Error('node unreachable'); }, log);
     clock.set('2026-02-01T10:59:00Z');
     await p.recurring.start();
     clock.set('2026-02-01T11:00:05Z');
@@ -90,6 +95,8 @@ describeEachDb('recurring work', (h) => {
     await p.recurring.settled();
     expect(runs).toBe(2);
     expect(await timerAt(name)).toEqual(at('2026-02-01T12:00:00Z'));
+    // the retry still covers the tick the failed run was for
+    expect(since).toEqual([at('2026-02-01T11:00:00Z'), at('2026-02-01T11:00:00Z')]);
   });
 
   it('skips a tick while the run of the last one is still going here, and settled() waits for that run', async () => {
@@ -97,7 +104,8 @@ describeEachDb('recurring work', (h) => {
     let runs = 0;
     let release!: () => void;
     const held = new Promise<void>((r) => { release = r; });
-    const p = scheduler(name, MINUTE_MS, async () => { runs++; await held; });
+    const since: Date[] = [];
+    const p = scheduler(name, MINUTE_MS, async (s) => { runs++; since.push(s); await held; });
     clock.set('2026-02-01T10:00:30Z');
     await p.recurring.start();
     expect(await p.timers.runDue(at('2026-02-01T10:01:00Z'))).toBe(1);
@@ -113,6 +121,8 @@ describeEachDb('recurring work', (h) => {
     expect(await p.timers.runDue(at('2026-02-01T10:03:00Z'))).toBe(1);
     await p.recurring.settled();
     expect(runs).toBe(2);
+    // the run after the skipped tick covers it too
+    expect(since).toEqual([at('2026-02-01T10:01:00Z'), at('2026-02-01T10:02:00Z')]);
   });
 
   describeSettlementWork(h);

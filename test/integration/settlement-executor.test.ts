@@ -346,13 +346,32 @@ describeEachDb('settlement executor', (h) => {
     await addAddress(m, true, 'USDT_TRC20', ADDR.TRON);
     await t.services.settlement.adjust({ merchant_id: m.id, livemode: true, token: 'USDT_TRC20', amount: '40', note: 'funding' }, { kind: 'admin' });
     const market = t.services.settlement.market.snapshot(true);
-    const run = async (at: string) => (await runScheduledPayouts(h.db(), market, new Date(at))).filter((x) => x.merchantId === m.id);
-    // no run on Monday 2 March (the service was down): Wednesday's first run pays the week's payout
-    expect(await run('2026-03-04T09:00:00Z')).toMatchObject([{ requestedBy: 'scheduler', amount: USDT(40) }]);
+    // `since`: the hourly tick the run is for, or the first one it makes up for (recurring.ts)
+    const run = async (now: string, since = now) => (await runScheduledPayouts(h.db(), market, new Date(now), new Date(since))).filter((x) => x.merchantId === m.id);
+    // the service down from Sunday 1 March 22:30 to Wednesday: Wednesday's first run covers Monday's
+    // ticks and pays the week's payout
+    expect(await run('2026-03-04T09:00:00Z', '2026-03-01T23:00:00Z')).toMatchObject([{ requestedBy: 'scheduler', amount: USDT(40) }]);
     await t.services.settlement.adjust({ merchant_id: m.id, livemode: true, token: 'USDT_TRC20', amount: '40', note: 'funding' }, { kind: 'admin' });
     expect(await run('2026-03-04T10:00:00Z')).toEqual([]);
     expect(await run('2026-03-08T23:00:00Z')).toEqual([]);
     expect(await run('2026-03-09T00:00:00Z')).toMatchObject([{ amount: USDT(40) }]);
+  });
+
+  it('keeps weekly payouts to Mondays while the service runs: a balance that reaches the minimum on Thursday waits for Monday', async () => {
+    const m = await newMerchant();
+    await h.db().orm.update(merchants).set({ settlement: 'scheduled', payoutSchedule: 'weekly', payoutScheduledAt: null }).where(eq(merchants.id, m.id));
+    await addAddress(m, true, 'USDT_TRC20', ADDR.TRON);
+    await t.services.settlement.adjust({ merchant_id: m.id, livemode: true, token: 'USDT_TRC20', amount: '5', note: 'funding' }, { kind: 'admin' });
+    const market = t.services.settlement.market.snapshot(true);
+    const run = async (now: string) => (await runScheduledPayouts(h.db(), market, new Date(now), new Date(now))).filter((x) => x.merchantId === m.id);
+    // Monday 2 March: under the $10 minimum, it waits
+    expect(await run('2026-03-02T10:00:00Z')).toEqual([]);
+    await t.services.settlement.adjust({ merchant_id: m.id, livemode: true, token: 'USDT_TRC20', amount: '35', note: 'funding' }, { kind: 'admin' });
+    // Thursday, and a weekly merchant never paid before on a Tuesday: not a Monday
+    expect(await run('2026-03-05T10:00:00Z')).toEqual([]);
+    expect(await run('2026-03-08T23:00:00Z')).toEqual([]);
+    expect(await run('2026-03-09T00:00:00Z')).toMatchObject([{ requestedBy: 'scheduler', amount: USDT(40) }]);
+    expect(await run('2026-03-09T01:00:00Z')).toEqual([]);
   });
 
   it('a scheduled payout whose network fee would take all of it waits, and the pass goes on to the other merchants', async () => {

@@ -64,26 +64,30 @@ describe('payout amounts', () => {
 describe('payout schedule', () => {
   const monday = new Date('2026-03-02T05:00:00Z');
   const tuesday = new Date('2026-03-03T05:00:00Z');
-  it('pays daily once per UTC day, weekly once per week from Monday, instant always', () => {
+  it('pays daily once per UTC day, weekly on Mondays, instant always', () => {
     expect(payoutDue('daily', null, tuesday)).toBe(true);
     expect(payoutDue('daily', new Date('2026-03-03T00:00:00Z'), tuesday)).toBe(false);
     expect(payoutDue('daily', new Date('2026-03-02T23:59:59Z'), tuesday)).toBe(true);
     expect(payoutDue('weekly', null, monday)).toBe(true);
+    expect(payoutDue('weekly', null, tuesday)).toBe(false);
     expect(payoutDue('weekly', new Date('2026-03-02T01:00:00Z'), monday)).toBe(false);
-    expect(payoutDue('weekly', new Date('2026-03-02T01:00:00Z'), tuesday)).toBe(false);
+    expect(payoutDue('weekly', new Date('2026-02-23T01:00:00Z'), tuesday)).toBe(false);
     expect(payoutDue('weekly', new Date('2026-03-08T23:59:59Z'), new Date('2026-03-09T00:00:00Z'))).toBe(true);
     expect(payoutDue('instant', monday, monday)).toBe(true);
   });
 
-  it('makes a missed payout at the next run after its due time, once however many were missed', () => {
-    // the service was down all Monday: the week's payout is made on Tuesday, not the next Monday
-    expect(payoutDue('weekly', new Date('2026-02-23T00:00:00Z'), tuesday)).toBe(true);
-    expect(payoutDue('weekly', new Date('2026-02-23T00:00:00Z'), new Date('2026-03-08T23:00:00Z'))).toBe(true);
-    expect(payoutDue('weekly', null, tuesday)).toBe(true);
+  it('makes a missed payout at the next run that covers its due time, once however many were missed', () => {
+    // the service down all Monday: Tuesday's first run makes up from Sunday 23:00 and pays the week's payout
+    const sunday = new Date('2026-03-01T23:00:00Z');
+    expect(payoutDue('weekly', new Date('2026-02-23T00:00:00Z'), tuesday, sunday)).toBe(true);
+    expect(payoutDue('weekly', null, tuesday, sunday)).toBe(true);
     // three weeks missed: one payout, then nothing until the next Monday
-    expect(payoutDue('weekly', new Date('2026-02-09T00:00:00Z'), tuesday)).toBe(true);
+    expect(payoutDue('weekly', new Date('2026-02-09T00:00:00Z'), tuesday, new Date('2026-02-09T05:00:00Z'))).toBe(true);
     expect(payoutDue('weekly', tuesday, new Date('2026-03-08T23:00:00Z'))).toBe(false);
     expect(payoutDue('weekly', tuesday, new Date('2026-03-09T00:00:00Z'))).toBe(true);
+    // a run covering Monday's last hour only, made on Tuesday, still covers Monday
+    expect(payoutDue('weekly', new Date('2026-02-23T00:00:00Z'), tuesday, new Date('2026-03-02T23:00:00Z'))).toBe(true);
+    expect(payoutDue('weekly', new Date('2026-02-23T00:00:00Z'), tuesday, new Date('2026-03-03T00:00:00Z'))).toBe(false);
     // daily: a missed day is paid the next day, once
     expect(payoutDue('daily', new Date('2026-02-27T05:00:00Z'), tuesday)).toBe(true);
     expect(payoutDue('daily', tuesday, new Date('2026-03-03T23:00:00Z'))).toBe(false);

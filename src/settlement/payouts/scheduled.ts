@@ -1,6 +1,6 @@
 // Scheduled settlement (spec 1 Settlement modes, `scheduled`): the whole USDT_TRC20 balance is
 // paid out to the merchant's USDT_TRC20 payout address in use, `instant` (after each credit),
-// `daily` or `weekly` (Mondays, UTC; a missed one at the next run). A balance under the minimum payout waits.
+// `daily` or `weekly` (Mondays, UTC; a Monday no run reached at the next run). A balance under the minimum payout waits.
 import { and, eq, ne, or, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../../platform/db/index.ts';
 import type { MarketData } from '../../market/index.ts';
@@ -20,15 +20,21 @@ const startOfUtcDay = (d: Date): number => Math.floor(d.getTime() / DAY_MS) * DA
 const startOfUtcWeek = (d: Date): number => startOfUtcDay(d) - ((d.getUTCDay() + 6) % 7) * DAY_MS;
 
 /**
- * Whether a merchant on `schedule`, last paid out at `last`, is due a payout at `now`: `daily` from
- * 00:00 UTC, `weekly` from Monday 00:00 UTC, until paid in that day or week. A run that missed the
- * due time (the service down on Monday) leaves it due, so the next run makes it, once however
- * many days or weeks were missed.
+ * Whether a merchant on `schedule`, last paid out at `last`, is due a payout at `now`, in a run that
+ * makes up for the hourly ticks from `since` (recurring.ts: `now` unless ticks were missed while no
+ * process ran). `daily`: from 00:00 UTC until paid that day (a balance under the minimum is paid
+ * later that day once it reaches it; a missed day at the next run). `weekly`: on Mondays (UTC), in a
+ * run that covers part of this week's Monday, until paid that week: a balance under the minimum on
+ * Monday waits for the next Monday, and a Monday no run reached (the service down) is made up once
+ * by the first run after it, however many weeks were missed.
  */
-export function payoutDue(schedule: string, last: Date | null, now: Date): boolean {
+export function payoutDue(schedule: string, last: Date | null, now: Date, since: Date = now): boolean {
   if (schedule === 'instant') return true;
-  const dueFrom = schedule === 'weekly' ? startOfUtcWeek(now) : startOfUtcDay(now);
-  return last === null || last.getTime() < dueFrom;
+  if (schedule === 'weekly') {
+    const monday = startOfUtcWeek(now);
+    return since.getTime() < monday + DAY_MS && (last === null || last.getTime() < monday);
+  }
+  return last === null || last.getTime() < startOfUtcDay(now);
 }
 
 /** Pays out the merchant's whole live USDT_TRC20 balance when it reaches $10 and an address is in use. */
@@ -58,12 +64,15 @@ const creditSinceLastPayout = sql`exists (select 1 from ${ledgerEntries} e where
   and e.token = ${BALANCE_TOKEN} and e.amount > 0 and e.type <> 'payout_release'
   and e.created_at > coalesce(${merchants.payoutScheduledAt}, '-infinity'::timestamptz))`;
 
-/** One pass of the scheduler over every scheduled merchant due at `now`; returns the payouts made. */
-export async function runScheduledPayouts(db: Database, market: MarketData, now: Date): Promise<PayoutRow[]> {
+/**
+ * One pass of the scheduler over every scheduled merchant due at `now`, the pass making up for the
+ * hourly ticks from `since` (payoutDue); returns the payouts made.
+ */
+export async function runScheduledPayouts(db: Database, market: MarketData, now: Date, since: Date = now): Promise<PayoutRow[]> {
   const due = (await db.orm.select({ id: merchants.id, schedule: merchants.payoutSchedule, last: merchants.payoutScheduledAt })
     .from(merchants).where(and(eq(merchants.settlement, 'scheduled'), eq(merchants.status, 'active'),
       or(ne(merchants.payoutSchedule, 'instant'), creditSinceLastPayout))))
-    .filter((m) => payoutDue(m.schedule, m.last, now));
+    .filter((m) => payoutDue(m.schedule, m.last, now, since));
   const made: PayoutRow[] = [];
   for (const m of due) {
     const p = await db.transaction((tx) => scheduledPayout(tx, m.id, market, now));
