@@ -31,6 +31,7 @@ program.command('listen')
       apiUrl: apiUrl(), apiKey: apiKey(), forwardTo: o.forwardTo,
       onForwarded: (f) => out(`${new Date().toISOString()}  ${f.event.type.padEnd(24)} ${f.event.id}  → ${f.status ?? f.error} (${f.millis} ms)`),
       onProblem: (m) => process.stderr.write(`${m}\n`),
+      onResumed: () => out(`${new Date().toISOString()}  connected again: forwarding`),
       onRefused: (m) => fail(m),
     });
     try {

@@ -11,8 +11,10 @@ export interface ListenOptions {
   apiKey: string;
   forwardTo: string;
   onForwarded?: (f: Forwarded) => void;
-  /** A lost connection (retried). */
+  /** A lost connection (retried): told once per outage, not at every retry. */
   onProblem?: (message: string) => void;
+  /** The gateway accepted the key again after a lost connection: forwarding goes on. */
+  onResumed?: () => void;
   /** The gateway refused the key after it had been accepted (revoked, account suspended): listening has ended. */
   onRefused?: (message: string) => void;
 }
@@ -31,6 +33,17 @@ export function listen(opts: ListenOptions): Listening {
   });
   let queue: Promise<void> = Promise.resolve();
   let accepted = false;
+  // an outage is told once (socket.io retries every few seconds, each failing the same way)
+  let down = false;
+  const problem = (message: string) => {
+    if (down) return;
+    down = true;
+    opts.onProblem?.(message);
+  };
+  socket.on(LISTEN_READY, () => {
+    if (down && accepted) opts.onResumed?.();
+    down = false;
+  });
   socket.on(LISTEN_EVENT, (event: ListenedEvent) => {
     queue = queue.then(async () => {
       const forwarded = await forwardEvent(event, opts.forwardTo, secret);
@@ -48,12 +61,12 @@ export function listen(opts: ListenOptions): Listening {
         else reject(new Error(err.data.message));
         return;
       }
-      opts.onProblem?.(err.message);
+      problem(`cannot connect (${err.message}); retrying`);
     });
   });
   socket.on('disconnect', (reason) => {
     if (reason === 'io client disconnect') return;
-    opts.onProblem?.(`disconnected (${reason}); reconnecting`);
+    problem(`connection lost (${reason}); reconnecting`);
     // The gateway ended the socket (key revoked, account suspended): socket.io does not reconnect on
     // its own then; connecting again hears the handshake's refusal (or goes on, if there is none).
     if (reason === 'io server disconnect') socket.connect();

@@ -3,6 +3,7 @@
 // as a real process against a listening service.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
+import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -92,6 +93,56 @@ describe('gateway CLI', () => {
       expect(received.map((r) => r.headers['x-webhook-id']).sort()).toEqual(stored.map((e) => e.id).sort());
     } finally {
       session.close();
+    }
+  }, 60_000);
+
+  it('listen tells once that the connection is lost, and again when it forwards once more', async () => {
+    // a TCP path to the service that can be cut (connections dropped, new ones refused) and restored
+    const port = Number(new URL(t.url).port);
+    const open = new Set<net.Socket>();
+    const proxy = net.createServer((c) => {
+      const up = net.connect(port, '127.0.0.1');
+      open.add(c).add(up);
+      c.pipe(up).pipe(c);
+      const drop = () => { c.destroy(); up.destroy(); open.delete(c); open.delete(up); };
+      c.on('error', drop).on('close', drop);
+      up.on('error', drop).on('close', drop);
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const proxyPort = (proxy.address() as AddressInfo).port;
+    const problems: string[] = [];
+    let resumed = 0;
+    const session = listen({
+      apiUrl: `http://127.0.0.1:${proxyPort}`, apiKey: acct.testKey, forwardTo: receiverUrl,
+      onProblem: (m) => problems.push(m), onResumed: () => { resumed++; },
+    });
+    try {
+      await session.ready;
+      // cut for a few reconnection attempts (socket.io retries after 1 s, 2 s, … at most 5 s)
+      const closed = new Promise<void>((r) => proxy.close(() => r()));
+      for (const c of open) c.destroy();
+      await closed;
+      const until = Date.now() + 20_000;
+      while (problems.length < 1 && Date.now() < until) await sleep(50);
+      await sleep(3_500);
+      expect(problems).toEqual(['connection lost (transport close); reconnecting']);
+      expect(resumed).toBe(0);
+      await new Promise<void>((r) => proxy.listen(proxyPort, '127.0.0.1', r));
+      while (resumed === 0 && Date.now() < until) await sleep(50);
+      expect(resumed).toBe(1);
+      expect(problems).toHaveLength(1);
+      // and it forwards again
+      const before = received.length;
+      const p = await createPayment(t.app, acct.testKey);
+      await confirmPayment(t, acct.testKey, p.id);
+      const end = Date.now() + 20_000;
+      const forwarded = () => received.slice(before).some((r) => JSON.parse(r.body).data?.id === p.id);
+      while (!forwarded() && Date.now() < end) { await t.platform.outbox.drainNow(); await sleep(50); }
+      expect(forwarded()).toBe(true);
+    } finally {
+      session.close();
+      proxy.close();
+      for (const c of open) c.destroy();
     }
   }, 60_000);
 
