@@ -102,11 +102,13 @@ export class ChainSending {
     if (kits.utxoSend) quoters.push(new kits.utxoSend.UtxoFeeQuoter(utxoRpcs));
     const tron = nodes.tron;
     if (tron) {
-      const { TronFamily, TronReader, TronRpc } = kitOf(kits.tron, 'tron');
+      const { TronFamily, TronReader, TronRpc, dbTimestamps } = kitOf(kits.tron, 'tron');
       // the solidity routes live at TRON_SOLIDITY_URL when given, on the same nodes otherwise
       const rpc = new TronRpc(tron, config.tronSolidityUrls.length > 0 ? new NodeEndpoints(config.tronSolidityUrls) : tron);
       const contracts = tokenContracts('tron', config.tokenContracts);
-      const family = new TronFamily(rpc, this.keys, contracts, { stuckAfterMs: opts.stuckAfterMs?.tron });
+      const family = new TronFamily(rpc, this.keys, contracts, {
+        stuckAfterMs: opts.stuckAfterMs?.tron, timestamps: dbTimestamps(platform.db), now: () => platform.clock.now(),
+      });
       ownFees.tron = family;
       families.push(family);
       this.readers.tron = new TronReader(rpc, config.tokenContracts);

@@ -3,6 +3,7 @@
 // the signed transaction, and only while no other transaction of that sender waits for a node to
 // take it: so the nonce of a refused transaction is always the last handed out and is given back
 // without leaving a gap.
+// Tron has no nonces: its senders' rows hold the next free raw_data timestamp (tron/timestamps.ts).
 import { and, eq, sql } from 'drizzle-orm';
 import type { Chain } from '../../config.ts';
 import type { Executor } from '../../platform/db/index.ts';

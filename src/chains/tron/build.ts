@@ -55,11 +55,15 @@ export function transferCallData(toHex: string, amount: bigint): string {
   return TRANSFER_SELECTOR + toHex.slice(2).padStart(64, '0') + amount.toString(16).padStart(64, '0');
 }
 
-/** Builds and signs; `expiration` in ms (the node refuses it once a block's time passes it). */
-export function buildSigned(c: TronCall, ref: RefBlock, expiration: number, privateKey: Uint8Array): TronSignedTx {
+/**
+ * Builds and signs; `expiration` in ms (the node refuses it once a block's time passes it, and one
+ * more than a day past the head block's time). `timestamp` (ms) is part of what the id hashes: two
+ * calls alike in all else against one reference block are one transaction unless it differs.
+ */
+export function buildSigned(c: TronCall, ref: RefBlock, times: { expiration: number; timestamp: number }, privateKey: Uint8Array): TronSignedTx {
   const refBytes = ref.blockID.slice(12, 16);
   const refHash = ref.blockID.slice(16, 32);
-  const timestamp = ref.timestamp;
+  const { expiration, timestamp } = times;
   const { message, typeName } = contractBytes(c);
   const typeUrl = `type.googleapis.com/protocol.${typeName}`;
   const any = [...bytesField(1, [...Buffer.from(typeUrl)]), ...bytesField(2, message)];

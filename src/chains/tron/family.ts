@@ -7,13 +7,18 @@
 import { TOKEN_DEFS, type TokenSymbol } from '../../tokens/index.ts';
 import { broadcastVia } from '../transfers/broadcasting.ts';
 import type { WalletKeys } from '../wallets/keys.ts';
+import type { Executor } from '../../platform/db/index.ts';
 import type { AttemptRow, TransferRow } from '../transfers/schema.ts';
 import type { BroadcastOutcome, Inclusion, PrepareContext, Preparation, SignedTx, TransferFamily } from '../transfers/types.ts';
 import { buildSigned, transferCallData, type RefBlock, type TronCall, type TronSignedTx } from './build.ts';
 import { tronBlockRef } from './reader.ts';
 import { tronHex, type TronRpc } from './rpc.ts';
+import { memoryTimestamps, type TronTimestamps } from './timestamps.ts';
 
-/** How long a transaction may wait for a block (java-tron allows up to a day; 2 minutes is 40 blocks). */
+/**
+ * How long a transaction may wait for a block, from the head block's time (java-tron refuses an
+ * expiration at or before the head block's time, or more than a day after it; 2 minutes is 40 blocks).
+ */
 export const EXPIRATION_MS = 120_000;
 /** Energy of a TRC-20 transfer to an address that holds none of the token (the dearer case). */
 export const TRC20_ENERGY = 65_000n;
@@ -38,6 +43,9 @@ export function tronBroadcastOutcome(a: Record<string, unknown>): BroadcastOutco
     message = Buffer.from(String(a.message ?? ''), 'hex').toString('utf8');
   } catch { /* not hex */ }
   const why = `the Tron node refused it: ${code} ${message}`.trim();
+  // The node has a transaction of this very id. Ids are never shared by two transfers (each signing
+  // of a sender takes a timestamp of its own, timestamps.ts), nor by two attempts of one transfer:
+  // it is the same bytes, broadcast again (by a lost answer's retry, another process, a failover node).
   if (code === 'DUP_TRANSACTION_ERROR') return { kind: 'accepted' };
   if (code === 'BANDWITH_ERROR' || /balance is not sufficient|insufficient/i.test(message)) return { kind: 'no_funds', why };
   if (code === 'SERVER_BUSY' || code === 'NOT_ENOUGH_EFFECTIVE_CONNECTION' || code === 'NO_CONNECTION') return { kind: 'uncertain', why };
@@ -51,15 +59,23 @@ export class TronFamily implements TransferFamily {
   readonly #rpc: TronRpc;
   readonly #keys: WalletKeys;
   readonly #contracts: Partial<Record<TokenSymbol, string>>;
+  readonly #timestamps: TronTimestamps;
+  readonly #now: () => Date;
   /** The head block's time at the last tip(): a transaction expired before it can no longer be mined. */
   #headTime = 0;
 
-  /** `contracts`: token → contract address (base58 or hex). */
-  constructor(rpc: TronRpc, keys: WalletKeys, contracts: Partial<Record<TokenSymbol, string>>, opts: { stuckAfterMs?: number } = {}) {
+  /**
+   * `contracts`: token → contract address (base58 or hex); `timestamps`: where each signing takes
+   * its raw_data timestamp (the service: the database, shared by its processes); `now`: the service's clock.
+   */
+  constructor(rpc: TronRpc, keys: WalletKeys, contracts: Partial<Record<TokenSymbol, string>>,
+    opts: { stuckAfterMs?: number; timestamps?: TronTimestamps; now?: () => Date } = {}) {
     this.#rpc = rpc;
     this.#keys = keys;
     this.#contracts = contracts;
     this.stuckAfterMs = opts.stuckAfterMs ?? 60_000;
+    this.#timestamps = opts.timestamps ?? memoryTimestamps();
+    this.#now = opts.now ?? (() => new Date());
   }
 
   hotAddress(livemode: boolean): string {
@@ -168,7 +184,7 @@ export class TronFamily implements TransferFamily {
       return { kind: 'top_up', amount: need + await this.#othersNeed(t, ctx, p) - available };
     }
     const call = this.#call(t, moved, feeLimit) as TronCall;
-    return { kind: 'ready', sign: async () => this.#sign(call, key, moved, reserve, await this.#head()) };
+    return { kind: 'ready', sign: async (_nonce, tx) => this.#sign(t, call, key, moved, reserve, await this.#head(), tx) };
   }
 
   /** What the other unsent transfers from a deposit address will burn (one top-up covers them all). */
@@ -181,8 +197,16 @@ export class TronFamily implements TransferFamily {
     return total;
   }
 
-  #sign(call: TronCall, key: Uint8Array, moved: bigint, reserve: bigint, head: RefBlock): SignedTx {
-    const tx = buildSigned(call, head, head.timestamp + EXPIRATION_MS, key);
+  /**
+   * The expiration counts from the head block's time (what the node checks it against); the
+   * timestamp is the service's time, never before the head block's, and never one this sender took
+   * before (`tx`: the transaction storing the attempt, which holds the sender's row till it commits).
+   */
+  async #sign(t: TransferRow, call: TronCall, key: Uint8Array, moved: bigint, reserve: bigint, head: RefBlock, ex?: Executor): Promise<SignedTx> {
+    const now = this.#now();
+    const sender = { chain: this.chain, livemode: t.livemode, address: t.fromAddress };
+    const timestamp = await this.#timestamps.take(sender, Math.max(now.getTime(), head.timestamp), now, ex);
+    const tx = buildSigned(call, head, { expiration: head.timestamp + EXPIRATION_MS, timestamp }, key);
     return {
       txId: tx.txID, raw: JSON.stringify(tx), nonce: null, value: moved, feeReserve: reserve,
       fee: { feeLimit: String(call.type === 'TriggerSmartContract' ? call.feeLimit : 0n), expiration: String(tx.raw_data.expiration) },
@@ -207,7 +231,7 @@ export class TronFamily implements TransferFamily {
     if (moved <= 0n) return null;
     const call = this.#call(t, moved, feeLimit);
     if (typeof call === 'string') return null;
-    return this.#sign(call, key, moved, reserve, await this.#head());
+    return this.#sign(t, call, key, moved, reserve, await this.#head());
   }
 
   async broadcast(raw: string): Promise<BroadcastOutcome> {

@@ -6,3 +6,4 @@ export { TronReader, tronBlockRef, tronLogContracts } from './reader.ts';
 export { TronFamily, EXPIRATION_MS, TRC20_ENERGY, tronBroadcastOutcome } from './family.ts';
 export { blockTransfers, TRANSFER_TOPIC } from './block-transfers.ts';
 export { buildSigned, transferCallData } from './build.ts';
+export { dbTimestamps, memoryTimestamps, type TronTimestamps } from './timestamps.ts';

@@ -66,6 +66,20 @@ describe('TRON simulator, driven by tronweb', () => {
     expect(BigInt(`0x${call.constant_result[0]}`)).toBe(25_500_000n);
   });
 
+  it('answers DUP_TRANSACTION_ERROR to a transaction id it has, in its pool or in a block, as java-tron does', async () => {
+    const to = await newAccount();
+    const built = await tw.transactionBuilder.sendTrx(to.address.base58, 2_000_000, owner.address.base58);
+    const signed = await tw.trx.sign(built, owner.privateKey);
+    expect((await tw.trx.sendRawTransaction(signed)).result).toBe(true);
+    const again = await tw.trx.sendRawTransaction(signed) as unknown as { result?: boolean; code?: string };
+    expect(again.result).not.toBe(true);
+    expect(again.code).toBe('DUP_TRANSACTION_ERROR');
+    sim.chain.mine(1);
+    expect((await tw.trx.sendRawTransaction(signed) as unknown as { code?: string }).code).toBe('DUP_TRANSACTION_ERROR');
+    // applied once
+    expect(await tw.trx.getUnconfirmedBalance(to.address.base58)).toBe(2_000_000);
+  });
+
   it('refuses a tampered transaction and a transfer from an account that does not exist yet', async () => {
     const to = await newAccount();
     const built = await tw.transactionBuilder.sendTrx(to.address.base58, 1_000_000, owner.address.base58);
