@@ -1,7 +1,8 @@
 // The signed-in team member (spec 4.4 Session, 5 "Dashboard access tokens"): the access token lives
 // in memory only; the httpOnly refresh cookie (path /merchant/auth) brings a new one a minute before
 // it expires and after a reload, one tab at a time. Sign-out, a password change or a socket
-// `auth:error` end the session with the reason shown on the sign-in page.
+// `auth:error` end the session with the reason shown on the sign-in page; `onEnd` hears of it first
+// (lib/drafts.ts keeps what was being typed when signing in again mends it).
 import { Api, ApiError, type Json } from './api.ts';
 import type { Role } from './paths.ts';
 
@@ -27,6 +28,9 @@ export const END_REASONS: Record<string, string> = {
   suspended: 'This merchant account is suspended.',
   password_changed: 'Password changed. Sign in again with the new password.',
 };
+
+/** Ends that signing in again mends: what the member was typing is kept for them (lib/drafts.ts). */
+const RESUMABLE: ReadonlySet<string> = new Set(['token_expired', 'session_revoked', 'role_changed', 'password_changed']);
 
 const REFRESH_BEFORE_MS = 60_000;
 
@@ -74,6 +78,11 @@ export class Session {
   firstKeys: Json[] | null = null;
   /** Told of every new token (the socket sends `auth:refresh`). */
   onToken: (token: string) => void = () => {};
+  /**
+   * Told as a signed-in session ends, before the sign-in page replaces the app, who was signed in
+   * and whether signing in again mends it (expired, revoked, role or password changed).
+   */
+  onEnd: (was: SignedIn, resumable: boolean) => void = () => {};
 
   constructor() {
     this.api = new Api({ token: () => (this.state.status === 'signed-in' ? this.state.token : null), refresh: () => this.refresh() });
@@ -119,7 +128,8 @@ export class Session {
         const r = await oneTabAtATime(() => fetch('/merchant/auth/refresh', { method: 'POST', credentials: 'same-origin' }));
         if (!r.ok) {
           const j = await r.json().catch(() => ({}));
-          this.#end(this.state.status === 'signed-in' ? (j.error === 'merchant account is suspended' ? END_REASONS.suspended : END_REASONS.token_expired) : undefined);
+          const suspended = j.error === 'merchant account is suspended';
+          this.#end(this.state.status === 'signed-in' ? (suspended ? END_REASONS.suspended : END_REASONS.token_expired) : undefined, !suspended);
           return null;
         }
         await this.#begin(await r.json());
@@ -157,8 +167,9 @@ export class Session {
   }
   acceptInvitation(token: string, password: string): Promise<void> { return this.#post('/merchant/invitations/accept', { token, password }); }
 
-  #end(reason?: string): void {
+  #end(reason?: string, resumable = false): void {
     clearTimeout(this.#timer);
+    if (this.state.status === 'signed-in') this.onEnd(this.state, resumable);
     this.#set({ status: 'signed-out', reason });
   }
 
@@ -171,7 +182,7 @@ export class Session {
 
   /** Ended by the server (socket auth:error): nothing left to revoke. */
   ended(code: string): void {
-    this.#end(END_REASONS[code] ?? `You were signed out (${code}).`);
+    this.#end(END_REASONS[code] ?? `You were signed out (${code}).`, RESUMABLE.has(code));
   }
 
   /** Reads the merchant again (after settings or live mode change). */
