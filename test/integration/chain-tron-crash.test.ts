@@ -137,7 +137,7 @@ describe.skipIf(!pgServerUrl())('kill -9 during a Tron settlement (java-tron in 
         : { type: 'TriggerSmartContract', owner: customer.address.hex.toLowerCase(), contract: tronHex(usdt)!, data: transferCallData(to, amount), feeLimit: 100_000_000n };
       const head = await post('/wallet/getnowblock');
       const ts = head.block_header.raw_data.timestamp as number;
-      const paid = await post('/wallet/broadcasttransaction', buildSigned(call, { blockID: head.blockID, timestamp: ts }, ts + 60_000, Buffer.from(customer.privateKey, 'hex')));
+      const paid = await post('/wallet/broadcasttransaction', buildSigned(call, { blockID: head.blockID, timestamp: ts }, { expiration: ts + 60_000, timestamp: ts }, Buffer.from(customer.privateKey, 'hex')));
       expect(paid.result).toBe(true);
       await mine(CONFIRMATIONS + 1);
       await t.services.watching.runOnce();
