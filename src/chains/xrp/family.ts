@@ -4,7 +4,9 @@
 // direct rule 7). Sequence numbers are the nonces the core allocates; each transaction is bounded
 // by LastLedgerSequence, so once a validated ledger past it does not hold it, it is known lost and
 // the same sequence is signed again (only one transaction of a sequence can ever be applied: nothing
-// is sent twice). The account reserve is never spent. The service address carries RequireDest (one
+// is sent twice). The account reserve is never spent. A payment the destination's own settings would
+// fail (RequireDest without a tag, DepositAuth, a new account below the reserve) is refused before
+// it is signed: rippled would apply it as a tec, its fee burnt, at every try. The service address carries RequireDest (one
 // AccountSet, an `account_setting` transfer made once): rippled then refuses a payment to it without
 // a destination tag (tecDST_TAG_NEEDED), so an untagged payment bounces back to its sender.
 import type { WalletKeys } from '../wallets/keys.ts';
@@ -25,7 +27,11 @@ const drops = (v: unknown, what: string): bigint => {
   return BigInt(s);
 };
 
-interface AccountState { balance: bigint; ownerCount: bigint; sequence: bigint }
+interface AccountState { balance: bigint; ownerCount: bigint; sequence: bigint; flags: number }
+
+/** AccountRoot flags a payment to the account must respect (rippled: tecDST_TAG_NEEDED, tecNO_PERMISSION). */
+const LSF_REQUIRE_DEST_TAG = 0x00020000;
+const LSF_DEPOSIT_AUTH = 0x01000000;
 
 /** What a node answers to `submit`, as the transfer core sees it. */
 export function submitOutcome(engine: string, message: string): BroadcastOutcome {
@@ -73,7 +79,9 @@ export class XrpFamily implements TransferFamily {
       const r = await this.#rpc.request('account_info', { account: address, ledger_index: ledger });
       const a = r.account_data as Record<string, unknown> | undefined;
       if (!a) throw new Error('rippled answered account_info without account_data');
-      return { balance: drops(a.Balance, 'a balance'), ownerCount: BigInt(Number(a.OwnerCount ?? 0)), sequence: BigInt(Number(a.Sequence)) };
+      return {
+        balance: drops(a.Balance, 'a balance'), ownerCount: BigInt(Number(a.OwnerCount ?? 0)), sequence: BigInt(Number(a.Sequence)), flags: Number(a.Flags ?? 0),
+      };
     } catch (err) {
       if (err instanceof XrpNodeError && err.error === 'actNotFound') return null;
       throw err;
@@ -119,12 +127,32 @@ export class XrpFamily implements TransferFamily {
     if (!to && t.amount < net.reserveBase) {
       return { kind: 'refused', why: `the destination account does not exist and ${t.amount} drops are below the ${net.reserveBase} drops it needs to be created` };
     }
+    const closed = to ? await this.#closedTo(t, to, net.reserveBase) : null;
+    if (closed) return { kind: 'refused', why: closed };
     const reserve = net.reserveBase + (from?.ownerCount ?? 0n) * net.reserveInc;
     const spendable = (from?.balance ?? 0n) - reserve - net.fee;
     if (spendable < t.amount) {
       return { kind: 'no_funds', why: `the service address holds ${from?.balance ?? 0n} drops (${reserve} of them its reserve); ${t.amount + net.fee} are needed` };
     }
     return { kind: 'ready', sign: async (nonce) => this.#sign(t, key, nonce!, net.fee, await this.#lastLedger(net.validated)) };
+  }
+
+  /**
+   * Why rippled would apply the payment as a tec (its fee burnt, its sequence used, nothing
+   * delivered) for the destination's own settings, read before anything is signed; null: it may be
+   * paid. RequireDest without a tag is tecDST_TAG_NEEDED. DepositAuth is tecNO_PERMISSION unless the
+   * service address is preauthorized (rippled's deposit_authorized answers that) or both the payment
+   * and the account's balance are at most the base reserve (rippled lets that through so an account
+   * can never be stuck below it).
+   */
+  async #closedTo(t: TransferRow, to: AccountState, reserveBase: bigint): Promise<string | null> {
+    if ((to.flags & LSF_REQUIRE_DEST_TAG) !== 0 && t.toTag === null) {
+      return 'the destination account requires a destination tag (RequireDest) and the payout address has none';
+    }
+    if ((to.flags & LSF_DEPOSIT_AUTH) === 0 || (t.amount <= reserveBase && to.balance <= reserveBase)) return null;
+    const r = await this.#rpc.request('deposit_authorized', { source_account: t.fromAddress, destination_account: t.toAddress, ledger_index: 'validated' });
+    if (r.deposit_authorized === true) return null;
+    return 'the destination account accepts payments only from senders it has preauthorized (DepositAuth), and the service address is not one of them';
   }
 
   /** The AccountSet once the service address exists and can pay its fee above its reserve. */

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Wallet } from 'xrpl';
 import { startXrpSim, type XrpSim } from '../../../test/sim/xrp/server.ts';
 import { payXrp } from '../../../test/harness/xrp.ts';
+import { LSF_DEPOSIT_AUTH, LSF_REQUIRE_DEST_TAG } from '../../../test/sim/xrp/ledger.ts';
 import { TEST_MNEMONIC } from '../../../test/harness/app.ts';
 import { freePort } from '../../../test/harness/process.ts';
 import { NodeEndpoints } from '../rpc/endpoints.ts';
@@ -82,6 +83,24 @@ describe('XRP transfer family', () => {
       kind: 'refused', why: 'the destination account does not exist and 500000 drops are below the 1000000 drops it needs to be created',
     });
     expect((await family.prepare({ ...transfer(hot, 1n), fromAddress: Wallet.generate().address }, ctx)).kind).toBe('refused');
+  });
+
+  it('refuses, before signing (no fee burnt), a payment the destination\'s flags would fail: RequireDest without a tag, DepositAuth', async () => {
+    const tagged = Wallet.generate().address;
+    const guarded = Wallet.generate().address;
+    payXrp(sim, tagged, 5_000_000n);
+    payXrp(sim, guarded, 5_000_000n);
+    sim.close();
+    sim.ledger.accounts.get(tagged)!.flags |= LSF_REQUIRE_DEST_TAG;
+    sim.ledger.accounts.get(guarded)!.flags |= LSF_DEPOSIT_AUTH;
+    sim.close();
+    expect(await family.prepare(transfer(tagged, 2_000_000n), ctx)).toEqual({
+      kind: 'refused', why: 'the destination account requires a destination tag (RequireDest) and the payout address has none',
+    });
+    expect((await family.prepare(transfer(tagged, 2_000_000n, 5), ctx)).kind).toBe('ready');
+    expect(await family.prepare(transfer(guarded, 2_000_000n, 5), ctx)).toEqual({
+      kind: 'refused', why: 'the destination account accepts payments only from senders it has preauthorized (DepositAuth), and the service address is not one of them',
+    });
   });
 
   it('a transaction lost before any node took it is known lost past its LastLedgerSequence and signed again with the same sequence', async () => {

@@ -1,7 +1,8 @@
 // The state of a simulated XRP Ledger: accounts, closed ledgers with their transactions and metadata,
 // and the transactions submitted to the open ledger. Rules are those of rippled for XRP payments
 // (what the gateway sends and receives): signature and account checks, sequence numbers,
-// LastLedgerSequence, fees burnt, the account reserve, RequireDest, and `tec` results that still
+// LastLedgerSequence, fees burnt, the account reserve, RequireDest, DepositAuth (without
+// preauthorizations), and `tec` results that still
 // take the fee. Every closed ledger is validated at once unless `validationLag` holds some back.
 import crypto from 'node:crypto';
 import { decode, encodeForSigning } from 'ripple-binary-codec';
@@ -15,8 +16,10 @@ export const RESERVE_INC_DROPS = 200_000n;
 /** rippled's standalone genesis account (the `masterpassphrase` seed), holding every XRP at start. */
 export const GENESIS = { address: 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh', seed: 'snoPBrXtMeMyMHUVTgbuqAfg1SUTb' };
 const TOTAL_DROPS = 100_000_000_000_000_000n;
-const LSF_REQUIRE_DEST_TAG = 0x00020000;
+export const LSF_REQUIRE_DEST_TAG = 0x00020000;
+export const LSF_DEPOSIT_AUTH = 0x01000000;
 const ASF_REQUIRE_DEST = 1;
+const ASF_DEPOSIT_AUTH = 9;
 const TF_PARTIAL_PAYMENT = 0x00020000;
 
 export interface Account {
@@ -58,6 +61,7 @@ const RESULTS: Record<string, [number, string]> = {
   tesSUCCESS: [0, 'The transaction was applied. Only final in a validated ledger.'],
   tecUNFUNDED_PAYMENT: [104, 'Insufficient XRP balance to send.'],
   tecNO_DST_INSUF_XRP: [125, 'Destination does not exist. Too little XRP sent to create it.'],
+  tecNO_PERMISSION: [139, 'No permission to perform requested operation.'],
   tecDST_TAG_NEEDED: [143, 'A destination tag is required.'],
   tefPAST_SEQ: [-190, 'This sequence number has already passed.'],
   tefMAX_LEDGER: [-186, 'Ledger sequence too high.'],
@@ -206,6 +210,9 @@ export class XrpLedger {
       if (src.balance - amount < RESERVE_BASE_DROPS) result = 'tecUNFUNDED_PAYMENT';
       else if (!target && amount < RESERVE_BASE_DROPS) result = 'tecNO_DST_INSUF_XRP';
       else if (target && (target.flags & LSF_REQUIRE_DEST_TAG) !== 0 && tx.DestinationTag === undefined) result = 'tecDST_TAG_NEEDED';
+      // DepositAuth (no preauthorizations here): rippled still lets a payment of at most the base
+      // reserve reach an account holding at most the base reserve, so it can never be stuck.
+      else if (target && (target.flags & LSF_DEPOSIT_AUTH) !== 0 && (amount > RESERVE_BASE_DROPS || target.balance > RESERVE_BASE_DROPS)) result = 'tecNO_PERMISSION';
       else {
         src.balance -= amount;
         delivered = amount.toString();
@@ -222,6 +229,8 @@ export class XrpLedger {
       }
     } else if (Number(tx.SetFlag) === ASF_REQUIRE_DEST) {
       src.flags |= LSF_REQUIRE_DEST_TAG;
+    } else if (Number(tx.SetFlag) === ASF_DEPOSIT_AUTH) {
+      src.flags |= LSF_DEPOSIT_AUTH;
     }
     nodes.unshift(modified(String(tx.Account), before, src));
     src.previousTxnId = hash;

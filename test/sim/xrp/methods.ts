@@ -1,11 +1,11 @@
 // rippled's public methods over the simulated ledger, answering in rippled's shapes for API
 // versions 1 and 2 (rippled's default is 1; xrpl.js asks for 2): server_info, server_state, fee,
-// ledger, ledger_current, ledger_closed, account_info, account_tx, tx, submit, and the standalone
+// ledger, ledger_current, ledger_closed, account_info, deposit_authorized, account_tx, tx, submit, and the standalone
 // admin method ledger_accept. Shapes follow rippled's own JSON writers (LedgerToJson, the tx and
 // account_tx handlers): in v2 a transaction is `{tx_json, meta, hash, …}` and a Payment's `Amount`
 // is shown as `DeliverMax`; in v1 its fields are flat, with `metaData`/`meta` beside them.
 import {
-  BASE_FEE_DROPS, RESERVE_BASE_DROPS, RESERVE_INC_DROPS, RIPPLE_EPOCH, type ClosedLedger, type LedgerTx, type XrpLedger,
+  BASE_FEE_DROPS, LSF_DEPOSIT_AUTH, RESERVE_BASE_DROPS, RESERVE_INC_DROPS, RIPPLE_EPOCH, type ClosedLedger, type LedgerTx, type XrpLedger,
 } from './ledger.ts';
 
 export class RpcFailure extends Error {
@@ -136,6 +136,16 @@ export function handle(x: XrpLedger, method: string, p: Params, api: number): Re
       return l === 'current'
         ? { account_data: data, ledger_current_index: x.currentIndex, validated: false }
         : { account_data: data, ledger_hash: l.hash, ledger_index: l.index, validated: l.index <= x.validatedIndex };
+    }
+    case 'deposit_authorized': {
+      // no DepositPreauth objects in the simulator: authorized unless the destination has DepositAuth
+      if (typeof p.source_account !== 'string' || typeof p.destination_account !== 'string') throw fail.params();
+      const l = pickLedger(x, p);
+      if (!x.accounts.has(p.source_account)) throw new RpcFailure('srcActNotFound', 45, 'Source account not found.');
+      const dst = x.accounts.get(p.destination_account);
+      if (!dst) throw new RpcFailure('dstActNotFound', 46, 'Destination account not found.');
+      const where = l === 'current' ? { ledger_current_index: x.currentIndex, validated: false } : { ledger_hash: l.hash, ledger_index: l.index, validated: l.index <= x.validatedIndex };
+      return { deposit_authorized: (dst.flags & LSF_DEPOSIT_AUTH) === 0, source_account: p.source_account, destination_account: p.destination_account, ...where };
     }
     case 'account_tx':
       return accountTx(x, p, api);

@@ -100,6 +100,23 @@ describe('XRP simulator, driven by xrpl.js', () => {
     expect(await client.getXrpBalance(svc.address)).toBe(11.999988);
   });
 
+  it('DepositAuth: a payment is tecNO_PERMISSION (its fee burnt) unless both it and the balance are at most the base reserve; deposit_authorized tells', async () => {
+    const dst = Wallet.generate();
+    await pay(genesis, dst.address, xrpToDrops(1));
+    sim.close();
+    const set = await client.autofill({ TransactionType: 'AccountSet', Account: dst.address, SetFlag: 9 });
+    expect((await client.submit(dst.sign(set).tx_blob)).result.engine_result).toBe('tesSUCCESS');
+    sim.close();
+    expect(await rpc('deposit_authorized', { source_account: genesis.address, destination_account: dst.address, ledger_index: 'validated' }))
+      .toMatchObject({ deposit_authorized: false, validated: true });
+    expect(await rpc('deposit_authorized', { source_account: dst.address, destination_account: genesis.address })).toMatchObject({ deposit_authorized: true });
+    expect((await pay(genesis, dst.address, xrpToDrops(2))).engine).toBe('tecNO_PERMISSION');
+    // its balance (1 XRP less a fee) and the payment are at most the base reserve: it may still be paid
+    expect((await pay(genesis, dst.address, xrpToDrops(1))).engine).toBe('tesSUCCESS');
+    sim.close();
+    expect((await pay(genesis, dst.address, xrpToDrops(1))).engine).toBe('tecNO_PERMISSION');
+  });
+
   it('streams validated transactions of a subscribed account and closed ledgers', async () => {
     const w = Wallet.generate();
     const seen: Array<{ hash?: string; validated?: boolean; tag?: number }> = [];
