@@ -89,10 +89,10 @@ export class EvmFamily implements TransferFamily {
     const token = t.token as TokenSymbol;
     const native = TOKEN_DEFS[token].native;
     const hot = t.fromRole === 'hot';
-    // a share paying its own fee is estimated at 0 (a plain transfer costs the same whatever its value)
+    // a share paying its own fee is estimated at 0 first (what it moves depends on its fee), then at what it moves
     const probe = this.#build(t, t.paysOwnFee ? 0n : t.amount);
     if (typeof probe === 'string') return { kind: 'refused', why: probe };
-    const [held, prices, chainId, gas, balance] = await Promise.all([
+    const [held, prices, chainId, estimated, balance] = await Promise.all([
       native ? Promise.resolve(null) : this.#rpc.tokenBalance(probe.call.to, t.fromAddress).catch(() => undefined),
       this.prices(), this.#rpc.chainId(), this.#estimate(probe.call), this.#rpc.balance(t.fromAddress),
     ]);
@@ -103,11 +103,24 @@ export class EvmFamily implements TransferFamily {
         return hot ? { kind: 'no_funds', why } : { kind: 'refused', why };
       }
     }
-    if (typeof gas === 'string') return { kind: 'refused', why: gas };
+    if (typeof estimated === 'string') return { kind: 'refused', why: estimated };
+    let gas = estimated;
     const fee = feeFor(prices);
-    const reserve = gas * maxPrice(fee);
-    const moved = t.paysOwnFee ? t.amount - ctx.feesPaidBefore - reserve : t.amount;
+    let reserve = gas * maxPrice(fee);
+    let moved = t.paysOwnFee ? t.amount - ctx.feesPaidBefore - reserve : t.amount;
     if (moved <= 0n) return { kind: 'nothing_left', why: 'nothing is left after the network fee' };
+    if (t.paysOwnFee) {
+      // A contract may need more gas to take a value than to take nothing (a first non-zero store,
+      // a call passing the coins on): estimated again at what is moved, never sent out of gas.
+      const atValue = await this.#estimate((this.#build(t, moved) as Built).call);
+      if (typeof atValue === 'string') return { kind: 'refused', why: atValue };
+      if (atValue > gas) {
+        gas = atValue;
+        reserve = gas * maxPrice(fee);
+        moved = t.amount - ctx.feesPaidBefore - reserve;
+        if (moved <= 0n) return { kind: 'nothing_left', why: 'nothing is left after the network fee' };
+      }
+    }
     const built = this.#build(t, moved) as Built;
     const need = (native ? moved : 0n) + reserve;
     // The native coin of customers' deposits at this address is theirs to be settled, never this
