@@ -865,7 +865,9 @@ export interface paths {
         head?: never;
         /**
          * Change a payout address
-         * @description Roles: owner, finance.
+         * @description A change of address or tag takes the password and makes the address active 24 hours later. A PATCH that changes nothing (the same label, address or tag, or `default: true` on the default) is answered 200 with the address as it is: nothing is written, audited or told to the team.
+         *
+         *     Roles: owner, finance.
          */
         patch: operations["patchMerchantPayoutAddressesById"];
         trace?: never;
@@ -2845,7 +2847,7 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description invalid request body; outcome is required; only test payments can be simulated: use a test key; choose the payment's coin first */
+            /** @description invalid request body; outcome must not contain NUL characters; outcome must not contain unpaired surrogates; outcome is required; only test payments can be simulated: use a test key; choose the payment's coin first */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2863,7 +2865,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description a simulation is already running for this payment */
+            /** @description a simulation is already running for this payment; the payment changed meanwhile; try again */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2915,7 +2917,7 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description invalid request body; token is required; token is not one of this payment's options; this payment can no longer be paid */
+            /** @description invalid request body; token must not contain NUL characters; token must not contain unpaired surrogates; token is required; token is not one of this payment's options; this payment can no longer be paid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3048,7 +3050,7 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description invalid request body; customer_email must be an email address; amount_usd is below the minimum payment in BTC: $5 right now; minimum payment in USDC_ERC20 is $20 right now (it is converted on its way to the merchant, and the exchange takes no less); the fees of a payment in ETH leave nothing for the merchant */
+            /** @description invalid request body; customer_email must not contain NUL characters; customer_email must not contain unpaired surrogates; customer_email must be an email address; amount_usd is below the minimum payment in BTC: $5 right now; minimum payment in USDC_ERC20 is $20 right now (it is converted on its way to the merchant, and the exchange takes no less); the fees of a payment in ETH leave nothing for the merchant; no coin is available for this payment */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3290,7 +3292,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; give address_id or address, not both; add a USDT (Tron) payout address, or give the address to pay; address is not a valid Tron address; unknown payout address; amount must be more than 0; amount has more than 6 decimals; the minimum payout is 50.00 USDT_TRC20; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; amount must not contain NUL characters; amount must not contain unpaired surrogates; amount must be nested at most 20 levels deep; address_id must not contain NUL characters; address_id must not contain unpaired surrogates; address must not contain NUL characters; address must not contain unpaired surrogates; password must not contain NUL characters; password must not contain unpaired surrogates; give address_id or address, not both; add a USDT (Tron) payout address, or give the address to pay; address is not a valid Tron address; referral payouts are paid in USDT on Tron: choose a USDT (Tron) payout address; unknown payout address; amount must be more than 0; amount has more than 6 decimals; the minimum payout is 50.00 USDT_TRC20; amount must be more than the network fee of 1 USDT_TRC20; your referral balance holds 12.5 USDT_TRC20; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3317,7 +3319,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description a payout is open already: cancel it, or wait for it to be paid; a request with this Idempotency-Key is in progress */
+            /** @description a payout is open already: cancel it, or wait for it to be paid; this payout address is active from 2026-01-02T03:04:05.000Z: a new or changed address can be paid out to 24 hours after it was set; a request with this Idempotency-Key is in progress */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3625,7 +3627,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; unknown store_id; access must be "full" or "read"; label must be text of up to 100 characters; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; label must not contain NUL characters; label must not contain unpaired surrogates; store_id must not contain NUL characters; store_id must not contain unpaired surrogates; access must not contain NUL characters; access must not contain unpaired surrogates; unknown store_id; access must be "full" or "read"; label must be text of up to 100 characters; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4082,7 +4084,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; email is required; invalid email address; name must be a string of at most 200 characters; metadata must be an object; metadata must be at most 8192 bytes of JSON; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; email must not contain NUL characters; email must not contain unpaired surrogates; name must not contain NUL characters; name must not contain unpaired surrogates; metadata must not contain NUL characters; metadata must not contain unpaired surrogates; metadata must be nested at most 20 levels deep; email is required; invalid email address; name must be a string of at most 200 characters; metadata must be an object; metadata must be at most 8192 bytes of JSON; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4245,7 +4247,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; nothing to update; name must be a string of at most 200 characters; metadata must be an object; metadata must be at most 8192 bytes of JSON */
+            /** @description invalid request body; name must not contain NUL characters; name must not contain unpaired surrogates; metadata must not contain NUL characters; metadata must not contain unpaired surrogates; metadata must be nested at most 20 levels deep; nothing to update; name must be a string of at most 200 characters; metadata must be an object; metadata must be at most 8192 bytes of JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4521,7 +4523,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; invalid email address; role must be one of owner, developer, finance, viewer; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; email must not contain NUL characters; email must not contain unpaired surrogates; role must not contain NUL characters; role must not contain unpaired surrogates; invalid email address; role must be one of owner, developer, finance, viewer; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4618,6 +4620,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description only a pending invitation can be revoked: this one was accepted */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postMerchantInvitationsAccept: {
@@ -4652,7 +4663,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; invitation is no longer valid; password must be at least 8 characters */
+            /** @description invalid request body; token must not contain NUL characters; token must not contain unpaired surrogates; password must not contain NUL characters; password must not contain unpaired surrogates; invitation is no longer valid; password must be at least 8 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4904,7 +4915,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; name is required (up to 100 characters); amount_usd is required; amount_usd must be a number or a decimal string; amount_usd must be greater than 0; amount_usd has more than 2 decimals; amount_usd must be at most 1000000000; tokens must be an array of token symbols; unsupported token: DOGE2; not enabled for your account: XRP; description must be a string of at most 1000 characters; success_url must be an absolute http(s) URL; cancel_url must be an absolute http(s) URL; description must not contain NUL characters; unknown store_id; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; name must not contain NUL characters; name must not contain unpaired surrogates; amount_usd must not contain NUL characters; amount_usd must not contain unpaired surrogates; amount_usd must be nested at most 20 levels deep; description must not contain NUL characters; description must not contain unpaired surrogates; tokens must not contain NUL characters; tokens must not contain unpaired surrogates; tokens must be nested at most 20 levels deep; success_url must not contain NUL characters; success_url must not contain unpaired surrogates; cancel_url must not contain NUL characters; cancel_url must not contain unpaired surrogates; store_id must not contain NUL characters; store_id must not contain unpaired surrogates; name is required (up to 100 characters); amount_usd is required; amount_usd must be a number or a decimal string; amount_usd must be greater than 0; amount_usd has more than 2 decimals; amount_usd must be at most 1000000000; tokens must be an array of token symbols; unsupported token: DOGE2; not enabled for your account: XRP; description must be a string of at most 1000 characters; success_url must be an absolute http(s) URL; cancel_url must be an absolute http(s) URL; unknown store_id; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5070,7 +5081,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; nothing to update; name is required (up to 100 characters); description must be a string of at most 1000 characters; name must not contain NUL characters; active must be true or false */
+            /** @description invalid request body; name must not contain NUL characters; name must not contain unpaired surrogates; description must not contain NUL characters; description must not contain unpaired surrogates; active must not contain NUL characters; active must not contain unpaired surrogates; nothing to update; name is required (up to 100 characters); description must be a string of at most 1000 characters; active must be true or false */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5139,7 +5150,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; enabled (true or false) is required; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; enabled must not contain NUL characters; enabled must not contain unpaired surrogates; enabled (true or false) is required; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5218,7 +5229,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; email and password are required */
+            /** @description invalid request body; email must not contain NUL characters; email must not contain unpaired surrogates; password must not contain NUL characters; password must not contain unpaired surrogates; email and password are required */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5330,7 +5341,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; current_password and new_password are required; password must be at least 8 characters; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; current_password must not contain NUL characters; current_password must not contain unpaired surrogates; new_password must not contain NUL characters; new_password must not contain unpaired surrogates; current_password and new_password are required; password must be at least 8 characters; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5481,7 +5492,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; give ids (a list of up to 500 notification ids) or all: true; livemode must be true or false; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; ids must not contain NUL characters; ids must not contain unpaired surrogates; ids must be nested at most 20 levels deep; all must not contain NUL characters; all must not contain unpaired surrogates; livemode must not contain NUL characters; livemode must not contain unpaired surrogates; give ids (a list of up to 500 notification ids) or all: true; livemode must be true or false; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5660,7 +5671,7 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description invalid request body; only test payments can be made in the dashboard: add ?mode=test; order_id is required; order_id must be 1 to 200 characters; amount_usd is required; amount_usd must be a number or a decimal string; amount_usd must be greater than 0; amount_usd has more than 2 decimals; amount_usd must be at most 1000000000; tokens must be an array of token symbols; token must be a token symbol; unsupported token: DOGE2; token must be one of tokens; not enabled for your account: XRP; ETH cannot be paid in live mode right now: no ethereum node is configured; amount_usd is below the minimum payment in BTC: $5 right now; minimum payment in USDC_ERC20 is $20 right now (it is converted on its way to the merchant, and the exchange takes no less); the fees of a payment in ETH leave nothing for the merchant; metadata must be an object; customer_email must be an email address; success_url must be an absolute http(s) URL; cancel_url must be an absolute http(s) URL; webhook_url: url is required; webhook_url: url must be an absolute http(s) URL; webhook_url: url must use https; webhook_url: url host does not resolve; webhook_url: url must point at a public host; only test payments can be simulated: use a test key; description must be a string of at most 1000 characters; metadata must be at most 8192 bytes of JSON; simulate must be one of: confirmed, overpaid, partially_paid, underpaid, expired, failed, wrong_asset, paid_late; price_amount must be a positive decimal number; price_currency must be a 3-letter currency code; price_currency is required with price_amount; order_id must not contain NUL characters; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; order_id must not contain NUL characters; order_id must not contain unpaired surrogates; amount_usd must not contain NUL characters; amount_usd must not contain unpaired surrogates; amount_usd must be nested at most 20 levels deep; token must not contain NUL characters; token must not contain unpaired surrogates; tokens must not contain NUL characters; tokens must not contain unpaired surrogates; tokens must be nested at most 20 levels deep; description must not contain NUL characters; description must not contain unpaired surrogates; metadata must not contain NUL characters; metadata must not contain unpaired surrogates; metadata must be nested at most 20 levels deep; customer_email must not contain NUL characters; customer_email must not contain unpaired surrogates; success_url must not contain NUL characters; success_url must not contain unpaired surrogates; cancel_url must not contain NUL characters; cancel_url must not contain unpaired surrogates; webhook_url must not contain NUL characters; webhook_url must not contain unpaired surrogates; price_amount must not contain NUL characters; price_amount must not contain unpaired surrogates; price_currency must not contain NUL characters; price_currency must not contain unpaired surrogates; price_rate must not contain NUL characters; price_rate must not contain unpaired surrogates; simulate must not contain NUL characters; simulate must not contain unpaired surrogates; only test payments can be made in the dashboard: add ?mode=test; order_id is required; order_id must be 1 to 200 characters; amount_usd is required; amount_usd must be a number or a decimal string; amount_usd must be greater than 0; amount_usd has more than 2 decimals; amount_usd must be at most 1000000000; tokens must be an array of token symbols; token must be a token symbol; unsupported token: DOGE2; token must be one of tokens; not enabled for your account: XRP; ETH cannot be paid in live mode right now: no ethereum node is configured; amount_usd is below the minimum payment in BTC: $5 right now; minimum payment in USDC_ERC20 is $20 right now (it is converted on its way to the merchant, and the exchange takes no less); the fees of a payment in ETH leave nothing for the merchant; no coin is available for this payment; metadata must be an object; customer_email must be an email address; success_url must be an absolute http(s) URL; cancel_url must be an absolute http(s) URL; webhook_url: url is required; webhook_url: url must be an absolute http(s) URL; webhook_url: url must use https; webhook_url: url host does not resolve; webhook_url: url must point at a public host; only test payments can be simulated: use a test key; description must be a string of at most 1000 characters; metadata must be at most 8192 bytes of JSON; simulate must be one of: confirmed, overpaid, partially_paid, underpaid, expired, failed, wrong_asset, paid_late; price_amount must be a positive decimal number; price_currency must be a 3-letter currency code; price_currency is required with price_amount; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5845,7 +5856,7 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description invalid request body; outcome is required; only test payments can be simulated: use a test key; choose the payment's coin first; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; outcome must not contain NUL characters; outcome must not contain unpaired surrogates; outcome is required; only test payments can be simulated: use a test key; choose the payment's coin first; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5881,7 +5892,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description a simulation is already running for this payment; a request with this Idempotency-Key is in progress */
+            /** @description a simulation is already running for this payment; the payment changed meanwhile; try again; a request with this Idempotency-Key is in progress */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6045,7 +6056,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; unsupported token in live mode; address is not a valid ethereum address; only XRP addresses take a destination tag; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; token must not contain NUL characters; token must not contain unpaired surrogates; address must not contain NUL characters; address must not contain unpaired surrogates; tag must not contain NUL characters; tag must not contain unpaired surrogates; label must not contain NUL characters; label must not contain unpaired surrogates; default must not contain NUL characters; default must not contain unpaired surrogates; password must not contain NUL characters; password must not contain unpaired surrogates; unsupported token in live mode; address is not a valid ethereum address; only XRP addresses take a destination tag; label must be text of up to 100 characters; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6168,7 +6179,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the address */
+            /** @description the address (unchanged when the PATCH changes nothing) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6179,7 +6190,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; nothing to update */
+            /** @description invalid request body; token must not contain NUL characters; token must not contain unpaired surrogates; address must not contain NUL characters; address must not contain unpaired surrogates; tag must not contain NUL characters; tag must not contain unpaired surrogates; label must not contain NUL characters; label must not contain unpaired surrogates; default must not contain NUL characters; default must not contain unpaired surrogates; password must not contain NUL characters; password must not contain unpaired surrogates; nothing to update; default can only be set to true: make another address the default instead; address is not a valid ethereum address; only XRP addresses take a destination tag; label must be text of up to 100 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6301,7 +6312,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; address_id is required; unknown payout address: give the id of one of your live payout addresses; amount must be a number or a decimal string; amount must be more than 0; from_token must be one of your balance coins, e.g. USDT_TRC20; from_token and from_chain name different balances; the minimum payout is $10; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; address_id must not contain NUL characters; address_id must not contain unpaired surrogates; amount must not contain NUL characters; amount must not contain unpaired surrogates; amount must be nested at most 20 levels deep; from_token must not contain NUL characters; from_token must not contain unpaired surrogates; from_chain must not contain NUL characters; from_chain must not contain unpaired surrogates; address_id is required; unknown payout address: give the id of one of your live payout addresses; amount must be a number or a decimal string; amount must be more than 0; from_token must be one of your balance coins, e.g. USDT_TRC20; from_token and from_chain name different balances; amount has more than 6 decimals; a ETH balance cannot be paid to a USDT_TRC20 address: only a USDT balance can go to a USDT address on another network; the minimum payout is $10; your USDT_TRC20 balance holds 12.5 USDT_TRC20; amount must be more than the network fee of 1 USDT_TRC20; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6328,7 +6339,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description a request with this Idempotency-Key is in progress */
+            /** @description this payout address is active from 2026-01-02T03:04:05.000Z: a new or changed address can be paid out to 24 hours after it was set; a request with this Idempotency-Key is in progress */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6456,7 +6467,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description address_id is required; unknown payout address: give the id of one of your live payout addresses; amount must be a number or a decimal string; amount must be more than 0; from_token must be one of your balance coins, e.g. USDT_TRC20; from_token and from_chain name different balances */
+            /** @description address_id is required; unknown payout address: give the id of one of your live payout addresses; amount must be a number or a decimal string; amount must be more than 0; from_token must be one of your balance coins, e.g. USDT_TRC20; from_token and from_chain name different balances; amount has more than 6 decimals; a ETH balance cannot be paid to a USDT_TRC20 address: only a USDT balance can go to a USDT address on another network */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6476,6 +6487,15 @@ export interface operations {
             };
             /** @description insufficient permissions; merchant account is suspended */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description this payout address is active from 2026-01-02T03:04:05.000Z: a new or changed address can be paid out to 24 hours after it was set */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6521,7 +6541,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; nothing to update; underpaid_tolerance_bps must be between 0 and 2000; settlement must be "custodial", "direct" or "scheduled"; payout_schedule must be "instant", "daily" or "weekly"; convert_into must be "cheapest", "order" or a supported token; unsupported token: DOGE2; enabled_tokens must enable at least one token; accept_other_assets must be true or false; fees_paid_by_customer must be true or false; hide_below_minimum must be true or false */
+            /** @description invalid request body; underpaid_tolerance_bps must not contain NUL characters; underpaid_tolerance_bps must not contain unpaired surrogates; accept_other_assets must not contain NUL characters; accept_other_assets must not contain unpaired surrogates; settlement must not contain NUL characters; settlement must not contain unpaired surrogates; payout_schedule must not contain NUL characters; payout_schedule must not contain unpaired surrogates; fees_paid_by_customer must not contain NUL characters; fees_paid_by_customer must not contain unpaired surrogates; convert_into must not contain NUL characters; convert_into must not contain unpaired surrogates; hide_below_minimum must not contain NUL characters; hide_below_minimum must not contain unpaired surrogates; enabled_tokens must not contain NUL characters; enabled_tokens must not contain unpaired surrogates; enabled_tokens must be nested at most 20 levels deep; nothing to update; underpaid_tolerance_bps must be between 0 and 2000; settlement must be "custodial", "direct" or "scheduled"; payout_schedule must be "instant", "daily" or "weekly"; convert_into must be "cheapest", "order" or a supported token; unsupported token: DOGE2; enabled_tokens must be a list of tokens, or null for every token; enabled_tokens must enable at least one token; accept_other_assets must be true or false; fees_paid_by_customer must be true or false; hide_below_minimum must be true or false */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6697,7 +6717,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; merchant_name is required; invalid email address; password must be at least 8 characters */
+            /** @description invalid request body; merchant_name must not contain NUL characters; merchant_name must not contain unpaired surrogates; email must not contain NUL characters; email must not contain unpaired surrogates; password must not contain NUL characters; password must not contain unpaired surrogates; referral_code must not contain NUL characters; referral_code must not contain unpaired surrogates; merchant_name is required; invalid email address; password must be at least 8 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6797,7 +6817,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; name is required (up to 100 characters); Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; name must not contain NUL characters; name must not contain unpaired surrogates; name is required (up to 100 characters); Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6872,7 +6892,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; name is required (up to 100 characters) */
+            /** @description invalid request body; name must not contain NUL characters; name must not contain unpaired surrogates; name is required (up to 100 characters) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7021,7 +7041,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; body is required (up to 4000 characters); Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; body must not contain NUL characters; body must not contain unpaired surrogates; body is required (up to 4000 characters); Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7173,7 +7193,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body */
+            /** @description invalid request body; body must not contain NUL characters; body must not contain unpaired surrogates */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7202,6 +7222,15 @@ export interface operations {
             };
             /** @description not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description this message was deleted: it cannot be edited */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7402,7 +7431,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; invalid email address; password must be at least 8 characters; role must be one of owner, developer, finance, viewer; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; email must not contain NUL characters; email must not contain unpaired surrogates; password must not contain NUL characters; password must not contain unpaired surrogates; role must not contain NUL characters; role must not contain unpaired surrogates; invalid email address; password must be at least 8 characters; role must be one of owner, developer, finance, viewer; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7539,7 +7568,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; role must be one of owner, developer, finance, viewer */
+            /** @description invalid request body; role must not contain NUL characters; role must not contain unpaired surrogates; role must be one of owner, developer, finance, viewer */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7656,7 +7685,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; url is required; url must be an absolute http(s) URL; url must use https; url host does not resolve; url must point at a public host */
+            /** @description invalid request body; url must not contain NUL characters; url must not contain unpaired surrogates; url is required; url must be an absolute http(s) URL; url must use https; url host does not resolve; url must point at a public host */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8125,7 +8154,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; note must be a string of up to 500 characters; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; note must not contain NUL characters; note must not contain unpaired surrogates; note must be a string of up to 500 characters; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8416,7 +8445,7 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description invalid request body; order_id is required; order_id must be 1 to 200 characters; amount_usd is required; amount_usd must be a number or a decimal string; amount_usd must be greater than 0; amount_usd has more than 2 decimals; amount_usd must be at most 1000000000; tokens must be an array of token symbols; token must be a token symbol; unsupported token: DOGE2; token must be one of tokens; not enabled for your account: XRP; ETH cannot be paid in live mode right now: no ethereum node is configured; amount_usd is below the minimum payment in BTC: $5 right now; minimum payment in USDC_ERC20 is $20 right now (it is converted on its way to the merchant, and the exchange takes no less); the fees of a payment in ETH leave nothing for the merchant; metadata must be an object; customer_email must be an email address; success_url must be an absolute http(s) URL; cancel_url must be an absolute http(s) URL; webhook_url: url is required; webhook_url: url must be an absolute http(s) URL; webhook_url: url must use https; webhook_url: url host does not resolve; webhook_url: url must point at a public host; only test payments can be simulated: use a test key; description must be a string of at most 1000 characters; metadata must be at most 8192 bytes of JSON; simulate must be one of: confirmed, overpaid, partially_paid, underpaid, expired, failed, wrong_asset, paid_late; price_amount must be a positive decimal number; price_currency must be a 3-letter currency code; price_currency is required with price_amount; order_id must not contain NUL characters; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; order_id must not contain NUL characters; order_id must not contain unpaired surrogates; amount_usd must not contain NUL characters; amount_usd must not contain unpaired surrogates; amount_usd must be nested at most 20 levels deep; token must not contain NUL characters; token must not contain unpaired surrogates; tokens must not contain NUL characters; tokens must not contain unpaired surrogates; tokens must be nested at most 20 levels deep; description must not contain NUL characters; description must not contain unpaired surrogates; metadata must not contain NUL characters; metadata must not contain unpaired surrogates; metadata must be nested at most 20 levels deep; customer_email must not contain NUL characters; customer_email must not contain unpaired surrogates; success_url must not contain NUL characters; success_url must not contain unpaired surrogates; cancel_url must not contain NUL characters; cancel_url must not contain unpaired surrogates; webhook_url must not contain NUL characters; webhook_url must not contain unpaired surrogates; price_amount must not contain NUL characters; price_amount must not contain unpaired surrogates; price_currency must not contain NUL characters; price_currency must not contain unpaired surrogates; price_rate must not contain NUL characters; price_rate must not contain unpaired surrogates; simulate must not contain NUL characters; simulate must not contain unpaired surrogates; order_id is required; order_id must be 1 to 200 characters; amount_usd is required; amount_usd must be a number or a decimal string; amount_usd must be greater than 0; amount_usd has more than 2 decimals; amount_usd must be at most 1000000000; tokens must be an array of token symbols; token must be a token symbol; unsupported token: DOGE2; token must be one of tokens; not enabled for your account: XRP; ETH cannot be paid in live mode right now: no ethereum node is configured; amount_usd is below the minimum payment in BTC: $5 right now; minimum payment in USDC_ERC20 is $20 right now (it is converted on its way to the merchant, and the exchange takes no less); the fees of a payment in ETH leave nothing for the merchant; no coin is available for this payment; metadata must be an object; customer_email must be an email address; success_url must be an absolute http(s) URL; cancel_url must be an absolute http(s) URL; webhook_url: url is required; webhook_url: url must be an absolute http(s) URL; webhook_url: url must use https; webhook_url: url host does not resolve; webhook_url: url must point at a public host; only test payments can be simulated: use a test key; description must be a string of at most 1000 characters; metadata must be at most 8192 bytes of JSON; simulate must be one of: confirmed, overpaid, partially_paid, underpaid, expired, failed, wrong_asset, paid_late; price_amount must be a positive decimal number; price_currency must be a 3-letter currency code; price_currency is required with price_amount; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8567,7 +8596,7 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description invalid request body; outcome is required; only test payments can be simulated: use a test key; choose the payment's coin first; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; outcome must not contain NUL characters; outcome must not contain unpaired surrogates; outcome is required; only test payments can be simulated: use a test key; choose the payment's coin first; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8603,7 +8632,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description a simulation is already running for this payment; a request with this Idempotency-Key is in progress */
+            /** @description a simulation is already running for this payment; the payment changed meanwhile; try again; a request with this Idempotency-Key is in progress */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8664,7 +8693,7 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description invalid request body; token is required; token is not one of this payment's options; this payment can no longer be paid; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; token must not contain NUL characters; token must not contain unpaired surrogates; token is required; token is not one of this payment's options; this payment can no longer be paid; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8870,7 +8899,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; url is required; url must be an absolute http(s) URL; url must use https; url host does not resolve; url must point at a public host */
+            /** @description invalid request body; url must not contain NUL characters; url must not contain unpaired surrogates; url is required; url must be an absolute http(s) URL; url must use https; url host does not resolve; url must point at a public host */
             400: {
                 headers: {
                     [name: string]: unknown;

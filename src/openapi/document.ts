@@ -3,10 +3,13 @@
 // security, the credential's errors, and for a POST under /v1 or /merchant the Idempotency-Key.
 import { DASHBOARD_ROUTES } from '../accounts/index.ts';
 import { IDEMPOTENCY_KEY_IN_PROGRESS, IDEMPOTENCY_KEY_LENGTH, IDEMPOTENCY_KEY_REUSED } from '../idempotency/index.ts';
+import { INVALID_REQUEST_BODY } from '../platform/errors.ts';
+import { nulMessage, surrogateMessage } from '../platform/fields.ts';
+import { bodyDepthMessage } from '../platform/http/body.ts';
 import { SCHEMAS } from './components.ts';
 import type { Answer, RouteDoc } from './describe.ts';
 import { ROUTE_DOCS } from './routes/index.ts';
-import { ref, str } from './schema.ts';
+import { ref, str, type Schema } from './schema.ts';
 import { webhookSection } from './webhook-events.ts';
 
 const CREDENTIAL_ERRORS: Record<RouteDoc['auth'], Record<number, readonly string[]>> = {
@@ -36,11 +39,23 @@ function operationId(r: RouteDoc): string {
   return [r.method.toLowerCase(), ...words].map((w, i) => (i === 0 ? w : w.split(/[-_]/).map((p) => p[0].toUpperCase() + p.slice(1)).join(''))).join('');
 }
 
+/**
+ * What the body parser refuses in any body, named by its top-level field (src/platform/http/body.ts):
+ * text no column can hold (a NUL, an unpaired surrogate), and a value nested too deep.
+ */
+function bodyFieldErrors(body: Schema): string[] {
+  const props = Object.entries((body as { properties?: Record<string, Schema> }).properties ?? {});
+  return props.flatMap(([name, s]) => {
+    const scalar = ['string', 'integer', 'number', 'boolean'].includes(String((s as { type?: unknown }).type));
+    return [nulMessage(name), surrogateMessage(name), ...(scalar ? [] : [bodyDepthMessage(name)])];
+  });
+}
+
 function errorsOf(r: RouteDoc): Map<number, string[]> {
   const out = new Map<number, string[]>();
   const add = (status: number, messages: readonly string[]) => out.set(status, [...new Set([...(out.get(status) ?? []), ...messages])]);
   for (const [s, m] of Object.entries(CREDENTIAL_ERRORS[r.auth])) add(Number(s), m);
-  if (r.body) add(400, ['invalid request body']);
+  if (r.body) add(400, [INVALID_REQUEST_BODY, ...bodyFieldErrors(r.body)]);
   for (const [s, m] of Object.entries(r.errors ?? {})) add(Number(s), m);
   if (takesIdempotencyKey(r)) {
     add(400, [IDEMPOTENCY_KEY_LENGTH]);

@@ -155,6 +155,9 @@ async function insertAndSimulate(deps: CreateDeps, caller: CreateCaller, row: Pa
  * Why a payment with no coin has no option: the lowest minimum of the coins that can be priced
  * (400), or, when none of its coins has a current price, the first one's 503.
  */
+/** No coin of the payment is enabled, supported and priced (the payment's tokens list left none). */
+export const NO_COIN_AVAILABLE = 'no coin is available for this payment';
+
 function noOptionError(p: PaymentRow, deps: CoinDeps): AppError {
   const market = deps.catalog.market(p.livemode);
   const coins = allowedCoins(p, deps.catalog);
@@ -165,5 +168,5 @@ function noOptionError(p: PaymentRow, deps: CoinDeps): AppError {
     if (!best || min.lt(best.min)) best = { token: t, min };
   }
   if (best) return badRequest(belowMinimumMessage(best.token, best.min));
-  return coins.length > 0 ? noCurrentPrice(coins[0]) : badRequest('no coin is available for this payment');
+  return coins.length > 0 ? noCurrentPrice(coins[0]) : badRequest(NO_COIN_AVAILABLE);
 }

@@ -9,13 +9,14 @@ import {
   SUSPENDED, WRONG_CURRENT_PASSWORD,
 } from '../../accounts/index.ts';
 import { INVALID_TOKEN, MISSING_TOKEN } from '../../accounts/authenticate.ts';
-import { CONVERT_INTO_INVALID, PAYOUT_SCHEDULE_INVALID, mustBeBoolean } from '../../accounts/settings-patch.ts';
+import { CONVERT_INTO_INVALID, ENABLED_TOKENS_LIST, PAYOUT_SCHEDULE_INVALID, mustBeBoolean } from '../../accounts/settings-patch.ts';
+import { ONLY_PENDING_REVOKED } from '../../accounts/invitations.ts';
 import { dateMessage } from '../../audit/query.ts';
 import { CATEGORY_MESSAGE } from '../../notifications/index.ts';
 import { LIVEMODE_MESSAGE, READ_BODY_MESSAGE, UNREAD_MESSAGE } from '../../notifications/reads.ts';
 import { unsupportedToken } from '../../tokens/catalog.ts';
 import { NOTHING_TO_UPDATE, NOT_FOUND, RATE_LIMITED } from '../../platform/errors.ts';
-import { BEFORE_INVALID, BODY_INVALID } from '../../support/index.ts';
+import { BEFORE_INVALID, BODY_INVALID, MESSAGE_DELETED } from '../../support/index.ts';
 
 const MODE = { mode: oneOf(['test'], 'test for the test mode; anything else, or nothing, live') };
 const ROLE = oneOf(['owner', 'developer', 'finance', 'viewer']);
@@ -87,7 +88,7 @@ export const MERCHANT_ACCOUNT_ROUTES: RouteDoc[] = [
     responses: { 201: { description: 'the invitation', schema: obj({ invitation: INVITATION, accept_url: str() }, ['invitation', 'accept_url']) } },
     errors: { 400: [INVALID_EMAIL, ROLE_MESSAGE], 409: [EMAIL_TAKEN] },
   },
-  { method: 'DELETE', path: '/merchant/invitations/:id', tag: 'Team', auth: 'access_token', summary: 'Revoke an invitation', responses: { 200: { description: 'revoked', schema: message('invitation revoked') } }, errors: { 404: [NOT_FOUND] } },
+  { method: 'DELETE', path: '/merchant/invitations/:id', tag: 'Team', auth: 'access_token', summary: 'Revoke an invitation', responses: { 200: { description: 'revoked', schema: message('invitation revoked') } }, errors: { 404: [NOT_FOUND], 409: [ONLY_PENDING_REVOKED] } },
   {
     method: 'POST', path: '/merchant/invitations/accept', tag: 'Team', auth: 'none', summary: 'Accept an invitation: sets a password and signs in',
     body: obj({ token: str(), password: str(undefined, { minLength: 8 }) }, ['token', 'password']),
@@ -125,7 +126,7 @@ export const MERCHANT_ACCOUNT_ROUTES: RouteDoc[] = [
     }),
     responses: { 200: { description: 'the merchant', schema: wrap('merchant', ref('Merchant')) } },
     errors: {
-      400: [NOTHING_TO_UPDATE, TOLERANCE_RANGE, SETTLEMENT_INVALID, PAYOUT_SCHEDULE_INVALID, CONVERT_INTO_INVALID, unsupportedToken('DOGE2'), ENABLED_TOKENS_EMPTY,
+      400: [NOTHING_TO_UPDATE, TOLERANCE_RANGE, SETTLEMENT_INVALID, PAYOUT_SCHEDULE_INVALID, CONVERT_INTO_INVALID, unsupportedToken('DOGE2'), ENABLED_TOKENS_LIST, ENABLED_TOKENS_EMPTY,
         ...['accept_other_assets', 'fees_paid_by_customer', 'hide_below_minimum'].map(mustBeBoolean)],
     },
   },
@@ -164,7 +165,7 @@ export const MERCHANT_ACCOUNT_ROUTES: RouteDoc[] = [
   },
   {
     method: 'PATCH', path: '/merchant/support/messages/:id', tag: 'Support', auth: 'access_token', summary: 'Edit one\'s own message', body: obj({ body: str() }, ['body']),
-    responses: { 200: { description: 'the message with edited_at', schema: wrap('message', SUPPORT_MESSAGE) } }, errors: { 403: [INSUFFICIENT_PERMISSIONS], 404: [NOT_FOUND] },
+    responses: { 200: { description: 'the message with edited_at', schema: wrap('message', SUPPORT_MESSAGE) } }, errors: { 403: [INSUFFICIENT_PERMISSIONS], 404: [NOT_FOUND], 409: [MESSAGE_DELETED] },
   },
   {
     method: 'DELETE', path: '/merchant/support/messages/:id', tag: 'Support', auth: 'access_token', summary: 'Delete a message (its author, or an owner)',

@@ -6,13 +6,16 @@ import {
 } from '../../payments/index.ts';
 import type { RouteDoc } from '../describe.ts';
 import { anyObject, arr, bool, dec, int, message, obj, oneOf, page, ref, str, time, wrap } from '../schema.ts';
+import { CHANGED_CONCURRENTLY } from '../../payments/accounting.ts';
 import { CREATE_PAYMENT_BODY, CREATE_PAYMENT_ERRORS, PAYMENT_SEARCH, PAYMENT_SEARCH_ERRORS, URL_ERRORS, usdFieldErrors } from './v1.ts';
 import { onlyFailedResolve, STATUS_FILTER_MESSAGE } from '../../webhooks/delivery-store.ts';
-import { ADDRESS_ID_REQUIRED, UNKNOWN_PAYOUT_ADDRESS, UNKNOWN_FROM, FROM_MISMATCH } from '../../settlement/payouts/payout-service.ts';
-import { AMOUNT_INVALID, MIN_PAYOUT_MESSAGE } from '../../settlement/payouts/payout-math.ts';
+import { ADDRESS_ID_REQUIRED, UNKNOWN_PAYOUT_ADDRESS, UNKNOWN_FROM, FROM_MISMATCH, addressNotActive, crossBalance } from '../../settlement/payouts/payout-service.ts';
+import { amountBelowFee, balanceHolds } from '../../settlement/payouts/payout-store.ts';
+import { DEFAULT_ONLY_TRUE, LABEL_INVALID } from '../../settlement/address-rules.ts';
+import { AMOUNT_INVALID, MIN_PAYOUT_MESSAGE, tooManyDecimals } from '../../settlement/payouts/payout-math.ts';
 import { invalidAddressMessage } from '../../chains/addresses/validate.ts';
 import { STATUS_MESSAGE as REFERRAL_STATUS_MESSAGE } from '../../affiliate/referrals.ts';
-import { INVALID_TRON_ADDRESS, NO_PAYOUT_TARGET, STATUS_MESSAGE as REFERRAL_PAYOUT_STATUS_MESSAGE, UNKNOWN_PAYOUT_ADDRESS as REFERRAL_UNKNOWN_PAYOUT_ADDRESS } from '../../affiliate/payouts/errors.ts';
+import { INVALID_TRON_ADDRESS, NOT_USDT_TRON, NO_PAYOUT_TARGET, belowNetworkFee, referralBalanceHolds, STATUS_MESSAGE as REFERRAL_PAYOUT_STATUS_MESSAGE, UNKNOWN_PAYOUT_ADDRESS as REFERRAL_UNKNOWN_PAYOUT_ADDRESS } from '../../affiliate/payouts/errors.ts';
 import { minPayoutMessage } from '../../affiliate/terms.ts';
 import { MAX_NAME as CUSTOMER_MAX_NAME, Q_INVALID } from '../../customers/input.ts';
 import { MAX_DESCRIPTION as LINK_MAX_DESCRIPTION, NAME_INVALID as LINK_NAME_INVALID } from '../../links/input.ts';
@@ -51,6 +54,10 @@ const CUSTOMER = obj({
 const WEBHOOK = { 200: { description: 'the webhook', schema: wrap('webhook', ref('Webhook')) } };
 const PAYOUT_ADDRESS_BODY = obj({ token: str(), address: str(), tag: int('XRP only'), label: str(), default: bool(), password: str('required to add, or to change address or tag') });
 const PAYOUT_ERRORS = [ADDRESS_ID_REQUIRED, UNKNOWN_PAYOUT_ADDRESS, AMOUNT_INVALID, AMOUNT_NOT_POSITIVE, UNKNOWN_FROM, FROM_MISMATCH];
+/** The quote's refusals, which a payout request also answers (the amount in more decimals than the balance coin, a balance coin the address cannot take). */
+export const PAYOUT_QUOTE_ERRORS = [...PAYOUT_ERRORS, tooManyDecimals(6), crossBalance('ETH', 'USDT_TRC20')];
+/** A payout to an address added or changed less than 24 hours ago (the time is the address's active_at). */
+export const ADDRESS_NOT_ACTIVE_EXAMPLE = addressNotActive(new Date('2026-01-02T03:04:05.000Z'));
 const FIGURES = obj({ confirmed: int(), volume_usd: dec(), by_chain: anyObject() });
 
 export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
@@ -101,7 +108,7 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
   {
     method: 'POST', path: '/merchant/payments/:id/simulate', tag: 'Payments', auth: 'access_token', summary: 'Simulate an outcome on a test payment',
     body: obj({ outcome: oneOf(SIMULATION_OUTCOMES) }, ['outcome']), responses: { 200: { description: 'the payment with simulation running', schema: ref('Payment') } },
-    errors: { 400: [OUTCOME_REQUIRED, ONLY_TEST, CHOOSE_COIN_FIRST], 404: [PAYMENT_NOT_FOUND], 409: [SIMULATION_RUNNING] },
+    errors: { 400: [OUTCOME_REQUIRED, ONLY_TEST, CHOOSE_COIN_FIRST], 404: [PAYMENT_NOT_FOUND], 409: [SIMULATION_RUNNING, CHANGED_CONCURRENTLY] },
   },
   { method: 'GET', path: '/merchant/webhook', tag: 'Webhook', auth: 'access_token', summary: 'The webhook of a mode', query: MODE, responses: WEBHOOK },
   {
@@ -155,11 +162,13 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
   {
     method: 'POST', path: '/merchant/payout-addresses', tag: 'Money', auth: 'access_token', summary: 'Add a payout address (password required)', query: MODE, body: PAYOUT_ADDRESS_BODY,
     responses: { 201: { description: 'the address', schema: wrap('address', ref('PayoutAddress')) } },
-    errors: { 400: ['unsupported token in live mode', invalidAddressMessage('ethereum'), ONLY_XRP_TAGS], 403: [PASSWORD_INCORRECT] },
+    errors: { 400: ['unsupported token in live mode', invalidAddressMessage('ethereum'), ONLY_XRP_TAGS, LABEL_INVALID], 403: [PASSWORD_INCORRECT] },
   },
   {
     method: 'PATCH', path: '/merchant/payout-addresses/:id', tag: 'Money', auth: 'access_token', summary: 'Change a payout address', body: PAYOUT_ADDRESS_BODY,
-    responses: { 200: { description: 'the address', schema: wrap('address', ref('PayoutAddress')) } }, errors: { 400: [NOTHING_TO_UPDATE], 403: [PASSWORD_INCORRECT], 404: [NOT_FOUND] },
+    description: 'A change of address or tag takes the password and makes the address active 24 hours later. A PATCH that changes nothing (the same label, address or tag, or `default: true` on the default) is answered 200 with the address as it is: nothing is written, audited or told to the team.',
+    responses: { 200: { description: 'the address (unchanged when the PATCH changes nothing)', schema: wrap('address', ref('PayoutAddress')) } },
+    errors: { 400: [NOTHING_TO_UPDATE, DEFAULT_ONLY_TRUE, invalidAddressMessage('ethereum'), ONLY_XRP_TAGS, LABEL_INVALID], 403: [PASSWORD_INCORRECT], 404: [NOT_FOUND] },
   },
   { method: 'DELETE', path: '/merchant/payout-addresses/:id', tag: 'Money', auth: 'access_token', summary: 'Delete a payout address', responses: { 200: { description: 'deleted', schema: message('address deleted') } }, errors: { 404: [NOT_FOUND] } },
   {
@@ -169,12 +178,12 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
   {
     method: 'GET', path: '/merchant/payouts/quote', tag: 'Money', auth: 'access_token', summary: 'Network fee and minimum of a payout (nothing is held)',
     query: { address_id: str(), amount: str('optional'), from_token: str('the balance it draws on'), from_chain: str() }, responses: { 200: { description: 'the quote', schema: wrap('quote', anyObject()) } },
-    errors: { 400: PAYOUT_ERRORS },
+    errors: { 400: PAYOUT_QUOTE_ERRORS, 409: [ADDRESS_NOT_ACTIVE_EXAMPLE] },
   },
   {
     method: 'POST', path: '/merchant/payouts', tag: 'Money', auth: 'access_token', summary: 'Request a payout of the balance', body: obj({ address_id: str(), amount: { anyOf: [str(), { type: 'number' }], description: 'absent or 0: the whole available balance' }, from_token: str('the balance it draws on'), from_chain: str() }, ['address_id']),
     responses: { 201: { description: 'the payout', schema: wrap('payout', ref('Payout')) } },
-    errors: { 400: [...PAYOUT_ERRORS, MIN_PAYOUT_MESSAGE] },
+    errors: { 400: [...PAYOUT_QUOTE_ERRORS, MIN_PAYOUT_MESSAGE, balanceHolds('USDT_TRC20', 12_500_000n), amountBelowFee('USDT_TRC20', 1_000_000n)], 409: [ADDRESS_NOT_ACTIVE_EXAMPLE] },
   },
   { method: 'POST', path: '/merchant/payouts/:id/cancel', tag: 'Money', auth: 'access_token', summary: 'Cancel a requested payout', responses: { 200: { description: 'the payout', schema: wrap('payout', ref('Payout')) } }, errors: { 404: [NOT_FOUND] } },
   {
@@ -199,8 +208,11 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
     body: obj({ amount: { anyOf: [str(), { type: 'number' }], description: 'absent or 0: all' }, address_id: str(), address: str(), password: str() }),
     responses: { 201: { description: 'the payout', schema: wrap('payout', ref('ReferralPayout')) } },
     errors: {
-      400: [ADDRESS_OR_ID, NO_PAYOUT_TARGET, INVALID_TRON_ADDRESS, REFERRAL_UNKNOWN_PAYOUT_ADDRESS, AMOUNT_NOT_POSITIVE, TOO_MANY_DECIMALS, minPayoutMessage('50')],
-      403: [PASSWORD_INCORRECT], 409: [PAYOUT_OPEN], 429: [RATE_LIMITED], 500: [COULD_NOT_REQUEST],
+      400: [
+        ADDRESS_OR_ID, NO_PAYOUT_TARGET, INVALID_TRON_ADDRESS, NOT_USDT_TRON, REFERRAL_UNKNOWN_PAYOUT_ADDRESS, AMOUNT_NOT_POSITIVE, TOO_MANY_DECIMALS, minPayoutMessage('50'),
+        belowNetworkFee(1_000_000n), referralBalanceHolds(12_500_000n),
+      ],
+      403: [PASSWORD_INCORRECT], 409: [PAYOUT_OPEN, ADDRESS_NOT_ACTIVE_EXAMPLE], 429: [RATE_LIMITED], 500: [COULD_NOT_REQUEST],
     },
   },
   { method: 'GET', path: '/merchant/affiliate/payouts/:id', tag: 'Referrals', auth: 'access_token', summary: 'A referral payout', responses: { 200: { description: 'the payout', schema: wrap('payout', ref('ReferralPayout')) } }, errors: { 404: [NOT_FOUND] } },

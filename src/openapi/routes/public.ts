@@ -7,6 +7,7 @@ import {
 import type { RouteDoc } from '../describe.ts';
 import { LINK_NOT_TAKING_PAYMENTS } from '../../links/index.ts';
 import { BELOW_MINIMUM_ERRORS } from './v1.ts';
+import { CHANGED_CONCURRENTLY } from '../../payments/accounting.ts';
 import { arr, obj, oneOf, ref, str, wrap } from '../schema.ts';
 import { NOT_FOUND, RATE_LIMITED } from '../../platform/errors.ts';
 
@@ -27,7 +28,7 @@ export const PUBLIC_ROUTES: RouteDoc[] = [
     method: 'POST', path: '/checkout/:checkoutToken/simulate', tag: 'Checkout', auth: 'none', summary: 'Simulate an outcome on a test payment (5 a second per IP address)',
     body: obj({ outcome: oneOf(SIMULATION_OUTCOMES) }, ['outcome']),
     responses: { 200: { description: `${PAYER_VIEW}, with simulation running`, schema: ref('Payment') } },
-    errors: { 400: [OUTCOME_REQUIRED, ONLY_TEST, CHOOSE_COIN_FIRST], 404: [PAYMENT_NOT_FOUND], 409: [SIMULATION_RUNNING], 429: [RATE_LIMITED] },
+    errors: { 400: [OUTCOME_REQUIRED, ONLY_TEST, CHOOSE_COIN_FIRST], 404: [PAYMENT_NOT_FOUND], 409: [SIMULATION_RUNNING, CHANGED_CONCURRENTLY], 429: [RATE_LIMITED] },
   },
   {
     method: 'GET', path: '/checkout/:token/qr.svg', tag: 'Checkout', auth: 'none', summary: 'QR code of the deposit address',

@@ -9,6 +9,8 @@ import {
   DESCRIPTION_TOO_LONG, pageUrlMessage, parseUsdField, positiveDecimalMessage, PRICE_CURRENCY_INVALID, PRICE_CURRENCY_REQUIRED, SIMULATE_UNKNOWN,
 } from '../../payments/create-input.ts';
 import { noNode, notEnabled } from '../../payments/coin.ts';
+import { NO_COIN_AVAILABLE } from '../../payments/create.ts';
+import { CHANGED_CONCURRENTLY } from '../../payments/accounting.ts';
 import { belowMinimumMessage, exchangeMinimumMessage, feesExceedPriceMessage } from '../../payments/pricing.ts';
 import { dec } from '../../money/decimal.ts';
 import { unsupportedToken } from '../../tokens/catalog.ts';
@@ -31,7 +33,7 @@ export const usdFieldErrors = (name: string): string[] => ['x', '0', '0.001', '1
   throw new Error(`${name}=${v} was accepted`);
 });
 /** A price the coin cannot take (spec 7: creating below the token's current min_usd), as the pricing words it. */
-export const BELOW_MINIMUM_ERRORS = [belowMinimumMessage('BTC', dec('5')), exchangeMinimumMessage('USDC_ERC20', dec('20')), feesExceedPriceMessage('ETH')];
+export const BELOW_MINIMUM_ERRORS = [belowMinimumMessage('BTC', dec('5')), exchangeMinimumMessage('USDC_ERC20', dec('20')), feesExceedPriceMessage('ETH'), NO_COIN_AVAILABLE];
 /** POST /v1/payments and POST /merchant/payments (spec 7 "Payments and checkout"; the complete list is not shown). */
 export const CREATE_PAYMENT_ERRORS = [
   ORDER_ID_REQUIRED, ORDER_ID_LENGTH, AMOUNT_REQUIRED, ...usdFieldErrors('amount_usd'), TOKENS_NOT_ARRAY, TOKEN_NOT_STRING, unsupportedToken('DOGE2'),
@@ -115,7 +117,7 @@ export const V1_ROUTES: RouteDoc[] = [
     responses: { 200: { description: 'the payment with simulation {outcome, state: running}', schema: ref('Payment') } },
     errors: {
       400: [OUTCOME_REQUIRED, ONLY_TEST, CHOOSE_COIN_FIRST],
-      404: [PAYMENT_NOT_FOUND], 409: [SIMULATION_RUNNING],
+      404: [PAYMENT_NOT_FOUND], 409: [SIMULATION_RUNNING, CHANGED_CONCURRENTLY],
     },
   },
   {

@@ -18,6 +18,7 @@ export interface PayoutFigures {
 export const MIN_PAYOUT_MESSAGE = `the minimum payout is $${formatUsd(MIN_PAYOUT_USD)}`;
 export const AMOUNT_NOT_POSITIVE = 'amount must be more than 0';
 export const AMOUNT_INVALID = 'amount must be a number or a decimal string';
+export const tooManyDecimals = (precision: number): string => `amount has more than ${precision} decimals`;
 
 /** The network fee of sending `payoutToken`, in base units of the balance coin it is drawn from. */
 export function payoutNetworkFee(fromToken: TokenSymbol, payoutToken: TokenSymbol, feeUsd: Decimal, fromRate: Decimal): bigint {
@@ -54,7 +55,7 @@ export function parsePayoutAmount(v: unknown, token: TokenSymbol): bigint | unde
   if (!/^\d+(\.\d+)?$/.test(text)) throw badRequest(AMOUNT_INVALID);
   const { decimals, precision } = TOKEN_DEFS[token];
   const units = parseUnits(text, precision);
-  if (units === undefined) throw badRequest(`amount has more than ${precision} decimals`);
+  if (units === undefined) throw badRequest(tooManyDecimals(precision));
   if (units === 0n) return undefined;
   return units * 10n ** BigInt(decimals - precision);
 }
