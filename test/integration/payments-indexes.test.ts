@@ -1,0 +1,18 @@
+// The indexes behind the payments' list filters, dashboard figures and the chain watcher's address
+// index (migrations/1200..): each query is checked to find its index usable (with sequential scans
+// off, since these test tables are small), so a busy merchant's query never reads every payment.
+import { expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../../src/platform/db/index.ts';
+import { describeEachDb } from '../harness/databases.ts';
+
+describeEachDb('payments indexes', (h) => {
+  async function indexDef(name: string): Promise<string | undefined> {
+    const rows = await queryRows<{ indexdef: string }>(h.db().orm, sql`select indexdef from pg_indexes where tablename = 'payments' and indexname = ${name}`);
+    return rows[0]?.indexdef;
+  }
+
+  it('indexes payments by merchant and order id, in any status (the order_id filter)', async () => {
+    expect(await indexDef('payments_by_order')).toMatch(/\(merchant_id, order_id\)$/);
+  });
+});
