@@ -15,4 +15,8 @@ describeEachDb('payments indexes', (h) => {
   it('indexes payments by merchant and order id, in any status (the order_id filter)', async () => {
     expect(await indexDef('payments_by_order')).toMatch(/\(merchant_id, order_id\)$/);
   });
+
+  it("indexes a chain's live deposit addresses by payment id (the watcher's address index pages)", async () => {
+    expect(await indexDef('payments_live_by_id')).toMatch(/\(chain, id\) INCLUDE \(deposit_address, destination_tag\) WHERE \(livemode AND \(deposit_address <> ''::text\)\)$/);
+  });
 });
