@@ -19,4 +19,8 @@ describeEachDb('payments indexes', (h) => {
   it("indexes a chain's live deposit addresses by payment id (the watcher's address index pages)", async () => {
     expect(await indexDef('payments_live_by_id')).toMatch(/\(chain, id\) INCLUDE \(deposit_address, destination_tag\) WHERE \(livemode AND \(deposit_address <> ''::text\)\)$/);
   });
+
+  it('indexes confirmed payments by merchant, mode and confirmation time (the dashboard figures and chart)', async () => {
+    expect(await indexDef('payments_confirmed')).toMatch(/\(merchant_id, livemode, confirmed_at\) INCLUDE \(chain, usd_amount\) WHERE \(status = 'confirmed'::text\)$/);
+  });
 });
