@@ -115,6 +115,7 @@ const INVALID: Record<Chain, Array<[string, string]>> = {
     ['tUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH', 'lowercase t'],
     [encodeBase58Check(0x42, hash20), 'T… with prefix byte 0x42'],
     ['41cf6d6e0b5bc5a7c0ae1a1f8b8c8e0a1ddb0b0f5a', 'hex form'],
+    ['T9yD14Nj9j7xAB4dbGeiX9h8unkKHxuWwb', 'zero address (the black hole: 41 and 20 zero bytes)'],
     ['0x9858EfFD232B4033E47d90003D41EC34EcaEda94', 'ethereum'],
   ],
   xrp: [

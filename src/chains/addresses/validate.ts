@@ -87,7 +87,9 @@ function evmAddress(text: string): string | undefined {
 function tronAddress(text: string): string | undefined {
   if (!/^T[1-9A-HJ-NP-Za-km-z]{33}$/.test(text)) return undefined;
   const decoded = decodeBase58Check(text);
-  return decoded && decoded.version === TRON_PREFIX ? text : undefined;
+  if (!decoded || decoded.version !== TRON_PREFIX) return undefined;
+  // The zero address (T9yD14Nj9j7xAB4dbGeiX9h8unkKHxuWwb) is Tron's black hole, as on EVM chains.
+  return decoded.payload.every((b) => b === 0) ? undefined : text;
 }
 
 function xrpAddress(text: string): string | undefined {
