@@ -124,6 +124,8 @@ const INVALID: Record<Chain, Array<[string, string]>> = {
     ['RHsMGQEkVNJmpGWs8XUBoTBiAAbwxZN5v3', 'capital R'],
     [encodeXrpBase58Check(0, new Uint8Array(20)), 'account zero (black hole)'],
     ['rrrrrrrrrrrrrrrrrrrrBZbvji', 'account one (black hole)'],
+    ['rrrrrrrrrrrrrrrrrNAMEtxvNvQ', 'the name reservation black hole'],
+    ['rrrrrrrrrrrrrrrrrrrn5RM1rHd', 'the NaN address (black hole)'],
     [encodeXrpBase58Check(5, hash20), 'another version byte'],
     ['1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2', 'bitcoin'],
   ],

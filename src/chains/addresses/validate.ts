@@ -99,8 +99,11 @@ function xrpAddress(text: string): string | undefined {
   // Account zero and account one are the ledger's black holes: nobody holds their keys.
   const id = decoded.payload;
   const blackHole = id.slice(0, 19).every((b) => b === 0) && (id[19] === 0 || id[19] === 1);
-  return blackHole ? undefined : text;
+  return blackHole || XRP_BLACK_HOLES.has(text) ? undefined : text;
 }
+
+/** The other black holes of xrpl.org's "Special addresses": the name reservation one and the NaN address. */
+const XRP_BLACK_HOLES = new Set(['rrrrrrrrrrrrrrrrrNAMEtxvNvQ', 'rrrrrrrrrrrrrrrrrrrn5RM1rHd']);
 
 /** A payout address's XRP destination tag: an integer 0 … 4294967295. */
 export function validateDestinationTag(value: unknown): TagCheck {
