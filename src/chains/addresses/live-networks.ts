@@ -44,6 +44,9 @@ export function inModeNetwork(chain: Chain, livemode: boolean, address: string):
     }
     const b58 = decodeBase58Check(address);
     if (b58 && b58.version === from.p2pkh && from.p2pkh !== target.p2pkh) return encodeBase58Check(target.p2pkh, b58.payload);
+    // a script hash too (a payout address given before the node told its network), in the
+    // network's own P2SH version byte
+    if (b58 && from.p2sh.includes(b58.version) && !target.p2sh.includes(b58.version)) return encodeBase58Check(target.p2sh[0], b58.payload);
   }
   return address;
 }
