@@ -233,7 +233,14 @@ describeEachDb('transfer stepper', (h) => {
     chain.included.set(chain.signed[0].txId, { txId: chain.signed[0].txId, block: 101n, ok: false, feePaid: 7_777n });
     await passAt(101n);
     expect(await row(t)).toMatchObject({ status: 'recorded', failures: 1, feesPaid: 7_777n, nonce: null });
-    expect((await h.db().orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.id, t.id)))[0].lastError).toContain('reverted');
+    expect((await h.db().orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.id, t.id)))[0].lastError).toBe(`transaction ${chain.signed[0].txId} reverted`);
+  });
+  it('a transaction that failed on chain is noted with what the chain said of it (XRP\'s tec code, Tron\'s result)', async () => {
+    const t = await record();
+    await passAt(100n);
+    chain.included.set(chain.signed[0].txId, { txId: chain.signed[0].txId, block: 101n, ok: false, feePaid: 12n, failure: 'tecDST_TAG_NEEDED' });
+    await passAt(101n);
+    expect(await row(t)).toMatchObject({ status: 'recorded', failures: 1, feesPaid: 12n, lastError: `transaction ${chain.signed[0].txId} failed on chain: tecDST_TAG_NEEDED` });
   });
   it('a transfer from a deposit address the service did not derive is failed for good at once, never signed, and reported failed once', async () => {
     // no derivation index: the service holds no key for the address, so no retry can ever sign it

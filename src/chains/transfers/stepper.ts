@@ -362,7 +362,8 @@ export class ChainStepper {
   async #markMined(t: TransferRow, from: 'signed' | 'sent', inc: Inclusion, mine: readonly AttemptRow[]): Promise<TransferRow | undefined> {
     const now = this.#now;
     if (!inc.ok) {
-      return this.#db.transaction((tx) => this.#fail(tx, t, `transaction ${inc.txId} reverted`, { from, set: { feesPaid: t.feesPaid + inc.feePaid } }));
+      const why = `transaction ${inc.txId} ${inc.failure ? `failed on chain: ${inc.failure}` : 'reverted'}`;
+      return this.#db.transaction((tx) => this.#fail(tx, t, why, { from, set: { feesPaid: t.feesPaid + inc.feePaid } }));
     }
     const attempt = mine.find((a) => a.txId === inc.txId);
     return moveTransfer(this.#db.orm, t, from, {

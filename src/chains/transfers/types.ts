@@ -66,6 +66,8 @@ export interface Inclusion {
   /** False when the transaction reverted (its nonce and fee are spent, nothing moved). */
   ok: boolean;
   feePaid: bigint;
+  /** What the chain says of a failed one, where it says more than "reverted" (XRP's tec code, Tron's result). */
+  failure?: string;
 }
 
 /** Context of one transfer at preparation time. */

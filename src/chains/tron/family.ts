@@ -52,6 +52,16 @@ export function tronBroadcastOutcome(a: Record<string, unknown>): BroadcastOutco
   return { kind: 'refused', why };
 }
 
+/** What java-tron says of a failed transaction: the receipt's result (REVERT, OUT_OF_ENERGY…) and its message, hex in the info. */
+function tronFailure(info: Record<string, unknown>, receipt: Record<string, unknown>): string {
+  const result = typeof receipt.result === 'string' && receipt.result !== 'SUCCESS' ? receipt.result : 'FAILED';
+  let message = '';
+  try {
+    message = typeof info.resMessage === 'string' ? Buffer.from(info.resMessage, 'hex').toString('utf8') : '';
+  } catch { /* not hex */ }
+  return message ? `${result} (${message})` : result;
+}
+
 export class TronFamily implements TransferFamily {
   readonly chain = 'tron' as const;
   readonly usesNonces = false;
@@ -251,7 +261,7 @@ export class TronFamily implements TransferFamily {
       const receipt = (info.receipt ?? {}) as Record<string, unknown>;
       // a plain TRX transfer's receipt has no result: it succeeded unless the info says FAILED
       const ok = info.result !== 'FAILED' && (receipt.result === undefined || receipt.result === 'SUCCESS');
-      return { txId, block: BigInt(info.blockNumber), ok, feePaid: BigInt(typeof info.fee === 'number' ? info.fee : 0) };
+      return { txId, block: BigInt(info.blockNumber), ok, feePaid: BigInt(typeof info.fee === 'number' ? info.fee : 0), ...(ok ? {} : { failure: tronFailure(info, receipt) }) };
     }
     return null;
   }

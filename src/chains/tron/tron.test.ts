@@ -124,6 +124,8 @@ describe('Tron', () => {
     expect(await reader.txState(signed[0].txId)).toMatchObject({ kind: 'mined' });
     expect((sim.chain.block(b.number)!.infos as Array<{ id: string; result?: string }>).find((i) => i.id === s.txId)).toMatchObject({ result: 'FAILED' });
     expect(await reader.txState(s.txId)).toEqual({ kind: 'conflicted' });
+    // the sender reads the failure back with what the chain says of it
+    expect(await other.inclusion([s.txId])).toMatchObject({ txId: s.txId, ok: false, failure: 'REVERT (REVERT opcode executed)' });
   });
 
   it('a token deposit address without TRX asks for a top-up covering its transfers; then sends', async () => {

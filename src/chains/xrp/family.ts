@@ -216,7 +216,9 @@ export class XrpFamily implements TransferFamily {
         if (r.validated !== true || typeof r.ledger_index !== 'number') continue;
         const meta = r.meta as Record<string, unknown> | undefined;
         const tx = (r.tx_json ?? r) as Record<string, unknown>;
-        return { txId, block: BigInt(r.ledger_index), ok: meta?.TransactionResult === 'tesSUCCESS', feePaid: drops(tx.Fee, 'a fee') };
+        const result = meta?.TransactionResult;
+        const ok = result === 'tesSUCCESS';
+        return { txId, block: BigInt(r.ledger_index), ok, feePaid: drops(tx.Fee, 'a fee'), ...(!ok && typeof result === 'string' ? { failure: result } : {}) };
       } catch (err) {
         if (err instanceof XrpNodeError && err.error === 'txnNotFound') continue;
         throw err;

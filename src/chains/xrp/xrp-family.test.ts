@@ -103,6 +103,19 @@ describe('XRP transfer family', () => {
     });
   });
 
+  it('reads the result code of a transaction that failed in a validated ledger (its fee and sequence spent)', async () => {
+    const to = Wallet.generate().address;
+    payXrp(sim, to, 5_000_000n);
+    sim.close();
+    const s = await signed(transfer(to, 2_000_000n));
+    // the destination starts requiring a tag after we signed: rippled applies the Payment as a failure
+    sim.ledger.accounts.get(to)!.flags |= LSF_REQUIRE_DEST_TAG;
+    expect(await family.broadcast(s.raw)).toEqual({ kind: 'accepted' });
+    const l = sim.close();
+    expect(await family.inclusion([s.txId])).toEqual({ txId: s.txId, block: BigInt(l.index), ok: false, feePaid: 10n, failure: 'tecDST_TAG_NEEDED' });
+    expect(sim.ledger.accounts.get(to)!.balance).toBe(5_000_000n);
+  });
+
   it('a transaction lost before any node took it is known lost past its LastLedgerSequence and signed again with the same sequence', async () => {
     const to = Wallet.generate().address;
     const lost = await signed(transfer(to, 3_000_000n));
