@@ -33,6 +33,12 @@ export interface UtxoCoin {
   replaceable: boolean;
   /** About how long a block takes: a sent transaction unmined for several of them is looked at again. */
   blockMs: number;
+  /**
+   * The largest transaction the coin's nodes relay (standardness), in virtual bytes: Bitcoin Core and
+   * Litecoin MAX_STANDARD_TX_WEIGHT 400,000 weight units; Dogecoin 1.14 MAX_STANDARD_TX_SIZE 100,000
+   * bytes. A larger one is refused (`tx-size`) every time.
+   */
+  maxStandardVbytes: number;
 }
 
 export const UTXO_COINS: Record<UtxoChain, UtxoCoin> = {
@@ -48,7 +54,7 @@ export const UTXO_COINS: Record<UtxoChain, UtxoCoin> = {
       regtest: ['0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206'],
     },
     blockVerbosity2: true, script: 'p2wpkh', dustLimit: 294n,
-    minFeePerKvb: 1_000n, fallbackFeePerKvb: 10_000n, replaceable: true, blockMs: 600_000,
+    minFeePerKvb: 1_000n, fallbackFeePerKvb: 10_000n, replaceable: true, blockMs: 600_000, maxStandardVbytes: 100_000,
   },
   litecoin: {
     chain: 'litecoin', token: 'LTC',
@@ -58,7 +64,7 @@ export const UTXO_COINS: Record<UtxoChain, UtxoCoin> = {
       regtest: ['530827f38f93b43ed12af0b3ad25a288dc02ed74d6d7857862df51fc56c416f9'],
     },
     blockVerbosity2: true, script: 'p2wpkh', dustLimit: 294n,
-    minFeePerKvb: 1_000n, fallbackFeePerKvb: 10_000n, replaceable: true, blockMs: 150_000,
+    minFeePerKvb: 1_000n, fallbackFeePerKvb: 10_000n, replaceable: true, blockMs: 150_000, maxStandardVbytes: 100_000,
   },
   dogecoin: {
     chain: 'dogecoin', token: 'DOGE',
@@ -69,7 +75,7 @@ export const UTXO_COINS: Record<UtxoChain, UtxoCoin> = {
     },
     // 1.14's recommended minimum: 0.01 DOGE per kB (no segwit: bytes are vbytes)
     blockVerbosity2: false, script: 'p2pkh', dustLimit: 1_000_000n,
-    minFeePerKvb: 1_000_000n, fallbackFeePerKvb: 1_000_000n, replaceable: false, blockMs: 60_000,
+    minFeePerKvb: 1_000_000n, fallbackFeePerKvb: 1_000_000n, replaceable: false, blockMs: 60_000, maxStandardVbytes: 100_000,
   },
 };
 

@@ -56,6 +56,16 @@ export function fundingVbytes(coin: UtxoCoin, inputs: number): number {
   return coin.script === 'p2wpkh' ? 11 + 69 * inputs + 43 + 31 : 10 + 149 * inputs + 2 * 34;
 }
 
+/**
+ * The most inputs a hot-wallet spend takes: as many as fit in 90% of the node's standard size
+ * (fundingVbytes at most; Bitcoin and Litecoin 1,303, Dogecoin 603), so a signature a byte longer or
+ * a larger recipient's script never makes it one the node refuses as too large.
+ */
+export function maxHotInputs(coin: UtxoCoin): number {
+  const room = Math.floor(coin.maxStandardVbytes * 0.9);
+  return Math.floor((room - fundingVbytes(coin, 0)) / (fundingVbytes(coin, 1) - fundingVbytes(coin, 0)));
+}
+
 export interface UtxoFamilyOptions {
   stuckAfterMs?: number;
   /** The hot wallet's tracked outputs (sending from it needs them). */
@@ -186,13 +196,20 @@ export class UtxoFamily implements TransferFamily {
     if (t.amount < this.coin.dustLimit) return { kind: 'refused', why: `${t.amount} base units to ${to} is below the dust limit of ${this.coin.dustLimit}` };
     const rate = await currentFeeRate(this.#rpc, this.coin);
     const feeOf = (n: number) => feeFor(rate, fundingVbytes(this.coin, n));
-    let found = await wallet.select(t.id, t.amount, feeOf);
-    if (!found.inputs && await wallet.discover(this.#now())) found = await wallet.select(t.id, t.amount, feeOf);
+    const max = maxHotInputs(this.coin);
+    let found = await wallet.select(t.id, t.amount, feeOf, max);
+    if (!found.inputs && await wallet.discover(this.#now())) found = await wallet.select(t.id, t.amount, feeOf, max);
     const inputs = found.inputs;
     if (!inputs) {
       // what an earlier try of it held (a node refused that one: nothing of it is out there) is free for others meanwhile
       await wallet.store.reserve(wallet.store.db.orm, this.chain, t.id, []);
-      return { kind: 'no_funds', why: `the ${this.chain} hot wallet holds ${found.held} base units in ${found.count} spendable outputs; ${t.amount} and the network fee are needed` };
+      const held = `the ${this.chain} hot wallet holds ${found.held} base units in ${found.count} spendable outputs`;
+      const needed = `${t.amount} and the network fee are needed`;
+      // enough in all, too many of them for one transaction the node relays: said, so it does not look like an empty wallet
+      if (found.count > max && found.held > t.amount) {
+        return { kind: 'no_funds', why: `${held}, but one transaction spends at most ${max} of them (the node's standard size), worth ${found.within}; ${needed}` };
+      }
+      return { kind: 'no_funds', why: `${held}; ${needed}` };
     }
     const chosen = inputs;
     const change = this.hotAddress(t.livemode);

@@ -9,7 +9,7 @@ import { Transaction } from '@scure/btc-signer';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { concat, hash160 } from '../../addresses/encoding.ts';
 import { UTXO_COINS } from '../coins.ts';
-import { fundingVbytes } from './family.ts';
+import { fundingVbytes, maxHotInputs } from './family.ts';
 import { signSpend, type SpendInput } from './sign.ts';
 
 const key = secp256k1.utils.randomSecretKey();
@@ -40,4 +40,16 @@ describe('fundingVbytes', () => {
       }
     });
   }
+
+});
+
+describe('maxHotInputs', () => {
+  it('keeps a hot-wallet spend within 90% of the node\'s standard size (Bitcoin and Litecoin 400,000 weight units, Dogecoin 100,000 bytes)', () => {
+    expect(['bitcoin', 'litecoin', 'dogecoin'].map((c) => maxHotInputs(UTXO_COINS[c as 'bitcoin']))).toEqual([1303, 1303, 603]);
+    for (const coin of Object.values(UTXO_COINS)) {
+      const max = maxHotInputs(coin);
+      expect(fundingVbytes(coin, max)).toBeLessThanOrEqual(coin.maxStandardVbytes * 0.9);
+      expect(fundingVbytes(coin, max + 1)).toBeGreaterThan(coin.maxStandardVbytes * 0.9);
+    }
+  });
 });

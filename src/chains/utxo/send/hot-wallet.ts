@@ -109,26 +109,37 @@ export class UtxoHotWallet {
   }
 
   /**
-   * The oldest outputs `transferId` may spend that cover `amount` and the fee of spending them
-   * (`feeOf(n)`), each confirmed unspent by the node; asked in batches and only as far as needed (a
-   * wallet of thousands of small outputs is not asked about all of them). Short: null with what the
-   * node confirmed in all of them.
+   * The outputs `transferId` may spend that cover `amount` and the fee of spending them
+   * (`feeOf(n)`), at most `max` of them (the node's standard size), each confirmed unspent by the
+   * node: the oldest ones first, asked in batches and only as far as needed (a wallet of thousands of
+   * small outputs is not asked about all of them); when `max` of the oldest fall short, the largest
+   * ones (all of them asked). Short: null with what the node confirmed in all of them and what
+   * the `max` largest are worth (`within`).
    */
-  async select(transferId: string, amount: bigint, feeOf: (inputs: number) => bigint): Promise<{ inputs: HotOutput[] | null; held: bigint; count: number }> {
+  async select(transferId: string, amount: bigint, feeOf: (inputs: number) => bigint, max: number):
+    Promise<{ inputs: HotOutput[] | null; held: bigint; count: number; within: bigint }> {
     const free = await this.store.free(this.store.db.orm, this.chain, true, transferId);
-    const picked: HotOutput[] = [];
+    const confirmed: HotOutput[] = [];
     let held = 0n;
     for (let i = 0; i < free.length; i += VERIFY_BATCH) {
       const chunk = free.slice(i, i + VERIFY_BATCH);
       const coins = await this.#rpc.batch(chunk.map((o) => ({ method: 'gettxout', params: [o.txid, o.vout, true] })));
       for (const [j, coin] of coins.entries()) {
         if (coin instanceof RpcError || !coin || (coin as { confirmations: number }).confirmations < 1) continue;
-        picked.push(chunk[j]);
+        confirmed.push(chunk[j]);
         held += chunk[j].amount;
-        if (held >= amount + feeOf(picked.length)) return { inputs: picked, held, count: picked.length };
+        if (confirmed.length <= max && held >= amount + feeOf(confirmed.length)) return { inputs: confirmed, held, count: confirmed.length, within: held };
       }
     }
-    return { inputs: null, held, count: picked.length };
+    if (confirmed.length <= max) return { inputs: null, held, count: confirmed.length, within: held };
+    // more outputs than one transaction may spend: the largest first (the oldest among equal ones)
+    const largest = confirmed.map((o, n) => ({ o, n })).sort((a, b) => (a.o.amount === b.o.amount ? a.n - b.n : a.o.amount > b.o.amount ? -1 : 1)).map((x) => x.o);
+    let within = 0n;
+    for (const [k, o] of largest.slice(0, max).entries()) {
+      within += o.amount;
+      if (within >= amount + feeOf(k + 1)) return { inputs: largest.slice(0, k + 1), held, count: confirmed.length, within };
+    }
+    return { inputs: null, held, count: confirmed.length, within };
   }
 
   /** The live hot wallet's balance (outputs found in the UTXO set first, where the node can scan). */
