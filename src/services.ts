@@ -43,10 +43,12 @@ export async function createServices(platform: Platform): Promise<Services> {
   const sending = await ChainSending.create(platform, nodes);
   // Live network fees are quoted from the chains' nodes (chains without one keep the built-in figures).
   const market = createMarket({ config, clock: platform.clock, log: platform.log, networkFees: sending.feeQuoter });
-  const settlement = new SettlementService(platform, { market });
+  // no payout address, nor referral payout, may point at the service's own addresses or a token contract
+  const ownAddresses = sending.ownAddresses.refusal.bind(sending.ownAddresses);
+  const settlement = new SettlementService(platform, { market, ownAddresses });
   const webhooks = new WebhooksService(platform);
   // The referral program joins each signup (code, referral) and each live service fee (commission).
-  const affiliate = new AffiliateService(platform, { market });
+  const affiliate = new AffiliateService(platform, { market, ownAddresses });
   accounts.useSignupHook(affiliate.enroll);
   settlement.useServiceFees(affiliate.creditCommission);
   const payments = new PaymentsService(platform, {

@@ -6,7 +6,7 @@ import { notFound } from '../platform/errors.ts';
 import { createBurstLimiter, type BurstLimiter } from '../platform/burst-limit.ts';
 import type { Actor } from '../audit/index.ts';
 import type { SignupEnrollment } from '../accounts/index.ts';
-import type { FinalServiceFee } from '../settlement/index.ts';
+import type { FinalServiceFee, OwnAddressCheck } from '../settlement/index.ts';
 import type { MarketSource } from '../market/index.ts';
 import { formatUsd } from '../money/index.ts';
 import { affiliates } from './schema.ts';
@@ -28,10 +28,13 @@ export class AffiliateService {
   readonly platform: Platform;
   readonly limiter: BurstLimiter;
   #market: MarketSource;
+  readonly #ownAddresses: OwnAddressCheck;
 
-  constructor(platform: Platform, opts: { market: MarketSource; limiter?: BurstLimiter }) {
+  /** `ownAddresses`: refuses a payout to the service's own addresses or a token contract. */
+  constructor(platform: Platform, opts: { market: MarketSource; ownAddresses: OwnAddressCheck; limiter?: BurstLimiter }) {
     this.platform = platform;
     this.#market = opts.market;
+    this.#ownAddresses = opts.ownAddresses;
     this.limiter = opts.limiter ?? createBurstLimiter(platform.config.redisUrl, platform.log);
   }
 
@@ -72,7 +75,7 @@ export class AffiliateService {
 
   requestPayout(who: PayoutRequester, body: unknown): Promise<Record<string, unknown>> {
     const { db, clock, log } = this.platform;
-    return failsAs(COULD_NOT_REQUEST, log, () => requestPayout({ db, market: this.#market, terms: this.terms, now: clock.now() }, who, body));
+    return failsAs(COULD_NOT_REQUEST, log, () => requestPayout({ db, market: this.#market, terms: this.terms, ownAddresses: this.#ownAddresses, now: clock.now() }, who, body));
   }
 
   cancelPayout(merchantId: string, userId: string, id: string, actor: Actor): Promise<Record<string, unknown>> {

@@ -46,6 +46,17 @@ export function paymentsAtAddress(ex: Executor, chain: string, address: string):
     .from(payments).where(and(liveOn(chain), sql`lower(${payments.depositAddress}) = ${address.toLowerCase()}`));
 }
 
+/**
+ * Whether any payment, live or test, was handed one of these deposit addresses (exact forms: the
+ * caller gives every form the address may be stored in; payments_by_address).
+ */
+export async function depositAddressGiven(ex: Executor, forms: readonly string[]): Promise<boolean> {
+  if (forms.length === 0) return false;
+  const [row] = await ex.select({ id: payments.id }).from(payments)
+    .where(and(inArray(payments.depositAddress, [...forms]), sql`${payments.depositAddress} <> ''`)).limit(1);
+  return row !== undefined;
+}
+
 export interface ChainDeposit {
   paymentId: string;
   merchantId: string;

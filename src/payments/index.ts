@@ -11,7 +11,7 @@ export * from './pure.ts';
 export { PaymentsService, PAYMENT_NOT_FOUND, type KeyCaller, type PaymentsOptions } from './service.ts';
 export { DepositIntake, type DepositReport, type PaymentRef, type IntakeResult } from './intake.ts';
 export {
-  watchedAddressPage, watchedAddressesSince, newestWatchedUpdate, paymentsAtAddress, pendingChainDeposits, chainDepositsAbove,
+  watchedAddressPage, watchedAddressesSince, newestWatchedUpdate, paymentsAtAddress, pendingChainDeposits, chainDepositsAbove, depositAddressGiven,
   type WatchedAddressRow, type AddressOwner, type ChainDeposit,
 } from './chain-deposits.ts';
 export { payments, deposits, type PaymentRow, type DepositRow } from './schema.ts';

@@ -19,6 +19,7 @@ import {
 import { payoutAddresses, payouts, settlements, type PayoutAddressRow } from './schema.ts';
 import { payoutAddressJson, payoutJson } from './json.ts';
 import { movePayout } from './payouts/payout-store.ts';
+import type { OwnAddressCheck } from './ports.ts';
 
 export interface AddressActor { merchantId: string; userId: string; actor: Actor }
 
@@ -28,13 +29,24 @@ const inForce = (merchantId: string, livemode: boolean) =>
 export class PayoutAddressService {
   readonly #db: Database;
   readonly #clock: Clock;
+  readonly #ownAddresses: OwnAddressCheck;
   readonly #onChange: (merchantId: string) => void;
 
-  /** `onChange`: told of each change, before and after its commit (the pricing cache forgets the merchant's list). */
-  constructor(db: Database, clock: Clock, onChange: (merchantId: string) => void = () => {}) {
+  /**
+   * `ownAddresses`: refuses the service's own addresses and token contracts; `onChange`: told of each
+   * change, before and after its commit (the pricing cache forgets the merchant's list).
+   */
+  constructor(db: Database, clock: Clock, ownAddresses: OwnAddressCheck, onChange: (merchantId: string) => void = () => {}) {
     this.#db = db;
     this.#clock = clock;
+    this.#ownAddresses = ownAddresses;
     this.#onChange = onChange;
+  }
+
+  /** 400 when money sent to `address` would stay in the gateway or be lost in a token contract. */
+  async #checkNotOwn(token: TokenSymbol, address: string): Promise<void> {
+    const refusal = await this.#ownAddresses(this.#db.orm, token, address);
+    if (refusal) throw badRequest(refusal);
   }
 
   async #changing<T>(merchantId: string, fn: () => Promise<T>): Promise<T> {
@@ -55,6 +67,7 @@ export class PayoutAddressService {
     const address = parseAddress(token, body.address, livemode);
     const tag = parseTag(token, body.tag);
     const label = parseLabel(body.label) ?? '';
+    await this.#checkNotOwn(token, address);
     await this.#checkPassword(who.userId, body.password);
     const now = this.#clock.now();
     return this.#changing(who.merchantId, () => this.#db.transaction(async (tx) => {
@@ -82,6 +95,7 @@ export class PayoutAddressService {
     const label = parseLabel(body.label);
     if (body.default !== undefined && body.default !== true) throw badRequest(DEFAULT_ONLY_TRUE);
     if (address === undefined && tag === undefined && label === undefined && body.default === undefined) throw badRequest(NOTHING_TO_UPDATE);
+    if (address !== undefined && address !== current.address) await this.#checkNotOwn(token, address);
     const moves = (address !== undefined && address !== current.address) || (tag !== undefined && tag !== current.tag);
     if (moves) await this.#checkPassword(who.userId, body.password);
     const now = this.#clock.now();

@@ -118,3 +118,9 @@ export interface FinalServiceFee {
  * its commission there); it may be told of one twice and must then change nothing.
  */
 export type ServiceFeePort = (tx: Executor, fee: FinalServiceFee) => Promise<void>;
+
+/**
+ * Why no payout of `token` may go to `address` (the service's own address, a token contract), or
+ * null. Implemented by the chain room (chains/wallets/own-addresses.ts); `ex` reads the payments.
+ */
+export type OwnAddressCheck = (ex: Executor, token: TokenSymbol, address: string) => Promise<string | null>;

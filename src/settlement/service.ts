@@ -5,7 +5,7 @@ import type { Subscriber } from '../events/index.ts';
 import type { Actor } from '../audit/index.ts';
 import type { MarketSource } from '../market/index.ts';
 import { completeSettlement, failSettlement, replanDue, settlePayment, type ExecutorDeps } from './executor.ts';
-import type { DepositsPort, ServiceFeePort, SettleInput, TransferPort } from './ports.ts';
+import type { DepositsPort, OwnAddressCheck, ServiceFeePort, SettleInput, TransferPort } from './ports.ts';
 import { PayoutAddressService } from './payout-address-service.ts';
 import { PayoutAddressCache } from './payout-address-cache.ts';
 import { PayoutService } from './payouts/payout-service.ts';
@@ -32,11 +32,12 @@ export class SettlementService {
   #fees: ServiceFeePort | null = null;
   readonly #addressCache = new PayoutAddressCache();
 
-  constructor(platform: Platform, opts: { market: MarketSource; transfers?: TransferPort | null }) {
+  /** `ownAddresses`: where no payout address may point (the service's own addresses, token contracts). */
+  constructor(platform: Platform, opts: { market: MarketSource; ownAddresses: OwnAddressCheck; transfers?: TransferPort | null }) {
     this.platform = platform;
     this.market = opts.market;
     this.#transfers = opts.transfers ?? null;
-    this.addresses = new PayoutAddressService(platform.db, platform.clock, (merchantId) => this.#addressCache.forget(merchantId));
+    this.addresses = new PayoutAddressService(platform.db, platform.clock, opts.ownAddresses, (merchantId) => this.#addressCache.forget(merchantId));
     this.payouts = new PayoutService(platform.db, platform.clock, this.market, () => this.#transfers);
   }
 

@@ -14,7 +14,7 @@ import type { TokenSymbol } from '../../src/tokens/index.ts';
 import { signupAccount, uid } from './accounts.ts';
 
 export const ADDR = {
-  TRON: 'TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH', TRON_2: 'TSeJkUh4Qv67VNFwY8LaAxERygNdy6NQZK',
+  TRON: 'TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH', TRON_2: 'TSeJkUh4Qv67VNFwY8LaAxERygNdy6NQZK', TRON_3: 'TAcN9gFvXZAxsWQQzWWbydBmscBHnEi5nZ',
   EVM: '0x9858EfFD232B4033E47d90003D41EC34EcaEda94', EVM_2: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
   BTC: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4', BTC_TESTNET: 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx',
   XRP: 'rHsMGQEkVNJmpGWs8XUBoTBiAAbwxZN5v3',

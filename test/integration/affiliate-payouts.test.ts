@@ -15,6 +15,7 @@ import { events } from '../../src/events/index.ts';
 import { auditEntries } from '../../src/accounts/schema.ts';
 import { notifications } from '../../src/notifications/index.ts';
 import { affiliateEntries } from '../../src/affiliate/index.ts';
+import { createPayment } from '../harness/payments.ts';
 
 const FRIDAY = '2026-03-06T15:30:00Z';
 const ERR = {
@@ -191,6 +192,25 @@ describeEachDb('referral payouts', (h) => {
         }
       });
 
+      it('400 to the gateway\'s own Tron addresses or the USDT contract, given, chosen or the default', async () => {
+        const a = await setup();
+        const own = 'address belongs to this gateway: use an address of your own wallet';
+        const contract = 'address is the USDT_TRC20 token contract: tokens sent there are lost';
+        const keys = t.services.sending.keys;
+        const deposit = (await createPayment(t.app, (await signupAccount(t.app)).testKey, { token: 'TRX' })).deposit_address as string;
+        for (const address of [keys.hotAddress('tron', true), keys.hotAddress('tron', false), deposit]) {
+          await refused(await request(a.owner, { amount: 60, address, password: a.owner.password }), 400, own);
+        }
+        await refused(await request(a.owner, { amount: 60, address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', password: a.owner.password }), 400, contract);
+        // a payout address stored before the check (written here directly): named by id, or the default
+        await h.db().orm.execute(sql`update payout_addresses set address = ${keys.hotAddress('tron', true)} where id = ${a.trc}`);
+        await refused(await request(a.owner, { amount: 60, address_id: a.trc }), 400, own);
+        await refused(await request(a.owner), 400, own);
+        await h.db().orm.execute(sql`update payout_addresses set address = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' where id = ${a.trc}`);
+        await refused(await request(a.owner, { amount: 60, address_id: a.trc }), 400, contract);
+        expect(await balance(a)).toMatchObject({ available: '1000', pending_payout: '0' });
+      });
+
       it('400 for an address of another coin', async () => {
         const a = await setup();
         await refused(await request(a.owner, { amount: 60, address_id: await btcOf(a) }), 400, ERR.coin);
@@ -220,7 +240,7 @@ describeEachDb('referral payouts', (h) => {
         expect((await send(a.owner, 'PATCH' as 'POST', `/merchant/payout-addresses/${next.id}`, { default: true })).statusCode).toBe(200);
         await refused(await request(a.owner, { amount: 60 }), 409, message);
         // an address changed to another one starts its 24 hours again
-        const changed = await send(a.owner, 'PATCH' as 'POST', `/merchant/payout-addresses/${a.trc}`, { address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', password: a.owner.password });
+        const changed = await send(a.owner, 'PATCH' as 'POST', `/merchant/payout-addresses/${a.trc}`, { address: ADDR.TRON_3, password: a.owner.password });
         expect(changed.statusCode, changed.body).toBe(200);
         const changedMessage = `this payout address is active from ${changed.json().address.active_at}: a new or changed address can be paid out to 24 hours after it was set`;
         await refused(await request(a.owner, { amount: 60, address_id: a.trc }), 409, changedMessage);

@@ -32,6 +32,7 @@ import { surrogateMessage } from '../../src/platform/fields.ts';
 import { ADDRESS_NOT_ACTIVE_EXAMPLE, PAYOUT_QUOTE_ERRORS } from '../../src/openapi/routes/merchant-money.ts';
 import { amountBelowFee, balanceHolds } from '../../src/settlement/payouts/payout-store.ts';
 import { belowNetworkFee, referralBalanceHolds } from '../../src/affiliate/payouts/errors.ts';
+import { tokenContractAddress } from '../../src/chains/wallets/own-addresses.ts';
 import { raisedMessages } from '../harness/raised-messages.ts';
 
 type Doc = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown; examples?: Record<string, { value: { error: string } }> }> }> }>> };
@@ -94,6 +95,7 @@ describe('OpenAPI document', () => {
       CATEGORY_MESSAGE, STATUS_FILTER_MESSAGE, onlyFailedResolve('pending'), invalidAddressMessage('ethereum'), MIN_PAYOUT_MESSAGE, Q_INVALID, ...BELOW_MINIMUM_ERRORS,
       DESCRIPTION_TOO_LONG, METADATA_TOO_LARGE, SIMULATE_UNKNOWN, positiveDecimalMessage('price_amount'), textMessage('name', 200), ...['order_id', 'name', 'description'].map(nulMessage),
       ADDRESS_NOT_ACTIVE_EXAMPLE, ...PAYOUT_QUOTE_ERRORS, balanceHolds('USDT_TRC20', 12_500_000n), amountBelowFee('USDT_TRC20', 1_000_000n), belowNetworkFee(1_000_000n), referralBalanceHolds(12_500_000n),
+      tokenContractAddress('USDT_ERC20'), tokenContractAddress('USDT_TRC20'),
     ]);
     // What the body parser refuses in any body, named by the top-level field.
     const bodyField = (m: string) => { const field = m.split(' ')[0]; return [nulMessage(field), surrogateMessage(field), bodyDepthMessage(field)].includes(m); };

@@ -9,6 +9,10 @@ import { ManualClock } from '../../src/platform/clock.ts';
 import { events } from '../../src/events/index.ts';
 import { auditEntries } from '../../src/accounts/schema.ts';
 import { queryRows } from '../../src/platform/db/index.ts';
+import { inModeNetwork } from '../../src/chains/addresses/index.ts';
+import { decodeSegwit, encodeBase58Check } from '../../src/chains/addresses/encoding.ts';
+import { createPayment } from '../harness/payments.ts';
+import type { Chain } from '../../src/config.ts';
 
 const DAY = 86_400_000;
 
@@ -128,7 +132,7 @@ describeEachDb('payout addresses', (h) => {
 
     it('delays a changed address or tag 24 hours and keeps test addresses at once', async () => {
       clock.advance(1000);
-      const changed = await call(owner, 'PATCH', `/merchant/payout-addresses/${trc.id}`, { address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', password: owner.password });
+      const changed = await call(owner, 'PATCH', `/merchant/payout-addresses/${trc.id}`, { address: ADDR.TRON_3, password: owner.password });
       expect(changed.statusCode).toBe(200);
       expect(new Date(changed.json().address.active_at).getTime()).toBe(clock.now().getTime() + DAY);
       const xrp = (await add(owner, { token: 'XRP', address: ADDR.XRP, tag: 42 })).json().address;
@@ -160,6 +164,114 @@ describeEachDb('payout addresses', (h) => {
       await call(owner, 'DELETE', `/merchant/payout-addresses/${a.id}`);
       const list = (await call(owner, 'GET', '/merchant/payout-addresses')).json().addresses.filter((x: { token: string }) => x.token === 'USDC_BEP20');
       expect(list.map((x: { id: string; default: boolean }) => [x.id, x.default])).toEqual([[b.id, true]]);
+    });
+  });
+
+  describe('the gateway\'s own addresses and token contracts', () => {
+    const OWN = 'address belongs to this gateway: use an address of your own wallet';
+    const contract = (token: string) => `address is the ${token} token contract: tokens sent there are lost`;
+    const hot = (chain: Chain, livemode: boolean) => t.services.sending.keys.hotAddress(chain, livemode);
+    const refused = async (res: { statusCode: number; json(): unknown }, error: string, what: unknown) => {
+      expect([res.statusCode, res.json()], JSON.stringify(what)).toEqual([400, { error }]);
+    };
+    const COINS: [string, Chain][] = [
+      ['BTC', 'bitcoin'], ['LTC', 'litecoin'], ['DOGE', 'dogecoin'], ['ETH', 'ethereum'], ['USDT_ERC20', 'ethereum'], ['BNB', 'bsc'],
+      ['USDC_BEP20', 'bsc'], ['TRX', 'tron'], ['USDT_TRC20', 'tron'], ['XRP', 'xrp'],
+    ];
+
+    it('refuses the hot wallet of every chain, live and test, in any form of its network, with or without an XRP tag', async () => {
+      for (const [token, chain] of COINS) {
+        // live: the live hot wallet (and the other EVM chain's: the same key pays out on both)
+        const live = [hot(chain, true), ...(chain === 'ethereum' || chain === 'bsc' ? [hot(chain === 'ethereum' ? 'bsc' : 'ethereum', true).toLowerCase()] : [])];
+        for (const address of live) await refused(await add(owner, { token, address }), OWN, [token, address]);
+        // test: the test hot wallet, also written in mainnet form (test payout addresses may be mainnet ones)
+        const testHot = hot(chain, false);
+        for (const address of new Set([testHot, inModeNetwork(chain, true, testHot)].filter((a) => chain !== 'dogecoin' || a.startsWith('D')))) {
+          await refused(await add(owner, { token, address }, '?mode=test'), OWN, [token, address, 'test']);
+        }
+      }
+      await refused(await add(owner, { token: 'XRP', address: hot('xrp', true), tag: 7 }), OWN, 'xrp tag');
+      await refused(await add(owner, { token: 'XRP', address: hot('xrp', false), tag: 0 }, '?mode=test'), OWN, 'xrp test tag');
+      // the Bitcoin hot wallet's key written as a legacy P2PKH address (1…) is the gateway's key too
+      const p2pkh = encodeBase58Check(0x00, decodeSegwit(hot('bitcoin', true), 'bc')!.program);
+      await refused(await add(owner, { token: 'BTC', address: p2pkh }), OWN, p2pkh);
+      const list = (await call(viewer, 'GET', '/merchant/payout-addresses?mode=test')).json().addresses as { address: string }[];
+      expect(list.map((a) => a.address)).not.toContain(hot('bitcoin', false));
+    });
+
+    it('refuses a deposit address the gateway handed out, live or test, in either mode and any form of the same key', async () => {
+      const acct = await signupAccount(t.app);
+      const eth = await createPayment(t.app, acct.testKey, { token: 'ETH' });
+      const btc = await createPayment(t.app, acct.testKey, { token: 'BTC' });
+      const trx = await createPayment(t.app, acct.testKey, { token: 'TRX' });
+      const xrp = await createPayment(t.app, acct.testKey, { token: 'XRP' });
+      for (const [token, address, tag] of [
+        ['ETH', eth.deposit_address], ['USDT_ERC20', eth.deposit_address.toLowerCase()], ['BTC', btc.deposit_address],
+        ['BTC', inModeNetwork('bitcoin', true, btc.deposit_address)], ['USDT_TRC20', trx.deposit_address], ['XRP', xrp.deposit_address, xrp.destination_tag],
+      ] as [string, string, number?][]) {
+        await refused(await add(owner, { token, address, ...(tag === undefined ? {} : { tag }) }, '?mode=test'), OWN, [token, address, 'test']);
+      }
+      // a test deposit address holds the gateway's key on the main network too
+      await refused(await add(owner, { token: 'ETH', address: eth.deposit_address }), OWN, 'live eth');
+      await refused(await add(owner, { token: 'BTC', address: inModeNetwork('bitcoin', true, btc.deposit_address) }), OWN, 'live btc');
+      // a live deposit address (a live payment needs a node: this one is made live in its row)
+      const live = t.services.sending.keys.deposit('ethereum', true, 7).address;
+      const made = await createPayment(t.app, acct.testKey, { token: 'USDT_ERC20' });
+      await h.db().orm.execute(sql`update payments set livemode = true, deposit_address = ${live} where id = ${made.id}`);
+      for (const token of ['ETH', 'USDC_ERC20']) await refused(await add(owner, { token, address: live.toLowerCase() }), OWN, [token, 'live']);
+      // and on BNB Smart Chain, where the same key holds what is sent to it
+      await refused(await add(owner, { token: 'BNB', address: live }), OWN, 'live on bsc');
+    });
+
+    it('refuses the token contracts of the chain, named by their token, live and test', async () => {
+      for (const [token, address, named] of [
+        ['USDT_ERC20', '0xdAC17F958D2ee523a2206206994597C13D831ec7', 'USDT_ERC20'],
+        ['USDT_ERC20', '0xdac17f958d2ee523a2206206994597c13d831ec7', 'USDT_ERC20'],
+        ['USDC_ERC20', '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', 'USDC_ERC20'],
+        ['USDT_ERC20', '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', 'USDC_ERC20'],
+        ['ETH', '0xdAC17F958D2ee523a2206206994597C13D831ec7', 'USDT_ERC20'],
+        ['USDT_BEP20', '0x55d398326f99059fF775485246999027B3197955', 'USDT_BEP20'],
+        ['USDC_BEP20', '0x8AC76a51cc950d9822D68b83fE1Ad97B32Cd580d', 'USDC_BEP20'],
+        ['BNB', '0x55D398326F99059FF775485246999027B3197955', 'USDT_BEP20'],
+        ['USDT_TRC20', 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', 'USDT_TRC20'],
+        ['TRX', 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', 'USDT_TRC20'],
+      ]) {
+        for (const mode of ['', '?mode=test']) await refused(await add(owner, { token, address }, mode), contract(named), [token, address, mode]);
+      }
+      // another chain's contract is an ordinary address there
+      expect((await add(owner, { token: 'USDT_BEP20', address: '0xdAC17F958D2ee523a2206206994597C13D831ec7' }, '?mode=test')).statusCode).toBe(201);
+    });
+
+    it('refuses a contract of TOKEN_CONTRACTS as well as the mainnet one', async () => {
+      const local = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
+      const other = await startTestApp(h.db(), { clock, env: { TOKEN_CONTRACTS: `USDT_ERC20=${local}` } });
+      try {
+        for (const address of [local, '0xdAC17F958D2ee523a2206206994597C13D831ec7']) {
+          for (const mode of ['', '?mode=test']) {
+            const res = await other.app.inject({ method: 'POST', url: `/merchant/payout-addresses${mode}`, payload: { token: 'USDT_ERC20', address, password: owner.password }, headers: { authorization: `Bearer ${await owner.token()}` }, remoteAddress: randomIp() });
+            await refused(res, contract('USDT_ERC20'), [address, mode]);
+          }
+        }
+      } finally {
+        await other.close();
+      }
+    });
+
+    it('refuses a PATCH that moves an address to the gateway or a contract; other changes of such a row still go', async () => {
+      const row = (await add(owner, { token: 'USDT_ERC20', address: ADDR.EVM_2 })).json().address;
+      await refused(await call(owner, 'PATCH', `/merchant/payout-addresses/${row.id}`, { address: hot('ethereum', true), password: owner.password }), OWN, 'patch hot');
+      await refused(await call(owner, 'PATCH', `/merchant/payout-addresses/${row.id}`, { address: '0xdAC17F958D2ee523a2206206994597C13D831ec7', password: owner.password }), contract('USDT_ERC20'), 'patch contract');
+      const xrp = (await add(owner, { token: 'XRP', address: ADDR.XRP, tag: 1 }, '?mode=test')).json().address;
+      await refused(await call(owner, 'PATCH', `/merchant/payout-addresses/${xrp.id}`, { address: hot('xrp', false), password: owner.password }), OWN, 'patch xrp');
+      // a row stored before the check (here written directly) can still be relabelled
+      await h.db().orm.execute(sql`update payout_addresses set address = ${hot('ethereum', true)} where id = ${row.id}`);
+      const label = await call(owner, 'PATCH', `/merchant/payout-addresses/${row.id}`, { label: 'old' });
+      expect(label.statusCode, label.body).toBe(200);
+      const same = await call(owner, 'PATCH', `/merchant/payout-addresses/${row.id}`, { address: hot('ethereum', true), password: owner.password });
+      expect(same.statusCode, same.body).toBe(200);
+      const stored = (await call(owner, 'GET', '/merchant/payout-addresses')).json().addresses.find((a: { id: string }) => a.id === row.id);
+      expect(stored.address).toBe(hot('ethereum', true));
+      await call(owner, 'DELETE', `/merchant/payout-addresses/${row.id}`);
     });
   });
 

@@ -1,8 +1,9 @@
 // `POST /merchant/affiliate/payouts` (spec 4.4 "Referral payouts"), its refusals checked in the
 // order of spec 7 "Referral payout request": role and rate limit are the route's (before the body
 // is read); then the body's shape, the password for an `address` outside the payout addresses,
-// an open payout, the target, and the amount. The amount is held at once (`payout_hold`: out of
-// `available`, into `pending_payout`); the payout is due `payout_days` business days later.
+// an open payout, the target (never the service's own address or a token contract), and the
+// amount. The amount is held at once (`payout_hold`: out of `available`, into `pending_payout`);
+// the payout is due `payout_days` business days later.
 import { and, asc, desc, eq, inArray, isNull } from 'drizzle-orm';
 import type { Database, Executor } from '../../platform/db/index.ts';
 import { badRequest, conflict, forbidden, INVALID_REQUEST_BODY } from '../../platform/errors.ts';
@@ -12,7 +13,7 @@ import type { Actor } from '../../audit/index.ts';
 import { users, verifyPassword } from '../../accounts/index.ts';
 import { validatePayoutAddress } from '../../chains/addresses/index.ts';
 import { dec, parseUnits } from '../../money/index.ts';
-import { addressNotActive, networkFeeUnits, payoutAddresses } from '../../settlement/index.ts';
+import { addressNotActive, networkFeeUnits, payoutAddresses, type OwnAddressCheck } from '../../settlement/index.ts';
 import type { MarketSource } from '../../market/index.ts';
 import type { ReferralTerms } from '../../config.ts';
 import { lockAffiliate, moveBalance } from '../balance.ts';
@@ -26,7 +27,7 @@ import { payoutChanged } from './events.ts';
 import { OPEN_STATUSES } from './moves.ts';
 
 export interface PayoutRequester { merchantId: string; userId: string; actor: Actor }
-export interface RequestDeps { db: Database; market: MarketSource; terms: ReferralTerms; now: Date }
+export interface RequestDeps { db: Database; market: MarketSource; terms: ReferralTerms; ownAddresses: OwnAddressCheck; now: Date }
 
 const given = (v: unknown): boolean => v !== undefined && v !== null;
 
@@ -98,6 +99,10 @@ export async function requestPayout(deps: RequestDeps, who: PayoutRequester, bod
       .where(and(eq(affiliatePayouts.affiliateId, who.merchantId), inArray(affiliatePayouts.status, [...OPEN_STATUSES]))).limit(1);
     if (open) throw conflict(PAYOUT_OPEN);
     const to = await target(tx, who.merchantId, b, now);
+    // given, chosen or the default (one stored before payout addresses were checked for this too):
+    // never the service's own address or the USDT contract
+    const refusal = await deps.ownAddresses(tx, REFERRAL_TOKEN, to.address);
+    if (refusal) throw badRequest(refusal);
     const amount = amountUnits(text) ?? affiliate.available;
     if (amount < parseUnits(deps.terms.minPayoutUsd, REFERRAL_DECIMALS)!) throw badRequest(minPayoutMessage(deps.terms.minPayoutUsd));
     const fee = networkFee(deps.market);

@@ -7,7 +7,7 @@ import { tokenContracts, tokensOnChain } from '../../tokens/index.ts';
 import type { Platform } from '../../platform/context.ts';
 import type { NetworkFeeQuoter } from '../../market/network-fee-port.ts';
 import type { ChainNodes } from '../rpc/nodes.ts';
-import { HotWallets, WalletKeys, registerWalletRoutes, type BalanceReader } from '../wallets/index.ts';
+import { HotWallets, OwnAddresses, WalletKeys, registerWalletRoutes, type BalanceReader } from '../wallets/index.ts';
 import { TransferService, type TransferFamily, type TransferServiceOptions } from '../transfers/index.ts';
 import type { EvmFamily } from '../evm/send/index.ts';
 import { UTXO_CHAINS, type UtxoChain } from '../addresses/index.ts';
@@ -36,6 +36,8 @@ export function transferPollMs(config: Platform['config']): number {
 
 export class ChainSending {
   readonly keys: WalletKeys;
+  /** The service's own addresses and the token contracts, where no payout may go. */
+  readonly ownAddresses: OwnAddresses;
   readonly transfers: TransferService;
   readonly wallets: HotWallets;
   readonly feeQuoter: NetworkFeeQuoter;
@@ -60,6 +62,7 @@ export class ChainSending {
     this.kits = kits;
     this.#platform = platform;
     this.keys = new WalletKeys(config.walletMnemonic);
+    this.ownAddresses = new OwnAddresses(this.keys, config.tokenContracts);
     const families: TransferFamily[] = [];
     const readers: Partial<Record<Chain, BalanceReader>> = {};
     const prices: Partial<Record<Chain, EvmFamily>> = {};

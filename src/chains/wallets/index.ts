@@ -3,3 +3,4 @@
 export { WalletKeys } from './keys.ts';
 export { HotWallets, BALANCES_MAX_AGE_MS, type BalanceReader, type WalletJson } from './hot-wallets.ts';
 export { registerWalletRoutes } from './routes.ts';
+export { OwnAddresses, OWN_ADDRESS, tokenContractAddress } from './own-addresses.ts';

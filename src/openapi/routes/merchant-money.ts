@@ -14,6 +14,7 @@ import { amountBelowFee, balanceHolds } from '../../settlement/payouts/payout-st
 import { DEFAULT_ONLY_TRUE, LABEL_INVALID } from '../../settlement/address-rules.ts';
 import { AMOUNT_INVALID, MIN_PAYOUT_MESSAGE, tooManyDecimals } from '../../settlement/payouts/payout-math.ts';
 import { invalidAddressMessage } from '../../chains/addresses/validate.ts';
+import { OWN_ADDRESS, tokenContractAddress } from '../../chains/wallets/own-addresses.ts';
 import { STATUS_MESSAGE as REFERRAL_STATUS_MESSAGE } from '../../affiliate/referrals.ts';
 import { INVALID_TRON_ADDRESS, NOT_USDT_TRON, NO_PAYOUT_TARGET, belowNetworkFee, referralBalanceHolds, STATUS_MESSAGE as REFERRAL_PAYOUT_STATUS_MESSAGE, UNKNOWN_PAYOUT_ADDRESS as REFERRAL_UNKNOWN_PAYOUT_ADDRESS } from '../../affiliate/payouts/errors.ts';
 import { minPayoutMessage } from '../../affiliate/terms.ts';
@@ -162,13 +163,13 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
   {
     method: 'POST', path: '/merchant/payout-addresses', tag: 'Money', auth: 'access_token', summary: 'Add a payout address (password required)', query: MODE, body: PAYOUT_ADDRESS_BODY,
     responses: { 201: { description: 'the address', schema: wrap('address', ref('PayoutAddress')) } },
-    errors: { 400: ['unsupported token in live mode', invalidAddressMessage('ethereum'), ONLY_XRP_TAGS, LABEL_INVALID], 403: [PASSWORD_INCORRECT] },
+    errors: { 400: ['unsupported token in live mode', invalidAddressMessage('ethereum'), ONLY_XRP_TAGS, LABEL_INVALID, OWN_ADDRESS, tokenContractAddress('USDT_ERC20')], 403: [PASSWORD_INCORRECT] },
   },
   {
     method: 'PATCH', path: '/merchant/payout-addresses/:id', tag: 'Money', auth: 'access_token', summary: 'Change a payout address', body: PAYOUT_ADDRESS_BODY,
     description: 'A change of address or tag takes the password and makes the address active 24 hours later. A PATCH that changes nothing (the same label, address or tag, or `default: true` on the default) is answered 200 with the address as it is: nothing is written, audited or told to the team.',
     responses: { 200: { description: 'the address (unchanged when the PATCH changes nothing)', schema: wrap('address', ref('PayoutAddress')) } },
-    errors: { 400: [NOTHING_TO_UPDATE, DEFAULT_ONLY_TRUE, invalidAddressMessage('ethereum'), ONLY_XRP_TAGS, LABEL_INVALID], 403: [PASSWORD_INCORRECT], 404: [NOT_FOUND] },
+    errors: { 400: [NOTHING_TO_UPDATE, DEFAULT_ONLY_TRUE, invalidAddressMessage('ethereum'), ONLY_XRP_TAGS, LABEL_INVALID, OWN_ADDRESS, tokenContractAddress('USDT_ERC20')], 403: [PASSWORD_INCORRECT], 404: [NOT_FOUND] },
   },
   { method: 'DELETE', path: '/merchant/payout-addresses/:id', tag: 'Money', auth: 'access_token', summary: 'Delete a payout address', responses: { 200: { description: 'deleted', schema: message('address deleted') } }, errors: { 404: [NOT_FOUND] } },
   {
@@ -209,7 +210,8 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
     responses: { 201: { description: 'the payout', schema: wrap('payout', ref('ReferralPayout')) } },
     errors: {
       400: [
-        ADDRESS_OR_ID, NO_PAYOUT_TARGET, INVALID_TRON_ADDRESS, NOT_USDT_TRON, REFERRAL_UNKNOWN_PAYOUT_ADDRESS, AMOUNT_NOT_POSITIVE, TOO_MANY_DECIMALS, minPayoutMessage('50'),
+        ADDRESS_OR_ID, NO_PAYOUT_TARGET, INVALID_TRON_ADDRESS, NOT_USDT_TRON, REFERRAL_UNKNOWN_PAYOUT_ADDRESS, OWN_ADDRESS, tokenContractAddress('USDT_TRC20'),
+        AMOUNT_NOT_POSITIVE, TOO_MANY_DECIMALS, minPayoutMessage('50'),
         belowNetworkFee(1_000_000n), referralBalanceHolds(12_500_000n),
       ],
       403: [PASSWORD_INCORRECT], 409: [PAYOUT_OPEN, ADDRESS_NOT_ACTIVE_EXAMPLE], 429: [RATE_LIMITED], 500: [COULD_NOT_REQUEST],
