@@ -9,7 +9,9 @@ import { addMember, randomIp, signupAccount, tokenHeader, type Account } from '.
 import { ADDR } from '../harness/settlement.ts';
 import { startSocketApp, type SocketApp } from './realtime-support.ts';
 import { chromiumPresent, launchChromium } from '../harness/chromium.ts';
+import { eq } from 'drizzle-orm';
 import { deliveries } from '../../src/webhooks/index.ts';
+import { payoutAddresses } from '../../src/settlement/index.ts';
 import { confirmPayment, createPayment } from '../harness/payments.ts';
 
 const WAIT = { timeout: 30_000 };
@@ -130,6 +132,8 @@ describe.skipIf(!hasChromium)('dashboard forms in Chromium', { timeout: 120_000 
     const add = (address: string) => t.app.inject({ method: 'POST', url: '/merchant/payout-addresses', remoteAddress: randomIp(), headers: tokenHeader(owner.accessToken), payload: { token: 'USDT_TRC20', address, password: owner.password } }).then((r) => r.json().address);
     await add(ADDR.TRON);
     const second = await add(ADDR.TRON_2);
+    // a second address is paid out to 24 hours after it was added (active_at): as if added a day ago
+    await t.platform.db.orm.update(payoutAddresses).set({ activeAt: new Date(Date.now() - 60_000) }).where(eq(payoutAddresses.id, second.id));
     const { page, errors } = await openAs('/referral-program', owner);
     const to = page.getByLabel('Pay to');
     await to.locator(`option[value="${second.id}"]`).waitFor({ state: 'attached', ...WAIT });
