@@ -6,8 +6,9 @@ import crypto from 'node:crypto';
 import { Argument, Command, Option } from 'commander';
 import { createGateway } from '../sdk/src/index.ts';
 import { SIMULATION_OUTCOMES } from '../src/payments/index.ts';
+import { LIST_DEFAULT } from '../src/platform/list-params.ts';
 import { listen } from './lib/listen.ts';
-import { CliError, Dashboard } from './lib/dashboard.ts';
+import { CliError, Dashboard, cannotReach } from './lib/dashboard.ts';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const fail = (message: string): never => {
@@ -55,7 +56,7 @@ program.command('trigger')
     const orderId = `cli-${crypto.randomBytes(6).toString('hex')}`;
     const created = await gateway.payments.create({ order_id: orderId, amount_usd: o.amount, token: o.token, simulate: outcome as never }, { idempotencyKey: orderId });
     // status 0: no answer at all (the SDK's message is then the network's reason)
-    if (!created.ok && created.error.status === 0) return fail(`cannot reach ${apiUrl().replace(/\/+$/, '')}: ${created.error.message}`);
+    if (!created.ok && created.error.status === 0) return fail(cannotReach(apiUrl(), created.error.message));
     if (!created.ok) return fail(`${created.error.status} ${created.error.message}`);
     out(`payment ${created.data.id} (order ${orderId}): ${created.data.status}, simulating ${outcome}`);
   });
@@ -72,7 +73,7 @@ deliveries.command('list').description('the latest deliveries, newest first')
   .option('--limit <n>', '1 to 200', '20')
   .action(async (o: { status?: string; limit: string }) => {
     const limit = /^\d+$/.test(o.limit) ? Number(o.limit) : NaN;
-    if (!(limit >= 1 && limit <= 200)) return fail('--limit must be a whole number from 1 to 200');
+    if (!(limit >= 1 && limit <= LIST_DEFAULT.max)) return fail(`--limit must be a whole number from 1 to ${LIST_DEFAULT.max}`);
     const list = await dashboard().deliveries({ live: deliveries.opts().live === true, status: o.status, limit });
     if (list.length === 0) out('no deliveries');
     for (const d of list) {

@@ -1,5 +1,7 @@
 // The dashboard calls of the CLI (webhook deliveries are a dashboard resource: an API key cannot
 // read them). Signs in with an email and password, or uses an access token given as is.
+import { networkReason } from '../../sdk/src/index.ts';
+
 export interface DashboardCredentials {
   apiUrl: string;
   accessToken?: string;
@@ -10,18 +12,14 @@ export interface DashboardCredentials {
 export class CliError extends Error {}
 
 /** The message of a request that got no answer at all (service stopped, wrong host or port). */
-function unreachable(origin: string, err: unknown): string {
-  // fetch's own "fetch failed" keeps the reason (connect ECONNREFUSED …) in `cause`
-  const cause = (err as { cause?: unknown })?.cause;
-  return `cannot reach ${origin}: ${cause instanceof Error && cause.message ? cause.message : err instanceof Error ? err.message : String(err)}`;
-}
+export const cannotReach = (base: string, reason: string): string => `cannot reach ${base.replace(/\/+$/, '')}: ${reason}`;
 
 async function call(url: string, init: RequestInit): Promise<Record<string, unknown>> {
   let res: Response;
   try {
     res = await fetch(url, init);
   } catch (err) {
-    throw new CliError(unreachable(new URL(url).origin, err));
+    throw new CliError(cannotReach(new URL(url).origin, networkReason(err)));
   }
   const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
   if (!res.ok) throw new CliError(`${res.status} ${typeof body.error === 'string' ? body.error : res.statusText}`);

@@ -35,15 +35,18 @@ interface Answered<T> {
   response: Response;
 }
 
+/** Why a request got no answer at all: fetch's own "fetch failed" keeps the reason (connect ECONNREFUSED …) in `cause`. */
+export function networkReason(err: unknown): string {
+  const cause = (err as { cause?: unknown })?.cause;
+  return cause instanceof Error && cause.message ? cause.message : err instanceof Error ? err.message : String(err);
+}
+
 async function settle<T>(call: () => Promise<Answered<T>>): Promise<Result<T>> {
   let answered: Answered<T>;
   try {
     answered = await call();
   } catch (err) {
-    // no answer at all: fetch's "fetch failed" keeps the reason (connect ECONNREFUSED …) in `cause`
-    const cause = (err as { cause?: unknown })?.cause;
-    const message = cause instanceof Error && cause.message ? cause.message : err instanceof Error ? err.message : String(err);
-    return { ok: false, error: { status: 0, message, requestId: null } };
+    return { ok: false, error: { status: 0, message: networkReason(err), requestId: null } };
   }
   const { response } = answered;
   const requestId = response.headers.get('x-request-id');

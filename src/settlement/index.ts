@@ -18,7 +18,7 @@ export { payoutAddresses, settlements, ledgerEntries, balances, payouts, decimal
 export { PAYOUT_STATE_CONFLICT, amountBelowFee } from './payouts/payout-store.ts';
 export { AMOUNT_NOT_POSITIVE } from './payouts/payout-math.ts';
 export { PASSWORD_INCORRECT } from './address-rules.ts';
-export { TX_ID_REQUIRED, NOTE_REQUIRED, addressNotActive } from './payouts/payout-service.ts';
+export { TX_ID_REQUIRED, NOTE_REQUIRED, addressNotActive, refuseInactive } from './payouts/payout-service.ts';
 export { UNKNOWN_MERCHANT } from './adjustments.ts';
 
 // Messages the OpenAPI document (src/openapi/routes) lists, imported there rather than typed again.

@@ -193,6 +193,18 @@ describe.skipIf(!pgServerUrl())('kill -9 during a Tron settlement (java-tron in 
   type Setup = Awaited<ReturnType<typeof setup>>;
 
   /** The merchant got one transaction of exactly net, the first one signed never lands, the event raised and delivered once, the burn recorded once. */
+  /** The service started with broadcasts stalled, killed once the merchant's transaction is signed and stored: that transfer, its attempt and transaction. */
+  async function killedBeforeBroadcast(x: Setup) {
+    x.proxy.mode = 'stall';
+    const first = await x.start();
+    const stalled = x.mining(x.stalledSigned());
+    await killWhen(first, stalled);
+    const firstId = await stalled;
+    const signed = (await x.merchantTransfer())!;
+    const [attempt] = await x.attemptsOf(signed.id);
+    return { firstId, signed, attempt, firstTx: JSON.parse(attempt.raw) as Json };
+  }
+
   async function check(x: Setup, firstTx: Json): Promise<void> {
     const [s] = await queryRows<{ net: string; tx_id: string; network_fee: string; service_fee: string }>(x.db.orm, sql`select net::text as net, tx_id, network_fee::text as network_fee, service_fee::text as service_fee from settlements where id = ${x.s.id}`);
     const net = BigInt(s.net);
@@ -245,16 +257,9 @@ describe.skipIf(!pgServerUrl())('kill -9 during a Tron settlement (java-tron in 
   it.each(['TRX', 'USDT_TRC20'] as const)('%s: killed before the broadcast reached the node, again with the answer lost, again while counting confirmations: one transfer of net', async (token) => {
     const x = await setup(token);
     // 1. signed and stored, the broadcast never reaches the node
-    x.proxy.mode = 'stall';
-    const first = await x.start();
-    const stalled = x.mining(x.stalledSigned());
-    await killWhen(first, stalled);
-    const firstId = await stalled;
-    const signed = (await x.merchantTransfer())!;
+    const { firstId, signed, attempt, firstTx } = await killedBeforeBroadcast(x);
     expect(signed.status).toBe('signed');
-    const [attempt] = await x.attemptsOf(signed.id);
     expect(attempt.txId).toBe(firstId);
-    const firstTx = JSON.parse(attempt.raw) as Json;
     expect((await x.txs()).filter((e) => paysTo(e.tx, x.proxy.payoutHex))).toEqual([]);
 
     // 2. the same transaction again: the node takes it, the answer never comes back
@@ -279,14 +284,7 @@ describe.skipIf(!pgServerUrl())('kill -9 during a Tron settlement (java-tron in 
 
   it.each(['TRX', 'USDT_TRC20'] as const)('%s: killed before the broadcast, its expiration passed while the service is down: signed again, the first never lands', async (token) => {
     const x = await setup(token);
-    x.proxy.mode = 'stall';
-    const first = await x.start();
-    const stalled = x.mining(x.stalledSigned());
-    await killWhen(first, stalled);
-    const firstId = await stalled;
-    const signed = (await x.merchantTransfer())!;
-    const [attempt] = await x.attemptsOf(signed.id);
-    const firstTx = JSON.parse(attempt.raw) as Json;
+    const { firstId, firstTx } = await killedBeforeBroadcast(x);
     // blocks every 3 s of chain time: past the expiration the service wrote in it
     const blocks = Math.ceil(EXPIRATION_MS / 3000) + 2;
     const head = await x.mine(blocks);

@@ -1,6 +1,7 @@
-// The indexes behind the payments' list filters, dashboard figures and the chain watcher's address
-// index (migrations/1200..): each query is checked to find its index usable (with sequential scans
-// off, since these test tables are small), so a busy merchant's query never reads every payment.
+// The indexes behind the payments' order_id filter, dashboard figures and the chain watcher's address
+// index (migrations/1200..): each is checked to exist with the columns, included columns and
+// predicate its query needs. Whether the planner picks it is measured on a large table (the
+// migrations' comments give the EXPLAIN figures): on these small test tables it would not.
 import { expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/platform/db/index.ts';

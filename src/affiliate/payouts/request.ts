@@ -13,7 +13,7 @@ import type { Actor } from '../../audit/index.ts';
 import { users, verifyPassword } from '../../accounts/index.ts';
 import { validatePayoutAddress } from '../../chains/addresses/index.ts';
 import { dec, parseUnits } from '../../money/index.ts';
-import { addressNotActive, networkFeeUnits, payoutAddresses, type OwnAddressCheck } from '../../settlement/index.ts';
+import { refuseInactive, networkFeeUnits, payoutAddresses, type OwnAddressCheck } from '../../settlement/index.ts';
 import type { MarketSource } from '../../market/index.ts';
 import type { ReferralTerms } from '../../config.ts';
 import { lockAffiliate, moveBalance } from '../balance.ts';
@@ -73,14 +73,14 @@ async function target(tx: Executor, merchantId: string, body: Record<string, unk
       ? await tx.select().from(payoutAddresses).where(and(inForce, eq(payoutAddresses.id, body.address_id))) : [];
     if (a && a.livemode && a.token !== REFERRAL_TOKEN) throw badRequest(NOT_USDT_TRON);
     if (!a || !a.livemode) throw badRequest(UNKNOWN_PAYOUT_ADDRESS);
-    if (a.activeAt.getTime() > now.getTime()) throw conflict(addressNotActive(a.activeAt));
+    refuseInactive(a, now);
     return { addressId: a.id, address: a.address };
   }
   // Neither: the default live USDT (Tron) address, the oldest when none is the default.
   const [d] = await tx.select().from(payoutAddresses).where(and(inForce, eq(payoutAddresses.livemode, true), eq(payoutAddresses.token, REFERRAL_TOKEN)))
     .orderBy(desc(payoutAddresses.isDefault), asc(payoutAddresses.createdAt), asc(payoutAddresses.id)).limit(1);
   if (!d) throw badRequest(NO_PAYOUT_TARGET);
-  if (d.activeAt.getTime() > now.getTime()) throw conflict(addressNotActive(d.activeAt));
+  refuseInactive(d, now);
   return { addressId: d.id, address: d.address };
 }
 

@@ -11,8 +11,8 @@ import type { Executor } from '../../platform/db/index.ts';
 import type { AttemptRow, TransferRow } from '../transfers/schema.ts';
 import type { BroadcastOutcome, Inclusion, PrepareContext, Preparation, SignedTx, TransferFamily } from '../transfers/types.ts';
 import { buildSigned, transferCallData, type RefBlock, type TronCall, type TronSignedTx } from './build.ts';
-import { tronBlockRef } from './reader.ts';
-import { tronHex, type TronRpc } from './rpc.ts';
+import { tronBlockRef, tronFailure } from './reader.ts';
+import { hexText, tronHex, type TronRpc } from './rpc.ts';
 import { memoryTimestamps, type TronTimestamps } from './timestamps.ts';
 
 /**
@@ -38,10 +38,7 @@ interface Params { energyFee: bigint; bandwidthFee: bigint; createAccountFee: bi
 export function tronBroadcastOutcome(a: Record<string, unknown>): BroadcastOutcome {
   if (a.result === true) return { kind: 'accepted' };
   const code = String(a.code ?? 'OTHER_ERROR');
-  let message = '';
-  try {
-    message = Buffer.from(String(a.message ?? ''), 'hex').toString('utf8');
-  } catch { /* not hex */ }
+  const message = hexText(a.message);
   const why = `the Tron node refused it: ${code} ${message}`.trim();
   // The node has a transaction of this very id. Ids are never shared by two transfers (each signing
   // of a sender takes a timestamp of its own, timestamps.ts), nor by two attempts of one transfer:
@@ -50,16 +47,6 @@ export function tronBroadcastOutcome(a: Record<string, unknown>): BroadcastOutco
   if (code === 'BANDWITH_ERROR' || /balance is not sufficient|insufficient/i.test(message)) return { kind: 'no_funds', why };
   if (code === 'SERVER_BUSY' || code === 'NOT_ENOUGH_EFFECTIVE_CONNECTION' || code === 'NO_CONNECTION') return { kind: 'uncertain', why };
   return { kind: 'refused', why };
-}
-
-/** What java-tron says of a failed transaction: the receipt's result (REVERT, OUT_OF_ENERGY…) and its message, hex in the info. */
-function tronFailure(info: Record<string, unknown>, receipt: Record<string, unknown>): string {
-  const result = typeof receipt.result === 'string' && receipt.result !== 'SUCCESS' ? receipt.result : 'FAILED';
-  let message = '';
-  try {
-    message = typeof info.resMessage === 'string' ? Buffer.from(info.resMessage, 'hex').toString('utf8') : '';
-  } catch { /* not hex */ }
-  return message ? `${result} (${message})` : result;
 }
 
 export class TronFamily implements TransferFamily {
@@ -258,10 +245,8 @@ export class TronFamily implements TransferFamily {
     for (const txId of txIds) {
       const info = await this.#rpc.wallet('gettransactioninfobyid', { value: txId });
       if (typeof info.blockNumber !== 'number') continue;
-      const receipt = (info.receipt ?? {}) as Record<string, unknown>;
-      // a plain TRX transfer's receipt has no result: it succeeded unless the info says FAILED
-      const ok = info.result !== 'FAILED' && (receipt.result === undefined || receipt.result === 'SUCCESS');
-      return { txId, block: BigInt(info.blockNumber), ok, feePaid: BigInt(typeof info.fee === 'number' ? info.fee : 0), ...(ok ? {} : { failure: tronFailure(info, receipt) }) };
+      const failure = tronFailure(info);
+      return { txId, block: BigInt(info.blockNumber), ok: failure === null, feePaid: BigInt(typeof info.fee === 'number' ? info.fee : 0), ...(failure === null ? {} : { failure }) };
     }
     return null;
   }

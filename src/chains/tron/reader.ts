@@ -6,7 +6,21 @@ import { tokensOnChain, type TokenSymbol } from '../../tokens/index.ts';
 import type { AddressIndex } from '../watch/address-index.ts';
 import type { BlockRef, ChainBlock, ChainReader, TxState } from '../watch/types.ts';
 import { blockTransfers } from './block-transfers.ts';
-import { tronBase58, tronHex, type TronAnswer, type TronRpc } from './rpc.ts';
+import { hexText, tronBase58, tronHex, type TronAnswer, type TronRpc } from './rpc.ts';
+
+/**
+ * What java-tron says of a mined transaction that failed: the receipt's result (REVERT,
+ * OUT_OF_ENERGY…) or FAILED, with its message; null when it succeeded (a TRX TransferContract has no
+ * receipt result and fails only when the info says FAILED).
+ */
+export function tronFailure(info: TronAnswer): string | null {
+  const receipt = (info.receipt ?? {}) as TronAnswer;
+  const failedCall = receipt.result !== undefined && receipt.result !== 'SUCCESS';
+  if (info.result !== 'FAILED' && !failedCall) return null;
+  const result = failedCall && typeof receipt.result === 'string' ? receipt.result : 'FAILED';
+  const message = hexText(info.resMessage);
+  return message ? `${result} (${message})` : result;
+}
 
 /** The header of a java-tron block answer; null for `{}` (no such block). */
 export function tronBlockRef(b: TronAnswer): BlockRef | null {
@@ -84,11 +98,8 @@ export class TronReader implements ChainReader {
   async txState(txId: string): Promise<TxState> {
     const info = await this.#rpc.wallet('gettransactioninfobyid', { value: txId });
     // Mined again after a reorganisation, but its call failed there (REVERT, OUT_OF_ENERGY): it moved
-    // nothing and never will (a TRX TransferContract has no receipt result and never fails in a block).
-    const receipt = info.receipt as TronAnswer | undefined;
-    if (typeof info.blockNumber === 'number' && (info.result === 'FAILED' || (receipt?.result !== undefined && receipt.result !== 'SUCCESS'))) {
-      return { kind: 'conflicted' };
-    }
+    // nothing and never will.
+    if (typeof info.blockNumber === 'number' && tronFailure(info) !== null) return { kind: 'conflicted' };
     if (typeof info.blockNumber === 'number') {
       const ref = await this.header(BigInt(info.blockNumber));
       if (ref) return { kind: 'mined', height: ref.height, blockHash: ref.hash };

@@ -62,3 +62,6 @@ export class TronRpc {
     return ok && typeof out === 'string' && /^[0-9a-f]{1,64}$/i.test(out) ? BigInt(`0x${out}`) : null;
   }
 }
+
+/** Text java-tron sends hex-encoded (a refusal's `message`, a failed transaction's `resMessage`); '' when absent. */
+export const hexText = (v: unknown): string => (typeof v === 'string' ? Buffer.from(v, 'hex').toString('utf8') : '');

@@ -40,10 +40,8 @@ export class OwnAddresses {
     return this.#hot;
   }
 
-  /** The token of `chain` whose contract `address` is (mainnet or TOKEN_CONTRACTS), if any. */
-  contractToken(chain: Chain, address: string): TokenSymbol | undefined {
-    const id = addressIdentity(chain, address);
-    if (id === null) return undefined;
+  /** The token of `chain` whose contract has identity `id` (mainnet or TOKEN_CONTRACTS), if any. */
+  #contractToken(chain: Chain, id: string): TokenSymbol | undefined {
     for (const d of tokensOnChain(chain)) {
       if (d.native) continue;
       const contracts = [TOKEN_DEFS[d.token].contract, this.#configured[d.token]];
@@ -59,9 +57,9 @@ export class OwnAddresses {
    */
   async refusal(ex: Executor, token: TokenSymbol, address: string): Promise<string | null> {
     const chain = TOKEN_DEFS[token].chain;
-    const contract = this.contractToken(chain, address);
-    if (contract) return tokenContractAddress(contract);
     const id = addressIdentity(chain, address);
+    const contract = id === null ? undefined : this.#contractToken(chain, id);
+    if (contract) return tokenContractAddress(contract);
     if (id !== null && this.#hotWallets().has(id)) return OWN_ADDRESS;
     const forms = new Set([address.trim(), ...(id === null ? [] : identityForms(id))]);
     return await depositAddressGiven(ex, [...forms]) ? OWN_ADDRESS : null;

@@ -30,6 +30,10 @@ export const TX_ID_REQUIRED = 'tx_id is required';
  */
 export const addressNotActive = (activeAt: Date): string =>
   `this payout address is active from ${activeAt.toISOString()}: a new or changed address can be paid out to 24 hours after it was set`;
+/** 409 `addressNotActive` when the payout address is not active at `now` (merchant and referral payouts alike). */
+export function refuseInactive(address: { activeAt: Date }, now: Date): void {
+  if (address.activeAt.getTime() > now.getTime()) throw conflict(addressNotActive(address.activeAt));
+}
 export const FROM_MISMATCH = 'from_token and from_chain name different balances';
 export const UNKNOWN_FROM = 'from_token must be one of your balance coins, e.g. USDT_TRC20';
 export const crossBalance = (from: string, to: string): string =>
@@ -56,7 +60,7 @@ export class PayoutService {
     if (typeof id !== 'string' || id === '') throw badRequest(ADDRESS_ID_REQUIRED);
     const a = await addressById(ex, merchantId, id, lock);
     if (!a || !a.livemode) throw badRequest(UNKNOWN_PAYOUT_ADDRESS);
-    if (a.activeAt.getTime() > this.#clock.now().getTime()) throw conflict(addressNotActive(a.activeAt));
+    refuseInactive(a, this.#clock.now());
     return a;
   }
 
