@@ -25,6 +25,8 @@ export class ScriptedChain implements TransferFamily {
   known = async (txId: string) => this.pool.has(txId);
   pool = new Set<string>();
   next: BroadcastOutcome[] = [];
+  /** What the next preparations answer (then ready, as by default). */
+  prepared: Preparation[] = [];
   broadcasts: string[] = [];
   signed: SignedTx[] = [];
   /** Runs before a transfer is prepared (another process's pass slipping in, say). */
@@ -65,6 +67,8 @@ export class ScriptedChain implements TransferFamily {
 
   async prepare(t: TransferRow): Promise<Preparation> {
     await this.onPrepare?.(t);
+    const scripted = this.prepared.shift();
+    if (scripted) return scripted;
     return { kind: 'ready', sign: async (nonce) => this.#sign(t, nonce, 10n) };
   }
 

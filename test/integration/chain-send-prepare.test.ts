@@ -123,6 +123,6 @@ describe.runIf(anvilOrSkip())('EVM family: prepare at the edges', () => {
     await setBalance(other, 10n ** 18n);
     // deposit address 9's row, claiming index 10: the key of index 10 would sign for another address
     const wrong = transfer({ token: 'ETH', purpose: 'settlement', fromRole: 'deposit', fromIndex: 10, fromAddress: other, amount: 1_000n });
-    expect(await family.prepare(wrong, ctx())).toEqual({ kind: 'refused', why: 'the wallet key does not match the sending address' });
+    expect(await family.prepare(wrong, ctx())).toEqual({ kind: 'refused', why: 'the wallet key does not match the sending address', permanent: true });
   });
 });

@@ -355,6 +355,22 @@ describe.runIf(litecoindOrSkip())('LTC hot wallet on litecoind', () => {
       await h.db().orm.delete(utxoHotOutputs).where(inArray(utxoHotOutputs.txid, [late, held]));
     });
 
+    it('a transfer below the dust limit, or to an address of another network, is failed after one pass with the reason: no retry can change either', async () => {
+      await node.pay(hot, '0.5');
+      await node.mine(1);
+      t.clock.advance(61_000);
+      const dusty = fresh();
+      const small = await sendFromHot(dusty, 293n);
+      // a Bitcoin regtest address: no Litecoin network has its prefix
+      const bitcoin = encodeSegwit('bcrt', 0, crypto.randomBytes(20));
+      const elsewhere = await sendFromHot(bitcoin, 1_000_000n);
+      await t.services.sending.transfers.runOnce();
+      expect(await rowOf(small)).toMatchObject({ status: 'failed', failures: 1, lastError: `293 base units to ${dusty} is below the dust limit of 294` });
+      expect(await rowOf(elsewhere)).toMatchObject({ status: 'failed', failures: 1, lastError: `${bitcoin} is not an address of this litecoin network` });
+      // nothing signed, no output of the hot wallet held for them
+      expect((await tracked()).filter((o) => o.spentBy === small || o.spentBy === elsewhere)).toEqual([]);
+    });
+
     it('a transfer the hot wallet cannot pay waits for funds with its shortfall', async () => {
       t.clock.advance(61_000);
       const id = await sendFromHot(fresh(), 100_000_000_000n);

@@ -15,9 +15,10 @@ import { injectPartialPayment, payXrp, submitXrpPayment } from '../harness/xrp.t
 import { startXrpSim, type XrpSim } from '../sim/xrp/server.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { formatUnits, parseUnits } from '../../src/money/index.ts';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { unmatchedDeposits } from '../../src/chains/watch/index.ts';
-import { outgoingTransfers } from '../../src/chains/transfers/index.ts';
+import { outgoingAttempts, outgoingTransfers } from '../../src/chains/transfers/index.ts';
+import { events } from '../../src/events/index.ts';
 import { recordAccountSetting } from '../../src/chains/transfers/intents.ts';
 import { LSF_REQUIRE_DEST_TAG } from '../../src/chains/xrp/sign.ts';
 
@@ -125,6 +126,39 @@ describeEachDb('XRP paid, confirmed, settled on the simulated rippled', (h) => {
     const [row] = await settings();
     expect(await recordAccountSetting(t.platform.db.orm, { chain: 'xrp', livemode: true, token: 'XRP', fromAddress: service, reference: row.reference }, new Date())).toBe(false);
     expect(await settings()).toHaveLength(1);
+  });
+
+  it('RequireDest on the merchant\'s payout account and no tag on its payout address: the settlement fails after one pass with the reason, nothing signed', async () => {
+    // a merchant whose payout account (on an exchange, say) requires a tag the merchant left out
+    const other = await signupAccount(t.app);
+    expect((await t.app.inject({ method: 'POST', url: '/merchant/live', headers: tokenHeader(other.accessToken), payload: { enabled: true } })).statusCode).toBe(200);
+    const guarded = Wallet.generate().address;
+    const added = await t.app.inject({
+      method: 'POST', url: '/merchant/payout-addresses', remoteAddress: randomIp(), headers: tokenHeader(other.accessToken),
+      payload: { token: 'XRP', address: guarded, password: other.password },
+    });
+    expect(added.statusCode).toBe(201);
+    payXrp(sim, guarded, 20_000_000n);
+    sim.close();
+    sim.ledger.accounts.get(guarded)!.flags |= LSF_REQUIRE_DEST_TAG;
+    sim.close();
+    const p = await createLivePayment(t, { acct: other, addresses: {}, addressIds: {} }, 'XRP');
+    payXrp(sim, p.deposit_address, drops(p.crypto_amount), p.destination_tag);
+    sim.close();
+    await watch();
+    const [pending] = await settlementsOf(t, p.id);
+    expect(pending).toMatchObject({ status: 'pending', mode: 'direct' });
+    // one pass: refused before signing for good (rippled would apply it as tecDST_TAG_NEEDED at every try, its fee burnt)
+    await t.services.sending.transfers.runOnce();
+    await t.platform.outbox.drainNow();
+    const why = 'the destination account requires a destination tag (RequireDest) and the payout address has none';
+    const [row] = await t.platform.db.orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.reference, pending.id));
+    expect(row).toMatchObject({ purpose: 'settlement', status: 'failed', failures: 1, lastError: why });
+    expect(await t.platform.db.orm.select().from(outgoingAttempts).where(eq(outgoingAttempts.transferId, row.id))).toEqual([]);
+    const [s] = await settlementsOf(t, p.id);
+    expect(s).toMatchObject({ status: 'failed', mode: 'direct', note: why });
+    const failedHooks = await t.platform.db.orm.select().from(events).where(and(eq(events.paymentId, p.id), eq(events.type, 'settlement.failed')));
+    expect(failedHooks).toHaveLength(1);
   });
 
   it('a tag no payment holds (a customer\'s typo) is unmatched with that tag, and credits no payment', async () => {

@@ -126,6 +126,31 @@ describeEachDb('transfer stepper', (h) => {
     expect(ended).toEqual([{ kind: 'failed', id: a.id }]);
   });
 
+  it('a refusal at preparation that may pass later is tried again after the backoff; a permanent one is given up at once and reported once', async () => {
+    const later = await record();
+    chain.prepared.push({ kind: 'refused', why: 'the transfer would fail: execution reverted', permanent: false });
+    await passAt(100n);
+    expect(await row(later)).toMatchObject({ status: 'recorded', failures: 1, lastError: 'the transfer would fail: execution reverted' });
+    expect((await row(later)).nextAt.getTime()).toBe(clock.now().getTime() + RETRY_MS[0]);
+    expect(ended).toEqual([]);
+    // tried again after the wait: it passes now
+    clock.advance(RETRY_MS[0]);
+    await passAt(100n);
+    expect(await row(later)).toMatchObject({ status: 'sent', failures: 1, lastError: null });
+
+    const never = await record();
+    const why = 'the destination account requires a destination tag (RequireDest) and the payout address has none';
+    chain.prepared.push({ kind: 'refused', why, permanent: true });
+    await passAt(100n);
+    expect(await row(never)).toMatchObject({ status: 'failed', failures: 1, nonce: null, lastError: why });
+    expect(ended).toEqual([{ kind: 'failed', id: never.id }]);
+    // nothing was signed for it, and later passes leave it alone
+    clock.advance(RETRY_MS[0]);
+    await passAt(100n);
+    expect(chain.signed.map((s) => s.raw.split(':')[1])).toEqual([later.id]);
+    expect(ended).toEqual([{ kind: 'failed', id: never.id }]);
+  });
+
   it('a broadcast refused for want of funds gives its nonce back and waits for funds, counting no failure; funded, it is signed with that nonce', async () => {
     chain.nonce = () => 3n;
     const t = await record();

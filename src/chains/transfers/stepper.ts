@@ -3,7 +3,8 @@
 //   committed first → broadcast → sent → mined (receipt) → final at CONFIRMATIONS_<CHAIN>.
 // A sent transaction the node lost is broadcast again (the same bytes); one left unmined is
 // replaced with a higher fee and the same nonce; a refusal or a revert is tried again later
-// (backoff), then given up (`failed`, reported to its settlement or payout); one whose fee would
+// (backoff), then given up (`failed`, reported to its settlement or payout), or given up at once
+// when the family says no try can ever pass (a permanent refusal at preparation); one whose fee would
 // take all it moves is `canceled` (reported too). A nonce is given back only when no node can have
 // the transaction (refused at the broadcast right after its signing), so nothing is ever sent twice;
 // one that may be out there is looked for, replaced under its nonce, or signed again once that
@@ -155,7 +156,8 @@ export class ChainStepper {
         if (t.waiting !== WAITING_FUNDS) this.#log.warn({ transfer: t.id, purpose: t.purpose, why: prep.why }, 'hot wallet needs funding');
         return moveTransfer(this.#db.orm, t, 'recorded', { waiting: WAITING_FUNDS, lastError: prep.why }, this.#now);
       case 'nothing_left': return this.#cancel(t, prep.why);
-      case 'refused': return this.#fail(this.#db.orm, t, prep.why);
+      // one that can never pass is given up now, as its last try would be (same report), not after 42 minutes of retries
+      case 'refused': return this.#fail(this.#db.orm, t, prep.why, { giveUp: prep.permanent });
     }
   }
 

@@ -48,8 +48,13 @@ export type Preparation =
   | { kind: 'no_funds'; why: string }
   /** Paying its own fee, nothing would be left to send. */
   | { kind: 'nothing_left'; why: string }
-  /** It cannot be sent as it stands (counts as a failed try). */
-  | { kind: 'refused'; why: string };
+  /**
+   * It cannot be sent as it stands (counts as a failed try). `permanent`: it never can, whatever a
+   * later try finds (it depends only on the transfer's own fields, the destination's standing
+   * settings, or the keys the service runs with): given up at once rather than tried four more
+   * times over 42 minutes. Otherwise (funds, fees, a node, a contract's state) it is tried again.
+   */
+  | { kind: 'refused'; why: string; permanent: boolean };
 
 export type BroadcastOutcome =
   | { kind: 'accepted' }

@@ -149,22 +149,25 @@ export class TronFamily implements TransferFamily {
 
   async prepare(t: TransferRow, ctx: PrepareContext): Promise<Preparation> {
     const key = this.#key(t);
-    if (!key) return { kind: 'refused', why: 'the wallet key does not match the sending address' };
+    // the keys the service runs with do not derive this sender: no later try derives it either
+    if (!key) return { kind: 'refused', why: 'the wallet key does not match the sending address', permanent: true };
     const token = t.token as TokenSymbol;
     const native = TOKEN_DEFS[token].native;
     const hot = t.fromRole === 'hot';
     const probe = this.#call(t, t.amount, 0n);
-    if (typeof probe === 'string') return { kind: 'refused', why: probe };
+    // not a Tron address, or no contract configured for its token: its own fields, the service's configuration
+    if (typeof probe === 'string') return { kind: 'refused', why: probe, permanent: true };
     const owner = tronHex(t.fromAddress)!;
     const [p, account, held] = await Promise.all([
       this.#params(), this.#balance(owner),
       probe.type === 'TriggerSmartContract' ? this.#rpc.tokenBalance(probe.contract, owner) : Promise.resolve(null),
     ]);
     if (!native) {
-      if (held === null) return { kind: 'refused', why: `the ${token} contract cannot be read on this node` };
+      // a node's answer, a balance: both may differ on a later try
+      if (held === null) return { kind: 'refused', why: `the ${token} contract cannot be read on this node`, permanent: false };
       if (held < t.amount) {
         const why = `${hot ? 'the hot wallet' : 'the deposit address'} holds ${held} base units of ${token}, ${t.amount} are needed`;
-        return hot ? { kind: 'no_funds', why } : { kind: 'refused', why };
+        return hot ? { kind: 'no_funds', why } : { kind: 'refused', why, permanent: false };
       }
     }
     const { reserve, feeLimit } = await this.#reserve(t, p);
@@ -177,7 +180,8 @@ export class TronFamily implements TransferFamily {
     if (available < need) {
       const why = `${hot ? 'the hot wallet' : 'the deposit address'} holds ${account.balance} sun${deposited > 0n ? ` (${deposited} of them deposits not settled yet)` : ''}, ${need} are needed`;
       if (hot) return { kind: 'no_funds', why };
-      if (t.paysOwnFee) return { kind: 'refused', why };
+      // the energy and bandwidth prices may fall, deposits held for others be settled
+      if (t.paysOwnFee) return { kind: 'refused', why, permanent: false };
       return { kind: 'top_up', amount: need + await this.#othersNeed(t, ctx, p) - available };
     }
     const call = this.#call(t, moved, feeLimit) as TronCall;

@@ -119,16 +119,21 @@ export class XrpFamily implements TransferFamily {
 
   async prepare(t: TransferRow, _ctx: PrepareContext): Promise<Preparation> {
     const key = this.#key(t);
-    if (!key) return { kind: 'refused', why: 'XRP is sent only from the service address' };
+    // Every refusal here is permanent: the transfer's own fields, the keys the service runs with, or
+    // the destination's standing settings (which its owner, not a wait, changes). Tried again, each
+    // would be refused four more times over 42 minutes before the merchant is told. Only the service
+    // address's own funds (its reserve included) are waited for.
+    if (!key) return { kind: 'refused', why: 'XRP is sent only from the service address', permanent: true };
     if (t.purpose === 'account_setting') return this.#prepareSetting(t, key);
-    if (t.token !== 'XRP') return { kind: 'refused', why: `${t.token} is not sent on the XRP Ledger` };
-    if (t.toAddress === t.fromAddress) return { kind: 'refused', why: 'the payout address is the service address' };
+    if (t.token !== 'XRP') return { kind: 'refused', why: `${t.token} is not sent on the XRP Ledger`, permanent: true };
+    if (t.toAddress === t.fromAddress) return { kind: 'refused', why: 'the payout address is the service address', permanent: true };
     const [net, from, to] = await Promise.all([this.#network(), this.#account(t.fromAddress), this.#account(t.toAddress, 'validated')]);
     if (!to && t.amount < net.reserveBase) {
-      return { kind: 'refused', why: `the destination account does not exist and ${t.amount} drops are below the ${net.reserveBase} drops it needs to be created` };
+      // tecNO_DST_INSUF_XRP
+      return { kind: 'refused', why: `the destination account does not exist and ${t.amount} drops are below the ${net.reserveBase} drops it needs to be created`, permanent: true };
     }
     const closed = to ? await this.#closedTo(t, to, net.reserveBase) : null;
-    if (closed) return { kind: 'refused', why: closed };
+    if (closed) return { kind: 'refused', why: closed, permanent: true };
     const reserve = net.reserveBase + (from?.ownerCount ?? 0n) * net.reserveInc;
     const spendable = (from?.balance ?? 0n) - reserve - net.fee;
     if (spendable < t.amount) {
@@ -157,7 +162,7 @@ export class XrpFamily implements TransferFamily {
 
   /** The AccountSet once the service address exists and can pay its fee above its reserve. */
   async #prepareSetting(t: TransferRow, key: Uint8Array): Promise<Preparation> {
-    if (t.reference !== requireDestReference(t.fromAddress)) return { kind: 'refused', why: `unknown account setting ${t.reference}` };
+    if (t.reference !== requireDestReference(t.fromAddress)) return { kind: 'refused', why: `unknown account setting ${t.reference}`, permanent: true };
     const [net, from] = await Promise.all([this.#network(), this.#account(t.fromAddress)]);
     const reserve = net.reserveBase + (from?.ownerCount ?? 0n) * net.reserveInc;
     if (!from || from.balance - reserve < net.fee) {

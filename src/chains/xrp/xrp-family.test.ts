@@ -80,7 +80,7 @@ describe('XRP transfer family', () => {
     const fits = await family.prepare(transfer(Wallet.generate().address, balance - 1_000_000n - 10n), ctx);
     expect(fits.kind).toBe('ready');
     expect(await family.prepare(transfer(Wallet.generate().address, 500_000n), ctx)).toEqual({
-      kind: 'refused', why: 'the destination account does not exist and 500000 drops are below the 1000000 drops it needs to be created',
+      kind: 'refused', why: 'the destination account does not exist and 500000 drops are below the 1000000 drops it needs to be created', permanent: true,
     });
     expect((await family.prepare({ ...transfer(hot, 1n), fromAddress: Wallet.generate().address }, ctx)).kind).toBe('refused');
   });
@@ -95,11 +95,11 @@ describe('XRP transfer family', () => {
     sim.ledger.accounts.get(guarded)!.flags |= LSF_DEPOSIT_AUTH;
     sim.close();
     expect(await family.prepare(transfer(tagged, 2_000_000n), ctx)).toEqual({
-      kind: 'refused', why: 'the destination account requires a destination tag (RequireDest) and the payout address has none',
+      kind: 'refused', why: 'the destination account requires a destination tag (RequireDest) and the payout address has none', permanent: true,
     });
     expect((await family.prepare(transfer(tagged, 2_000_000n, 5), ctx)).kind).toBe('ready');
     expect(await family.prepare(transfer(guarded, 2_000_000n, 5), ctx)).toEqual({
-      kind: 'refused', why: 'the destination account accepts payments only from senders it has preauthorized (DepositAuth), and the service address is not one of them',
+      kind: 'refused', why: 'the destination account accepts payments only from senders it has preauthorized (DepositAuth), and the service address is not one of them', permanent: true,
     });
   });
 

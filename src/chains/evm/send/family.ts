@@ -85,25 +85,29 @@ export class EvmFamily implements TransferFamily {
 
   async prepare(t: TransferRow, ctx: PrepareContext): Promise<Preparation> {
     const key = this.#key(t);
-    if (!key) return { kind: 'refused', why: 'the wallet key does not match the sending address' };
+    // the keys the service runs with do not derive this sender: no later try derives it either
+    if (!key) return { kind: 'refused', why: 'the wallet key does not match the sending address', permanent: true };
     const token = t.token as TokenSymbol;
     const native = TOKEN_DEFS[token].native;
     const hot = t.fromRole === 'hot';
     // a share paying its own fee is estimated at 0 first (what it moves depends on its fee), then at what it moves
     const probe = this.#build(t, t.paysOwnFee ? 0n : t.amount);
-    if (typeof probe === 'string') return { kind: 'refused', why: probe };
+    // no contract configured for its token: the configuration the service runs with
+    if (typeof probe === 'string') return { kind: 'refused', why: probe, permanent: true };
     const [held, prices, chainId, estimated, balance] = await Promise.all([
       native ? Promise.resolve(null) : this.#rpc.tokenBalance(probe.call.to, t.fromAddress).catch(() => undefined),
       this.prices(), this.#rpc.chainId(), this.#estimate(probe.call), this.#rpc.balance(t.fromAddress),
     ]);
     if (!native) {
-      if (held === null || held === undefined) return { kind: 'refused', why: `the ${token} contract cannot be read on this node` };
+      // a node's answer, a balance: both may differ on a later try
+      if (held === null || held === undefined) return { kind: 'refused', why: `the ${token} contract cannot be read on this node`, permanent: false };
       if (held < t.amount) {
         const why = `${hot ? 'the hot wallet' : 'the deposit address'} holds ${held} base units of ${token}, ${t.amount} are needed`;
-        return hot ? { kind: 'no_funds', why } : { kind: 'refused', why };
+        return hot ? { kind: 'no_funds', why } : { kind: 'refused', why, permanent: false };
       }
     }
-    if (typeof estimated === 'string') return { kind: 'refused', why: estimated };
+    // a revert depends on the contracts' state (a paused token, a recipient's code), which may change
+    if (typeof estimated === 'string') return { kind: 'refused', why: estimated, permanent: false };
     let gas = estimated;
     const fee = feeFor(prices);
     let reserve = gas * maxPrice(fee);
@@ -113,7 +117,7 @@ export class EvmFamily implements TransferFamily {
       // A contract may need more gas to take a value than to take nothing (a first non-zero store,
       // a call passing the coins on): estimated again at what is moved, never sent out of gas.
       const atValue = await this.#estimate((this.#build(t, moved) as Built).call);
-      if (typeof atValue === 'string') return { kind: 'refused', why: atValue };
+      if (typeof atValue === 'string') return { kind: 'refused', why: atValue, permanent: false };
       if (atValue > gas) {
         gas = atValue;
         reserve = gas * maxPrice(fee);
@@ -132,7 +136,8 @@ export class EvmFamily implements TransferFamily {
     if (available < need) {
       const why = `${hot ? 'the hot wallet' : 'the deposit address'} holds ${balance} wei${kept > 0n ? ` (${kept} of them deposits not settled yet)` : ''}, ${need} are needed`;
       if (hot) return { kind: 'no_funds', why };
-      if (t.paysOwnFee) return { kind: 'refused', why };
+      // the fees may fall, deposits held for others be settled
+      if (t.paysOwnFee) return { kind: 'refused', why, permanent: false };
       return { kind: 'top_up', amount: need + await this.#othersNeed(t, ctx, fee) - available };
     }
     return { kind: 'ready', sign: (nonce) => this.#sign(key, chainId, nonce!, built, gas, fee) };

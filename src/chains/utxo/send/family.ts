@@ -25,7 +25,7 @@ import type { UtxoReader } from '../reader.ts';
 import { selectExact } from './coin-select.ts';
 import { unspentOutputs, type DepositTxs, type UnspentInput } from './deposit-outputs.ts';
 import { currentFeeRate, feeFor } from './fee-rate.ts';
-import { planOutputs, type PlannedTransfer } from './outputs.ts';
+import { belowDust, planOutputs, type PlannedTransfer } from './outputs.ts';
 import { signSpend, txIdOf } from './sign.ts';
 import type { HotOutputs, Outpoint } from './hot-outputs.ts';
 import { UtxoHotWallet } from './hot-wallet.ts';
@@ -44,6 +44,8 @@ interface SpendRecord {
 }
 
 interface Carried extends PlannedTransfer { paid: string }
+
+type Refused = Extract<Preparation, { kind: 'refused' }>;
 
 /** The id a hot-wallet spend's change output carries in its record (it is no transfer of its own). */
 export const CHANGE = 'change';
@@ -159,7 +161,8 @@ export class UtxoFamily implements TransferFamily {
     const carried = this.#carriedBy(t, ctx);
     if (carried) return { kind: 'ready', sign: async () => carried };
     const key = this.#key(t);
-    if (!key) return { kind: 'refused', why: 'the wallet key does not match the sending address' };
+    // the keys the service runs with do not derive this sender: no later try derives it either
+    if (!key) return { kind: 'refused', why: 'the wallet key does not match the sending address', permanent: true };
     if (t.fromRole === 'hot') return this.#prepareHot(t, key);
     const network = await this.#network();
     const group = [t, ...ctx.unsentFromSender.filter((u) => u.id !== t.id && u.reference === t.reference && u.status === 'recorded')];
@@ -171,13 +174,14 @@ export class UtxoFamily implements TransferFamily {
     const inputs = selectExact(unspent, total);
     if (!inputs) {
       const held = unspent.reduce((s, u) => s + u.amount, 0n);
-      return { kind: 'refused', why: `the deposit address holds no confirmed outputs worth exactly ${total} base units (it holds ${held} in ${unspent.length})` };
+      // its outputs may yet confirm, or a node that lags catch up: tried again
+      return { kind: 'refused', why: `the deposit address holds no confirmed outputs worth exactly ${total} base units (it holds ${held} in ${unspent.length})`, permanent: false };
     }
     const rate = await currentFeeRate(this.#rpc, this.coin);
     // the node the outputs were read from served the network they are signed for
     await this.#network();
     const built = this.#build(network, inputs, transfers, key, (vsize) => feeFor(rate, vsize), rate);
-    if (typeof built === 'string') return { kind: 'refused', why: built };
+    if ('kind' in built) return built;
     return { kind: 'ready', sign: async () => built.of(t.id) };
   }
 
@@ -188,12 +192,14 @@ export class UtxoFamily implements TransferFamily {
    */
   async #prepareHot(t: TransferRow, key: Uint8Array): Promise<Preparation> {
     const wallet = this.hotWallet;
-    if (!wallet) return { kind: 'refused', why: notTracked(this.chain) };
+    // this process runs without the hot wallet's outputs (its configuration): tried again, as a restart may bring them
+    if (!wallet) return { kind: 'refused', why: notTracked(this.chain), permanent: false };
     const network = await this.#network();
     const to = inModeNetwork(this.chain, t.livemode, t.toAddress);
     const toScript = scriptOfAddress(network, to);
-    if (!toScript) return { kind: 'refused', why: notOnNetwork(to, this.chain) };
-    if (t.amount < this.coin.dustLimit) return { kind: 'refused', why: `${t.amount} base units to ${to} is below the dust limit of ${this.coin.dustLimit}` };
+    // the transfer's own fields: no later try can pass
+    if (!toScript) return { kind: 'refused', why: notOnNetwork(to, this.chain), permanent: true };
+    if (t.amount < this.coin.dustLimit) return { kind: 'refused', why: belowDust(t.amount, to, this.coin.dustLimit), permanent: true };
     const rate = await currentFeeRate(this.#rpc, this.coin);
     const feeOf = (n: number) => feeFor(rate, fundingVbytes(this.coin, n));
     const max = maxHotInputs(this.coin);
@@ -229,7 +235,7 @@ export class UtxoFamily implements TransferFamily {
           { id: CHANGE, to: change, amount: total - t.amount, paysOwnFee: true },
         ];
         const built = this.#build(network, spend, transfers, key, (vsize) => feeFor(rate, vsize), rate);
-        if (typeof built === 'string') throw new Error(built);
+        if ('kind' in built) throw new Error(built.why);
         return built.of(t.id);
       },
     };
@@ -287,22 +293,22 @@ export class UtxoFamily implements TransferFamily {
    * transfer it carries.
    */
   #build(network: UtxoNetwork, inputs: readonly UnspentInput[], transfers: readonly PlannedTransfer[], key: Uint8Array, feeOf: (vsize: number) => bigint, rate: bigint):
-    { of: (id: string) => SignedTx } | string {
+    { of: (id: string) => SignedTx } | Refused {
     const spend = (fee: bigint) => {
       const plan = planOutputs(inputs.reduce((s, i) => s + i.amount, 0n), transfers, fee, this.coin.dustLimit);
-      if (!plan.ok) return plan.why;
+      if (!plan.ok) return { kind: 'refused' as const, why: plan.why, permanent: plan.permanent };
       const outs = [];
       for (const o of plan.outputs) {
         const script = scriptOfAddress(network, o.to);
-        if (!script) return notOnNetwork(o.to, this.chain);
+        if (!script) return { kind: 'refused' as const, why: notOnNetwork(o.to, this.chain), permanent: true };
         outs.push({ script, amount: o.amount });
       }
       return { plan, signed: signSpend(this.coin, inputs, outs, key) };
     };
     const probe = spend(0n);
-    if (typeof probe === 'string') return probe;
+    if (probe.kind === 'refused') return probe;
     const done = spend(feeOf(probe.signed.vsize + inputs.length));
-    if (typeof done === 'string') return done;
+    if (done.kind === 'refused') return done;
     const { plan, signed } = done;
     const carries: Carried[] = transfers.map((x) => ({ ...x, amount: x.amount, paid: String(plan.outputs.find((o) => o.transferId === x.id)?.amount ?? 0n) }));
     const record: SpendRecord = {
@@ -346,7 +352,7 @@ export class UtxoFamily implements TransferFamily {
       return now > bumped ? now : bumped;
     };
     const built = this.#build(network, inputs, carries, key, feeOf, rate);
-    return typeof built === 'string' ? null : built.of(t.id);
+    return 'kind' in built ? null : built.of(t.id);
   }
 
   async broadcast(raw: string): Promise<BroadcastOutcome> {

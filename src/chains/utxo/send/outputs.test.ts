@@ -18,7 +18,7 @@ describe('planOutputs', () => {
         { id: 'b', to: 'service', amount: share, paysOwnFee: true },
       ], fee, DUST);
       if (share < fee) {
-        expect(plan).toEqual({ ok: false, why: `the network fee of ${fee} base units exceeds the ${share} that pay it` });
+        expect(plan).toEqual({ ok: false, why: `the network fee of ${fee} base units exceeds the ${share} that pay it`, permanent: false });
         return;
       }
       expect(plan.ok).toBe(true);
@@ -34,9 +34,12 @@ describe('planOutputs', () => {
 
   it('refuses inputs that do not match the transfers, and a payee output below dust', () => {
     expect(planOutputs(100_000n, [{ id: 'a', to: 'm', amount: 90_000n, paysOwnFee: false }], 0n, DUST))
-      .toEqual({ ok: false, why: 'the transfers total 90000 base units but the deposit outputs spent hold 100000' });
+      .toEqual({ ok: false, why: 'the transfers total 90000 base units but the deposit outputs spent hold 100000', permanent: false });
     expect(planOutputs(10_100n, [{ id: 'a', to: 'm', amount: 100n, paysOwnFee: false }, { id: 'b', to: 's', amount: 10_000n, paysOwnFee: true }], 500n, DUST))
-      .toEqual({ ok: false, why: `100 base units to m is below the dust limit of ${DUST}` });
+      .toEqual({ ok: false, why: `100 base units to m is below the dust limit of ${DUST}`, permanent: true });
+    // said whatever the fee: a payee's dust output is refused for good, a fee too high for the share only for now
+    expect(planOutputs(10_100n, [{ id: 'a', to: 'm', amount: 100n, paysOwnFee: false }, { id: 'b', to: 's', amount: 10_000n, paysOwnFee: true }], 20_000n, DUST))
+      .toEqual({ ok: false, why: `100 base units to m is below the dust limit of ${DUST}`, permanent: true });
   });
 });
 

@@ -18,7 +18,11 @@ export interface PlannedOutput {
 
 export type OutputPlan =
   | { ok: true; outputs: PlannedOutput[]; fee: bigint }
-  | { ok: false; why: string };
+  /** `permanent`: no later try can pass (a payee's output below dust); a fee may fall, outputs may change. */
+  | { ok: false; why: string; permanent: boolean };
+
+/** Why an output of `amount` to `to` is not made (nodes refuse it as dust). */
+export const belowDust = (amount: bigint, to: string, dust: bigint): string => `${amount} base units to ${to} is below the dust limit of ${dust}`;
 
 /**
  * Outputs spending `inputs` (their total) with at least `fee` to the network. Everything not paid
@@ -28,16 +32,15 @@ export function planOutputs(inputs: bigint, transfers: readonly PlannedTransfer[
   const exact = transfers.filter((t) => !t.paysOwnFee);
   const payers = transfers.filter((t) => t.paysOwnFee);
   const wanted = transfers.reduce((s, t) => s + t.amount, 0n);
-  if (wanted !== inputs) return { ok: false, why: `the transfers total ${wanted} base units but the deposit outputs spent hold ${inputs}` };
+  if (wanted !== inputs) return { ok: false, why: `the transfers total ${wanted} base units but the deposit outputs spent hold ${inputs}`, permanent: false };
+  // before the fee: an exact output below dust is refused whatever the fee, so it is said first
+  const dusty = exact.find((t) => t.amount < dust);
+  if (dusty) return { ok: false, why: belowDust(dusty.amount, dusty.to, dust), permanent: true };
   const payersTotal = payers.reduce((s, t) => s + t.amount, 0n);
   if (payersTotal < fee) {
-    return { ok: false, why: `the network fee of ${fee} base units exceeds the ${payersTotal} that pay it` };
+    return { ok: false, why: `the network fee of ${fee} base units exceeds the ${payersTotal} that pay it`, permanent: false };
   }
-  const outputs: PlannedOutput[] = [];
-  for (const t of exact) {
-    if (t.amount < dust) return { ok: false, why: `${t.amount} base units to ${t.to} is below the dust limit of ${dust}` };
-    outputs.push({ transferId: t.id, to: t.to, amount: t.amount });
-  }
+  const outputs: PlannedOutput[] = exact.map((t) => ({ transferId: t.id, to: t.to, amount: t.amount }));
   let owed = fee;
   for (const t of payers) {
     const share = t.amount >= owed ? t.amount - owed : 0n;
