@@ -97,6 +97,19 @@ describe.runIf(litecoindOrSkip())('LTC direct settlement on litecoind', () => {
       expect((await getPayment(t.app, m.acct.liveKey, p.id)).status).toBe('confirmed');
     });
 
+    it('settles to a future witness version payout address (BIP-350, rltc1z…): a witness_unknown output of exactly net', async () => {
+      const program = crypto.randomBytes(32);
+      const m = await ltcMerchant(t, encodeSegwit('rltc', 2, program).toUpperCase());
+      const p = await createLivePayment(t, m, 'LTC');
+      await payAndReport(p.deposit_address, owed(p));
+      const s = await settled(p.id);
+      type Out = { value: number; scriptPubKey: { hex: string; type: string } };
+      const tx = await node.rpc<{ vout: Out[] }>('getrawtransaction', [s.tx_id, true]);
+      const toMerchant = tx.vout.filter((o) => o.scriptPubKey.hex === `5220${program.toString('hex')}`);
+      expect(toMerchant.map((o) => [o.scriptPubKey.type, units(o.value.toFixed(8))])).toEqual([['witness_unknown', units(s.net)]]);
+      await figuresAddUp(h.db(), s);
+    });
+
     it('a payment paid in two parts is settled once, in one transaction spending both deposits', async () => {
       const m = await ltcMerchant(t);
       const p = await createLivePayment(t, m, 'LTC');

@@ -76,6 +76,15 @@ describeEachDb('payout addresses', (h) => {
       expect(res.json().address).toMatchObject({ livemode: false, token: 'BTC', chain: 'bitcoin', default: true });
     });
 
+    it('accepts a future witness version (BIP-350, bc1z…) in upper case, stored in lower case; mixed case refused', async () => {
+      const v2 = 'bc1zw508d6qejxtdg4y5r3zarvaryvaxxpcs';
+      const res = await add(finance, { token: 'BTC', address: v2.toUpperCase() });
+      expect(res.statusCode, res.body).toBe(201);
+      expect(res.json().address).toMatchObject({ livemode: true, token: 'BTC', chain: 'bitcoin', address: v2 });
+      const mixed = await add(finance, { token: 'BTC', address: `BC1Z${v2.slice(4)}` });
+      expect([mixed.statusCode, mixed.json()]).toEqual([400, { error: 'address is not a valid bitcoin address' }]);
+    });
+
     it('answers 404 not found and 400 nothing to update', async () => {
       const missing = await call(finance, 'PATCH', '/merchant/payout-addresses/pa_nope', { label: 'x' });
       expect([missing.statusCode, missing.json()]).toEqual([404, { error: 'not found' }]);

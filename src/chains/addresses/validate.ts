@@ -51,16 +51,23 @@ function utxoAddress(network: UtxoNetwork, text: string): string | undefined {
   if (network.hrp && text.toLowerCase().startsWith(`${network.hrp}1`)) {
     const segwit = decodeSegwit(text, network.hrp);
     if (!segwit) return undefined;
-    const { version, program } = segwit;
-    // v0: key hash (20) or script hash (32); v1: taproot (32), whose output key must lie on the
-    // curve or nothing can ever spend it. Later versions have no spending rules yet, so coins sent
-    // there could be lost: refused.
-    const known = (version === 0 && (program.length === 20 || program.length === 32)) || (version === 1 && isXOnlyKey(program));
-    return known ? text.toLowerCase() : undefined;
+    return isPayableProgram(segwit.version, segwit.program) ? text.toLowerCase() : undefined;
   }
   const decoded = decodeBase58Check(text);
   if (!decoded) return undefined;
   return decoded.version === network.p2pkh || network.p2sh.includes(decoded.version) ? text : undefined;
+}
+
+/**
+ * v0: key hash (20) or script hash (32); v1 of 32 bytes: taproot, whose output key must lie on the
+ * curve or nothing can ever spend it. Every other version 1 to 16 with a program of 2 to 40 bytes
+ * is a future soft fork's output (BIP-350): senders must be able to pay it, nodes relay it
+ * (witness_unknown), and only its owner's wallet knows its rules.
+ */
+export function isPayableProgram(version: number, program: Uint8Array): boolean {
+  if (version === 0) return program.length === 20 || program.length === 32;
+  if (version === 1 && program.length === 32) return isXOnlyKey(program);
+  return version >= 1 && version <= 16 && program.length >= 2 && program.length <= 40;
 }
 
 function isXOnlyKey(program: Uint8Array): boolean {

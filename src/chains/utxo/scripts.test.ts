@@ -73,8 +73,15 @@ describe('scriptOfAddress', () => {
       [btc.main, '1BgGZ9tcN4rm9KBzDn7KprQz87SZ26SAMH', p2pkh('751e76e8199196d454941c45d1b3a323f1433bd6')],
       [ltc.main, 'ltc1qx88q7zjd74lxwgkjmmwlqv5pd3vujuehexfttt', '001431ce0f0a4df57e6722d2deddf032816c59c97337'],
       [doge.main, 'DBus3bamQjgJULBJtYXpEzDWQRwF5iwxgC', p2pkh('4a483568665dcdfa68dd58a1f62893448a643339')],
+      // BIP-350's future witness versions: OP_n and the program's push
+      [btc.main, 'BC1SW50QGDZ25J', '6002751e'],
+      [btc.main, 'bc1zw508d6qejxtdg4y5r3zarvaryvaxxpcs', '5210751e76e8199196d454941c45d1b3a323'],
+      [btc.main, 'bc1pw508d6qejxtdg4y5r3zarvary0c5xw7kw508d6qejxtdg4y5r3zarvary0c5xw7kt5nd6y',
+        '5128751e76e8199196d454941c45d1b3a323f1433bd6751e76e8199196d454941c45d1b3a323f1433bd6'],
     ];
-    for (const [network, address, script] of cases) expect(hex.encode(scriptOfAddress(network, address)!)).toBe(script);
+    for (const [network, address, script] of cases) expect(hex.encode(scriptOfAddress(network, address)!), address).toBe(script);
+    expect(scriptOfAddress(btc.main, 'BC130XLXVLHEMJA6C4DQV22UAPCTQUPFHLXM9H8Z3K2E72Q4K9HCZ7VQ7ZWS8R')).toBeNull(); // version 17
+    expect(scriptOfAddress(btc.main, 'bc1pw5dgrnzv')).toBeNull(); // a 1-byte program
     expect(scriptOfAddress(btc.main, 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx')).toBeNull();
     expect(scriptOfAddress(doge.main, '1BgGZ9tcN4rm9KBzDn7KprQz87SZ26SAMH')).toBeNull();
   });

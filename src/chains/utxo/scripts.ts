@@ -28,14 +28,17 @@ export function addressOfScript(network: UtxoNetwork, script: string): string | 
 
 /**
  * The output script paying an address of the network (any P2SH version byte it accepts, e.g.
- * Litecoin's older 3…); null when the address is not one of its standard forms.
+ * Litecoin's older 3…; any witness version 0 to 16); null when the address is not one of its forms.
  */
 export function scriptOfAddress(network: UtxoNetwork, address: string): Uint8Array | null {
   if (network.hrp && address.toLowerCase().startsWith(`${network.hrp}1`)) {
     const seg = decodeSegwit(address, network.hrp);
     if (!seg) return null;
     if (seg.version === 0 && (seg.program.length === 20 || seg.program.length === 32)) return concat([0x00, seg.program.length], seg.program);
-    if (seg.version === 1 && seg.program.length === 32) return concat([0x51, 32], seg.program);
+    // OP_1 … OP_16 (0x51 … 0x60) and the program's push: taproot, and the future versions BIP-350
+    // asks senders to pay (their programs, 2 to 40 bytes, push with their length as the opcode)
+    const len = seg.program.length;
+    if (seg.version >= 1 && seg.version <= 16 && len >= 2 && len <= 40) return concat([0x50 + seg.version, len], seg.program);
     return null;
   }
   const b58 = decodeBase58Check(address);

@@ -52,10 +52,11 @@ export const CHANGE = 'change';
 
 /**
  * Virtual bytes of a hot-wallet spend with `inputs` inputs, at most: the recipient's output as the
- * largest standard one (43: P2WSH, P2TR) and the change; legacy P2PKH on Dogecoin.
+ * largest standard one (51: a future witness version's 40-byte program, BIP-350) and the change;
+ * legacy P2PKH on Dogecoin.
  */
 export function fundingVbytes(coin: UtxoCoin, inputs: number): number {
-  return coin.script === 'p2wpkh' ? 11 + 69 * inputs + 43 + 31 : 10 + 149 * inputs + 2 * 34;
+  return coin.script === 'p2wpkh' ? 11 + 69 * inputs + 51 + 31 : 10 + 149 * inputs + 2 * 34;
 }
 
 /**

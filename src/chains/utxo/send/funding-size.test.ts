@@ -2,7 +2,7 @@
 // transaction's: outputs are selected for the fee the signed transaction will pay, so a spend
 // chosen for n inputs is never refused for a fee its inputs cannot cover. Both script types: P2WPKH
 // (Bitcoin, Litecoin) and legacy P2PKH (Dogecoin), the recipient's output the largest standard one
-// of the coin (P2WSH; P2PKH on Dogecoin).
+// of the coin (witness v16 of 40 bytes; P2PKH on Dogecoin).
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Transaction } from '@scure/btc-signer';
@@ -33,8 +33,8 @@ describe('fundingVbytes', () => {
           const prev = previous(scripts[coin.script], 1_000_000_000n);
           return { txid: prev.txid, vout: 0, amount: 1_000_000_000n, script: scripts[coin.script], ...(coin.script === 'p2pkh' ? { prevRaw: prev.raw } : {}) };
         });
-        // Dogecoin has no segwit: its largest standard output is P2PKH
-        const recipient = coin.script === 'p2pkh' ? concat(concat([0x76, 0xa9, 0x14], crypto.randomBytes(20)), [0x88, 0xac]) : concat([0x00, 0x20], crypto.randomBytes(32));
+        // a future witness version's 40-byte program (BIP-350); Dogecoin has no segwit: P2PKH
+        const recipient = coin.script === 'p2pkh' ? concat(concat([0x76, 0xa9, 0x14], crypto.randomBytes(20)), [0x88, 0xac]) : concat([0x60, 0x28], crypto.randomBytes(40));
         const signed = signSpend(coin, inputs, [{ script: recipient, amount: 100_000_000n }, { script: scripts[coin.script], amount: 200_000_000n }], key);
         expect(signed.vsize).toBeLessThanOrEqual(fundingVbytes(coin, n));
       }
