@@ -70,7 +70,7 @@ const dashboard = () => new Dashboard({ ...deliveries.opts(), apiUrl: apiUrl() }
 
 deliveries.command('list').description('the latest deliveries, newest first')
   .option('--status <status>', 'pending, sending, delivered, failed or resolved')
-  .option('--limit <n>', '1 to 200', '20')
+  .option('--limit <n>', `1 to ${LIST_DEFAULT.max}`, '20')
   .action(async (o: { status?: string; limit: string }) => {
     const limit = /^\d+$/.test(o.limit) ? Number(o.limit) : NaN;
     if (!(limit >= 1 && limit <= LIST_DEFAULT.max)) return fail(`--limit must be a whole number from 1 to ${LIST_DEFAULT.max}`);

@@ -13,6 +13,7 @@ import { listenSigningSecret } from '../../bin/lib/signing-secret.ts';
 import { verifyWebhook } from '../../src/webhooks/verify.ts';
 import { USER_AGENT } from '../../src/webhooks/index.ts';
 import { LISTEN_TEST_KEYS_ONLY } from '../../src/listen/index.ts';
+import { LIST_DEFAULT } from '../../src/platform/list-params.ts';
 import { openTestDatabase } from '../harness/databases.ts';
 import { signupAccount, tokenHeader, keyHeader, type Account } from '../harness/accounts.ts';
 import { createPayment, confirmPayment } from '../harness/payments.ts';
@@ -213,7 +214,7 @@ describe('gateway CLI', () => {
     await expect(cli('deliveries', 'list')).rejects.toMatchObject({ stderr: expect.stringContaining('give --access-token, or --email and --password') });
   }, 120_000);
 
-  it('says which URL it cannot reach and why, and refuses a --limit that is not 1 to 200', async () => {
+  it('says which URL it cannot reach and why, and refuses a --limit out of the bound its help names (LIST_DEFAULT.max)', async () => {
     // a port nothing listens on: taken and closed at once
     const closed = http.createServer();
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
@@ -223,9 +224,11 @@ describe('gateway CLI', () => {
     const unreachable = `cannot reach ${nowhere}: connect ECONNREFUSED ${nowhere.slice('http://'.length)}\n`;
     await expect(cli(nowhere, 'trigger', 'confirmed')).rejects.toMatchObject({ code: 1, stdout: '', stderr: unreachable });
     await expect(cli(nowhere, 'deliveries', '--access-token', 'x', 'list')).rejects.toMatchObject({ code: 1, stdout: '', stderr: unreachable });
-    for (const limit of ['abc', '0', '201', '2.5']) {
+    for (const limit of ['abc', '0', String(LIST_DEFAULT.max + 1), '2.5']) {
       await expect(cli(t.url, 'deliveries', '--access-token', 'x', 'list', '--limit', limit))
-        .rejects.toMatchObject({ code: 1, stdout: '', stderr: '--limit must be a whole number from 1 to 200\n' });
+        .rejects.toMatchObject({ code: 1, stdout: '', stderr: `--limit must be a whole number from 1 to ${LIST_DEFAULT.max}\n` });
     }
+    const help = await cli(t.url, 'deliveries', 'list', '--help');
+    expect(help.stdout).toMatch(new RegExp(`--limit <n> +1 to ${LIST_DEFAULT.max} \\(default: "20"\\)`));
   }, 120_000);
 });
