@@ -88,12 +88,13 @@ describe.runIf(litecoindOrSkip())('payout address formats paid on litecoind regt
     expect(script.type).toBe('witness_unknown');
   }, 60_000);
 
-  it('refuses what the node cannot pay or reads otherwise: witness v17, 1- or 41-byte programs, bech32 on v1, bech32m on v0, MWEB, mainnet forms', async () => {
+  it('refuses what the node cannot pay or reads otherwise: witness v17, 1- or 41-byte programs, mixed case, bech32 on v1, bech32m on v0, MWEB, mainnet forms', async () => {
     const refused = [
       bech32m.encode('rltc', [17, ...bech32m.toWords(xOnly)]),
       encodeSegwit('rltc', 2, new Uint8Array([1])),
       encodeSegwit('rltc', 2, new Uint8Array(41)),
       encodeSegwit('ltc', 1, xOnly),
+      `RLTC1${encodeSegwit('rltc', 1, xOnly).slice(5)}`, // mixed case (BIP-173)
       encodeBase58Check(0x30, someHash),
       'ltcmweb1qq20e2arnhvxw97katjkmsd35agw3capxjkrkh7dk8szp0s5hpd9d6qjgvyrm0pvqz5m0p7yvsynp5pl5wh4s2hkxwl8k5x4zkqcf4kqpxt6j4zp',
     ];

@@ -196,6 +196,32 @@ describe('validatePayoutAddress', () => {
     }
   });
 
+  it('takes every bech32 payout address of every chain in upper case and refuses it in mixed case (BIP-173)', () => {
+    const bech = /^(bc|tb|ltc|tltc)1/i;
+    let seen = 0;
+    for (const chain of CHAINS) {
+      for (const [list, livemode] of [[VALID[chain].live, true], [VALID[chain].testOnly, false]] as const) {
+        for (const address of list.filter((a) => bech.test(a))) {
+          const lower = address.toLowerCase();
+          const upper = address.toUpperCase();
+          expect(validatePayoutAddress(chain, upper, livemode), upper).toEqual({ ok: true, normalized: lower });
+          expect(validatePayoutAddress(chain, lower, livemode), lower).toEqual({ ok: true, normalized: lower });
+          // one letter of the data part, and the prefix alone, in the other case
+          const at = [...lower].findIndex((c, i) => i > lower.indexOf('1') && /[a-z]/.test(c));
+          const oneLetter = lower.slice(0, at) + lower[at].toUpperCase() + lower.slice(at + 1);
+          const prefixOnly = lower.slice(0, lower.indexOf('1')).toUpperCase() + lower.slice(lower.indexOf('1'));
+          for (const mixed of [oneLetter, prefixOnly, upper.slice(0, -1) + lower.slice(-1)]) {
+            if (mixed === lower || mixed === upper) continue;
+            expect(validatePayoutAddress(chain, mixed, livemode), mixed).toEqual({ ok: false, message: `address is not a valid ${chain} address` });
+          }
+          seen++;
+        }
+      }
+    }
+    // Bitcoin and Litecoin, mainnet and testnet, every witness version the lists hold
+    expect(seen).toBeGreaterThanOrEqual(20);
+  });
+
   it('names the network of the token in the message', () => {
     const names: Record<Chain, string> = { bitcoin: 'bitcoin', litecoin: 'litecoin', dogecoin: 'dogecoin', ethereum: 'ethereum', bsc: 'bsc', tron: 'tron', xrp: 'xrp' };
     for (const token of TOKENS) {
