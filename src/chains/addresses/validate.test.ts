@@ -188,6 +188,14 @@ describe('validatePayoutAddress', () => {
     }
   });
 
+  it("refuses Litecoin's MWEB-reserved programs (a v9 peg-in, the v8 HogEx output, 32 bytes) and takes those versions elsewhere", () => {
+    for (const version of [8, 9]) {
+      for (const hrp of ['ltc', 'tltc']) expect(ok('litecoin', encodeSegwit(hrp, version, hash32), false), `${hrp} v${version}`).toBe(false);
+      expect(ok('litecoin', encodeSegwit('ltc', version, hash20), true), `ltc v${version} of 20 bytes`).toBe(true);
+      expect(ok('bitcoin', encodeSegwit('bc', version, hash32), true), `bc v${version}`).toBe(true);
+    }
+  });
+
   it('trims surrounding whitespace and normalizes bech32 to lowercase and EVM to its checksum', () => {
     expect(validatePayoutAddress('bitcoin', ' BC1QW508D6QEJXTDG4Y5R3ZARVARY0C5XW7KV8F3T4\n', true))
       .toEqual({ ok: true, normalized: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4' });

@@ -3,7 +3,7 @@ import type { Chain } from '../../config.ts';
 import { isToken, tokenDef, type TokenSymbol } from '../../tokens/index.ts';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { concat, decodeBase58Check, decodeSegwit, decodeXrpBase58Check, toChecksumAddress } from './encoding.ts';
-import { NETWORK_NAMES, TRON_PREFIX, UTXO_NETWORKS, XRP_ACCOUNT_PREFIX, isUtxoChain, type UtxoNetwork } from './networks.ts';
+import { NETWORK_NAMES, TRON_PREFIX, UTXO_NETWORKS, XRP_ACCOUNT_PREFIX, isUtxoChain, type UtxoChain, type UtxoNetwork } from './networks.ts';
 import { hex } from '@scure/base';
 import { modeNetwork } from './live-networks.ts';
 
@@ -37,7 +37,7 @@ function normalize(chain: Chain, text: string, livemode: boolean): string | unde
     const { main, test } = UTXO_NETWORKS[chain];
     const networks = livemode ? [modeNetwork(chain, true)] : chain === 'dogecoin' ? [main] : [main, test];
     for (const network of networks) {
-      const found = utxoAddress(network, text);
+      const found = utxoAddress(chain, network, text);
       if (found) return found;
     }
     return undefined;
@@ -47,10 +47,11 @@ function normalize(chain: Chain, text: string, livemode: boolean): string | unde
   return xrpAddress(text);
 }
 
-function utxoAddress(network: UtxoNetwork, text: string): string | undefined {
+function utxoAddress(chain: UtxoChain, network: UtxoNetwork, text: string): string | undefined {
   if (network.hrp && text.toLowerCase().startsWith(`${network.hrp}1`)) {
     const segwit = decodeSegwit(text, network.hrp);
     if (!segwit) return undefined;
+    if (chain === 'litecoin' && isMwebReserved(segwit.version, segwit.program)) return undefined;
     return isPayableProgram(segwit.version, segwit.program) ? text.toLowerCase() : undefined;
   }
   const decoded = decodeBase58Check(text);
@@ -68,6 +69,15 @@ export function isPayableProgram(version: number, program: Uint8Array): boolean 
   if (version === 0) return program.length === 20 || program.length === 32;
   if (version === 1 && program.length === 32) return isXOnlyKey(program);
   return version >= 1 && version <= 16 && program.length >= 2 && program.length <= 40;
+}
+
+/**
+ * Litecoin's MWEB gives two 32-byte witness programs a meaning of their own: version 9 is a peg-in
+ * (its program a kernel id, valid only alongside that kernel in the block's MWEB data) and version 8
+ * the block's HogEx output. A plain transaction paying either is no payment to a wallet: refused.
+ */
+function isMwebReserved(version: number, program: Uint8Array): boolean {
+  return (version === 8 || version === 9) && program.length === 32;
 }
 
 function isXOnlyKey(program: Uint8Array): boolean {
