@@ -142,7 +142,7 @@ async function refuse(tx: Executor, row: SettlementRow, reason: string, deps: Ex
   const c = row.conversion as StoredConversion;
   const { payment, deposits } = loadInput(row.input as StoredInput);
   // a treasury conversion is live (advanceConversions reads live settlements only)
-  const { data, input } = await planInputs(tx, payment, deposits, deps.market, now);
+  const { data, input } = await planInputs(tx, payment, deposits, deps, now);
   const plan = planSettlement({ ...input, refuse_conversion: reason });
   // no current price to buy it with: it waits (the next pass tries again)
   if (plan.status === 'pending') return false;
@@ -151,7 +151,7 @@ async function refuse(tx: Executor, row: SettlementRow, reason: string, deps: Ex
   };
   const final: SettlementPlan = plan.status === 'held' ? plan : { ...plan, conversion: skipped, ...(plan.conversion ? { balance_purchase: plan.conversion } : {}) };
   await writePlan(tx, final, {
-    payment, deposits, market: data, transfers: deps.transfers, fees: deps.fees ?? null, now,
+    payment, deposits, market: data, transfers: deps.transfers, fees: deps.fees ?? null, ownAddresses: deps.ownAddresses, now,
     ...(swept ? { swept: row.transferIntents ?? [] } : {}),
   }, row);
   return true;

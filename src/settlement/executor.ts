@@ -7,7 +7,7 @@ import { Database, type Executor, type Tx } from '../platform/db/index.ts';
 import type { MarketSource } from '../market/index.ts';
 import { notFound } from '../platform/errors.ts';
 import { NOTE_WAITING_PRICE, planPaymentSettlements, planSettlement } from './planner.ts';
-import type { ServiceFeePort, SettleInput, TransferPort } from './ports.ts';
+import type { OwnAddressCheck, ServiceFeePort, SettleInput, TransferPort } from './ports.ts';
 import { settlementDeposits, settlements, type SettlementRow } from './schema.ts';
 import { canPayOut, finalServiceFee, settlementEvents, writePlan } from './settlement-writer.ts';
 import { loadInput, type StoredInput } from './stored-input.ts';
@@ -25,6 +25,8 @@ export interface ExecutorDeps {
   transfers: TransferPort | null;
   /** Told of each live service fee as it becomes final (the referral program). */
   fees?: ServiceFeePort | null;
+  /** Refuses the service's own addresses and token contracts as payout targets (ports.ts). */
+  ownAddresses: OwnAddressCheck;
 }
 
 const inTx = <T>(ex: Database | Tx, fn: (tx: Executor) => Promise<T>): Promise<T> =>
@@ -39,12 +41,12 @@ export function settlePayment(ex: Database | Tx, input: SettleInput, deps: Execu
       .where(eq(settlementDeposits.paymentId, payment.id))).map((r) => r.txId));
     const fresh = [...new Map(input.deposits.filter((d) => !done.has(d.tx_id) && d.amount > 0n).map((d) => [d.tx_id, d])).values()];
     if (fresh.length === 0) return [];
-    const { data, input: planned } = await planInputs(tx, payment, fresh, deps.market, now);
+    const { data, input: planned } = await planInputs(tx, payment, fresh, deps, now);
     const plans = planPaymentSettlements({ ...planned, ...(payment.livemode ? { can_pay_out: canPayOut(deps.transfers) } : {}) });
     const rows: SettlementRow[] = [];
     for (const plan of plans) {
       const deposits = fresh.filter((d) => d.token === plan.token);
-      rows.push(await writePlan(tx, plan, { payment, deposits, market: data, transfers: deps.transfers, fees: deps.fees ?? null, now }));
+      rows.push(await writePlan(tx, plan, { payment, deposits, market: data, transfers: deps.transfers, fees: deps.fees ?? null, ownAddresses: deps.ownAddresses, now }));
     }
     if (payment.livemode && payment.settlement === 'scheduled') await instantPayout(tx, payment.merchant_id, deps, now);
     return rows;
@@ -54,7 +56,7 @@ export function settlePayment(ex: Database | Tx, input: SettleInput, deps: Execu
 /** Scheduled merchants on `instant`: a payout per credited payment (under $10 it waits). */
 async function instantPayout(tx: Executor, merchantId: string, deps: ExecutorDeps, now: Date): Promise<void> {
   const [m] = await tx.select({ schedule: merchants.payoutSchedule }).from(merchants).where(eq(merchants.id, merchantId));
-  if (m?.schedule === 'instant') await scheduledPayout(tx, merchantId, deps.market.snapshot(true), now);
+  if (m?.schedule === 'instant') await scheduledPayout(tx, merchantId, deps.market.snapshot(true), deps.ownAddresses, now);
 }
 
 /** Plans again every settlement waiting for an address whose time has come (rule 3); returns how many. */
@@ -71,14 +73,14 @@ async function replanOne(tx: Executor, id: string, deps: ExecutorDeps, now: Date
   const [row] = await tx.select().from(settlements).where(eq(settlements.id, id)).for('update');
   if (!row || row.status !== 'pending' || !row.replanAt || row.replanAt > now) return false;
   const { payment, deposits } = loadInput(row.input as StoredInput);
-  const { data, input } = await planInputs(tx, payment, deposits, deps.market, now);
+  const { data, input } = await planInputs(tx, payment, deposits, deps, now);
   const plan = planSettlement({ ...input, ...(payment.livemode ? { can_pay_out: canPayOut(deps.transfers) } : {}) });
   if (plan.note === NOTE_WAITING_PRICE && row.note === NOTE_WAITING_PRICE) {
     // Still no price: only the next try moves (no event for a settlement that did not change).
     await tx.update(settlements).set({ replanAt: plan.replan_at ?? null }).where(eq(settlements.id, id));
     return true;
   }
-  await writePlan(tx, plan, { payment, deposits, market: data, transfers: deps.transfers, fees: deps.fees ?? null, now }, row);
+  await writePlan(tx, plan, { payment, deposits, market: data, transfers: deps.transfers, fees: deps.fees ?? null, ownAddresses: deps.ownAddresses, now }, row);
   return true;
 }
 

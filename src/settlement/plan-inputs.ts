@@ -1,24 +1,28 @@
 // What planning a settlement reads at a moment, one way for the first plan of a payment's deposits
 // (executor.ts settlePayment), a plan made again when its time comes (replanDue) and a conversion
 // refused at execution (conversions.ts): the market of the payment's mode, the merchant's payout
-// addresses in force, and in live mode the USDT balance, locked for the transaction (test mode has none).
+// addresses in force (with those no payout may go to, live), and in live mode the USDT balance,
+// locked for the transaction (test mode has none).
 import type { Executor } from '../platform/db/index.ts';
 import type { MarketData, MarketSource } from '../market/index.ts';
 import { BALANCE_TOKEN, marketQuotes, type PlanInput } from './planner.ts';
-import type { SettleDeposit, SettlePayment } from './ports.ts';
+import type { OwnAddressCheck, SettleDeposit, SettlePayment } from './ports.ts';
 import { addressesInForce, planAddress } from './address-store.ts';
 import { lockBalance } from './balance-store.ts';
 import { planDeposit, planPayment } from './stored-input.ts';
+import { refusedAddresses } from './refused-address.ts';
 
 export async function planInputs(
-  tx: Executor, payment: SettlePayment, deposits: readonly SettleDeposit[], market: MarketSource, now: Date,
+  tx: Executor, payment: SettlePayment, deposits: readonly SettleDeposit[], deps: { market: MarketSource; ownAddresses: OwnAddressCheck }, now: Date,
 ): Promise<{ data: MarketData; input: PlanInput }> {
-  const data = market.snapshot(payment.livemode);
-  const addresses = (await addressesInForce(tx, payment.merchant_id, payment.livemode)).map(planAddress);
+  const data = deps.market.snapshot(payment.livemode);
+  const rows = await addressesInForce(tx, payment.merchant_id, payment.livemode);
+  const addresses = rows.map(planAddress);
+  const refused = await refusedAddresses(tx, deps.ownAddresses, rows);
   const key = { merchantId: payment.merchant_id, livemode: payment.livemode };
   const balance = payment.livemode ? (await lockBalance(tx, key, BALANCE_TOKEN, now)).available : 0n;
   return {
     data,
-    input: { payment: planPayment(payment), deposits: deposits.map(planDeposit), addresses, market: marketQuotes(data), now, balance_available: balance },
+    input: { payment: planPayment(payment), deposits: deposits.map(planDeposit), addresses, market: marketQuotes(data), now, balance_available: balance, ...(refused.size > 0 ? { refused } : {}) },
   };
 }

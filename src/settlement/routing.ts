@@ -12,6 +12,8 @@ import type { ConvertInto, MarketQuotes, PayoutAddressInput, SettlementSetting }
 export const NOTE_NO_PAYOUT_COIN = 'converts into none of the payout coins';
 export const NOTE_BELOW_EXCHANGE_MINIMUM = 'too small for the exchange minimum';
 export const NOTE_EXCHANGE_REFUSED = 'exchange refused the conversion';
+/** Rule 6 note: the payout address the deposit would go to is one no payout may go to (refused-address.ts). */
+export const refusedAddressNote = (refusal: string): string => `payout address refused: ${refusal}`;
 /** Live conversions are paid from the service's hot wallet of the payout coin's network: none can send there. */
 export const NOTE_CANNOT_PAY_OUT = "the service cannot send on the payout coin's network";
 

@@ -31,6 +31,7 @@ export class SettlementService {
   #transfers: TransferPort | null;
   #fees: ServiceFeePort | null = null;
   readonly #addressCache = new PayoutAddressCache();
+  readonly #ownAddresses: OwnAddressCheck;
 
   /** `ownAddresses`: where no payout address may point (the service's own addresses, token contracts). */
   constructor(platform: Platform, opts: { market: MarketSource; ownAddresses: OwnAddressCheck; transfers?: TransferPort | null }) {
@@ -38,7 +39,8 @@ export class SettlementService {
     this.market = opts.market;
     this.#transfers = opts.transfers ?? null;
     this.addresses = new PayoutAddressService(platform.db, platform.clock, opts.ownAddresses, (merchantId) => this.#addressCache.forget(merchantId));
-    this.payouts = new PayoutService(platform.db, platform.clock, this.market, () => this.#transfers);
+    this.#ownAddresses = opts.ownAddresses;
+    this.payouts = new PayoutService(platform.db, platform.clock, this.market, opts.ownAddresses, () => this.#transfers);
   }
 
   /** The chain room plugs its transfer service in; until then live direct settlements wait. */
@@ -52,7 +54,7 @@ export class SettlementService {
   }
 
   get deps(): ExecutorDeps {
-    return { market: this.market, transfers: this.#transfers, fees: this.#fees };
+    return { market: this.market, transfers: this.#transfers, fees: this.#fees, ownAddresses: this.#ownAddresses };
   }
 
   settle(ex: Database | Tx, input: SettleInput): Promise<SettlementRow[]> {
@@ -67,7 +69,7 @@ export class SettlementService {
     const n = await replanDue(this.platform.db, this.deps, now);
     if (this.#transfers) await sendWaitingTransfers(this.platform.db, this.#transfers, now);
     await this.advanceConversions(now);
-    await retryAutoPayouts(this.platform.db, this.market.snapshot(true), now);
+    await retryAutoPayouts(this.platform.db, this.market.snapshot(true), this.#ownAddresses, now);
     return n;
   }
 
@@ -83,7 +85,7 @@ export class SettlementService {
 
   runScheduledPayouts(now = this.platform.clock.now(), since: Date = now): Promise<PayoutRow[]> {
     // Payouts are live only.
-    return runScheduledPayouts(this.platform.db, this.market.snapshot(true), now, since);
+    return runScheduledPayouts(this.platform.db, this.market.snapshot(true), this.#ownAddresses, now, since);
   }
 
   completeSettlement(tx: Tx, id: string, txId: string): Promise<SettlementRow> {

@@ -10,7 +10,8 @@ import type { MarketData } from '../market/index.ts';
 import { TOKEN_DEFS, type TokenSymbol } from '../tokens/index.ts';
 import type { Chain } from '../config.ts';
 import type { LedgerEntryPlan, SettlementPlan } from './planner.ts';
-import type { ServiceFeePort, SettleDeposit, SettlePayment, TransferPort } from './ports.ts';
+import type { OwnAddressCheck, ServiceFeePort, SettleDeposit, SettlePayment, TransferPort } from './ports.ts';
+import { tellRefused } from './refused-address.ts';
 import { emitBalances, postEntries } from './balance-store.ts';
 import { addressById } from './address-store.ts';
 import { createPayoutOrWait } from './payouts/payout-store.ts';
@@ -33,6 +34,8 @@ export interface WriteContext {
   market: MarketData;
   transfers: TransferPort | null;
   fees?: ServiceFeePort | null;
+  /** Refuses the service's own addresses and token contracts (rule 6's automatic payout). */
+  ownAddresses: OwnAddressCheck;
   now: Date;
   /** The deposit already left for the service's wallet (a refused conversion): no sweep again, these intents kept. */
   swept?: string[];
@@ -115,9 +118,14 @@ export async function writePlan(tx: Executor, plan: SettlementPlan, ctx: WriteCo
     if (address) {
       await createPayoutOrWait(tx, {
         merchantId: payment.merchant_id, address, fromToken: plan.payout_request.from_token as TokenSymbol, amount: undefined,
-        requestedBy: plan.payout_request.requested_by, market: ctx.market, now,
+        requestedBy: plan.payout_request.requested_by, market: ctx.market, now, ownAddresses: ctx.ownAddresses,
       });
     }
+  }
+  if (plan.refused_address) {
+    // kept in the balance instead of sent to an address no payout may go to: the team is told why
+    const address = await addressById(tx, payment.merchant_id, plan.refused_address.id);
+    if (address) await tellRefused(tx, address, plan.refused_address.refusal, now);
   }
   if (plan.ledger.length > 0 && !treasury) await emitBalances(tx, key, now);
   await settlementEvents(tx, row, now);

@@ -315,7 +315,7 @@ describeEachDb('settlement executor', (h) => {
       await h.db().orm.update(merchants).set({ settlement: 'scheduled', payoutSchedule: 'instant' }).where(eq(merchants.id, m.id));
       await addAddress(m, true, 'USDT_TRC20', ADDR.TRON);
       const p = () => payment(m.id, { livemode: true, settlement: 'scheduled' });
-      const mine = async () => (await runScheduledPayouts(h.db(), t.services.settlement.market.snapshot(true), clock.now())).filter((x) => x.merchantId === m.id);
+      const mine = async () => (await runScheduledPayouts(h.db(), t.services.settlement.market.snapshot(true), t.services.settlement.deps.ownAddresses, clock.now())).filter((x) => x.merchantId === m.id);
       await settle(input(p(), [{ amount: USDT(20), usd: '20' }]));
       const [made] = await h.db().orm.select().from(payouts).where(eq(payouts.merchantId, m.id));
       expect(made).toMatchObject({ requestedBy: 'scheduler', status: 'requested' });
@@ -347,7 +347,7 @@ describeEachDb('settlement executor', (h) => {
     await t.services.settlement.adjust({ merchant_id: m.id, livemode: true, token: 'USDT_TRC20', amount: '40', note: 'funding' }, { kind: 'admin' });
     const market = t.services.settlement.market.snapshot(true);
     // `since`: the hourly tick the run is for, or the first one it makes up for (recurring.ts)
-    const run = async (now: string, since = now) => (await runScheduledPayouts(h.db(), market, new Date(now), new Date(since))).filter((x) => x.merchantId === m.id);
+    const run = async (now: string, since = now) => (await runScheduledPayouts(h.db(), market, t.services.settlement.deps.ownAddresses, new Date(now), new Date(since))).filter((x) => x.merchantId === m.id);
     // the service down from Sunday 1 March 22:30 to Wednesday: Wednesday's first run covers Monday's
     // ticks and pays the week's payout
     expect(await run('2026-03-04T09:00:00Z', '2026-03-01T23:00:00Z')).toMatchObject([{ requestedBy: 'scheduler', amount: USDT(40) }]);
@@ -363,7 +363,7 @@ describeEachDb('settlement executor', (h) => {
     await addAddress(m, true, 'USDT_TRC20', ADDR.TRON);
     await t.services.settlement.adjust({ merchant_id: m.id, livemode: true, token: 'USDT_TRC20', amount: '5', note: 'funding' }, { kind: 'admin' });
     const market = t.services.settlement.market.snapshot(true);
-    const run = async (now: string) => (await runScheduledPayouts(h.db(), market, new Date(now), new Date(now))).filter((x) => x.merchantId === m.id);
+    const run = async (now: string) => (await runScheduledPayouts(h.db(), market, t.services.settlement.deps.ownAddresses, new Date(now), new Date(now))).filter((x) => x.merchantId === m.id);
     // Monday 2 March: under the $10 minimum, it waits
     expect(await run('2026-03-02T10:00:00Z')).toEqual([]);
     await t.services.settlement.adjust({ merchant_id: m.id, livemode: true, token: 'USDT_TRC20', amount: '35', note: 'funding' }, { kind: 'admin' });
@@ -388,7 +388,7 @@ describeEachDb('settlement executor', (h) => {
     const live = t.services.settlement.market.snapshot(true);
     // a $20 network fee: more than the first balance holds
     const market = { ...live, USDT_TRC20: { ...live.USDT_TRC20, networkFeeUsd: dec(20) } };
-    const made = await runScheduledPayouts(h.db(), market, clock.now());
+    const made = await runScheduledPayouts(h.db(), market, t.services.settlement.deps.ownAddresses, clock.now());
     expect(made.filter((p) => p.merchantId === small.id)).toEqual([]);
     expect(made.filter((p) => p.merchantId === large.id)).toMatchObject([{ amount: USDT(30), networkFee: USDT(20), sendAmount: USDT(10) }]);
     expect(await balanceOf(small.id, true, 'USDT_TRC20')).toEqual({ available: USDT(15), pending: 0n });

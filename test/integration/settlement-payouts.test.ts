@@ -373,7 +373,7 @@ describeEachDb('payouts and statements', (h) => {
       const market = { ...live, USDT_TRC20: { ...live.USDT_TRC20, networkFeeUsd: dec(10) } };
       const [addr] = await h.db().orm.select().from(payoutAddresses).where(eq(payoutAddresses.id, a.address.id));
       const attempt = h.db().transaction((tx) => createPayout(tx, {
-        merchantId: a.id, address: addr, fromToken: 'USDT_TRC20', amount: undefined, requestedBy: a.owner.userId, market, now: new Date(),
+        merchantId: a.id, address: addr, fromToken: 'USDT_TRC20', amount: undefined, requestedBy: a.owner.userId, market, now: new Date(), ownAddresses: t.services.settlement.deps.ownAddresses,
       }));
       await expect(attempt).rejects.toThrow(amountBelowFee('USDT_TRC20', 10_000_000n));
       expect(await a.bal()).toMatchObject({ available: '10', pending_payout: '0' });

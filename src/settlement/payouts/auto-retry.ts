@@ -12,6 +12,7 @@ import { addressById, addressesInForce, planAddress } from '../address-store.ts'
 import { lockBalance } from '../balance-store.ts';
 import { balances, type PayoutRow } from '../schema.ts';
 import { createPayoutOrWait } from './payout-store.ts';
+import type { OwnAddressCheck } from '../ports.ts';
 
 /**
  * Merchants who settle directly, kept a fallback in their live USDT balance (a live `custodial`
@@ -35,19 +36,19 @@ async function waitingMerchants(db: Database): Promise<string[]> {
   return rows.map((r) => r.id);
 }
 
-async function payOut(tx: Executor, merchantId: string, market: MarketData, now: Date): Promise<PayoutRow | null> {
+async function payOut(tx: Executor, merchantId: string, market: MarketData, ownAddresses: OwnAddressCheck, now: Date): Promise<PayoutRow | null> {
   const balance = await lockBalance(tx, { merchantId, livemode: true }, BALANCE_TOKEN, now);
   const request = autoPayout(balance.available, (await addressesInForce(tx, merchantId, true)).map(planAddress), now);
   const address = request && await addressById(tx, merchantId, request.address_id);
   if (!address) return null;
-  return createPayoutOrWait(tx, { merchantId, address, fromToken: BALANCE_TOKEN, amount: undefined, requestedBy: REQUESTED_BY_AUTO, market, now });
+  return createPayoutOrWait(tx, { merchantId, address, fromToken: BALANCE_TOKEN, amount: undefined, requestedBy: REQUESTED_BY_AUTO, market, now, ownAddresses });
 }
 
 /** One pass: the automatic payouts now possible; returns those made. */
-export async function retryAutoPayouts(db: Database, market: MarketData, now: Date): Promise<PayoutRow[]> {
+export async function retryAutoPayouts(db: Database, market: MarketData, ownAddresses: OwnAddressCheck, now: Date): Promise<PayoutRow[]> {
   const made: PayoutRow[] = [];
   for (const id of await waitingMerchants(db)) {
-    const p = await db.transaction((tx) => payOut(tx, id, market, now));
+    const p = await db.transaction((tx) => payOut(tx, id, market, ownAddresses, now));
     if (p) made.push(p);
   }
   return made;

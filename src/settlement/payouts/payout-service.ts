@@ -16,7 +16,7 @@ import { payoutJson } from '../json.ts';
 import { createPayout, movePayout, PAYOUT_STATUSES, type PayoutMove } from './payout-store.ts';
 import { parsePayoutAmount, payoutFigures, payoutNetworkFee } from './payout-math.ts';
 import { ADJUST_NOTE_REQUIRED as NOTE_REQUIRED } from '../adjustments.ts';
-import type { TransferPort } from '../ports.ts';
+import type { OwnAddressCheck, TransferPort } from '../ports.ts';
 import { callBackPayout, payoutSender, sendApprovedPayout } from './service-sent.ts';
 
 export const ADDRESS_ID_REQUIRED = 'address_id is required';
@@ -46,13 +46,25 @@ export class PayoutService {
   readonly #clock: Clock;
   readonly #market: MarketSource;
   readonly #transfers: () => TransferPort | null;
+  readonly #ownAddresses: OwnAddressCheck;
 
-  /** `transfers`: the chain room's transfer service, when there is one (it sends USDT payouts on BNB Smart Chain and Ethereum). */
-  constructor(db: Database, clock: Clock, market: MarketSource, transfers: () => TransferPort | null = () => null) {
+  /**
+   * `ownAddresses`: refuses the service's own addresses and token contracts (a payout address stored
+   * before they were refused); `transfers`: the chain room's transfer service, when there is one (it
+   * sends USDT payouts on BNB Smart Chain and Ethereum).
+   */
+  constructor(db: Database, clock: Clock, market: MarketSource, ownAddresses: OwnAddressCheck, transfers: () => TransferPort | null = () => null) {
     this.#db = db;
     this.#clock = clock;
     this.#market = market;
+    this.#ownAddresses = ownAddresses;
     this.#transfers = transfers;
+  }
+
+  /** 400 with the refusal when no payout may go to `address` (the service's own, a token contract). */
+  async #refuseOwn(ex: Executor, token: string, address: string): Promise<void> {
+    const refusal = await this.#ownAddresses(ex, token as TokenSymbol, address);
+    if (refusal) throw badRequest(refusal);
   }
 
   /** The live address `id` of the merchant; with `lock`, kept from a change or deletion until `ex`'s transaction ends. */
@@ -61,6 +73,7 @@ export class PayoutService {
     const a = await addressById(ex, merchantId, id, lock);
     if (!a || !a.livemode) throw badRequest(UNKNOWN_PAYOUT_ADDRESS);
     refuseInactive(a, this.#clock.now());
+    await this.#refuseOwn(ex, a.token, a.address);
     return a;
   }
 
@@ -106,7 +119,7 @@ export class PayoutService {
       const address = await this.#address(tx, merchantId, body.address_id, true);
       const fromToken = await this.#fromToken(tx, merchantId, address, body.from_token, body.from_chain);
       const amount = parsePayoutAmount(body.amount, fromToken);
-      const row = await createPayout(tx, { merchantId, address, fromToken, amount, requestedBy: userId, market: this.#market.snapshot(true), now });
+      const row = await createPayout(tx, { merchantId, address, fromToken, amount, requestedBy: userId, market: this.#market.snapshot(true), now, ownAddresses: this.#ownAddresses });
       await recordAudit(tx, { merchantId, action: 'payout.requested', actor, subject: row.id, after: payoutJson(row), at: now });
       return row;
     });
@@ -171,6 +184,11 @@ export class PayoutService {
       if (move.to === 'rejected' || move.to === 'sent') {
         const [current] = await tx.select().from(payouts).where(eq(payouts.id, id)).for('update');
         if (current) await callBackPayout(tx, current, payoutSender(current, this.#transfers()));
+      }
+      if (move.to === 'approved') {
+        // one requested before the address was refused is never approved (its transfer recorded)
+        const [current] = await tx.select().from(payouts).where(eq(payouts.id, id)).for('update');
+        if (current?.status === 'requested') await this.#refuseOwn(tx, current.token, current.address);
       }
       const row = await movePayout(tx, id, merchantId, move, now);
       const sender = move.to === 'approved' ? payoutSender(row, this.#transfers()) : null;

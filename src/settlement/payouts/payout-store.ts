@@ -17,6 +17,8 @@ import { payouts, type PayoutAddressRow, type PayoutRow } from '../schema.ts';
 import { payoutJson } from '../json.ts';
 import { raiseNotification } from '../../notifications/index.ts';
 import { MIN_PAYOUT_MESSAGE, payoutFigures, payoutNetworkFee } from './payout-math.ts';
+import type { OwnAddressCheck } from '../ports.ts';
+import { tellRefused } from '../refused-address.ts';
 
 export const PAYOUT_STATUSES = ['requested', 'canceled', 'approved', 'rejected', 'sent'] as const;
 export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
@@ -38,14 +40,26 @@ export interface PayoutRequest {
   requestedBy: string;
   market: MarketData;
   now: Date;
+  /** Refuses the service's own addresses and token contracts (an address stored before they were refused). */
+  ownAddresses: OwnAddressCheck;
 }
+
+/** Why no payout may go to the request's address (the service's own, a token contract), or null. */
+const refusalOf = (tx: Executor, r: PayoutRequest): Promise<string | null> =>
+  r.ownAddresses(tx, r.address.token as TokenSymbol, r.address.address);
 
 /**
  * A payout the service asks for itself (the scheduler, rule 6, the automatic retry): one
  * createPayout refuses (the network fee takes it all) is not made, and the balance waits for more.
- * The refusal comes before anything is written, so the caller's transaction goes on.
+ * The refusal comes before anything is written, so the caller's transaction goes on. One to an
+ * address no payout may go to is not made either, and the team is told why (tellRefused).
  */
 export async function createPayoutOrWait(tx: Executor, r: PayoutRequest): Promise<PayoutRow | null> {
+  const refusal = await refusalOf(tx, r);
+  if (refusal) {
+    await tellRefused(tx, r.address, refusal, r.now);
+    return null;
+  }
   try {
     return await createPayout(tx, r);
   } catch (err) {
@@ -56,6 +70,8 @@ export async function createPayoutOrWait(tx: Executor, r: PayoutRequest): Promis
 
 /** Holds the amount (`payout_hold`) and records the payout as requested. Payouts are live only. */
 export async function createPayout(tx: Executor, r: PayoutRequest): Promise<PayoutRow> {
+  const refusal = await refusalOf(tx, r);
+  if (refusal) throw badRequest(refusal);
   const key = { merchantId: r.merchantId, livemode: true };
   const balance = await lockBalance(tx, key, r.fromToken, r.now);
   const amount = r.amount ?? balance.available;

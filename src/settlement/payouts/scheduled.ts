@@ -10,6 +10,7 @@ import { addressesInForce, planAddress } from '../address-store.ts';
 import { lockBalance } from '../balance-store.ts';
 import { ledgerEntries, type PayoutRow } from '../schema.ts';
 import { createPayoutOrWait } from './payout-store.ts';
+import type { OwnAddressCheck } from '../ports.ts';
 import { usdOf } from './payout-math.ts';
 
 export const REQUESTED_BY_SCHEDULER = 'scheduler';
@@ -38,7 +39,7 @@ export function payoutDue(schedule: string, last: Date | null, now: Date, since:
 }
 
 /** Pays out the merchant's whole live USDT_TRC20 balance when it reaches $10 and an address is in use. */
-export async function scheduledPayout(tx: Executor, merchantId: string, market: MarketData, now: Date): Promise<PayoutRow | null> {
+export async function scheduledPayout(tx: Executor, merchantId: string, market: MarketData, ownAddresses: OwnAddressCheck, now: Date): Promise<PayoutRow | null> {
   const rows = await addressesInForce(tx, merchantId, true);
   const target = addressFor(BALANCE_TOKEN, rows.map(planAddress), now, now);
   if (target.state !== 'in_use') return null;
@@ -47,7 +48,7 @@ export async function scheduledPayout(tx: Executor, merchantId: string, market: 
   const address = rows.find((r) => r.id === target.address.id)!;
   // refused (the network fee takes it all): it waits for more, and neither the settlement that
   // credited it nor the other merchants' payouts fail with it
-  const payout = await createPayoutOrWait(tx, { merchantId, address, fromToken: BALANCE_TOKEN, amount: undefined, requestedBy: REQUESTED_BY_SCHEDULER, market, now });
+  const payout = await createPayoutOrWait(tx, { merchantId, address, fromToken: BALANCE_TOKEN, amount: undefined, requestedBy: REQUESTED_BY_SCHEDULER, market, now, ownAddresses });
   if (!payout) return null;
   await tx.update(merchants).set({ payoutScheduledAt: now }).where(eq(merchants.id, merchantId));
   return payout;
@@ -68,14 +69,14 @@ const creditSinceLastPayout = sql`exists (select 1 from ${ledgerEntries} e where
  * One pass of the scheduler over every scheduled merchant due at `now`, the pass making up for the
  * hourly ticks from `since` (payoutDue); returns the payouts made.
  */
-export async function runScheduledPayouts(db: Database, market: MarketData, now: Date, since: Date = now): Promise<PayoutRow[]> {
+export async function runScheduledPayouts(db: Database, market: MarketData, ownAddresses: OwnAddressCheck, now: Date, since: Date = now): Promise<PayoutRow[]> {
   const due = (await db.orm.select({ id: merchants.id, schedule: merchants.payoutSchedule, last: merchants.payoutScheduledAt })
     .from(merchants).where(and(eq(merchants.settlement, 'scheduled'), eq(merchants.status, 'active'),
       or(ne(merchants.payoutSchedule, 'instant'), creditSinceLastPayout))))
     .filter((m) => payoutDue(m.schedule, m.last, now, since));
   const made: PayoutRow[] = [];
   for (const m of due) {
-    const p = await db.transaction((tx) => scheduledPayout(tx, m.id, market, now));
+    const p = await db.transaction((tx) => scheduledPayout(tx, m.id, market, ownAddresses, now));
     if (p) made.push(p);
   }
   return made;

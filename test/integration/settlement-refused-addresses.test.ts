@@ -1,0 +1,128 @@
+// Payout addresses stored before the gateway refused its own addresses and token contracts (an
+// upgraded gateway's database, written here directly): no path pays them. A manual payout (and its
+// quote, and the operator's approval of one requested before) answers 400 with the refusal; a
+// scheduled payout and a live direct settlement send nothing, the money stays in the balance, and
+// the team is told once ("Payout address refused").
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { and, eq } from 'drizzle-orm';
+import { describeEachDb } from '../harness/databases.ts';
+import { startTestApp, type TestApp } from '../harness/app.ts';
+import { randomIp, signupAccount } from '../harness/accounts.ts';
+import { ADDR, addMember, expectLedgerHolds, input, payment, type Member } from '../harness/settlement.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
+import { newId } from '../../src/platform/ids.ts';
+import { merchants } from '../../src/accounts/schema.ts';
+import { notifications } from '../../src/notifications/index.ts';
+import type { Executor } from '../../src/platform/db/index.ts';
+import { balances, payoutAddresses, payouts, type TransferRequest } from '../../src/settlement/index.ts';
+import { TOKEN_DEFS, type TokenSymbol } from '../../src/tokens/index.ts';
+
+const OWN = 'address belongs to this gateway: use an address of your own wallet';
+const CONTRACT = 'address is the USDT_TRC20 token contract: tokens sent there are lost';
+const USDT_CONTRACT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
+const ADMIN = { authorization: 'Bearer test-admin-token' };
+const USDT = (whole: number): bigint => BigInt(whole) * 1_000_000n;
+
+describeEachDb('payout addresses the gateway refuses, stored before it did', (h) => {
+  let t: TestApp;
+  let clock: ManualClock;
+
+  beforeAll(async () => {
+    clock = new ManualClock(new Date('2026-03-02T10:00:00Z'));
+    t = await startTestApp(h.db(), { clock });
+  });
+  afterAll(async () => { await t.close(); });
+  afterEach(async () => { await expectLedgerHolds(h.db()); });
+
+  const hotTron = () => t.services.sending.keys.hotAddress('tron', true);
+  const newMerchant = async (): Promise<{ id: string; owner: Member }> => {
+    const acct = await signupAccount(t.app);
+    return { id: acct.merchant.id, owner: await addMember(t, acct.merchant.id, 'owner') };
+  };
+  /** A live payout address as an old database holds it: active a day ago, never checked. */
+  const storedAddress = async (merchantId: string, token: TokenSymbol, address: string): Promise<string> => {
+    const at = new Date(clock.now().getTime() - 86_400_000);
+    const id = newId('pa', at);
+    await h.db().orm.insert(payoutAddresses).values({
+      id, merchantId, livemode: true, token, chain: TOKEN_DEFS[token].chain, address, tag: null, label: '', isDefault: true,
+      activeAt: at, createdBy: 'usr_old', createdAt: at, updatedAt: at, deletedAt: null,
+    });
+    return id;
+  };
+  const fund = (merchantId: string, amount: string) =>
+    t.services.settlement.adjust({ merchant_id: merchantId, livemode: true, token: 'USDT_TRC20', amount, note: 'funding' }, { kind: 'admin' });
+  const balanceOf = async (merchantId: string) => {
+    const [b] = await h.db().orm.select().from(balances).where(and(eq(balances.merchantId, merchantId), eq(balances.livemode, true), eq(balances.token, 'USDT_TRC20')));
+    return { available: b?.available ?? 0n, pending: b?.pendingPayout ?? 0n };
+  };
+  const refusedNotices = (merchantId: string) =>
+    h.db().orm.select().from(notifications).where(and(eq(notifications.merchantId, merchantId), eq(notifications.title, 'Payout address refused')));
+  const call = async (m: Member, method: 'GET' | 'POST', url: string, payload?: Record<string, unknown>) =>
+    t.app.inject({ method, url, payload, headers: { authorization: `Bearer ${await m.token()}` }, remoteAddress: randomIp() });
+
+  it('answers a manual payout and its quote 400 with the refusal, holding nothing', async () => {
+    const m = await newMerchant();
+    await fund(m.id, '50');
+    for (const [address, message] of [[hotTron(), OWN], [USDT_CONTRACT, CONTRACT]] as const) {
+      const id = await storedAddress(m.id, 'USDT_TRC20', address);
+      const res = await call(m.owner, 'POST', '/merchant/payouts', { address_id: id, amount: '20' });
+      expect([res.statusCode, res.json()]).toEqual([400, { error: message }]);
+      const quote = await call(m.owner, 'GET', `/merchant/payouts/quote?address_id=${id}&amount=20`);
+      expect([quote.statusCode, quote.json()]).toEqual([400, { error: message }]);
+    }
+    expect(await h.db().orm.select().from(payouts).where(eq(payouts.merchantId, m.id))).toEqual([]);
+    expect(await balanceOf(m.id)).toEqual({ available: USDT(50), pending: 0n });
+  });
+
+  it('refuses the approval of a payout requested to such an address before, which the operator can still reject', async () => {
+    const m = await newMerchant();
+    await fund(m.id, '50');
+    const good = await storedAddress(m.id, 'USDT_TRC20', ADDR.TRON);
+    const res = await call(m.owner, 'POST', '/merchant/payouts', { address_id: good, amount: '20' });
+    expect(res.statusCode).toBe(201);
+    const id = res.json().payout.id as string;
+    // as an old database holds it: requested to the hot wallet
+    await h.db().orm.update(payouts).set({ address: hotTron() }).where(eq(payouts.id, id));
+    const approve = await t.app.inject({ method: 'POST', url: `/admin/payouts/${id}/approve`, headers: ADMIN, remoteAddress: randomIp() });
+    expect([approve.statusCode, approve.json()]).toEqual([400, { error: OWN }]);
+    expect((await h.db().orm.select().from(payouts).where(eq(payouts.id, id)))[0].status).toBe('requested');
+    const reject = await t.app.inject({ method: 'POST', url: `/admin/payouts/${id}/reject`, payload: { note: 'address refused' }, headers: ADMIN, remoteAddress: randomIp() });
+    expect(reject.statusCode).toBe(200);
+    expect(await balanceOf(m.id)).toEqual({ available: USDT(50), pending: 0n });
+  });
+
+  it('makes no scheduled payout to it: the balance stays, the team is told once', async () => {
+    const m = await newMerchant();
+    await h.db().orm.update(merchants).set({ settlement: 'scheduled', payoutSchedule: 'daily' }).where(eq(merchants.id, m.id));
+    await storedAddress(m.id, 'USDT_TRC20', hotTron());
+    await fund(m.id, '40');
+    for (let i = 0; i < 2; i++) {
+      expect((await t.services.settlement.runScheduledPayouts()).filter((p) => p.merchantId === m.id)).toEqual([]);
+    }
+    expect(await h.db().orm.select().from(payouts).where(eq(payouts.merchantId, m.id))).toEqual([]);
+    expect(await balanceOf(m.id)).toEqual({ available: USDT(40), pending: 0n });
+    const told = await refusedNotices(m.id);
+    expect(told).toHaveLength(1);
+    expect(told[0]).toMatchObject({
+      category: 'payouts', livemode: true,
+      body: `Nothing was sent to the USDT_TRC20 payout address ${hotTron()}: ${OWN}. The money stays in your balance; change or delete this address.`,
+    });
+  });
+
+  it('sends no live direct settlement to it: the deposit is kept in the balance with the refusal as its note', async () => {
+    const m = await newMerchant();
+    await storedAddress(m.id, 'USDT_TRC20', USDT_CONTRACT);
+    const sent: TransferRequest[] = [];
+    t.services.settlement.useTransfers({ send: async (_tx: Executor, req) => { sent.push(req); return `intent_${sent.length}`; } });
+    try {
+      const p = payment(m.id, { livemode: true, deposit_address: 'TDepositAddressOfThePayment' });
+      const [s] = await t.services.settlement.settle(h.db(), input(p, [{ amount: USDT(100), usd: '100' }]));
+      expect(s).toMatchObject({ mode: 'custodial', status: 'completed', destination: null, note: `payout address refused: ${CONTRACT}` });
+      expect(sent.filter((r) => r.to !== undefined)).toEqual([]);
+      expect(await balanceOf(m.id)).toEqual({ available: s.net, pending: 0n });
+      expect(await refusedNotices(m.id)).toHaveLength(1);
+    } finally {
+      t.services.settlement.useTransfers(null);
+    }
+  });
+});
