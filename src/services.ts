@@ -51,6 +51,8 @@ export async function createServices(platform: Platform): Promise<Services> {
   const affiliate = new AffiliateService(platform, { market, ownAddresses });
   accounts.useSignupHook(affiliate.enroll);
   settlement.useServiceFees(affiliate.creditCommission);
+  // a deleted payout address cancels the referral payouts still requested to it
+  settlement.addresses.useDeletionPort(affiliate.addressDeleted);
   const payments = new PaymentsService(platform, {
     market,
     payoutAddresses: (merchantId, livemode) => settlement.payoutAddressInputs(merchantId, livemode),

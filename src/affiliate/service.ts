@@ -6,7 +6,7 @@ import { notFound } from '../platform/errors.ts';
 import { createBurstLimiter, type BurstLimiter } from '../platform/burst-limit.ts';
 import type { Actor } from '../audit/index.ts';
 import type { SignupEnrollment } from '../accounts/index.ts';
-import type { FinalServiceFee, OwnAddressCheck } from '../settlement/index.ts';
+import type { AddressDeletionPort, FinalServiceFee, OwnAddressCheck } from '../settlement/index.ts';
 import type { MarketSource } from '../market/index.ts';
 import { formatUsd } from '../money/index.ts';
 import { affiliates } from './schema.ts';
@@ -18,7 +18,8 @@ import { referralCounts, voidReferral } from './referrals.ts';
 import { creditCommission } from './commissions.ts';
 import { adjustReferralBalance } from './adjustments.ts';
 import { requestPayout, type PayoutRequester } from './payouts/request.ts';
-import { movePayout, type PayoutMove } from './payouts/moves.ts';
+import { cancelPayoutsTo, movePayout, type PayoutMove } from './payouts/moves.ts';
+import { REFERRAL_TOKEN } from './terms.ts';
 import { COULD_NOT_CANCEL, COULD_NOT_REQUEST, failsAs } from './payouts/errors.ts';
 
 /** Spec 8: referral payout requests, 1 a second per user, bursts of 5. */
@@ -52,6 +53,15 @@ export class AffiliateService {
 
   /** The settlement room's service-fee port: a commission for a referred merchant's live deposit. */
   readonly creditCommission = (tx: Executor, fee: FinalServiceFee): Promise<void> => creditCommission(tx, fee, this.terms.rateBps);
+
+  /**
+   * The settlement room's deletion port: a deleted live USDT (Tron) payout address takes the
+   * referral payouts still requested to it with it (canceled, the amounts back), as merchant payouts.
+   */
+  readonly addressDeleted: AddressDeletionPort = async (tx, address, by, now) => {
+    if (!address.livemode || address.token !== REFERRAL_TOKEN) return;
+    await cancelPayoutsTo(tx, address.merchantId, address.id, by.userId, by.actor, now);
+  };
 
   /** `GET /merchant/affiliate`: code, link, rate, clicks, referrals, balance and payout terms. */
   async overview(merchantId: string): Promise<Record<string, unknown>> {

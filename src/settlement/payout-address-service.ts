@@ -19,7 +19,7 @@ import {
 import { payoutAddresses, payouts, settlements, type PayoutAddressRow } from './schema.ts';
 import { payoutAddressJson, payoutJson } from './json.ts';
 import { movePayout } from './payouts/payout-store.ts';
-import type { OwnAddressCheck } from './ports.ts';
+import type { AddressDeletionPort, OwnAddressCheck } from './ports.ts';
 
 export interface AddressActor { merchantId: string; userId: string; actor: Actor }
 
@@ -31,6 +31,7 @@ export class PayoutAddressService {
   readonly #clock: Clock;
   readonly #ownAddresses: OwnAddressCheck;
   readonly #onChange: (merchantId: string) => void;
+  #onDelete: AddressDeletionPort | null = null;
 
   /**
    * `ownAddresses`: refuses the service's own addresses and token contracts; `onChange`: told of each
@@ -41,6 +42,11 @@ export class PayoutAddressService {
     this.#clock = clock;
     this.#ownAddresses = ownAddresses;
     this.#onChange = onChange;
+  }
+
+  /** The referral program plugs in here: told of each deletion in its transaction (ports.ts AddressDeletionPort). */
+  useDeletionPort(port: AddressDeletionPort | null): void {
+    this.#onDelete = port;
   }
 
   /** 400 when money sent to `address` would stay in the gateway or be lost in a token contract. */
@@ -130,6 +136,8 @@ export class PayoutAddressService {
     await this.#changing(who.merchantId, () => this.#db.transaction(async (tx) => {
       await lockCoin(tx, who.merchantId, current.livemode, current.token);
       const before = await this.#find(tx, who.merchantId, id);
+      // before the row changes: the referral program locks its balance first, as its payout request does
+      if (this.#onDelete) await this.#onDelete(tx, before, who, now);
       await tx.update(payoutAddresses).set({ deletedAt: now, isDefault: false, updatedAt: now }).where(eq(payoutAddresses.id, id));
       if (before.isDefault) {
         // rule 1: a coin keeps a default while it has addresses; the oldest one left takes over

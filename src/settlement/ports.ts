@@ -1,5 +1,6 @@
 // What the settlement executor needs from other rooms, as interfaces they implement.
 import type { Executor } from '../platform/db/index.ts';
+import type { Actor } from '../audit/index.ts';
 import type { Chain } from '../config.ts';
 import type { Decimal } from '../money/index.ts';
 import type { TokenSymbol } from '../tokens/index.ts';
@@ -124,3 +125,9 @@ export type ServiceFeePort = (tx: Executor, fee: FinalServiceFee) => Promise<voi
  * null. Implemented by the chain room (chains/wallets/own-addresses.ts); `ex` reads the payments.
  */
 export type OwnAddressCheck = (ex: Executor, token: TokenSymbol, address: string) => Promise<string | null>;
+
+/**
+ * Told that a payout address is being deleted, in the deletion's transaction before the address's
+ * row changes (the referral program cancels its payouts still requested to it).
+ */
+export type AddressDeletionPort = (tx: Executor, address: { id: string; merchantId: string; livemode: boolean; token: string }, by: { userId: string; actor: Actor }, now: Date) => Promise<void>;

@@ -435,6 +435,34 @@ describeEachDb('referral payouts', (h) => {
       expect(releases.map((e) => [e.amount, e.note])).toEqual([[100_000_000n, 'address flagged'], [100_000_000n, 'address flagged']]);
     });
 
+    it('is canceled with its saved address when that is deleted, by the member who deleted it: the amount is back; a processing one goes on', async () => {
+      const a = await setup();
+      // another address of the coin, active (as if added a day ago), for a payout the operator is processing
+      const other = await addAddress(a, 'USDT_TRC20', ADDR.TRON_2);
+      await h.db().orm.execute(sql`update payout_addresses set active_at = created_at where id = ${other}`);
+      const p = (await request(a.finance, { amount: 100, address_id: a.trc })).json().payout;
+      expect(await balance(a)).toMatchObject({ available: '900', pending_payout: '100' });
+      clock.advance(1000);
+      expect((await send(a.owner, 'DELETE', `/merchant/payout-addresses/${a.trc}`)).json()).toEqual({ message: 'address deleted' });
+      const read = (await send(a.owner, 'GET', `/merchant/affiliate/payouts/${p.id}`)).json().payout;
+      expect(read).toMatchObject({ status: 'canceled', canceled_by: a.owner.userId, canceled_at: clock.now().toISOString() });
+      expect(await balance(a)).toMatchObject({ available: '1000', pending_payout: '0', paid_out: '0' });
+      await refused(await admin(t, 'POST', `/admin/affiliate/payouts/${p.id}/process`), 409, ERR.state);
+      const evs = await h.db().orm.select().from(events).where(and(eq(events.merchantId, a.id), eq(events.type, 'affiliate:payout'))).orderBy(events.seq);
+      expect(evs.at(-1)!.data).toMatchObject({ id: p.id, status: 'canceled' });
+      const [audit] = await h.db().orm.select().from(auditEntries).where(and(eq(auditEntries.subject, p.id), eq(auditEntries.action, 'affiliate_payout.canceled')));
+      expect(audit).toMatchObject({ note: 'its payout address was deleted' });
+      const releases = await h.db().orm.select().from(affiliateEntries).where(and(eq(affiliateEntries.affiliateId, a.id), eq(affiliateEntries.reference, p.id))).orderBy(affiliateEntries.seq);
+      expect(releases.map((e) => [e.type, e.amount])).toEqual([['payout_hold', -100_000_000n], ['payout_release', 100_000_000n]]);
+
+      // a processing payout may be on its way: it goes on, as an approved merchant payout does
+      const q = (await request(a.finance, { amount: 100, address_id: other })).json().payout;
+      await admin(t, 'POST', `/admin/affiliate/payouts/${q.id}/process`);
+      expect((await send(a.owner, 'DELETE', `/merchant/payout-addresses/${other}`)).statusCode).toBe(200);
+      expect((await send(a.owner, 'GET', `/merchant/affiliate/payouts/${q.id}`)).json().payout.status).toBe('processing');
+      expect(await balance(a)).toMatchObject({ available: '900', pending_payout: '100' });
+    });
+
     it('answers 404 to the operator for an unknown payout and 401 without the token', async () => {
       for (const verb of ['process', 'paid', 'reject']) {
         await refused(await admin(t, 'POST', `/admin/affiliate/payouts/apo_nope/${verb}`, { tx_id: 'x', note: 'x' }), 404, 'not found');

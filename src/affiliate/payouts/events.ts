@@ -22,12 +22,13 @@ function notice(p: AffiliatePayoutRow): { title: string; body: string } | null {
   }
 }
 
-export async function payoutChanged(tx: Executor, p: AffiliatePayoutRow, actor: Actor, at: Date): Promise<Record<string, unknown>> {
+/** `note`: why, in the audit entry (a payout canceled because its address was deleted). */
+export async function payoutChanged(tx: Executor, p: AffiliatePayoutRow, actor: Actor, at: Date, note?: string): Promise<Record<string, unknown>> {
   const [m] = await tx.select({ name: merchants.name }).from(merchants).where(eq(merchants.id, p.affiliateId));
   const json = affiliatePayoutJson(p, m?.name ?? '');
   await appendEvent(tx, { type: AFFILIATE_EVENTS.payout, livemode: true, merchantId: p.affiliateId, data: json, at });
   const n = notice(p);
   if (n) await raiseNotification(tx, { merchantId: p.affiliateId, category: 'affiliates', subject: p.id, at, ...n });
-  await recordAudit(tx, { merchantId: p.affiliateId, action: `affiliate_payout.${p.status}`, actor, subject: p.id, after: json, at });
+  await recordAudit(tx, { merchantId: p.affiliateId, action: `affiliate_payout.${p.status}`, actor, subject: p.id, after: json, at, ...(note ? { note } : {}) });
   return json;
 }

@@ -2,7 +2,7 @@
 // while requested), process, paid and reject (the operator). Each is a compare-and-set on the
 // status under the referral balance's lock, with its balance move and events.
 import { and, eq, inArray } from 'drizzle-orm';
-import type { Database } from '../../platform/db/index.ts';
+import type { Database, Executor } from '../../platform/db/index.ts';
 import { conflict, notFound } from '../../platform/errors.ts';
 import { isIdShaped } from '../../platform/fields.ts';
 import type { Actor } from '../../audit/index.ts';
@@ -59,4 +59,24 @@ export async function movePayout(db: Database, id: string, affiliateId: string |
     if (balance) await moveBalance(tx, affiliate, balance, now);
     return json;
   });
+}
+
+/**
+ * The payout address `addressId` of `affiliateId` is being deleted (in `tx`, before the address's
+ * row changes): its referral payouts still requested are canceled by the member who deleted it, the
+ * amounts back in `available`, as merchant payouts to it are; a processing one may be on its way and
+ * goes on. The referral balance is locked first, as a payout request locks it before it reads the
+ * address: a request at the same moment is either seen here or finds the address gone.
+ */
+export async function cancelPayoutsTo(tx: Executor, affiliateId: string, addressId: string, by: string, actor: Actor, now: Date): Promise<void> {
+  const affiliate = await lockAffiliate(tx, affiliateId, now);
+  const move: PayoutMove = { to: 'canceled', by };
+  const rows = await tx.update(affiliatePayouts).set({ status: 'canceled', updatedAt: now, ...changes(move, now) })
+    .where(and(eq(affiliatePayouts.affiliateId, affiliateId), eq(affiliatePayouts.addressId, addressId), inArray(affiliatePayouts.status, [...FROM.canceled])))
+    .returning();
+  let balance = affiliate;
+  for (const row of rows) {
+    await payoutChanged(tx, row, actor, now, 'its payout address was deleted');
+    balance = (await moveBalance(tx, balance, balanceMove(row, move)!, now)).row;
+  }
 }
