@@ -98,6 +98,24 @@ describe('config', () => {
     expect(loadConfig({ DATA_DIR: tmp(), ADMIN_TOKEN: 'admintoken', WEBHOOK_ALLOW_PRIVATE: '1' }).adminToken).toBe('admintoken');
   });
 
+  it('reads SMTP_URL (smtp: with STARTTLS, smtps: with TLS) and MAIL_FROM; unset: no e-mail', () => {
+    expect(loadConfig({ DATA_DIR: tmp() }).mail).toBeNull();
+    expect(loadConfig({ DATA_DIR: tmp(), SMTP_URL: 'smtp://gw%40x:p%3Ass@mail.example:2525', MAIL_FROM: 'Gateway <gw@x.example>' }).mail)
+      .toEqual({ host: 'mail.example', port: 2525, secure: false, user: 'gw@x', pass: 'p:ss', from: 'Gateway <gw@x.example>' });
+    expect(loadConfig({ DATA_DIR: tmp(), SMTP_URL: 'smtps://mail.example', MAIL_FROM: 'gw@x.example' }).mail)
+      .toEqual({ host: 'mail.example', port: 465, secure: true, user: null, pass: null, from: 'gw@x.example' });
+    expect(loadConfig({ DATA_DIR: tmp(), SMTP_URL: 'smtp://u:p@mail.example', MAIL_FROM: 'gw@x.example' }).mail?.port).toBe(587);
+  });
+
+  it('never repeats the SMTP password in a message about SMTP_URL', () => {
+    for (const SMTP_URL of ['ftp://u:hunter22@mail.example', 'smtp://u:hunter22@mail.example/path', 'smtp://u:hunter22@[bad']) {
+      let err: unknown;
+      try { loadConfig({ DATA_DIR: tmp(), SMTP_URL, MAIL_FROM: 'gw@x.example' }); } catch (e) { err = e; }
+      expect((err as Error).message).toMatch(/^invalid configuration: SMTP_URL /);
+      expect((err as Error).message).not.toContain('hunter22');
+    }
+  });
+
   it('an empty CHECKOUT_URL serves no page', () => {
     expect(loadConfig({ DATA_DIR: tmp(), CHECKOUT_URL: '' }).checkoutUrl).toBeNull();
     expect(loadConfig({ DATA_DIR: tmp(), CHECKOUT_URL: 'https://pay.example.com/' }).checkoutUrl).toBe('https://pay.example.com');
@@ -163,6 +181,13 @@ describe('config', () => {
     [{ RATE_REFRESH_S: '0' }, 'RATE_REFRESH_S'],
     [{ RATE_REFRESH_S: 'soon' }, 'RATE_REFRESH_S'],
     [{ RATE_MAX_AGE_S: '10' }, 'RATE_MAX_AGE_S'],
+    [{ SMTP_URL: 'http://mail.example:25', MAIL_FROM: 'a@b.example' }, 'SMTP_URL'],
+    [{ SMTP_URL: 'smtp://', MAIL_FROM: 'a@b.example' }, 'SMTP_URL'],
+    [{ SMTP_URL: 'smtp://mail.example/x', MAIL_FROM: 'a@b.example' }, 'SMTP_URL'],
+    [{ SMTP_URL: 'smtp://mail.example' }, 'MAIL_FROM'],
+    [{ SMTP_URL: 'smtp://mail.example', MAIL_FROM: 'not an address' }, 'MAIL_FROM'],
+    [{ SMTP_URL: 'smtp://mail.example', MAIL_FROM: 'a@b.example\r\nBcc: x@y.example' }, 'MAIL_FROM'],
+    [{ MAIL_FROM: 'a@b.example' }, 'MAIL_FROM'],
   ];
   it.each(cases)('refuses %j naming %s in one line', (env, name) => {
     let err: unknown;

@@ -62,6 +62,19 @@ export interface Config {
   logLevel: string;
   redisUrl: string | null;
   referral: ReferralTerms;
+  /** SMTP_URL and MAIL_FROM; null when SMTP_URL is unset (no e-mail is sent). */
+  mail: MailConfig | null;
+}
+
+/** Where e-mail goes out (README "E-mail"). The password is never logged nor put in a message. */
+export interface MailConfig {
+  host: string;
+  port: number;
+  /** smtps: TLS from the first byte; smtp: STARTTLS when the server offers it. */
+  secure: boolean;
+  user: string | null;
+  pass: string | null;
+  from: string;
 }
 
 /** The referral program's terms (CONTRACT.md "Referral program"). */
@@ -123,6 +136,38 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   try { u = new URL(v); } catch { return bad(name, `must be a URL, got "${v}"`); }
   if (!protocols.includes(u.protocol)) bad(name, `must use ${protocols.join(' or ')}, got "${u.protocol}"`);
   return v.replace(/\/+$/, '');
+}
+
+/**
+ * SMTP_URL (`smtp://user:pass@host:587`, `smtps://user:pass@host:465`) and MAIL_FROM. Unlike
+ * url(), no message repeats the value: it carries the SMTP password.
+ */
+function parseMail(env: Env): MailConfig | null {
+  const v = opt(env, 'SMTP_URL');
+  const from = opt(env, 'MAIL_FROM');
+  if (v === undefined) {
+    if (from !== undefined) bad('MAIL_FROM', 'is set but SMTP_URL is not: set SMTP_URL too, or unset MAIL_FROM');
+    return null;
+  }
+  let u: URL;
+  try { u = new URL(v); } catch { return bad('SMTP_URL', 'must be a URL such as smtp://user:password@host:587'); }
+  if (u.protocol !== 'smtp:' && u.protocol !== 'smtps:') bad('SMTP_URL', `must use smtp: or smtps:, got "${u.protocol}"`);
+  if (u.hostname === '') bad('SMTP_URL', 'must name a host, such as smtp://user:password@host:587');
+  if ((u.pathname !== '' && u.pathname !== '/') || u.search !== '' || u.hash !== '') bad('SMTP_URL', 'must be only smtp://user:password@host:port (no path or query)');
+  if (from === undefined) bad('MAIL_FROM', 'must be set when SMTP_URL is: the sender of the e-mails, such as "Gateway <gateway@example.com>"');
+  // An address alone, or a name and the address in angle brackets; no line breaks (header injection).
+  if (!/^([^\r\n<>@]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/.test(from)) {
+    bad('MAIL_FROM', `must be an e-mail address or "Name <address>", got ${JSON.stringify(from)}`);
+  }
+  const secure = u.protocol === 'smtps:';
+  return {
+    host: u.hostname.replace(/^\[|\]$/g, ''),
+    port: u.port === '' ? (secure ? 465 : 587) : Number(u.port),
+    secure,
+    user: u.username === '' ? null : decodeURIComponent(u.username),
+    pass: u.password === '' ? null : decodeURIComponent(u.password),
+    from,
+  };
 }
 
 /** Reads a secret from DATA_DIR, or creates it there (mode 0600) on first start. */
@@ -306,6 +351,7 @@ export function loadConfig(env: Env = process.env): Config {
       minPayoutUsd: dollars(env, 'REFERRAL_MIN_PAYOUT_USD', '50'),
       payoutDays: int(env, 'REFERRAL_PAYOUT_DAYS', 3, 0, 365),
     },
+    mail: parseMail(env),
   };
 }
 

@@ -41,3 +41,15 @@ describe('requestChildLogger', () => {
     expect(pino.symbols.chindingsSym).toBeTypeOf('symbol');
   });
 });
+
+describe('redaction of the SMTP settings', () => {
+  it('hides the SMTP password and SMTP_URL wherever they are logged (the config, nodemailer options, the environment)', () => {
+    const { log, take } = capture();
+    log.info({ config: { mail: { host: 'mail.example', user: 'gw', pass: 'hunter22' }, smtpUrl: 'smtp://gw:hunter22@mail.example' } }, 'a');
+    log.info({ transport: { auth: { user: 'gw', pass: 'hunter22' } }, env: { SMTP_URL: 'smtp://gw:hunter22@mail.example' } }, 'b');
+    const lines = take();
+    expect(lines).toHaveLength(2);
+    for (const line of lines) expect(line).not.toContain('hunter22');
+    expect(JSON.parse(lines[0]).config.mail.host).toBe('mail.example');
+  });
+});

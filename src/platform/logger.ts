@@ -4,6 +4,8 @@ import pino, { type Logger } from 'pino';
 export const REDACT_PATHS = [
   'req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie',
   'res.headers["set-cookie"]', '*.password', '*.secret', '*.current_password', '*.new_password',
+  // the SMTP password (config.mail.pass, nodemailer's auth.pass) and SMTP_URL, which carries it
+  '*.pass', '*.auth.pass', '*.mail.pass', '*.smtpUrl', '*.SMTP_URL',
 ];
 
 /** Keys of an error (at any depth of its causes) that carry a query's bound values: hashes of
