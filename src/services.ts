@@ -15,6 +15,7 @@ import { unmatchedOfPayment, type ChainWatching } from './chains/watch/index.ts'
 import { SupportService } from './support/index.ts';
 import { LinksService, linkFeed } from './links/index.ts';
 import { CustomersService, customerFeed } from './customers/index.ts';
+import { MailService } from './mail/index.ts';
 
 export interface Services {
   platform: Platform;
@@ -34,6 +35,8 @@ export interface Services {
   support: SupportService;
   links: LinksService;
   customers: CustomersService;
+  /** E-mail of notifications over SMTP_URL (inert without it). */
+  mail: MailService;
 }
 
 export async function createServices(platform: Platform): Promise<Services> {
@@ -89,5 +92,7 @@ export async function createServices(platform: Platform): Promise<Services> {
   payments.groups.addFeed(linkFeed(() => links.checkoutBase));
   payments.groups.addFeed(customerFeed);
   platform.outbox.subscribe(payments.groups.subscriber);
-  return { platform, accounts, affiliate, market, payments, realtime, settlement, webhooks, support, links, customers, nodes, sending, watching };
+  // notifications are mailed from the outbox (their `notification` event), as webhooks are queued
+  const mail = new MailService(platform);
+  return { platform, accounts, affiliate, market, payments, realtime, settlement, webhooks, support, links, customers, nodes, sending, watching, mail };
 }

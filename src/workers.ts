@@ -29,10 +29,12 @@ export async function startWorkers(services: Services): Promise<void> {
   conversionWorkers.set(services, conversions);
   conversions.start();
   services.watching.start();
+  services.mail.start();
 }
 
 export async function stopWorkers(services: Services): Promise<void> {
   await services.watching.stop();
+  await services.mail.stop();
   // Recurring work hands transfers to the sending worker: it ends before that worker stops.
   await services.platform.timers.stop();
   await recurringWork.get(services)?.settled();

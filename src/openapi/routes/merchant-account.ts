@@ -17,12 +17,18 @@ import { LIVEMODE_MESSAGE, READ_BODY_MESSAGE, UNREAD_MESSAGE } from '../../notif
 import { unsupportedToken } from '../../tokens/catalog.ts';
 import { NOTHING_TO_UPDATE, NOT_FOUND, RATE_LIMITED } from '../../platform/errors.ts';
 import { BEFORE_INVALID, BODY_INVALID, MESSAGE_DELETED } from '../../support/index.ts';
+import { CATEGORIES } from '../../notifications/index.ts';
+import { PAYOUT_REQUESTED_MESSAGE, CATEGORIES_MESSAGE } from '../../mail/index.ts';
 
 const MODE = { mode: oneOf(['test'], 'test for the test mode; anything else, or nothing, live') };
 const ROLE = oneOf(['owner', 'developer', 'finance', 'viewer']);
 const SIGNED_IN = obj({ access_token: str('JWT, valid 15 minutes'), expires_at: time(), role: ROLE }, ['access_token', 'expires_at', 'role']);
 const INVITATION = obj({ id: str(), merchant_id: str(), email: str(), role: ROLE, status: str(), invited_by: str(), expires_at: time(), accepted_at: time(), created_at: time() }, ['id', 'email', 'role', 'status']);
 const NOTIFICATION = obj({ id: str(), merchant_id: str(), livemode: bool(), category: str(), title: str(), body: str(), subject: str(), read_at: time(), created_at: time() }, ['id', 'category', 'title']);
+const EMAIL_NOTIFICATIONS = wrap('email_notifications', obj({
+  referral_payout_requested: bool('e-mail "Payout requested" of referral payouts (owners and finance; default true)'),
+  categories: arr(oneOf([...CATEGORIES]), 'every live notification of these categories is e-mailed too (default none)'),
+}, ['referral_payout_requested', 'categories']));
 const SUPPORT_MESSAGE = obj({ id: str(), merchant_id: str(), side: oneOf(['merchant', 'support']), author: anyObject(), body: str(), created_at: time(), edited_at: time(), deleted_at: time() }, ['id', 'side', 'body', 'created_at']);
 
 /** Sign-out takes the access token or, without one, the refresh cookie (README "Sign-out"). */
@@ -64,6 +70,17 @@ export const MERCHANT_ACCOUNT_ROUTES: RouteDoc[] = [
     body: obj({ current_password: str(), new_password: str(undefined, { minLength: 8 }) }, ['current_password', 'new_password']),
     responses: { 200: { description: 'changed', schema: message('password changed; sign in again') } },
     errors: { 400: [PASSWORDS_REQUIRED, PASSWORD_TOO_SHORT], 403: [WRONG_CURRENT_PASSWORD] },
+  },
+  {
+    method: 'GET', path: '/merchant/me/email-notifications', tag: 'Session', auth: 'access_token', summary: 'Which notifications are e-mailed to me (README "E-mail")',
+    responses: { 200: { description: 'my choice', schema: EMAIL_NOTIFICATIONS } },
+  },
+  {
+    method: 'PATCH', path: '/merchant/me/email-notifications', tag: 'Session', auth: 'access_token', summary: 'Choose which notifications are e-mailed to me (send only what changes)',
+    body: obj({ referral_payout_requested: bool(), categories: arr(oneOf([...CATEGORIES]), 'categories my role sees') }),
+    bodyExample: { referral_payout_requested: false },
+    responses: { 200: { description: 'my choice', schema: EMAIL_NOTIFICATIONS } },
+    errors: { 400: [NOTHING_TO_UPDATE, PAYOUT_REQUESTED_MESSAGE, CATEGORIES_MESSAGE] },
   },
   { method: 'GET', path: '/merchant/users', tag: 'Team', auth: 'access_token', summary: 'The team', responses: { 200: { description: 'members', schema: wrap('users', arr(ref('User'))) } } },
   {

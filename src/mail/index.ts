@@ -1,0 +1,6 @@
+// Door of the e-mail room (README "E-mail"): notifications e-mailed to the team over SMTP_URL.
+export { MailService } from './service.ts';
+export { registerMailRoutes } from './routes.ts';
+export { mailQueue, mailPreferences, type MailRow } from './schema.ts';
+export { MAIL_MAX_ATTEMPTS, MAIL_RETRY_DELAYS_S } from './queue.ts';
+export { PAYOUT_REQUESTED_MESSAGE, CATEGORIES_MESSAGE, DEFAULT_PREFERENCES } from './preferences.ts';

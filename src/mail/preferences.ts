@@ -1,0 +1,57 @@
+// A member's choice of which notifications are e-mailed to them (README "E-mail"). By default only
+// "Payout requested" of a referral payout is (spec 6.3: "emailed by default"); a member may turn it
+// off, and turn on every notification of categories their role sees.
+import { eq } from 'drizzle-orm';
+import type { Executor } from '../platform/db/index.ts';
+import { badRequest, NOTHING_TO_UPDATE } from '../platform/errors.ts';
+import { visibleTo, type Category, type Role } from '../notifications/categories.ts';
+import { mailPreferences } from './schema.ts';
+
+/** The notification mailed by default: a referral payout's request (its title of spec 6.3). */
+export const REFERRAL_PAYOUT_REQUESTED = { category: 'affiliates', title: 'Payout requested' } as const;
+
+export interface MailPreferences {
+  referral_payout_requested: boolean;
+  categories: Category[];
+}
+
+export const DEFAULT_PREFERENCES: MailPreferences = { referral_payout_requested: true, categories: [] };
+
+export const PAYOUT_REQUESTED_MESSAGE = 'referral_payout_requested must be true or false';
+/** A role's categories are those of CONTRACT.md "Notifications" it lists (affiliates: owners and finance; team: owners). */
+export const CATEGORIES_MESSAGE = 'categories must be a list of notification categories your role sees';
+
+export async function preferencesOf(ex: Executor, userId: string): Promise<MailPreferences> {
+  const [row] = await ex.select().from(mailPreferences).where(eq(mailPreferences.userId, userId)).limit(1);
+  if (!row) return { ...DEFAULT_PREFERENCES };
+  return { referral_payout_requested: row.referralPayoutRequested, categories: row.categories as Category[] };
+}
+
+/** Whether a notification of `category` titled `title` is e-mailed to a member who chose `p`. */
+export function wantsMail(p: MailPreferences, category: string, title: string): boolean {
+  if ((p.categories as string[]).includes(category)) return true;
+  return p.referral_payout_requested && category === REFERRAL_PAYOUT_REQUESTED.category && title === REFERRAL_PAYOUT_REQUESTED.title;
+}
+
+/**
+ * PATCH body `{referral_payout_requested?, categories?}`: what is given replaces what was chosen.
+ * Categories are those the member's role sees (a finance member cannot ask for `team`).
+ */
+export async function updatePreferences(ex: Executor, userId: string, role: Role, body: Record<string, unknown>, now: Date): Promise<MailPreferences> {
+  const { referral_payout_requested: flag, categories } = body;
+  if (flag === undefined && categories === undefined) throw badRequest(NOTHING_TO_UPDATE);
+  if (flag !== undefined && typeof flag !== 'boolean') throw badRequest(PAYOUT_REQUESTED_MESSAGE);
+  const visible: readonly string[] = visibleTo(role);
+  if (categories !== undefined && (!Array.isArray(categories) || !categories.every((c) => typeof c === 'string' && visible.includes(c)))) {
+    throw badRequest(CATEGORIES_MESSAGE);
+  }
+  const current = await preferencesOf(ex, userId);
+  const next: MailPreferences = {
+    referral_payout_requested: flag ?? current.referral_payout_requested,
+    // in the order of the categories, each once
+    categories: categories === undefined ? current.categories : visibleTo(role).filter((c) => (categories as string[]).includes(c)),
+  };
+  const row = { userId, referralPayoutRequested: next.referral_payout_requested, categories: next.categories, updatedAt: now };
+  await ex.insert(mailPreferences).values(row).onConflictDoUpdate({ target: mailPreferences.userId, set: row });
+  return next;
+}

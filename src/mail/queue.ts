@@ -1,0 +1,59 @@
+// The mail_queue table as a queue (as the webhook deliveries: FOR UPDATE SKIP LOCKED). A claim
+// takes due rows (pending and due, or `sending` whose lease ran out because the process holding it
+// died), counts the attempt and moves them to `sending` under a claim token and a lease; the
+// outcome is written with a compare-and-set on that token, so of several processes only the
+// claimant writes it.
+//
+// Delivery is at least once: a process that dies after the SMTP server took a mail and before the
+// row is marked sent leaves it `sending`, and it is sent again when the lease runs out. Its
+// Message-ID stays the same (the row's id), so mail clients that drop repeated ids show it once;
+// losing a mail silently would be worse than a rare second copy. Each claim counts an attempt, so
+// a mail whose sending kills the process is still given up after MAX_ATTEMPTS.
+import { and, eq, sql } from 'drizzle-orm';
+import { queryRows, type Database } from '../platform/db/index.ts';
+import { randomHex } from '../platform/ids.ts';
+import { mailQueue } from './schema.ts';
+
+/** Seconds to wait after failed attempt 1, 2, … (the last one repeats); about a day in all. */
+export const MAIL_RETRY_DELAYS_S = [60, 300, 1800, 7200, 21600] as const;
+/** After this many attempts a mail is given up (`failed`, its last error kept). */
+export const MAIL_MAX_ATTEMPTS = MAIL_RETRY_DELAYS_S.length + 1;
+
+export interface ClaimedMail { id: string; toAddress: string; subject: string; body: string; attempts: number; claim: string }
+
+export async function claimDueMail(db: Database, now: Date, leaseMs: number, limit: number): Promise<ClaimedMail[]> {
+  const claim = randomHex(12);
+  const at = now.toISOString();
+  const rows = await queryRows<{ id: string; to_address: string; subject: string; body: string; attempts: number }>(db.orm, sql`
+    update mail_queue m set status = 'sending', claim = ${claim}, attempts = m.attempts + 1,
+      lease_until = ${new Date(now.getTime() + leaseMs).toISOString()}::timestamptz
+    where m.id = any((
+      array(select id from mail_queue where status = 'sending' and lease_until <= ${at}::timestamptz
+            order by lease_until limit ${limit} for update skip locked)
+      || array(select id from mail_queue where status = 'pending' and next_attempt_at <= ${at}::timestamptz
+            order by next_attempt_at limit ${limit} for update skip locked))[1:${limit}])
+    returning m.id, m.to_address, m.subject, m.body, m.attempts`);
+  return rows.map((r) => ({ id: r.id, toAddress: r.to_address, subject: r.subject, body: r.body, attempts: Number(r.attempts), claim }));
+}
+
+export async function markSent(db: Database, m: ClaimedMail, now: Date): Promise<void> {
+  await db.orm.update(mailQueue).set({ status: 'sent', sentAt: now, claim: null, leaseUntil: null, lastError: null })
+    .where(and(eq(mailQueue.id, m.id), eq(mailQueue.claim, m.claim)));
+}
+
+/** A failed attempt: due again after its delay, or given up after MAX_ATTEMPTS. */
+export async function markFailed(db: Database, m: ClaimedMail, error: string, now: Date): Promise<'retry' | 'failed'> {
+  const giveUp = m.attempts >= MAIL_MAX_ATTEMPTS;
+  const delayS = MAIL_RETRY_DELAYS_S[Math.min(m.attempts, MAIL_RETRY_DELAYS_S.length) - 1];
+  await db.orm.update(mailQueue).set({
+    status: giveUp ? 'failed' : 'pending', claim: null, leaseUntil: null, lastError: error.slice(0, 500),
+    nextAttemptAt: giveUp ? now : new Date(now.getTime() + delayS * 1000),
+  }).where(and(eq(mailQueue.id, m.id), eq(mailQueue.claim, m.claim)));
+  return giveUp ? 'failed' : 'retry';
+}
+
+/** Gives claimed rows back untouched and uncounted (the worker is stopping before their attempt). */
+export async function releaseMail(db: Database, m: ClaimedMail): Promise<void> {
+  await db.orm.update(mailQueue).set({ status: 'pending', claim: null, leaseUntil: null, attempts: sql`${mailQueue.attempts} - 1` })
+    .where(and(eq(mailQueue.id, m.id), eq(mailQueue.claim, m.claim)));
+}

@@ -1,0 +1,30 @@
+// Drizzle mirrors of migrations/1300_mail.sql.
+import { boolean, integer, pgTable, text } from 'drizzle-orm/pg-core';
+import { at } from '../platform/db/index.ts';
+
+export const mailQueue = pgTable('mail_queue', {
+  id: text('id').primaryKey(),
+  notificationId: text('notification_id').notNull(),
+  merchantId: text('merchant_id').notNull(),
+  userId: text('user_id').notNull(),
+  toAddress: text('to_address').notNull(),
+  subject: text('subject').notNull(),
+  body: text('body').notNull(),
+  status: text('status').notNull(),
+  attempts: integer('attempts').notNull(),
+  nextAttemptAt: at('next_attempt_at').notNull(),
+  claim: text('claim'),
+  leaseUntil: at('lease_until'),
+  lastError: text('last_error'),
+  sentAt: at('sent_at'),
+  createdAt: at('created_at').notNull(),
+});
+
+export const mailPreferences = pgTable('mail_preferences', {
+  userId: text('user_id').primaryKey(),
+  referralPayoutRequested: boolean('referral_payout_requested').notNull(),
+  categories: text('categories').array().notNull(),
+  updatedAt: at('updated_at').notNull(),
+});
+
+export type MailRow = typeof mailQueue.$inferSelect;

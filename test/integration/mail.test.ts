@@ -1,0 +1,253 @@
+// E-mail of notifications (README "E-mail"): a referral payout requested through the API is
+// mailed to every owner and finance member over a real SMTP server (test/harness/smtp.ts); a
+// member's preference turns it off; a refusing or unreachable server means a retry with backoff and
+// a later delivery, up to a bounded number of attempts; a crash after the send sends it again with
+// the same Message-ID (at least once); without SMTP_URL nothing is queued or sent.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { Writable } from 'node:stream';
+import { eq } from 'drizzle-orm';
+import { describeEachDb } from '../harness/databases.ts';
+import { startTestApp, type TestApp } from '../harness/app.ts';
+import { randomIp, signupAccount, type Account } from '../harness/accounts.ts';
+import { ADDR, type Member } from '../harness/settlement.ts';
+import { credit, member } from '../harness/affiliate.ts';
+import { SmtpTestServer } from '../harness/smtp.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import { MAIL_MAX_ATTEMPTS, MAIL_RETRY_DELAYS_S, mailQueue } from '../../src/mail/index.ts';
+import { claimDueMail } from '../../src/mail/queue.ts';
+import { users } from '../../src/accounts/index.ts';
+
+const FRIDAY = '2026-03-06T15:30:00Z';
+const SMTP_PASSWORD = 'smtp-secret-Zq81';
+const CATEGORIES = 'categories must be a list of notification categories your role sees';
+
+interface Team { acct: Account; owner: Member; finance: Member; developer: Member; viewer: Member }
+
+/** Log lines the app wrote, as text. */
+function logSink(): { log: ReturnType<typeof createLogger>; lines: () => string } {
+  const chunks: string[] = [];
+  const stream = new Writable({ write(c, _e, cb) { chunks.push(String(c)); cb(); } });
+  return { log: createLogger('info', stream), lines: () => chunks.join('') };
+}
+
+describeEachDb('e-mail of notifications', (h) => {
+  let t: TestApp;
+  let clock: ManualClock;
+  let smtp: SmtpTestServer;
+  let sink: ReturnType<typeof logSink>;
+
+  beforeAll(async () => {
+    smtp = await new SmtpTestServer().listen();
+    clock = new ManualClock(FRIDAY);
+    sink = logSink();
+    t = await startTestApp(h.db(), { clock, log: sink.log, env: { SMTP_URL: smtp.url('gw', SMTP_PASSWORD), MAIL_FROM: 'Gateway <gateway@example.test>' } });
+  });
+  afterAll(async () => {
+    await t.close();
+    await smtp.close();
+  });
+  beforeEach(async () => {
+    smtp.refuse = null;
+    smtp.messages.length = 0;
+    // every test starts with nothing due: what an earlier one left is given up
+    await h.db().orm.update(mailQueue).set({ status: 'failed' }).where(eq(mailQueue.status, 'pending'));
+  });
+
+  const send = async (m: Member, method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown) =>
+    t.app.inject({
+      method, url, remoteAddress: randomIp(), headers: { authorization: `Bearer ${await m.token()}`, 'content-type': 'application/json' },
+      ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
+    });
+
+  async function team(): Promise<Team> {
+    const acct = await signupAccount(t.app, { merchant_name: 'Acme Mail' });
+    const id = acct.merchant.id;
+    const [owner, finance, developer, viewer] = await Promise.all((['owner', 'finance', 'developer', 'viewer'] as const).map((r) => member(t, id, r)));
+    const res = await send(owner, 'POST', '/merchant/payout-addresses', { token: 'USDT_TRC20', address: ADDR.TRON, password: owner.password });
+    expect(res.statusCode, res.body).toBe(201);
+    await credit(t, id, '1000');
+    return { acct, owner, finance, developer, viewer };
+  }
+  const emailOf = async (userId: string) => (await h.db().orm.select({ e: users.email }).from(users).where(eq(users.id, userId)))[0].e;
+  async function requestPayout(m: Member): Promise<string> {
+    clock.advance(1000);
+    const res = await send(m, 'POST', '/merchant/affiliate/payouts', { amount: '100' });
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json().payout.id;
+  }
+  /** The outbox hands the notification over (mails are queued), then the worker sends what is due. */
+  async function deliver(): Promise<number> {
+    await t.platform.outbox.drainNow();
+    return t.services.mail.worker!.runDue();
+  }
+  const recipients = () => smtp.messages.flatMap((m) => m.to).sort();
+  const rowsOf = (merchantId: string) => h.db().orm.select().from(mailQueue).where(eq(mailQueue.merchantId, merchantId));
+
+  it('mails "Payout requested" of a referral payout to every owner and finance member, through the SMTP server, authenticated', async () => {
+    const a = await team();
+    await requestPayout(a.finance);
+    expect(await deliver()).toBe(3);
+    const expected = [a.acct.email, await emailOf(a.owner.userId), await emailOf(a.finance.userId)].sort();
+    expect(recipients()).toEqual(expected);
+    const m = smtp.messages[0];
+    expect([m.user, m.pass, m.from]).toEqual(['gw', SMTP_PASSWORD, 'gateway@example.test']);
+    expect(m.data).toMatch(/^Subject: Payout requested \(Acme Mail\)$/m);
+    expect(m.data).toMatch(/^From: Gateway <gateway@example\.test>$/m);
+    // quoted-printable: soft line breaks joined again
+    expect(m.data.replace(/=\r\n/g, '')).toContain(`A referral payout of 100 USDT_TRC20 to ${ADDR.TRON} was requested; it is due by`);
+    const rows = await rowsOf(a.acct.merchant.id);
+    expect(rows.map((r) => [r.status, r.attempts])).toEqual([['sent', 1], ['sent', 1], ['sent', 1]]);
+    // the message id is the row's: the same on every attempt of it
+    expect(smtp.messages.map((x) => /^Message-ID: <([^@]+)@/mi.exec(x.data)?.[1]).sort()).toEqual(rows.map((r) => r.id).sort());
+    // the developer and the viewer never see referral notifications, and are not mailed them
+    expect(recipients()).not.toContain(await emailOf(a.developer.userId));
+  });
+
+  it('is not mailed again when the outbox hands the same notification over twice, nor when nothing is due', async () => {
+    const a = await team();
+    await requestPayout(a.owner);
+    await deliver();
+    expect(await deliver()).toBe(0);
+    expect(smtp.messages).toHaveLength(3);
+  });
+
+  it('a member turns it off for themselves (GET/PATCH /merchant/me/email-notifications); the others still get it', async () => {
+    const a = await team();
+    expect((await send(a.finance, 'GET', '/merchant/me/email-notifications')).json())
+      .toEqual({ email_notifications: { referral_payout_requested: true, categories: [] } });
+    const res = await send(a.finance, 'PATCH', '/merchant/me/email-notifications', { referral_payout_requested: false });
+    expect([res.statusCode, res.json()]).toEqual([200, { email_notifications: { referral_payout_requested: false, categories: [] } }]);
+    expect((await send(a.finance, 'GET', '/merchant/me/email-notifications')).json().email_notifications.referral_payout_requested).toBe(false);
+    await requestPayout(a.finance);
+    await deliver();
+    expect(recipients()).toEqual([a.acct.email, await emailOf(a.owner.userId)].sort());
+  });
+
+  it('a member turns on a whole category their role sees: every notification of it is mailed (paid, rejected too)', async () => {
+    const a = await team();
+    await send(a.owner, 'PATCH', '/merchant/me/email-notifications', { referral_payout_requested: false, categories: ['affiliates'] });
+    const payoutId = await requestPayout(a.finance);
+    const res = await t.app.inject({ method: 'POST', url: `/admin/affiliate/payouts/${payoutId}/reject`, headers: { authorization: 'Bearer test-admin-token' }, payload: { note: 'wrong address' }, remoteAddress: randomIp() });
+    expect(res.statusCode, res.body).toBe(200);
+    await deliver();
+    const ownerMail = await emailOf(a.owner.userId);
+    const toOwner = smtp.messages.filter((m) => m.to.includes(ownerMail)).map((m) => /^Subject: (.*)$/m.exec(m.data)?.[1]);
+    expect(toOwner.sort()).toEqual(['Payout rejected (Acme Mail)', 'Payout requested (Acme Mail)']);
+  });
+
+  it('refuses a preference it cannot keep, with exact messages', async () => {
+    const a = await team();
+    const bad = async (m: Member, body: unknown, error: string) => {
+      const res = await send(m, 'PATCH', '/merchant/me/email-notifications', body);
+      expect([res.statusCode, res.json()]).toEqual([400, { error }]);
+    };
+    await bad(a.owner, {}, 'nothing to update');
+    await bad(a.owner, { referral_payout_requested: 'no' }, 'referral_payout_requested must be true or false');
+    await bad(a.owner, { categories: ['spam'] }, CATEGORIES);
+    await bad(a.developer, { categories: ['affiliates'] }, CATEGORIES);
+    await bad(a.viewer, { categories: 'payments' }, CATEGORIES);
+    await bad(a.finance, { categories: ['team'] }, CATEGORIES);
+    // a category the role sees is kept, once, in the list's order
+    const ok = await send(a.developer, 'PATCH', '/merchant/me/email-notifications', { categories: ['webhooks', 'payments', 'webhooks'] });
+    expect(ok.json()).toEqual({ email_notifications: { referral_payout_requested: true, categories: ['payments', 'webhooks'] } });
+  });
+
+  it('an SMTP server refusing (5xx) means a retry after the backoff, then the delivery', async () => {
+    const a = await team();
+    smtp.refuse = '554 5.7.1 not now';
+    await requestPayout(a.finance);
+    expect(await deliver()).toBe(3);
+    expect(smtp.messages).toHaveLength(0);
+    let rows = await rowsOf(a.acct.merchant.id);
+    expect(rows.map((r) => [r.status, r.attempts, r.lastError])).toEqual(Array(3).fill(['pending', 1, '554 5.7.1 not now']));
+    expect(rows[0].nextAttemptAt.getTime() - clock.now().getTime()).toBe(MAIL_RETRY_DELAYS_S[0] * 1000);
+    smtp.refuse = null;
+    // not before its time
+    expect(await t.services.mail.worker!.runDue()).toBe(0);
+    clock.advance(MAIL_RETRY_DELAYS_S[0] * 1000);
+    expect(await t.services.mail.worker!.runDue()).toBe(3);
+    expect(smtp.messages).toHaveLength(3);
+    rows = await rowsOf(a.acct.merchant.id);
+    expect(rows.map((r) => [r.status, r.attempts])).toEqual(Array(3).fill(['sent', 2]));
+  });
+
+  it('an SMTP server that is down means a retry, and the delivery once it is back', async () => {
+    const a = await team();
+    await smtp.close();
+    try {
+      await requestPayout(a.finance);
+      await deliver();
+      const rows = await rowsOf(a.acct.merchant.id);
+      expect(rows.map((r) => r.status)).toEqual(['pending', 'pending', 'pending']);
+      expect(rows[0].lastError).toContain('ECONNREFUSED');
+      expect(rows[0].lastError).not.toContain(SMTP_PASSWORD);
+    } finally {
+      await smtp.listen();
+    }
+    clock.advance(MAIL_RETRY_DELAYS_S[0] * 1000);
+    await t.services.mail.worker!.runDue();
+    expect(smtp.messages).toHaveLength(3);
+  });
+
+  it(`gives up after ${MAIL_MAX_ATTEMPTS} attempts, keeping the last error; the password is never logged`, async () => {
+    const a = await team();
+    smtp.refuse = '550 5.1.1 no such user';
+    await requestPayout(a.finance);
+    await t.platform.outbox.drainNow();
+    for (let i = 0; i < MAIL_MAX_ATTEMPTS; i++) {
+      expect(await t.services.mail.worker!.runDue()).toBe(3);
+      clock.advance(86_400_000);
+    }
+    expect(await t.services.mail.worker!.runDue()).toBe(0);
+    const rows = await rowsOf(a.acct.merchant.id);
+    expect(rows.map((r) => [r.status, r.attempts, r.lastError])).toEqual(Array(3).fill(['failed', MAIL_MAX_ATTEMPTS, '550 5.1.1 no such user']));
+    expect(sink.lines()).toContain('e-mail given up after its last attempt');
+    expect(sink.lines()).not.toContain(SMTP_PASSWORD);
+  });
+
+  it('a process that died after sending and before marking: sent again after the lease, with the same Message-ID (at least once)', async () => {
+    const a = await team();
+    await requestPayout(a.finance);
+    await t.platform.outbox.drainNow();
+    // a process claims the mails and dies without sending or marking them
+    const claimed = await claimDueMail(h.db(), clock.now(), 1000, 10);
+    expect(claimed).toHaveLength(3);
+    expect(await t.services.mail.worker!.runDue()).toBe(0);
+    clock.advance(1001);
+    expect(await t.services.mail.worker!.runDue()).toBe(3);
+    expect(smtp.messages).toHaveLength(3);
+    const rows = await rowsOf(a.acct.merchant.id);
+    expect(rows.map((r) => [r.status, r.attempts])).toEqual(Array(3).fill(['sent', 2]));
+  });
+});
+
+describeEachDb('no SMTP_URL', (h) => {
+  it('queues and sends nothing, breaks nothing, and says so once at start', async () => {
+    const sink = logSink();
+    const clock = new ManualClock(FRIDAY);
+    const t = await startTestApp(h.db(), { clock, log: sink.log });
+    try {
+      expect(t.services.mail.worker).toBeNull();
+      t.services.mail.start();
+      expect(sink.lines().match(/SMTP_URL is not set: no e-mail is sent/g)).toHaveLength(1);
+      expect(JSON.parse(sink.lines().split('\n').find((l) => l.includes('SMTP_URL is not set'))!).level).toBe(30);
+      const acct = await signupAccount(t.app);
+      const owner = await member(t, acct.merchant.id, 'owner');
+      const auth = { authorization: `Bearer ${await owner.token()}`, 'content-type': 'application/json' };
+      let res = await t.app.inject({ method: 'POST', url: '/merchant/payout-addresses', headers: auth, remoteAddress: randomIp(), payload: JSON.stringify({ token: 'USDT_TRC20', address: ADDR.TRON, password: owner.password }) });
+      expect(res.statusCode, res.body).toBe(201);
+      await credit(t, acct.merchant.id, '1000');
+      clock.advance(1000);
+      res = await t.app.inject({ method: 'POST', url: '/merchant/affiliate/payouts', headers: auth, remoteAddress: randomIp(), payload: JSON.stringify({ amount: '100' }) });
+      expect(res.statusCode, res.body).toBe(201);
+      await t.platform.outbox.drainNow();
+      expect(await h.db().orm.select().from(mailQueue)).toEqual([]);
+      // the preference can still be set (it applies once e-mail is configured)
+      res = await t.app.inject({ method: 'PATCH', url: '/merchant/me/email-notifications', headers: auth, remoteAddress: randomIp(), payload: JSON.stringify({ referral_payout_requested: false }) });
+      expect(res.statusCode, res.body).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+});
