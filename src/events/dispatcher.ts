@@ -5,7 +5,8 @@
 // `seq` order, let each subscriber act inside that transaction (webhook deliveries are inserted
 // there, so they commit together with the batch leaving the queue), then take the batch off the
 // queue. A crash before the commit leaves the batch waiting, and it is handed over again after
-// restart. Whoever writes an event adds its seq to outbox_pending in the same statement.
+// restart (what a subscriber did outside the database before the commit, in beforeCommit, is then
+// done again: at least once). Whoever writes an event adds its seq to outbox_pending in the same statement.
 import { sql } from 'drizzle-orm';
 import { queryRows, type Database, type Tx } from '../platform/db/index.ts';
 import { CoalescedRun } from '../platform/coalesced-run.ts';
@@ -23,6 +24,13 @@ export interface Subscriber {
   wants?(e: EventHead): boolean;
   /** Runs inside the batch transaction; throwing rolls the batch back to be tried again. */
   handle(tx: Tx, batch: StoredEvent[]): Promise<void>;
+  /**
+   * Optional: runs last inside the batch transaction, after every handle() and after the batch left
+   * the queue, so only the commit remains. For work that must not be lost to a crash right after the
+   * commit yet cannot be rolled back (publishing to Redis): it is repeated only when the commit
+   * itself fails. Throwing rolls the batch back like handle().
+   */
+  beforeCommit?(batch: StoredEvent[]): Promise<void>;
   /** Optional: runs after the batch committed (e.g. to wake a worker for rows the batch inserted). */
   afterCommit?(batch: StoredEvent[]): void;
   /** Optional: takes socket-only events (announce.ts) inside the writer's transaction. */
@@ -155,6 +163,7 @@ export class OutboxDispatcher {
           delete from outbox_pending where seq = any(${seqArray(batch)}) returning seq
         )
         select exists (select 1 from outbox_pending where seq not in (select seq from handed)) as more`);
+      for (const s of this.#subscribers) await s.beforeCommit?.(batch);
       handed = batch;
       return mark.more;
     }, { silent: true });

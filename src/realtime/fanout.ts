@@ -3,12 +3,20 @@
 // - PostgreSQL: the dispatch transaction NOTIFYs the batch's seqs (delivered only if it commits);
 //   the dispatching process emits its batch at once after commit, every other process LISTENs and
 //   reads those events back. One queue per process keeps batches in the order they arrived.
-// - Redis (REDIS_URL): the batch itself is published after commit on a channel all processes read.
+// - Redis (REDIS_URL): the batch itself is published on a channel all processes read (this one
+//   too), inside the dispatch transaction just before its commit (beforeCommit), once Redis has
+//   taken it: the commit takes the batch off the queue for good, so a process killed between that
+//   commit and a publish after it would lose the batch for every other process's sockets. A commit
+//   that fails after the publish hands the batch over again and it is published again: each process
+//   drops events it has already delivered (by seq), so its sockets hear each once.
 // - PGlite runs one process: the batch is delivered locally after commit.
 // Each process then emits to its own sockets (in-memory adapter, which also keeps the 2-minute
 // replay buffer for connection state recovery).
 // Announcements (socket-only events, src/events/announce.ts) carry the events themselves: in the
-// writer's transaction as NOTIFY payloads (PostgreSQL), or published after its commit (Redis), or
+// writer's transaction as NOTIFY payloads (PostgreSQL), or published after its commit (Redis: they
+// are published in no transaction of the dispatcher, and a writer killed between its commit and
+// the publish loses them for the other processes, like any socket event sent to a process that is
+// down), or
 // delivered locally after it (PGlite); the writing process emits them to its sockets after commit.
 // Relays are the other traffic: small messages that are never stored (support typing), published
 // from any process to every process (this one included) the same three ways.
@@ -27,8 +35,12 @@ export interface Fanout {
   readonly kind: 'local' | 'postgres' | 'redis';
   /** Inside the dispatch transaction. */
   inTransaction(tx: Tx, batch: StoredEvent[]): Promise<void>;
-  /** After the dispatch transaction committed; also after an announcing transaction committed. */
+  /** Inside the dispatch transaction, when only its commit remains (never throws). */
+  beforeCommit(batch: StoredEvent[]): Promise<void>;
+  /** After the dispatch transaction committed. */
   afterCommit(batch: StoredEvent[]): void;
+  /** After a transaction that announced socket-only events committed. */
+  announced(batch: StoredEvent[]): void;
   /** Inside a transaction that announces socket-only events (each fits a NOTIFY payload). */
   announce(tx: Tx, list: Announcement[]): Promise<void>;
   /** Hands a relay to every process, this one included (at most once each; lost if a process is unreachable). */
@@ -43,7 +55,9 @@ export class LocalFanout implements Fanout {
   #relayed: DeliverRelay | null = null;
   async inTransaction(): Promise<void> {}
   async announce(): Promise<void> {}
+  async beforeCommit(): Promise<void> {}
   afterCommit(batch: StoredEvent[]): void { this.#deliver?.(batch); }
+  announced(batch: StoredEvent[]): void { this.#deliver?.(batch); }
   relay(message: Relay): void { this.#relayed?.(message); }
   async start(deliver: Deliver, relayed?: DeliverRelay): Promise<void> { this.#deliver = deliver; this.#relayed = relayed ?? null; }
   async stop(): Promise<void> { this.#deliver = null; this.#relayed = null; }
@@ -85,8 +99,14 @@ export class PgNotifyFanout implements Fanout {
     }
   }
 
+  async beforeCommit(): Promise<void> {}
+
   afterCommit(batch: StoredEvent[]): void {
     this.#enqueue(async () => this.#deliver?.(batch));
+  }
+
+  announced(batch: StoredEvent[]): void {
+    this.afterCommit(batch);
   }
 
   /** The events themselves, as few payloads as fit, all in one statement. */
@@ -210,6 +230,15 @@ export function redisChannelSuffix(url: string): string {
   return Number.isInteger(db) && db > 0 ? `:db${db}` : '';
 }
 
+/**
+ * How long the dispatch transaction waits for Redis to take a batch. Meanwhile it holds the dispatch
+ * lock (webhooks and settlement wait too), so a Redis that does not answer costs the sockets that
+ * batch rather than holding up the outbox.
+ */
+export const REDIS_PUBLISH_WAIT_MS = 1000;
+/** Seqs of delivered events a process remembers, to drop a batch published again (far more than one batch). */
+const DELIVERED_SEQS_KEPT = 4096;
+
 export class RedisFanout implements Fanout {
   readonly kind = 'redis';
   readonly #url: string;
@@ -218,6 +247,8 @@ export class RedisFanout implements Fanout {
   readonly #relayChannel: string;
   #pub: import('ioredis').Redis | null = null;
   #sub: import('ioredis').Redis | null = null;
+  /** Recently delivered seqs, oldest first (announced events have seq 0 and are never published twice). */
+  readonly #delivered = new Set<number>();
 
   constructor(url: string, log: Logger) {
     this.#url = url;
@@ -229,11 +260,49 @@ export class RedisFanout implements Fanout {
 
   async inTransaction(): Promise<void> {}
 
-  /** Published after the commit (afterCommit), like a dispatched batch. */
+  /**
+   * Published before the dispatch commit and waited for (see the top of this file). Never throws: a
+   * Redis that is down or slow loses the batch for the sockets (at most once, as to a process that
+   * is down), but never holds up the outbox's other subscribers. A client that is not connected
+   * would queue the command until it is: the batch is given up at once instead.
+   */
+  async beforeCommit(batch: StoredEvent[]): Promise<void> {
+    const pub = this.#pub;
+    if (!pub || pub.status !== 'ready') {
+      this.#log.warn({ events: batch.length }, 'realtime publish skipped: Redis is not connected');
+      return;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((r) => { timer = setTimeout(() => r('late'), REDIS_PUBLISH_WAIT_MS); });
+    try {
+      const answer = await Promise.race([pub.publish(this.#channel, JSON.stringify(batch)), late]);
+      if (answer === 'late') this.#log.warn({ events: batch.length }, 'realtime publish not confirmed in time');
+    } catch (err) {
+      this.#log.error({ err }, 'realtime publish failed');
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Already published before the commit. */
+  afterCommit(): void {}
+
+  /** Published after the writer's commit. */
   async announce(): Promise<void> {}
 
-  afterCommit(batch: StoredEvent[]): void {
+  announced(batch: StoredEvent[]): void {
     this.#pub?.publish(this.#channel, JSON.stringify(batch)).catch((err: unknown) => this.#log.error({ err }, 'realtime publish failed'));
+  }
+
+  /** Drops the events of a batch already delivered here (published again after a failed commit). */
+  #fresh(batch: StoredEvent[]): StoredEvent[] {
+    const fresh = batch.filter((e) => e.seq === 0 || !this.#delivered.has(e.seq));
+    for (const e of fresh) {
+      if (e.seq === 0) continue;
+      this.#delivered.add(e.seq);
+      if (this.#delivered.size > DELIVERED_SEQS_KEPT) this.#delivered.delete(this.#delivered.values().next().value!);
+    }
+    return fresh;
   }
 
   relay(message: Relay): void {
@@ -249,8 +318,8 @@ export class RedisFanout implements Fanout {
     this.#sub.on('message', (channel: string, message: string) => {
       if (channel === this.#relayChannel) return relayed?.(JSON.parse(message) as Relay);
       if (channel !== this.#channel) return;
-      const batch = (JSON.parse(message) as (StoredEvent & { createdAt: string })[]).map((e) => ({ ...e, createdAt: new Date(e.createdAt) }));
-      deliver(batch);
+      const batch = this.#fresh((JSON.parse(message) as (StoredEvent & { createdAt: string })[]).map((e) => ({ ...e, createdAt: new Date(e.createdAt) })));
+      if (batch.length > 0) deliver(batch);
     });
     await this.#sub.subscribe(this.#channel, this.#relayChannel);
   }

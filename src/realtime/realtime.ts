@@ -71,10 +71,11 @@ export class Realtime {
       // its own sockets (the others read the events by seq), so with nobody here to hear, none is read.
       wants: () => this.#fanout.kind === 'redis' || (this.#io !== null && this.#mayHear(this.#io)),
       handle: (tx, batch) => this.#fanout.inTransaction(tx, batch),
+      beforeCommit: (batch) => this.#fanout.beforeCommit(batch),
       afterCommit: (batch) => this.#fanout.afterCommit(batch),
       // Socket-only events (webhook:delivery): in the writer's transaction, then to every process.
       announce: (tx, list) => this.#fanout.announce(tx, list),
-      announced: (batch) => this.#fanout.afterCommit(batch),
+      announced: (batch) => this.#fanout.announced(batch),
     };
     platform.outbox.subscribe(this.subscriber);
   }
