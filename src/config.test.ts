@@ -116,6 +116,16 @@ describe('config', () => {
     }
   });
 
+  it('never repeats the password of a database, Redis or node URL it cannot parse', () => {
+    for (const [name, value] of [['DATABASE_URL', 'postgres://gw:hunter22@[db'], ['REDIS_URL', 'redis://:hunter22@[cache'], ['LITECOIN_RPC_URL', 'http://rpc:hunter22@[node']]) {
+      let err: unknown;
+      try { loadConfig({ DATA_DIR: tmp(), [name]: value }); } catch (e) { err = e; }
+      expect((err as Error).message).toMatch(new RegExp(`^invalid configuration: ${name} must be a URL, got ".*//…@`));
+      expect((err as Error).message).not.toContain('hunter22');
+    }
+    expect(() => loadConfig({ DATA_DIR: tmp(), REDIS_URL: 'not a url' })).toThrow('REDIS_URL must be a URL, got "not a url"');
+  });
+
   it('an empty CHECKOUT_URL serves no page', () => {
     expect(loadConfig({ DATA_DIR: tmp(), CHECKOUT_URL: '' }).checkoutUrl).toBeNull();
     expect(loadConfig({ DATA_DIR: tmp(), CHECKOUT_URL: 'https://pay.example.com/' }).checkoutUrl).toBe('https://pay.example.com');

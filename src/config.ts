@@ -133,7 +133,8 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   const v = opt(env, name);
   if (v === undefined) return undefined;
   let u: URL;
-  try { u = new URL(v); } catch { return bad(name, `must be a URL, got "${v}"`); }
+  // a database, Redis or RPC URL may carry a password: the message shows it without its user part
+  try { u = new URL(v); } catch { return bad(name, `must be a URL, got "${v.replace(/\/\/.*@/, '//…@')}"`); }
   if (!protocols.includes(u.protocol)) bad(name, `must use ${protocols.join(' or ')}, got "${u.protocol}"`);
   return v.replace(/\/+$/, '');
 }
