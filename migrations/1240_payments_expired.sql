@@ -1,0 +1,11 @@
+-- The dashboard's figures (GET /merchant/dashboard, src/payments/dashboard.ts) count the payments
+-- that expired today and the open ones. One statement counted both in a pass over every payment of
+-- the merchant; they are now two counts, the open ones from payments_open_order and the expired
+-- ones from this partial index. The confirmed sums are grouped by chain for all time and by day
+-- only for the last 30 days. Measured with EXPLAIN ANALYZE on 1,050,000 payments (850,000 live of
+-- one merchant, 400,000 of them confirmed): the counts 914-1055 ms before, 8.7 ms (open, an
+-- index-only scan of 25,800 rows) + 0.13 ms (expired today) after; the sums 923-1044 ms before,
+-- 302 ms + 10-33 ms after (all time still reads every confirmed payment, from payments_confirmed).
+-- Cost: only a row version whose status is 'expired' gets an entry (17 MB for 365,000 expired
+-- payments); creating a payment adds none. Plain CREATE INDEX: migrations run in one transaction.
+create index if not exists payments_expired on payments (merchant_id, livemode, closed_at) where status = 'expired';
