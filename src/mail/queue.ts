@@ -36,8 +36,15 @@ export async function claimDueMail(db: Database, now: Date, leaseMs: number, lim
   return rows.map((r) => ({ id: r.id, toAddress: r.to_address, subject: r.subject, body: r.body, attempts: Number(r.attempts), claim }));
 }
 
-export async function markSent(db: Database, m: ClaimedMail, now: Date): Promise<void> {
-  await db.orm.update(mailQueue).set({ status: 'sent', sentAt: now, claim: null, leaseUntil: null, lastError: null })
+/** Sent to `toAddress`: the member's address at send time (recipient.ts), kept as the one used. */
+export async function markSent(db: Database, m: ClaimedMail, toAddress: string, now: Date): Promise<void> {
+  await db.orm.update(mailQueue).set({ status: 'sent', toAddress, sentAt: now, claim: null, leaseUntil: null, lastError: null })
+    .where(and(eq(mailQueue.id, m.id), eq(mailQueue.claim, m.claim)));
+}
+
+/** Not sent and never to be: its member may no longer have it (recipient.ts); `reason` kept in last_error. */
+export async function markSkipped(db: Database, m: ClaimedMail, reason: string): Promise<void> {
+  await db.orm.update(mailQueue).set({ status: 'skipped', claim: null, leaseUntil: null, lastError: reason })
     .where(and(eq(mailQueue.id, m.id), eq(mailQueue.claim, m.claim)));
 }
 

@@ -5,7 +5,8 @@ import type { Database } from '../platform/db/index.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Logger } from '../platform/logger.ts';
 import { CoalescedRun } from '../platform/coalesced-run.ts';
-import { claimDueMail, markFailed, markSent, type ClaimedMail } from './queue.ts';
+import { claimDueMail, markFailed, markSent, markSkipped, type ClaimedMail } from './queue.ts';
+import { recipientNow } from './recipient.ts';
 import { ATTEMPT_BOUND_MS, sendError, type SendMail } from './smtp.ts';
 
 export interface MailWorkerOptions { pollMs?: number; batch?: number; leaseMs?: number; messageIdHost: string }
@@ -68,8 +69,14 @@ export class MailWorker {
   }
 
   async #attempt(m: ClaimedMail): Promise<void> {
+    const to = await recipientNow(this.#db, m.id);
+    if ('skip' in to) {
+      await markSkipped(this.#db, m, to.skip);
+      this.#log.info({ mail: m.id, reason: to.skip }, 'e-mail skipped');
+      return;
+    }
     try {
-      await this.#send({ to: m.toAddress, subject: m.subject, text: m.body, messageId: `<${m.id}@${this.#opts.messageIdHost}>`, date: this.#clock.now() });
+      await this.#send({ to: to.address, subject: m.subject, text: m.body, messageId: `<${m.id}@${this.#opts.messageIdHost}>`, date: this.#clock.now() });
     } catch (err) {
       const error = sendError(err);
       const outcome = await markFailed(this.#db, m, error, this.#clock.now());
@@ -78,6 +85,6 @@ export class MailWorker {
       else this.#log.warn(fields, 'e-mail attempt failed; it will be tried again');
       return;
     }
-    await markSent(this.#db, m, this.#clock.now());
+    await markSent(this.#db, m, to.address, this.#clock.now());
   }
 }

@@ -104,6 +104,68 @@ describeEachDb('e-mail of notifications', (h) => {
     expect(recipients()).not.toContain(await emailOf(a.developer.userId));
   });
 
+  describe('checked again at send time: a queued mail goes only to whom it still may', () => {
+    /** Queues the referral mail of a payout (3 rows: the account's owner, owner, finance), sending nothing yet. */
+    async function queued(): Promise<Team> {
+      const a = await team();
+      await requestPayout(a.finance);
+      await t.platform.outbox.drainNow();
+      expect(await rowsOf(a.acct.merchant.id)).toHaveLength(3);
+      return a;
+    }
+    const financeRow = async (a: Team) => (await rowsOf(a.acct.merchant.id)).find((r) => r.userId === a.finance.userId)!;
+
+    it('a member removed from the team after it was queued is not mailed (skipped, with why)', async () => {
+      const a = await queued();
+      const financeMail = await emailOf(a.finance.userId);
+      const res = await t.app.inject({ method: 'DELETE', url: `/merchant/users/${a.finance.userId}`, remoteAddress: randomIp(), headers: { authorization: `Bearer ${await a.owner.token()}` } });
+      expect(res.statusCode, res.body).toBe(200);
+      await deliver();
+      expect(recipients()).toEqual([a.acct.email, await emailOf(a.owner.userId)].sort());
+      expect(recipients()).not.toContain(financeMail);
+      const row = await financeRow(a);
+      expect([row.status, row.lastError]).toEqual(['skipped', 'the member is no longer on the team']);
+    });
+
+    it('a member whose new role does not see the category is not mailed', async () => {
+      const a = await queued();
+      const res = await send(a.owner, 'PATCH', `/merchant/users/${a.finance.userId}`, { role: 'developer' });
+      expect(res.statusCode, res.body).toBe(200);
+      await deliver();
+      expect(recipients()).toEqual([a.acct.email, await emailOf(a.owner.userId)].sort());
+      const row = await financeRow(a);
+      expect([row.status, row.lastError]).toEqual(['skipped', "the member's role does not see this notification"]);
+    });
+
+    it('a member who turned the mail off after it was queued is not mailed', async () => {
+      const a = await queued();
+      const res = await send(a.finance, 'PATCH', '/merchant/me/email-notifications', { referral_payout_requested: false });
+      expect(res.statusCode, res.body).toBe(200);
+      await deliver();
+      expect(recipients()).toEqual([a.acct.email, await emailOf(a.owner.userId)].sort());
+      expect((await financeRow(a)).status).toBe('skipped');
+    });
+
+    it('nobody of a merchant suspended after it was queued is mailed', async () => {
+      const a = await queued();
+      const res = await t.app.inject({ method: 'PATCH', url: `/admin/merchants/${a.acct.merchant.id}`, headers: { authorization: 'Bearer test-admin-token' }, payload: { status: 'suspended' }, remoteAddress: randomIp() });
+      expect(res.statusCode, res.body).toBe(200);
+      await deliver();
+      expect(smtp.messages).toHaveLength(0);
+      const rows = await rowsOf(a.acct.merchant.id);
+      expect(rows.map((r) => [r.status, r.lastError])).toEqual(Array(3).fill(['skipped', 'the merchant is suspended']));
+    });
+
+    it("goes to the member's address at send time, not the one when it was queued", async () => {
+      const a = await queued();
+      // no route changes a member's address today; the worker must not trust the queued copy if one does
+      await h.db().orm.update(users).set({ email: 'finance-new@example.test' }).where(eq(users.id, a.finance.userId));
+      await deliver();
+      expect(recipients()).toContain('finance-new@example.test');
+      expect((await financeRow(a)).toAddress).toBe('finance-new@example.test');
+    });
+  });
+
   it('is not mailed again when the outbox hands the same notification over twice, nor when nothing is due', async () => {
     const a = await team();
     await requestPayout(a.owner);
