@@ -22,7 +22,9 @@ export function smtpSender(c: MailConfig, opts: { ca?: string | Buffer } = {}): 
     ...(opts.ca ? { tls: { ca: opts.ca } } : {}),
   });
   return async (m) => {
-    await transport.sendMail({ from: c.from, to: m.to, subject: m.subject, text: m.text, messageId: m.messageId, date: m.date });
+    // `to` as an address object: a string is parsed as an address list, and an account's address
+    // (whose check lets a comma or a quote through) must reach that one mailbox and no other
+    await transport.sendMail({ from: c.from, to: { name: '', address: m.to }, subject: m.subject, text: m.text, messageId: m.messageId, date: m.date });
   };
 }
 

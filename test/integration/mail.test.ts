@@ -60,8 +60,8 @@ describeEachDb('e-mail of notifications', (h) => {
       ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
     });
 
-  async function team(): Promise<Team> {
-    const acct = await signupAccount(t.app, { merchant_name: 'Acme Mail' });
+  async function team(signup: Record<string, unknown> = {}): Promise<Team> {
+    const acct = await signupAccount(t.app, { merchant_name: 'Acme Mail', ...signup });
     const id = acct.merchant.id;
     const [owner, finance, developer, viewer] = await Promise.all((['owner', 'finance', 'developer', 'viewer'] as const).map((r) => member(t, id, r)));
     const res = await send(owner, 'POST', '/merchant/payout-addresses', { token: 'USDT_TRC20', address: ADDR.TRON, password: owner.password });
@@ -164,6 +164,17 @@ describeEachDb('e-mail of notifications', (h) => {
       expect(recipients()).toContain('finance-new@example.test');
       expect((await financeRow(a)).toAddress).toBe('finance-new@example.test');
     });
+  });
+
+  it("goes to the account's address as one address: a comma in it does not make it a list that reaches someone else", async () => {
+    // the signup's address check lets a comma through; nodemailer would read "shop,victim@…" as two
+    // addresses and mail only victim@…, who never signed up
+    const victim = `victim-${Date.now()}@example.test`;
+    const a = await team({ email: `shop,${victim}` });
+    await requestPayout(a.finance);
+    await deliver();
+    expect(recipients()).not.toContain(victim);
+    expect(recipients()).toContain(`"shop,${victim.split('@')[0]}"@example.test`);
   });
 
   it('is not mailed again when the outbox hands the same notification over twice, nor when nothing is due', async () => {
