@@ -3,7 +3,8 @@
 import type { Services } from './services.ts';
 import { scheduleSettlementWork } from './settlement/index.ts';
 import { transferPollMs } from './chains/sending/index.ts';
-import { RecurringWork } from './platform/recurring.ts';
+import { HOUR_MS, RecurringWork } from './platform/recurring.ts';
+import { MAIL_PRUNE_WORK } from './mail/index.ts';
 import type { ConversionWorker } from './settlement/conversion-worker.ts';
 
 const conversionWorkers = new WeakMap<Services, ConversionWorker>();
@@ -20,6 +21,7 @@ export async function startWorkers(services: Services): Promise<void> {
   // Every kind of timer has its handler before the scheduler looks at the table.
   const recurring = new RecurringWork(timers, clock, log);
   scheduleSettlementWork(services.settlement, recurring);
+  recurring.every(MAIL_PRUNE_WORK, HOUR_MS, () => services.mail.prune());
   await recurring.start();
   recurringWork.set(services, recurring);
   timers.start();

@@ -4,3 +4,4 @@ export { registerMailRoutes } from './routes.ts';
 export { mailQueue, mailPreferences, type MailRow } from './schema.ts';
 export { MAIL_MAX_ATTEMPTS, MAIL_RETRY_DELAYS_S } from './queue.ts';
 export { PAYOUT_REQUESTED_MESSAGE, CATEGORIES_MESSAGE, DEFAULT_PREFERENCES } from './preferences.ts';
+export { MAIL_SENT_KEPT_DAYS, MAIL_FAILED_KEPT_DAYS, MAIL_PRUNE_WORK } from './retention.ts';

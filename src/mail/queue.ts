@@ -43,8 +43,9 @@ export async function markSent(db: Database, m: ClaimedMail, toAddress: string, 
 }
 
 /** Not sent and never to be: its member may no longer have it (recipient.ts); `reason` kept in last_error. */
-export async function markSkipped(db: Database, m: ClaimedMail, reason: string): Promise<void> {
-  await db.orm.update(mailQueue).set({ status: 'skipped', claim: null, leaseUntil: null, lastError: reason })
+export async function markSkipped(db: Database, m: ClaimedMail, reason: string, now: Date): Promise<void> {
+  // next_attempt_at: when it was dropped, which its keeping counts from (retention.ts)
+  await db.orm.update(mailQueue).set({ status: 'skipped', claim: null, leaseUntil: null, lastError: reason, nextAttemptAt: now })
     .where(and(eq(mailQueue.id, m.id), eq(mailQueue.claim, m.claim)));
 }
 

@@ -4,6 +4,7 @@ import type { Platform } from '../platform/context.ts';
 import { mailSubscriber } from './subscriber.ts';
 import { MailWorker } from './worker.ts';
 import { smtpSender, type SendMail } from './smtp.ts';
+import { pruneMail } from './retention.ts';
 
 export class MailService {
   readonly #platform: Platform;
@@ -29,6 +30,11 @@ export class MailService {
     }
     log.info({ smtp_host: config.mail!.host, smtp_port: config.mail!.port }, 'e-mail is sent through SMTP');
     this.worker.start();
+  }
+
+  /** Deletes sent, skipped and failed rows past keeping (retention.ts); runs with or without SMTP_URL. */
+  async prune(): Promise<number> {
+    return pruneMail(this.#platform.db, this.#platform.clock.now());
   }
 
   async stop(): Promise<void> {

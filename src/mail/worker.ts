@@ -71,7 +71,7 @@ export class MailWorker {
   async #attempt(m: ClaimedMail): Promise<void> {
     const to = await recipientNow(this.#db, m.id);
     if ('skip' in to) {
-      await markSkipped(this.#db, m, to.skip);
+      await markSkipped(this.#db, m, to.skip, this.#clock.now());
       this.#log.info({ mail: m.id, reason: to.skip }, 'e-mail skipped');
       return;
     }

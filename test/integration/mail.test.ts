@@ -14,7 +14,7 @@ import { credit, member } from '../harness/affiliate.ts';
 import { SmtpTestServer } from '../harness/smtp.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { createLogger } from '../../src/platform/logger.ts';
-import { MAIL_MAX_ATTEMPTS, MAIL_RETRY_DELAYS_S, mailQueue } from '../../src/mail/index.ts';
+import { MAIL_FAILED_KEPT_DAYS, MAIL_MAX_ATTEMPTS, MAIL_RETRY_DELAYS_S, MAIL_SENT_KEPT_DAYS, mailQueue } from '../../src/mail/index.ts';
 import { claimDueMail } from '../../src/mail/queue.ts';
 import { users } from '../../src/accounts/index.ts';
 
@@ -175,6 +175,30 @@ describeEachDb('e-mail of notifications', (h) => {
     await deliver();
     expect(recipients()).not.toContain(victim);
     expect(recipients()).toContain(`"shop,${victim.split('@')[0]}"@example.test`);
+  });
+
+  it(`prunes sent and skipped rows ${MAIL_SENT_KEPT_DAYS} days after, failed ones ${MAIL_FAILED_KEPT_DAYS} days after`, async () => {
+    const DAY = 86_400_000;
+    const a = await team();
+    // one sent, one skipped (its member removed), one given up: the owner's address refuses
+    await requestPayout(a.finance);
+    await t.platform.outbox.drainNow();
+    const ownerMail = await emailOf(a.owner.userId);
+    await h.db().orm.update(mailQueue).set({ status: 'failed', nextAttemptAt: clock.now() }).where(eq(mailQueue.toAddress, ownerMail));
+    const removed = await t.app.inject({ method: 'DELETE', url: `/merchant/users/${a.finance.userId}`, remoteAddress: randomIp(), headers: { authorization: `Bearer ${await a.owner.token()}` } });
+    expect(removed.statusCode, removed.body).toBe(200);
+    await deliver();
+    const statuses = async () => (await rowsOf(a.acct.merchant.id)).map((r) => r.status).sort();
+    expect(await statuses()).toEqual(['failed', 'sent', 'skipped']);
+    clock.advance(MAIL_SENT_KEPT_DAYS * DAY);
+    await t.services.mail.prune();
+    expect(await statuses()).toEqual(['failed', 'sent', 'skipped']);
+    clock.advance(1000);
+    await t.services.mail.prune();
+    expect(await statuses()).toEqual(['failed']);
+    clock.advance((MAIL_FAILED_KEPT_DAYS - MAIL_SENT_KEPT_DAYS) * DAY);
+    await t.services.mail.prune();
+    expect(await statuses()).toEqual([]);
   });
 
   it('is not mailed again when the outbox hands the same notification over twice, nor when nothing is due', async () => {

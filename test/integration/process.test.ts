@@ -9,15 +9,17 @@ import { openPglite, openPostgres, queryRows } from '../../src/platform/db/index
 import { HOUR_MS, MINUTE_MS } from '../../src/platform/recurring.ts';
 import { recurringTimers } from '../harness/recurring.ts';
 import { REPLAN_WORK, SCHEDULED_PAYOUTS_WORK } from '../../src/settlement/workers.ts';
+import { MAIL_PRUNE_WORK } from '../../src/mail/index.ts';
 import { appendEvent } from '../../src/events/index.ts';
 import { createPgDatabase, pgServerUrl } from '../harness/databases.ts';
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'gw-proc-'));
 
-/** The started workers put the settlement room's recurring work in the timers table. */
+/** The started workers put the recurring work (mail pruning, the settlement room's) in the timers table. */
 function expectRecurringWork(timers: { job: string; runAt: Date }[]): void {
-  expect(timers.map((t) => t.job)).toEqual([REPLAN_WORK, SCHEDULED_PAYOUTS_WORK]);
-  const [replan, payouts] = timers.map((t) => t.runAt.getTime());
+  expect(timers.map((t) => t.job)).toEqual([MAIL_PRUNE_WORK, REPLAN_WORK, SCHEDULED_PAYOUTS_WORK]);
+  const [prune, replan, payouts] = timers.map((t) => t.runAt.getTime());
+  expect(prune % HOUR_MS).toBe(0);
   expect(replan % MINUTE_MS).toBe(0);
   expect(payouts % HOUR_MS).toBe(0);
 }
