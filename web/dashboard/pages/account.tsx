@@ -1,9 +1,10 @@
-// Your account: who you are, password change (every session ends: signed in again), and signing
-// out everywhere.
+// Your account: who you are, password change (every session ends: signed in again), your e-mail
+// notifications, and signing out everywhere.
 import { useState } from 'preact/hooks';
 import { useApp } from '../lib/context.ts';
 import { END_REASONS } from '../lib/session.ts';
 import { ErrorNote, Field, Section, useAction } from '../lib/ui.tsx';
+import EmailNotifications from './email-notifications.tsx';
 
 export default function Account() {
   const ctx = useApp();
@@ -25,6 +26,7 @@ export default function Account() {
           <button type="submit" disabled={change.busy}>Change password</button>
         </form>
       </Section>
+      <EmailNotifications />
       <Section title="Sessions"><button type="button" class="ghost" onClick={() => { void all.run(); }}>Sign out everywhere</button><ErrorNote error={all.error} /></Section>
     </>
   );
