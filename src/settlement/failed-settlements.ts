@@ -14,12 +14,11 @@ import type { ServiceFeePort, TransferPort, TransferRequest } from './ports.ts';
 import { executedLedger } from './conversion-ledger.ts';
 import { settlements, type SettlementRow } from './schema.ts';
 import { settlementJson, type StoredConversion } from './json.ts';
-import { finalServiceFee, postLedger, settlementEvents, transfersFor } from './settlement-writer.ts';
+import { postLedger, settlementEvents, transfersFor } from './settlement-writer.ts';
+import { creditBack } from './credit-back.ts';
 import { settlementRequests } from './waiting-transfers.ts';
-import { emitBalances, postEntries } from './balance-store.ts';
 import { SETTLEMENT_NOT_FOUND } from './statement.ts';
 import { ADJUST_NOTE_REQUIRED } from './adjustments.ts';
-import { settlementReference } from './ledger.ts';
 
 export const SETTLEMENT_NOT_FAILED = 'only a failed direct settlement can be retried or returned';
 export const noTransfersOn = (chain: string): string => `transfers on ${chain} cannot be made now`;
@@ -82,19 +81,11 @@ export async function returnSettlement(
   if (note.includes('\u0000')) throw badRequest(NOTE_NUL);
   const row = await lockFailed(tx, id);
   const c = row.conversion as StoredConversion | null;
-  // what the `settlement` entry took out of the balance comes back: the net, or what its conversion was to buy
-  const token = (c ? c.to : row.token) as TokenSymbol;
-  const key = { merchantId: row.merchantId, livemode: row.livemode };
   // a treasury conversion not carried out yet has no ledger entries: they come first, as if it had been
   // (and its service fee, final now, told to the referral program as postLedger tells it)
   if (c?.treasury && !c.payout) await postLedger(tx, row, executedLedger(row, c), fees, now);
-  // a settlement whose real network fee was awaited keeps its quote: that fee is final now
-  await finalServiceFee(tx, row, fees, now);
-  await postEntries(tx, key, [{
-    type: 'settlement_return', token, chain: TOKEN_DEFS[token].chain, amount: c ? BigInt(c.amount_out) : row.net,
-    usd_amount: row.netUsd, reference: settlementReference(row), note,
-  }], now, { paymentId: row.paymentId });
-  await emitBalances(tx, key, now);
+  // what the `settlement` entry took out of the balance comes back: the net, or what its conversion was to buy
+  await creditBack(tx, row, note, fees, now);
   const intents = [...(row.transferIntents ?? [])];
   const p = transfersFor(port, row.chain as Chain);
   const [own] = settlementRequests(row);

@@ -67,7 +67,7 @@ export class SettlementService {
    */
   async replanDue(now = this.platform.clock.now()): Promise<number> {
     const n = await replanDue(this.platform.db, this.deps, now);
-    if (this.#transfers) await sendWaitingTransfers(this.platform.db, this.#transfers, now);
+    if (this.#transfers) await sendWaitingTransfers(this.platform.db, this.#transfers, this.deps, now);
     await this.advanceConversions(now);
     await retryAutoPayouts(this.platform.db, this.market.snapshot(true), this.#ownAddresses, now);
     return n;

@@ -1,8 +1,8 @@
 // Payout addresses stored before the gateway refused its own addresses and token contracts (an
 // upgraded gateway's database, written here directly): no path pays them. A manual payout (and its
 // quote, and the operator's approval of one requested before) answers 400 with the refusal; a
-// scheduled payout and a live direct settlement send nothing, the money stays in the balance, and
-// the team is told once ("Payout address refused").
+// scheduled payout and a live direct settlement (also one that waited for the transfer service)
+// send nothing, the money stays in the balance, and the team is told once ("Payout address refused").
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { describeEachDb } from '../harness/databases.ts';
@@ -14,7 +14,7 @@ import { newId } from '../../src/platform/ids.ts';
 import { merchants } from '../../src/accounts/schema.ts';
 import { notifications } from '../../src/notifications/index.ts';
 import type { Executor } from '../../src/platform/db/index.ts';
-import { balances, payoutAddresses, payouts, type TransferRequest } from '../../src/settlement/index.ts';
+import { balances, NOTE_WAITING_TRANSFER, payoutAddresses, payouts, settlements, type TransferPort, type TransferRequest } from '../../src/settlement/index.ts';
 import { TOKEN_DEFS, type TokenSymbol } from '../../src/tokens/index.ts';
 
 const OWN = 'address belongs to this gateway: use an address of your own wallet';
@@ -121,6 +121,47 @@ describeEachDb('payout addresses the gateway refuses, stored before it did', (h)
       expect(sent.filter((r) => r.to !== undefined)).toEqual([]);
       expect(await balanceOf(m.id)).toEqual({ available: s.net, pending: 0n });
       expect(await refusedNotices(m.id)).toHaveLength(1);
+    } finally {
+      t.services.settlement.useTransfers(null);
+    }
+  });
+  /** A transfer service that records what it is asked to send. */
+  const recorder = () => {
+    const sent: TransferRequest[] = [];
+        const port: TransferPort = {
+      send: async (_tx: Executor, req) => { sent.push(req); return `intent_${sent.length}`; },
+    };
+    return { sent, port };
+  };
+  /** As an old database holds it: the settlement and the merchant's address both point at the hot wallet. */
+  const pointAtHotWallet = async (settlementId: string, addressId: string) => {
+    await h.db().orm.update(settlements).set({ destination: hotTron() }).where(eq(settlements.id, settlementId));
+    await h.db().orm.update(payoutAddresses).set({ address: hotTron() }).where(eq(payoutAddresses.id, addressId));
+  };
+  const settlementRow = async (id: string) => (await h.db().orm.select().from(settlements).where(eq(settlements.id, id)))[0];
+
+  it('sends no settlement that waited for the transfer service to it: the deposit is swept and its net kept in the balance', async () => {
+    const m = await newMerchant();
+    const addressId = await storedAddress(m.id, 'USDT_TRC20', ADDR.TRON);
+    t.services.settlement.useTransfers(null);
+    const p = payment(m.id, { livemode: true, deposit_address: 'TDepositWaitingRefused' });
+    const [s] = await t.services.settlement.settle(h.db(), input(p, [{ amount: USDT(100), usd: '100' }]));
+    expect(s).toMatchObject({ mode: 'direct', status: 'pending', note: NOTE_WAITING_TRANSFER, destination: ADDR.TRON, transferIntents: null });
+    await pointAtHotWallet(s.id, addressId);
+    const { sent, port } = recorder();
+    t.services.settlement.useTransfers(port);
+    try {
+      await t.services.settlement.replanDue();
+      // nothing to the hot wallet: the whole deposit goes to the service's wallet, as a kept one does
+      expect(sent).toEqual([{ chain: 'tron', token: 'USDT_TRC20', from: 'TDepositWaitingRefused', amount: USDT(100), purpose: 'sweep', reference: s.id }]);
+      expect(await settlementRow(s.id)).toMatchObject({
+        mode: 'custodial', status: 'completed', destination: null, note: `payout address refused: ${OWN}`, transferIntents: ['intent_1'], completedAt: clock.now(),
+      });
+      expect(await balanceOf(m.id)).toEqual({ available: s.net, pending: 0n });
+      expect(await refusedNotices(m.id)).toHaveLength(1);
+      // done once: the next pass finds nothing
+      await t.services.settlement.replanDue();
+      expect(sent).toHaveLength(1);
     } finally {
       t.services.settlement.useTransfers(null);
     }

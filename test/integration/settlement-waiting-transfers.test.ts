@@ -55,7 +55,7 @@ describeEachDb('settlements waiting for the transfer service', (h) => {
     expect(s.net).toBe(98_166_666n);
 
     const { sent, port } = recorder();
-    expect(await sendWaitingTransfers(h.db(), port, now())).toBe(1);
+    expect(await sendWaitingTransfers(h.db(), port, t.services.settlement.deps, now())).toBe(1);
     expect(sent).toEqual([{ chain: 'xrp', token: 'XRP', from: 'rSharedDeposit', to: ADDR.XRP, amount: 98_166_666n, tag: 77, purpose: 'settlement', reference: s.id }]);
     expect(await row(s.id)).toMatchObject({ status: 'pending', note: null, transferIntents: ['intent_1'] });
     // the payment's trail shows the settlement with its transfer
@@ -66,7 +66,7 @@ describeEachDb('settlements waiting for the transfer service', (h) => {
     const updates = await h.db().orm.select().from(events).where(and(eq(events.merchantId, m.id), eq(events.type, 'settlement:update'))).orderBy(events.seq);
     expect(updates.map((e) => (e.data as { id: string; note?: string }).note)).toEqual([NOTE_WAITING_TRANSFER, undefined]);
     // sent once: a second pass finds nothing
-    expect(await sendWaitingTransfers(h.db(), port, now())).toBe(0);
+    expect(await sendWaitingTransfers(h.db(), port, t.services.settlement.deps, now())).toBe(0);
     expect(sent).toHaveLength(1);
     await expectLedgerHolds(h.db());
   });
@@ -79,12 +79,12 @@ describeEachDb('settlements waiting for the transfer service', (h) => {
     expect(s).toMatchObject({ status: 'pending', note: NOTE_WAITING_TRANSFER });
 
     const noTron = recorder((c) => c !== 'tron');
-    expect(await sendWaitingTransfers(h.db(), noTron.port, now())).toBe(0);
+    expect(await sendWaitingTransfers(h.db(), noTron.port, t.services.settlement.deps, now())).toBe(0);
     expect(noTron.sent).toEqual([]);
     expect(await row(s.id)).toMatchObject({ status: 'pending', note: NOTE_WAITING_TRANSFER, transferIntents: null });
 
     const tron = recorder((c) => c === 'tron');
-    expect(await sendWaitingTransfers(h.db(), tron.port, now())).toBe(1);
+    expect(await sendWaitingTransfers(h.db(), tron.port, t.services.settlement.deps, now())).toBe(1);
     expect(tron.sent.map((r) => [r.purpose, r.token, r.to, r.amount])).toEqual([
       ['settlement', 'USDT_TRC20', ADDR.TRON, s.net], ['service_fee', 'USDT_TRC20', undefined, s.serviceFee + s.networkFee],
     ]);
@@ -106,7 +106,7 @@ describeEachDb('settlements waiting for the transfer service', (h) => {
     // as one made before conversions waited for their own service
     await h.db().orm.update(settlements).set({ note: NOTE_WAITING_TRANSFER }).where(eq(settlements.id, s.id));
     const { sent, port } = recorder();
-    expect(await sendWaitingTransfers(h.db(), port, now())).toBe(0);
+    expect(await sendWaitingTransfers(h.db(), port, t.services.settlement.deps, now())).toBe(0);
     expect(sent).toEqual([]);
     expect(await row(s.id)).toMatchObject({ status: 'pending', note: NOTE_WAITING_CONVERSION, transferIntents: null });
   });
@@ -117,7 +117,7 @@ describeEachDb('settlements waiting for the transfer service', (h) => {
     await h.db().orm.update(settlements).set({ note: NOTE_WAITING_TRANSFER, conversion: { via: 'swap', from: 'ETH', amount_in: c.amount_in, to: 'USDT_ERC20', amount_out: c.amount_out, status: 'done' } })
       .where(eq(settlements.id, s.id));
     const { sent, port } = recorder();
-    expect(await sendWaitingTransfers(h.db(), port, now())).toBe(1);
+    expect(await sendWaitingTransfers(h.db(), port, t.services.settlement.deps, now())).toBe(1);
     expect(sent).toEqual([
       { chain: 'ethereum', token: 'USDT_ERC20', from: '0xDepositOfEth', to: ADDR.EVM, amount: BigInt(c.amount_out as string), purpose: 'settlement', reference: s.id },
       { chain: 'ethereum', token: 'ETH', from: '0xDepositOfEth', amount: s.serviceFee + s.networkFee + s.conversionFee, purpose: 'service_fee', reference: s.id },
@@ -134,7 +134,7 @@ describeEachDb('settlements waiting for the transfer service', (h) => {
     expect(s).toMatchObject({ status: 'pending', note: NOTE_WAITING_TRANSFER });
     // each send takes a while: the passes overlap inside the settlement's transaction
     const { sent, port } = recorder(undefined, 50);
-    const counts = await Promise.all(Array.from({ length: 4 }, () => sendWaitingTransfers(h.db(), port, now())));
+    const counts = await Promise.all(Array.from({ length: 4 }, () => sendWaitingTransfers(h.db(), port, t.services.settlement.deps, now())));
     expect(counts.reduce((a, b) => a + b, 0)).toBe(1);
     expect(sent.filter((r) => r.reference === s.id).map((r) => r.purpose)).toEqual(['settlement', 'service_fee']);
     expect((await row(s.id)).transferIntents).toHaveLength(2);
