@@ -10,7 +10,8 @@ import { badRequest, conflict, notFound } from '../platform/errors.ts';
 import { recordAudit, type Actor } from '../audit/index.ts';
 import { TOKEN_DEFS, type TokenSymbol } from '../tokens/index.ts';
 import type { Chain } from '../config.ts';
-import type { ServiceFeePort, TransferPort, TransferRequest } from './ports.ts';
+import type { OwnAddressCheck, ServiceFeePort, TransferPort, TransferRequest } from './ports.ts';
+import { refusedDestination } from './refused-destination.ts';
 import { executedLedger } from './conversion-ledger.ts';
 import { settlements, type SettlementRow } from './schema.ts';
 import { settlementJson, type StoredConversion } from './json.ts';
@@ -42,9 +43,18 @@ async function save(tx: Executor, before: SettlementRow, set: Partial<Settlement
   return row;
 }
 
-/** Back to `pending`: its failed transfers are tried again (or, when there are none, its own transfer is made anew). */
-export async function retrySettlement(tx: Executor, id: string, port: TransferPort | null, actor: Actor, now: Date): Promise<SettlementRow> {
+/**
+ * Back to `pending`: its failed transfers are tried again (or, when there are none, its own transfer is
+ * made anew); 400 with the refusal when its destination is one no payout may go to.
+ */
+export async function retrySettlement(
+  tx: Executor, id: string, port: TransferPort | null, ownAddresses: OwnAddressCheck, actor: Actor, now: Date,
+): Promise<SettlementRow> {
   const row = await lockFailed(tx, id);
+  // a destination the gateway refuses by now (its own address, a token contract) is never sent to
+  // again: the operator returns the settlement to the balance instead
+  const refusal = await refusedDestination(tx, ownAddresses, row);
+  if (refusal) throw badRequest(refusal);
   const p = transfersFor(port, row.chain as Chain);
   if (!p?.retry) throw conflict(noTransfersOn(row.chain));
   const intents = [...(row.transferIntents ?? [])];

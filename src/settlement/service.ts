@@ -103,7 +103,7 @@ export class SettlementService {
 
   /** The operator tries a failed direct settlement again. */
   retry(id: string, actor: Actor): Promise<SettlementRow> {
-    return this.platform.db.transaction((tx) => retrySettlement(tx, id, this.#transfers, actor, this.platform.clock.now()));
+    return this.platform.db.transaction((tx) => retrySettlement(tx, id, this.#transfers, this.#ownAddresses, actor, this.platform.clock.now()));
   }
 
   /** The operator credits a failed direct settlement to the merchant's balance. */

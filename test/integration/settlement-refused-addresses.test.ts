@@ -2,7 +2,8 @@
 // upgraded gateway's database, written here directly): no path pays them. A manual payout (and its
 // quote, and the operator's approval of one requested before) answers 400 with the refusal; a
 // scheduled payout and a live direct settlement (also one that waited for the transfer service)
-// send nothing, the money stays in the balance, and the team is told once ("Payout address refused").
+// send nothing, the money stays in the balance, and the team is told once ("Payout address refused");
+// the operator's retry of a failed settlement to it answers 400 (the operator returns it instead).
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { describeEachDb } from '../harness/databases.ts';
@@ -125,13 +126,15 @@ describeEachDb('payout addresses the gateway refuses, stored before it did', (h)
       t.services.settlement.useTransfers(null);
     }
   });
-  /** A transfer service that records what it is asked to send. */
+  /** A transfer service that records what it is asked to send (and to try again). */
   const recorder = () => {
     const sent: TransferRequest[] = [];
-        const port: TransferPort = {
+    const retried: string[] = [];
+    const port: TransferPort = {
       send: async (_tx: Executor, req) => { sent.push(req); return `intent_${sent.length}`; },
+      retry: async (_tx: Executor, reference) => { retried.push(reference); return 1; },
     };
-    return { sent, port };
+    return { sent, retried, port };
   };
   /** As an old database holds it: the settlement and the merchant's address both point at the hot wallet. */
   const pointAtHotWallet = async (settlementId: string, addressId: string) => {
@@ -162,6 +165,31 @@ describeEachDb('payout addresses the gateway refuses, stored before it did', (h)
       // done once: the next pass finds nothing
       await t.services.settlement.replanDue();
       expect(sent).toHaveLength(1);
+    } finally {
+      t.services.settlement.useTransfers(null);
+    }
+  });
+
+  it('answers the operator\'s retry of a failed settlement to it 400 with the refusal; returning it to the balance still works', async () => {
+    const m = await newMerchant();
+    const addressId = await storedAddress(m.id, 'USDT_TRC20', ADDR.TRON);
+    const { sent, retried, port } = recorder();
+    t.services.settlement.useTransfers(port);
+    try {
+      const p = payment(m.id, { livemode: true, deposit_address: 'TDepositFailedRefused' });
+      const [s] = await t.services.settlement.settle(h.db(), input(p, [{ amount: USDT(100), usd: '100' }]));
+      expect(s).toMatchObject({ mode: 'direct', status: 'pending', destination: ADDR.TRON });
+      await h.db().transaction((tx) => t.services.settlement.failSettlement(tx, s.id, 'the transfer failed'));
+      await pointAtHotWallet(s.id, addressId);
+      const before = sent.length;
+      const res = await t.app.inject({ method: 'POST', url: `/admin/settlements/${s.id}/retry`, headers: ADMIN, remoteAddress: randomIp() });
+      expect([res.statusCode, res.json()]).toEqual([400, { error: OWN }]);
+      expect([sent.length, retried]).toEqual([before, []]);
+      expect(await settlementRow(s.id)).toMatchObject({ status: 'failed', note: 'the transfer failed' });
+      expect(await balanceOf(m.id)).toEqual({ available: 0n, pending: 0n });
+      const back = await t.app.inject({ method: 'POST', url: `/admin/settlements/${s.id}/return`, payload: { note: 'address refused' }, headers: ADMIN, remoteAddress: randomIp() });
+      expect(back.statusCode).toBe(200);
+      expect(await balanceOf(m.id)).toEqual({ available: s.net, pending: 0n });
     } finally {
       t.services.settlement.useTransfers(null);
     }
