@@ -32,6 +32,7 @@ export function address(token: TokenSymbol, opts: Partial<PayoutAddressInput> & 
     id: opts.id ?? `pa_${token}_${++seq}`, token, address: opts.address ?? `${token.toLowerCase()}-wallet`,
     default: opts.default ?? true, created_at: created, active_at: opts.active_at ?? created,
     ...(opts.tag !== undefined ? { tag: opts.tag } : token === 'XRP' ? { tag: 12345 } : {}),
+    ...(opts.refused !== undefined ? { refused: opts.refused } : {}),
   };
 }
 

@@ -7,22 +7,20 @@ import type { Executor } from '../platform/db/index.ts';
 import type { MarketData, MarketSource } from '../market/index.ts';
 import { BALANCE_TOKEN, marketQuotes, type PlanInput } from './planner.ts';
 import type { OwnAddressCheck, SettleDeposit, SettlePayment } from './ports.ts';
-import { addressesInForce, planAddress } from './address-store.ts';
+import { addressesInForce } from './address-store.ts';
 import { lockBalance } from './balance-store.ts';
 import { planDeposit, planPayment } from './stored-input.ts';
-import { refusedAddresses } from './refused-address.ts';
+import { checkedAddresses } from './refused-address.ts';
 
 export async function planInputs(
   tx: Executor, payment: SettlePayment, deposits: readonly SettleDeposit[], deps: { market: MarketSource; ownAddresses: OwnAddressCheck }, now: Date,
 ): Promise<{ data: MarketData; input: PlanInput }> {
   const data = deps.market.snapshot(payment.livemode);
-  const rows = await addressesInForce(tx, payment.merchant_id, payment.livemode);
-  const addresses = rows.map(planAddress);
-  const refused = await refusedAddresses(tx, deps.ownAddresses, rows);
+  const addresses = await checkedAddresses(tx, deps.ownAddresses, await addressesInForce(tx, payment.merchant_id, payment.livemode));
   const key = { merchantId: payment.merchant_id, livemode: payment.livemode };
   const balance = payment.livemode ? (await lockBalance(tx, key, BALANCE_TOKEN, now)).available : 0n;
   return {
     data,
-    input: { payment: planPayment(payment), deposits: deposits.map(planDeposit), addresses, market: marketQuotes(data), now, balance_available: balance, ...(refused.size > 0 ? { refused } : {}) },
+    input: { payment: planPayment(payment), deposits: deposits.map(planDeposit), addresses, market: marketQuotes(data), now, balance_available: balance },
   };
 }

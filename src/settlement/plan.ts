@@ -7,7 +7,7 @@ import { autoPayout, type AutoPayoutRequest } from './auto-payout.ts';
 import { BALANCE_TOKEN, NoMarketRateError, rateOf, type ConversionVia } from './conversion-paths.ts';
 import { conversionFeeUnits, networkFeeUnits, serviceFeeUnits, splitUsd, usdRate, type CoinSplit, type UsdSplit } from './fees.ts';
 import { ledgerEntries, type LedgerEntryPlan } from './ledger.ts';
-import { conversionFeeBps, refusedAddressNote, routeCoin, type Route } from './routing.ts';
+import { conversionFeeBps, routeCoin, type Route } from './routing.ts';
 import { checkSwap, marketConversion } from './swap-guard.ts';
 import type { ConvertInto, MarketQuotes, PayoutAddressInput, SettlementSetting } from './types.ts';
 
@@ -54,12 +54,6 @@ export interface PlanInput {
   can_pay_out?: (to: TokenSymbol, from: TokenSymbol) => boolean;
   /** The executor refused the conversion at execution (rule 5's guard): rule 6 with this note. */
   refuse_conversion?: string;
-  /**
-   * Live payout addresses no payout may go to (the service's own, a token contract: one stored
-   * before they were refused), by id, with the refusal: a deposit routed to one is kept in the
-   * balance instead (rule 6, `payout address refused: …`) and nothing is sent.
-   */
-  refused?: ReadonlyMap<string, string>;
 }
 
 export type SettlementStatus = 'pending' | 'completed' | 'held';
@@ -108,7 +102,7 @@ export interface SettlementPlan extends CoinSplit, UsdSplit {
   payout_request?: AutoPayoutRequest;
   /** Plan again at this time (the awaited address's activation or the 48 h cap). */
   replan_at?: Date;
-  /** The payout address the deposit was not sent to (PlanInput.refused), and why. */
+  /** A payout address the deposit was kept from (PayoutAddressInput.refused: routing.ts), and why. */
   refused_address?: { id: string; refusal: string };
 }
 
@@ -158,15 +152,11 @@ function planPriced(input: PlanInput, token: TokenSymbol, amount: bigint, usdExa
     ? payment.network_fee
     : networkFeeUnits(token, market.network_fee_usd[token] ?? dec(0), rate);
   const depositAt = new Date(Math.max(...deposits.map((d) => (d.final_at ?? now).getTime())));
-  let route = routeCoin({
+  const route = routeCoin({
     token, livemode: payment.livemode, settlement: payment.settlement, convert_into: payment.convert_into,
     addresses: input.addresses, market, amount: amount - service - network > 0n ? amount - service - network : 0n, now, deposit_at: depositAt,
     ...(input.can_pay_out ? { can_pay_out: input.can_pay_out } : {}), ...(input.refuse_conversion ? { refuse_conversion: input.refuse_conversion } : {}),
   });
-  // rule 6 for an address no payout may go to: the merchant's money stays with the merchant
-  const to = 'address' in route ? route.address.id : undefined;
-  const refusal = to === undefined ? undefined : input.refused?.get(to);
-  if (refusal !== undefined) route = { kind: 'balance_fallback', from: token, reason: refusedAddressNote(refusal) };
   const base = {
     payment_id: payment.id, ...(payment.store_id ? { store_id: payment.store_id } : {}), livemode: payment.livemode,
     token, chain: TOKEN_DEFS[token].chain, deposit_tx: deposits[0].tx_id,
@@ -174,7 +164,8 @@ function planPriced(input: PlanInput, token: TokenSymbol, amount: bigint, usdExa
     reference: `${payment.id}:${deposits[0].tx_id}`, amount, usdExact, service, network, route,
   };
   const plan = buildPlan(base, input);
-  return to !== undefined && refusal !== undefined ? { ...plan, refused_address: { id: to, refusal } } : plan;
+  // kept from an address no payout may go to: the merchant's money stays with the merchant, who is told
+  return route.kind === 'balance_fallback' && route.refused ? { ...plan, refused_address: route.refused } : plan;
 }
 
 export interface PlanBase {

@@ -8,18 +8,23 @@ import { raiseNotification, notifications } from '../notifications/index.ts';
 import type { TokenSymbol } from '../tokens/index.ts';
 import type { OwnAddressCheck } from './ports.ts';
 import type { PayoutAddressRow } from './schema.ts';
+import type { PayoutAddressInput } from './types.ts';
+import { planAddress } from './address-store.ts';
 
 export const PAYOUT_ADDRESS_REFUSED = 'Payout address refused';
 
-/** The refusal of each live address of `rows` that no payout may go to, by address id. */
-export async function refusedAddresses(ex: Executor, check: OwnAddressCheck, rows: readonly PayoutAddressRow[]): Promise<Map<string, string>> {
-  const refused = new Map<string, string>();
+/**
+ * `rows` as the planner and pricing take them, each live one that no payout may go to carrying its
+ * refusal (`refused`): routing never makes it a destination.
+ */
+export async function checkedAddresses(ex: Executor, check: OwnAddressCheck, rows: readonly PayoutAddressRow[]): Promise<PayoutAddressInput[]> {
+  const out: PayoutAddressInput[] = [];
   for (const r of rows) {
-    if (!r.livemode) continue; // test settlements are on paper: nothing is sent
-    const why = await check(ex, r.token as TokenSymbol, r.address);
-    if (why) refused.set(r.id, why);
+    // test settlements are on paper: nothing is sent
+    const why = r.livemode ? await check(ex, r.token as TokenSymbol, r.address) : null;
+    out.push(why ? { ...planAddress(r), refused: why } : planAddress(r));
   }
-  return refused;
+  return out;
 }
 
 /**

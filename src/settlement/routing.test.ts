@@ -91,6 +91,24 @@ describe('routeCoin', () => {
     expect(route('BNB', [address('BNB')], { can_pay_out: () => false })).toMatchObject({ kind: 'as_is' });
   });
 
+  it('no payout address the gateway refuses is a target: another in use is chosen, else the balance with the refusal (rule 6)', () => {
+    const refusal = 'address belongs to this gateway: use an address of your own wallet';
+    const note = `payout address refused: ${refusal}`;
+    const bad = address('USDT_BEP20', { refused: refusal });
+    // cheapest would be USDT on BNB Smart Chain (the lower exchange payout): USDT on Ethereum instead
+    expect(route('BTC', [address('USDT_ERC20'), bad])).toMatchObject({ kind: 'exchange', to: 'USDT_ERC20' });
+    // a specific coin whose address is refused is not used either, nor is it first in `order`
+    expect(route('ETH', [address('USDC_ERC20'), address('USDT_ERC20', { refused: refusal })], { convert_into: 'USDT_ERC20' })).toMatchObject({ kind: 'swap', to: 'USDC_ERC20' });
+    expect(route('BNB', [address('USDT_TRC20'), address('USDC_BEP20', { refused: refusal })], { convert_into: 'order' })).toMatchObject({ to: 'USDT_TRC20' });
+    // no other: kept in the balance, the address and why named
+    expect(route('BTC', [bad])).toEqual({ kind: 'balance_fallback', from: 'BTC', reason: note, refused: { id: bad.id, refusal } });
+    // the coin's own address refused: kept in the balance, neither sent as it is nor waited for
+    const own = address('BTC', { refused: refusal });
+    expect(route('BTC', [own, address('USDT_TRC20')])).toEqual({ kind: 'balance_fallback', from: 'BTC', reason: note, refused: { id: own.id, refusal } });
+    const waiting = address('BTC', { refused: refusal, active_at: at(10), ageHours: 14 });
+    expect(route('BTC', [waiting])).toEqual({ kind: 'balance_fallback', from: 'BTC', reason: note, refused: { id: waiting.id, refusal } });
+  });
+
   it('a conversion refused at execution is kept in the balance with the refusal as its note', () => {
     expect(route('ETH', [address('USDT_ERC20')], { refuse_conversion: 'swap result below quote' }))
       .toEqual({ kind: 'balance_fallback', from: 'ETH', reason: 'swap result below quote' });

@@ -55,8 +55,16 @@ export type Route =
   | { kind: 'platform'; from: TokenSymbol; to: TokenSymbol }
   /** Credited to the balance as it is: USDT_TRC20 in custodial mode, any coin in test mode. */
   | { kind: 'balance'; token: TokenSymbol }
-  /** Rule 6: conversion impossible, kept in the balance (bought for USDT_TRC20 unless it is that). */
-  | { kind: 'balance_fallback'; from: TokenSymbol; reason: string };
+  /**
+   * Rule 6: conversion impossible, kept in the balance (bought for USDT_TRC20 unless it is that);
+   * `refused`: a payout address it would have gone to is one no payout may go to (the team is told).
+   */
+  | { kind: 'balance_fallback'; from: TokenSymbol; reason: string; refused?: RefusedAddress };
+
+/** A payout address no payout may go to (PayoutAddressInput.refused), and why. */
+export interface RefusedAddress { id: string; refusal: string }
+
+const refusedOf = (a: PayoutAddressInput): RefusedAddress | undefined => (a.refused === undefined ? undefined : { id: a.id, refusal: a.refused });
 
 /** Conversion fee share of a route in basis points (pricing's `network_fee_bps`); 0 when not converted. */
 export function conversionFeeBps(route: Route): number {
@@ -79,6 +87,9 @@ export function routeCoin(input: RouteInput): Route {
   const own = addressFor(token, addresses, now, input.deposit_at ?? now);
   // a conversion the executor refused is kept in the balance, whatever address came meanwhile (its coins already moved)
   if (input.refuse_conversion) return { kind: 'balance_fallback', from: token, reason: input.refuse_conversion };
+  // the coin's own address is one no payout may go to: kept in the balance (rule 6), the merchant told to change it
+  const ownRefused = own.state === 'none' ? undefined : refusedOf(own.address);
+  if (ownRefused) return { kind: 'balance_fallback', from: token, reason: refusedAddressNote(ownRefused.refusal), refused: ownRefused };
   if (own.state === 'in_use') return { kind: 'as_is', token, address: own.address };
   if (own.state === 'waiting') return { kind: 'awaits_address', token, address: own.address, until: own.until };
   return chooseConversion(input);
@@ -92,9 +103,13 @@ function chooseConversion(input: RouteInput): Route {
   const amountUsd = unitsToDecimal(input.amount, TOKEN_DEFS[token].decimals).mul(rateOf(market.rates, token));
   const viable: Candidate[] = [];
   let reason = NOTE_NO_PAYOUT_COIN;
+  let refused: RefusedAddress | undefined;
   for (const c of coinsInUse(input.addresses, input.now)) {
     const via = conversionVia(token, c.token);
     if (!via) continue;
+    // an address no payout may go to is no target: another one is, else the balance (rule 6)
+    const no = refusedOf(c.address);
+    if (no) { refused = no; reason = refusedAddressNote(no.refusal); continue; }
     if (input.can_pay_out && !input.can_pay_out(c.token, token)) { reason = NOTE_CANNOT_PAY_OUT; continue; }
     if (via === 'exchange') {
       if (market.exchange && !market.exchange.available) { reason = market.exchange.note ?? NOTE_EXCHANGE_REFUSED; continue; }
@@ -103,7 +118,7 @@ function chooseConversion(input: RouteInput): Route {
     }
     viable.push({ to: c.token, via, address: c.address, oldest: c.oldest, cost: conversionCostUsd(token, c.token, via, amountUsd, market) });
   }
-  if (viable.length === 0) return { kind: 'balance_fallback', from: token, reason };
+  if (viable.length === 0) return { kind: 'balance_fallback', from: token, reason, ...(refused ? { refused } : {}) };
   const pick = pickByConvertInto(input.convert_into, token, viable);
   return { kind: pick.via, from: token, to: pick.to, address: pick.address };
 }

@@ -18,7 +18,8 @@ import { ConversionWorker } from './conversion-worker.ts';
 import { settlementSubscriber } from './subscriber.ts';
 import type { LedgerRow, PayoutRow, SettlementRow } from './schema.ts';
 import type { PayoutAddressInput } from './planner.ts';
-import { addressesInForce, planAddress } from './address-store.ts';
+import { addressesInForce } from './address-store.ts';
+import { checkedAddresses } from './refused-address.ts';
 import { SETTLEMENT_STATUSES, SETTLEMENT_STATUS_INVALID, paymentLedger, paymentSettlements, settlementsForOperator } from './statement.ts';
 import { retrySettlement, returnSettlement } from './failed-settlements.ts';
 import { oneOfFilter } from '../platform/fields.ts';
@@ -117,7 +118,11 @@ export class SettlementService {
 
   /** Payout addresses in force for a merchant's mode, as pricing reads them (kept a moment: payout-address-cache.ts). */
   async payoutAddressInputs(merchantId: string, livemode: boolean): Promise<PayoutAddressInput[]> {
-    return this.#addressCache.get(merchantId, livemode, async () => (await addressesInForce(this.platform.db.orm, merchantId, livemode)).map(planAddress));
+    // with those no payout may go to marked: pricing offers the route the settlement will take
+    return this.#addressCache.get(merchantId, livemode, async () => {
+      const orm = this.platform.db.orm;
+      return checkedAddresses(orm, this.#ownAddresses, await addressesInForce(orm, merchantId, livemode));
+    });
   }
 
   /** The payment trail's `settlements` ({settlement, transfers}) and `ledger` sections. */

@@ -19,6 +19,11 @@ export interface PayoutAddressInput {
   created_at: Date;
   /** When direct settlement starts using it (rule 2). */
   active_at: Date;
+  /**
+   * Why no payout may go to it (the gateway's own address, a token contract: one stored before those
+   * were refused; live only): it is never a settlement's destination (routing.ts).
+   */
+  refused?: string;
 }
 
 /** A swap quote on the coin's own network (rule 5). */

@@ -3,7 +3,8 @@
 // quote, and the operator's approval of one requested before) answers 400 with the refusal; a
 // scheduled payout and a live direct settlement (also one that waited for the transfer service)
 // send nothing, the money stays in the balance, and the team is told once ("Payout address refused");
-// the operator's retry of a failed settlement to it answers 400 (the operator returns it instead).
+// the operator's retry of a failed settlement to it answers 400 (the operator returns it instead);
+// no deposit is converted into its coin, and the token listing shows the route taken instead.
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { describeEachDb } from '../harness/databases.ts';
@@ -21,6 +22,8 @@ import { TOKEN_DEFS, type TokenSymbol } from '../../src/tokens/index.ts';
 const OWN = 'address belongs to this gateway: use an address of your own wallet';
 const CONTRACT = 'address is the USDT_TRC20 token contract: tokens sent there are lost';
 const USDT_CONTRACT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
+const USDT_ERC20_CONTRACT = '0xdAC17F958D2ee523a2206206994597C13D831ec7';
+const ERC20_CONTRACT = 'address is the USDT_ERC20 token contract: tokens sent there are lost';
 const ADMIN = { authorization: 'Bearer test-admin-token' };
 const USDT = (whole: number): bigint => BigInt(whole) * 1_000_000n;
 
@@ -193,5 +196,30 @@ describeEachDb('payout addresses the gateway refuses, stored before it did', (h)
     } finally {
       t.services.settlement.useTransfers(null);
     }
+  });
+  it('converts into another payout coin rather than one whose address is refused, and lists the coin so', async () => {
+    const m = await newMerchant();
+    // the merchant asks for USDT on Ethereum, whose stored address is that token's contract
+    await h.db().orm.update(merchants).set({ convertInto: 'USDT_ERC20' }).where(eq(merchants.id, m.id));
+    await storedAddress(m.id, 'USDT_ERC20', USDT_ERC20_CONTRACT);
+    await storedAddress(m.id, 'USDC_ERC20', ADDR.EVM);
+    const tokens = async (who: Member) => new Map(((await call(who, 'GET', '/merchant/tokens')).json().tokens as { token: string; settles_to: string; paid_out_in?: string }[])
+      .map((x) => [x.token, { settles_to: x.settles_to, paid_out_in: x.paid_out_in }]));
+    const listed = await tokens(m.owner);
+    expect(listed.get('ETH')).toEqual({ settles_to: 'wallet', paid_out_in: 'USDC_ERC20' });
+    expect(listed.get('USDT_ERC20')).toEqual({ settles_to: 'balance', paid_out_in: undefined });
+    const p = payment(m.id, { livemode: true, token: 'ETH', rate_locked: '3000', convert_into: 'USDT_ERC20', deposit_address: '0x00000000000000000000000000000000000000e1' });
+    const [s] = await t.services.settlement.settle(h.db(), input(p, [{ amount: 10n ** 18n, usd: '3000' }]));
+    expect(s).toMatchObject({ mode: 'direct', status: 'pending', destination: ADDR.EVM, conversion: expect.objectContaining({ to: 'USDC_ERC20' }) });
+    expect(await refusedNotices(m.id)).toEqual([]);
+
+    // with no other coin to convert into, the listing says the balance, and so does the settlement
+    const only = await newMerchant();
+    await storedAddress(only.id, 'USDT_ERC20', USDT_ERC20_CONTRACT);
+    expect((await tokens(only.owner)).get('ETH')).toEqual({ settles_to: 'balance', paid_out_in: undefined });
+    const q = payment(only.id, { livemode: true, token: 'ETH', rate_locked: '3000', deposit_address: '0x00000000000000000000000000000000000000e2' });
+    const [k] = await t.services.settlement.settle(h.db(), input(q, [{ amount: 10n ** 18n, usd: '3000' }]));
+    expect(k).toMatchObject({ mode: 'custodial', status: 'completed', destination: null, note: `payout address refused: ${ERC20_CONTRACT}` });
+    expect(await refusedNotices(only.id)).toHaveLength(1);
   });
 });
