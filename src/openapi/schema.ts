@@ -1,10 +1,14 @@
 // Small builders for the JSON Schema (2020-12, as OpenAPI 3.1 uses) of the document. Plain objects:
 // the schemas describe the routes; validation stays in each route's hand-written checks, which
 // carry the spec's exact messages.
+import type { ListRule } from '../platform/list-params.ts';
+
 export type Schema = Record<string, unknown>;
 
 export const str = (description?: string, extra: Schema = {}): Schema => ({ type: 'string', ...(description ? { description } : {}), ...extra });
 export const int = (description?: string, extra: Schema = {}): Schema => ({ type: 'integer', ...(description ? { description } : {}), ...extra });
+/** A list's `limit` query parameter, its bounds read from the rule its handler applies (list-params.ts). */
+export const listLimit = (rule: ListRule): Schema => int(`1 to ${rule.max}, default ${rule.dflt}`);
 export const bool = (description?: string): Schema => ({ type: 'boolean', ...(description ? { description } : {}) });
 /** A decimal amount as a string (money is never a float in answers). */
 export const dec = (description?: string): Schema => str(description, { pattern: '^-?\\d+(\\.\\d+)?$' });

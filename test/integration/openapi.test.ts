@@ -34,6 +34,7 @@ import { amountBelowFee, balanceHolds } from '../../src/settlement/payouts/payou
 import { belowNetworkFee, referralBalanceHolds } from '../../src/affiliate/payouts/errors.ts';
 import { tokenContractAddress } from '../../src/chains/wallets/own-addresses.ts';
 import { raisedMessages } from '../harness/raised-messages.ts';
+import { LIST_AUDIT, LIST_DEFAULT, LIST_EVENTS, LIST_LEDGER, type ListRule } from '../../src/platform/list-params.ts';
 
 type Doc = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown; examples?: Record<string, { value: { error: string } }> }> }> }>> };
 
@@ -54,6 +55,24 @@ describe('OpenAPI document', () => {
     doc = res.json();
   });
   afterAll(async () => { await t.close(); await disposeDb(); });
+
+  it('states every list\'s limit as the bounds its handler applies (list-params.ts)', () => {
+    // the lists on another rule than LIST_DEFAULT; the text follows the constant when it changes
+    const rules: Record<string, ListRule> = { '/merchant/ledger': LIST_LEDGER, '/merchant/audit': LIST_AUDIT, '/merchant/payments/{id}/events': LIST_EVENTS };
+    const stated: Record<string, unknown> = {};
+    const expected: Record<string, string> = {};
+    for (const [p, ops] of Object.entries(doc.paths)) {
+      for (const [m, op] of Object.entries(ops as Record<string, { parameters?: { name: string; in: string; schema: { description?: string } }[] }>)) {
+        const limit = op.parameters?.find((x) => x.in === 'query' && x.name === 'limit');
+        if (!limit) continue;
+        const rule = rules[p] ?? LIST_DEFAULT;
+        stated[`${m} ${p}`] = limit.schema.description;
+        expected[`${m} ${p}`] = `1 to ${rule.max}, default ${rule.dflt}`;
+      }
+    }
+    expect(Object.keys(stated).length).toBeGreaterThan(10);
+    expect(stated).toEqual(expected);
+  });
 
   it('describes every public route of the app, and only those', () => {
     const registered = new Set(t.app.routeTable.filter((r) => PUBLIC.test(r.url)).map((r) => `${r.method} ${openApiPath(r.url)}`));

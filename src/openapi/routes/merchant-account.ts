@@ -1,7 +1,8 @@
 // Dashboard routes of the account (spec 4.4 Session, Team, API keys, Stores, Settings, Audit;
 // CONTRACT Notifications, Support chat, Invitations). Roles come from the routes themselves.
 import type { RouteDoc } from '../describe.ts';
-import { anyObject, arr, bool, int, message, nullable, obj, oneOf, page, ref, str, time, wrap } from '../schema.ts';
+import { anyObject, arr, bool, int, listLimit, message, nullable, obj, oneOf, page, ref, str, time, wrap } from '../schema.ts';
+import { LIST_AUDIT, LIST_DEFAULT } from '../../platform/list-params.ts';
 import {
   ACCESS_INVALID, CREDENTIALS_REQUIRED, EMAIL_TAKEN, ENABLED_REQUIRED, ENABLED_TOKENS_EMPTY, INSUFFICIENT_PERMISSIONS,
   INVALID_CREDENTIALS, INVALID_EMAIL, INVITATION_INVALID, LABEL_INVALID, LAST_OWNER, MERCHANT_NAME_REQUIRED, NO_REFRESH_TOKEN,
@@ -157,12 +158,12 @@ export const MERCHANT_ACCOUNT_ROUTES: RouteDoc[] = [
   },
   {
     method: 'GET', path: '/merchant/audit', tag: 'Audit', auth: 'access_token', summary: 'The audit log, newest first',
-    query: { action: str('exact, or a prefix ending in a dot'), subject: str(), payment_id: str(), actor_id: str(), from: str('YYYY-MM-DD'), to: str('YYYY-MM-DD'), limit: int('1 to 500, default 100'), offset: int() },
+    query: { action: str('exact, or a prefix ending in a dot'), subject: str(), payment_id: str(), actor_id: str(), from: str('YYYY-MM-DD'), to: str('YYYY-MM-DD'), limit: listLimit(LIST_AUDIT), offset: int() },
     responses: { 200: { description: 'a page of entries', schema: page('entries', ref('AuditEntry')) } }, errors: { 400: [dateMessage('from'), dateMessage('to')] },
   },
   {
     method: 'GET', path: '/merchant/notifications', tag: 'Notifications', auth: 'access_token', summary: 'Notifications, newest first',
-    query: { ...MODE, category: str(), unread: oneOf(['true'], 'only unread'), limit: int(), offset: int() },
+    query: { ...MODE, category: str(), unread: oneOf(['true'], 'only unread'), limit: listLimit(LIST_DEFAULT), offset: int() },
     responses: { 200: { description: 'a page of notifications', schema: obj({ notifications: arr(NOTIFICATION), total: int(), unread: int(), limit: int(), offset: int() }, ['notifications', 'unread']) } },
     errors: { 400: [CATEGORY_MESSAGE, UNREAD_MESSAGE] },
   },
@@ -172,7 +173,7 @@ export const MERCHANT_ACCOUNT_ROUTES: RouteDoc[] = [
   },
   {
     method: 'GET', path: '/merchant/support/messages', tag: 'Support', auth: 'access_token', summary: 'The support conversation, oldest first',
-    query: { before: str('a message id'), limit: int('1 to 200, default 50') },
+    query: { before: str('a message id'), limit: listLimit(LIST_DEFAULT) },
     responses: { 200: { description: 'messages', schema: obj({ messages: arr(SUPPORT_MESSAGE), unread: int(), limit: int() }, ['messages', 'unread', 'limit']) } },
     errors: { 400: [BEFORE_INVALID] },
   },

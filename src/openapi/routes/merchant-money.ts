@@ -5,7 +5,8 @@ import {
   SIMULATION_RUNNING, TEST_PAYMENTS_ONLY,
 } from '../../payments/index.ts';
 import type { RouteDoc } from '../describe.ts';
-import { anyObject, arr, bool, dec, int, message, obj, oneOf, page, ref, str, time, wrap } from '../schema.ts';
+import { anyObject, arr, bool, dec, int, listLimit, message, obj, oneOf, page, ref, str, time, wrap } from '../schema.ts';
+import { LIST_DEFAULT, LIST_EVENTS, LIST_LEDGER } from '../../platform/list-params.ts';
 import { CHANGED_CONCURRENTLY } from '../../payments/accounting.ts';
 import { CREATE_PAYMENT_BODY, CREATE_PAYMENT_ERRORS, PAYMENT_SEARCH, PAYMENT_SEARCH_ERRORS, URL_ERRORS, usdFieldErrors } from './v1.ts';
 import { onlyFailedResolve, STATUS_FILTER_MESSAGE } from '../../webhooks/delivery-store.ts';
@@ -43,7 +44,7 @@ const LINK_ERRORS = [
 const LINK_PATCH_ERRORS = [NOTHING_TO_UPDATE, LINK_NAME_INVALID, textMessage('description', LINK_MAX_DESCRIPTION), nulMessage('name'), ACTIVE_INVALID];
 const CUSTOMER_ERRORS = [textMessage('name', CUSTOMER_MAX_NAME), METADATA_NOT_OBJECT, METADATA_TOO_LARGE];
 const MODE = { mode: oneOf(['test'], 'test for the test mode; anything else, or nothing, live') };
-const PAGE = { limit: int('1 to 200, default 50'), offset: int('default 0') };
+const PAGE = { limit: listLimit(LIST_DEFAULT), offset: int('default 0') };
 const LINK = obj({
   id: str(), merchant_id: str(), livemode: bool(), store_id: str(), name: str(), amount_usd: dec(), description: str(), tokens: arr(str()),
   success_url: str(), cancel_url: str(), active: bool(), url: str(), payments: int(), volume_usd: dec(), created_at: time(), updated_at: time(),
@@ -96,7 +97,7 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
   { method: 'GET', path: '/merchant/payments/:id', tag: 'Payments', auth: 'access_token', summary: 'Read a payment (either mode)', responses: { 200: { description: 'the payment', schema: ref('Payment') } }, errors: { 404: [PAYMENT_NOT_FOUND] } },
   {
     method: 'GET', path: '/merchant/payments/:id/events', tag: 'Payments', auth: 'access_token', summary: 'The payment\'s events, oldest first (what its webhook receives)',
-    query: { limit: int('default 100'), offset: int('default 0') }, responses: { 200: { description: 'a page of events', schema: page('events', ref('Event')) } }, errors: { 404: [PAYMENT_NOT_FOUND] },
+    query: { limit: listLimit(LIST_EVENTS), offset: int('default 0') }, responses: { 200: { description: 'a page of events', schema: page('events', ref('Event')) } }, errors: { 404: [PAYMENT_NOT_FOUND] },
   },
   {
     method: 'GET', path: '/merchant/payments/:id/trail', tag: 'Payments', auth: 'access_token', summary: 'Everything that happened to a payment',
@@ -128,7 +129,7 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
   {
     method: 'GET', path: '/merchant/webhooks/deliveries', tag: 'Webhook', auth: 'access_token', summary: 'Deliveries, newest first, paged by `before`',
     query: {
-      ...MODE, status: oneOf(['pending', 'sending', 'delivered', 'failed', 'resolved']), limit: int('1 to 200, default 50'),
+      ...MODE, status: oneOf(['pending', 'sending', 'delivered', 'failed', 'resolved']), limit: listLimit(LIST_DEFAULT),
       before: str('the id of the last delivery already shown: the next page, older than it (a page shorter than `limit` is the last)'),
     },
     responses: { 200: { description: 'deliveries', schema: obj({ deliveries: arr(ref('Delivery')), limit: int() }, ['deliveries', 'limit']) } },
@@ -146,7 +147,7 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
   },
   { method: 'GET', path: '/merchant/balances', tag: 'Money', auth: 'access_token', summary: 'Balances of a mode', query: MODE, responses: { 200: { description: 'balances', schema: wrap('balances', arr(ref('Balance'))) } } },
   {
-    method: 'GET', path: '/merchant/ledger', tag: 'Money', auth: 'access_token', summary: 'Ledger entries, newest first', query: { ...MODE, token: str(), limit: int('1 to 500'), offset: int() },
+    method: 'GET', path: '/merchant/ledger', tag: 'Money', auth: 'access_token', summary: 'Ledger entries, newest first', query: { ...MODE, token: str(), limit: listLimit(LIST_LEDGER), offset: int() },
     responses: { 200: { description: 'a page of entries', schema: page('entries', ref('LedgerEntry')) } }, errors: { 400: [unsupportedToken('DOGE2')] },
   },
   {

@@ -16,7 +16,8 @@ import { dec } from '../../money/decimal.ts';
 import { unsupportedToken } from '../../tokens/catalog.ts';
 import { PAYMENT_URL_PREFIX } from '../../webhooks/url-policy.ts';
 import type { RouteDoc } from '../describe.ts';
-import { anyObject, arr, int, obj, oneOf, ref, str, wrap, type Schema } from '../schema.ts';
+import { anyObject, arr, int, listLimit, obj, oneOf, ref, str, wrap, type Schema } from '../schema.ts';
+import { LIST_DEFAULT } from '../../platform/list-params.ts';
 import { INVALID_REQUEST_BODY } from '../../platform/errors.ts';
 import { METADATA_NOT_OBJECT, METADATA_TOO_LARGE, nulMessage } from '../../platform/fields.ts';
 import {
@@ -95,7 +96,7 @@ export const V1_ROUTES: RouteDoc[] = [
     query: {
       status: str('a payment status'), token: str(), chain: str(), store_id: str('ignored for a storefront key'),
       ...PAYMENT_SEARCH,
-      limit: int('1 to 200, default 50'), offset: int('default 0'),
+      limit: listLimit(LIST_DEFAULT), offset: int('default 0'),
     },
     responses: { 200: { description: 'a page of payments', schema: obj({ payments: arr(ref('Payment')), total: int(), limit: int(), offset: int() }, ['payments', 'limit', 'offset']) } },
     errors: { 400: PAYMENT_SEARCH_ERRORS },
