@@ -124,6 +124,20 @@ const GAVE_UP_TITLE = 'Webhook delivery failed';
 /** A dead endpoint makes every delivery give up: the team is told at most once in this time, per mode. */
 export const GAVE_UP_NOTICE_EVERY_MS = 3_600_000;
 
+/**
+ * The endpoint as a notification names it: its query and fragment, where a receiver may keep a
+ * token (`?key=…`), left out, since notifications are listed to every member who sees the category
+ * and may be e-mailed.
+ */
+export function urlShown(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}${u.search || u.hash ? '?…' : ''}`;
+  } catch {
+    return 'the webhook URL';
+  }
+}
+
 /** Whether this delivery was told of: false when another one of its mode was, within the hour. */
 async function notifyGaveUp(tx: Tx, row: DeliveryRow, at: Date): Promise<boolean> {
   const since = new Date(at.getTime() - GAVE_UP_NOTICE_EVERY_MS);
@@ -134,7 +148,7 @@ async function notifyGaveUp(tx: Tx, row: DeliveryRow, at: Date): Promise<boolean
   if (recent) return false;
   await raiseNotification(tx, {
     merchantId: row.merchantId, category: 'webhooks', livemode: row.livemode, title: GAVE_UP_TITLE, subject: row.id, at,
-    body: `The ${row.eventType} event could not be delivered to ${row.url ?? 'the webhook URL'} after ${row.attempts} attempts${row.lastError ? ` (${row.lastError})` : ''}.`,
+    body: `The ${row.eventType} event could not be delivered to ${row.url ? urlShown(row.url) : 'the webhook URL'} after ${row.attempts} attempts${row.lastError ? ` (${row.lastError})` : ''}.`,
   });
   return true;
 }
