@@ -32,7 +32,7 @@ import { surrogateMessage } from '../../src/platform/fields.ts';
 import { ADDRESS_NOT_ACTIVE_EXAMPLE, PAYOUT_QUOTE_ERRORS } from '../../src/openapi/routes/merchant-money.ts';
 import { amountBelowFee, balanceHolds } from '../../src/settlement/payouts/payout-store.ts';
 import { belowNetworkFee, referralBalanceHolds } from '../../src/affiliate/payouts/errors.ts';
-import { tokenContractAddress } from '../../src/chains/wallets/own-addresses.ts';
+import { OWN_ADDRESS, tokenContractAddress } from '../../src/chains/wallets/own-addresses.ts';
 import { raisedMessages } from '../harness/raised-messages.ts';
 import { LIST_AUDIT, LIST_DEFAULT, LIST_EVENTS, LIST_LEDGER, type ListRule } from '../../src/platform/list-params.ts';
 
@@ -137,6 +137,15 @@ describe('OpenAPI document', () => {
     expect(raised.length).toBeGreaterThan(100);
     const missing = raised.filter((r) => !listed.has(r.message) && !operatorMessages.has(r.message)).map((r) => `${r.file}:${r.line} ${r.message}`);
     expect(missing, 'messages the code raises that no route of the document lists: add each to the errors of its routes in src/openapi/routes/').toEqual([]);
+  });
+
+  it('lists the refusal of a stored payout address the gateway refuses on the payout quote and request', () => {
+    // the address is checked again when it would be paid (an address stored before the check):
+    // its refusal is built at run time, so the fixed-message test above cannot see it
+    const listed = (p: string, m: string) => Object.values(doc.paths[p][m].responses['400']?.content?.['application/json']?.examples ?? {}).map((e) => e.value.error);
+    for (const [p, m] of [['/merchant/payouts/quote', 'get'], ['/merchant/payouts', 'post']]) {
+      expect(listed(p, m), `${m} ${p}`).toEqual(expect.arrayContaining([OWN_ADDRESS, tokenContractAddress('USDT_TRC20')]));
+    }
   });
 
   describe('recorded answers of real requests match their response schemas', () => {

@@ -56,8 +56,11 @@ const CUSTOMER = obj({
 const WEBHOOK = { 200: { description: 'the webhook', schema: wrap('webhook', ref('Webhook')) } };
 const PAYOUT_ADDRESS_BODY = obj({ token: str(), address: str(), tag: int('XRP only'), label: str(), default: bool(), password: str('required to add, or to change address or tag') });
 const PAYOUT_ERRORS = [ADDRESS_ID_REQUIRED, UNKNOWN_PAYOUT_ADDRESS, AMOUNT_INVALID, AMOUNT_NOT_POSITIVE, UNKNOWN_FROM, FROM_MISMATCH];
-/** The quote's refusals, which a payout request also answers (the amount in more decimals than the balance coin, a balance coin the address cannot take). */
-export const PAYOUT_QUOTE_ERRORS = [...PAYOUT_ERRORS, tooManyDecimals(6), crossBalance('ETH', 'USDT_TRC20')];
+/**
+ * The quote's refusals, which a payout request also answers (the amount in more decimals than the balance coin, a balance coin the
+ * address cannot take, an address stored before the gateway refused its own addresses and token contracts).
+ */
+export const PAYOUT_QUOTE_ERRORS = [...PAYOUT_ERRORS, tooManyDecimals(6), crossBalance('ETH', 'USDT_TRC20'), OWN_ADDRESS, tokenContractAddress('USDT_TRC20')];
 /** A payout to an address added or changed less than 24 hours ago (the time is the address's active_at). */
 export const ADDRESS_NOT_ACTIVE_EXAMPLE = addressNotActive(new Date('2026-01-02T03:04:05.000Z'));
 const FIGURES = obj({ confirmed: int(), volume_usd: dec(), by_chain: anyObject() });
