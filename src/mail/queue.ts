@@ -59,9 +59,3 @@ export async function markFailed(db: Database, m: ClaimedMail, error: string, no
   }).where(and(eq(mailQueue.id, m.id), eq(mailQueue.claim, m.claim)));
   return giveUp ? 'failed' : 'retry';
 }
-
-/** Gives claimed rows back untouched and uncounted (the worker is stopping before their attempt). */
-export async function releaseMail(db: Database, m: ClaimedMail): Promise<void> {
-  await db.orm.update(mailQueue).set({ status: 'pending', claim: null, leaseUntil: null, attempts: sql`${mailQueue.attempts} - 1` })
-    .where(and(eq(mailQueue.id, m.id), eq(mailQueue.claim, m.claim)));
-}

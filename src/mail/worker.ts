@@ -49,17 +49,23 @@ export class MailWorker {
 
   /** Sends what is due now (tests drive it by hand); answers how many attempts were made. */
   async runDue(): Promise<number> {
+    return this.#sendDue(() => false);
+  }
+
+  /** In the background: a stop ends it after the batch in flight, the rest left pending for the next start. */
+  async #drain(): Promise<void> {
+    await this.#sendDue(() => this.#stopped);
+  }
+
+  async #sendDue(stop: () => boolean): Promise<number> {
     let n = 0;
-    for (;;) {
+    while (!stop()) {
       const claimed = await claimDueMail(this.#db, this.#clock.now(), this.#opts.leaseMs, this.#opts.batch);
       await Promise.all(claimed.map((m) => this.#attempt(m)));
       n += claimed.length;
-      if (claimed.length < this.#opts.batch) return n;
+      if (claimed.length < this.#opts.batch) break;
     }
-  }
-
-  async #drain(): Promise<void> {
-    await this.runDue();
+    return n;
   }
 
   #poll(): void {

@@ -16,6 +16,7 @@ import { ManualClock } from '../../src/platform/clock.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { MAIL_FAILED_KEPT_DAYS, MAIL_MAX_ATTEMPTS, MAIL_RETRY_DELAYS_S, MAIL_SENT_KEPT_DAYS, mailQueue } from '../../src/mail/index.ts';
 import { claimDueMail } from '../../src/mail/queue.ts';
+import { MailWorker } from '../../src/mail/worker.ts';
 import { users } from '../../src/accounts/index.ts';
 
 const FRIDAY = '2026-03-06T15:30:00Z';
@@ -301,6 +302,26 @@ describeEachDb('e-mail of notifications', (h) => {
     expect(rows.map((r) => [r.status, r.attempts, r.lastError])).toEqual(Array(3).fill(['failed', MAIL_MAX_ATTEMPTS, '550 5.1.1 no such user']));
     expect(sink.lines()).toContain('e-mail given up after its last attempt');
     expect(sink.lines()).not.toContain(SMTP_PASSWORD);
+  });
+
+  it('a stopping worker ends with the batch in flight: the rest of a backlog is left pending, not sent during shutdown', async () => {
+    const a = await team();
+    await requestPayout(a.finance);
+    await t.platform.outbox.drainNow();
+    let began!: () => void;
+    const first = new Promise<void>((r) => { began = r; });
+    let release!: () => void;
+    const gate = new Promise<void>((r) => { release = r; });
+    const sent: string[] = [];
+    const worker = new MailWorker(h.db(), clock, sink.log, async (m) => { sent.push(m.to); began(); await gate; }, { messageIdHost: 'gw.test', batch: 1, pollMs: 60_000 });
+    worker.start();
+    await first;
+    const stopped = worker.stop();
+    release();
+    await stopped;
+    expect(sent).toHaveLength(1);
+    const rows = await rowsOf(a.acct.merchant.id);
+    expect(rows.map((r) => [r.status, r.attempts]).sort()).toEqual([['pending', 0], ['pending', 0], ['sent', 1]]);
   });
 
   it('a process that died after sending and before marking: sent again after the lease, with the same Message-ID (at least once)', async () => {
