@@ -21,10 +21,15 @@ export const PAYOUT_REQUESTED_MESSAGE = 'referral_payout_requested must be true 
 /** A role's categories are those of CONTRACT.md "Notifications" it lists (affiliates: owners and finance; team: owners). */
 export const CATEGORIES_MESSAGE = 'categories must be a list of notification categories your role sees';
 
-export async function preferencesOf(ex: Executor, userId: string): Promise<MailPreferences> {
-  const [row] = await ex.select().from(mailPreferences).where(eq(mailPreferences.userId, userId)).limit(1);
+/** A member's mail_preferences row as a choice; no row (null, undefined): the defaults. */
+export function preferencesFrom(row: { referralPayoutRequested: boolean; categories: string[] } | null | undefined): MailPreferences {
   if (!row) return { ...DEFAULT_PREFERENCES };
   return { referral_payout_requested: row.referralPayoutRequested, categories: row.categories as Category[] };
+}
+
+export async function preferencesOf(ex: Executor, userId: string): Promise<MailPreferences> {
+  const [row] = await ex.select().from(mailPreferences).where(eq(mailPreferences.userId, userId)).limit(1);
+  return preferencesFrom(row);
 }
 
 /** Whether a notification of `category` titled `title` is e-mailed to a member who chose `p`. */

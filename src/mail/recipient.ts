@@ -8,7 +8,7 @@ import { eq } from 'drizzle-orm';
 import type { Database } from '../platform/db/index.ts';
 import { merchants, users, type Role } from '../accounts/index.ts';
 import { notifications, rolesOf } from '../notifications/index.ts';
-import { DEFAULT_PREFERENCES, wantsMail, type MailPreferences } from './preferences.ts';
+import { preferencesFrom, wantsMail } from './preferences.ts';
 import { mailPreferences, mailQueue } from './schema.ts';
 
 export const SKIP_NOT_ON_TEAM = 'the member is no longer on the team';
@@ -31,9 +31,6 @@ export async function recipientNow(db: Database, mailId: string): Promise<Recipi
   if (r?.merchantStatus === 'suspended') return { skip: SKIP_SUSPENDED };
   if (!r?.user || r.user.merchantId !== r.merchantId) return { skip: SKIP_NOT_ON_TEAM };
   if (!rolesOf(r.category).includes(r.user.role as Role)) return { skip: SKIP_ROLE };
-  const p: MailPreferences = r.pref
-    ? { referral_payout_requested: r.pref.referralPayoutRequested, categories: r.pref.categories as MailPreferences['categories'] }
-    : DEFAULT_PREFERENCES;
-  if (!wantsMail(p, r.category, r.title)) return { skip: SKIP_UNWANTED };
+  if (!wantsMail(preferencesFrom(r.pref), r.category, r.title)) return { skip: SKIP_UNWANTED };
   return { address: r.user.email };
 }

@@ -9,7 +9,7 @@ import type { Tx } from '../platform/db/index.ts';
 import { newId } from '../platform/ids.ts';
 import { NOTIFICATION_EVENT, rolesOf, type NotificationJson } from '../notifications/index.ts';
 import { merchants, users } from '../accounts/index.ts';
-import { DEFAULT_PREFERENCES, wantsMail, type MailPreferences } from './preferences.ts';
+import { preferencesFrom, wantsMail } from './preferences.ts';
 import { mailPreferences, mailQueue } from './schema.ts';
 import { composeMail } from './compose.ts';
 
@@ -36,10 +36,7 @@ async function queueMails(tx: Tx, n: NotificationJson, publicUrl: string, at: Da
   const members = await tx.select({ id: users.id, email: users.email, pref: mailPreferences }).from(users)
     .leftJoin(mailPreferences, eq(mailPreferences.userId, users.id))
     .where(and(eq(users.merchantId, n.merchant_id), inArray(users.role, [...rolesOf(n.category)])));
-  const to = members.filter((m) => {
-    const p: MailPreferences = m.pref ? { referral_payout_requested: m.pref.referralPayoutRequested, categories: m.pref.categories as MailPreferences['categories'] } : DEFAULT_PREFERENCES;
-    return wantsMail(p, n.category, n.title);
-  });
+  const to = members.filter((m) => wantsMail(preferencesFrom(m.pref), n.category, n.title));
   if (to.length === 0) return 0;
   const [m] = await tx.select({ name: merchants.name }).from(merchants).where(eq(merchants.id, n.merchant_id));
   const mail = composeMail(n, m?.name ?? '', publicUrl);
