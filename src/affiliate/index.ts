@@ -4,6 +4,7 @@
 export { AffiliateService } from './service.ts';
 export { registerAffiliateRoutes } from './routes/index.ts';
 export { AFFILIATE_EVENTS } from './balance.ts';
+export { PAYOUT_REQUESTED_TITLE } from './payouts/events.ts';
 export { affiliates, referrals, commissions, affiliatePayouts, affiliateEntries } from './schema.ts';
 export { checkReferralBalances, type ReferralBalanceMismatch } from './check.ts';
 

@@ -5,10 +5,11 @@ import { eq } from 'drizzle-orm';
 import type { Executor } from '../platform/db/index.ts';
 import { badRequest, NOTHING_TO_UPDATE } from '../platform/errors.ts';
 import { visibleTo, type Category, type Role } from '../notifications/categories.ts';
+import { PAYOUT_REQUESTED_TITLE } from '../affiliate/index.ts';
 import { mailPreferences } from './schema.ts';
 
 /** The notification mailed by default: a referral payout's request (its title of spec 6.3). */
-export const REFERRAL_PAYOUT_REQUESTED = { category: 'affiliates', title: 'Payout requested' } as const;
+export const REFERRAL_PAYOUT_REQUESTED = { category: 'affiliates', title: PAYOUT_REQUESTED_TITLE } as const;
 
 export interface MailPreferences {
   referral_payout_requested: boolean;

@@ -12,10 +12,13 @@ import { affiliatePayoutJson, usdt } from '../json.ts';
 import { REFERRAL_TOKEN } from '../terms.ts';
 import type { AffiliatePayoutRow } from '../schema.ts';
 
+/** The title of a referral payout's request (spec 6.3), which is also e-mailed by default (src/mail). */
+export const PAYOUT_REQUESTED_TITLE = 'Payout requested';
+
 function notice(p: AffiliatePayoutRow): { title: string; body: string } | null {
   const what = `referral payout of ${usdt(p.amount)} ${REFERRAL_TOKEN} to ${p.address}`;
   switch (p.status) {
-    case 'requested': return { title: 'Payout requested', body: `A ${what} was requested; it is due by ${p.dueAt.toISOString()}.` };
+    case 'requested': return { title: PAYOUT_REQUESTED_TITLE, body: `A ${what} was requested; it is due by ${p.dueAt.toISOString()}.` };
     case 'paid': return { title: 'Payout paid', body: `The ${what} was paid (transaction ${p.txId}).` };
     case 'rejected': return { title: 'Payout rejected', body: `The ${what} was rejected: ${p.note}. The amount is back in your referral balance.` };
     default: return null;
