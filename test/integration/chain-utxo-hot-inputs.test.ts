@@ -53,7 +53,7 @@ describe.runIf(litecoindOrSkip())('LTC hot wallet of many small outputs', () => 
       const outs = Array.from({ length: COUNT }, () => ({ script, amount: SMALL }));
       // the rest to an address of someone else's, less a fee of about 2 litoshi a vbyte
       outs.push({ script: scriptOfAddress(regtest, fresh())!, amount: 200_000_000n - SMALL * BigInt(COUNT) - 120_000n });
-      const spend = signSpend(UTXO_COINS.litecoin, [{ txid: funding, vout: out.n, amount: 200_000_000n, script }], outs, key);
+      const spend = await signSpend(UTXO_COINS.litecoin, [{ txid: funding, vout: out.n, amount: 200_000_000n, script }], outs, key);
       await node.rpc('sendrawtransaction', [spend.raw]);
       await node.mine(1);
     };

@@ -60,7 +60,7 @@ describe.runIf(litecoindOrSkip())('LTC hot wallet on litecoind', () => {
       const prev = await node.rpc<{ vout: Array<{ n: number; value: number }> }>('getrawtransaction', [o.txid, true]);
       const value = units(prev.vout.find((v) => v.n === o.vout)!.value.toFixed(8));
       const regtest = UTXO_NETWORKS.litecoin.regtest;
-      const spend = signSpend(UTXO_COINS.litecoin, [{ ...o, amount: value, script: scriptOfAddress(regtest, hot)! }],
+      const spend = await signSpend(UTXO_COINS.litecoin, [{ ...o, amount: value, script: scriptOfAddress(regtest, hot)! }],
         [{ script: scriptOfAddress(regtest, fresh())!, amount: value - 100_000n }], new WalletKeys(t.config.walletMnemonic).hotPrivateKey('litecoin', true));
       await node.rpc('sendrawtransaction', [spend.raw]);
     };

@@ -58,7 +58,7 @@ describe.runIf(litecoindOrSkip())('payout address formats paid on litecoind regt
     const input = { txid, vout: out.n, amount: coinsToBaseUnits(out.value), script: hex.decode(out.scriptPubKey.hex), height: 0 };
     // with the change as the sender has it: a lone 2-byte program's spend is under the node's smallest size (tx-size-small)
     const change = { script: input.script, amount: input.amount - 10_000_000n - 100_000n };
-    const signed = signSpend(UTXO_COINS.litecoin, [input], [{ script: ours, amount: 10_000_000n }, change], key.privateKey!);
+    const signed = await signSpend(UTXO_COINS.litecoin, [input], [{ script: ours, amount: 10_000_000n }, change], key.privateKey!);
     const [verdict] = await node.rpc<Array<{ allowed: boolean; 'reject-reason'?: string }>>('testmempoolaccept', [[signed.raw]]);
     expect(verdict, verdict['reject-reason']).toMatchObject({ allowed: true });
     const decoded = await node.rpc<{ vout: Array<{ scriptPubKey: { hex: string; address?: string; addresses?: string[] } }> }>('decoderawtransaction', [signed.raw]);
@@ -76,7 +76,7 @@ describe.runIf(litecoindOrSkip())('payout address formats paid on litecoind regt
     const out = prev.vout.find((o) => o.scriptPubKey.hex === hex.encode(scriptOfAddress(regtest, from)!))!;
     const input = { txid: funding, vout: out.n, amount: coinsToBaseUnits(out.value), script: hex.decode(out.scriptPubKey.hex), height: 0 };
     const amount = input.amount - 100_000n;
-    const signed = signSpend(UTXO_COINS.litecoin, [input], [{ script: scriptOfAddress(regtest, stored)!, amount }], key.privateKey!);
+    const signed = await signSpend(UTXO_COINS.litecoin, [input], [{ script: scriptOfAddress(regtest, stored)!, amount }], key.privateKey!);
     const txid = await node.rpc<string>('sendrawtransaction', [signed.raw]);
     await node.mine(1);
     const mined = await node.rpc<{ confirmations: number; vout: Array<{ value: number; scriptPubKey: { hex: string; type: string } }> }>('getrawtransaction', [txid, true]);

@@ -34,7 +34,7 @@ describe.runIf(litecoindOrSkip())('signed spends accepted by litecoind', () => {
     const from = addressOf(key.publicKey!);
     const input = await fund(from, '1.5');
     const to = await node.minerAddress();
-    const signed = signSpend(UTXO_COINS[coin], [input], [{ script: scriptOfAddress(regtest, to)!, amount: input.amount - 100_000n }], key.privateKey!);
+    const signed = await signSpend(UTXO_COINS[coin], [input], [{ script: scriptOfAddress(regtest, to)!, amount: input.amount - 100_000n }], key.privateKey!);
     const [verdict] = await node.rpc<Array<{ allowed: boolean; 'reject-reason'?: string; txid: string }>>('testmempoolaccept', [[signed.raw]]);
     expect(verdict).toMatchObject({ allowed: true, txid: signed.txId });
     const decoded = await node.rpc<{ version: number; vin: Array<{ sequence: number }> }>('decoderawtransaction', [signed.raw]);

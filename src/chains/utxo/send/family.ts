@@ -181,7 +181,7 @@ export class UtxoFamily implements TransferFamily {
     const rate = await currentFeeRate(this.#rpc, this.coin);
     // the node the outputs were read from served the network they are signed for
     await this.#network();
-    const built = this.#build(network, inputs, transfers, key, (vsize) => feeFor(rate, vsize), rate);
+    const built = await this.#build(network, inputs, transfers, key, (vsize) => feeFor(rate, vsize), rate);
     if ('kind' in built) return built;
     return { kind: 'ready', sign: async () => built.of(t.id) };
   }
@@ -235,7 +235,7 @@ export class UtxoFamily implements TransferFamily {
           { id: t.id, to, amount: t.amount, paysOwnFee: false },
           { id: CHANGE, to: change, amount: total - t.amount, paysOwnFee: true },
         ];
-        const built = this.#build(network, spend, transfers, key, (vsize) => feeFor(rate, vsize), rate);
+        const built = await this.#build(network, spend, transfers, key, (vsize) => feeFor(rate, vsize), rate);
         if ('kind' in built) throw new Error(built.why);
         return built.of(t.id);
       },
@@ -293,9 +293,9 @@ export class UtxoFamily implements TransferFamily {
    * per input, as a signature's length varies by one). One signed transaction, seen from each
    * transfer it carries.
    */
-  #build(network: UtxoNetwork, inputs: readonly UnspentInput[], transfers: readonly PlannedTransfer[], key: Uint8Array, feeOf: (vsize: number) => bigint, rate: bigint):
-    { of: (id: string) => SignedTx } | Refused {
-    const spend = (fee: bigint) => {
+  async #build(network: UtxoNetwork, inputs: readonly UnspentInput[], transfers: readonly PlannedTransfer[], key: Uint8Array, feeOf: (vsize: number) => bigint, rate: bigint):
+    Promise<{ of: (id: string) => SignedTx } | Refused> {
+    const spend = async (fee: bigint) => {
       const plan = planOutputs(inputs.reduce((s, i) => s + i.amount, 0n), transfers, fee, this.coin.dustLimit);
       if (!plan.ok) return { kind: 'refused' as const, why: plan.why, permanent: plan.permanent };
       const outs = [];
@@ -304,11 +304,11 @@ export class UtxoFamily implements TransferFamily {
         if (!script) return { kind: 'refused' as const, why: notOnNetwork(o.to, this.chain), permanent: true };
         outs.push({ script, amount: o.amount });
       }
-      return { plan, signed: signSpend(this.coin, inputs, outs, key) };
+      return { plan, signed: await signSpend(this.coin, inputs, outs, key) };
     };
-    const probe = spend(0n);
+    const probe = await spend(0n);
     if (probe.kind === 'refused') return probe;
-    const done = spend(feeOf(probe.signed.vsize + inputs.length));
+    const done = await spend(feeOf(probe.signed.vsize + inputs.length));
     if (done.kind === 'refused') return done;
     const { plan, signed } = done;
     const carries: Carried[] = transfers.map((x) => ({ ...x, amount: x.amount, paid: String(plan.outputs.find((o) => o.transferId === x.id)?.amount ?? 0n) }));
@@ -352,7 +352,7 @@ export class UtxoFamily implements TransferFamily {
       const bumped = oldFee + feeFor(this.coin.minFeePerKvb, vsize);
       return now > bumped ? now : bumped;
     };
-    const built = this.#build(network, inputs, carries, key, feeOf, rate);
+    const built = await this.#build(network, inputs, carries, key, feeOf, rate);
     return 'kind' in built ? null : built.of(t.id);
   }
 

@@ -2,6 +2,9 @@
 // Litecoin) carry their previous output, P2PKH inputs (Dogecoin) the whole previous transaction,
 // as each signature hash needs. Every input signals replaceability (BIP-125) where the coin's
 // fee bumps rely on it; the lock time is 0 and the version 2 (1 on Dogecoin, as its wallets write).
+// Signing costs milliseconds per input (more as inputs grow: each signature hashes the whole
+// transaction again), so a spend of hundreds of inputs takes seconds of CPU: it is signed input by
+// input, giving the event loop its turn whenever a slice of SLICE_MS has passed.
 import { OutScript, Transaction } from '@scure/btc-signer';
 import { hex } from '@scure/base';
 import type { UtxoCoin } from '../coins.ts';
@@ -30,7 +33,18 @@ export interface SignedSpend {
 const RBF_SEQUENCE = 0xfffffffd;
 const FINAL_SEQUENCE = 0xffffffff;
 
-export function signSpend(coin: UtxoCoin, inputs: readonly SpendInput[], outputs: readonly SpendOutput[], privateKey: Uint8Array): SignedSpend {
+/**
+ * How long signing holds the event loop before giving others their turn. Why here rather than on a
+ * worker thread (as deposit addresses are derived): a spend is signed inside the database
+ * transaction that reserves its inputs, which stays open as long either way; a worker would need
+ * the private key and, on Dogecoin, every previous transaction copied to it, a start-up and an inline
+ * fallback of its own, for spends that are rare (a payout takes a handful of inputs). Slices by time
+ * rather than by a count of inputs, as an input's cost grows with the transaction's size.
+ */
+const SLICE_MS = 8;
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export async function signSpend(coin: UtxoCoin, inputs: readonly SpendInput[], outputs: readonly SpendOutput[], privateKey: Uint8Array): Promise<SignedSpend> {
   // btc-signer refuses output scripts it has no type for; a future witness version's (BIP-350) is
   // one a payout address may take, so that shape alone is let through, any other unknown still refused
   const allowUnknownOutputs = outputs.some((o) => isFutureWitnessOutput(o.script));
@@ -41,16 +55,31 @@ export function signSpend(coin: UtxoCoin, inputs: readonly SpendInput[], outputs
     }
   }
   const sequence = coin.replaceable ? RBF_SEQUENCE : FINAL_SEQUENCE;
-  for (const i of inputs) {
+  for (const o of outputs) tx.addOutput({ script: o.script, amount: o.amount });
+  // adding, signing and finalizing an input each cost more the more inputs there are: all three in slices
+  await inSlices(inputs.length, (idx) => {
+    const i = inputs[idx];
     tx.addInput({
       txid: hex.decode(i.txid), index: i.vout, sequence,
       ...(coin.script === 'p2wpkh' ? { witnessUtxo: { script: i.script, amount: i.amount } } : { nonWitnessUtxo: i.prevRaw! }),
     });
-  }
-  for (const o of outputs) tx.addOutput({ script: o.script, amount: o.amount });
-  tx.sign(privateKey);
-  tx.finalize();
+  });
+  // its errors name the input and its script, never the key
+  await inSlices(inputs.length, (idx) => { tx.signIdx(privateKey, idx); });
+  await inSlices(inputs.length, (idx) => { tx.finalizeIdx(idx); });
   return { txId: tx.id, raw: tx.hex, vsize: tx.vsize };
+}
+
+/** `step` for 0 to count - 1, giving the event loop its turn after every SLICE_MS of them. */
+async function inSlices(count: number, step: (idx: number) => void): Promise<void> {
+  let slice = performance.now();
+  for (let idx = 0; idx < count; idx++) {
+    if (performance.now() - slice >= SLICE_MS) {
+      await yieldToLoop();
+      slice = performance.now();
+    }
+    step(idx);
+  }
 }
 
 /** OP_1 … OP_16 and one push of 2 to 40 bytes, taproot's OP_1 <32> aside (btc-signer knows that one). */
