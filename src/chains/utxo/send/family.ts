@@ -25,27 +25,13 @@ import type { UtxoReader } from '../reader.ts';
 import { selectExact } from './coin-select.ts';
 import { unspentOutputs, type DepositTxs, type UnspentInput } from './deposit-outputs.ts';
 import { currentFeeRate, feeFor } from './fee-rate.ts';
-import { belowDust, planOutputs, type PlannedTransfer } from './outputs.ts';
-import { signSpend, txIdOf } from './sign.ts';
+import { belowDust, type PlannedTransfer } from './outputs.ts';
+import { txIdOf } from './sign.ts';
+import { buildSpend, notOnNetwork, type Carried, type SpendRecord } from './build-spend.ts';
 import type { HotOutputs, Outpoint } from './hot-outputs.ts';
 import { UtxoHotWallet } from './hot-wallet.ts';
 import type { Executor } from '../../../platform/db/index.ts';
 import { rawTransactions } from './raw-transactions.ts';
-
-/** What an attempt's `fee` record keeps: enough to rebuild the transaction with a higher fee. */
-interface SpendRecord {
-  fee: string;
-  fee_rate_per_kvb: string;
-  vsize: string;
-  /** JSON: the outpoints spent. */
-  inputs: string;
-  /** JSON: the transfers it carries, each with its output. */
-  carries: string;
-}
-
-interface Carried extends PlannedTransfer { paid: string }
-
-type Refused = Extract<Preparation, { kind: 'refused' }>;
 
 /** The id a hot-wallet spend's change output carries in its record (it is no transfer of its own). */
 export const CHANGE = 'change';
@@ -78,7 +64,6 @@ export interface UtxoFamilyOptions {
 
 /** Refusals this family gives in more than one place. */
 const notTracked = (chain: string) => `the ${chain} hot wallet's outputs are not tracked`;
-const notOnNetwork = (address: string, chain: string) => `${address} is not an address of this ${chain} network`;
 export const networkMoved = (chain: string, was: string, now: string) =>
   `the ${chain} node now serves the ${now} network, not the ${was} network it served: nothing is signed for it`;
 
@@ -181,7 +166,7 @@ export class UtxoFamily implements TransferFamily {
     const rate = await currentFeeRate(this.#rpc, this.coin);
     // the node the outputs were read from served the network they are signed for
     await this.#network();
-    const built = await this.#build(network, inputs, transfers, key, (vsize) => feeFor(rate, vsize), rate);
+    const built = await buildSpend(this.coin, network, inputs, transfers, key, (vsize) => feeFor(rate, vsize), rate);
     if ('kind' in built) return built;
     return { kind: 'ready', sign: async () => built.of(t.id) };
   }
@@ -235,7 +220,7 @@ export class UtxoFamily implements TransferFamily {
           { id: t.id, to, amount: t.amount, paysOwnFee: false },
           { id: CHANGE, to: change, amount: total - t.amount, paysOwnFee: true },
         ];
-        const built = await this.#build(network, spend, transfers, key, (vsize) => feeFor(rate, vsize), rate);
+        const built = await buildSpend(this.coin, network, spend, transfers, key, (vsize) => feeFor(rate, vsize), rate);
         if ('kind' in built) throw new Error(built.why);
         return built.of(t.id);
       },
@@ -289,43 +274,6 @@ export class UtxoFamily implements TransferFamily {
   }
 
   /**
-   * Signs the spend twice: once to learn its size, once with the fee that size costs (plus a byte
-   * per input, as a signature's length varies by one). One signed transaction, seen from each
-   * transfer it carries.
-   */
-  async #build(network: UtxoNetwork, inputs: readonly UnspentInput[], transfers: readonly PlannedTransfer[], key: Uint8Array, feeOf: (vsize: number) => bigint, rate: bigint):
-    Promise<{ of: (id: string) => SignedTx } | Refused> {
-    const spend = async (fee: bigint) => {
-      const plan = planOutputs(inputs.reduce((s, i) => s + i.amount, 0n), transfers, fee, this.coin.dustLimit);
-      if (!plan.ok) return { kind: 'refused' as const, why: plan.why, permanent: plan.permanent };
-      const outs = [];
-      for (const o of plan.outputs) {
-        const script = scriptOfAddress(network, o.to);
-        if (!script) return { kind: 'refused' as const, why: notOnNetwork(o.to, this.chain), permanent: true };
-        outs.push({ script, amount: o.amount });
-      }
-      return { plan, signed: await signSpend(this.coin, inputs, outs, key) };
-    };
-    const probe = await spend(0n);
-    if (probe.kind === 'refused') return probe;
-    const done = await spend(feeOf(probe.signed.vsize + inputs.length));
-    if (done.kind === 'refused') return done;
-    const { plan, signed } = done;
-    const carries: Carried[] = transfers.map((x) => ({ ...x, amount: x.amount, paid: String(plan.outputs.find((o) => o.transferId === x.id)?.amount ?? 0n) }));
-    const record: SpendRecord = {
-      fee: String(plan.fee), fee_rate_per_kvb: String(rate), vsize: String(signed.vsize),
-      inputs: JSON.stringify(inputs.map((i) => ({ txid: i.txid, vout: i.vout }))),
-      carries: JSON.stringify(carries, (_k, v) => (typeof v === 'bigint' ? String(v) : v)),
-    };
-    return {
-      of: (id) => ({
-        txId: signed.txId, raw: signed.raw, nonce: null, value: BigInt(carries.find((c) => c.id === id)!.paid),
-        fee: record as unknown as Record<string, string>, feeReserve: plan.fee,
-      }),
-    };
-  }
-
-  /**
    * The same inputs and outputs with a higher fee: at least the current rate, and (BIP-125) at
    * least the old fee plus the minimum rate for the new size. Null where the coin has no replacement
    * or the service's share cannot pay it.
@@ -352,7 +300,7 @@ export class UtxoFamily implements TransferFamily {
       const bumped = oldFee + feeFor(this.coin.minFeePerKvb, vsize);
       return now > bumped ? now : bumped;
     };
-    const built = await this.#build(network, inputs, carries, key, feeOf, rate);
+    const built = await buildSpend(this.coin, network, inputs, carries, key, feeOf, rate);
     return 'kind' in built ? null : built.of(t.id);
   }
 
