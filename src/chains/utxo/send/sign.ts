@@ -2,12 +2,15 @@
 // Litecoin) carry their previous output, P2PKH inputs (Dogecoin) the whole previous transaction,
 // as each signature hash needs. Every input signals replaceability (BIP-125) where the coin's
 // fee bumps rely on it; the lock time is 0 and the version 2 (1 on Dogecoin, as its wallets write).
-// Signing costs milliseconds per input (more as inputs grow: each signature hashes the whole
-// transaction again), so a spend of hundreds of inputs takes seconds of CPU: it is signed input by
-// input, giving the event loop its turn whenever a slice of SLICE_MS has passed.
+// Signing costs milliseconds per input, so a spend of hundreds of inputs takes seconds of CPU: it
+// is signed input by input, giving the event loop its turn whenever a slice of SLICE_MS has passed.
+// P2WPKH signature hashes share the transaction-wide BIP-143 hashes (bip143.ts), so an input costs
+// the same however many there are; a P2PKH one (Dogecoin) serializes the whole transaction again,
+// as the legacy signature hash is defined.
 import { OutScript, Transaction } from '@scure/btc-signer';
 import { hex } from '@scure/base';
 import type { UtxoCoin } from '../coins.ts';
+import { Bip143Transaction } from './bip143.ts';
 
 export interface SpendInput {
   txid: string;
@@ -48,7 +51,7 @@ export async function signSpend(coin: UtxoCoin, inputs: readonly SpendInput[], o
   // btc-signer refuses output scripts it has no type for; a future witness version's (BIP-350) is
   // one a payout address may take, so that shape alone is let through, any other unknown still refused
   const allowUnknownOutputs = outputs.some((o) => isFutureWitnessOutput(o.script));
-  const tx = new Transaction({ version: coin.chain === 'dogecoin' ? 1 : 2, lockTime: 0, allowUnknownOutputs });
+  const tx = new Bip143Transaction({ version: coin.chain === 'dogecoin' ? 1 : 2, lockTime: 0, allowUnknownOutputs });
   if (allowUnknownOutputs) {
     for (const o of outputs) {
       if (!isFutureWitnessOutput(o.script) && OutScript.decode(o.script).type === 'unknown') throw new Error(`unknown output script ${hex.encode(o.script)}`);
@@ -56,7 +59,7 @@ export async function signSpend(coin: UtxoCoin, inputs: readonly SpendInput[], o
   }
   const sequence = coin.replaceable ? RBF_SEQUENCE : FINAL_SEQUENCE;
   for (const o of outputs) tx.addOutput({ script: o.script, amount: o.amount });
-  // adding, signing and finalizing an input each cost more the more inputs there are: all three in slices
+  // adding, signing and finalizing an input each take time: all three in slices
   await inSlices(inputs.length, (idx) => {
     const i = inputs[idx];
     tx.addInput({
