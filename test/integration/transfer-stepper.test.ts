@@ -53,6 +53,20 @@ describeEachDb('transfer stepper', (h) => {
   /** Sets the scripted tip and runs one pass. */
   const passAt = async (tip: bigint) => { chain.height = tip; await stepper.pass(); };
 
+  it('a transfer whose dependency failed fails its try saying which one (a consolidation, a gas top-up) and why, and depends on it no more', async () => {
+    for (const [purpose, words] of [['consolidation', 'consolidation'], ['gas_topup', 'gas top-up']] as const) {
+      const dep = await recordTransfer(h.db().orm, {
+        chain: 'ethereum', livemode: true, purpose, token: 'ETH', fromAddress: hot, fromIndex: null, fromRole: 'hot', toAddress: hot, amount: 5n, reference: `trf_${uid()}`,
+      }, clock.now());
+      await h.db().orm.update(outgoingTransfers).set({ status: 'failed', lastError: 'the node refused it' }).where(eq(outgoingTransfers.id, dep.id));
+      const t = await record();
+      await h.db().orm.update(outgoingTransfers).set({ dependsOn: dep.id }).where(eq(outgoingTransfers.id, t.id));
+      await passAt(100n);
+      expect(await row(t)).toMatchObject({ status: 'recorded', failures: 1, dependsOn: null, lastError: `${words} failed: the node refused it` });
+      await h.db().orm.update(outgoingTransfers).set({ status: 'canceled' }).where(eq(outgoingTransfers.id, t.id));
+    }
+  });
+
   it('a transfer becomes final at exactly its chain\'s confirmations, not one block before, and is reported once', async () => {
     const t = await record();
     await passAt(100n);

@@ -12,7 +12,7 @@ import { TransferService, type TransferFamily, type TransferServiceOptions } fro
 import type { EvmFamily } from '../evm/send/index.ts';
 import { UTXO_CHAINS, type UtxoChain } from '../addresses/index.ts';
 import type { UtxoReader, UtxoRpc } from '../utxo/index.ts';
-import type { HotOutputs } from '../utxo/send/index.ts';
+import type { HotOutputs, UtxoFamily } from '../utxo/send/index.ts';
 import { NodeEndpoints } from '../rpc/endpoints.ts';
 import type { ChainReader, OwnWallet } from '../watch/types.ts';
 import type { XrpRpc } from '../xrp/index.ts';
@@ -43,6 +43,8 @@ export class ChainSending {
   readonly feeQuoter: NetworkFeeQuoter;
   /** The Bitcoin-family readers (one per chain with a node), shared with the chain watcher. */
   readonly utxoReaders: Partial<Record<UtxoChain, UtxoReader>> = {};
+  /** The Bitcoin-family transfer families (a test lowers one's `maxInputs`). */
+  readonly utxoFamilies: Partial<Record<UtxoChain, UtxoFamily>> = {};
   /** The Bitcoin-family hot wallets, whose arrivals the watcher reports (an operator's top-up is known once mined). */
   readonly hotWallets: Partial<Record<Chain, OwnWallet>> = {};
   /** Readers of the chains whose families talk to their nodes through a connection of their own (Tron, XRP), for the watcher. */
@@ -98,6 +100,7 @@ export class ChainSending {
         stuckAfterMs: opts.stuckAfterMs?.[chain], hot: hotOutputs, now: () => platform.clock.now(),
       });
       families.push(family);
+      this.utxoFamilies[chain] = family;
       this.hotWallets[chain] = { address: () => reader.normalizeAddress(family.hotAddress(true)), arrived: (txId, height) => family.hotArrival(txId, height) };
       // the live hot wallet's tracked outputs (a test-mode wallet is never on a node)
       readers[chain] = async () => [{ token: family.coin.token, amount: await family.hotBalance() }];

@@ -30,10 +30,11 @@ export interface NewTransfer {
 
 /**
  * A native coin leaving a deposit address for the service pays the network out of itself (the
- * service's share, a sweep); everything else arrives exactly and its fee is paid separately.
+ * service's share, a sweep), as does the hot wallet paying itself (a consolidation: one output of
+ * what it spends less the fee); everything else arrives exactly and its fee is paid separately.
  */
 export const paysOwnFee = (t: Pick<NewTransfer, 'token' | 'purpose' | 'fromRole'>): boolean =>
-  TOKEN_DEFS[t.token].native && t.fromRole === 'deposit' && (t.purpose === 'service_fee' || t.purpose === 'sweep');
+  TOKEN_DEFS[t.token].native && (t.fromRole === 'deposit' ? t.purpose === 'service_fee' || t.purpose === 'sweep' : t.purpose === 'consolidation');
 
 /** The row of a new intent: recorded, nothing signed or sent yet. */
 function intentRow(t: NewTransfer, now: Date): typeof outgoingTransfers.$inferInsert {

@@ -18,13 +18,16 @@ import { giveBackNonce, lockSender, takeNonce, type Sender } from './nonces.ts';
 import { retryDelay } from './backoff.ts';
 import type { AttemptRow, TransferRow } from './schema.ts';
 import {
-  activeTransfers, addAttempt, attemptsOf, feesPaid, heldForDeposits, markBroadcast, moveTransfer, referenceSiblings, senderBusy, transferById,
+  activeTransfers, addAttempt, attemptsOf, feesPaid, heldForDeposits, markBroadcast, moveTransfer, openConsolidation, referenceSiblings, senderBusy, transferById,
 } from './store.ts';
 import { WAITING_FUNDS, type Inclusion, type PrepareContext, type Preparation, type TransferFamily, type TransferOutcomes } from './types.ts';
 
 export const NOTE_NOT_OURS = 'the deposit address was not derived by this service';
 export const NOTE_NONCE_TAKEN = 'its nonce was used by another transaction';
 export const NOTE_INPUTS_TAKEN = 'an output it spends was spent by another transaction';
+
+/** What a transfer another one waits for is called when it fails (`gas top-up failed: …`). */
+const DEPENDENCY_WORDS: Readonly<Record<string, string>> = { gas_topup: 'gas top-up', consolidation: 'consolidation' };
 
 export interface StepperOptions {
   confirmations: number;
@@ -127,7 +130,7 @@ export class ChainStepper {
     if (t.dependsOn) {
       const dep = await transferById(this.#db.orm, t.dependsOn);
       if (dep?.status === 'failed' || dep?.status === 'canceled') {
-        return this.#fail(this.#db.orm, t, `gas top-up failed: ${dep.lastError ?? dep.status}`, { set: { dependsOn: null } });
+        return this.#fail(this.#db.orm, t, `${DEPENDENCY_WORDS[dep.purpose] ?? dep.purpose} failed: ${dep.lastError ?? dep.status}`, { set: { dependsOn: null } });
       }
       if (dep?.status !== 'mined' && dep?.status !== 'final') return undefined;
     }
@@ -151,6 +154,7 @@ export class ChainStepper {
         return (await this.#broadcast(signed.row, attempts, null)) ?? signed.row;
       }
       case 'top_up': return this.#topUp(t, prep.amount);
+      case 'consolidate': return this.#consolidate(t, prep);
       case 'no_funds':
         if (t.waiting === WAITING_FUNDS && t.lastError === prep.why) return undefined;
         if (t.waiting !== WAITING_FUNDS) this.#log.warn({ transfer: t.id, purpose: t.purpose, why: prep.why }, 'hot wallet needs funding');
@@ -195,6 +199,30 @@ export class ChainStepper {
         fromIndex: null, fromRole: 'hot', toAddress: t.fromAddress, amount, reference: t.id,
       }, this.#now);
       return moveTransfer(tx, t, 'recorded', { dependsOn: g.id, lastError: `waiting for a gas top-up of ${amount} base units of ${native}` }, this.#now);
+    });
+    this.#wake();
+    return row;
+  }
+
+  /**
+   * The hot wallet pays itself first (a consolidation of its smallest outputs), recorded with the
+   * outputs it spends in the transaction that makes this transfer wait for it to be mined; then this
+   * one is prepared again. One consolidation at a time per chain and mode: while one is open, this
+   * transfer waits for it (it may be enough; if not, the next round is recorded once it is mined).
+   */
+  async #consolidate(t: TransferRow, prep: Extract<Preparation, { kind: 'consolidate' }>): Promise<TransferRow | undefined> {
+    const hot = this.family.hotAddress(t.livemode);
+    const row = await this.#db.transaction(async (tx) => {
+      let dep = await openConsolidation(tx, this.family.chain, t.livemode);
+      if (!dep) {
+        dep = await recordTransfer(tx, {
+          chain: this.family.chain, livemode: t.livemode, purpose: 'consolidation', token: this.#native, fromAddress: hot,
+          fromIndex: null, fromRole: 'hot', toAddress: hot, amount: prep.amount, reference: t.id,
+        }, this.#now);
+        await prep.reserve(tx, dep.id);
+        this.#log.info({ transfer: t.id, consolidation: dep.id, amount: String(prep.amount) }, 'hot wallet consolidation recorded');
+      }
+      return moveTransfer(tx, t, 'recorded', { dependsOn: dep.id, waiting: null, lastError: `waiting for a consolidation of the hot wallet: ${prep.why}` }, this.#now);
     });
     this.#wake();
     return row;

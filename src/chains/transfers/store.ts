@@ -102,6 +102,18 @@ export async function referenceBurnt(ex: Executor, reference: string): Promise<{
   return { burnt: BigInt(r.sum ?? '0'), settled: r.open === 0 };
 }
 
+/**
+ * The consolidation of a chain's hot wallet in a mode not yet mined, if any (there is one at a time),
+ * locked until `ex`'s transaction ends. A mined one's outputs are spent: the next round may start.
+ */
+export async function openConsolidation(ex: Executor, chain: Chain, livemode: boolean): Promise<TransferRow | undefined> {
+  const [row] = await ex.select().from(outgoingTransfers).where(and(
+    eq(outgoingTransfers.chain, chain), eq(outgoingTransfers.livemode, livemode), eq(outgoingTransfers.purpose, 'consolidation'),
+    inArray(outgoingTransfers.status, ['recorded', 'signed', 'sent']),
+  )).orderBy(asc(outgoingTransfers.seq)).limit(1).for('update');
+  return row;
+}
+
 /** Hot wallets with a transfer waiting for funds, as `chain:livemode`. */
 export async function walletsWaitingForFunds(ex: Executor): Promise<Set<string>> {
   const rows = await ex.selectDistinct({ chain: outgoingTransfers.chain, livemode: outgoingTransfers.livemode }).from(outgoingTransfers)

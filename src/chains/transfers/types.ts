@@ -5,8 +5,12 @@ import type { Chain } from '../../config.ts';
 import type { Executor } from '../../platform/db/index.ts';
 import type { AttemptRow, TransferRow } from './schema.ts';
 
-/** `account_setting`: a transaction of the hot wallet that moves nothing (XRP: AccountSet RequireDest). */
-export const TRANSFER_PURPOSES = ['settlement', 'service_fee', 'sweep', 'gas_topup', 'payout', 'account_setting'] as const;
+/**
+ * `account_setting`: a transaction of the hot wallet that moves nothing (XRP: AccountSet RequireDest).
+ * `consolidation`: a Bitcoin-family hot wallet paying itself, many small outputs into one, so that a
+ * transfer it holds enough for fits in one transaction the node relays (the fee is the service's).
+ */
+export const TRANSFER_PURPOSES = ['settlement', 'service_fee', 'sweep', 'gas_topup', 'payout', 'account_setting', 'consolidation'] as const;
 export type TransferPurpose = (typeof TRANSFER_PURPOSES)[number];
 
 export type TransferStatus = 'recorded' | 'signed' | 'sent' | 'mined' | 'final' | 'failed' | 'canceled';
@@ -44,6 +48,12 @@ export type Preparation =
   | { kind: 'ready'; sign: (nonce: bigint | null, tx?: Executor) => Promise<SignedTx> }
   /** The deposit address needs this much of the native coin first (a gas top-up from the hot wallet). */
   | { kind: 'top_up'; amount: bigint }
+  /**
+   * The hot wallet holds enough, but in more outputs than one transaction may spend: it pays itself
+   * `amount` first (a `consolidation`, recorded with this transfer depending on it), spending the
+   * outputs `reserve` takes for it in the transaction that records it. `why`: what is consolidated.
+   */
+  | { kind: 'consolidate'; amount: bigint; why: string; reserve: (tx: Executor, consolidationId: string) => Promise<void> }
   /** The hot wallet cannot pay it yet. */
   | { kind: 'no_funds'; why: string }
   /** Paying its own fee, nothing would be left to send. */

@@ -60,6 +60,8 @@ export interface UtxoFamilyOptions {
   /** The hot wallet's tracked outputs (sending from it needs them). */
   hot?: HotOutputs;
   now?: () => Date;
+  /** The most inputs a hot-wallet spend takes (maxHotInputs of the coin unless given: a test's smaller one). */
+  maxInputs?: number;
 }
 
 /** Refusals this family gives in more than one place. */
@@ -80,6 +82,8 @@ export class UtxoFamily implements TransferFamily {
   readonly #now: () => Date;
   /** Null without a store of tracked outputs: sending from the hot wallet is then refused. */
   readonly hotWallet: UtxoHotWallet | null;
+  /** The most inputs a hot-wallet spend (a consolidation too) takes; a test lowers it so a few outputs are too many. */
+  maxInputs: number;
   /** The network this process signs for (the first one read) and the node URL it was last read from (#network). */
   #kind: UtxoNetworkKind | null = null;
   #checkedUrl: string | null = null;
@@ -92,6 +96,7 @@ export class UtxoFamily implements TransferFamily {
     this.#keys = keys;
     this.#depositTxs = depositTxs;
     this.#now = opts.now ?? (() => new Date());
+    this.maxInputs = opts.maxInputs ?? maxHotInputs(this.coin);
     this.hotWallet = opts.hot ? new UtxoHotWallet(this.chain, rpc, opts.hot, () => this.hotAddress(true)) : null;
     // three blocks' time without being mined: bumped
     this.stuckAfterMs = opts.stuckAfterMs ?? this.coin.blockMs * 3;
@@ -149,7 +154,7 @@ export class UtxoFamily implements TransferFamily {
     const key = this.#key(t);
     // the keys the service runs with do not derive this sender: no later try derives it either
     if (!key) return { kind: 'refused', why: 'the wallet key does not match the sending address', permanent: true };
-    if (t.fromRole === 'hot') return this.#prepareHot(t, key);
+    if (t.fromRole === 'hot') return t.purpose === 'consolidation' ? this.#prepareConsolidation(t, key) : this.#prepareHot(t, key);
     const network = await this.#network();
     const group = [t, ...ctx.unsentFromSender.filter((u) => u.id !== t.id && u.reference === t.reference && u.status === 'recorded')];
     // the hot wallet (a sweep's or the service's share's destination) in the node's network, whenever its address was written
@@ -188,7 +193,7 @@ export class UtxoFamily implements TransferFamily {
     if (t.amount < this.coin.dustLimit) return { kind: 'refused', why: belowDust(t.amount, to, this.coin.dustLimit), permanent: true };
     const rate = await currentFeeRate(this.#rpc, this.coin);
     const feeOf = (n: number) => feeFor(rate, fundingVbytes(this.coin, n));
-    const max = maxHotInputs(this.coin);
+    const max = this.maxInputs;
     let found = await wallet.select(t.id, t.amount, feeOf, max);
     if (!found.inputs && await wallet.discover(this.#now())) found = await wallet.select(t.id, t.amount, feeOf, max);
     const inputs = found.inputs;
@@ -197,9 +202,20 @@ export class UtxoFamily implements TransferFamily {
       await wallet.store.reserve(wallet.store.db.orm, this.chain, t.id, []);
       const held = `the ${this.chain} hot wallet holds ${found.held} base units in ${found.count} spendable outputs`;
       const needed = `${t.amount} and the network fee are needed`;
-      // enough in all, too many of them for one transaction the node relays: said, so it does not look like an empty wallet
+      // enough in all, too many of them for one transaction the node relays: the smallest ones are
+      // made one first (a consolidation; again, once it is mined, if that is not yet enough)
       if (found.count > max && found.held > t.amount) {
-        return { kind: 'no_funds', why: `${held}, but one transaction spends at most ${max} of them (the node's standard size), worth ${found.within}; ${needed}` };
+        const why = `${held}, but one transaction spends at most ${max} of them (the node's standard size), worth ${found.within}; ${needed}`;
+        const smallest = [...found.confirmed].sort((a, b) => (a.amount === b.amount ? 0 : a.amount < b.amount ? -1 : 1)).slice(0, max);
+        const amount = smallest.reduce((s, o) => s + o.amount, 0n);
+        // what it would leave after its fee makes an output worth spending; otherwise it waits for funds, saying why
+        if (amount - feeOf(max) >= this.coin.dustLimit) {
+          return {
+            kind: 'consolidate', amount, why: `${why}; its ${smallest.length} smallest, worth ${amount}, become one`,
+            reserve: (tx, id) => this.#reserve(tx, wallet, { id, livemode: t.livemode }, smallest),
+          };
+        }
+        return { kind: 'no_funds', why };
       }
       return { kind: 'no_funds', why: `${held}; ${needed}` };
     }
@@ -227,8 +243,41 @@ export class UtxoFamily implements TransferFamily {
     };
   }
 
+  /**
+   * A consolidation: the hot wallet pays itself, one output of the outputs reserved for it when it
+   * was recorded less the fee (the service's cost, its `mined_fee`), tracked once mined as change is.
+   * One of them spent or gone meanwhile gives it up at once: the transfer waiting for it is prepared
+   * again and records another one if it still needs it.
+   */
+  async #prepareConsolidation(t: TransferRow, key: Uint8Array): Promise<Preparation> {
+    const wallet = this.hotWallet;
+    if (!wallet) return { kind: 'refused', why: notTracked(this.chain), permanent: false };
+    const network = await this.#network();
+    const outs = await wallet.store.of(wallet.store.db.orm, this.chain, t.id);
+    const total = outs.reduce((s, o) => s + o.amount, 0n);
+    if (outs.length < 2 || total !== t.amount) {
+      return { kind: 'refused', why: `the outputs it was recorded to spend are no longer all tracked (${outs.length} left, worth ${total} of ${t.amount})`, permanent: true };
+    }
+    const gone = await wallet.missing(outs);
+    if (gone > 0) return { kind: 'refused', why: `${gone} of the ${outs.length} outputs it spends are no longer unspent and confirmed`, permanent: true };
+    const rate = await currentFeeRate(this.#rpc, this.coin);
+    const hot = this.hotAddress(t.livemode);
+    const spend = await this.#hotInputs(network, outs, hot);
+    await this.#network();
+    return {
+      kind: 'ready',
+      sign: async (_nonce, tx) => {
+        if (!tx) throw new Error('a hot-wallet spend is signed inside the transaction that stores it');
+        await this.#reserve(tx, wallet, t, outs);
+        const built = await buildSpend(this.coin, network, spend, [{ id: t.id, to: hot, amount: total, paysOwnFee: true }], key, (vsize) => feeFor(rate, vsize), rate);
+        if ('kind' in built) throw new Error(built.why);
+        return built.of(t.id);
+      },
+    };
+  }
+
   /** Takes `chosen` for `t` in `tx` (the attempt's transaction); throws when a parallel send took one first. */
-  async #reserve(tx: Executor, wallet: UtxoHotWallet, t: TransferRow, chosen: readonly Outpoint[]): Promise<void> {
+  async #reserve(tx: Executor, wallet: UtxoHotWallet, t: Pick<TransferRow, 'id' | 'livemode'>, chosen: readonly Outpoint[]): Promise<void> {
     const free = new Set((await wallet.store.free(tx, this.chain, t.livemode, t.id, true)).map((o) => `${o.txid}:${o.vout}`));
     if (chosen.some((o) => !free.has(`${o.txid}:${o.vout}`))) {
       throw new Error('an output chosen for this transfer was taken by another send meanwhile; chosen again on the next pass');

@@ -120,6 +120,13 @@ export class HotOutputs {
         and not exists (select 1 from outgoing_transfers t where t.id = o.spent_by and t.status in (${HOLDING_LIST}))`);
   }
 
+  /** The outputs one transfer holds, with their amounts (a consolidation's, reserved when it was recorded), oldest first. */
+  async of(ex: Executor, chain: UtxoChain, transferId: string): Promise<HotOutput[]> {
+    const rows = await ex.select().from(utxoHotOutputs).where(and(eq(utxoHotOutputs.chain, chain), eq(utxoHotOutputs.spentBy, transferId)))
+      .orderBy(utxoHotOutputs.height, utxoHotOutputs.txid, utxoHotOutputs.vout);
+    return rows.map((r) => ({ txid: r.txid, vout: r.vout, amount: r.amount, height: r.height }));
+  }
+
   /** The outputs a transfer holds. */
   async heldBy(ex: Executor, transferIds: readonly string[]): Promise<Array<{ txid: string; vout: number; spentBy: string }>> {
     if (transferIds.length === 0) return [];

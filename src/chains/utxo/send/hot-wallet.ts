@@ -117,29 +117,46 @@ export class UtxoHotWallet {
    * the `max` largest are worth (`within`).
    */
   async select(transferId: string, amount: bigint, feeOf: (inputs: number) => bigint, max: number):
-    Promise<{ inputs: HotOutput[] | null; held: bigint; count: number; within: bigint }> {
+    Promise<{ inputs: HotOutput[] | null; held: bigint; count: number; within: bigint; confirmed: HotOutput[] }> {
     const free = await this.store.free(this.store.db.orm, this.chain, true, transferId);
     const confirmed: HotOutput[] = [];
     let held = 0n;
     for (let i = 0; i < free.length; i += VERIFY_BATCH) {
       const chunk = free.slice(i, i + VERIFY_BATCH);
-      const coins = await this.#rpc.batch(chunk.map((o) => ({ method: 'gettxout', params: [o.txid, o.vout, true] })));
-      for (const [j, coin] of coins.entries()) {
-        if (coin instanceof RpcError || !coin || (coin as { confirmations: number }).confirmations < 1) continue;
-        confirmed.push(chunk[j]);
-        held += chunk[j].amount;
-        if (confirmed.length <= max && held >= amount + feeOf(confirmed.length)) return { inputs: confirmed, held, count: confirmed.length, within: held };
+      for (const o of await this.#unspent(chunk)) {
+        confirmed.push(o);
+        held += o.amount;
+        if (confirmed.length <= max && held >= amount + feeOf(confirmed.length)) return { inputs: confirmed, held, count: confirmed.length, within: held, confirmed };
       }
     }
-    if (confirmed.length <= max) return { inputs: null, held, count: confirmed.length, within: held };
+    if (confirmed.length <= max) return { inputs: null, held, count: confirmed.length, within: held, confirmed };
     // more outputs than one transaction may spend: the largest first (the oldest among equal ones)
     const largest = confirmed.map((o, n) => ({ o, n })).sort((a, b) => (a.o.amount === b.o.amount ? a.n - b.n : a.o.amount > b.o.amount ? -1 : 1)).map((x) => x.o);
     let within = 0n;
     for (const [k, o] of largest.slice(0, max).entries()) {
       within += o.amount;
-      if (within >= amount + feeOf(k + 1)) return { inputs: largest.slice(0, k + 1), held, count: confirmed.length, within };
+      if (within >= amount + feeOf(k + 1)) return { inputs: largest.slice(0, k + 1), held, count: confirmed.length, within, confirmed };
     }
-    return { inputs: null, held, count: confirmed.length, within };
+    return { inputs: null, held, count: confirmed.length, within, confirmed };
+  }
+
+  /** Those of `outs` (at most VERIFY_BATCH) the node has unspent and confirmed (`gettxout`, mempool included: one spent there is not). */
+  async #unspent(outs: readonly HotOutput[]): Promise<HotOutput[]> {
+    const coins = await this.#rpc.batch(outs.map((o) => ({ method: 'gettxout', params: [o.txid, o.vout, true] })));
+    return outs.filter((_, j) => {
+      const coin = coins[j];
+      return !(coin instanceof RpcError) && !!coin && (coin as { confirmations: number }).confirmations >= 1;
+    });
+  }
+
+  /** How many of `outs` the node no longer has unspent and confirmed (asked in batches). */
+  async missing(outs: readonly HotOutput[]): Promise<number> {
+    let gone = 0;
+    for (let i = 0; i < outs.length; i += VERIFY_BATCH) {
+      const chunk = outs.slice(i, i + VERIFY_BATCH);
+      gone += chunk.length - (await this.#unspent(chunk)).length;
+    }
+    return gone;
   }
 
   /** The live hot wallet's balance (outputs found in the UTXO set first, where the node can scan). */
