@@ -55,7 +55,7 @@ export async function createServices(platform: Platform): Promise<Services> {
   accounts.useSignupHook(affiliate.enroll);
   settlement.useServiceFees(affiliate.creditCommission);
   // a deleted payout address cancels the referral payouts still requested to it
-  settlement.addresses.useDeletionPort(affiliate.addressDeleted);
+  settlement.addresses.useRetiredPort(affiliate.addressRetired);
   const payments = new PaymentsService(platform, {
     market,
     payoutAddresses: (merchantId, livemode) => settlement.payoutAddressInputs(merchantId, livemode),

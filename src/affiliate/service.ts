@@ -6,7 +6,7 @@ import { notFound } from '../platform/errors.ts';
 import { createBurstLimiter, type BurstLimiter } from '../platform/burst-limit.ts';
 import type { Actor } from '../audit/index.ts';
 import type { SignupEnrollment } from '../accounts/index.ts';
-import type { AddressDeletionPort, FinalServiceFee, OwnAddressCheck } from '../settlement/index.ts';
+import type { AddressRetiredPort, FinalServiceFee, OwnAddressCheck } from '../settlement/index.ts';
 import type { MarketSource } from '../market/index.ts';
 import { formatUsd } from '../money/index.ts';
 import { affiliates } from './schema.ts';
@@ -55,12 +55,13 @@ export class AffiliateService {
   readonly creditCommission = (tx: Executor, fee: FinalServiceFee): Promise<void> => creditCommission(tx, fee, this.terms.rateBps);
 
   /**
-   * The settlement room's deletion port: a deleted live USDT (Tron) payout address takes the
-   * referral payouts still requested to it with it (canceled, the amounts back), as merchant payouts.
+   * The settlement room's retired-address port: a live USDT (Tron) payout address deleted or moved
+   * to another address takes the referral payouts still requested to it with it (canceled, the
+   * amounts back), as merchant payouts.
    */
-  readonly addressDeleted: AddressDeletionPort = async (tx, address, by, now) => {
+  readonly addressRetired: AddressRetiredPort = async (tx, address, by, reason, now) => {
     if (!address.livemode || address.token !== REFERRAL_TOKEN) return;
-    await cancelPayoutsTo(tx, address.merchantId, address.id, by.userId, by.actor, now);
+    await cancelPayoutsTo(tx, address.merchantId, address.id, { by: by.userId, actor: by.actor, reason }, now);
   };
 
   /** `GET /merchant/affiliate`: code, link, rate, clicks, referrals, balance and payout terms. */

@@ -2,7 +2,7 @@
 // the ledger and balances, payout addresses, merchant payouts, their routes and workers.
 export * from './planner.ts';
 export { SettlementService } from './service.ts';
-export type { TransferPort, TransferRequest, TransferState, TransferKind, DepositsPort, SettleInput, SettlePayment, SettleDeposit, ServiceFeePort, FinalServiceFee, OwnAddressCheck, AddressDeletionPort } from './ports.ts';
+export type { TransferPort, TransferRequest, TransferState, TransferKind, DepositsPort, SettleInput, SettlePayment, SettleDeposit, ServiceFeePort, FinalServiceFee, OwnAddressCheck, AddressRetiredPort, AddressRetirement } from './ports.ts';
 export { settlePayment, replanDue, completeSettlement, failSettlement, type ExecutorDeps } from './executor.ts';
 export { recordBurntFee, burntInToken, lockSettlement } from './burnt-fee.ts';
 export { NOTE_WAITING_TRANSFER, NOTE_WAITING_CONVERSION } from './settlement-writer.ts';

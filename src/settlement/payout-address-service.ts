@@ -1,7 +1,8 @@
 // Payout addresses per mode: add, change, make default, delete (spec 4.4 Payout addresses, direct
 // rules 1-3). Every change is audited (`payout_address.updated`), told to the dashboard
 // (`payout_address:update`) and to the team (a `notification`), and makes settlements waiting for
-// that coin's address plan again.
+// that coin's address plan again. Deleting an address, or changing its address or tag, cancels the
+// payouts still requested to it.
 import { and, asc, eq, isNull, isNotNull, ne, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../platform/db/index.ts';
 import type { Clock } from '../platform/clock.ts';
@@ -19,7 +20,7 @@ import {
 import { payoutAddresses, payouts, settlements, type PayoutAddressRow } from './schema.ts';
 import { payoutAddressJson, payoutJson } from './json.ts';
 import { movePayout } from './payouts/payout-store.ts';
-import type { AddressDeletionPort, OwnAddressCheck } from './ports.ts';
+import type { AddressRetiredPort, AddressRetirement, OwnAddressCheck } from './ports.ts';
 
 export interface AddressActor { merchantId: string; userId: string; actor: Actor }
 
@@ -31,7 +32,7 @@ export class PayoutAddressService {
   readonly #clock: Clock;
   readonly #ownAddresses: OwnAddressCheck;
   readonly #onChange: (merchantId: string) => void;
-  #onDelete: AddressDeletionPort | null = null;
+  #onRetire: AddressRetiredPort | null = null;
 
   /**
    * `ownAddresses`: refuses the service's own addresses and token contracts; `onChange`: told of each
@@ -44,9 +45,12 @@ export class PayoutAddressService {
     this.#onChange = onChange;
   }
 
-  /** The referral program plugs in here: told of each deletion in its transaction (ports.ts AddressDeletionPort). */
-  useDeletionPort(port: AddressDeletionPort | null): void {
-    this.#onDelete = port;
+  /**
+   * The referral program plugs in here: told of each deletion, and each change of address or tag,
+   * in its transaction (ports.ts AddressRetiredPort).
+   */
+  useRetiredPort(port: AddressRetiredPort | null): void {
+    this.#onRetire = port;
   }
 
   /** 400 when money sent to `address` would stay in the gateway or be lost in a token contract. */
@@ -118,14 +122,21 @@ export class PayoutAddressService {
         isDefault: body.default === true ? true : before.isDefault, updatedAt: now,
         activeAt: moves ? activeAt({ livemode: before.livemode, now, otherInForce: false, deletedBefore: false, changed: true }) : before.activeAt,
       };
-      if (body.default === true && !before.isDefault) {
-        await tx.update(payoutAddresses).set({ isDefault: false, updatedAt: now })
-          .where(and(inForce(who.merchantId, before.livemode), eq(payoutAddresses.token, token), ne(payoutAddresses.id, id)));
-      }
-      await tx.update(payoutAddresses).set({
-        address: next.address, tag: next.tag, label: next.label, isDefault: next.isDefault, activeAt: next.activeAt, updatedAt: now,
-      }).where(eq(payoutAddresses.id, id));
-      await this.#changed(tx, who, before, next, 'changed', now);
+      const write = async () => {
+        if (body.default === true && !before.isDefault) {
+          await tx.update(payoutAddresses).set({ isDefault: false, updatedAt: now })
+            .where(and(inForce(who.merchantId, before.livemode), eq(payoutAddresses.token, token), ne(payoutAddresses.id, id)));
+        }
+        await tx.update(payoutAddresses).set({
+          address: next.address, tag: next.tag, label: next.label, isDefault: next.isDefault, activeAt: next.activeAt, updatedAt: now,
+        }).where(eq(payoutAddresses.id, id));
+        await this.#changed(tx, who, before, next, 'changed', now);
+      };
+      // the payouts keep the address they were asked for: moved (against the row as it is now, under
+      // the lock), those still requested would go to the one just replaced. A label or default does not.
+      const moved = next.address !== before.address || next.tag !== before.tag;
+      if (moved) await this.#retiring(tx, who, before, 'changed', now, write);
+      else await write();
       return next;
     }));
   }
@@ -136,19 +147,31 @@ export class PayoutAddressService {
     await this.#changing(who.merchantId, () => this.#db.transaction(async (tx) => {
       await lockCoin(tx, who.merchantId, current.livemode, current.token);
       const before = await this.#find(tx, who.merchantId, id);
-      // before the row changes: the referral program locks its balance first, as its payout request does
-      if (this.#onDelete) await this.#onDelete(tx, before, who, now);
-      await tx.update(payoutAddresses).set({ deletedAt: now, isDefault: false, updatedAt: now }).where(eq(payoutAddresses.id, id));
-      if (before.isDefault) {
-        // rule 1: a coin keeps a default while it has addresses; the oldest one left takes over
-        const [oldest] = await tx.select().from(payoutAddresses)
-          .where(and(inForce(who.merchantId, before.livemode), eq(payoutAddresses.token, before.token)))
-          .orderBy(asc(payoutAddresses.createdAt), asc(payoutAddresses.id)).limit(1);
-        if (oldest) await tx.update(payoutAddresses).set({ isDefault: true, updatedAt: now }).where(eq(payoutAddresses.id, oldest.id));
-      }
-      await this.#changed(tx, who, before, null, 'deleted', now);
-      await cancelPayoutsTo(tx, who, id, now);
+      await this.#retiring(tx, who, before, 'deleted', now, async () => {
+        await tx.update(payoutAddresses).set({ deletedAt: now, isDefault: false, updatedAt: now }).where(eq(payoutAddresses.id, id));
+        if (before.isDefault) {
+          // rule 1: a coin keeps a default while it has addresses; the oldest one left takes over
+          const [oldest] = await tx.select().from(payoutAddresses)
+            .where(and(inForce(who.merchantId, before.livemode), eq(payoutAddresses.token, before.token)))
+            .orderBy(asc(payoutAddresses.createdAt), asc(payoutAddresses.id)).limit(1);
+          if (oldest) await tx.update(payoutAddresses).set({ isDefault: true, updatedAt: now }).where(eq(payoutAddresses.id, oldest.id));
+        }
+        await this.#changed(tx, who, before, null, 'deleted', now);
+      });
     }));
+  }
+
+  /**
+   * Retires `before` (deleted, or moved to another address or tag) around `write`, the change of its
+   * row, in `tx`: the payouts still requested to it are canceled, merchant and referral ones alike.
+   * The referral program goes first, locking its balance before the row changes as its payout request
+   * does; the merchant payouts after the row is written, whose lock a payout request reading the
+   * address (FOR SHARE) waits for, or holds until it commits and is seen here.
+   */
+  async #retiring(tx: Executor, who: AddressActor, before: PayoutAddressRow, reason: AddressRetirement, now: Date, write: () => Promise<void>): Promise<void> {
+    if (this.#onRetire) await this.#onRetire(tx, before, who, reason, now);
+    await write();
+    await cancelPayoutsTo(tx, who, before.id, reason, now);
   }
 
   async #find(ex: Executor, merchantId: string, id: string): Promise<PayoutAddressRow> {
@@ -198,16 +221,17 @@ async function lockCoin(tx: Executor, merchantId: string, livemode: boolean, tok
 }
 
 /**
- * Payouts to a deleted address still waiting for review are canceled with it (their amounts back in
- * the balance), by the member who deleted it: a merchant removes an address they no longer trust or
- * hold, and the operator must never approve a payout there. An approved one may already be on its
- * way: it goes on (the operator can still reject it while it has not left).
+ * Payouts to a deleted or changed address still waiting for review are canceled with it (their
+ * amounts back in the balance), by the member who did it: a merchant removes or replaces an address
+ * they no longer trust or hold (a payout keeps the address string it was asked for), and the
+ * operator must never approve a payout there. An approved one may already be on its way: it goes on
+ * (the operator can still reject it while it has not left).
  */
-async function cancelPayoutsTo(tx: Executor, who: AddressActor, addressId: string, now: Date): Promise<void> {
+async function cancelPayoutsTo(tx: Executor, who: AddressActor, addressId: string, reason: AddressRetirement, now: Date): Promise<void> {
   const waiting = await tx.select({ id: payouts.id }).from(payouts)
     .where(and(eq(payouts.merchantId, who.merchantId), eq(payouts.addressId, addressId), eq(payouts.status, 'requested'))).for('update');
   for (const { id } of waiting) {
     const row = await movePayout(tx, id, who.merchantId, { to: 'canceled', by: who.userId }, now);
-    await recordAudit(tx, { merchantId: who.merchantId, action: 'payout.canceled', actor: who.actor, subject: row.id, after: payoutJson(row), note: 'its payout address was deleted', at: now });
+    await recordAudit(tx, { merchantId: who.merchantId, action: 'payout.canceled', actor: who.actor, subject: row.id, after: payoutJson(row), note: `its payout address was ${reason}`, at: now });
   }
 }

@@ -127,7 +127,14 @@ export type ServiceFeePort = (tx: Executor, fee: FinalServiceFee) => Promise<voi
 export type OwnAddressCheck = (ex: Executor, token: TokenSymbol, address: string) => Promise<string | null>;
 
 /**
- * Told that a payout address is being deleted, in the deletion's transaction before the address's
- * row changes (the referral program cancels its payouts still requested to it).
+ * Why payouts to an address can no longer go there: it was deleted, or its address or tag was
+ * changed (the payouts keep the old one). The word ends the note `its payout address was <reason>`.
  */
-export type AddressDeletionPort = (tx: Executor, address: { id: string; merchantId: string; livemode: boolean; token: string }, by: { userId: string; actor: Actor }, now: Date) => Promise<void>;
+export type AddressRetirement = 'deleted' | 'changed';
+
+/**
+ * Told that a payout address is being retired (deleted, or moved to another address or tag), in that
+ * transaction before the address's row changes (the referral program cancels its payouts still
+ * requested to it).
+ */
+export type AddressRetiredPort = (tx: Executor, address: { id: string; merchantId: string; livemode: boolean; token: string }, by: { userId: string; actor: Actor }, reason: AddressRetirement, now: Date) => Promise<void>;

@@ -463,6 +463,34 @@ describeEachDb('referral payouts', (h) => {
       expect(await balance(a)).toMatchObject({ available: '900', pending_payout: '100' });
     });
 
+    it('is canceled when its saved address is changed, by the member who changed it: the amount is back; a label or default change cancels nothing', async () => {
+      const a = await setup();
+      const p = (await request(a.finance, { amount: 100, address_id: a.trc })).json().payout;
+      expect(p).toMatchObject({ status: 'requested', address: ADDR.TRON });
+      // a new label, or the default moved away and back: the payout still goes where it was asked to
+      expect((await send(a.owner, 'PATCH' as 'POST', `/merchant/payout-addresses/${a.trc}`, { label: 'cold wallet' })).statusCode).toBe(200);
+      const other = await addAddress(a, 'USDT_TRC20', ADDR.TRON_2);
+      expect((await send(a.owner, 'PATCH' as 'POST', `/merchant/payout-addresses/${other}`, { default: true })).statusCode).toBe(200);
+      expect((await send(a.owner, 'PATCH' as 'POST', `/merchant/payout-addresses/${a.trc}`, { default: true })).statusCode).toBe(200);
+      expect((await send(a.owner, 'GET', `/merchant/affiliate/payouts/${p.id}`)).json().payout.status).toBe('requested');
+      expect(await balance(a)).toMatchObject({ available: '900', pending_payout: '100', paid_out: '0' });
+
+      clock.advance(1000);
+      const changed = await send(a.owner, 'PATCH' as 'POST', `/merchant/payout-addresses/${a.trc}`, { address: ADDR.TRON_3, password: a.owner.password });
+      expect(changed.statusCode, changed.body).toBe(200);
+      const read = (await send(a.owner, 'GET', `/merchant/affiliate/payouts/${p.id}`)).json().payout;
+      expect(read).toMatchObject({ status: 'canceled', address: ADDR.TRON, canceled_by: a.owner.userId, canceled_at: clock.now().toISOString() });
+      expect(await balance(a)).toMatchObject({ available: '1000', pending_payout: '0', paid_out: '0' });
+      await refused(await admin(t, 'POST', `/admin/affiliate/payouts/${p.id}/process`), 409, ERR.state);
+      const evs = await h.db().orm.select().from(events).where(eq(events.merchantId, a.id)).orderBy(events.seq);
+      expect(evs.filter((e) => e.type === 'affiliate:payout').at(-1)!.data).toMatchObject({ id: p.id, status: 'canceled' });
+      expect(evs.filter((e) => e.type === 'affiliate:balance').at(-1)!.data).toMatchObject({ available: '1000', pending_payout: '0' });
+      const [audit] = await h.db().orm.select().from(auditEntries).where(and(eq(auditEntries.subject, p.id), eq(auditEntries.action, 'affiliate_payout.canceled')));
+      expect(audit).toMatchObject({ actor: { id: a.owner.userId }, note: 'its payout address was changed' });
+      const releases = await h.db().orm.select().from(affiliateEntries).where(and(eq(affiliateEntries.affiliateId, a.id), eq(affiliateEntries.reference, p.id))).orderBy(affiliateEntries.seq);
+      expect(releases.map((e) => [e.type, e.amount])).toEqual([['payout_hold', -100_000_000n], ['payout_release', 100_000_000n]]);
+    });
+
     it('answers 404 to the operator for an unknown payout and 401 without the token', async () => {
       for (const verb of ['process', 'paid', 'reject']) {
         await refused(await admin(t, 'POST', `/admin/affiliate/payouts/apo_nope/${verb}`, { tx_id: 'x', note: 'x' }), 404, 'not found');

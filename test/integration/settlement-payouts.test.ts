@@ -297,6 +297,52 @@ describeEachDb('payouts and statements', (h) => {
       expect((await admin('POST', `/admin/payouts/${waiting.id}/approve`)).statusCode).toBe(409);
     });
 
+    it('cancels a payout still waiting for review when its address is changed (never sent to the address the merchant replaced); an approved one goes on; a label or default change cancels nothing', async () => {
+      const a = await funded('50');
+      const waiting = (await call(a.owner, 'POST', '/merchant/payouts', { address_id: a.address.id, amount: '20' })).json().payout;
+      const approved = (await call(a.owner, 'POST', '/merchant/payouts', { address_id: a.address.id, amount: '10' })).json().payout;
+      expect(waiting).toMatchObject({ status: 'requested', address: ADDR.TRON });
+      expect((await admin('POST', `/admin/payouts/${approved.id}/approve`)).statusCode).toBe(200);
+      const statuses = async () => {
+        const list = (await call(a.owner, 'GET', '/merchant/payouts')).json().payouts;
+        return [waiting.id, approved.id].map((id) => list.find((x: { id: string }) => x.id === id).status);
+      };
+      // a new label, or the default moved away and back: the payout still goes where it was asked to
+      expect((await call(a.owner, 'PATCH', `/merchant/payout-addresses/${a.address.id}`, { label: 'cold wallet' })).statusCode).toBe(200);
+      const second = (await call(a.owner, 'POST', '/merchant/payout-addresses', { token: 'USDT_TRC20', address: ADDR.TRON_2, password: a.owner.password })).json().address;
+      expect((await call(a.owner, 'PATCH', `/merchant/payout-addresses/${second.id}`, { default: true })).statusCode).toBe(200);
+      expect((await call(a.owner, 'PATCH', `/merchant/payout-addresses/${a.address.id}`, { default: true })).statusCode).toBe(200);
+      expect(await statuses()).toEqual(['requested', 'approved']);
+      expect(await a.bal()).toMatchObject({ available: '20', pending_payout: '30' });
+
+      const changed = await call(a.owner, 'PATCH', `/merchant/payout-addresses/${a.address.id}`, { address: ADDR.TRON_3, password: a.owner.password });
+      expect(changed.statusCode, changed.body).toBe(200);
+      expect(await statuses()).toEqual(['canceled', 'approved']);
+      expect(await a.bal()).toMatchObject({ available: '40', pending_payout: '10' });
+      expect((await admin('POST', `/admin/payouts/${waiting.id}/approve`)).statusCode).toBe(409);
+      const [audit] = await h.db().orm.select().from(auditEntries).where(and(eq(auditEntries.subject, waiting.id), eq(auditEntries.action, 'payout.canceled')));
+      expect(audit).toMatchObject({ merchantId: a.id, actor: { id: a.owner.userId }, note: 'its payout address was changed' });
+      const told = await h.db().orm.select().from(events).where(and(eq(events.merchantId, a.id), eq(events.type, 'payout:update'))).orderBy(events.seq);
+      expect(told.at(-1)!.data).toMatchObject({ id: waiting.id, status: 'canceled', address: ADDR.TRON });
+      const [release] = (await call(a.owner, 'GET', '/merchant/ledger?token=USDT_TRC20&limit=1')).json().entries;
+      expect(release).toMatchObject({ type: 'payout_release', amount: '20', reference: waiting.id });
+    });
+
+    it('cancels a payout still waiting for review when only its XRP destination tag is changed', async () => {
+      const acct2 = await signupAccount(t.app);
+      const o = await addMember(t, acct2.merchant.id, 'owner');
+      const xrp = (await call(o, 'POST', '/merchant/payout-addresses', { token: 'XRP', address: ADDR.XRP, tag: 42, password: o.password })).json().address;
+      expect((await adjust({ merchant_id: acct2.merchant.id, livemode: true, token: 'XRP', amount: '100', note: 'funding' })).statusCode).toBe(201);
+      const p = await call(o, 'POST', '/merchant/payouts', { address_id: xrp.id, amount: '50' });
+      expect(p.statusCode, p.body).toBe(201);
+      expect(p.json().payout).toMatchObject({ status: 'requested', address: ADDR.XRP, tag: 42 });
+      expect((await call(o, 'PATCH', `/merchant/payout-addresses/${xrp.id}`, { tag: 43, password: o.password })).statusCode).toBe(200);
+      const [read] = (await call(o, 'GET', '/merchant/payouts')).json().payouts;
+      expect(read).toMatchObject({ id: p.json().payout.id, status: 'canceled', tag: 42 });
+      const bal = (await call(o, 'GET', '/merchant/balances')).json().balances.find((b: { token: string }) => b.token === 'XRP');
+      expect(bal).toMatchObject({ available: '100', pending_payout: '0' });
+    });
+
     // Two transactions at once need two connections: PostgreSQL only (PGlite runs one at a time).
     describe.runIf(h.kind === 'postgres')('a payout request and the deletion of its address at the same moment', () => {
       /** A transaction of its own on another connection, holding `lock` (a statement) until released. */

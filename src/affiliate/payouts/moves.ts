@@ -6,6 +6,7 @@ import type { Database, Executor } from '../../platform/db/index.ts';
 import { conflict, notFound } from '../../platform/errors.ts';
 import { isIdShaped } from '../../platform/fields.ts';
 import type { Actor } from '../../audit/index.ts';
+import type { AddressRetirement } from '../../settlement/index.ts';
 import { lockAffiliate, moveBalance, type BalanceMove } from '../balance.ts';
 import { affiliatePayouts, type AffiliatePayoutRow } from '../schema.ts';
 import { PAYOUT_STATE_CONFLICT } from './errors.ts';
@@ -62,21 +63,22 @@ export async function movePayout(db: Database, id: string, affiliateId: string |
 }
 
 /**
- * The payout address `addressId` of `affiliateId` is being deleted (in `tx`, before the address's
- * row changes): its referral payouts still requested are canceled by the member who deleted it, the
- * amounts back in `available`, as merchant payouts to it are; a processing one may be on its way and
- * goes on. The referral balance is locked first, as a payout request locks it before it reads the
- * address: a request at the same moment is either seen here or finds the address gone.
+ * The payout address `addressId` of `affiliateId` is being deleted or changed (in `tx`, before the
+ * address's row changes): its referral payouts still requested, which keep the old address, are
+ * canceled by the member who retired it, the amounts back in `available`, as merchant payouts to it
+ * are; a processing one may be on its way and goes on. The referral balance is locked first, as a
+ * payout request locks it before it reads the address: a request at the same moment is either seen
+ * here or finds the address gone (or not active yet, changed).
  */
-export async function cancelPayoutsTo(tx: Executor, affiliateId: string, addressId: string, by: string, actor: Actor, now: Date): Promise<void> {
+export async function cancelPayoutsTo(tx: Executor, affiliateId: string, addressId: string, who: { by: string; actor: Actor; reason: AddressRetirement }, now: Date): Promise<void> {
   const affiliate = await lockAffiliate(tx, affiliateId, now);
-  const move: PayoutMove = { to: 'canceled', by };
+  const move: PayoutMove = { to: 'canceled', by: who.by };
   const rows = await tx.update(affiliatePayouts).set({ status: 'canceled', updatedAt: now, ...changes(move, now) })
     .where(and(eq(affiliatePayouts.affiliateId, affiliateId), eq(affiliatePayouts.addressId, addressId), inArray(affiliatePayouts.status, [...FROM.canceled])))
     .returning();
   let balance = affiliate;
   for (const row of rows) {
-    await payoutChanged(tx, row, actor, now, 'its payout address was deleted');
+    await payoutChanged(tx, row, who.actor, now, `its payout address was ${who.reason}`);
     balance = (await moveBalance(tx, balance, balanceMove(row, move)!, now)).row;
   }
 }

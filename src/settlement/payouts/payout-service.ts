@@ -110,7 +110,8 @@ export class PayoutService {
    * The address is read in the payout's transaction and locked there (FOR SHARE): a deletion at the
    * same moment either waits for the payout and then cancels it with the other `requested` ones, or
    * goes first and the request answers `unknown payout address` (read outside, a deletion in between
-   * left a payout to the deleted address). A change of the address waits likewise.
+   * left a payout to the deleted address). A change of its address or tag waits likewise and cancels
+   * it too, or goes first and the request finds the changed address not active yet.
    */
   async request(merchantId: string, userId: string, actor: Actor, body: Record<string, unknown>): Promise<PayoutRow> {
     if (typeof body.address_id !== 'string' || body.address_id === '') throw badRequest(ADDRESS_ID_REQUIRED);
