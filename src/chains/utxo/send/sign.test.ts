@@ -14,7 +14,7 @@ import { inputsPaying, ownScript } from './spend-fixtures.test-support.ts';
 const keys = new WalletKeys(generateMnemonic(wordlist));
 
 describe('signSpend', () => {
-  it.each([['litecoin', 400], ['dogecoin', 150]] as const)('signs a %s spend of %i inputs without holding the event loop', async (chain, n) => {
+  it.each([['litecoin', 800], ['dogecoin', 250]] as const)('signs a %s spend of %i inputs without holding the event loop', async (chain, n) => {
     const coin = UTXO_COINS[chain];
     const key = keys.hotPrivateKey(chain, true);
     const script = ownScript(coin, key);
@@ -34,10 +34,11 @@ describe('signSpend', () => {
     longest = Math.max(longest, performance.now() - last);
 
     expect(took).toBeGreaterThan(500); // enough work that a held loop would show
-    expect(fired).toBeLessThan(100);
+    expect(fired).toBeLessThan(Math.min(250, took / 2));
     // a loop held by the signing would wait all of it at once (on a quiet machine the longest wait
-    // is tens of ms; other processes on a busy one stretch it, never near the whole)
-    expect(longest).toBeLessThan(took / 5);
+    // is tens of ms; other processes and collections on a busy one stretch it to a few hundred,
+    // never near the whole)
+    expect(longest).toBeLessThan(took / 3);
 
     const parsed = Transaction.fromRaw(hex.decode(signed.raw));
     expect(parsed.id).toBe(signed.txId);
