@@ -658,6 +658,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/merchant/me/email-notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which notifications are e-mailed to me (README "E-mail")
+         * @description Roles: owner, developer, finance, viewer.
+         */
+        get: operations["getMerchantMeEmailNotifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Choose which notifications are e-mailed to me (send only what changes)
+         * @description Roles: owner, developer, finance, viewer.
+         */
+        patch: operations["patchMerchantMeEmailNotifications"];
+        trace?: never;
+    };
     "/merchant/me/password": {
         parameters: {
             query?: never;
@@ -5308,6 +5332,118 @@ export interface operations {
             };
         };
     };
+    getMerchantMeEmailNotifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description my choice */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        email_notifications: {
+                            /** @description every live notification of these categories is e-mailed too (default none) */
+                            categories: ("account" | "payments" | "webhooks" | "payouts" | "affiliates" | "support" | "team" | "security")[];
+                            /** @description e-mail "Payout requested" of referral payouts (owners and finance; default true) */
+                            referral_payout_requested: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description missing token; invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient permissions; merchant account is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchMerchantMeEmailNotifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "referral_payout_requested": false
+                 *     }
+                 */
+                "application/json": {
+                    /** @description categories my role sees */
+                    categories?: ("account" | "payments" | "webhooks" | "payouts" | "affiliates" | "support" | "team" | "security")[];
+                    referral_payout_requested?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description my choice */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        email_notifications: {
+                            /** @description every live notification of these categories is e-mailed too (default none) */
+                            categories: ("account" | "payments" | "webhooks" | "payouts" | "affiliates" | "support" | "team" | "security")[];
+                            /** @description e-mail "Payout requested" of referral payouts (owners and finance; default true) */
+                            referral_payout_requested: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description invalid request body; referral_payout_requested must not contain NUL characters; referral_payout_requested must not contain unpaired surrogates; categories must not contain NUL characters; categories must not contain unpaired surrogates; categories must be nested at most 20 levels deep; nothing to update; referral_payout_requested must be true or false; categories must be a list of notification categories your role sees */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description missing token; invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient permissions; merchant account is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     postMerchantMePassword: {
         parameters: {
             query?: never;
@@ -6312,7 +6448,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; address_id must not contain NUL characters; address_id must not contain unpaired surrogates; amount must not contain NUL characters; amount must not contain unpaired surrogates; amount must be nested at most 20 levels deep; from_token must not contain NUL characters; from_token must not contain unpaired surrogates; from_chain must not contain NUL characters; from_chain must not contain unpaired surrogates; address_id is required; unknown payout address: give the id of one of your live payout addresses; amount must be a number or a decimal string; amount must be more than 0; from_token must be one of your balance coins, e.g. USDT_TRC20; from_token and from_chain name different balances; amount has more than 6 decimals; a ETH balance cannot be paid to a USDT_TRC20 address: only a USDT balance can go to a USDT address on another network; the minimum payout is $10; your USDT_TRC20 balance holds 12.5 USDT_TRC20; amount must be more than the network fee of 1 USDT_TRC20; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; address_id must not contain NUL characters; address_id must not contain unpaired surrogates; amount must not contain NUL characters; amount must not contain unpaired surrogates; amount must be nested at most 20 levels deep; from_token must not contain NUL characters; from_token must not contain unpaired surrogates; from_chain must not contain NUL characters; from_chain must not contain unpaired surrogates; address_id is required; unknown payout address: give the id of one of your live payout addresses; amount must be a number or a decimal string; amount must be more than 0; from_token must be one of your balance coins, e.g. USDT_TRC20; from_token and from_chain name different balances; amount has more than 6 decimals; a ETH balance cannot be paid to a USDT_TRC20 address: only a USDT balance can go to a USDT address on another network; address belongs to this gateway: use an address of your own wallet; address is the USDT_TRC20 token contract: tokens sent there are lost; the minimum payout is $10; your USDT_TRC20 balance holds 12.5 USDT_TRC20; amount must be more than the network fee of 1 USDT_TRC20; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6467,7 +6603,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description address_id is required; unknown payout address: give the id of one of your live payout addresses; amount must be a number or a decimal string; amount must be more than 0; from_token must be one of your balance coins, e.g. USDT_TRC20; from_token and from_chain name different balances; amount has more than 6 decimals; a ETH balance cannot be paid to a USDT_TRC20 address: only a USDT balance can go to a USDT address on another network */
+            /** @description address_id is required; unknown payout address: give the id of one of your live payout addresses; amount must be a number or a decimal string; amount must be more than 0; from_token must be one of your balance coins, e.g. USDT_TRC20; from_token and from_chain name different balances; amount has more than 6 decimals; a ETH balance cannot be paid to a USDT_TRC20 address: only a USDT balance can go to a USDT address on another network; address belongs to this gateway: use an address of your own wallet; address is the USDT_TRC20 token contract: tokens sent there are lost */
             400: {
                 headers: {
                     [name: string]: unknown;
