@@ -12,12 +12,14 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { queryRows, type Database } from '../platform/db/index.ts';
 import { randomHex } from '../platform/ids.ts';
+import { retryDelay } from '../chains/transfers/backoff.ts';
 import { mailQueue } from './schema.ts';
 
-/** Seconds to wait after failed attempt 1, 2, … (the last one repeats); about a day in all. */
+/** Seconds to wait after failed attempt 1, 2, …; the attempt after the last wait is the final one. */
 export const MAIL_RETRY_DELAYS_S = [60, 300, 1800, 7200, 21600] as const;
 /** After this many attempts a mail is given up (`failed`, its last error kept). */
 export const MAIL_MAX_ATTEMPTS = MAIL_RETRY_DELAYS_S.length + 1;
+const MAIL_RETRY_DELAYS_MS = MAIL_RETRY_DELAYS_S.map((s) => s * 1000);
 
 export interface ClaimedMail { id: string; toAddress: string; subject: string; body: string; attempts: number; claim: string }
 
@@ -51,11 +53,12 @@ export async function markSkipped(db: Database, m: ClaimedMail, reason: string, 
 
 /** A failed attempt: due again after its delay, or given up after MAX_ATTEMPTS. */
 export async function markFailed(db: Database, m: ClaimedMail, error: string, now: Date): Promise<'retry' | 'failed'> {
-  const giveUp = m.attempts >= MAIL_MAX_ATTEMPTS;
-  const delayS = MAIL_RETRY_DELAYS_S[Math.min(m.attempts, MAIL_RETRY_DELAYS_S.length) - 1];
+  // the transfers' schedule rule: the wait after `attempts` failures, none once past the list
+  const delayMs = retryDelay(m.attempts, MAIL_RETRY_DELAYS_MS);
+  const giveUp = delayMs === null;
   await db.orm.update(mailQueue).set({
     status: giveUp ? 'failed' : 'pending', claim: null, leaseUntil: null, lastError: error.slice(0, 500),
-    nextAttemptAt: giveUp ? now : new Date(now.getTime() + delayS * 1000),
+    nextAttemptAt: giveUp ? now : new Date(now.getTime() + delayMs),
   }).where(and(eq(mailQueue.id, m.id), eq(mailQueue.claim, m.claim)));
   return giveUp ? 'failed' : 'retry';
 }
