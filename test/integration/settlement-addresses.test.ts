@@ -317,7 +317,8 @@ describeEachDb('payout addresses', (h) => {
     expect((audit[1].before as { label: string }).label).toBe('');
     expect((audit[1].after as { label: string }).label).toBe('doge');
     expect(audit[2].after).toBeNull();
-    const outbox = await h.db().orm.select().from(events).where(eq(events.merchantId, merchantId));
+    // oldest first: without an order PostgreSQL may hand rows back in any order (CI once saw the delete first)
+    const outbox = await h.db().orm.select().from(events).where(eq(events.merchantId, merchantId)).orderBy(events.seq);
     const updates = outbox.filter((e) => e.type === 'payout_address:update' && (e.data as { address: { id: string } }).address.id === id);
     expect(updates.map((e) => (e.data as { deleted: boolean }).deleted)).toEqual([false, false, true]);
     const notes = outbox.filter((e) => e.type === 'notification' && (e.data as { subject?: string }).subject === id).map((e) => e.data as Record<string, string>);

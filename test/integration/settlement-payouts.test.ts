@@ -149,7 +149,7 @@ describeEachDb('payouts and statements', (h) => {
       const ledger = (await call(viewer, 'GET', '/merchant/ledger?token=USDT_TRC20&limit=2')).json();
       expect(ledger.entries.map((e: { type: string; amount: string; reference: string }) => [e.type, e.amount, e.reference]))
         .toEqual([['payout_release', '100', p.id], ['payout_hold', '-100', p.id]]);
-      const types = (await h.db().orm.select().from(events).where(and(eq(events.merchantId, merchantId), inArray(events.type, ['payout:update'])))).map((e) => (e.data as { status: string }).status);
+      const types = (await h.db().orm.select().from(events).where(and(eq(events.merchantId, merchantId), inArray(events.type, ['payout:update']))).orderBy(events.seq)).map((e) => (e.data as { status: string }).status);
       expect(types).toEqual(['requested', 'canceled']);
     });
 
