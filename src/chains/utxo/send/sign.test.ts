@@ -14,7 +14,7 @@ import { inputsPaying, ownScript } from './spend-fixtures.test-support.ts';
 const keys = new WalletKeys(generateMnemonic(wordlist));
 
 describe('signSpend', () => {
-  it.each([['litecoin', 800], ['dogecoin', 250]] as const)('signs a %s spend of %i inputs without holding the event loop', async (chain, n) => {
+  it.each([['litecoin', 800], ['dogecoin', 350]] as const)('signs a %s spend of %i inputs without holding the event loop', async (chain, n) => {
     const coin = UTXO_COINS[chain];
     const key = keys.hotPrivateKey(chain, true);
     const script = ownScript(coin, key);
@@ -33,7 +33,9 @@ describe('signSpend', () => {
     clearInterval(tick);
     longest = Math.max(longest, performance.now() - last);
 
-    expect(took).toBeGreaterThan(500); // enough work that a held loop would show
+    // enough work that a held loop would show (the dogecoin spend took 465 ms at 250 inputs on a fast
+    // 2-core machine: its legacy sighash grows with the square of the inputs, so 350 is about twice)
+    expect(took).toBeGreaterThan(500);
     expect(fired).toBeLessThan(Math.min(250, took / 2));
     // a loop held by the signing would wait all of it at once (on a quiet machine the longest wait
     // is tens of ms; other processes and collections on a busy one stretch it to a few hundred,
