@@ -75,6 +75,15 @@ export function decodeSegwit(text: string, hrp: string): { version: number; prog
 }
 
 /**
+ * A witness program of version 1 to 16 in the shape BIP-141 allows (2 to 40 bytes): taproot (v1, 32
+ * bytes) and the future soft forks' outputs BIP-350 asks senders to pay. The one rule the payout
+ * address check, the script built for it and the signer letting that script through all follow.
+ */
+export function isVersionedWitnessProgram(version: number, length: number): boolean {
+  return version >= 1 && version <= 16 && length >= 2 && length <= 40;
+}
+
+/**
  * The 20-byte account id shared by Ethereum, BNB Smart Chain and Tron: keccak of the uncompressed key.
  * Takes a compressed (33) or uncompressed (65 bytes) key; the latter saves decompressing.
  */

@@ -2,7 +2,7 @@
 import type { Chain } from '../../config.ts';
 import { isToken, tokenDef, type TokenSymbol } from '../../tokens/index.ts';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { concat, decodeBase58Check, decodeSegwit, decodeXrpBase58Check, toChecksumAddress } from './encoding.ts';
+import { concat, decodeBase58Check, decodeSegwit, decodeXrpBase58Check, isVersionedWitnessProgram, toChecksumAddress } from './encoding.ts';
 import { NETWORK_NAMES, TRON_PREFIX, UTXO_NETWORKS, XRP_ACCOUNT_PREFIX, isUtxoChain, type UtxoChain, type UtxoNetwork } from './networks.ts';
 import { hex } from '@scure/base';
 import { modeNetwork } from './live-networks.ts';
@@ -68,7 +68,7 @@ function utxoAddress(chain: UtxoChain, network: UtxoNetwork, text: string): stri
 export function isPayableProgram(version: number, program: Uint8Array): boolean {
   if (version === 0) return program.length === 20 || program.length === 32;
   if (version === 1 && program.length === 32) return isXOnlyKey(program);
-  return version >= 1 && version <= 16 && program.length >= 2 && program.length <= 40;
+  return isVersionedWitnessProgram(version, program.length);
 }
 
 /**

@@ -3,7 +3,7 @@
 // 22+ writes `address`, Litecoin 0.21 and Dogecoin 1.14 an `addresses` array, some versions neither
 // for some types), and the address comes out in the network the reader was told, byte for byte.
 import { hex } from '@scure/base';
-import { concat, decodeBase58Check, decodeSegwit, encodeBase58Check, encodeSegwit } from '../addresses/encoding.ts';
+import { concat, decodeBase58Check, decodeSegwit, encodeBase58Check, encodeSegwit, isVersionedWitnessProgram } from '../addresses/encoding.ts';
 import type { UtxoNetwork } from '../addresses/index.ts';
 
 /**
@@ -38,7 +38,7 @@ export function scriptOfAddress(network: UtxoNetwork, address: string): Uint8Arr
     // OP_1 … OP_16 (0x51 … 0x60) and the program's push: taproot, and the future versions BIP-350
     // asks senders to pay (their programs, 2 to 40 bytes, push with their length as the opcode)
     const len = seg.program.length;
-    if (seg.version >= 1 && seg.version <= 16 && len >= 2 && len <= 40) return concat([0x50 + seg.version, len], seg.program);
+    if (isVersionedWitnessProgram(seg.version, len)) return concat([0x50 + seg.version, len], seg.program);
     return null;
   }
   const b58 = decodeBase58Check(address);

@@ -11,6 +11,7 @@ import { OutScript, Transaction } from '@scure/btc-signer';
 import { hex } from '@scure/base';
 import type { UtxoCoin } from '../coins.ts';
 import { Bip143Transaction } from './bip143.ts';
+import { isVersionedWitnessProgram } from '../../addresses/encoding.ts';
 
 export interface SpendInput {
   txid: string;
@@ -89,7 +90,7 @@ async function inSlices(count: number, step: (idx: number) => void): Promise<voi
 function isFutureWitnessOutput(script: Uint8Array): boolean {
   const [op, len] = script;
   const taproot = op === 0x51 && len === 32;
-  return op >= 0x51 && op <= 0x60 && len >= 2 && len <= 40 && script.length === len + 2 && !taproot;
+  return op >= 0x51 && op <= 0x60 && isVersionedWitnessProgram(op - 0x50, len) && script.length === len + 2 && !taproot;
 }
 
 /** The id of a signed transaction's bytes (to ask the node about one it refused to take again). */
