@@ -110,6 +110,7 @@ describeEachDb('payouts and statements', (h) => {
       [{ amount: '10.1234567' }, 'amount has more than 6 decimals'],
       [{ amount: 'lots' }, 'amount must be a number or a decimal string'],
       [{ from_token: 'BTC' }, 'a BTC balance cannot be paid to a USDT_TRC20 address: only a USDT balance can go to a USDT address on another network'],
+      [{ from_token: 'ETH' }, 'an ETH balance cannot be paid to a USDT_TRC20 address: only a USDT balance can go to a USDT address on another network'],
       [{ from_token: 'USDT_TRC20', from_chain: 'bsc' }, 'from_token and from_chain name different balances'],
       [{ from_token: 'NOPE' }, 'from_token must be one of your balance coins, e.g. USDT_TRC20'],
       [{ from_token: 5 }, 'from_token must be one of your balance coins, e.g. USDT_TRC20'],

@@ -36,8 +36,10 @@ export function refuseInactive(address: { activeAt: Date }, now: Date): void {
 }
 export const FROM_MISMATCH = 'from_token and from_chain name different balances';
 export const UNKNOWN_FROM = 'from_token must be one of your balance coins, e.g. USDT_TRC20';
+/** The coin with its article as it is read aloud: an ETH, an LTC, an XRP (letter names), a BTC, a USDT_TRC20. */
+const withArticle = (token: string): string => `${/^(ETH|LTC|XRP)$/.test(token) ? 'an' : 'a'} ${token}`;
 export const crossBalance = (from: string, to: string): string =>
-  `a ${from} balance cannot be paid to a ${to} address: only a USDT balance can go to a USDT address on another network`;
+  `${withArticle(from)} balance cannot be paid to ${withArticle(to)} address: only a USDT balance can go to a USDT address on another network`;
 
 const isUsdt = (t: string): boolean => t.startsWith('USDT_');
 
