@@ -12,7 +12,7 @@ import { registerCustomerRoutes } from './customers/index.ts';
 import { registerNotificationRoutes } from './notifications/index.ts';
 import { registerAffiliateRoutes } from './affiliate/index.ts';
 import { registerChainRoutes } from './chains/watch/index.ts';
-import { registerMailRoutes } from './mail/index.ts';
+import { registerMailAdminRoutes, registerMailRoutes } from './mail/index.ts';
 
 export async function registerRoutes(app: FastifyInstance, services: Services): Promise<void> {
   registerAccountRoutes(app, services.accounts);
@@ -25,6 +25,7 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
   registerCustomerRoutes(app, services.accounts, services.customers);
   registerNotificationRoutes(app, services.accounts);
   registerMailRoutes(app, services.accounts);
+  registerMailAdminRoutes(app, services.platform.config.adminToken, services.mail);
   await registerAffiliateRoutes(app, services.accounts, services.affiliate);
   services.sending.registerRoutes(app);
   registerChainRoutes(app, services.platform.config.adminToken, services.watching, services.platform.db);

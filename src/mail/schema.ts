@@ -2,6 +2,13 @@
 import { boolean, integer, pgTable, text } from 'drizzle-orm/pg-core';
 import { at } from '../platform/db/index.ts';
 
+/**
+ * A queued mail's statuses (queue.ts): pending (due at next_attempt_at), sending (claimed until
+ * lease_until), sent, skipped (may no longer go: recipient.ts), failed (given up).
+ */
+export const MAIL_STATUSES = ['pending', 'sending', 'sent', 'skipped', 'failed'] as const;
+export type MailStatus = (typeof MAIL_STATUSES)[number];
+
 export const mailQueue = pgTable('mail_queue', {
   id: text('id').primaryKey(),
   notificationId: text('notification_id').notNull(),

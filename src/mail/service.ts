@@ -5,6 +5,10 @@ import { mailSubscriber } from './subscriber.ts';
 import { MailWorker } from './worker.ts';
 import { smtpSender, type SendMail } from './smtp.ts';
 import { pruneMail } from './retention.ts';
+import { oneOfFilter } from '../platform/fields.ts';
+import type { Actor } from '../audit/index.ts';
+import { MAIL_STATUSES, type MailRow } from './schema.ts';
+import { MAIL_STATUS_INVALID, mailForOperator, retryMail } from './operator.ts';
 
 export class MailService {
   readonly #platform: Platform;
@@ -35,6 +39,19 @@ export class MailService {
   /** Deletes sent, skipped and failed rows past keeping (retention.ts); runs with or without SMTP_URL. */
   async prune(): Promise<number> {
     return pruneMail(this.#platform.db, this.#platform.clock.now());
+  }
+
+  /** The operator lists every merchant's mails (`status` filter), newest first, a page at a time. */
+  forOperator(status: unknown, limit: number, offset: number): Promise<{ mail: MailRow[]; total: number }> {
+    return mailForOperator(this.#platform.db.orm, oneOfFilter(status, MAIL_STATUSES, MAIL_STATUS_INVALID), limit, offset);
+  }
+
+  /** The operator sends a failed mail again: the worker is woken once it is due (without SMTP_URL it waits for one). */
+  async retry(id: string, actor: Actor): Promise<MailRow> {
+    const { db, clock } = this.#platform;
+    const row = await db.transaction((tx) => retryMail(tx, id, actor, clock.now()));
+    this.worker?.wake();
+    return row;
   }
 
   async stop(): Promise<void> {
