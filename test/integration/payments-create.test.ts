@@ -276,9 +276,10 @@ describeEachDb('payments create', (h) => {
   it('coin choice: every message of spec 7, then exactly one of two concurrent choices wins', async () => {
     const p = await createPayment(t.app, acct.testKey, { token: undefined, amount_usd: '30', tokens: ['ETH', 'BTC', 'LTC'] });
     const choose = (body: unknown, ip = randomIp()) => inject({ method: 'POST', url: `/checkout/${p.checkout_token}/token`, remoteAddress: ip, payload: body as Json });
-    expect((await choose({})).json()).toEqual({ error: 'token is required' });
-    expect((await choose({ token: 'TRX' })).json()).toEqual({ error: "token is not one of this payment's options" });
-    expect((await choose({ token: 'BOGUS' })).json()).toEqual({ error: "token is not one of this payment's options" });
+    const refusal = async (body: unknown) => { const r = await choose(body); return [r.statusCode, r.json()]; };
+    expect(await refusal({})).toEqual([400, { error: 'token is required' }]);
+    expect(await refusal({ token: 'TRX' })).toEqual([400, { error: "token is not one of this payment's options" }]);
+    expect(await refusal({ token: 'BOGUS' })).toEqual([400, { error: "token is not one of this payment's options" }]);
     const [a, b] = await Promise.all([choose({ token: 'ETH' }), choose({ token: 'LTC' })]);
     expect([a.statusCode, b.statusCode].sort()).toEqual([200, 409]);
     const loser = a.statusCode === 409 ? a : b;

@@ -103,20 +103,21 @@ describeEachDb('payments simulate', (h) => {
   });
 
   it('refuses simulations with the messages of spec 7', async () => {
-    expect((await simulate('pay_none', 'confirmed')).json()).toEqual({ error: 'payment not found' });
+    const refusal = async (res: Promise<{ statusCode: number; json(): unknown }>) => { const r = await res; return [r.statusCode, r.json()]; };
+    expect(await refusal(simulate('pay_none', 'confirmed'))).toEqual([404, { error: 'payment not found' }]);
     const p = await createPayment(t.app, acct.testKey, { token: 'BTC', amount_usd: '50' });
-    expect((await simulate(p.id, undefined)).json()).toEqual({ error: 'outcome is required' });
-    expect((await simulate(p.id, 'nope')).json()).toEqual({ error: 'simulate must be one of: confirmed, overpaid, partially_paid, underpaid, expired, failed, wrong_asset, paid_late' });
-    expect((await simulate(p.id, 'wrong_asset')).json()).toEqual({ error: 'a BTC address only receives BTC: wrong_asset needs a coin on Tron, Ethereum or BNB Smart Chain' });
+    expect(await refusal(simulate(p.id, undefined))).toEqual([400, { error: 'outcome is required' }]);
+    expect(await refusal(simulate(p.id, 'nope'))).toEqual([400, { error: 'simulate must be one of: confirmed, overpaid, partially_paid, underpaid, expired, failed, wrong_asset, paid_late' }]);
+    expect(await refusal(simulate(p.id, 'wrong_asset'))).toEqual([400, { error: 'a BTC address only receives BTC: wrong_asset needs a coin on Tron, Ethereum or BNB Smart Chain' }]);
     expect((await simulate(p.id, 'confirmed')).statusCode).toBe(200);
     const again = await simulate(p.id, 'confirmed');
     expect(again.statusCode).toBe(409);
     expect(again.json()).toEqual({ error: 'a simulation is already running for this payment' });
     await playOut(p.id);
     clock.advance(1100);
-    expect((await simulate(p.id, 'confirmed')).json()).toEqual({ error: 'this payment is confirmed: only a pending or partially paid payment can be simulated' });
+    expect(await refusal(simulate(p.id, 'confirmed'))).toEqual([400, { error: 'this payment is confirmed: only a pending or partially paid payment can be simulated' }]);
     const bare = await createPayment(t.app, acct.testKey, { token: undefined });
-    expect((await simulate(bare.id, 'confirmed')).json()).toEqual({ error: "choose the payment's coin first" });
+    expect(await refusal(simulate(bare.id, 'confirmed'))).toEqual([400, { error: "choose the payment's coin first" }]);
     expect((await simulate(bare.id, 'expired')).statusCode).toBe(200);
     expect((await playOut(bare.id)).status).toBe('expired');
   });
@@ -168,7 +169,7 @@ describeEachDb('payments simulate', (h) => {
     const bare = await createPayment(t.app, acct.testKey, { token: undefined });
     clock.advance(60 * 60 * 1000);
     const late = await inject({ method: 'POST', url: `/checkout/${bare.checkout_token}/token`, remoteAddress: randomIp(), payload: { token: 'ETH' } });
-    expect(late.json()).toEqual({ error: 'this payment can no longer be paid' });
+    expect([late.statusCode, late.json()]).toEqual([400, { error: 'this payment can no longer be paid' }]);
     await t.services.payments.runDue();
     clock.advance(1100);
     expect((await getPayment(t.app, acct.testKey, bare.id)).status).toBe('expired');
