@@ -145,6 +145,22 @@ describeEachDb('accounts sessions', (h) => {
     expect(cookieOf(r2)).not.toBe(c2);
   });
 
+  it('answers 401 `invalid or expired token` to an access token at its expires_at (15 minutes, spec 8); the cookie gives a new one', async () => {
+    const res = await login({ email: acct.email, password: PASSWORD });
+    const { access_token: token, expires_at: expiresAt } = res.json();
+    const left = new Date(expiresAt).getTime() - clock.now().getTime();
+    expect(left).toBeGreaterThan(15 * 60_000 - 1000);
+    expect(left).toBeLessThanOrEqual(15 * 60_000);
+    clock.advance(left - 1000);
+    expect((await me(token)).statusCode).toBe(200);
+    clock.advance(1000);
+    const late = await me(token);
+    expect([late.statusCode, late.json()]).toEqual([401, { error: 'invalid or expired token' }]);
+    const again = await refresh(cookieOf(res));
+    expect(again.statusCode).toBe(200);
+    expect((await me(again.json().access_token)).statusCode).toBe(200);
+  });
+
   it('answers 401 `no refresh token` without the cookie', async () => {
     const res = await refresh(null);
     expect(res.statusCode).toBe(401);
