@@ -52,8 +52,9 @@ describe.runIf(anvilOrSkip())('hot wallets, fee quotes, legacy fees, keys', () =
       for (const w of list) {
         expect(w.address).toBe(hotWalletAddress(seed, w.chain, w.livemode).address);
         expect(Object.keys(w).sort()).toEqual(w.livemode && (w.chain === 'ethereum' || w.chain === 'bsc')
-          ? ['address', 'balances', 'chain', 'livemode', 'needs_funding'] : ['address', 'chain', 'livemode', 'needs_funding']);
+          ? ['address', 'balances', 'chain', 'consolidating', 'livemode', 'needs_funding'] : ['address', 'chain', 'consolidating', 'livemode', 'needs_funding']);
         expect(w.needs_funding).toBe(false);
+        expect(w.consolidating).toBe(false);
       }
       expect(list.find((w) => w.chain === 'xrp' && w.livemode)!.address).toBe(xrpServiceAddress(seed, true).address);
       // the mainnet USDC contracts have no code on these nodes: left out

@@ -126,8 +126,8 @@ describe.runIf(litecoindOrSkip())('LTC hot wallet of many small outputs', () => 
       // its inputs are reserved with it, before anything is signed
       expect(await h.db().orm.select().from(utxoHotOutputs).where(eq(utxoHotOutputs.spentBy, first.id))).toHaveLength(MAX);
       expect(await h.db().orm.select().from(outgoingAttempts).where(eq(outgoingAttempts.transferId, id))).toEqual([]);
-      // waiting for a consolidation is not waiting for funds
-      expect((await hotWallet(t, 'litecoin')).needs_funding).toBe(false);
+      // waiting for a consolidation is not waiting for funds; the operator sees the wallet consolidating
+      expect(await hotWallet(t, 'litecoin')).toMatchObject({ needs_funding: false, consolidating: true });
 
       // the process stops here and another one starts with the same wallet and database
       const mnemonic = t.config.walletMnemonic;
@@ -142,6 +142,7 @@ describe.runIf(litecoindOrSkip())('LTC hot wallet of many small outputs', () => 
       expect(await h.db().orm.select().from(outgoingAttempts).where(eq(outgoingAttempts.transferId, id))).toHaveLength(1);
       const done = await consolidations();
       expect(done.map((c) => c.status)).toEqual(['final', 'final']);
+      expect((await hotWallet(t, 'litecoin')).consolidating).toBe(false);
       expect(done[0].id).toBe(first.id);
       let fees = 0n;
       for (const c of done) {

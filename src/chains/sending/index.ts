@@ -138,7 +138,7 @@ export class ChainSending {
       readers.xrp = async (address) => [{ token: 'XRP', amount: await family.balance(address) }];
     }
     this.transfers = new TransferService(platform, this.keys, families, { pollMs: transferPollMs(config), ...opts });
-    this.wallets = new HotWallets(this.keys, readers, () => this.transfers.waitingForFunds(), platform.clock, platform.log);
+    this.wallets = new HotWallets(this.keys, readers, { funding: () => this.transfers.waitingForFunds(), consolidating: () => this.transfers.consolidating() }, platform.clock, platform.log);
     this.feeQuoter = combinedFeeQuoter(...quoters, familyFeeQuoter(ownFees));
   }
 

@@ -11,7 +11,7 @@ import { ChainTransferPort } from './intents.ts';
 import { ChainStepper, type StepperOptions } from './stepper.ts';
 import { DEFAULT_RETRY_DELAYS_MS } from './backoff.ts';
 import { settlementOutcomes, type RatesOf } from './outcomes.ts';
-import { walletsWaitingForFunds } from './store.ts';
+import { walletsConsolidating, walletsWaitingForFunds } from './store.ts';
 import type { ServiceFeePort } from '../../settlement/index.ts';
 import type { TransferFamily } from './types.ts';
 
@@ -100,6 +100,11 @@ export class TransferService {
   /** Hot wallets (`chain:livemode`) with a transfer waiting for them to be funded. */
   waitingForFunds(): Promise<Set<string>> {
     return walletsWaitingForFunds(this.#platform.db.orm);
+  }
+
+  /** Hot wallets (`chain:livemode`) with a consolidation of their outputs not yet mined. */
+  consolidating(): Promise<Set<string>> {
+    return walletsConsolidating(this.#platform.db.orm);
   }
 
   #wakeIfRecorded(): void {

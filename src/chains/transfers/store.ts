@@ -114,6 +114,13 @@ export async function openConsolidation(ex: Executor, chain: Chain, livemode: bo
   return row;
 }
 
+/** Hot wallets with a consolidation not yet mined (their smallest outputs being joined), as `chain:livemode`. */
+export async function walletsConsolidating(ex: Executor): Promise<Set<string>> {
+  const rows = await ex.selectDistinct({ chain: outgoingTransfers.chain, livemode: outgoingTransfers.livemode }).from(outgoingTransfers)
+    .where(and(eq(outgoingTransfers.purpose, 'consolidation'), inArray(outgoingTransfers.status, ['recorded', 'signed', 'sent'])));
+  return new Set(rows.map((r) => `${r.chain}:${r.livemode}`));
+}
+
 /** Hot wallets with a transfer waiting for funds, as `chain:livemode`. */
 export async function walletsWaitingForFunds(ex: Executor): Promise<Set<string>> {
   const rows = await ex.selectDistinct({ chain: outgoingTransfers.chain, livemode: outgoingTransfers.livemode }).from(outgoingTransfers)

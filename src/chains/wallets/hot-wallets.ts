@@ -2,7 +2,8 @@
 // (CONTRACT.md). `balances` are read from the chain's node when asked and kept at most 60 seconds;
 // they are absent in test mode (test mode never touches a chain), where no node is configured, and
 // while the node cannot answer. `needs_funding` says a sweep's gas top-up or a payout waits for
-// this wallet to be funded.
+// this wallet to be funded; `consolidating` that its smallest outputs are being joined into one
+// (a payout more of them would have to spend than one transaction may waits for it).
 import { CHAINS, type Chain } from '../../config.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/logger.ts';
@@ -20,6 +21,13 @@ export interface WalletJson {
   livemode: boolean;
   balances?: { token: TokenSymbol; amount: string }[];
   needs_funding: boolean;
+  consolidating: boolean;
+}
+
+/** Wallets (`chain:livemode`) in each state, asked when the list is. */
+export interface WalletStates {
+  funding: () => Promise<Set<string>>;
+  consolidating: () => Promise<Set<string>>;
 }
 
 interface Cached { at: number; balances: Promise<{ token: TokenSymbol; amount: bigint }[] | null> }
@@ -27,16 +35,16 @@ interface Cached { at: number; balances: Promise<{ token: TokenSymbol; amount: b
 export class HotWallets {
   readonly #keys: WalletKeys;
   readonly #readers: Partial<Record<Chain, BalanceReader>>;
-  readonly #waiting: () => Promise<Set<string>>;
+  readonly #states: WalletStates;
   readonly #clock: Clock;
   readonly #log: Logger;
   readonly #cache = new Map<Chain, Cached>();
 
-  /** `readers`: a balance reader per chain with a node (live hot wallets); `waiting`: wallets awaited by a transfer, `chain:livemode`. */
-  constructor(keys: WalletKeys, readers: Partial<Record<Chain, BalanceReader>>, waiting: () => Promise<Set<string>>, clock: Clock, log: Logger) {
+  /** `readers`: a balance reader per chain with a node (live hot wallets); `states`: wallets awaited by a transfer or consolidating. */
+  constructor(keys: WalletKeys, readers: Partial<Record<Chain, BalanceReader>>, states: WalletStates, clock: Clock, log: Logger) {
     this.#keys = keys;
     this.#readers = readers;
-    this.#waiting = waiting;
+    this.#states = states;
     this.#clock = clock;
     this.#log = log;
   }
@@ -56,8 +64,9 @@ export class HotWallets {
   }
 
   async list(): Promise<WalletJson[]> {
-    const [waiting, read] = await Promise.all([
-      this.#waiting(),
+    const [waiting, consolidating, read] = await Promise.all([
+      this.#states.funding(),
+      this.#states.consolidating(),
       Promise.all(CHAINS.map((c) => { const r = this.#readers[c]; return r ? this.#balances(c, r) : Promise.resolve(null); })),
     ]);
     return CHAINS.flatMap((chain, i) => [true, false].map((livemode) => {
@@ -66,6 +75,7 @@ export class HotWallets {
         chain, address: this.#keys.hotAddress(chain, livemode), livemode,
         ...(balances ? { balances: balances.map((b) => ({ token: b.token, amount: formatUnits(b.amount, TOKEN_DEFS[b.token].decimals) })) } : {}),
         needs_funding: waiting.has(`${chain}:${livemode}`),
+        consolidating: consolidating.has(`${chain}:${livemode}`),
       };
     }));
   }
