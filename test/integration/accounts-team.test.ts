@@ -97,6 +97,10 @@ describeEachDb('accounts team', (h) => {
     expect(login.json()).toEqual({ error: 'invalid credentials' });
     const refresh = await inject({ method: 'POST', url: '/merchant/auth/refresh', headers: { cookie: m.refreshCookie } });
     expect(refresh.json()).toEqual({ error: 'invalid or expired token' });
+    // CONTRACT.md "Access": the removal is audited as user.removed, by the acting owner, with the member as it was
+    const [entry] = await h.db().orm.select().from(auditEntries).where(and(eq(auditEntries.subject, m.id), eq(auditEntries.action, 'user.removed')));
+    expect(entry.actor).toMatchObject({ kind: 'merchant', id: acct.user.id, email: acct.email, role: 'owner' });
+    expect(entry.before).toMatchObject({ id: m.id, role: 'developer' });
     expect((await as(acct.accessToken).remove(m.id)).statusCode).toBe(404);
   });
 
