@@ -19,8 +19,10 @@ export function unmatchedDepositJson(r: UnmatchedDepositRow): Record<string, unk
     ...(r.destinationTag !== null ? { destination_tag: r.destinationTag } : {}),
     tx_id: r.txId,
     amount: formatUnits(r.amount, tokenDef(r.token as TokenSymbol).decimals),
-    usd_value: r.usdValue === null ? null : formatUsd(r.usdValue),
-    block: r.block,
+    // Absent, never null (CONTRACT.md "Values and formats"): no value when the coin had no current
+    // price as the transfer was seen; no block for none (only mined transfers are recorded).
+    ...(r.usdValue !== null ? { usd_value: formatUsd(r.usdValue) } : {}),
+    ...(r.block !== null ? { block: r.block } : {}),
     seen_at: r.seenAt.toISOString(),
   };
 }
