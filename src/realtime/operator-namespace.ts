@@ -33,7 +33,7 @@ export function setUpOperatorNamespace(nsp: Namespace, adminToken: string, admis
   nsp.use((socket, next) => {
     const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
     const given = typeof token === 'string' && token !== '' ? token : undefined;
-    // A missing token counts as a wrong one, as a request without Authorization does on /admin.
+    // A missing token guesses nothing and is not counted, as a request without Authorization on /admin.
     checkAdminToken(admission.server, adminToken, given, admission.clientAddress(socket.request)).then((check) => {
       if (check === 'rate_limited') return next(refusal(RATE_LIMITED));
       if (check === 'invalid') return next(refusal(given === undefined ? MISSING_TOKEN : INVALID_TOKEN));

@@ -6,6 +6,7 @@ import { describeEachDb } from '../harness/databases.ts';
 import { startTestApp, type TestApp } from '../harness/app.ts';
 import { cookieOf, randomIp, signIn, signupAccount, tokenHeader, uid, type Account } from '../harness/accounts.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
+import { ADMIN_MAX_FAILURES } from '../../src/admin/guard.ts';
 
 describeEachDb('accounts hardening', (h) => {
   let t: TestApp;
@@ -73,9 +74,9 @@ describeEachDb('accounts hardening', (h) => {
     expect((await addAddress(later, a.password)).statusCode).toBe(201);
   });
 
-  it('20 wrong admin tokens a minute from one address, then 429 for it (and only it)', async () => {
+  it('ADMIN_MAX_FAILURES wrong admin tokens a minute from one address, then 429 for it (and only it)', async () => {
     const ip = randomIp();
-    for (let i = 0; i < 20; i++) {
+    for (let i = 0; i < ADMIN_MAX_FAILURES; i++) {
       const res = await t.app.inject({ method: 'GET', url: '/admin/merchants', remoteAddress: ip, headers: { authorization: `Bearer guess-${i}` } });
       expect(res.statusCode).toBe(401);
     }

@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { describeEachDb } from '../harness/databases.ts';
 import { randomIp, signupAccount, tokenHeader, type Account } from '../harness/accounts.ts';
 import { startTestApp } from '../harness/app.ts';
+import { ADMIN_MAX_FAILURES } from '../../src/admin/guard.ts';
 import { ask, closeSockets, collect, connect, memberToken, next, sleep, startSocketApp, until, type SocketApp } from './realtime-support.ts';
 
 interface ConnectError extends Error { data?: { code?: string } }
@@ -125,10 +126,11 @@ describeEachDb('support chat sockets without ADMIN_TOKEN', (h) => {
   });
 });
 
-// The operator API's limit on wrong admin tokens (README: 20 a minute from one address, then 429 for
-// the rest of the minute, the right token too) holds for the socket's handshake as well, on the same
-// count: a wrong token over HTTP or over a socket is one failure of that client address.
+// The operator API's limit on wrong admin tokens (README: ADMIN_MAX_FAILURES a minute from one
+// address, then 429 for the rest of the minute, the right token too) holds for the socket's handshake
+// as well, on the same count: a wrong token over HTTP or over a socket is one failure of that address.
 describeEachDb('operator socket: wrong admin tokens share the operator API limit', (h) => {
+  const HALF = ADMIN_MAX_FAILURES / 2;
   let t: SocketApp | null = null;
   afterEach(async () => {
     closeSockets();
@@ -145,10 +147,10 @@ describeEachDb('operator socket: wrong admin tokens share the operator API limit
   const adminGet = (url: string, token: string, headers: Record<string, string> = {}) =>
     fetch(`${url}/admin/support`, { headers: { authorization: `Bearer ${token}`, ...headers } });
 
-  it('refuses the 21st wrong handshake of a minute `rate_limited`, and the right token too', async () => {
+  it('refuses the wrong handshake past the limit of a minute `rate_limited`, and the right token too', async () => {
     t = await startSocketApp(h.db());
-    for (let i = 0; i < 20; i++) expect(await handshake(t.url, `wrong-${i}`)).toBe('invalid_token');
-    const err = await next<ConnectError>(connect(`${t.url}/admin`, { reconnection: false, auth: { token: 'wrong-20' } }), 'connect_error');
+    for (let i = 0; i < ADMIN_MAX_FAILURES; i++) expect(await handshake(t.url, `wrong-${i}`)).toBe('invalid_token');
+    const err = await next<ConnectError>(connect(`${t.url}/admin`, { reconnection: false, auth: { token: 'wrong-last' } }), 'connect_error');
     expect(err.message).toBe('unauthorized');
     expect(err.data?.code).toBe('rate_limited');
     expect(await handshake(t.url, ADMIN_TOKEN)).toBe('rate_limited');
@@ -158,10 +160,20 @@ describeEachDb('operator socket: wrong admin tokens share the operator API limit
     expect((await res.json()).error).toBe('rate limit exceeded');
   });
 
+  it('does not count handshakes and requests that give no token (they guess nothing)', async () => {
+    t = await startSocketApp(h.db());
+    for (let i = 0; i < ADMIN_MAX_FAILURES; i++) {
+      expect(await handshake(t.url, '')).toBe('missing_token');
+      expect((await fetch(`${t.url}/admin/support`)).status).toBe(401);
+    }
+    expect(await handshake(t.url, ADMIN_TOKEN)).toBe('connected');
+    expect((await adminGet(t.url, ADMIN_TOKEN)).status).toBe(200);
+  });
+
   it('adds wrong tokens over HTTP and over the socket into one count', async () => {
     t = await startSocketApp(h.db());
-    for (let i = 0; i < 10; i++) expect((await adminGet(t.url, `wrong-${i}`)).status).toBe(401);
-    for (let i = 0; i < 10; i++) expect(await handshake(t.url, `wrong-${i}`)).toBe('invalid_token');
+    for (let i = 0; i < HALF; i++) expect((await adminGet(t.url, `wrong-${i}`)).status).toBe(401);
+    for (let i = 0; i < HALF; i++) expect(await handshake(t.url, `wrong-${i}`)).toBe('invalid_token');
     expect(await handshake(t.url, ADMIN_TOKEN)).toBe('rate_limited');
     expect((await adminGet(t.url, ADMIN_TOKEN)).status).toBe(429);
   });
@@ -169,8 +181,8 @@ describeEachDb('operator socket: wrong admin tokens share the operator API limit
   it('TRUST_PROXY=1: a forged left-most X-Forwarded-For entry does not escape the count', async () => {
     t = await startSocketApp(h.db(), { env: { TRUST_PROXY: '1' } });
     const via = (forged: string) => ({ 'x-forwarded-for': `${forged}, 198.51.100.7` });
-    for (let i = 0; i < 10; i++) expect((await adminGet(t.url, 'wrong', via(`203.0.113.${i}`))).status).toBe(401);
-    for (let i = 0; i < 10; i++) expect(await handshake(t.url, 'wrong', via(`203.0.113.${100 + i}`))).toBe('invalid_token');
+    for (let i = 0; i < HALF; i++) expect((await adminGet(t.url, 'wrong', via(`203.0.113.${i}`))).status).toBe(401);
+    for (let i = 0; i < HALF; i++) expect(await handshake(t.url, 'wrong', via(`203.0.113.${100 + i}`))).toBe('invalid_token');
     expect(await handshake(t.url, ADMIN_TOKEN, via('203.0.113.250'))).toBe('rate_limited');
     expect((await adminGet(t.url, ADMIN_TOKEN, via('203.0.113.251'))).status).toBe(429);
     // The client is the address the proxy appended: another client behind it is not refused.
