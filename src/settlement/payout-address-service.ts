@@ -54,8 +54,8 @@ export class PayoutAddressService {
   }
 
   /** 400 when money sent to `address` would stay in the gateway or be lost in a token contract. */
-  async #checkNotOwn(token: TokenSymbol, address: string): Promise<void> {
-    const refusal = await this.#ownAddresses(this.#db.orm, token, address);
+  async #checkNotOwn(token: TokenSymbol, address: string, ex: Executor = this.#db.orm): Promise<void> {
+    const refusal = await this.#ownAddresses(ex, token, address);
     if (refusal) throw badRequest(refusal);
   }
 
@@ -105,13 +105,22 @@ export class PayoutAddressService {
     const label = parseLabel(body.label);
     if (body.default !== undefined && body.default !== true) throw badRequest(DEFAULT_ONLY_TRUE);
     if (address === undefined && tag === undefined && label === undefined && body.default === undefined) throw badRequest(NOTHING_TO_UPDATE);
+    const movesFrom = (row: PayoutAddressRow) => (address !== undefined && address !== row.address) || (tag !== undefined && tag !== row.tag);
     if (address !== undefined && address !== current.address) await this.#checkNotOwn(token, address);
-    const moves = (address !== undefined && address !== current.address) || (tag !== undefined && tag !== current.tag);
-    if (moves) await this.#checkPassword(who.userId, body.password);
+    // a move needs the password: judged here against the row as read, so its check (scrypt, slow) is
+    // made outside the lock, and again below against the row under the lock
+    const checked = movesFrom(current);
+    if (checked) await this.#checkPassword(who.userId, body.password);
     const now = this.#clock.now();
     return this.#changing(who.merchantId, () => this.#db.transaction(async (tx) => {
       await lockCoin(tx, who.merchantId, current.livemode, token);
       const before = await this.#find(tx, who.merchantId, id);
+      // judged again against the row under the lock: another change may have committed since it was read
+      // (moved elsewhere, this PATCH would move it back), and that is a move like any other; only in
+      // that race is the password checked here. A label or default alone never costs a check.
+      const moves = movesFrom(before);
+      if (address !== undefined && address !== before.address && address === current.address) await this.#checkNotOwn(token, address, tx);
+      if (moves && !checked) await this.#checkPassword(who.userId, body.password);
       // a PATCH that changes nothing (the same label, address or tag, or default again) is answered
       // as it is: no write, no audit entry, no "Payout address changed" for the team
       const unchanged = (address === undefined || address === before.address) && (tag === undefined || tag === before.tag)
@@ -134,8 +143,7 @@ export class PayoutAddressService {
       };
       // the payouts keep the address they were asked for: moved (against the row as it is now, under
       // the lock), those still requested would go to the one just replaced. A label or default does not.
-      const moved = next.address !== before.address || next.tag !== before.tag;
-      if (moved) await this.#retiring(tx, who, before, 'changed', now, write);
+      if (moves) await this.#retiring(tx, who, before, 'changed', now, write);
       else await write();
       return next;
     }));
