@@ -8,7 +8,8 @@
 //      (execution-guard.ts). Carried out: its ledger entries are written and `amount_out` of
 //      the target coin is sent from the service's hot wallet of that coin's chain to the payout
 //      address, arriving exactly (XRP: with the address's tag). Refused: rule 6, the deposit is kept
-//      in the balance, bought for USDT on Tron at market, with the guard's note;
+//      in the balance, bought for USDT on Tron at market, with the guard's note. A destination the
+//      gateway refuses by now is paid nothing: what was bought stays in the balance (refused-destination.ts);
 //   3. the payout transfer final: the settlement is `completed` with its `tx_id`, the conversion
 //      `done` (executor.ts completeSettlement, told by the chain room). While the hot wallet cannot
 //      pay, the settlement says so in its note.
@@ -31,6 +32,7 @@ import { emitBalances } from './balance-store.ts';
 import { NOTE_CONVERTING, postLedger, settlementEvents, transfersFor, writePlan } from './settlement-writer.ts';
 import { failSettlement, type ExecutorDeps } from './executor.ts';
 import { treasuryPayout } from './failed-settlements.ts';
+import { keepRefusedSettlement, refusedDestination } from './refused-destination.ts';
 
 /** The payout waits for the service's hot wallet of the target coin's chain to be funded. */
 export const noteWaitingFunds = (chain: Chain): string => `waiting for the service's ${chain} hot wallet to be funded`;
@@ -116,6 +118,13 @@ async function advanceOne(tx: Executor, id: string, deps: ExecutorDeps, now: Dat
     const executed: StoredConversion = { ...c, amount_out: check.market_out.toString() };
     await postLedger(tx, row, executedLedger(row, executed), deps.fees ?? null, now);
     await emitBalances(tx, { merchantId: row.merchantId, livemode: row.livemode }, now);
+    // a destination the gateway refuses by now (planned before it did, or its own address since) is
+    // paid nothing: what the conversion bought stays in the balance, as a direct settlement's net does
+    const refusal = await refusedDestination(tx, deps.ownAddresses, row);
+    if (refusal) {
+      await keepRefusedSettlement(tx, { ...row, conversion: { ...executed, status: 'done' } }, refusal, port, deps.fees ?? null, now);
+      return true;
+    }
     const payout = await port.send(tx, treasuryPayout(row, executed));
     return update(tx, row, { ...executed, payout }, null, [payout], now);
   }

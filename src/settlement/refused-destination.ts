@@ -1,7 +1,8 @@
 // A direct settlement planned to a payout address the gateway refuses (its own address, a token
 // contract: an address stored before they were refused, or a settlement planned before), checked
-// again when it is finally sent: one that waited for the transfer service is kept in the merchant's
-// balance instead, as the planner keeps a deposit routed to such an address (rule 6).
+// again when it is finally sent: one that waited for the transfer service, and a treasury conversion
+// about to pay what it bought (conversions.ts), is kept in the merchant's balance instead, as the
+// planner keeps a deposit routed to such an address (rule 6).
 import { and, desc, eq, isNull } from 'drizzle-orm';
 import type { Executor } from '../platform/db/index.ts';
 import type { TokenSymbol } from '../tokens/index.ts';
@@ -25,21 +26,22 @@ export async function refusedDestination(ex: Executor, check: OwnAddressCheck, r
 }
 
 /**
- * The waiting settlement `row` (locked, nothing sent yet) kept in the balance: its net credited back,
- * the whole deposit swept into the service's wallet as for any deposit kept in a balance, the
- * settlement `completed` in mode `custodial` with rule 6's note, and the team told.
+ * The settlement `row` (locked, nothing sent to its destination yet) kept in the balance: its net, or
+ * what its conversion bought, credited back, the whole deposit swept into the service's wallet as for
+ * any deposit kept in a balance (a treasury conversion's already is: `row.conversion.sweep`), the
+ * settlement `completed` in mode `custodial` with rule 6's note and `row.conversion` as given, and the
+ * team told.
  */
 export async function keepRefusedSettlement(
   tx: Executor, row: SettlementRow, refusal: string, port: TransferPort, fees: ServiceFeePort | null, now: Date,
 ): Promise<SettlementRow> {
   const note = refusedAddressNote(refusal);
   await creditBack(tx, row, note, fees, now);
-  const from = (row.input as StoredInput).payment.deposit_address;
-  const intents = from
-    ? [await port.send(tx, { chain: row.chain as Chain, token: row.token as TokenSymbol, from, amount: row.amount, purpose: 'sweep', reference: row.id })]
-    : [];
+  const from = (row.conversion as StoredConversion | null)?.sweep ? null : (row.input as StoredInput).payment.deposit_address;
+  const intents = [...(row.transferIntents ?? [])];
+  if (from) intents.push(await port.send(tx, { chain: row.chain as Chain, token: row.token as TokenSymbol, from, amount: row.amount, purpose: 'sweep', reference: row.id }));
   const [updated] = await tx.update(settlements).set({
-    mode: 'custodial', status: 'completed', completedAt: now, note, destination: null, destinationTag: null,
+    mode: 'custodial', status: 'completed', completedAt: now, note, destination: null, destinationTag: null, conversion: row.conversion,
     transferIntents: intents.length > 0 ? intents : null, updatedAt: now,
   }).where(eq(settlements.id, row.id)).returning();
   await settlementEvents(tx, updated as SettlementRow, now);

@@ -1,7 +1,8 @@
 // The steps of a live treasury conversion (src/settlement/conversions.ts) against the real
 // database, with a stand-in transfer service of the chain room whose chains and transfer states
 // the test sets: which chains can send decides between waiting and rule 6; a sweep given up fails
-// the settlement, which the operator retries or returns; a payout to XRP carries the address's tag.
+// the settlement, which the operator retries or returns; a payout to XRP carries the address's tag;
+// a destination the gateway refuses by now is paid nothing (what was bought stays in the balance).
 // The whole path on real nodes is in chain-convert.test.ts.
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
@@ -15,7 +16,7 @@ import type { Executor } from '../../src/platform/db/index.ts';
 import type { Actor } from '../../src/audit/index.ts';
 import type { Chain } from '../../src/config.ts';
 import {
-  ledgerEntries, settlements, NOTE_WAITING_CONVERSION, type TransferPort, type TransferRequest, type TransferState,
+  balances, ledgerEntries, payoutAddresses, settlements, NOTE_WAITING_CONVERSION, type TransferPort, type TransferRequest, type TransferState,
 } from '../../src/settlement/index.ts';
 import { NOTE_CONVERTING } from '../../src/settlement/settlement-writer.ts';
 import { completeSettlement } from '../../src/settlement/executor.ts';
@@ -23,9 +24,12 @@ import { NOTE_CANNOT_PAY_OUT } from '../../src/settlement/routing.ts';
 import { NOTE_CONVERSION_WAITING_PRICE, noteSweepFailed } from '../../src/settlement/conversions.ts';
 import type { StoredConversion } from '../../src/settlement/json.ts';
 import type { MarketData } from '../../src/market/index.ts';
+import { notifications } from '../../src/notifications/index.ts';
 
 const ETH = (whole: number): bigint => BigInt(whole) * 10n ** 18n;
 const OPERATOR: Actor = { kind: 'admin' };
+const USDT_ERC20_CONTRACT = '0xdAC17F958D2ee523a2206206994597C13D831ec7';
+const CONTRACT_REFUSAL = 'address is the USDT_ERC20 token contract: tokens sent there are lost';
 
 /** The chain room as far as conversions see it: recorded requests, chains that can send, states the test sets. */
 class StandInTransfers implements TransferPort {
@@ -283,5 +287,38 @@ describeEachDb('settlement conversions', (h) => {
     p.send = send;
     expect(await t.services.settlement.advanceConversions()).toBe(1);
     expect(await row(stuck.id)).toMatchObject({ note: NOTE_CONVERTING, transferIntents: ['trf_3'] });
+  });
+
+  it('pays no conversion to a destination the gateway refuses by now: what it bought is kept in the balance with the refusal, the team told once', async () => {
+    const m = await newMerchant();
+    const address = await addAddress(m, 'USDT_ERC20', ADDR.EVM);
+    const p = use('ethereum');
+    const [s] = await t.services.settlement.settle(h.db(), input(ethPayment(m.id), [{ amount: ETH(1), usd: '3000' }]));
+    expect(s).toMatchObject({ mode: 'direct', status: 'pending', destination: ADDR.EVM, conversion: expect.objectContaining({ to: 'USDT_ERC20', treasury: true }) });
+    // as an old database holds it: planned (and stored) before token contracts were refused
+    await h.db().orm.update(settlements).set({ destination: USDT_ERC20_CONTRACT }).where(eq(settlements.id, s.id));
+    await h.db().orm.update(payoutAddresses).set({ address: USDT_ERC20_CONTRACT }).where(eq(payoutAddresses.id, address.id));
+    p.states.set('trf_1', { status: 'final', waiting_funds: false, tx_id: '0xsweep' });
+    expect(await t.services.settlement.advanceConversions()).toBe(1);
+    // nothing sent to the contract: the deposit, swept once, stays in the service's wallet
+    expect(p.sent.map((r) => r.purpose)).toEqual(['sweep']);
+    const kept = await row(s.id);
+    const c = kept.conversion as StoredConversion;
+    expect(kept).toMatchObject({
+      mode: 'custodial', status: 'completed', destination: null, destinationTag: null, note: `payout address refused: ${CONTRACT_REFUSAL}`,
+      transferIntents: ['trf_1'], completedAt: clock.now(),
+    });
+    expect(c).toMatchObject({ to: 'USDT_ERC20', status: 'done' });
+    // exactly what the conversion bought, in its coin, is in the balance
+    const entries = await entriesOf(s.paymentId);
+    expect(entries.find((e) => e.type === 'settlement_return')).toMatchObject({ token: 'USDT_ERC20', amount: BigInt(c.amount_out) });
+    const [bal] = await h.db().orm.select().from(balances).where(and(eq(balances.merchantId, m.id), eq(balances.livemode, true), eq(balances.token, 'USDT_ERC20')));
+    expect([bal.available, bal.pendingPayout]).toEqual([BigInt(c.amount_out), 0n]);
+    const told = () => h.db().orm.select().from(notifications).where(and(eq(notifications.merchantId, m.id), eq(notifications.title, 'Payout address refused')));
+    expect(await told()).toHaveLength(1);
+    // done once
+    expect(await t.services.settlement.advanceConversions()).toBe(0);
+    expect(p.sent).toHaveLength(1);
+    expect(await told()).toHaveLength(1);
   });
 });
