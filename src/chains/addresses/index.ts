@@ -8,6 +8,6 @@ export {
   validatePayoutAddress, validateDestinationTag, isDepositDestinationTag, invalidAddressMessage,
   MAX_DESTINATION_TAG, INVALID_TAG_MESSAGE, X_ADDRESS_HINT, type AddressCheck, type TagCheck,
 } from './validate.ts';
-export { NETWORK_NAMES, UTXO_NETWORKS, networkKindOfNode, isUtxoChain, UTXO_CHAINS, type UtxoChain, type UtxoNetwork, type UtxoNetworkKind } from './networks.ts';
+export { NETWORK_NAMES, UTXO_NETWORKS, isUtxoChain, UTXO_CHAINS, type UtxoChain, type UtxoNetwork, type UtxoNetworkKind } from './networks.ts';
 export { setLiveNetwork, liveNetwork, modeNetwork, inModeNetwork } from './live-networks.ts';
 export { DepositAddressDeriver } from './derive-off-thread.ts';

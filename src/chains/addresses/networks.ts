@@ -47,19 +47,6 @@ export const UTXO_NETWORKS: Record<UtxoChain, Record<UtxoNetworkKind, UtxoNetwor
   },
 };
 
-/**
- * The network kind of a node's `getblockchaininfo` `chain` (Bitcoin Core: main, test, testnet4,
- * signet, regtest; Litecoin and Dogecoin: main, test, regtest); null for a name none of them uses.
- */
-export function networkKindOfNode(chainName: string): UtxoNetworkKind | null {
-  switch (chainName) {
-    case 'main': return 'main';
-    case 'test': case 'testnet4': case 'signet': return 'test';
-    case 'regtest': return 'regtest';
-    default: return null;
-  }
-}
-
 export const isUtxoChain = (chain: Chain): chain is UtxoChain => chain in UTXO_NETWORKS;
 /** The Bitcoin-family chains, in the order of their networks' table. */
 export const UTXO_CHAINS = Object.keys(UTXO_NETWORKS) as readonly UtxoChain[];
