@@ -106,7 +106,10 @@ export async function returnSettlement(
     // the coins that never left: the deposit's net, before any conversion
     intents.push(await p.send(tx, { chain: own.chain, token: row.token as TokenSymbol, from: own.from, amount: c ? BigInt(c.amount_in) : row.net, purpose: 'sweep', reference: row.id }));
   }
+  // the balance now holds what the conversion was to buy (its entries written, here or when it was
+  // carried out): a settlement that is over no longer shows its conversion `pending`
+  const conversion = c && c.status === 'pending' ? { ...c, status: 'done' } : c;
   return save(tx, row, {
-    status: 'completed', mode: 'custodial', completedAt: now, note: returnedNote(note), transferIntents: intents,
+    status: 'completed', mode: 'custodial', completedAt: now, note: returnedNote(note), transferIntents: intents, conversion,
   }, 'settlement.returned', actor, now, note);
 }

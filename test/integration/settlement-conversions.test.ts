@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { describeEachDb } from '../harness/databases.ts';
 import { startTestApp, type TestApp } from '../harness/app.ts';
-import { signupAccount } from '../harness/accounts.ts';
+import { randomIp, signupAccount, tokenHeader } from '../harness/accounts.ts';
 import { ADDR, addMember, expectLedgerHolds, input, payment, type Member } from '../harness/settlement.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { createLogger } from '../../src/platform/logger.ts';
@@ -19,15 +19,18 @@ import {
   balances, ledgerEntries, payoutAddresses, settlements, NOTE_WAITING_CONVERSION, type TransferPort, type TransferRequest, type TransferState,
 } from '../../src/settlement/index.ts';
 import { NOTE_CONVERTING } from '../../src/settlement/settlement-writer.ts';
-import { completeSettlement } from '../../src/settlement/executor.ts';
+import { completeSettlement, failSettlement } from '../../src/settlement/executor.ts';
 import { NOTE_CANNOT_PAY_OUT } from '../../src/settlement/routing.ts';
 import { NOTE_CONVERSION_WAITING_PRICE, noteSweepFailed } from '../../src/settlement/conversions.ts';
 import type { StoredConversion } from '../../src/settlement/json.ts';
 import type { MarketData } from '../../src/market/index.ts';
 import { notifications } from '../../src/notifications/index.ts';
+import { events } from '../../src/events/index.ts';
+import { formatUnits } from '../../src/money/index.ts';
 
 const ETH = (whole: number): bigint => BigInt(whole) * 10n ** 18n;
 const OPERATOR: Actor = { kind: 'admin' };
+const ADMIN = { authorization: 'Bearer test-admin-token' };
 const USDT_ERC20_CONTRACT = '0xdAC17F958D2ee523a2206206994597C13D831ec7';
 const CONTRACT_REFUSAL = 'address is the USDT_ERC20 token contract: tokens sent there are lost';
 
@@ -168,6 +171,46 @@ describeEachDb('settlement conversions', (h) => {
     // the sweep is tried again (the coins go to the service's wallet), no payout is ever made
     expect(p.retried).toBe(2);
     expect(p.sent.map((r) => r.purpose)).toEqual(['sweep']);
+  });
+
+  it.each(['sweep', 'payout'] as const)('returned by the operator after its %s was given up: the settlement no longer claims a conversion under way, its conversion reads done (what it was to buy is in the balance)', async (step) => {
+    const m = await newMerchant();
+    await addAddress(m, 'USDT_ERC20', ADDR.EVM);
+    const p = use('ethereum');
+    const [s] = await t.services.settlement.settle(h.db(), input(ethPayment(m.id), [{ amount: ETH(1), usd: '3000' }]));
+    if (step === 'sweep') {
+      p.states.set('trf_1', { status: 'failed', waiting_funds: false, why: 'node refused it' });
+      expect(await t.services.settlement.advanceConversions()).toBe(1);
+    } else {
+      p.states.set('trf_1', { status: 'final', waiting_funds: false, tx_id: '0xsweep' });
+      expect(await t.services.settlement.advanceConversions()).toBe(1);
+      // the chain room gives the payout up, as its outcome does
+      p.states.set('trf_2', { status: 'failed', waiting_funds: false, why: 'reverted' });
+      await h.db().transaction((tx) => failSettlement(tx, s.id, 'reverted', clock.now()));
+    }
+    const failed = await row(s.id);
+    expect(failed).toMatchObject({ status: 'failed', conversion: expect.objectContaining({ status: 'pending', treasury: true }) });
+    const c = failed.conversion as StoredConversion;
+    const conversion = { via: 'swap', from: 'ETH', amount_in: formatUnits(BigInt(c.amount_in), 18), to: 'USDT_ERC20', amount_out: formatUnits(BigInt(c.amount_out), 6), status: 'done' };
+    const { seq: before } = (await h.db().orm.select().from(events).where(eq(events.paymentId, s.paymentId)).orderBy(events.seq)).at(-1)!;
+    const res = await t.app.inject({ method: 'POST', url: `/admin/settlements/${s.id}/return`, payload: { note: 'kept for the merchant' }, headers: ADMIN, remoteAddress: randomIp() });
+    expect(res.statusCode).toBe(200);
+    const returned = res.json().settlement as Record<string, unknown>;
+    expect(returned).toMatchObject({
+      id: s.id, mode: 'custodial', status: 'completed', note: 'returned to the balance: kept for the merchant', conversion,
+    });
+    expect(returned.conversion).toEqual(conversion);
+    // the merchant reads the same
+    const listed = await t.app.inject({ method: 'GET', url: `/merchant/settlements?payment_id=${s.paymentId}`, headers: tokenHeader(await m.owner.token()) });
+    expect(listed.json().settlements).toEqual([returned]);
+    // one event, the socket's settlement:update carrying it (a custodial settlement raises no webhook)
+    const raised = (await h.db().orm.select().from(events).where(eq(events.paymentId, s.paymentId)).orderBy(events.seq)).filter((e) => e.seq > before);
+    expect(raised.map((e) => [e.type, e.data])).toEqual([['settlement:update', returned]]);
+    // exactly what the conversion was to buy is in the balance
+    const [bal] = await h.db().orm.select().from(balances).where(and(eq(balances.merchantId, m.id), eq(balances.livemode, true), eq(balances.token, 'USDT_ERC20')));
+    expect([bal.available, bal.pendingPayout]).toEqual([BigInt(c.amount_out), 0n]);
+    // nothing looks at it any more
+    expect(await t.services.settlement.advanceConversions()).toBe(0);
   });
 
   it('is priced at the market when carried out: amount_out becomes what amount_in fetches then, within the guard', async () => {
