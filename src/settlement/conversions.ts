@@ -12,7 +12,8 @@
 //      gateway refuses by now is paid nothing: what was bought stays in the balance (refused-destination.ts);
 //   3. the payout transfer final: the settlement is `completed` with its `tx_id`, the conversion
 //      `done` (executor.ts completeSettlement, told by the chain room). While the hot wallet cannot
-//      pay, the settlement says so in its note.
+//      pay, the settlement says so in its note, and a destination refused meanwhile has the payout
+//      canceled, if nothing was signed for it yet, and what was bought kept in the balance.
 // Every step reads the state it moves from, so a crash between steps repeats nothing.
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../platform/db/index.ts';
@@ -130,6 +131,16 @@ async function advanceOne(tx: Executor, id: string, deps: ExecutorDeps, now: Dat
   }
   // 3. waiting for the payout to be final: say so while the hot wallet cannot pay it
   const paying = await port.state?.(tx, c.payout);
+  if (paying?.waiting_funds) {
+    // a destination refused since the payout was recorded is paid nothing while the payout can still
+    // be called back (nothing signed for it: cancel refuses one that may be on a node): what the
+    // conversion bought stays in the balance, as step 2 keeps it
+    const refusal = await refusedDestination(tx, deps.ownAddresses, row);
+    if (refusal && await port.cancel?.(tx, row.id, c.payout)) {
+      await keepRefusedSettlement(tx, { ...row, conversion: { ...c, status: 'done' } }, refusal, port, deps.fees ?? null, now);
+      return true;
+    }
+  }
   const note = paying?.waiting_funds ? noteWaitingFunds(to) : null;
   return note === row.note ? false : update(tx, row, c, note, [], now);
 }

@@ -51,9 +51,11 @@ export interface TransferPort {
   retry?(tx: Executor, reference: string): Promise<number>;
   /**
    * Cancels the transfers of a reference that nothing was signed for yet; false when one may already
-   * be on its way (it can no longer be called back).
+   * be on its way (it can no longer be called back). `only`: just that transfer of the reference,
+   * its others left as they are (a treasury conversion's payout, its sweep final); false when the
+   * reference has no such transfer.
    */
-  cancel?(tx: Executor, reference: string): Promise<boolean>;
+  cancel?(tx: Executor, reference: string, only?: string): Promise<boolean>;
   /** Where a transfer `send` recorded stands; null when unknown. */
   state?(tx: Executor, id: string): Promise<TransferState | null>;
 }

@@ -1,8 +1,9 @@
 // A direct settlement planned to a payout address the gateway refuses (its own address, a token
 // contract: an address stored before they were refused, or a settlement planned before), checked
 // again when it is finally sent: one that waited for the transfer service, and a treasury conversion
-// about to pay what it bought (conversions.ts), is kept in the merchant's balance instead, as the
-// planner keeps a deposit routed to such an address (rule 6).
+// about to pay what it bought or whose payout, nothing signed for it, waits for the hot wallet's
+// funds (conversions.ts), is kept in the merchant's balance instead, as the planner keeps a deposit
+// routed to such an address (rule 6).
 import { and, desc, eq, isNull } from 'drizzle-orm';
 import type { Executor } from '../platform/db/index.ts';
 import type { TokenSymbol } from '../tokens/index.ts';

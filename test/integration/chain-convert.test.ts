@@ -5,7 +5,7 @@
 // that transfer's tx_id. A refused conversion is kept in the balance (rule 6); a hot wallet that
 // cannot pay keeps the settlement pending until it is funded.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eq, like } from 'drizzle-orm';
+import { and, eq, like } from 'drizzle-orm';
 import type { Address, Hex } from 'viem';
 import { describeEachDb } from '../harness/databases.ts';
 import { anvilOrSkip } from '../harness/anvil.ts';
@@ -19,8 +19,8 @@ import { expectLedgerHolds } from '../harness/settlement.ts';
 import { parseUnits } from '../../src/money/index.ts';
 import { TOKEN_DEFS, type TokenSymbol } from '../../src/tokens/index.ts';
 import { events } from '../../src/events/index.ts';
-import { outgoingTransfers } from '../../src/chains/transfers/index.ts';
-import { balances, ledgerEntries, payouts, settlements } from '../../src/settlement/schema.ts';
+import { outgoingAttempts, outgoingTransfers } from '../../src/chains/transfers/index.ts';
+import { balances, ledgerEntries, payoutAddresses, payouts, settlements } from '../../src/settlement/schema.ts';
 import { NOTE_CONVERTING } from '../../src/settlement/settlement-writer.ts';
 import { noteWaitingFunds } from '../../src/settlement/conversions.ts';
 import { NOTE_SWAP_BELOW_QUOTE } from '../../src/settlement/swap-guard.ts';
@@ -217,6 +217,53 @@ describe.runIf(anvilOrSkip())('live conversions by the service\'s treasury', () 
       const [done] = await settlementsOf(t, p.id);
       expect(done.note).toBeUndefined();
       expect(await balanceOf(nodes, 'USDT_ERC20', m.addresses.USDT_ERC20!)).toBe(units('USDT_ERC20', done.conversion.amount_out));
+      await expectLedgerHolds(h.db());
+    });
+
+    const completed = async (paymentId: string) => (await settlementsOf(t, paymentId))[0]?.status === 'completed';
+  });
+
+  describeEachDb('a destination refused while the payout waits for funds', (h) => {
+    let t: ChainApp;
+    beforeAll(async () => { t = await startChainApp(h.db(), nodes); });
+    afterAll(async () => { await t.close(); });
+
+    it('the payout, nothing signed for it, is canceled and what was bought stays in the balance; funding the wallet later sends nothing', async () => {
+      const m = await merchantWithAddresses(t, ['USDT_ERC20']);
+      const p = await createLivePayment(t, m, 'ETH');
+      const amount = owed(p);
+      await reportDeposit(t, p.deposit_address, 'ETH', await pay(nodes, 'ETH', p.deposit_address, amount), amount);
+      await drive(t, async () => (await settlementsOf(t, p.id))[0].note === noteWaitingFunds('ethereum'));
+      const [waiting] = await settlementsOf(t, p.id);
+      const transfers = () => h.db().orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.reference, waiting.id));
+      const payoutRow = async () => (await transfers()).find((r) => r.purpose === 'settlement')!;
+      expect(await payoutRow()).toMatchObject({ status: 'recorded', waiting: 'funds', toAddress: m.addresses.USDT_ERC20 });
+      // refused by now: as an old database holds it, the destination is this chain's USDT contract
+      const contract = nodes.usdtErc20;
+      await h.db().orm.update(settlements).set({ destination: contract }).where(eq(settlements.id, waiting.id));
+      await h.db().orm.update(payoutAddresses).set({ address: contract }).where(eq(payoutAddresses.id, m.addressIds.USDT_ERC20!));
+      await drive(t, () => completed(p.id));
+      const [kept] = await settlementsOf(t, p.id);
+      const out = units('USDT_ERC20', kept.conversion.amount_out);
+      expect(kept).toMatchObject({
+        mode: 'custodial', status: 'completed', note: 'payout address refused: address is the USDT_ERC20 token contract: tokens sent there are lost',
+        conversion: { ...waiting.conversion, status: 'done' },
+      });
+      expect([kept.destination, kept.tx_id]).toEqual([undefined, undefined]);
+      const payout = await payoutRow();
+      expect(payout).toMatchObject({ status: 'canceled', txId: null, nonce: null });
+      expect(await h.db().orm.select().from(outgoingAttempts).where(eq(outgoingAttempts.transferId, payout.id))).toEqual([]);
+      const [bal] = await h.db().orm.select().from(balances).where(and(eq(balances.merchantId, m.acct.merchant.id), eq(balances.token, 'USDT_ERC20')));
+      expect([bal.available, bal.pendingPayout]).toEqual([out, 0n]);
+      // the hot wallet funded: nothing leaves it for the contract
+      const wallet = await hotWallet(t, 'ethereum');
+      expect(wallet.needs_funding).toBe(false);
+      const atContract = await balanceOf(nodes, 'USDT_ERC20', contract);
+      await fundHotWallet(nodes, 'ethereum', wallet.address, 10n ** 18n, 10_000n * 10n ** 6n);
+      for (let i = 0; i < 3; i++) await drive(t, async () => true);
+      expect(await balanceOf(nodes, 'USDT_ERC20', contract)).toBe(atContract);
+      expect(await balanceOf(nodes, 'USDT_ERC20', wallet.address)).toBe(10_000n * 10n ** 6n);
+      expect((await transfers()).map((r) => [r.purpose, r.status]).sort()).toEqual([['settlement', 'canceled'], ['sweep', 'final']]);
       await expectLedgerHolds(h.db());
     });
 

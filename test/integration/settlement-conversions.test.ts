@@ -38,20 +38,40 @@ const CONTRACT_REFUSAL = 'address is the USDT_ERC20 token contract: tokens sent 
 class StandInTransfers implements TransferPort {
   readonly sent: TransferRequest[] = [];
   readonly states = new Map<string, TransferState>();
+  /** The reference each id was recorded for. */
+  readonly references = new Map<string, string>();
   chains = new Set<Chain>();
   retried = 0;
+  /**
+   * Ids are `<prefix><n>`: every stand-in numbers from 1, and the pass reads the settlements other
+   * tests left pending with it too; a test that sets a state they would read takes ids of its own.
+   */
+  prefix = 'trf_';
   supports(chain: Chain): boolean { return this.chains.has(chain); }
   async send(_tx: Executor, req: TransferRequest): Promise<string> {
     this.sent.push(req);
-    const id = `trf_${this.sent.length}`;
+    const id = `${this.prefix}${this.sent.length}`;
     this.states.set(id, { status: 'pending', waiting_funds: false });
+    this.references.set(id, req.reference);
     return id;
   }
   async state(_tx: Executor, id: string): Promise<TransferState | null> { return this.states.get(id) ?? null; }
+  /** Transfers with a signed transaction (the chain room can no longer call them back); canceled ones. */
+  readonly signed = new Set<string>();
+  readonly canceled: string[] = [];
+  async cancel(_tx: Executor, reference: string, only?: string): Promise<boolean> {
+    const ids = [...this.states.keys()].filter((id) => this.references.get(id) === reference && (only === undefined || id === only));
+    if ((only !== undefined && ids.length === 0) || ids.some((id) => this.signed.has(id) || this.states.get(id)!.status === 'final')) return false;
+    for (const id of ids.filter((i) => this.states.get(i)!.status === 'pending')) {
+      this.states.set(id, { status: 'failed', waiting_funds: false, why: 'canceled' });
+      this.canceled.push(id);
+    }
+    return true;
+  }
   async retry(_tx: Executor, reference: string): Promise<number> {
     let n = 0;
     for (const [id, s] of this.states) {
-      if (s.status === 'failed' && this.sent[Number(id.slice(4)) - 1].reference === reference) { this.states.set(id, { status: 'pending', waiting_funds: false }); n++; }
+      if (s.status === 'failed' && this.references.get(id) === reference) { this.states.set(id, { status: 'pending', waiting_funds: false }); n++; }
     }
     this.retried += n;
     return n;
@@ -330,6 +350,49 @@ describeEachDb('settlement conversions', (h) => {
     p.send = send;
     expect(await t.services.settlement.advanceConversions()).toBe(1);
     expect(await row(stuck.id)).toMatchObject({ note: NOTE_CONVERTING, transferIntents: ['trf_3'] });
+  });
+
+  it('a payout waiting for the hot wallet\'s funds whose destination is refused meanwhile is called back when nothing was signed for it: what was bought stays in the balance', async () => {
+    const m = await newMerchant();
+    const address = await addAddress(m, 'USDT_ERC20', ADDR.EVM);
+    const p = use('ethereum');
+    p.prefix = 'trf_w';
+    const [s] = await t.services.settlement.settle(h.db(), input(ethPayment(m.id), [{ amount: ETH(1), usd: '3000' }]));
+    p.states.set('trf_w1', { status: 'final', waiting_funds: false, tx_id: '0xsweep' });
+    expect(await t.services.settlement.advanceConversions()).toBe(1);
+    // the payout is recorded; the hot wallet cannot pay it
+    p.states.set('trf_w2', { status: 'pending', waiting_funds: true, why: 'the hot wallet holds 0 of USDT_ERC20' });
+    expect(await t.services.settlement.advanceConversions()).toBe(1);
+    expect(await row(s.id)).toMatchObject({ status: 'pending', note: 'waiting for the service\'s ethereum hot wallet to be funded' });
+    const c = (await row(s.id)).conversion as StoredConversion;
+    // refused by now (as an old database holds it: the token contract)
+    await h.db().orm.update(settlements).set({ destination: USDT_ERC20_CONTRACT }).where(eq(settlements.id, s.id));
+    await h.db().orm.update(payoutAddresses).set({ address: USDT_ERC20_CONTRACT }).where(eq(payoutAddresses.id, address.id));
+    // signed already (it may be on a node): it cannot be called back, and nothing changes
+    p.signed.add('trf_w2');
+    expect(await t.services.settlement.advanceConversions()).toBe(0);
+    expect(p.canceled).toEqual([]);
+    expect(await row(s.id)).toMatchObject({ status: 'pending', mode: 'direct' });
+    // nothing signed: called back, and what the conversion bought is kept as step 2 keeps it
+    p.signed.delete('trf_w2');
+    expect(await t.services.settlement.advanceConversions()).toBe(1);
+    expect(p.canceled).toEqual(['trf_w2']);
+    expect(p.sent.map((r) => r.purpose)).toEqual(['sweep', 'settlement']);
+    const kept = await row(s.id);
+    expect(kept).toMatchObject({
+      mode: 'custodial', status: 'completed', destination: null, destinationTag: null, note: `payout address refused: ${CONTRACT_REFUSAL}`,
+      transferIntents: ['trf_w1', 'trf_w2'], completedAt: clock.now(), txId: null,
+    });
+    expect(kept.conversion).toEqual({ ...c, status: 'done' });
+    const entries = await entriesOf(s.paymentId);
+    expect(entries.filter((e) => e.type === 'settlement_return').map((e) => [e.token, e.amount])).toEqual([['USDT_ERC20', BigInt(c.amount_out)]]);
+    const [bal] = await h.db().orm.select().from(balances).where(and(eq(balances.merchantId, m.id), eq(balances.livemode, true), eq(balances.token, 'USDT_ERC20')));
+    expect([bal.available, bal.pendingPayout]).toEqual([BigInt(c.amount_out), 0n]);
+    const told = await h.db().orm.select().from(notifications).where(and(eq(notifications.merchantId, m.id), eq(notifications.title, 'Payout address refused')));
+    expect(told).toHaveLength(1);
+    // done once
+    expect(await t.services.settlement.advanceConversions()).toBe(0);
+    expect(p.canceled).toEqual(['trf_w2']);
   });
 
   it('pays no conversion to a destination the gateway refuses by now: what it bought is kept in the balance with the refusal, the team told once', async () => {

@@ -50,6 +50,26 @@ describeEachDb('transfer port', (h) => {
     expect([await statusOf(open), await statusOf(failed)]).toEqual(['canceled', 'failed']);
   });
 
+  it('one transfer of a reference (only) is called back on its own when nothing is signed for it, whatever its others are; never one signed', async () => {
+    const reference = `stl_${uid()}`;
+    // a treasury conversion: its sweep final, its payout recorded (waiting for the hot wallet's funds)
+    const sweep = await transfer(reference, 'final', { txId: '0xsweep' });
+    const payout = await transfer(reference, 'recorded', { waiting: 'funds', lastError: 'the hot wallet holds 0 wei' });
+    expect(await h.db().transaction((tx) => port.cancel(tx, reference))).toBe(false);
+    expect(await h.db().transaction((tx) => port.cancel(tx, reference, payout.id))).toBe(true);
+    expect([await statusOf(sweep), await statusOf(payout)]).toEqual(['final', 'canceled']);
+    expect(await h.db().transaction((tx) => port.state(tx, payout.id))).toEqual({ status: 'failed', waiting_funds: false, why: 'canceled' });
+    // signed (refused at a broadcast that may have reached a node, waiting for funds): it stays
+    const signed = await transfer(reference, 'signed', { waiting: 'funds', uncertain: true });
+    expect(await h.db().transaction((tx) => port.cancel(tx, reference, signed.id))).toBe(false);
+    expect(await statusOf(signed)).toBe('signed');
+    // a transfer of another reference, or none: nothing is called back
+    const other = await transfer(`stl_${uid()}`, 'recorded');
+    expect(await h.db().transaction((tx) => port.cancel(tx, reference, other.id))).toBe(false);
+    expect(await h.db().transaction((tx) => port.cancel(tx, reference, 'trf_nope'))).toBe(false);
+    expect(await statusOf(other)).toBe('recorded');
+  });
+
   it('a retry revives the failed transfers of a reference, never its canceled ones, and wakes the worker', async () => {
     const reference = `stl_${uid()}`;
     const failed = await transfer(reference, 'failed', { failures: 5, lastError: 'reverted' });

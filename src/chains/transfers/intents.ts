@@ -117,9 +117,11 @@ export class ChainTransferPort implements TransferPort {
     };
   }
 
-  async cancel(tx: Executor, reference: string): Promise<boolean> {
+  async cancel(tx: Executor, reference: string, only?: string): Promise<boolean> {
+    // locked: the worker signs a transfer only under this lock and only while it is still `recorded`
     const rows = await tx.select({ id: outgoingTransfers.id, status: outgoingTransfers.status }).from(outgoingTransfers)
-      .where(eq(outgoingTransfers.reference, reference)).for('update');
+      .where(and(eq(outgoingTransfers.reference, reference), only === undefined ? undefined : eq(outgoingTransfers.id, only))).for('update');
+    if (only !== undefined && rows.length === 0) return false;
     // A transfer with a signed transaction may be on a node already: it can no longer be called back.
     if (rows.some((r) => r.status !== 'recorded' && r.status !== 'canceled' && r.status !== 'failed')) return false;
     const open = rows.filter((r) => r.status === 'recorded').map((r) => r.id);
