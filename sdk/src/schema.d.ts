@@ -2419,10 +2419,10 @@ export interface components {
             before?: unknown;
             id: string;
             merchant_id?: string;
-            note?: string | null;
+            note?: string;
             /** @description entries about a payment */
             payment_id?: string;
-            subject?: string | null;
+            subject?: string;
         };
         Balance: {
             available: string;
@@ -2450,38 +2450,43 @@ export interface components {
             attempts: number;
             /** Format: date-time */
             created_at: string;
-            delivered_at?: string | null;
+            /** Format: date-time */
+            delivered_at?: string;
             event_id: string;
             event_type: string;
             history?: {
                 /** Format: date-time */
                 at?: string;
-                error?: string | null;
+                error?: string;
                 millis?: number;
                 note?: string;
-                response?: string | null;
+                response?: string;
                 signed?: number;
-                status_code?: number | null;
+                status_code?: number;
                 url?: string;
             }[];
             /** @description sent as X-Webhook-Id */
             id: string;
-            last_attempt_at?: string | null;
-            last_error?: string | null;
-            last_status_code?: number | null;
+            /** Format: date-time */
+            last_attempt_at?: string;
+            last_error?: string;
+            last_status_code?: number;
             livemode?: boolean;
             max_attempts: number;
             merchant_id?: string;
-            next_attempt_at?: string | null;
+            /** Format: date-time */
+            next_attempt_at?: string;
             /** @description exact body posted */
             payload?: string;
-            resolution_note?: string | null;
-            resolved_at?: string | null;
+            resolution_note?: string;
+            /** Format: date-time */
+            resolved_at?: string;
             /** @enum {string} */
             status: "pending" | "sending" | "delivered" | "failed" | "resolved";
             /** @enum {string} */
             target?: "account" | "payment";
-            url?: string | null;
+            /** @description where last posted; before the first attempt, where it is going */
+            url?: string;
         };
         Deposit: {
             amount: string;
@@ -2721,7 +2726,11 @@ export interface components {
                 until?: string;
             };
             chain: string;
-            completed_at?: string | null;
+            /**
+             * Format: date-time
+             * @description once completed
+             */
+            completed_at?: string;
             conversion?: Record<string, never>;
             conversion_fee?: string;
             conversion_fee_usd?: string;
@@ -6448,7 +6457,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; address_id must not contain NUL characters; address_id must not contain unpaired surrogates; amount must not contain NUL characters; amount must not contain unpaired surrogates; amount must be nested at most 20 levels deep; from_token must not contain NUL characters; from_token must not contain unpaired surrogates; from_chain must not contain NUL characters; from_chain must not contain unpaired surrogates; address_id is required; unknown payout address: give the id of one of your live payout addresses; amount must be a number or a decimal string; amount must be more than 0; from_token must be one of your balance coins, e.g. USDT_TRC20; from_token and from_chain name different balances; amount has more than 6 decimals; a ETH balance cannot be paid to a USDT_TRC20 address: only a USDT balance can go to a USDT address on another network; address belongs to this gateway: use an address of your own wallet; address is the USDT_TRC20 token contract: tokens sent there are lost; the minimum payout is $10; your USDT_TRC20 balance holds 12.5 USDT_TRC20; amount must be more than the network fee of 1 USDT_TRC20; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; address_id must not contain NUL characters; address_id must not contain unpaired surrogates; amount must not contain NUL characters; amount must not contain unpaired surrogates; amount must be nested at most 20 levels deep; from_token must not contain NUL characters; from_token must not contain unpaired surrogates; from_chain must not contain NUL characters; from_chain must not contain unpaired surrogates; address_id is required; unknown payout address: give the id of one of your live payout addresses; amount must be a number or a decimal string; amount must be more than 0; from_token must be one of your balance coins, e.g. USDT_TRC20; from_token and from_chain name different balances; amount has more than 6 decimals; an ETH balance cannot be paid to a USDT_TRC20 address: only a USDT balance can go to a USDT address on another network; address belongs to this gateway: use an address of your own wallet; address is the USDT_TRC20 token contract: tokens sent there are lost; the minimum payout is $10; your USDT_TRC20 balance holds 12.5 USDT_TRC20; amount must be more than the network fee of 1 USDT_TRC20; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6603,7 +6612,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description address_id is required; unknown payout address: give the id of one of your live payout addresses; amount must be a number or a decimal string; amount must be more than 0; from_token must be one of your balance coins, e.g. USDT_TRC20; from_token and from_chain name different balances; amount has more than 6 decimals; a ETH balance cannot be paid to a USDT_TRC20 address: only a USDT balance can go to a USDT address on another network; address belongs to this gateway: use an address of your own wallet; address is the USDT_TRC20 token contract: tokens sent there are lost */
+            /** @description address_id is required; unknown payout address: give the id of one of your live payout addresses; amount must be a number or a decimal string; amount must be more than 0; from_token must be one of your balance coins, e.g. USDT_TRC20; from_token and from_chain name different balances; amount has more than 6 decimals; an ETH balance cannot be paid to a USDT_TRC20 address: only a USDT balance can go to a USDT address on another network; address belongs to this gateway: use an address of your own wallet; address is the USDT_TRC20 token contract: tokens sent there are lost */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -41,11 +41,11 @@ export const WEBHOOK = obj({
 }, ['livemode', 'url']);
 
 export const DELIVERY = obj({
-  id: str('sent as X-Webhook-Id'), merchant_id: str(), livemode: bool(), target: oneOf(['account', 'payment']), url: nullable(str()),
+  id: str('sent as X-Webhook-Id'), merchant_id: str(), livemode: bool(), target: oneOf(['account', 'payment']), url: str('where last posted; before the first attempt, where it is going'),
   event_id: str(), event_type: str(), payload: str('exact body posted'), status: oneOf(['pending', 'sending', 'delivered', 'failed', 'resolved']),
-  attempts: int(), max_attempts: int(), next_attempt_at: nullable(time()), last_status_code: nullable(int()), last_error: nullable(str()),
-  last_attempt_at: nullable(time()), delivered_at: nullable(time()), resolved_at: nullable(time()), resolution_note: nullable(str()), created_at: time(),
-  history: arr(obj({ at: time(), url: str(), signed: int(), status_code: nullable(int()), error: nullable(str()), response: nullable(str()), millis: int(), note: str() })),
+  attempts: int(), max_attempts: int(), next_attempt_at: time(), last_status_code: int(), last_error: str(),
+  last_attempt_at: time(), delivered_at: time(), resolved_at: time(), resolution_note: str(), created_at: time(),
+  history: arr(obj({ at: time(), url: str(), signed: int(), status_code: int(), error: str(), response: str(), millis: int(), note: str() })),
 }, ['id', 'event_id', 'event_type', 'status', 'attempts', 'max_attempts', 'created_at']);
 
 export const API_KEY = obj({
@@ -68,7 +68,7 @@ export const SETTLEMENT = obj({
   token: str(), chain: str(), conversion: anyObject(), amount: dec(), service_fee: dec(), network_fee: dec(), conversion_fee: dec(), net: dec(),
   usd_value: dec(), usd_rate: dec(), service_fee_usd: dec(), network_fee_usd: dec(), conversion_fee_usd: dec(), net_usd: dec(),
   destination: str(), destination_tag: int(), tx_id: str(), status: oneOf(['pending', 'completed', 'held', 'failed']), note: str(),
-  awaits_address: obj({ until: time() }), created_at: time(), completed_at: nullable(time()),
+  awaits_address: obj({ until: time() }), created_at: time(), completed_at: time('once completed'),
 }, ['id', 'payment_id', 'livemode', 'token', 'chain', 'status']);
 
 export const LEDGER_ENTRY = obj({
@@ -99,7 +99,7 @@ export const COMMISSION = obj({
 }, ['id', 'affiliate_id', 'merchant_id', 'payment_id', 'amount', 'created_at']);
 
 export const AUDIT_ENTRY = obj({
-  id: str(), at: time(), action: str(), actor: anyObject(), merchant_id: str(), payment_id: str('entries about a payment'), subject: nullable(str()), before: {}, after: {}, note: nullable(str()),
+  id: str(), at: time(), action: str(), actor: anyObject(), merchant_id: str(), payment_id: str('entries about a payment'), subject: str(), before: {}, after: {}, note: str(),
 }, ['id', 'at', 'action', 'actor']);
 
 export const EVENT = obj({

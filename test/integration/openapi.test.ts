@@ -96,6 +96,25 @@ describe('OpenAPI document', () => {
     expect(Object.keys(full.webhooks)).toHaveLength(14);
   });
 
+  it('gives null only to the fields the spec gives null: a webhook\'s url and a referral\'s earns_until (CONTRACT.md \'Values and formats\')', () => {
+    // Every other optional field of an answer is absent when it does not apply, so a client built
+    // from the document must not be told to expect null there.
+    const found: string[] = [];
+    const walk = (s: unknown, where: string): void => {
+      if (Array.isArray(s)) { s.forEach((x, i) => walk(x, `${where}[${i}]`)); return; }
+      if (!s || typeof s !== 'object') return;
+      const o = s as Record<string, unknown>;
+      for (const [k, v] of Object.entries((o.properties ?? {}) as Record<string, { anyOf?: { type?: string }[] }>)) {
+        if (v.anyOf?.some((x) => x.type === 'null')) found.push(`${where}.${k}`);
+      }
+      for (const [k, v] of Object.entries(o)) walk(v, k === 'properties' ? where : `${where}/${k}`);
+    };
+    const full = doc as unknown as { components: { schemas: Record<string, unknown> } };
+    for (const [name, schema] of Object.entries(full.components.schemas)) walk(schema, name);
+    for (const [p, ops] of Object.entries(doc.paths)) for (const [method, op] of Object.entries(ops)) walk(op.responses, `${method} ${p}`);
+    expect(found.map((f) => f.replace(/\/properties|\/items|\/anyOf\[\d\]/g, ''))).toEqual(['Webhook.url', 'Referral.earns_until']);
+  });
+
   it('lists only error messages the code really has (each one appears in src/)', () => {
     const root = path.resolve(import.meta.dirname, '../../src');
     const sources = fs.readdirSync(root, { recursive: true }).map(String)
