@@ -106,9 +106,9 @@ export function registerWebhookRoutes(app: FastifyInstance, services: { accounts
     method: 'GET', url: '/admin/deliveries',
     handler: async (req) => {
       const q = queryOf(req);
-      const { limit } = listParams(q, LIST_DEFAULT);
-      const rows = await wh.list({ status: parseStatusFilter(q.status), limit });
-      return { deliveries: rows.map((r) => deliveryJson(r)), limit };
+      const { limit, offset } = listParams(q, LIST_DEFAULT);
+      const page = await wh.forOperator(parseStatusFilter(q.status), limit, offset);
+      return { deliveries: page.rows.map((r) => deliveryJson(r)), total: page.total, limit, offset };
     },
   });
 }

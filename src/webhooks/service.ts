@@ -7,11 +7,11 @@ import type { Actor } from '../audit/index.ts';
 import type { Subscriber } from '../events/index.ts';
 import { webhookBody, type Resolver } from './core.ts';
 import {
-  findDelivery, listDeliveries, redeliver, resolveDelivery, type DeliveryListQuery,
+  deliveriesForOperator, findDelivery, listDeliveries, redeliver, resolveDelivery, type DeliveryListQuery,
 } from './delivery-store.ts';
 import { orFail, WebhookEndpoints } from './endpoints.ts';
 import { PING } from './routing.ts';
-import type { DeliveryRow } from './schema.ts';
+import type { DeliveryRow, DeliveryStatus } from './schema.ts';
 import { WebhookSecrets, secretContext } from './secret-box.ts';
 import { deliverySubscriber } from './subscriber.ts';
 import { DeliveryWorker, type WorkerOptions } from './worker.ts';
@@ -86,6 +86,10 @@ export class WebhooksService {
 
   list(q: DeliveryListQuery): Promise<DeliveryRow[]> {
     return listDeliveries(this.platform.db.orm, q);
+  }
+
+  forOperator(status: DeliveryStatus | undefined, limit: number, offset: number): Promise<{ rows: DeliveryRow[]; total: number }> {
+    return deliveriesForOperator(this.platform.db.orm, status, limit, offset);
   }
 
   get(merchantId: string, id: string): Promise<DeliveryRow> {
