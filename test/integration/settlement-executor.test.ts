@@ -374,6 +374,19 @@ describeEachDb('settlement executor', (h) => {
     expect(await run('2026-03-09T01:00:00Z')).toEqual([]);
   });
 
+  it('makes a scheduled payout from exactly $10 and not from $9.999999 (spec 8 minimum payout)', async () => {
+    const m = await newMerchant();
+    await h.db().orm.update(merchants).set({ settlement: 'scheduled', payoutSchedule: 'daily', payoutScheduledAt: null }).where(eq(merchants.id, m.id));
+    await addAddress(m, true, 'USDT_TRC20', ADDR.TRON);
+    const fund = (amount: string) => t.services.settlement.adjust({ merchant_id: m.id, livemode: true, token: 'USDT_TRC20', amount, note: 'funding' }, { kind: 'admin' });
+    const market = t.services.settlement.market.snapshot(true);
+    const run = async () => (await runScheduledPayouts(h.db(), market, t.services.settlement.deps.ownAddresses, clock.now(), clock.now())).filter((x) => x.merchantId === m.id);
+    await fund('9.999999');
+    expect(await run()).toEqual([]);
+    await fund('0.000001');
+    expect(await run()).toMatchObject([{ requestedBy: 'scheduler', amount: USDT(10), token: 'USDT_TRC20' }]);
+  });
+
   it('a scheduled payout whose network fee would take all of it waits, and the pass goes on to the other merchants', async () => {
     const admin: Actor = { kind: 'admin' };
     const scheduled = async (usdt: string) => {

@@ -105,6 +105,7 @@ describeEachDb('payouts and statements', (h) => {
       [{ address_id: '' }, 'address_id is required'],
       [{ address_id: 'pa_nope' }, 'unknown payout address: give the id of one of your live payout addresses'],
       [{ amount: '9.99' }, 'the minimum payout is $10'],
+      [{ amount: '9.999999' }, 'the minimum payout is $10'],
       [{ amount: '5000' }, 'your USDT_TRC20 balance holds 1000 USDT_TRC20'],
       [{ amount: '-5' }, 'amount must be more than 0'],
       [{ amount: '10.1234567' }, 'amount has more than 6 decimals'],

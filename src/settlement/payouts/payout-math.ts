@@ -32,6 +32,15 @@ export function usdOf(token: TokenSymbol, units: bigint, rate: Decimal): Decimal
   return usdHalfUp(unitsToDecimal(units, TOKEN_DEFS[token].decimals).mul(r));
 }
 
+/**
+ * Below spec 8's minimum payout: the value before it is rounded to the cent, so $9.999999 is under
+ * $10 as rule 6's automatic payout counts it (rounded, it would read $10.00 and pass).
+ */
+export function underMinimumPayout(token: TokenSymbol, units: bigint, rate: Decimal): boolean {
+  const r = TOKEN_DEFS[token].stablecoin ? dec(1) : rate;
+  return unitsToDecimal(units, TOKEN_DEFS[token].decimals).mul(r).lt(MIN_PAYOUT_USD);
+}
+
 export function payoutFigures(fromToken: TokenSymbol, amount: bigint, fee: bigint, rate: Decimal): PayoutFigures {
   const amount_usd = usdOf(fromToken, amount, rate);
   const network_fee_usd = usdOf(fromToken, fee, rate);

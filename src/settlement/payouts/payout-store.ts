@@ -11,12 +11,11 @@ import { PAYOUT_EVENTS } from '../../events/webhook-types.ts';
 import { usdRateOf, type MarketData } from '../../market/index.ts';
 import { formatUnits } from '../../money/index.ts';
 import { TOKEN_DEFS, type TokenSymbol } from '../../tokens/index.ts';
-import { MIN_PAYOUT_USD } from '../planner.ts';
 import { emitBalances, lockBalance, postEntries, releasePending } from '../balance-store.ts';
 import { payouts, type PayoutAddressRow, type PayoutRow } from '../schema.ts';
 import { payoutJson } from '../json.ts';
 import { raiseNotification } from '../../notifications/index.ts';
-import { MIN_PAYOUT_MESSAGE, payoutFigures, payoutNetworkFee } from './payout-math.ts';
+import { MIN_PAYOUT_MESSAGE, payoutFigures, payoutNetworkFee, underMinimumPayout } from './payout-math.ts';
 import type { OwnAddressCheck } from '../ports.ts';
 import { tellRefused } from '../refused-address.ts';
 
@@ -79,7 +78,7 @@ export async function createPayout(tx: Executor, r: PayoutRequest): Promise<Payo
   const payoutToken = r.address.token as TokenSymbol;
   const fee = payoutNetworkFee(r.fromToken, payoutToken, r.market[payoutToken].networkFeeUsd, rate);
   const fig = payoutFigures(r.fromToken, amount, fee, rate);
-  if (fig.amount_usd.lt(MIN_PAYOUT_USD)) throw badRequest(MIN_PAYOUT_MESSAGE);
+  if (underMinimumPayout(r.fromToken, amount, rate)) throw badRequest(MIN_PAYOUT_MESSAGE);
   if (amount > balance.available) throw badRequest(balanceHolds(r.fromToken, balance.available));
   if (fig.send_amount <= 0n) throw badRequest(amountBelowFee(r.fromToken, fee));
   const row: PayoutRow = {

@@ -5,13 +5,13 @@ import { and, eq, ne, or, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../../platform/db/index.ts';
 import type { MarketData } from '../../market/index.ts';
 import { merchants } from '../../accounts/schema.ts';
-import { addressFor, BALANCE_TOKEN, MIN_PAYOUT_USD } from '../planner.ts';
+import { addressFor, BALANCE_TOKEN } from '../planner.ts';
 import { addressesInForce, planAddress } from '../address-store.ts';
 import { lockBalance } from '../balance-store.ts';
 import { ledgerEntries, type PayoutRow } from '../schema.ts';
 import { createPayoutOrWait } from './payout-store.ts';
 import type { OwnAddressCheck } from '../ports.ts';
-import { usdOf } from './payout-math.ts';
+import { underMinimumPayout } from './payout-math.ts';
 
 export const REQUESTED_BY_SCHEDULER = 'scheduler';
 const DAY_MS = 86_400_000;
@@ -44,7 +44,7 @@ export async function scheduledPayout(tx: Executor, merchantId: string, market: 
   const target = addressFor(BALANCE_TOKEN, rows.map(planAddress), now, now);
   if (target.state !== 'in_use') return null;
   const balance = await lockBalance(tx, { merchantId, livemode: true }, BALANCE_TOKEN, now);
-  if (usdOf(BALANCE_TOKEN, balance.available, market[BALANCE_TOKEN].rate).lt(MIN_PAYOUT_USD)) return null;
+  if (underMinimumPayout(BALANCE_TOKEN, balance.available, market[BALANCE_TOKEN].rate)) return null;
   const address = rows.find((r) => r.id === target.address.id)!;
   // refused (the network fee takes it all): it waits for more, and neither the settlement that
   // credited it nor the other merchants' payouts fail with it
