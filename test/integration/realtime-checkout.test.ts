@@ -1,10 +1,11 @@
 // Checkout socket (spec 4.3, 6.2): acknowledgements, snapshot, updates fed from the outbox,
 // several payments on one socket, and replay of missed events after a short drop (spec 8).
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { describeEachDb } from '../harness/databases.ts';
 import { signupAccount } from '../harness/accounts.ts';
 import { ask, closeSockets, collect, commitEvent, connect, fakePayment, next, sleep, startSocketApp, until, type SocketApp } from './realtime-support.ts';
 import type { PaymentJson } from '../../src/realtime/index.ts';
+import { RECOVERY_WINDOW_MS } from '../../src/realtime/events.ts';
 
 interface Update { type: string; payment: PaymentJson; [k: string]: unknown }
 
@@ -112,6 +113,36 @@ describeEachDb('checkout socket', (h) => {
     expect(s.recovered).toBe(true);
     await until(() => got.length >= 1);
     expect(got[0].type).toBe('payment.partially_paid');
+  });
+
+  it('replays a drop just under 2 minutes, and not one just over (spec 8)', async () => {
+    const drop = async (gapMs: number) => {
+      const p = addPayment();
+      const s = connect(t.url, { reconnection: false });
+      const snapshot = next(s, 'payment:update');
+      await ask(s, 'subscribe', p.checkout_token);
+      await snapshot;
+      const got = collect<Update>(s, 'payment:update');
+      const dropped = next(s, 'disconnect');
+      s.io.engine.close();
+      await dropped;
+      await commitEvent(t.platform.db, { type: 'payment.partially_paid', merchantId, paymentId: p.id, data: { ...p, status: 'partially_paid' } });
+      await sleep(200);
+      // socket.io dates the drop and its recovery window by Date.now: the gap is made by moving it
+      const realNow = Date.now.bind(Date);
+      const clockShift = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + gapMs);
+      try {
+        s.connect();
+        await next(s, 'connect');
+        await sleep(300);
+        return { recovered: s.recovered, types: got.map((u) => u.type) };
+      } finally {
+        clockShift.mockRestore();
+      }
+    };
+    expect(await drop(RECOVERY_WINDOW_MS - 1_000)).toEqual({ recovered: true, types: ['payment.partially_paid'] });
+    expect(await drop(RECOVERY_WINDOW_MS + 1_000)).toEqual({ recovered: false, types: [] });
+    expect(RECOVERY_WINDOW_MS).toBe(2 * 60 * 1000);
   });
 
   it('serves the socket.io client at /socket.io/socket.io.min.js', async () => {
