@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { dec } from '../../money/index.ts';
 import { TOKEN_DEFS, TOKENS } from '../../tokens/index.ts';
-import { parsePayoutAmount, payoutFigures, payoutNetworkFee, usdOf } from './payout-math.ts';
+import { parsePayoutAmount, payoutFigures, payoutNetworkFee, underMinimumPayout, usdOf } from './payout-math.ts';
 import { payoutDue } from './scheduled.ts';
 
 describe('payout figures', () => {
@@ -31,6 +31,22 @@ describe('payout figures', () => {
         if (TOKEN_DEFS[token].stablecoin) expect(f.usd_rate.eq(1)).toBe(true);
       },
     ));
+  });
+
+  it('is under the $10 minimum exactly when the unrounded dollar value is, whatever rounding to the cent would show (property)', () => {
+    fc.assert(fc.property(
+      fc.constantFrom(...TOKENS), fc.bigInt({ min: 0n, max: 10n ** 22n }), fc.integer({ min: 1, max: 10_000_000 }),
+      (token, amount, rateCents) => {
+        const rate = dec(rateCents).div(100);
+        const { decimals, stablecoin } = TOKEN_DEFS[token];
+        const exact = dec(amount).div(dec(10n ** BigInt(decimals))).mul(stablecoin ? dec(1) : rate);
+        expect(underMinimumPayout(token, amount, rate)).toBe(exact.lt(10));
+      },
+    ));
+    // $9.999999 reads $10.00 once rounded, and is still under
+    expect(usdOf('USDT_TRC20', 9_999_999n, dec(1)).eq(10)).toBe(true);
+    expect(underMinimumPayout('USDT_TRC20', 9_999_999n, dec(1))).toBe(true);
+    expect(underMinimumPayout('USDT_TRC20', 10_000_000n, dec(1))).toBe(false);
   });
 
   it('values stablecoins at one dollar whatever the rate says', () => {
