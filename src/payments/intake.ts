@@ -9,7 +9,7 @@ import { newId } from '../platform/ids.ts';
 import { dec } from '../money/index.ts';
 import { tokenDef, type TokenSymbol } from '../tokens/index.ts';
 import { isPriced, noCurrentPrice, type MarketSource } from '../market/index.ts';
-import { depositUsdValue, isClosed, withinLateWindow, type PaymentStatus } from './pure.ts';
+import { countdownRuns, depositUsdValue, isClosed, withinLateWindow, type PaymentStatus } from './pure.ts';
 import { deposits, type DepositRow, type PaymentRow } from './schema.ts';
 import { depositsOf, findByAddress, lockPayment } from './repository.ts';
 import { applyAndStore } from './accounting.ts';
@@ -78,10 +78,16 @@ export class DepositIntake {
   /** A transfer seen on chain (or simulated). Recording the same tx_id again changes nothing. */
   recordDeposit(ref: PaymentRef, r: DepositReport, tx?: Executor): Promise<IntakeResult> {
     return this.#inTx(tx, async (tx) => {
-      const p = await this.#lock(tx, ref);
-      if (!p || p.token === '') return { kind: 'unmatched' };
-      const existing = await this.#depositsOf(tx, p.id);
-      if (existing.some((d) => d.txId === r.txId)) return { kind: 'recorded', payment: p, deposits: existing };
+      const locked = await this.#lock(tx, ref);
+      if (!locked || locked.token === '') return { kind: 'unmatched' };
+      const existing = await this.#depositsOf(tx, locked.id);
+      if (existing.some((d) => d.txId === r.txId)) return { kind: 'recorded', payment: locked, deposits: existing };
+      // Seen at or after expires_at while the deadline's timer has not run yet (timers poll; a
+      // watcher catching up may come first): the deadline passed before this money arrived, so it
+      // closes the payment first and the deposit is a late one, as when the timer runs first.
+      const p = countdownRuns(locked.status as PaymentStatus) && r.at.getTime() >= locked.expiresAt.getTime()
+        ? (await applyAndStore(tx, locked, existing, { kind: 'deadline' }, r.recordedAt ?? r.at)).payment
+        : locked;
       const closed = isClosed(p.status as PaymentStatus);
       if (closed && !withinLateWindow(p.expiresAt, r.at)) return { kind: 'unmatched' };
       const required = r.confirmationsRequired ?? this.#config.confirmations[tokenDef(r.token).chain];

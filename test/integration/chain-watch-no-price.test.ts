@@ -4,9 +4,9 @@
 // (seen when it arrived, valued at the price of then, `payment.wrong_asset`), also when another
 // process has taken the chain over meanwhile. Its transaction moved by a reorganisation to a block
 // the watcher has not reached yet is recorded only once the watcher reaches it: that block may still
-// be replaced by one without it, and then nothing arrived. One that no payment takes any more when
-// it is priced again is unmatched, as any transfer to a closed payment's address: listed for the
-// operator and in that payment's trail.
+// be replaced by one without it, and then nothing arrived. One that no payment takes any more (seen
+// past the late window, its payment's deadline not yet run) is unmatched at once, never kept, as any
+// transfer to a closed payment's address: listed for the operator and in that payment's trail.
 import { afterAll, beforeAll, expect, it, describe } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { describeEachDb } from '../harness/databases.ts';
@@ -80,33 +80,34 @@ describe.runIf(anvilOrSkip())('a wrong-asset deposit while its coin has no price
       expect((await cursor()).awaitingPrice).toBe(false);
     });
 
-    it('one no payment takes any more once priced (its payment expired meanwhile) is unmatched: listed for the operator and in the payment\'s trail', async () => {
+    it('one no payment takes any more (seen over 24 hours past expires_at, its timer not run yet) is unmatched at once, not kept: listed for the operator and in the payment\'s trail', async () => {
       const m = await merchantWithAddresses(t, ['ETH']);
       const p = await createLivePayment(t, m, 'ETH');
-      // more than 24 hours past expires_at, the expiry timer not run yet: the payment is still open when the deposit arrives
+      // more than 24 hours past expires_at, the expiry timer not run yet: the deadline passed before
+      // the money arrived, so the payment expires first and the transfer is past its late window
       t.clock.advance(25 * HOUR + 16 * 60 * 1000);
       fx.prices.USDT = '0.90';
       await t.services.market.refresh();
       const seenAt = t.clock.now();
       const usdt = await pay(nodes, 'USDT_ERC20', p.deposit_address, 7_000_000n);
       await watchOnce(t);
-      expect(await t.platform.db.orm.select().from(depositsAwaitingPrice).where(eq(depositsAwaitingPrice.paymentId, p.id))).toHaveLength(1);
-      // it expires meanwhile; a deposit seen more than 24 hours after expires_at is no late deposit of it
-      await t.services.payments.timers.runDue(t.clock.now());
+      expect(await t.platform.db.orm.select().from(depositsAwaitingPrice).where(eq(depositsAwaitingPrice.paymentId, p.id))).toEqual([]);
       await t.platform.outbox.drainNow();
-      expect((await paymentNow(t, m.acct.liveKey, p.id)).status).toBe('expired');
-
+      expect(await paymentNow(t, m.acct.liveKey, p.id)).toMatchObject({ status: 'expired', deposits: [] });
+      expect(await eventTypes(t, p.id)).toEqual(['payment.created', 'payment.expired']);
+      // its timer, run now, changes nothing
+      await t.services.payments.timers.runDue(t.clock.now());
       fx.reset();
       t.clock.advance(5_000);
       await t.services.market.refresh();
       await watchOnce(t);
       expect(await paymentNow(t, m.acct.liveKey, p.id)).toMatchObject({ status: 'expired', deposits: [] });
-      expect(await t.platform.db.orm.select().from(depositsAwaitingPrice).where(eq(depositsAwaitingPrice.paymentId, p.id))).toEqual([]);
       const listed = (await t.app.inject({ method: 'GET', url: '/admin/unmatched-deposits?chain=ethereum', headers: ADMIN })).json().deposits;
       const mine = listed.filter((d: { tx_id: string }) => d.tx_id === usdt.hash);
+      // seen while its coin had no price: no usd_value
       expect(mine).toEqual([{
         id: expect.stringMatching(/^umd_/), merchant_id: m.acct.merchant.id, chain: 'ethereum', token: 'USDT_ERC20', address: p.deposit_address,
-        tx_id: usdt.hash, amount: '7', usd_value: '7', block: Number(usdt.block), seen_at: seenAt.toISOString(),
+        tx_id: usdt.hash, amount: '7', block: Number(usdt.block), seen_at: seenAt.toISOString(),
       }]);
       const trail = await t.services.payments.trail(m.acct.merchant.id, p.id) as { unmatched_deposits: unknown };
       expect(trail.unmatched_deposits).toEqual(mine);
