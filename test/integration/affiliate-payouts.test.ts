@@ -435,6 +435,71 @@ describeEachDb('referral payouts', (h) => {
       expect(releases.map((e) => [e.amount, e.note])).toEqual([[100_000_000n, 'address flagged'], [100_000_000n, 'address flagged']]);
     });
 
+    it('refuses every move from a final status (paid, rejected, canceled) with 409, the balance and the payout untouched', async () => {
+      const a = await setup();
+      const finals: [string, string][] = [];
+      const p = (await request(a.finance, { amount: 100 })).json().payout;
+      await admin(t, 'POST', `/admin/affiliate/payouts/${p.id}/process`);
+      await admin(t, 'POST', `/admin/affiliate/payouts/${p.id}/paid`, { tx_id: 'paid-1' });
+      finals.push([p.id, 'paid']);
+      const r = (await request(a.finance, { amount: 100 })).json().payout;
+      await admin(t, 'POST', `/admin/affiliate/payouts/${r.id}/reject`, { note: 'no' });
+      finals.push([r.id, 'rejected']);
+      const c = (await request(a.finance, { amount: 100 })).json().payout;
+      await send(a.owner, 'POST', `/merchant/affiliate/payouts/${c.id}/cancel`);
+      finals.push([c.id, 'canceled']);
+      const before = await balance(a);
+      expect(before).toMatchObject({ available: '900', pending_payout: '0', paid_out: '100' });
+      for (const [id, status] of finals) {
+        const was = (await send(a.owner, 'GET', `/merchant/affiliate/payouts/${id}`)).json().payout;
+        expect(was.status).toBe(status);
+        clock.advance(1000);
+        await refused(await send(a.owner, 'POST', `/merchant/affiliate/payouts/${id}/cancel`), 409, ERR.state);
+        await refused(await admin(t, 'POST', `/admin/affiliate/payouts/${id}/process`), 409, ERR.state);
+        await refused(await admin(t, 'POST', `/admin/affiliate/payouts/${id}/paid`, { tx_id: 'again' }), 409, ERR.state);
+        await refused(await admin(t, 'POST', `/admin/affiliate/payouts/${id}/reject`, { note: 'again' }), 409, ERR.state);
+        expect((await send(a.owner, 'GET', `/merchant/affiliate/payouts/${id}`)).json().payout).toEqual(was);
+      }
+      expect(await balance(a)).toEqual(before);
+      const statuses = (await h.db().orm.select().from(events).where(and(eq(events.merchantId, a.id), eq(events.type, 'affiliate:payout'))).orderBy(events.seq))
+        .map((e) => `${(e.data as { id: string }).id} ${(e.data as { status: string }).status}`);
+      expect(statuses).toEqual([`${p.id} requested`, `${p.id} processing`, `${p.id} paid`, `${r.id} requested`, `${r.id} rejected`, `${c.id} requested`, `${c.id} canceled`]);
+    });
+
+    it('lets exactly one of two racing moves win (cancel against process or reject, process twice, paid against reject): the amount moved once, one event per move', async () => {
+      const a = await setup();
+      const race = async (moves: (() => Promise<{ statusCode: number; json(): unknown }>)[]) => {
+        const answers = (await Promise.all(moves.map((m) => m()))).map((r) => [r.statusCode, r.json()] as const);
+        expect(answers.filter(([code]) => code === 200)).toHaveLength(1);
+        for (const answer of answers.filter(([code]) => code !== 200)) expect(answer).toEqual([409, { error: ERR.state }]);
+        return answers.findIndex(([code]) => code === 200);
+      };
+      const cancel = (id: string) => () => send(a.owner, 'POST', `/merchant/affiliate/payouts/${id}/cancel`);
+      const move = (id: string, verb: string, body?: unknown) => () => admin(t, 'POST', `/admin/affiliate/payouts/${id}/${verb}`, body);
+      const statusOf = async (id: string) => (await send(a.owner, 'GET', `/merchant/affiliate/payouts/${id}`)).json().payout.status;
+
+      const p1 = (await request(a.finance, { amount: 100 })).json().payout.id;
+      const w1 = await race([cancel(p1), move(p1, 'process')]);
+      expect(await statusOf(p1)).toBe(['canceled', 'processing'][w1]);
+      if (w1 === 1) await move(p1, 'reject', { note: 'cleared' })();
+      const p2 = (await request(a.finance, { amount: 100 })).json().payout.id;
+      const w2 = await race([cancel(p2), move(p2, 'reject', { note: 'flagged' })]);
+      expect(await statusOf(p2)).toBe(['canceled', 'rejected'][w2]);
+      const p3 = (await request(a.finance, { amount: 100 })).json().payout.id;
+      await race([move(p3, 'process'), move(p3, 'process')]);
+      const w3 = await race([move(p3, 'paid', { tx_id: 'tx-race' }), move(p3, 'reject', { note: 'late' })]);
+      expect(await statusOf(p3)).toBe(['paid', 'rejected'][w3]);
+      // all three back or paid out exactly once
+      const paid = w3 === 0 ? 100 : 0;
+      expect(await balance(a)).toMatchObject({ available: String(1000 - paid), pending_payout: '0', paid_out: String(paid) });
+      const seen = (await h.db().orm.select().from(events).where(and(eq(events.merchantId, a.id), eq(events.type, 'affiliate:payout'))).orderBy(events.seq))
+        .map((e) => `${(e.data as { id: string }).id} ${(e.data as { status: string }).status}`);
+      expect(new Set(seen).size).toBe(seen.length);
+      expect(seen.filter((x) => x.startsWith(p3))).toEqual([`${p3} requested`, `${p3} processing`, `${p3} ${['paid', 'rejected'][w3]}`]);
+      const releases = await h.db().orm.select().from(affiliateEntries).where(and(eq(affiliateEntries.affiliateId, a.id), eq(affiliateEntries.type, 'payout_release')));
+      expect(releases).toHaveLength(2 + (w3 === 1 ? 1 : 0));
+    });
+
     it('is canceled with its saved address when that is deleted, by the member who deleted it: the amount is back; a processing one goes on', async () => {
       const a = await setup();
       // another address of the coin, active (as if added a day ago), for a payout the operator is processing
