@@ -173,6 +173,60 @@ describeEachDb('webhook deliveries API', (h) => {
     expect((await inject('POST', `/merchant/webhooks/deliveries/${id}/resolve`, dev)).statusCode).toBe(409);
   });
 
+  it('redelivers from any status (resolved, delivered, pending): pending with attempts 0, the resolution cleared; never resolves one not failed', async () => {
+    const id = await failedDelivery();
+    const owner = tokenHeader(await memberToken(t, acct.merchant.id, 'owner'));
+    const get = async () => (await inject('GET', `/merchant/webhooks/deliveries/${id}`, owner)).json().delivery;
+    const redeliver = async () => {
+      const res = await inject('POST', `/merchant/webhooks/deliveries/${id}/redeliver`, owner);
+      expect([res.statusCode, res.json()]).toEqual([202, { message: 'redelivery queued' }]);
+    };
+    expect((await inject('POST', `/merchant/webhooks/deliveries/${id}/resolve`, owner, { note: 'done by hand' })).statusCode).toBe(200);
+    // resolved → pending
+    await redeliver();
+    let d = await get();
+    expect(d).toMatchObject({ status: 'pending', attempts: 0, max_attempts: 7 });
+    expect(d).not.toHaveProperty('resolved_at');
+    expect(d).not.toHaveProperty('resolution_note');
+    await pump();
+    expect(await get()).toMatchObject({ status: 'delivered', attempts: 1 });
+    // delivered → pending, posted again from attempt 1
+    const posted = rx.got.length;
+    await redeliver();
+    expect(await get()).toMatchObject({ status: 'pending', attempts: 0 });
+    await pump();
+    expect(rx.got).toHaveLength(posted + 1);
+    expect(rx.got.at(-1)!.headers).toMatchObject({ 'x-webhook-attempt': '1', 'x-webhook-id': id });
+    expect(await get()).toMatchObject({ status: 'delivered', attempts: 1 });
+    // pending (a failure with attempts left) → pending with attempts 0; it cannot be resolved
+    rx.behaviour = { status: 500 };
+    await redeliver();
+    await pump();
+    expect(await get()).toMatchObject({ status: 'pending', attempts: 1, last_status_code: 500 });
+    const refused = await inject('POST', `/merchant/webhooks/deliveries/${id}/resolve`, owner, {});
+    expect([refused.statusCode, refused.json()]).toEqual([409, { error: 'only a failed delivery can be resolved: this one is pending' }]);
+    await redeliver();
+    d = await get();
+    expect(d).toMatchObject({ status: 'pending', attempts: 0 });
+    expect(Date.parse(d.next_attempt_at)).toBe(clock.now().getTime());
+  });
+
+  it('a resolve racing a redeliver of a failed delivery ends pending: the resolve wins first or is refused', async () => {
+    const id = await failedDelivery();
+    const owner = tokenHeader(await memberToken(t, acct.merchant.id, 'owner'));
+    const [resolved, redelivered] = await Promise.all([
+      inject('POST', `/merchant/webhooks/deliveries/${id}/resolve`, owner, { note: 'race' }),
+      inject('POST', `/merchant/webhooks/deliveries/${id}/redeliver`, owner),
+    ]);
+    expect(redelivered.statusCode).toBe(202);
+    if (resolved.statusCode !== 200) expect([resolved.statusCode, resolved.json()]).toEqual([409, { error: 'only a failed delivery can be resolved: this one is pending' }]);
+    const d = (await inject('GET', `/merchant/webhooks/deliveries/${id}`, owner)).json().delivery;
+    expect(d).toMatchObject({ status: 'pending', attempts: 0 });
+    expect(d).not.toHaveProperty('resolved_at');
+    await pump();
+    expect((await inject('GET', `/merchant/webhooks/deliveries/${id}`, owner)).json().delivery).toMatchObject({ status: 'delivered', attempts: 1 });
+  });
+
   it('lists failed deliveries across merchants for the operator', async () => {
     const id = await failedDelivery();
     expect((await inject('GET', '/admin/deliveries?status=failed', {})).statusCode).toBe(401);
