@@ -20,6 +20,12 @@ export async function chooseCoin(deps: ChooseDeps, p: PaymentRow, tokenInput: un
   const token = checkChoice(p, tokenInput, deps.catalog, now);
   const fields = await coinFields(deps, { merchantId: p.merchantId, settings: p.settings, livemode: p.livemode, usdAmount: dec(p.usdAmount) }, token, now);
   return deps.db.transaction(async (tx) => {
+    // The deadline's timer before the payment, in the order its handler takes them (the timer row,
+    // then the payment): the other way round, a choice in the last moment of the hour and the
+    // timer running then each held what the other waited for, and PostgreSQL aborted one. Now the
+    // choice waits for a running timer (and then finds the payment expired) or the timer skips the
+    // row the choice holds. Rolled back with the rest when the payment cannot take the coin.
+    await deps.timers.schedule(tx, { kind: DEADLINE_TIMER, key: p.id, runAt: fields.expiresAt });
     const row = await updatePaymentIf(tx, p.id, { status: 'pending', token: '' }, { ...fields, updatedAt: now });
     if (!row) {
       const current = await findPayment(tx, p.id);
@@ -27,7 +33,6 @@ export async function chooseCoin(deps: ChooseDeps, p: PaymentRow, tokenInput: un
       throw badRequest(NO_LONGER_PAYABLE);
     }
     await emitPaymentEvent(tx, SOCKET_EVENTS.coinChosen, row, [], now);
-    await deps.timers.schedule(tx, { kind: DEADLINE_TIMER, key: row.id, runAt: row.expiresAt });
     return row;
   });
 }

@@ -39,7 +39,7 @@ export interface PricedPayment {
 }
 
 /** The coin's fields of the payment row (no transaction needed: the address is never handed out twice); 400 with the pricing message when the amount does not fit, 503 while the coin has no current price. */
-export async function coinFields(deps: CoinDeps, p: PricedPayment, token: TokenSymbol, now: Date): Promise<Partial<NewPaymentRow>> {
+export async function coinFields(deps: CoinDeps, p: PricedPayment, token: TokenSymbol, now: Date): Promise<Partial<NewPaymentRow> & { expiresAt: Date }> {
   const ctx = await deps.catalog.pricingContext(p.merchantId, p.settings, p.livemode, now, p.usdAmount);
   // A live coin with no current price is refused (503) before anything is priced from its figures.
   if (!isPriced(ctx.market[token])) throw noCurrentPrice(token);
