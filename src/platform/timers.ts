@@ -147,8 +147,10 @@ export class Timers {
       });
     } catch (err) {
       this.#log.error({ err, kind, key }, 'timer failed; retrying later');
+      // only the row that failed, still due: one another transaction moved later meanwhile (a coin
+      // chosen, a new deadline) keeps its time, not pulled forward to the retry's
       await this.#db.orm.execute(sql`update timers set attempts = attempts + 1, last_error = ${String(err instanceof Error ? err.message : err).slice(0, 500)},
-        run_at = ${new Date(now.getTime() + RETRY_DELAY_MS).toISOString()} where kind = ${kind} and key = ${key}`);
+        run_at = ${new Date(now.getTime() + RETRY_DELAY_MS).toISOString()} where kind = ${kind} and key = ${key} and run_at <= ${now.toISOString()}`);
       return false;
     }
     if (!claimed) return false;
