@@ -10,6 +10,7 @@ import { randomIp, signupAccount, type Account } from '../harness/accounts.ts';
 import { createPayment, getPayment } from '../harness/payments.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import type { Database } from '../../src/platform/db/index.ts';
+import { untilLockWaiters } from '../harness/lock-waits.ts';
 
 const skip = !pgServerUrl();
 if (skip) console.log('coin choice against the deadline skipped: no PostgreSQL server');
@@ -32,15 +33,7 @@ describe.skipIf(skip)('a coin chosen as the hour to choose ends [postgres]', () 
     await opened?.dispose();
   });
 
-  /** Waits until `n` statements of this database wait for a lock. */
-  const blocked = async (n: number) => {
-    for (let i = 0; i < 400; i++) {
-      const { rows } = await db.pool!.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
-      if (rows[0].n >= n) return;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    throw new Error(`fewer than ${n} statements waiting for a lock`);
-  };
+  const blocked = (n: number) => untilLockWaiters(db, n);
 
   it('the choice queued first for the payment wins: pending with the coin and its new deadline, the old one doing nothing', async () => {
     const p = await createPayment(t.app, acct.testKey, { token: undefined });

@@ -13,6 +13,7 @@ import { ADDR, addMember, type Member } from '../harness/settlement.ts';
 import type { Database } from '../../src/platform/db/index.ts';
 import { auditEntries } from '../../src/accounts/schema.ts';
 import { payoutAddresses } from '../../src/settlement/index.ts';
+import { untilLockWaiters } from '../harness/lock-waits.ts';
 
 const skip = !pgServerUrl();
 if (skip) console.log('payout address move race skipped: no PostgreSQL server');
@@ -39,15 +40,7 @@ describe.skipIf(skip)('two changes of one payout address at once [postgres]', ()
   const call = async (method: 'POST' | 'PATCH', url: string, payload: Record<string, unknown>) =>
     t.app.inject({ method, url, payload, headers: { authorization: `Bearer ${await owner.token()}` }, remoteAddress: randomIp() });
 
-  /** Waits until `n` statements of this database wait for a lock. */
-  const blocked = async (n: number) => {
-    for (let i = 0; i < 400; i++) {
-      const { rows } = await db.pool!.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
-      if (rows[0].n >= n) return;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    throw new Error(`fewer than ${n} statements waiting for a lock`);
-  };
+  const blocked = (n: number) => untilLockWaiters(db, n);
 
   it('refuses a PATCH without password that would move the address back to the one just replaced', async () => {
     const added = await call('POST', '/merchant/payout-addresses', { token: 'USDT_TRC20', address: ADDR.TRON, password: owner.password });

@@ -13,6 +13,7 @@ import type { Executor } from '../../src/platform/db/index.ts';
 import { createPayout } from '../../src/settlement/payouts/payout-store.ts';
 import { dec } from '../../src/money/index.ts';
 import pg from 'pg';
+import { untilLockWaiters } from '../harness/lock-waits.ts';
 
 const ADMIN = { authorization: 'Bearer test-admin-token' };
 
@@ -355,15 +356,7 @@ describeEachDb('payouts and statements', (h) => {
         await client.query(lock, params);
         return { release: async () => { await client.query('commit'); await client.end(); } };
       };
-      /** Waits until `n` statements of this database wait for a lock. */
-      const blocked = async (n: number) => {
-        for (let i = 0; i < 200; i++) {
-          const { rows } = await h.db().pool!.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
-          if (rows[0].n >= n) return;
-          await new Promise((r) => setTimeout(r, 25));
-        }
-        throw new Error(`fewer than ${n} statements waiting for a lock`);
-      };
+      const blocked = (n: number) => untilLockWaiters(h.db(), n);
       const payoutsTo = async (a: { owner: Member; address: { id: string } }) =>
         (await call(a.owner, 'GET', '/merchant/payouts')).json().payouts.filter((x: { address_id: string }) => x.address_id === a.address.id);
 

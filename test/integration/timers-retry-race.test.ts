@@ -13,6 +13,7 @@ import { ManualClock } from '../../src/platform/clock.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { queryRows, type Database } from '../../src/platform/db/index.ts';
 import { uid } from '../harness/accounts.ts';
+import { untilLockWaiters } from '../harness/lock-waits.ts';
 
 const skip = !pgServerUrl();
 if (skip) console.log('timer retry against a concurrent move skipped: no PostgreSQL server');
@@ -27,14 +28,6 @@ describe.skipIf(skip)('a failed timer moved later meanwhile [postgres]', () => {
   });
   afterAll(async () => { await opened?.dispose(); });
 
-  const blocked = async () => {
-    for (let i = 0; i < 400; i++) {
-      const { rows } = await db.pool!.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
-      if (rows[0].n >= 1) return;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    throw new Error('nothing waits for a lock');
-  };
 
   it('keeps the later time another transaction gave it, not the retry\'s', async () => {
     const kind = `k-${uid()}`;
@@ -60,7 +53,7 @@ describe.skipIf(skip)('a failed timer moved later meanwhile [postgres]', () => {
     await other.connect();
     try {
       const moved = other.query('update timers set run_at = $1 where kind = $2 and key = $3', [later.toISOString(), kind, key]);
-      await blocked();
+      await untilLockWaiters(db);
       fail();
       expect(await run).toBe(0);
       expect((await moved).rowCount).toBe(1);
