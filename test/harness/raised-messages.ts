@@ -6,9 +6,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-export interface RaisedMessage { file: string; line: number; message: string }
+export interface RaisedMessage { file: string; line: number; message: string; status: number }
 
-const RAISE = /\b(?:badRequest|unauthorized|forbidden|notFound|conflict|tooManyRequests)\(\s*([A-Za-z_$][\w$]*|'(?:[^'\\]|\\.)*')\s*\)|new AppError\(\s*\d+\s*,\s*([A-Za-z_$][\w$]*|'(?:[^'\\]|\\.)*')\s*\)/g;
+const STATUS_OF: Record<string, number> = { badRequest: 400, unauthorized: 401, forbidden: 403, notFound: 404, conflict: 409, tooManyRequests: 429 };
+
+const RAISE = /\b(badRequest|unauthorized|forbidden|notFound|conflict|tooManyRequests)\(\s*([A-Za-z_$][\w$]*|'(?:[^'\\]|\\.)*')\s*\)|new AppError\(\s*(\d+)\s*,\s*([A-Za-z_$][\w$]*|'(?:[^'\\]|\\.)*')\s*\)/g;
 const CONST = /\bconst ([A-Za-z_$][\w$]*)\s*(?::\s*string\s*)?=\s*(?:'((?:[^'\\]|\\.)*)'|`([^`$\\]*)`)\s*;/g;
 const IMPORT = /\b(?:import|export)\s*(?:type\s*)?\{([^}]*)\}\s*from\s*'([^']+)'/g;
 
@@ -40,10 +42,11 @@ export function raisedMessages(srcRoot: string, skip: (file: string) => boolean)
     const abs = path.join(srcRoot, file);
     const text = read(abs)!;
     for (const m of text.matchAll(RAISE)) {
-      const arg = m[1] ?? m[2];
+      const arg = m[2] ?? m[4];
+      const status = m[1] ? STATUS_OF[m[1]] : Number(m[3]);
       const message = arg.startsWith("'") ? unescape(arg.slice(1, -1)) : resolve(abs, arg);
       if (message === undefined) continue;
-      out.push({ file, line: text.slice(0, m.index).split('\n').length, message });
+      out.push({ file, line: text.slice(0, m.index).split('\n').length, message, status });
     }
   }
   return out;
