@@ -2393,6 +2393,23 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        Actor: {
+            /** @description a team member */
+            email?: string;
+            id?: string;
+            ip?: string;
+            /** @enum {string} */
+            kind: "merchant" | "api_key" | "customer" | "admin" | "system" | "anonymous";
+            merchant_id?: string;
+            /** @description the request's X-Request-Id */
+            request_id?: string;
+            /**
+             * @description a team member
+             * @enum {string}
+             */
+            role?: "owner" | "developer" | "finance" | "viewer";
+            user_agent?: string;
+        };
         ApiKey: {
             /** @enum {string} */
             access: "full" | "read";
@@ -2412,7 +2429,7 @@ export interface components {
         };
         AuditEntry: {
             action: string;
-            actor: Record<string, never>;
+            actor: components["schemas"]["Actor"];
             after?: unknown;
             /** Format: date-time */
             at: string;
@@ -2445,6 +2462,20 @@ export interface components {
             payment_id: string;
             rate_bps?: number;
             token?: string;
+        };
+        Conversion: {
+            amount_in: string;
+            amount_out: string;
+            /** @description the coin given */
+            from: string;
+            /** @description why it was skipped, or how it was done */
+            note?: string;
+            /** @enum {string} */
+            status: "pending" | "done" | "skipped";
+            /** @description the coin bought */
+            to: string;
+            /** @enum {string} */
+            via: "swap" | "exchange" | "platform";
         };
         Delivery: {
             attempts: number;
@@ -2644,8 +2675,54 @@ export interface components {
             /** @description per-payment notification URL; private */
             webhook_url?: string;
         };
-        /** @description A merchant payout: id, token, amounts with their dollar values, address_id, requested_by, status, tx_id, review_note. */
-        Payout: Record<string, never>;
+        /** @description A merchant payout. */
+        Payout: {
+            /** @description fixed at request */
+            address: string;
+            address_id: string;
+            /** @description taken from the balance */
+            amount: string;
+            amount_usd: string;
+            /** Format: date-time */
+            approved_at?: string;
+            /** Format: date-time */
+            canceled_at?: string;
+            chain: string;
+            /** Format: date-time */
+            created_at: string;
+            from_chain: string;
+            /** @description the balance it draws on */
+            from_token: string;
+            id: string;
+            livemode: boolean;
+            merchant_id: string;
+            /** @description taken from amount */
+            network_fee: string;
+            network_fee_usd: string;
+            /** Format: date-time */
+            rejected_at?: string;
+            /** @description a user id, `scheduler` or `auto` */
+            requested_by: string;
+            /** @description the operator's note on a rejection */
+            review_note?: string;
+            /** @description amount less network_fee */
+            send_amount: string;
+            send_amount_usd: string;
+            /** Format: date-time */
+            sent_at?: string;
+            /** @enum {string} */
+            status: "requested" | "canceled" | "approved" | "rejected" | "sent";
+            /** @description XRP only */
+            tag?: number;
+            /** @description the coin sent */
+            token: string;
+            /** @description once sent */
+            tx_id?: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description dollar price of one from_token, fixed at request */
+            usd_rate: string;
+        };
         PayoutAddress: {
             /** Format: date-time */
             active_at?: string;
@@ -2731,7 +2808,7 @@ export interface components {
              * @description once completed
              */
             completed_at?: string;
-            conversion?: Record<string, never>;
+            conversion?: components["schemas"]["Conversion"];
             conversion_fee?: string;
             conversion_fee_usd?: string;
             /** Format: date-time */
@@ -4336,7 +4413,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        by_chain?: Record<string, never>;
+                        /** @description chain to dollars */
+                        by_chain?: {
+                            [key: string]: string;
+                        };
                         confirmed_today: number;
                         expired_today?: number;
                         failed_webhooks?: number;
@@ -4346,22 +4426,34 @@ export interface operations {
                         pending: number;
                         periods: {
                             all_time?: {
-                                by_chain?: Record<string, never>;
+                                /** @description chain to dollars */
+                                by_chain?: {
+                                    [key: string]: string;
+                                };
                                 confirmed?: number;
                                 volume_usd?: string;
                             };
                             last_7_days?: {
-                                by_chain?: Record<string, never>;
+                                /** @description chain to dollars */
+                                by_chain?: {
+                                    [key: string]: string;
+                                };
                                 confirmed?: number;
                                 volume_usd?: string;
                             };
                             last_30_days?: {
-                                by_chain?: Record<string, never>;
+                                /** @description chain to dollars */
+                                by_chain?: {
+                                    [key: string]: string;
+                                };
                                 confirmed?: number;
                                 volume_usd?: string;
                             };
                             today?: {
-                                by_chain?: Record<string, never>;
+                                /** @description chain to dollars */
+                                by_chain?: {
+                                    [key: string]: string;
+                                };
                                 confirmed?: number;
                                 volume_usd?: string;
                             };
@@ -4416,7 +4508,10 @@ export interface operations {
                         generated_at?: string;
                         livemode: boolean;
                         series: {
-                            by_chain: Record<string, never>;
+                            /** @description chain to dollars */
+                            by_chain: {
+                                [key: string]: string;
+                            };
                             confirmed: number;
                             date: string;
                             volume_usd: string;
@@ -6083,8 +6178,28 @@ export interface operations {
                             generated_at?: string;
                             ledger?: components["schemas"]["LedgerEntry"][];
                             payment: components["schemas"]["Payment"];
-                            settlements?: Record<string, never>[];
-                            unmatched_deposits?: Record<string, never>[];
+                            settlements?: {
+                                settlement: components["schemas"]["Settlement"];
+                                transfers: {
+                                    intent_id: string;
+                                }[];
+                            }[];
+                            unmatched_deposits?: {
+                                address: string;
+                                amount: string;
+                                block?: number;
+                                chain: string;
+                                /** @description XRP only */
+                                destination_tag?: number;
+                                id: string;
+                                merchant_id?: string;
+                                /** Format: date-time */
+                                seen_at: string;
+                                token: string;
+                                tx_id: string;
+                                /** @description absent when the coin had no price */
+                                usd_value?: string;
+                            }[];
                             webhook_deliveries?: components["schemas"]["Delivery"][];
                         };
                     };
@@ -6608,7 +6723,27 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        quote: Record<string, never>;
+                        quote: {
+                            address_id: string;
+                            amount?: string;
+                            amount_usd?: string;
+                            /** @description live balance of from_token */
+                            available: string;
+                            chain: string;
+                            from_chain: string;
+                            /** @description the balance it draws on */
+                            from_token: string;
+                            min_payout_usd: string;
+                            /** @description in from_token */
+                            network_fee: string;
+                            network_fee_usd: string;
+                            /** @description amount less network_fee, 0 when the fee is more */
+                            send_amount?: string;
+                            send_amount_usd?: string;
+                            /** @description the coin sent */
+                            token: string;
+                            usd_rate?: string;
+                        };
                     };
                 };
             };
@@ -7096,7 +7231,14 @@ export interface operations {
                     "application/json": {
                         limit: number;
                         messages: {
-                            author?: Record<string, never>;
+                            author?: {
+                                email: string;
+                                id: string;
+                                /** @enum {string} */
+                                role: "owner" | "developer" | "finance" | "viewer";
+                            } | {
+                                name: string;
+                            };
                             body: string;
                             /** Format: date-time */
                             created_at: string;
@@ -7170,7 +7312,14 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: {
-                            author?: Record<string, never>;
+                            author?: {
+                                email: string;
+                                id: string;
+                                /** @enum {string} */
+                                role: "owner" | "developer" | "finance" | "viewer";
+                            } | {
+                                name: string;
+                            };
                             body: string;
                             /** Format: date-time */
                             created_at: string;
@@ -7252,7 +7401,14 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: {
-                            author?: Record<string, never>;
+                            author?: {
+                                email: string;
+                                id: string;
+                                /** @enum {string} */
+                                role: "owner" | "developer" | "finance" | "viewer";
+                            } | {
+                                name: string;
+                            };
                             body: string;
                             /** Format: date-time */
                             created_at: string;
@@ -7322,7 +7478,14 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: {
-                            author?: Record<string, never>;
+                            author?: {
+                                email: string;
+                                id: string;
+                                /** @enum {string} */
+                                role: "owner" | "developer" | "finance" | "viewer";
+                            } | {
+                                name: string;
+                            };
                             body: string;
                             /** Format: date-time */
                             created_at: string;

@@ -1,6 +1,7 @@
 // The objects of spec part 2 as schemas. `required` names only the fields every answer carries;
 // optional fields are absent when they do not apply (spec: "Optional fields are absent").
 import { SIMULATION_OUTCOMES } from '../payments/index.ts';
+import { PAYOUT_STATUSES } from '../settlement/payouts/payout-store.ts';
 import { arr, anyObject, bool, dec, int, nullable, obj, oneOf, ref, str, time, type Schema } from './schema.ts';
 
 const STATUSES = ['pending', 'partially_paid', 'detecting', 'confirmed', 'underpaid', 'expired', 'failed'];
@@ -63,9 +64,15 @@ export const MERCHANT = obj({
 export const USER = obj({ id: str(), merchant_id: str(), email: str(), role: oneOf(ROLES), created_at: time(), last_login_at: time() }, ['id', 'email', 'role']);
 export const STORE = obj({ id: str(), merchant_id: str(), name: str(), created_at: time(), updated_at: time() }, ['id', 'name']);
 
+/** Spec 2 "Conversion object": amounts in the coin given and the coin bought. */
+export const CONVERSION = obj({
+  via: oneOf(['swap', 'exchange', 'platform']), from: str('the coin given'), amount_in: dec(), to: str('the coin bought'), amount_out: dec(),
+  status: oneOf(['pending', 'done', 'skipped']), note: str('why it was skipped, or how it was done'),
+}, ['via', 'from', 'amount_in', 'to', 'amount_out', 'status']);
+
 export const SETTLEMENT = obj({
   id: str(), payment_id: str(), store_id: str(), deposit_tx: str(), deposit_txs: arr(str()), livemode: bool(), mode: oneOf(['direct', 'custodial']),
-  token: str(), chain: str(), conversion: anyObject(), amount: dec(), service_fee: dec(), network_fee: dec(), conversion_fee: dec(), net: dec(),
+  token: str(), chain: str(), conversion: ref('Conversion'), amount: dec(), service_fee: dec(), network_fee: dec(), conversion_fee: dec(), net: dec(),
   usd_value: dec(), usd_rate: dec(), service_fee_usd: dec(), network_fee_usd: dec(), conversion_fee_usd: dec(), net_usd: dec(),
   destination: str(), destination_tag: int(), tx_id: str(), status: oneOf(['pending', 'completed', 'held', 'failed']), note: str(),
   awaits_address: obj({ until: time() }), created_at: time(), completed_at: time('once completed'),
@@ -81,7 +88,19 @@ export const PAYOUT_ADDRESS = obj({
   default: bool(), active_at: time(), created_by: str(), created_at: time(),
 }, ['id', 'token', 'address']);
 
-export const PAYOUT = anyObject('A merchant payout: id, token, amounts with their dollar values, address_id, requested_by, status, tx_id, review_note.');
+/**
+ * Spec 2 "Merchant payout object" (src/settlement/json.ts payoutJson): `token`/`chain` are what is
+ * sent, `from_token`/`from_chain` the balance it draws on; amounts in `from_token`.
+ */
+export const PAYOUT = obj({
+  id: str(), merchant_id: str(), livemode: bool(), token: str('the coin sent'), chain: str(), from_token: str('the balance it draws on'), from_chain: str(),
+  amount: dec('taken from the balance'), network_fee: dec('taken from amount'), send_amount: dec('amount less network_fee'),
+  amount_usd: dec(), network_fee_usd: dec(), send_amount_usd: dec(), usd_rate: dec('dollar price of one from_token, fixed at request'),
+  address_id: str(), address: str('fixed at request'), tag: int('XRP only'), status: oneOf(PAYOUT_STATUSES),
+  requested_by: str('a user id, `scheduler` or `auto`'), tx_id: str('once sent'), review_note: str('the operator\'s note on a rejection'),
+  created_at: time(), updated_at: time(), approved_at: time(), rejected_at: time(), sent_at: time(), canceled_at: time(),
+}, ['id', 'merchant_id', 'livemode', 'token', 'chain', 'from_token', 'from_chain', 'amount', 'network_fee', 'send_amount', 'amount_usd',
+  'network_fee_usd', 'send_amount_usd', 'usd_rate', 'address_id', 'address', 'status', 'requested_by', 'created_at', 'updated_at'], 'A merchant payout.');
 export const REFERRAL_PAYOUT = obj({
   id: str(), affiliate_id: str(), merchant_name: str(), token: str(), chain: str(), amount: dec(), network_fee: dec(), send_amount: dec(),
   address_id: str(), address: str(), status: oneOf(['requested', 'processing', 'paid', 'rejected', 'canceled']), due_at: time(), requested_by: str(),
@@ -98,8 +117,14 @@ export const COMMISSION = obj({
   fee_usd: dec(), rate_bps: int(), token: str(), amount: dec('fee times rate'), created_at: time(),
 }, ['id', 'affiliate_id', 'merchant_id', 'payment_id', 'amount', 'created_at']);
 
+/** Spec 2 "Audit entry": who acted (src/audit/audit.ts Actor). */
+export const ACTOR = obj({
+  kind: oneOf(['merchant', 'api_key', 'customer', 'admin', 'system', 'anonymous']), id: str(), merchant_id: str(), ip: str(), user_agent: str(),
+  request_id: str('the request\'s X-Request-Id'), email: str('a team member'), role: oneOf(ROLES, 'a team member'),
+}, ['kind']);
+
 export const AUDIT_ENTRY = obj({
-  id: str(), at: time(), action: str(), actor: anyObject(), merchant_id: str(), payment_id: str('entries about a payment'), subject: str(), before: {}, after: {}, note: str(),
+  id: str(), at: time(), action: str(), actor: ref('Actor'), merchant_id: str(), payment_id: str('entries about a payment'), subject: str(), before: {}, after: {}, note: str(),
 }, ['id', 'at', 'action', 'actor']);
 
 export const EVENT = obj({
@@ -110,5 +135,5 @@ export const EVENT = obj({
 export const SCHEMAS: Record<string, Schema> = {
   Error: ERROR, TokenInfo: TOKEN_INFO, Deposit: DEPOSIT, Payment: PAYMENT, Webhook: WEBHOOK, Delivery: DELIVERY, ApiKey: API_KEY,
   Merchant: MERCHANT, User: USER, Store: STORE, Settlement: SETTLEMENT, LedgerEntry: LEDGER_ENTRY, Balance: BALANCE,
-  PayoutAddress: PAYOUT_ADDRESS, Payout: PAYOUT, ReferralPayout: REFERRAL_PAYOUT, Referral: REFERRAL, Commission: COMMISSION, AuditEntry: AUDIT_ENTRY, Event: EVENT,
+  Conversion: CONVERSION, PayoutAddress: PAYOUT_ADDRESS, Payout: PAYOUT, ReferralPayout: REFERRAL_PAYOUT, Referral: REFERRAL, Commission: COMMISSION, Actor: ACTOR, AuditEntry: AUDIT_ENTRY, Event: EVENT,
 };

@@ -123,6 +123,24 @@ describe('OpenAPI document', () => {
     expect(found.map((f) => f.replace(/\/properties|\/items|\/anyOf\[\d\]/g, ''))).toEqual(['Webhook.url', 'Referral.earns_until']);
   });
 
+  it('describes every object it answers field by field, but the merchant\'s own metadata and an event\'s data (which vary)', () => {
+    // An object with no properties tells a client (and the generated SDK) nothing: each fixed
+    // object is described by its fields, a map by the type of its values.
+    const loose: string[] = [];
+    const walk = (s: unknown, where: string): void => {
+      if (Array.isArray(s)) { s.forEach((x, i) => walk(x, `${where}[${i}]`)); return; }
+      if (!s || typeof s !== 'object') return;
+      const o = s as Record<string, unknown>;
+      if (o.type === 'object' && !o.properties && !o.additionalProperties && !/\.(metadata|data)$/.test(where)) loose.push(where);
+      for (const [k, v] of Object.entries(o)) walk(v, k === 'properties' || k === 'schemas' ? where : `${where}.${k}`);
+    };
+    const full = doc as unknown as { components: { schemas: Record<string, unknown> }; webhooks: unknown };
+    walk(full.components.schemas, 'components');
+    walk(doc.paths, 'paths');
+    walk(full.webhooks, 'webhooks');
+    expect(loose).toEqual([]);
+  });
+
   it('lists only error messages the code really has (each one appears in src/)', () => {
     const root = path.resolve(import.meta.dirname, '../../src');
     const sources = fs.readdirSync(root, { recursive: true }).map(String)

@@ -1,7 +1,7 @@
 // Dashboard routes of the account (spec 4.4 Session, Team, API keys, Stores, Settings, Audit;
 // CONTRACT Notifications, Support chat, Invitations). Roles come from the routes themselves.
 import type { RouteDoc } from '../describe.ts';
-import { anyObject, arr, bool, int, listLimit, message, nullable, obj, oneOf, page, ref, str, time, wrap } from '../schema.ts';
+import { arr, bool, int, listLimit, message, nullable, obj, oneOf, page, ref, str, time, wrap } from '../schema.ts';
 import { LIST_AUDIT, LIST_DEFAULT } from '../../platform/list-params.ts';
 import {
   ACCESS_INVALID, CREDENTIALS_REQUIRED, EMAIL_TAKEN, ENABLED_REQUIRED, ENABLED_TOKENS_EMPTY, INSUFFICIENT_PERMISSIONS,
@@ -30,7 +30,9 @@ const EMAIL_NOTIFICATIONS = wrap('email_notifications', obj({
   referral_payout_requested: bool('e-mail "Payout requested" of referral payouts (owners and finance; default true)'),
   categories: arr(oneOf([...CATEGORIES]), 'every live notification of these categories is e-mailed too (default none)'),
 }, ['referral_payout_requested', 'categories']));
-const SUPPORT_MESSAGE = obj({ id: str(), merchant_id: str(), side: oneOf(['merchant', 'support']), author: anyObject(), body: str(), created_at: time(), edited_at: time(), deleted_at: time() }, ['id', 'side', 'body', 'created_at']);
+/** A team member (side merchant) or the service's support by name (src/support/schema.ts Author). */
+const SUPPORT_AUTHOR = { anyOf: [obj({ id: str(), email: str(), role: oneOf(['owner', 'developer', 'finance', 'viewer']) }, ['id', 'email', 'role']), obj({ name: str() }, ['name'])] };
+const SUPPORT_MESSAGE = obj({ id: str(), merchant_id: str(), side: oneOf(['merchant', 'support']), author: SUPPORT_AUTHOR, body: str(), created_at: time(), edited_at: time(), deleted_at: time() }, ['id', 'side', 'body', 'created_at']);
 
 /** Sign-out takes the access token or, without one, the refresh cookie (README "Sign-out"). */
 const SIGN_OUT_ERRORS = { 401: [MISSING_TOKEN, INVALID_TOKEN], 403: [SUSPENDED] };

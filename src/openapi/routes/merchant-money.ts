@@ -63,13 +63,28 @@ const PAYOUT_ERRORS = [ADDRESS_ID_REQUIRED, UNKNOWN_PAYOUT_ADDRESS, AMOUNT_INVAL
 export const PAYOUT_QUOTE_ERRORS = [...PAYOUT_ERRORS, tooManyDecimals(6), crossBalance('ETH', 'USDT_TRC20'), OWN_ADDRESS, tokenContractAddress('USDT_TRC20')];
 /** A payout to an address added or changed less than 24 hours ago (the time is the address's active_at). */
 export const ADDRESS_NOT_ACTIVE_EXAMPLE = addressNotActive(new Date('2026-01-02T03:04:05.000Z'));
-const FIGURES = obj({ confirmed: int(), volume_usd: dec(), by_chain: anyObject() });
+/** Dollars by chain (only chains with a confirmed payment). */
+const BY_CHAIN = { ...anyObject('chain to dollars'), additionalProperties: dec() };
+const FIGURES = obj({ confirmed: int(), volume_usd: dec(), by_chain: BY_CHAIN });
+/** A transfer to a payment's address after it could take no more (src/chains/watch/unmatched.ts). */
+const UNMATCHED_DEPOSIT = obj({
+  id: str(), merchant_id: str(), chain: str(), token: str(), address: str(), destination_tag: int('XRP only'), tx_id: str(), amount: dec(),
+  usd_value: dec('absent when the coin had no price'), block: int(), seen_at: time(),
+}, ['id', 'chain', 'token', 'address', 'tx_id', 'amount', 'seen_at']);
+/** A trail's settlement with the ids of the transfers it made (src/settlement/statement.ts). */
+const TRAIL_SETTLEMENT = obj({ settlement: ref('Settlement'), transfers: arr(obj({ intent_id: str() }, ['intent_id'])) }, ['settlement', 'transfers']);
+/** GET /merchant/payouts/quote; the amounts after `available` only when an amount is given. */
+const PAYOUT_QUOTE = obj({
+  address_id: str(), token: str('the coin sent'), chain: str(), from_token: str('the balance it draws on'), from_chain: str(),
+  network_fee: dec('in from_token'), network_fee_usd: dec(), min_payout_usd: dec(), available: dec('live balance of from_token'),
+  amount: dec(), send_amount: dec('amount less network_fee, 0 when the fee is more'), amount_usd: dec(), send_amount_usd: dec(), usd_rate: dec(),
+}, ['address_id', 'token', 'chain', 'from_token', 'from_chain', 'network_fee', 'network_fee_usd', 'min_payout_usd', 'available']);
 
 export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
   {
     method: 'GET', path: '/merchant/dashboard', tag: 'Payments', auth: 'access_token', summary: 'Dashboard figures of a mode', query: MODE,
     responses: { 200: { description: 'figures', schema: obj({
-      livemode: bool(), confirmed_today: int(), volume_usd_today: dec(), pending: int(), expired_today: int(), failed_webhooks: int(), by_chain: anyObject(),
+      livemode: bool(), confirmed_today: int(), volume_usd_today: dec(), pending: int(), expired_today: int(), failed_webhooks: int(), by_chain: BY_CHAIN,
       periods: obj({ today: FIGURES, last_7_days: FIGURES, last_30_days: FIGURES, all_time: FIGURES }), generated_at: time(),
     }, ['livemode', 'confirmed_today', 'volume_usd_today', 'pending', 'periods']) } },
   },
@@ -93,7 +108,7 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
     query: { ...MODE, days: int('1 to 366, default 30; the span ends today') },
     responses: { 200: { description: 'every day of the span, empty ones too', schema: obj({
       livemode: bool(), days: int(), from: str(), to: str(), chains: arr(str()),
-      series: arr(obj({ date: str(), confirmed: int(), volume_usd: dec(), by_chain: anyObject() }, ['date', 'confirmed', 'volume_usd', 'by_chain'])), generated_at: time(),
+      series: arr(obj({ date: str(), confirmed: int(), volume_usd: dec(), by_chain: BY_CHAIN }, ['date', 'confirmed', 'volume_usd', 'by_chain'])), generated_at: time(),
     }, ['livemode', 'days', 'from', 'to', 'chains', 'series']) } },
     errors: { 400: [DAYS_MESSAGE] },
   },
@@ -105,8 +120,8 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
   {
     method: 'GET', path: '/merchant/payments/:id/trail', tag: 'Payments', auth: 'access_token', summary: 'Everything that happened to a payment',
     responses: { 200: { description: 'the trail', schema: wrap('trail', obj({
-      payment: ref('Payment'), deposits: arr(ref('Deposit')), unmatched_deposits: arr(anyObject()), events: arr(ref('Event')), webhook_deliveries: arr(ref('Delivery')),
-      settlements: arr(anyObject()), ledger: arr(ref('LedgerEntry')), audit: arr(ref('AuditEntry')), generated_at: time(),
+      payment: ref('Payment'), deposits: arr(ref('Deposit')), unmatched_deposits: arr(UNMATCHED_DEPOSIT), events: arr(ref('Event')), webhook_deliveries: arr(ref('Delivery')),
+      settlements: arr(TRAIL_SETTLEMENT), ledger: arr(ref('LedgerEntry')), audit: arr(ref('AuditEntry')), generated_at: time(),
     }, ['payment'])) } },
     errors: { 404: [PAYMENT_NOT_FOUND] },
   },
@@ -182,7 +197,7 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
   },
   {
     method: 'GET', path: '/merchant/payouts/quote', tag: 'Money', auth: 'access_token', summary: 'Network fee and minimum of a payout (nothing is held)',
-    query: { address_id: str(), amount: str('optional'), from_token: str('the balance it draws on'), from_chain: str() }, responses: { 200: { description: 'the quote', schema: wrap('quote', anyObject()) } },
+    query: { address_id: str(), amount: str('optional'), from_token: str('the balance it draws on'), from_chain: str() }, responses: { 200: { description: 'the quote', schema: wrap('quote', PAYOUT_QUOTE) } },
     errors: { 400: PAYOUT_QUOTE_ERRORS, 409: [ADDRESS_NOT_ACTIVE_EXAMPLE] },
   },
   {
