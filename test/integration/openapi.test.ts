@@ -34,6 +34,7 @@ import { amountBelowFee, balanceHolds } from '../../src/settlement/payouts/payou
 import { belowNetworkFee, referralBalanceHolds } from '../../src/affiliate/payouts/errors.ts';
 import { OWN_ADDRESS, tokenContractAddress } from '../../src/chains/wallets/own-addresses.ts';
 import { raisedMessages } from '../harness/raised-messages.ts';
+import { ADDR, input, payment } from '../harness/settlement.ts';
 import { LIST_AUDIT, LIST_DEFAULT, LIST_EVENTS, LIST_LEDGER, type ListRule } from '../../src/platform/list-params.ts';
 
 type Doc = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown; examples?: Record<string, { value: { error: string } }> }> }> }>> };
@@ -44,13 +45,33 @@ const PUBLIC = /^\/(v1|checkout|tokens|merchant|l|referrals)(\/|$)/;
 const DASHBOARD_PAGES = ['', 'account', 'audit', 'customers', 'developers', 'invite', 'links', 'money', 'notifications', 'payments', 'referral-program', 'settings', 'signin', 'signup', 'stores', 'support', 'team'];
 const OUTSIDE_THE_DOCUMENT = new RegExp(`^/(admin(/.*)?|metrics|healthz|openapi\\.json|docs(/scalar\\.js)?|pay/:token|pay/assets/:file|assets/:file|payments/:id|(${DASHBOARD_PAGES.join('|')}))$`);
 
+/**
+ * The document with every object it describes property by property closed to others, so an answer
+ * carrying a field the document does not name fails (clients may ignore unknown fields; the
+ * document should still name them).
+ */
+function closedDocument(doc: Doc): object {
+  const strict = structuredClone(doc) as object;
+  const closeObjects = (s: unknown): void => {
+    if (Array.isArray(s)) { s.forEach(closeObjects); return; }
+    if (!s || typeof s !== 'object') return;
+    const o = s as Record<string, unknown>;
+    if (o.type === 'object' && o.properties && !('additionalProperties' in o)) o.additionalProperties = false;
+    Object.values(o).forEach(closeObjects);
+  };
+  closeObjects((strict as { paths: unknown }).paths);
+  closeObjects((strict as { components: unknown }).components);
+  return strict;
+}
+
 describe('OpenAPI document', () => {
   let t: TestApp;
   let disposeDb: () => Promise<void>;
+  let opened: Awaited<ReturnType<typeof openTestDatabase>>;
   let doc: Doc;
   let acct: Account;
   beforeAll(async () => {
-    const opened = await openTestDatabase('pglite');
+    opened = await openTestDatabase('pglite');
     disposeDb = opened.dispose;
     t = await startTestApp(opened.db);
     acct = await signupAccount(t.app);
@@ -204,20 +225,7 @@ describe('OpenAPI document', () => {
     };
 
     it('records and checks', async () => {
-      // Every field an answer carries must be in the document: an object the document describes
-      // property by property takes no others here (clients may ignore unknown fields; the document
-      // should still name them).
-      const strict = structuredClone(doc) as object;
-      const closeObjects = (s: unknown): void => {
-        if (Array.isArray(s)) { s.forEach(closeObjects); return; }
-        if (!s || typeof s !== 'object') return;
-        const o = s as Record<string, unknown>;
-        if (o.type === 'object' && o.properties && !('additionalProperties' in o)) o.additionalProperties = false;
-        Object.values(o).forEach(closeObjects);
-      };
-      closeObjects((strict as { paths: unknown }).paths);
-      closeObjects((strict as { components: unknown }).components);
-      ajv.addSchema(strict, 'openapi');
+      ajv.addSchema(closedDocument(doc), 'openapi');
       const k = keyHeader(acct.testKey);
       const tk = tokenHeader(acct.accessToken);
       const created = await call('POST /v1/payments', { method: 'POST', url: '/v1/payments', headers: k, payload: { order_id: `o-${uid()}`, amount_usd: '25', token: 'ETH', metadata: { a: 1 } } });
@@ -391,6 +399,66 @@ describe('OpenAPI document', () => {
       }
       expect(problems).toEqual([]);
     });
+  });
+
+  it('describes the main objects as real answers carry them: each one\'s required keys present, no key it does not name, every value of its type', async () => {
+    // One of each object with its optional fields where they apply (a conversion, an adjustment's
+    // note, a rejected payout's review_note), read back from the routes that answer it.
+    const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+    ajv.addSchema(closedDocument(doc), 'openapi');
+    const owner = await signupAccount(t.app);
+    const tk = tokenHeader(owner.accessToken);
+    const req = async (method: 'GET' | 'POST' | 'PUT', url: string, headers: Record<string, string>, payload?: object) => {
+      const res = await t.app.inject({ method, url, headers, remoteAddress: randomIp(), ...(payload ? { payload } : {}) });
+      expect(res.statusCode, `${method} ${url}: ${res.body.slice(0, 200)}`).toBeLessThan(300);
+      return res.json();
+    };
+    const admin = { authorization: 'Bearer test-admin-token' };
+    const seen: Record<string, unknown[]> = {};
+    const add = (component: string, ...objects: unknown[]) => (seen[component] ??= []).push(...objects);
+
+    const k = keyHeader(owner.testKey);
+    const created = await req('POST', '/v1/payments', k, { order_id: `o-${uid()}`, amount_usd: '25', token: 'ETH', description: 'tee', metadata: { a: 1 } });
+    const open = await req('POST', '/v1/payments', k, { order_id: `o-${uid()}`, amount_usd: '30' });
+    add('Payment', created, open, await req('GET', `/v1/payments/${created.id}`, k), await req('GET', `/merchant/payments/${open.id}`, tk));
+    add('Payment', ...(await req('GET', '/v1/payments', k)).payments);
+
+    // A custodial settlement of a live BTC deposit (bought for USDT: a conversion), and a test adjustment with a note.
+    const [settled] = await t.services.settlement.settle(opened.db, input(payment(owner.merchant.id, { token: 'BTC', rate_locked: '60000', settlement: 'custodial', livemode: true }), [{ amount: 1_000_000n, usd: '600' }]));
+    await req('POST', '/admin/ledger/adjustments', admin, { merchant_id: owner.merchant.id, livemode: false, token: 'BTC', amount: '0.001', note: 'goodwill' });
+    add('Settlement', (await req('GET', `/merchant/settlements/${settled.id}`, tk)).settlement, ...(await req('GET', '/merchant/settlements', tk)).settlements);
+    add('LedgerEntry', ...(await req('GET', '/merchant/ledger?mode=test', tk)).entries, ...(await req('GET', '/merchant/ledger', tk)).entries);
+
+    // Live USDT (Tron) credited, an address for it, two payouts: one requested, one rejected.
+    await req('POST', '/admin/ledger/adjustments', admin, { merchant_id: owner.merchant.id, livemode: true, token: 'USDT_TRC20', amount: '100', note: 'opening' });
+    const address = (await req('POST', '/merchant/payout-addresses', tk, { token: 'USDT_TRC20', address: ADDR.TRON, label: 'main', password: owner.password })).address;
+    add('PayoutAddress', address, ...(await req('GET', '/merchant/payout-addresses', tk)).addresses);
+    const asked = (await req('POST', '/merchant/payouts', tk, { address_id: address.id, amount: '20' })).payout;
+    const other = (await req('POST', '/merchant/payouts', tk, { address_id: address.id, amount: '30' })).payout;
+    add('Payout', asked, (await req('POST', `/admin/payouts/${other.id}/reject`, admin, { note: 'address under review' })).payout, ...(await req('GET', '/merchant/payouts', tk)).payouts);
+    add('Balance', ...(await req('GET', '/merchant/balances?mode=test', tk)).balances, ...(await req('GET', '/merchant/balances', tk)).balances);
+
+    // A webhook URL and a test event to it: the webhook and its delivery.
+    add('Webhook', (await req('PUT', '/v1/webhook', k, { url: 'http://127.0.0.1:9/hook' })).webhook, (await req('GET', '/v1/webhook', k)).webhook);
+    await req('POST', '/v1/webhook/test', k);
+    add('Delivery', ...(await req('GET', '/merchant/webhooks/deliveries?mode=test', tk)).deliveries);
+    add('AuditEntry', ...(await req('GET', '/merchant/audit', tk)).entries);
+
+    // a component with no properties would take any object: each checked one names its fields
+    const schemas = (doc as unknown as { components: { schemas: Record<string, { properties?: object }> } }).components.schemas;
+    expect(Object.keys(seen).filter((c) => !schemas[c]?.properties), 'components described by no field').toEqual([]);
+    const problems: string[] = [];
+    for (const [component, objects] of Object.entries(seen)) {
+      const validate = ajv.getSchema(`openapi#/components/schemas/${component}`)!;
+      for (const o of objects) if (!validate(o)) problems.push(`${component} ${JSON.stringify(o).slice(0, 160)}: ${ajv.errorsText(validate.errors)}`);
+    }
+    expect(problems).toEqual([]);
+    const count = (c: string) => seen[c]?.length ?? 0;
+    for (const c of ['Payment', 'Settlement', 'Payout', 'PayoutAddress', 'Delivery', 'Webhook', 'Balance', 'LedgerEntry', 'AuditEntry']) expect(count(c), c).toBeGreaterThan(0);
+    // the optional parts that apply here were there to check
+    expect((seen.Settlement[0] as { conversion?: object }).conversion).toBeDefined();
+    expect(seen.LedgerEntry.some((e) => (e as { note?: string }).note === 'goodwill')).toBe(true);
+    expect(seen.Payout.some((p) => (p as { review_note?: string }).review_note === 'address under review')).toBe(true);
   });
 
   it('serves the reference page and its script from this service, with a policy that allows nothing else', async () => {
