@@ -94,5 +94,7 @@ export async function createServices(platform: Platform): Promise<Services> {
   platform.outbox.subscribe(payments.groups.subscriber);
   // notifications are mailed from the outbox (their `notification` event), as webhooks are queued
   const mail = new MailService(platform);
+  // with SMTP_URL, an invitation's mail is queued in the invitation's transaction
+  if (mail.invitations) accounts.useInvitationHook(mail.invitations);
   return { platform, accounts, affiliate, market, payments, realtime, settlement, webhooks, support, links, customers, nodes, sending, watching, mail };
 }

@@ -17,6 +17,9 @@ export { findStore, storeJson, requireStoreName, STORE_NAME_INVALID } from './st
 export { PayerNameCache, NAMES_CACHE_MS, PAYER_NAME_CHANGED_CHANNEL, type PayerNames } from './payer-names.ts';
 export { UNKNOWN_STORE } from './key-management.ts';
 export type { SignupEnrollment, SignupHook } from './signup.ts';
+export { acceptUrl, type InvitationHook, type InvitationSent } from './invitations.ts';
+export { invitations } from './schema.ts';
+export type { InvitationRow } from './schema.ts';
 export type { MerchantRow, UserRow } from './schema.ts';
 export { verifyPassword } from './passwords.ts';
 

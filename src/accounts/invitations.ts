@@ -1,9 +1,10 @@
 // Invitations to the team (CONTRACT.md "Invitations"; owners): a one-time token shown once in
 // `accept_url`, stored as its SHA-256 only, valid 7 days. Accepting it makes the member and signs
 // them in, in one transaction with the invitation's use (a token works once, even when two
-// accepts race). A new invitation to the same email replaces a pending one.
+// accepts race). A new invitation to the same email replaces a pending one. With e-mail configured,
+// the mail room joins the invitation's transaction (InvitationHook) and queues the mail of the link.
 import { and, desc, eq } from 'drizzle-orm';
-import type { Database } from '../platform/db/index.ts';
+import type { Database, Tx } from '../platform/db/index.ts';
 import { badRequest, conflict, forbidden, notFound } from '../platform/errors.ts';
 import { newId, randomHex } from '../platform/ids.ts';
 import { isIdShaped } from '../platform/fields.ts';
@@ -29,17 +30,28 @@ export const ONLY_PENDING_REVOKED = 'only a pending invitation can be revoked: t
 /** Where the dashboard's accept page reads the token: the URL fragment, which browsers never send to a server. */
 export const acceptUrl = (publicUrl: string, token: string): string => `${publicUrl}/invitations/accept#token=${token}`;
 
+/** What another room learns of a new invitation, inside its transaction: the token only here, in memory. */
+export interface InvitationSent { invitation: InvitationRow; token: string; inviter: Actor; at: Date }
+/**
+ * The mail room's part of an invitation (README "E-mail"): `queue` in the invitation's transaction
+ * (the mail commits with it or not at all), `committed` once it has.
+ */
+export interface InvitationHook {
+  queue(tx: Tx, s: InvitationSent): Promise<void>;
+  committed(): void;
+}
+
 const emailOf = (v: unknown): string => requireEmail(typeof v === 'string' ? refuseNul('email', v) : v);
 
 const emailTaken = async (db: Database, email: string): Promise<boolean> =>
   (await db.orm.select({ id: users.id }).from(users).where(eq(users.email, email)).limit(1)).length > 0;
 
-export async function createInvitation(db: Database, merchantId: string, body: Record<string, unknown>, actor: Actor, now: Date): Promise<{ row: InvitationRow; token: string }> {
+export async function createInvitation(db: Database, merchantId: string, body: Record<string, unknown>, actor: Actor, now: Date, hook?: InvitationHook): Promise<{ row: InvitationRow; token: string }> {
   const email = emailOf(body.email);
   const role = requireRole(body.role);
   if (await emailTaken(db, email)) throw conflict(EMAIL_TAKEN);
   const token = randomHex(32);
-  return db.transaction(async (tx) => {
+  const created = await db.transaction(async (tx) => {
     const replaced = await tx.update(invitations).set({ status: 'revoked', revokedAt: now })
       .where(and(eq(invitations.merchantId, merchantId), eq(invitations.email, email), eq(invitations.status, 'pending'))).returning();
     for (const old of replaced) await emitTeamChange(tx, merchantId, 'invitation_revoked', { invitation: old }, now);
@@ -49,8 +61,11 @@ export async function createInvitation(db: Database, merchantId: string, body: R
     }).returning();
     await recordAudit(tx, { merchantId, action: 'invitation.created', actor, subject: row.id, after: invitationJson(row, now), at: now });
     await emitTeamChange(tx, merchantId, 'invited', { invitation: row }, now);
+    await hook?.queue(tx, { invitation: row, token, inviter: actor, at: now });
     return { row, token };
   });
+  hook?.committed();
+  return created;
 }
 
 /** Every invitation of the account (pending, accepted, revoked, expired), newest first. */

@@ -6,6 +6,7 @@ import { AccessTokens } from './access-tokens.ts';
 import { Authenticator } from './authenticate.ts';
 import { signup, type SignupHook, type SignupInput, type SignupResult } from './signup.ts';
 import { PayerNameCache } from './payer-names.ts';
+import type { InvitationHook } from './invitations.ts';
 import { setPasswordCost } from './passwords.ts';
 
 export class AccountsService {
@@ -17,6 +18,7 @@ export class AccountsService {
   /** Merchant and store names for the payer's view, kept in process (renames come from the outbox). */
   readonly names: PayerNameCache;
   #signupHook: SignupHook | undefined;
+  #invitationHook: InvitationHook | undefined;
 
   constructor(platform: Platform, limiter?: RateLimiter & { close?: () => Promise<void> }) {
     this.platform = platform;
@@ -31,6 +33,15 @@ export class AccountsService {
   /** Another room joins every signup's transaction (the referral program: code and referral). */
   useSignupHook(hook: SignupHook): void {
     this.#signupHook = hook;
+  }
+
+  /** Another room joins every invitation's transaction (the mail room, with SMTP configured: the invitee's mail). */
+  useInvitationHook(hook: InvitationHook): void {
+    this.#invitationHook = hook;
+  }
+
+  get invitationHook(): InvitationHook | undefined {
+    return this.#invitationHook;
   }
 
   signup(input: SignupInput): Promise<SignupResult> {

@@ -18,3 +18,28 @@ export function composeMail(n: { title: string; body: string }, merchantName: st
     ].join('\n'),
   };
 }
+
+/**
+ * Pure: the e-mail of an invitation to the invited address: a subject naming who invited and the
+ * merchant, the accept link and when it stops working. The link is the only secret in it.
+ */
+export function composeInvitationMail(i: { inviter: string; merchantName: string; role: string; link: string; expiresAt: Date }): Composed {
+  // header lines: no line break of a name may reach them
+  const oneLine = (v: string) => v.replace(/[\r\n]+/g, ' ').trim();
+  const inviter = oneLine(i.inviter) || 'A team owner';
+  const name = oneLine(i.merchantName);
+  const expires = `${i.expiresAt.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  return {
+    subject: name === '' ? `${inviter} invited you to join their team` : `${inviter} invited you to join ${name}`,
+    body: [
+      `${inviter} invited you to join the team of ${name === '' ? 'their merchant account' : name} as ${i.role}.`,
+      '',
+      'Accept the invitation and choose your password:',
+      i.link,
+      '',
+      `The link works once, until ${expires}. If you did not expect this invitation, ignore this e-mail:`,
+      'nothing happens without the link.',
+      '',
+    ].join('\n'),
+  };
+}

@@ -1,6 +1,7 @@
 // The operator's view of e-mail (CONTRACT.md operator API, README "E-mail"): every merchant's queued
 // mails, newest first, and a given-up one sent again. The body is never shown (the notification's
-// text, which the merchant's team reads in the dashboard); nothing of the SMTP server is stored.
+// text, which the merchant's team reads in the dashboard, or an invitation's accept link, a secret
+// of the invitee); nothing of the SMTP server is stored.
 import { count, desc, eq } from 'drizzle-orm';
 import type { Executor, Orm } from '../platform/db/index.ts';
 import { conflict, notFound } from '../platform/errors.ts';
@@ -16,9 +17,12 @@ export const MAIL_RETRIED = 'mail.retried';
 export function mailJson(r: MailRow): Record<string, unknown> {
   return {
     id: r.id,
+    kind: r.kind,
     merchant_id: r.merchantId,
+    // a notification's mail names its member and notification; an invitation's, its invitation
     user_id: r.userId,
     notification_id: r.notificationId,
+    invitation_id: r.invitationId,
     to_address: r.toAddress,
     subject: r.subject,
     status: r.status,

@@ -4,21 +4,45 @@
 // team, their role still sees the category, they still want such mail, the merchant is not
 // suspended. A mail that may not go is dropped as `skipped`, the reason in last_error (README
 // "E-mail"). The address is the member's at send time, not the copy's.
+//
+// An invitation's mail goes to the invited address while the invitation is still pending (not
+// revoked, accepted or expired) and the merchant not suspended: a dead link is never mailed.
 import { eq } from 'drizzle-orm';
 import type { Database } from '../platform/db/index.ts';
-import { merchants, users, type Role } from '../accounts/index.ts';
+import { invitations, merchants, users, type Role } from '../accounts/index.ts';
 import { notifications, rolesOf } from '../notifications/index.ts';
 import { preferencesFrom, wantsMail } from './preferences.ts';
-import { mailPreferences, mailQueue } from './schema.ts';
+import { mailPreferences, mailQueue, type MailKind } from './schema.ts';
 
 export const SKIP_NOT_ON_TEAM = 'the member is no longer on the team';
 export const SKIP_ROLE = "the member's role does not see this notification";
 export const SKIP_UNWANTED = 'the member turned this mail off';
 export const SKIP_SUSPENDED = 'the merchant is suspended';
 
+export const SKIP_INVITATION_REVOKED = 'the invitation was revoked';
+export const SKIP_INVITATION_ACCEPTED = 'the invitation was accepted';
+export const SKIP_INVITATION_EXPIRED = 'the invitation has expired';
+
 export type Recipient = { address: string } | { skip: string };
 
-export async function recipientNow(db: Database, mailId: string): Promise<Recipient> {
+export function recipientNow(db: Database, mail: { id: string; kind: MailKind }, now: Date): Promise<Recipient> {
+  return mail.kind === 'invitation' ? invitee(db, mail.id, now) : member(db, mail.id);
+}
+
+async function invitee(db: Database, mailId: string, now: Date): Promise<Recipient> {
+  const [r] = await db.orm.select({ merchantStatus: merchants.status, inv: { email: invitations.email, status: invitations.status, expiresAt: invitations.expiresAt } })
+    .from(mailQueue)
+    .innerJoin(merchants, eq(merchants.id, mailQueue.merchantId))
+    .leftJoin(invitations, eq(invitations.id, mailQueue.invitationId))
+    .where(eq(mailQueue.id, mailId)).limit(1);
+  if (r?.merchantStatus === 'suspended') return { skip: SKIP_SUSPENDED };
+  if (!r?.inv || r.inv.status === 'revoked') return { skip: SKIP_INVITATION_REVOKED };
+  if (r.inv.status === 'accepted') return { skip: SKIP_INVITATION_ACCEPTED };
+  if (r.inv.status !== 'pending' || r.inv.expiresAt.getTime() <= now.getTime()) return { skip: SKIP_INVITATION_EXPIRED };
+  return { address: r.inv.email };
+}
+
+async function member(db: Database, mailId: string): Promise<Recipient> {
   const [r] = await db.orm.select({
     merchantId: mailQueue.merchantId, category: notifications.category, title: notifications.title, merchantStatus: merchants.status,
     user: { email: users.email, role: users.role, merchantId: users.merchantId }, pref: mailPreferences,

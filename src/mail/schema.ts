@@ -1,4 +1,4 @@
-// Drizzle mirrors of migrations/1300_mail.sql.
+// Drizzle mirrors of migrations/1300_mail.sql and 1310_mail_invitations.sql.
 import { boolean, integer, pgTable, text } from 'drizzle-orm/pg-core';
 import { at } from '../platform/db/index.ts';
 
@@ -9,11 +9,20 @@ import { at } from '../platform/db/index.ts';
 export const MAIL_STATUSES = ['pending', 'sending', 'sent', 'skipped', 'failed'] as const;
 export type MailStatus = (typeof MAIL_STATUSES)[number];
 
+/**
+ * What a queued mail is: a notification to a member (notification_id and user_id set), or an
+ * invitation to the invited address (invitation_id set; its body sealed: invitation-mail.ts).
+ */
+export const MAIL_KINDS = ['notification', 'invitation'] as const;
+export type MailKind = (typeof MAIL_KINDS)[number];
+
 export const mailQueue = pgTable('mail_queue', {
   id: text('id').primaryKey(),
-  notificationId: text('notification_id').notNull(),
+  kind: text('kind').$type<MailKind>().notNull(),
+  notificationId: text('notification_id'),
+  invitationId: text('invitation_id'),
   merchantId: text('merchant_id').notNull(),
-  userId: text('user_id').notNull(),
+  userId: text('user_id'),
   toAddress: text('to_address').notNull(),
   subject: text('subject').notNull(),
   body: text('body').notNull(),

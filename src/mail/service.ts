@@ -1,5 +1,6 @@
-// The e-mail room: queues mails of notifications from the outbox and sends them in the background.
-// Without SMTP_URL nothing is queued and nothing runs; the start says so once.
+// The e-mail room: queues mails of notifications from the outbox, and of invitations in their own
+// transaction, and sends them in the background. Without SMTP_URL nothing is queued and nothing
+// runs; the start says so once.
 import type { Platform } from '../platform/context.ts';
 import { mailSubscriber } from './subscriber.ts';
 import { MailWorker } from './worker.ts';
@@ -9,21 +10,27 @@ import { oneOfFilter } from '../platform/fields.ts';
 import type { Actor } from '../audit/index.ts';
 import { MAIL_STATUSES, type MailRow } from './schema.ts';
 import { MAIL_STATUS_INVALID, mailForOperator, retryMail } from './operator.ts';
+import { invitationBodies, invitationMailHook } from './invitation-mail.ts';
+import type { InvitationHook } from '../accounts/index.ts';
 
 export class MailService {
   readonly #platform: Platform;
   /** null without SMTP_URL. */
   readonly worker: MailWorker | null;
+  /** The invitee's mail, joined to each invitation's transaction (AccountsService.useInvitationHook); null without SMTP_URL. */
+  readonly invitations: InvitationHook | null = null;
 
   constructor(platform: Platform, opts: { send?: SendMail; pollMs?: number } = {}) {
     this.#platform = platform;
     const { config, db, clock, log, outbox } = platform;
     if (config.mail === null) { this.worker = null; return; }
+    const bodies = invitationBodies(config.webhookSecretKey);
     this.worker = new MailWorker(db, clock, log, opts.send ?? smtpSender(config.mail), {
       messageIdHost: new URL(config.publicUrl).hostname || 'localhost', ...(opts.pollMs ? { pollMs: opts.pollMs } : {}),
-    });
+    }, bodies);
     const worker = this.worker;
     outbox.subscribe(mailSubscriber(config.publicUrl, () => worker.wake()));
+    this.invitations = invitationMailHook(config.publicUrl, bodies, () => worker.wake());
   }
 
   start(): void {

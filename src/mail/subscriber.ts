@@ -41,7 +41,7 @@ async function queueMails(tx: Tx, n: NotificationJson, publicUrl: string, at: Da
   const [m] = await tx.select({ name: merchants.name }).from(merchants).where(eq(merchants.id, n.merchant_id));
   const mail = composeMail(n, m?.name ?? '', publicUrl);
   const rows = await tx.insert(mailQueue).values(to.map((u) => ({
-    id: newId('mail', at), notificationId: n.id, merchantId: n.merchant_id, userId: u.id, toAddress: u.email,
+    id: newId('mail', at), kind: 'notification' as const, notificationId: n.id, merchantId: n.merchant_id, userId: u.id, toAddress: u.email,
     subject: mail.subject, body: mail.body, status: 'pending', attempts: 0, nextAttemptAt: at, createdAt: at,
   }))).onConflictDoNothing().returning({ id: mailQueue.id });
   return rows.length;

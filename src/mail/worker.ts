@@ -7,9 +7,13 @@ import type { Logger } from '../platform/logger.ts';
 import { CoalescedRun } from '../platform/coalesced-run.ts';
 import { claimDueMail, markFailed, markSent, markSkipped, type ClaimedMail } from './queue.ts';
 import { recipientNow } from './recipient.ts';
+import type { SecretBox } from '../webhooks/index.ts';
 import { ATTEMPT_BOUND_MS, sendError, type SendMail } from './smtp.ts';
 
 export interface MailWorkerOptions { pollMs?: number; batch?: number; leaseMs?: number; messageIdHost: string }
+
+/** An invitation's body that does not open (the key changed since it was queued): skipped, with why. */
+export const SKIP_UNREADABLE = 'the mail cannot be opened: WEBHOOK_SECRET_KEY changed since it was queued';
 
 export class MailWorker {
   readonly #db: Database;
@@ -17,12 +21,15 @@ export class MailWorker {
   readonly #log: Logger;
   readonly #send: SendMail;
   readonly #opts: Required<MailWorkerOptions>;
+  /** Opens invitation bodies (invitation-mail.ts); without it none opens. */
+  readonly #bodies: SecretBox | null;
   readonly #run = new CoalescedRun(() => this.#drain().catch((err) => this.#log.error({ err }, 'mail worker could not claim mails')), () => this.#stopped);
   #stopped = true;
   #timer: NodeJS.Timeout | null = null;
 
-  constructor(db: Database, clock: Clock, log: Logger, send: SendMail, opts: MailWorkerOptions) {
+  constructor(db: Database, clock: Clock, log: Logger, send: SendMail, opts: MailWorkerOptions, bodies: SecretBox | null = null) {
     this.#db = db;
+    this.#bodies = bodies;
     this.#clock = clock;
     this.#log = log;
     this.#send = send;
@@ -74,15 +81,28 @@ export class MailWorker {
     this.#timer.unref();
   }
 
-  async #attempt(m: ClaimedMail): Promise<void> {
-    const to = await recipientNow(this.#db, m.id);
-    if ('skip' in to) {
-      await markSkipped(this.#db, m, to.skip, this.#clock.now());
-      this.#log.info({ mail: m.id, reason: to.skip }, 'e-mail skipped');
-      return;
-    }
+  async #skip(m: ClaimedMail, reason: string): Promise<void> {
+    await markSkipped(this.#db, m, reason, this.#clock.now());
+    this.#log.info({ mail: m.id, reason }, 'e-mail skipped');
+  }
+
+  /** The text to send: an invitation's is opened here, in memory only (never logged). */
+  #textOf(m: ClaimedMail): string | null {
+    if (m.kind !== 'invitation') return m.body;
     try {
-      await this.#send({ to: to.address, subject: m.subject, text: m.body, messageId: `<${m.id}@${this.#opts.messageIdHost}>`, date: this.#clock.now() });
+      return this.#bodies?.open(m.body, m.id) ?? null;
+    } catch {
+      return null;
+    }
+  }
+
+  async #attempt(m: ClaimedMail): Promise<void> {
+    const to = await recipientNow(this.#db, m, this.#clock.now());
+    if ('skip' in to) return this.#skip(m, to.skip);
+    const text = this.#textOf(m);
+    if (text === null) return this.#skip(m, SKIP_UNREADABLE);
+    try {
+      await this.#send({ to: to.address, subject: m.subject, text, messageId: `<${m.id}@${this.#opts.messageIdHost}>`, date: this.#clock.now() });
     } catch (err) {
       const error = sendError(err);
       const outcome = await markFailed(this.#db, m, error, this.#clock.now());

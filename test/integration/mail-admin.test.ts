@@ -116,7 +116,7 @@ describeEachDb('the operator\'s view of e-mail', (h) => {
     const failed = rows[7];
     const s = byId(failed.id);
     expect(failed).toEqual({
-      id: s.id, merchant_id: a.acct.merchant.id, user_id: s.userId, notification_id: s.notificationId, to_address: s.toAddress,
+      id: s.id, kind: 'notification', merchant_id: a.acct.merchant.id, user_id: s.userId, notification_id: s.notificationId, invitation_id: null, to_address: s.toAddress,
       subject: 'Payout requested (Acme Ops)', status: 'failed', attempts: MAIL_MAX_ATTEMPTS, last_error: '550 5.1.1 no such user',
       created_at: s.createdAt.toISOString(), next_attempt_at: s.nextAttemptAt.toISOString(), sent_at: null,
     });

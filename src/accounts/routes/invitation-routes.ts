@@ -21,7 +21,7 @@ export function registerInvitationRoutes(app: FastifyInstance, accounts: Account
     method: 'POST', url: '/merchant/invitations', roles: OWNER,
     handler: async (req, reply, auth) => {
       await limitEmailProbes(accounts.limiter, req, auth.userId, clock.now().getTime());
-      const { row, token } = await createInvitation(db, auth.merchantId, bodyObject(req.body), memberActor(req, auth), clock.now());
+      const { row, token } = await createInvitation(db, auth.merchantId, bodyObject(req.body), memberActor(req, auth), clock.now(), accounts.invitationHook);
       return reply.code(201).send({ invitation: invitationJson(row, clock.now()), accept_url: acceptUrl(config.publicUrl, token) });
     },
   });
