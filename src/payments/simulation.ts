@@ -85,13 +85,17 @@ export class Simulator {
     const p = await lockPayment(tx, t.key);
     if (!p || p.simulation?.state !== 'running' || p.simulation.outcome !== outcome) return;
     const step = OUTCOME_STEPS[outcome][index];
-    if (step) await this.#play(tx, p, step, now);
     const next = index + 1;
-    if (next < OUTCOME_STEPS[outcome].length) {
+    const last = next >= OUTCOME_STEPS[outcome].length;
+    // Done before the last step plays: the status events it raises carry the payment as it is once
+    // this transaction commits (simulation done), not a running state no reader ever saw.
+    if (last) await tx.update(payments).set({ simulation: { outcome, state: 'done' }, updatedAt: now }).where(eq(payments.id, p.id));
+    if (step) await this.#play(tx, p, step, now);
+    if (!last) {
       await this.#timers.schedule(tx, { kind: SIMULATION_TIMER, key: p.id, runAt: new Date(now.getTime() + this.#stepMs), payload: { outcome, step: next } });
       return;
     }
-    const [done] = await tx.update(payments).set({ simulation: { outcome, state: 'done' }, updatedAt: now }).where(eq(payments.id, p.id)).returning();
+    const done = (await lockPayment(tx, p.id))!;
     const deps = (await depositsOf(tx, [p.id])).get(p.id) ?? [];
     await emitPaymentEvent(tx, SOCKET_EVENTS.simulation, done, deps, now);
   }
