@@ -27,6 +27,13 @@ type Share = 'quarter' | 'half' | 'rest' | 'full' | 'almost' | 'twice';
 type Step =
   /** A deposit seen: pending unless `final`; `coin` another coin than asked (TRX, `big` worth far more than the price). */
   | { seen: string; share: Share; final?: boolean; coin?: 'TRX'; big?: boolean; raises: string[] }
+  /** A deposit seen at expires_at, before the deadline's timer ran (the payment closes first, in the same step). */
+  | { seenAtDeadline: string; share: Share; raises: string[]; closedAs: string }
+  /** Confirmations counted by a watcher (final at 3); `orphan`: out of its block again. */
+  | { confirm: string; confirmations: number; raises: string[] }
+  | { orphan: string; raises: string[] }
+  /** A failed deposit found in a block after all. */
+  | { revive: string; confirmations: number; raises: string[] }
   | { final: string; raises: string[] }
   | { fail: string; raises: string[] }
   /** The clock moved to expires_at and the due timers run. */
@@ -51,6 +58,21 @@ const CASES: Case[] = [
     { final: 'a', raises: [] },
     { final: 'b', raises: [] },
     { final: 'c', raises: [P.confirmed] },
+  ] },
+  { name: 'confirmations counted, out of their block and back, then final: detecting, confirmed', steps: [
+    { seen: 'a', share: 'full', raises: [P.detecting] }, { confirm: 'a', confirmations: 1, raises: [] }, { orphan: 'a', raises: [] },
+    { confirm: 'a', confirmations: 2, raises: [] }, { confirm: 'a', confirmations: 3, raises: [P.confirmed] },
+  ] },
+  { name: 'a failed deposit found in a block after all: failed, then detecting by a late deposit', steps: [
+    { seen: 'a', share: 'full', raises: [P.detecting] }, { fail: 'a', raises: [P.failed] },
+    { revive: 'a', confirmations: 1, raises: [P.detecting, P.late] }, { confirm: 'a', confirmations: 3, raises: [P.confirmed] },
+  ] },
+  { name: 'part seen at the deadline before its timer: expired, late_deposit, underpaid', steps: [
+    { seenAtDeadline: 'a', share: 'half', closedAs: 'expired', raises: [P.expired, P.late, P.underpaid] }, { deadline: true, raises: [] },
+  ] },
+  { name: 'the rest seen at the deadline before its timer: underpaid, detecting, late_deposit', steps: [
+    { seen: 'a', share: 'half', raises: [P.partially] },
+    { seenAtDeadline: 'b', share: 'rest', closedAs: 'underpaid', raises: [P.underpaid, P.detecting, P.late] },
   ] },
   { name: 'full amount pending, then final', steps: [{ seen: 'a', share: 'full', raises: [P.detecting] }, { final: 'a', raises: [P.confirmed] }] },
   { name: 'full amount already final: detecting then confirmed at once', steps: [{ seen: 'a', share: 'full', final: true, raises: [P.detecting, P.confirmed] }] },
@@ -156,7 +178,7 @@ describeEachDb('payment webhook events per transition', (h) => {
     const ref = { paymentId: id };
 
     /** The webhook events stored since the last look, each checked against the payment read now. */
-    const raised = async (): Promise<string[]> => {
+    const raised = async (closedAs?: string): Promise<string[]> => {
       const rows = await h.db().orm.select().from(events).where(and(eq(events.paymentId, id), gt(events.seq, lastSeq))).orderBy(asc(events.seq));
       if (rows.length) lastSeq = rows[rows.length - 1].seq;
       clock.advance(1100); // past the read cache
@@ -168,7 +190,10 @@ describeEachDb('payment webhook events per transition', (h) => {
         expect(e.livemode).toBe(false);
         // A payment paid and final in one step passes through detecting: the events before
         // payment.confirmed describe it as it was then (spec 6.1: data.status is the truth).
-        if (now.status === 'confirmed' && types.indexOf(P.confirmed) > i) {
+        if (closedAs && i === 0) {
+          // The deadline closed it in the same step, before the deposit: that event shows it closed.
+          expect(e.data, e.type).toMatchObject({ status: closedAs });
+        } else if (now.status === 'confirmed' && types.indexOf(P.confirmed) > i) {
           expect(e.data, e.type).toMatchObject({ status: 'detecting' });
           expect(withoutDetecting(e.data as Json), e.type).toEqual(withoutDetecting(now));
         } else {
@@ -185,6 +210,17 @@ describeEachDb('payment webhook events per transition', (h) => {
         const coin = step.coin ?? 'USDT_TRC20';
         const amount = step.coin ? (step.big ? 10_000_000_000n : 1_000_000n) : amounts[step.share]();
         await intake.recordDeposit(ref, { txId: `${step.seen}-${id}`, token: coin, amount, confirmations: step.final ? 3 : 0, confirmationsRequired: 3, at });
+      } else if ('seenAtDeadline' in step) {
+        clock.set(new Date(Math.max(at.getTime(), Date.parse(payment.expires_at))));
+        await intake.recordDeposit(ref, { txId: `${step.seenAtDeadline}-${id}`, token: 'USDT_TRC20', amount: amounts[step.share](), confirmations: 0, confirmationsRequired: 3, at: clock.now() });
+        expect(await raised(step.closedAs), JSON.stringify(step)).toEqual(step.raises);
+        continue;
+      } else if ('confirm' in step) {
+        await intake.setInclusion(ref, `${step.confirm}-${id}`, { block: 100, confirmations: step.confirmations }, at);
+      } else if ('orphan' in step) {
+        await intake.setInclusion(ref, `${step.orphan}-${id}`, { block: null, confirmations: 0 }, at);
+      } else if ('revive' in step) {
+        await intake.revive(ref, `${step.revive}-${id}`, { block: 100, confirmations: step.confirmations }, at);
       } else if ('final' in step) {
         await intake.markFinal(ref, `${step.final}-${id}`, at);
       } else if ('fail' in step) {
