@@ -23,6 +23,26 @@ describe('coin fees', () => {
     }));
   });
 
+  it('service fee at the $0.20 minimum\'s edge: one unit below it the minimum, from it the share (property)', () => {
+    const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b;
+    fc.assert(fc.property(token, fc.integer({ min: 1, max: 10_000 }), fc.integer({ min: 1, max: 10_000_000 }), (t, bps, rateCents) => {
+      const { decimals } = TOKEN_DEFS[t];
+      const rate = dec(rateCents).div(100);
+      // $0.20 / rate in base units is 20 × 10^decimals / rateCents; the fee is that rounded up at the coin's precision
+      const minUnits = ceilDiv(20n * 10n ** BigInt(decimals), BigInt(rateCents) * step(t)) * step(t);
+      // the least amount whose share (amount × bps / 10000) reaches $0.20 / rate
+      const edge = ceilDiv(20n * 10n ** BigInt(decimals) * 10_000n, BigInt(bps) * BigInt(rateCents));
+      if (edge > 1n) expect(serviceFeeUnits(t, edge - 1n, bps, rate)).toBe(minUnits);
+      const atEdge = serviceFeeUnits(t, edge, bps, rate);
+      expect(atEdge).toBe(ceilDiv(edge * BigInt(bps), 10_000n * step(t)) * step(t));
+      expect(atEdge >= minUnits).toBe(true);
+    }), { numRuns: 2000 });
+    // 1% of USDT: $20 is the edge; a unit over it pays the share, rounded up
+    expect(serviceFeeUnits('USDT_TRC20', 19_999_999n, 100, dec(1))).toBe(200_000n);
+    expect(serviceFeeUnits('USDT_TRC20', 20_000_000n, 100, dec(1))).toBe(200_000n);
+    expect(serviceFeeUnits('USDT_TRC20', 20_000_001n, 100, dec(1))).toBe(200_001n);
+  });
+
   it('examples: 1% of 1 BTC; the $0.20 floor; network fee in coin rounded up', () => {
     expect(serviceFeeUnits('BTC', 100_000_000n, 100, dec(60000))).toBe(1_000_000n);
     expect(serviceFeeUnits('USDT_TRC20', 10_000_000n, 100, dec(1))).toBe(200_000n);
