@@ -55,6 +55,23 @@ describe('amount due with fees passed on', () => {
     expect(ok(quote('3', 'ETH', PASSED_ON)).amountDueUsd.toFixed()).toBe('4.2');
   });
 
+  it('at the \$0.20 floor\'s edge: below it price + network fee + 0.20, above it the share (property)', () => {
+    // 1%: (base) / 0.99 = base + 0.20 at base 19.80, both giving 20
+    expect(amountDuePassedOn(dec('18.8'), dec(1), 100)?.toFixed()).toBe('20');
+    expect(amountDuePassedOn(dec('18.79'), dec(1), 100)?.toFixed()).toBe('19.99');
+    expect(amountDuePassedOn(dec('18.81'), dec(1), 100)?.toFixed()).toBe('20.02'); // 19.81 / 0.99 = 20.0101…
+    fc.assert(fc.property(fc.integer({ min: 1, max: 9_999 }), fc.integer({ min: -100, max: 100 }), (bps, cents) => {
+      const keep = dec(10_000 - bps).div(10_000);
+      const edge = dec('0.2').mul(keep).div(dec(1).minus(keep)); // base / keep = base + 0.20
+      const base = edge.plus(dec(cents).div(100));
+      if (base.lte(0)) return;
+      const due = amountDuePassedOn(base, dec(0), bps)!;
+      const wins = cents <= 0 ? base.plus('0.2') : base.div(keep);
+      expect(due.gte(wins)).toBe(true);
+      expect(due.minus(wins).lt('0.01')).toBe(true);
+    }));
+  });
+
   it('is the price alone when the merchant keeps the fees', () => {
     const q = ok(quote('25', 'ETH', KEPT));
     expect(q.amountDueUsd.toFixed()).toBe('25');
