@@ -259,6 +259,34 @@ describeEachDb('payments simulate', (h) => {
     expect(u.kind).toBe('unmatched');
   });
 
+  it('late window edge (spec 8 "up to 24 hours after expires_at", inclusive): 1 ms before and exactly 24 h are late deposits, 1 ms after is unmatched', async () => {
+    const intake = t.services.payments.intake;
+    const WINDOW = 24 * 60 * 60 * 1000;
+    const at = async (offsetMs: number, txId: string) => {
+      const p = await createPayment(t.app, acct.testKey, { token: 'BNB' });
+      const expires = new Date(p.expires_at).getTime();
+      clock.set(new Date(expires));
+      await t.services.payments.runDue();
+      clock.set(new Date(expires + offsetMs));
+      const amount = parseUnits(p.crypto_amount, 18)!;
+      const r = await intake.recordDeposit({ address: p.deposit_address }, { txId, token: 'BNB', amount, confirmations: 0, at: clock.now() });
+      clock.advance(1100);
+      return { r, p: await getPayment(t.app, acct.testKey, p.id) };
+    };
+    const before = await at(WINDOW - 1, 'late-edge-before');
+    expect(before.r.kind).toBe('recorded');
+    expect(before.p.status).toBe('detecting');
+    expect(before.p.deposits[0].late).toBe(true);
+    const edge = await at(WINDOW, 'late-edge-at');
+    expect(edge.r.kind).toBe('recorded');
+    expect(edge.p.status).toBe('detecting');
+    expect(edge.p.deposits[0].late).toBe(true);
+    const after = await at(WINDOW + 1, 'late-edge-after');
+    expect(after.r.kind).toBe('unmatched');
+    expect(after.p.status).toBe('expired');
+    expect(after.p.deposits).toEqual([]);
+  });
+
   it('dashboard expired_today counts the payments of the mode that expired today', async () => {
     const other = await signupAccount(t.app);
     const a = await createPayment(t.app, other.testKey, { token: 'ETH' });
