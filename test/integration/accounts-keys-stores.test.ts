@@ -160,6 +160,26 @@ describeEachDb('accounts api keys and stores', (h) => {
     expect(res.json()).toEqual({ error: 'name is required (up to 100 characters)' });
   });
 
+  it('store name edge (spec 8 "1 to 100 characters", counted as characters, not UTF-16 units): 1 and 100 kept, 101 refused, on create and rename', async () => {
+    const one = await createStore(acct.accessToken, { name: 'A' });
+    expect(one.statusCode).toBe(201);
+    expect(one.json().store.name).toBe('A');
+    // 100 characters outside the BMP are 200 UTF-16 units: still 100 characters
+    const astral = await createStore(acct.accessToken, { name: '😀'.repeat(100) });
+    expect(astral.statusCode).toBe(201);
+    expect((await createStore(acct.accessToken, { name: '😀'.repeat(101) })).json()).toEqual({ error: 'name is required (up to 100 characters)' });
+    const rename = (name: string) => inject({ method: 'PATCH', url: `/merchant/stores/${one.json().store.id}`, headers: tokenHeader(acct.accessToken), payload: { name } });
+    const at100 = await rename('y'.repeat(100));
+    expect(at100.statusCode).toBe(200);
+    expect(at100.json().store.name).toBe('y'.repeat(100));
+    const at101 = await rename('y'.repeat(101));
+    expect(at101.statusCode).toBe(400);
+    expect(at101.json()).toEqual({ error: 'name is required (up to 100 characters)' });
+    const empty = await rename('');
+    expect(empty.statusCode).toBe(400);
+    expect(empty.json()).toEqual({ error: 'name is required (up to 100 characters)' });
+  });
+
   it('accepts a 100-character name; 404 `not found` renaming another account\'s store; viewers may not create', async () => {
     expect((await createStore(acct.accessToken, { name: 'é'.repeat(100) })).statusCode).toBe(201);
     const other = await signupAccount(t.app);
