@@ -74,6 +74,12 @@ describe('verifyWebhook', () => {
     expect(verifyWebhook(BODY, header, SECRET, { now: at(301) })).toEqual({ ok: false, reason: VERIFY_TOO_OLD });
     expect(verifyWebhook(BODY, header, SECRET, { now: at(-301) })).toEqual({ ok: false, reason: VERIFY_TOO_OLD });
     expect(verifyWebhook(BODY, header, SECRET, { now: at(20), toleranceSec: 10 })).toEqual({ ok: false, reason: VERIFY_TOO_OLD });
+    // the clock is compared in whole seconds, as t is: the last millisecond of second +300 is inside
+    const ms = (m: number) => new Date(T * 1000 + m);
+    expect(verifyWebhook(BODY, header, SECRET, { now: ms(300_999) }).ok).toBe(true);
+    expect(verifyWebhook(BODY, header, SECRET, { now: ms(301_000) })).toEqual({ ok: false, reason: VERIFY_TOO_OLD });
+    expect(verifyWebhook(BODY, header, SECRET, { now: ms(-300_000) }).ok).toBe(true);
+    expect(verifyWebhook(BODY, header, SECRET, { now: ms(-300_001) })).toEqual({ ok: false, reason: VERIFY_TOO_OLD });
   });
 
   it('checks the signature before parsing: a badly signed non-JSON body reports the signature', () => {
