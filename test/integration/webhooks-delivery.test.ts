@@ -313,6 +313,9 @@ describeEachDb('webhook deliveries', (h) => {
     const d = first.json().delivery;
     expect(d).toMatchObject({ merchant_id: acct.merchant.id, livemode: false, target: 'account', url: rx.url, event_type: 'ping', status: 'pending', attempts: 0, max_attempts: 7 });
     expect(JSON.parse(d.payload)).toEqual({ created_at: expect.any(String), data: { message: 'this is a test webhook' }, id: d.event_id, livemode: false, type: 'ping' });
+    // spec 8 "Ping dispatch: about 5 seconds": due the moment it is queued, not on a later schedule
+    expect(d.next_attempt_at).toBe(d.created_at);
+    expect(new Date(d.next_attempt_at).getTime()).toBe(clock.now().getTime());
     // The answer is built from the values inserted, not read back: it is exactly the stored row.
     const [stored] = await h.db().orm.select().from(deliveries).where(eq(deliveries.id, d.id));
     expect(d).toEqual(deliveryJson(stored));
