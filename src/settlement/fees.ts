@@ -4,8 +4,10 @@
 import { dec, quotientUnitsRoundedUp, rateHalfUp, roundUnitsUp, unitsRoundedUp, unitsToDecimal, usdHalfUp, type Decimal } from '../money/index.ts';
 import { TOKEN_DEFS, type TokenSymbol } from '../tokens/index.ts';
 
-/** The service fee is never less than this many dollars' worth of the coin. */
-export const MIN_SERVICE_FEE_USD = dec('0.20');
+// The service fee is never less than MIN_SERVICE_FEE_USD dollars' worth of the coin: one figure for
+// the price the payment quotes and the fee the settlement takes.
+import { MIN_SERVICE_FEE_USD } from '../payments/service-fee.ts';
+export { MIN_SERVICE_FEE_USD };
 const BPS = 10_000n;
 
 /** `max(amount × fee_bps / 10000, 0.20 / rate)` rounded up at the coin's precision, in base units. */
