@@ -18,9 +18,23 @@ describe('serviceFeeUsd', () => {
 });
 
 describe('serviceFeeUsd at the $0.20 minimum', () => {
-  it('is $0.20 up to the payment whose share is $0.20, and the share a cent above (property)', () => {
-    fc.assert(fc.property(fc.integer({ min: 1, max: 10_000 }), (bps) => {
-      const edge = dec('0.2').mul(BPS).div(bps); // the payment whose share is exactly $0.20
+  // dollar amounts in cents, as payments are priced: the share amount × bps / 10000 is then exact
+  it('is $0.20 while the share is at most $0.20, and the share above it (property)', () => {
+    fc.assert(fc.property(fc.integer({ min: 1, max: 100_000_000 }), fc.integer({ min: 1, max: 10_000 }), (cents, bps) => {
+      const usd = dec(cents).div(100);
+      const share = usd.mul(bps).div(BPS);
+      const fee = serviceFeeUsd(usd, bps);
+      if (share.lte('0.2')) expect(fee.toFixed()).toBe('0.2');
+      else expect(fee.eq(share)).toBe(true);
+    }));
+  });
+
+  it('is $0.20 at the payment whose share is exactly $0.20 and a cent below it, the share a cent above (property)', () => {
+    // the fee rates at which some whole number of cents has a share of exactly $0.20
+    const exact = Array.from({ length: 10_000 }, (_, i) => i + 1).filter((bps) => 200_000 % bps === 0);
+    fc.assert(fc.property(fc.constantFrom(...exact), (bps) => {
+      const edge = dec(200_000 / bps).div(100);
+      expect(edge.mul(bps).div(BPS).toFixed()).toBe('0.2');
       expect(serviceFeeUsd(edge, bps).toFixed()).toBe('0.2');
       expect(serviceFeeUsd(edge.minus('0.01'), bps).toFixed()).toBe('0.2');
       const above = edge.plus('0.01');
