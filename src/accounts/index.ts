@@ -18,6 +18,7 @@ export { PayerNameCache, NAMES_CACHE_MS, PAYER_NAME_CHANGED_CHANNEL, type PayerN
 export { UNKNOWN_STORE } from './key-management.ts';
 export type { SignupEnrollment, SignupHook } from './signup.ts';
 export { acceptUrl, type InvitationHook, type InvitationSent } from './invitations.ts';
+export { invitationStatus } from './invitation-json.ts';
 export { invitations } from './schema.ts';
 export type { InvitationRow } from './schema.ts';
 export type { MerchantRow, UserRow } from './schema.ts';

@@ -9,7 +9,7 @@
 // revoked, accepted or expired) and the merchant not suspended: a dead link is never mailed.
 import { eq } from 'drizzle-orm';
 import type { Database } from '../platform/db/index.ts';
-import { invitations, merchants, users, type Role } from '../accounts/index.ts';
+import { invitationStatus, invitations, merchants, users, type Role } from '../accounts/index.ts';
 import { notifications, rolesOf } from '../notifications/index.ts';
 import { preferencesFrom, wantsMail } from './preferences.ts';
 import { mailPreferences, mailQueue, type MailKind } from './schema.ts';
@@ -30,16 +30,17 @@ export function recipientNow(db: Database, mail: { id: string; kind: MailKind },
 }
 
 async function invitee(db: Database, mailId: string, now: Date): Promise<Recipient> {
-  const [r] = await db.orm.select({ merchantStatus: merchants.status, inv: { email: invitations.email, status: invitations.status, expiresAt: invitations.expiresAt } })
+  const [r] = await db.orm.select({ merchantStatus: merchants.status, inv: invitations })
     .from(mailQueue)
     .innerJoin(merchants, eq(merchants.id, mailQueue.merchantId))
     .leftJoin(invitations, eq(invitations.id, mailQueue.invitationId))
     .where(eq(mailQueue.id, mailId)).limit(1);
   if (r?.merchantStatus === 'suspended') return { skip: SKIP_SUSPENDED };
-  if (!r?.inv || r.inv.status === 'revoked') return { skip: SKIP_INVITATION_REVOKED };
-  if (r.inv.status === 'accepted') return { skip: SKIP_INVITATION_ACCEPTED };
-  if (r.inv.status !== 'pending' || r.inv.expiresAt.getTime() <= now.getTime()) return { skip: SKIP_INVITATION_EXPIRED };
-  return { address: r.inv.email };
+  if (!r?.inv) return { skip: SKIP_INVITATION_REVOKED };
+  // the invitation's status as its API shows it (a pending one past expires_at is expired)
+  const status = invitationStatus(r.inv, now);
+  if (status === 'pending') return { address: r.inv.email };
+  return { skip: status === 'accepted' ? SKIP_INVITATION_ACCEPTED : status === 'revoked' ? SKIP_INVITATION_REVOKED : SKIP_INVITATION_EXPIRED };
 }
 
 async function member(db: Database, mailId: string): Promise<Recipient> {
