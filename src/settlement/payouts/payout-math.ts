@@ -26,10 +26,14 @@ export function payoutNetworkFee(fromToken: TokenSymbol, payoutToken: TokenSymbo
   return networkFeeUnits(fromToken, feeUsd, fromRate);
 }
 
-/** Dollar value of units of a coin at `rate`, to the cent (stablecoins: one token, one dollar). */
+/** Exact dollar value of units of a coin at `rate` (stablecoins: one token, one dollar). */
+function exactUsdOf(token: TokenSymbol, units: bigint, rate: Decimal): Decimal {
+  return unitsToDecimal(units, TOKEN_DEFS[token].decimals).mul(TOKEN_DEFS[token].stablecoin ? dec(1) : rate);
+}
+
+/** Dollar value of units of a coin at `rate`, to the cent. */
 export function usdOf(token: TokenSymbol, units: bigint, rate: Decimal): Decimal {
-  const r = TOKEN_DEFS[token].stablecoin ? dec(1) : rate;
-  return usdHalfUp(unitsToDecimal(units, TOKEN_DEFS[token].decimals).mul(r));
+  return usdHalfUp(exactUsdOf(token, units, rate));
 }
 
 /**
@@ -37,8 +41,7 @@ export function usdOf(token: TokenSymbol, units: bigint, rate: Decimal): Decimal
  * $10 as rule 6's automatic payout counts it (rounded, it would read $10.00 and pass).
  */
 export function underMinimumPayout(token: TokenSymbol, units: bigint, rate: Decimal): boolean {
-  const r = TOKEN_DEFS[token].stablecoin ? dec(1) : rate;
-  return unitsToDecimal(units, TOKEN_DEFS[token].decimals).mul(r).lt(MIN_PAYOUT_USD);
+  return exactUsdOf(token, units, rate).lt(MIN_PAYOUT_USD);
 }
 
 export function payoutFigures(fromToken: TokenSymbol, amount: bigint, fee: bigint, rate: Decimal): PayoutFigures {
