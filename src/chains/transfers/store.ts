@@ -1,6 +1,6 @@
 // The transfer rows as the worker reads and moves them. Every move is a compare-and-set on the
 // status it was read in: several processes may work on one chain and a lost race changes nothing.
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Chain } from '../../config.ts';
 import { queryRows, type Executor } from '../../platform/db/index.ts';
 import { outgoingAttempts, outgoingTransfers, type AttemptRow, type TransferRow } from './schema.ts';
@@ -115,16 +115,18 @@ export async function openConsolidation(ex: Executor, chain: Chain, livemode: bo
 }
 
 /** Hot wallets with a consolidation not yet mined (their smallest outputs being joined), as `chain:livemode`. */
-export async function walletsConsolidating(ex: Executor): Promise<Set<string>> {
-  const rows = await ex.selectDistinct({ chain: outgoingTransfers.chain, livemode: outgoingTransfers.livemode }).from(outgoingTransfers)
-    .where(and(eq(outgoingTransfers.purpose, 'consolidation'), inArray(outgoingTransfers.status, ['recorded', 'signed', 'sent'])));
-  return new Set(rows.map((r) => `${r.chain}:${r.livemode}`));
+export function walletsConsolidating(ex: Executor): Promise<Set<string>> {
+  return walletsWith(ex, and(eq(outgoingTransfers.purpose, 'consolidation'), inArray(outgoingTransfers.status, ['recorded', 'signed', 'sent']))!);
 }
 
 /** Hot wallets with a transfer waiting for funds, as `chain:livemode`. */
-export async function walletsWaitingForFunds(ex: Executor): Promise<Set<string>> {
-  const rows = await ex.selectDistinct({ chain: outgoingTransfers.chain, livemode: outgoingTransfers.livemode }).from(outgoingTransfers)
-    .where(and(inArray(outgoingTransfers.status, [...MAY_WAIT_FOR_FUNDS]), eq(outgoingTransfers.waiting, WAITING_FUNDS), eq(outgoingTransfers.fromRole, 'hot')));
+export function walletsWaitingForFunds(ex: Executor): Promise<Set<string>> {
+  return walletsWith(ex, and(inArray(outgoingTransfers.status, [...MAY_WAIT_FOR_FUNDS]), eq(outgoingTransfers.waiting, WAITING_FUNDS), eq(outgoingTransfers.fromRole, 'hot'))!);
+}
+
+/** The wallets (`chain:livemode`) of the transfers that match `where`. */
+async function walletsWith(ex: Executor, where: SQL): Promise<Set<string>> {
+  const rows = await ex.selectDistinct({ chain: outgoingTransfers.chain, livemode: outgoingTransfers.livemode }).from(outgoingTransfers).where(where);
   return new Set(rows.map((r) => `${r.chain}:${r.livemode}`));
 }
 
