@@ -34,6 +34,19 @@ describe.skipIf(skip)('a coin chosen as the hour to choose ends [postgres]', () 
   });
 
   const blocked = (n: number) => untilLockWaiters(db, n);
+  /** Another connection holds the payment while `queue` lines statements up behind it, then lets them go. */
+  const holdingPayment = async (id: string, queue: () => Promise<void>) => {
+    const locker = new pg.Client({ connectionString: opened.url! });
+    await locker.connect();
+    try {
+      await locker.query('begin');
+      await locker.query('select id from payments where id = $1 for update', [id]);
+      await queue();
+      await locker.query('commit');
+    } finally {
+      await locker.end();
+    }
+  };
 
   it('the choice queued first for the payment wins: pending with the coin and its new deadline, the old one doing nothing', async () => {
     const p = await createPayment(t.app, acct.testKey, { token: undefined });
@@ -41,23 +54,16 @@ describe.skipIf(skip)('a coin chosen as the hour to choose ends [postgres]', () 
     clock.set(new Date(expiresAt.getTime() - 1000));
     // another connection holds the payment, so the choice (its checks passed within the hour) and
     // then the deadline's timer (claimed at the hour) queue for it, the choice ahead
-    const locker = new pg.Client({ connectionString: opened.url! });
-    await locker.connect();
     let choice;
     let ran;
-    try {
-      await locker.query('begin');
-      await locker.query('select id from payments where id = $1 for update', [p.id]);
+    await holdingPayment(p.id, async () => {
       choice = t.app.inject({ method: 'POST', url: `/checkout/${p.checkout_token}/token`, remoteAddress: randomIp(), payload: { token: 'ETH' } });
       await blocked(1);
       ran = t.services.payments.runDue(new Date(expiresAt.getTime() + 1));
       // the timer queues for the payment too, or passes over the timer row the choice holds
       await Promise.race([blocked(2), ran]);
-      await locker.query('commit');
-    } finally {
-      await locker.end();
-    }
-    const [chosen, count] = await Promise.all([choice, ran]);
+    });
+    const [chosen, count] = await Promise.all([choice!, ran!]);
     expect(chosen.statusCode, chosen.body).toBe(200);
     expect(count).toBe(0);
     clock.set(new Date(expiresAt.getTime() + 2000));
@@ -78,22 +84,15 @@ describe.skipIf(skip)('a coin chosen as the hour to choose ends [postgres]', () 
     const p = await createPayment(t.app, acct.testKey, { token: undefined });
     const expiresAt = new Date(p.expires_at);
     clock.set(new Date(expiresAt.getTime() - 1000));
-    const locker = new pg.Client({ connectionString: opened.url! });
-    await locker.connect();
     let choice;
     let ran;
-    try {
-      await locker.query('begin');
-      await locker.query('select id from payments where id = $1 for update', [p.id]);
+    await holdingPayment(p.id, async () => {
       ran = t.services.payments.runDue(new Date(expiresAt.getTime() + 1));
       await blocked(1);
       choice = t.app.inject({ method: 'POST', url: `/checkout/${p.checkout_token}/token`, remoteAddress: randomIp(), payload: { token: 'ETH' } });
       await blocked(2);
-      await locker.query('commit');
-    } finally {
-      await locker.end();
-    }
-    const [chosen, count] = await Promise.all([choice, ran]);
+    });
+    const [chosen, count] = await Promise.all([choice!, ran!]);
     expect([chosen.statusCode, chosen.json()]).toEqual([400, { error: 'this payment can no longer be paid' }]);
     expect(count).toBe(1);
     clock.set(new Date(expiresAt.getTime() + 2000));
