@@ -2987,6 +2987,8 @@ export interface operations {
             /** @description rate limit exceeded */
             429: {
                 headers: {
+                    /** @description seconds to wait: the limit's window, the longest a client can have to wait before one of its requests leaves it */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3057,6 +3059,8 @@ export interface operations {
             /** @description rate limit exceeded */
             429: {
                 headers: {
+                    /** @description seconds to wait: the limit's window, the longest a client can have to wait before one of its requests leaves it */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3126,6 +3130,8 @@ export interface operations {
             /** @description rate limit exceeded */
             429: {
                 headers: {
+                    /** @description seconds to wait: the limit's window, the longest a client can have to wait before one of its requests leaves it */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3190,6 +3196,8 @@ export interface operations {
             /** @description rate limit exceeded */
             429: {
                 headers: {
+                    /** @description seconds to wait: the limit's window, the longest a client can have to wait before one of its requests leaves it */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3450,6 +3458,8 @@ export interface operations {
             /** @description rate limit exceeded */
             429: {
                 headers: {
+                    /** @description seconds to wait: the limit's window, the longest a client can have to wait before one of its requests leaves it */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5387,6 +5397,8 @@ export interface operations {
             /** @description rate limit exceeded */
             429: {
                 headers: {
+                    /** @description seconds to wait: the limit's window, the longest a client can have to wait before one of its requests leaves it */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7018,6 +7030,8 @@ export interface operations {
             /** @description rate limit exceeded */
             429: {
                 headers: {
+                    /** @description seconds to wait: the limit's window, the longest a client can have to wait before one of its requests leaves it */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8548,6 +8562,8 @@ export interface operations {
             /** @description rate limit exceeded */
             429: {
                 headers: {
+                    /** @description seconds to wait: the limit's window, the longest a client can have to wait before one of its requests leaves it */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8644,6 +8660,8 @@ export interface operations {
             /** @description rate limit exceeded */
             429: {
                 headers: {
+                    /** @description seconds to wait: the limit's window, the longest a client can have to wait before one of its requests leaves it */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8801,6 +8819,8 @@ export interface operations {
             /** @description rate limit exceeded */
             429: {
                 headers: {
+                    /** @description seconds to wait: the limit's window, the longest a client can have to wait before one of its requests leaves it */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8859,6 +8879,8 @@ export interface operations {
             /** @description rate limit exceeded */
             429: {
                 headers: {
+                    /** @description seconds to wait: the limit's window, the longest a client can have to wait before one of its requests leaves it */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8961,6 +8983,8 @@ export interface operations {
             /** @description rate limit exceeded */
             429: {
                 headers: {
+                    /** @description seconds to wait: the limit's window, the longest a client can have to wait before one of its requests leaves it */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9058,6 +9082,8 @@ export interface operations {
             /** @description rate limit exceeded */
             429: {
                 headers: {
+                    /** @description seconds to wait: the limit's window, the longest a client can have to wait before one of its requests leaves it */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9118,6 +9144,8 @@ export interface operations {
             /** @description rate limit exceeded */
             429: {
                 headers: {
+                    /** @description seconds to wait: the limit's window, the longest a client can have to wait before one of its requests leaves it */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9167,6 +9195,8 @@ export interface operations {
             /** @description rate limit exceeded */
             429: {
                 headers: {
+                    /** @description seconds to wait: the limit's window, the longest a client can have to wait before one of its requests leaves it */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9237,6 +9267,8 @@ export interface operations {
             /** @description rate limit exceeded */
             429: {
                 headers: {
+                    /** @description seconds to wait: the limit's window, the longest a client can have to wait before one of its requests leaves it */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9295,6 +9327,8 @@ export interface operations {
             /** @description rate limit exceeded */
             429: {
                 headers: {
+                    /** @description seconds to wait: the limit's window, the longest a client can have to wait before one of its requests leaves it */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9385,6 +9419,8 @@ export interface operations {
             /** @description rate limit exceeded */
             429: {
                 headers: {
+                    /** @description seconds to wait: the limit's window, the longest a client can have to wait before one of its requests leaves it */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -48,7 +48,7 @@ export class Authenticator {
     const row = await this.#keys.get(hashSecret(secret));
     if (!row || row.key.revokedAt) throw unauthorized(INVALID_API_KEY);
     const now = this.#clock.now();
-    if (!(await this.#limiter.take(`key:${row.key.id}`, API_KEY_RATE.limit, API_KEY_RATE.windowMs, now.getTime()))) throw tooManyRequests();
+    if (!(await this.#limiter.take(`key:${row.key.id}`, API_KEY_RATE.limit, API_KEY_RATE.windowMs, now.getTime()))) throw tooManyRequests(API_KEY_RATE.windowMs);
     if (row.merchant.status === 'suspended') throw forbidden(SUSPENDED);
     if (row.key.livemode && !row.merchant.liveEnabled) throw forbidden(LIVE_MODE_OFF);
     if (row.key.access === 'read' && !(opts.method === 'GET' && opts.readAllowed)) throw forbidden(READ_ONLY_KEY);

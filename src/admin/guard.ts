@@ -75,7 +75,7 @@ export function adminRoute(app: FastifyInstance, adminToken: string | null, spec
     onRequest: async (req) => {
       if (!adminToken) throw notFound();
       const check = await checkAdminToken(app.server, adminToken, bearer(req), req.ip);
-      if (check === 'rate_limited') throw tooManyRequests();
+      if (check === 'rate_limited') throw tooManyRequests(ADMIN_FAILURE_WINDOW_MS);
       if (check === 'invalid') throw unauthorized(INVALID_ADMIN_TOKEN);
     },
     handler: (req, reply) => spec.handler(req, reply, adminActor(req)),

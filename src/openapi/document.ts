@@ -80,6 +80,7 @@ function operation(r: RouteDoc): Record<string, unknown> {
     if (responses[status]) continue;
     responses[status] = {
       description: messages.join('; '),
+      ...(status === 429 ? { headers: { 'Retry-After': { description: 'seconds to wait: the limit\'s window, the longest a client can have to wait before one of its requests leaves it', schema: { type: 'integer', minimum: 1 } } } } : {}),
       content: { 'application/json': { schema: ref('Error'), examples: Object.fromEntries(messages.map((m, i) => [`e${i + 1}`, { summary: m, value: { error: m } }])) } },
     };
   }

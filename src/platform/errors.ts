@@ -2,9 +2,12 @@
 // `{"error": message}`. Services throw these and never know about HTTP otherwise.
 export class AppError extends Error {
   readonly status: number;
-  constructor(status: number, message: string) {
+  /** Seconds the client should wait before trying again (the answer's Retry-After), when known. */
+  readonly retryAfterS: number | undefined;
+  constructor(status: number, message: string, retryAfterS?: number) {
     super(message);
     this.status = status;
+    this.retryAfterS = retryAfterS;
     this.name = 'AppError';
   }
 }
@@ -14,7 +17,12 @@ export const unauthorized = (message: string) => new AppError(401, message);
 export const forbidden = (message: string) => new AppError(403, message);
 export const notFound = (message = 'not found') => new AppError(404, message);
 export const conflict = (message: string) => new AppError(409, message);
-export const tooManyRequests = (message = RATE_LIMITED) => new AppError(429, message);
+/**
+ * A refused request under a limit whose window is `windowMs`: the answer's Retry-After is that
+ * window in whole seconds (at least 1), the longest the client can have to wait before a request
+ * of its own leaves the window.
+ */
+export const tooManyRequests = (windowMs: number) => new AppError(429, RATE_LIMITED, Math.max(1, Math.ceil(windowMs / 1000)));
 
 export const INVALID_REQUEST_BODY = 'invalid request body';
 export const RATE_LIMITED = 'rate limit exceeded';

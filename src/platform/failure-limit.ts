@@ -11,7 +11,7 @@ export interface FailureLimit {
 
 /** Throws 429 when `key` has used up its failures in the window ending at `nowMs`. */
 export async function refuseOverFailures(limiter: RateLimiter, key: string, limit: FailureLimit, nowMs: number): Promise<void> {
-  if (await limiter.count(key, limit.windowMs, nowMs) >= limit.max) throw tooManyRequests();
+  if (await limiter.count(key, limit.windowMs, nowMs) >= limit.max) throw tooManyRequests(limit.windowMs);
 }
 
 /** Counts one failure of `key` (never refused itself: the limit is checked before the attempt). */

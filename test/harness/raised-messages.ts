@@ -1,5 +1,5 @@
 // The fixed error messages the source raises: every `badRequest(X)`, `unauthorized(X)`,
-// `forbidden(X)`, `notFound(X)`, `conflict(X)`, `tooManyRequests(X)` and `new AppError(status, X)`
+// `forbidden(X)`, `notFound(X)`, `conflict(X)` and `new AppError(status, X)`
 // whose X is a string literal or a constant, the constant followed through the file's imports and
 // re-exports to its `const X = '…'`. Messages built at run time (a function call, a template with
 // parts) are left to the recorded answers of the OpenAPI test.
@@ -8,9 +8,9 @@ import path from 'node:path';
 
 export interface RaisedMessage { file: string; line: number; message: string; status: number }
 
-const STATUS_OF: Record<string, number> = { badRequest: 400, unauthorized: 401, forbidden: 403, notFound: 404, conflict: 409, tooManyRequests: 429 };
+const STATUS_OF: Record<string, number> = { badRequest: 400, unauthorized: 401, forbidden: 403, notFound: 404, conflict: 409 };
 
-const RAISE = /\b(badRequest|unauthorized|forbidden|notFound|conflict|tooManyRequests)\(\s*([A-Za-z_$][\w$]*|'(?:[^'\\]|\\.)*')\s*\)|new AppError\(\s*(\d+)\s*,\s*([A-Za-z_$][\w$]*|'(?:[^'\\]|\\.)*')\s*\)/g;
+const RAISE = /\b(badRequest|unauthorized|forbidden|notFound|conflict)\(\s*([A-Za-z_$][\w$]*|'(?:[^'\\]|\\.)*')\s*\)|new AppError\(\s*(\d+)\s*,\s*([A-Za-z_$][\w$]*|'(?:[^'\\]|\\.)*')\s*\)/g;
 const CONST = /\bconst ([A-Za-z_$][\w$]*)\s*(?::\s*string\s*)?=\s*(?:'((?:[^'\\]|\\.)*)'|`([^`$\\]*)`)\s*;/g;
 const IMPORT = /\b(?:import|export)\s*(?:type\s*)?\{([^}]*)\}\s*from\s*'([^']+)'/g;
 

@@ -31,6 +31,8 @@ describeEachDb('accounts hardening', (h) => {
     const limited = await addAddress(a, a.password);
     expect(limited.statusCode).toBe(429);
     expect(limited.json()).toEqual({ error: 'rate limit exceeded' });
+    // The longest the member can have to wait: the whole window.
+    expect(limited.headers['retry-after']).toBe('900');
     // The password change shares the count (same member).
     const change = await t.app.inject({ method: 'POST', url: '/merchant/me/password', headers: tokenHeader(a.accessToken), payload: { current_password: a.password, new_password: 'another-password-1' } });
     expect(change.statusCode).toBe(429);
@@ -83,6 +85,7 @@ describeEachDb('accounts hardening', (h) => {
     const limited = await t.app.inject({ method: 'GET', url: '/admin/merchants', remoteAddress: ip, headers: { authorization: 'Bearer guess-x' } });
     expect(limited.statusCode).toBe(429);
     expect(limited.json()).toEqual({ error: 'rate limit exceeded' });
+    expect(limited.headers['retry-after']).toBe('60');
     const elsewhere = await t.app.inject({ method: 'GET', url: '/admin/merchants', remoteAddress: randomIp(), headers: { authorization: 'Bearer test-admin-token' } });
     expect(elsewhere.statusCode).toBe(200);
   });
@@ -117,6 +120,8 @@ describeEachDb('accounts hardening', (h) => {
     const sixth = await add(randomIp());
     expect(sixth.statusCode).toBe(429);
     expect(sixth.json()).toEqual({ error: 'rate limit exceeded' });
+    // the member's budget is over ten seconds (the address's, a second, had room)
+    expect(sixth.headers['retry-after']).toBe('10');
     clock.advance(10_001);
     expect((await add(randomIp())).statusCode).toBe(201);
   });

@@ -1,5 +1,5 @@
 // The request rates of spec part 8, each with the answer of spec 7 (429 `rate limit exceeded`) and
-// its window: a second, after which the client is admitted again. The referral payout request's
+// its window: a second, after which the client is admitted again (the answer's Retry-After says so). The referral payout request's
 // rate (1 a second, bursts of 5) is tested with its other refusals (affiliate-payouts.test.ts).
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import type { InjectOptions } from 'fastify';
@@ -9,7 +9,7 @@ import { keyHeader, randomIp, signupAccount, type Account } from '../harness/acc
 import { createPayment } from '../harness/payments.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 
-const LIMITED = [429, { error: 'rate limit exceeded' }];
+const LIMITED = [429, { error: 'rate limit exceeded' }, '1'];
 
 describeEachDb('request rates of spec 8', (h) => {
   let t: TestApp;
@@ -25,7 +25,7 @@ describeEachDb('request rates of spec 8', (h) => {
 
   const answer = async (opts: InjectOptions) => {
     const res = await t.app.inject(opts);
-    return [res.statusCode, res.json()];
+    return [res.statusCode, res.json(), res.headers['retry-after']];
   };
   const statuses = async (n: number, opts: () => InjectOptions) => {
     const got: number[] = [];
@@ -86,7 +86,7 @@ describeEachDb('request rates of spec 8', (h) => {
     expect(await answer(choose(p.checkout_token))).toEqual(LIMITED);
     expect(await answer(simulate(p.checkout_token))).toEqual(LIMITED);
     clock.advance(1);
-    expect(await answer(choose(p.checkout_token))).toEqual([400, { error: 'token is required' }]);
-    expect(await answer(simulate(p.checkout_token))).toEqual([400, { error: 'outcome is required' }]);
+    expect(await answer(choose(p.checkout_token))).toEqual([400, { error: 'token is required' }, undefined]);
+    expect(await answer(simulate(p.checkout_token))).toEqual([400, { error: 'outcome is required' }, undefined]);
   });
 });

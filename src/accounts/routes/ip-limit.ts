@@ -46,7 +46,7 @@ function expandIpv6(ip: string): string[] {
 }
 
 export async function limitByIp(limiter: RateLimiter, bucket: string, req: FastifyRequest, perSecond: number, nowMs: number): Promise<void> {
-  if (!(await limiter.take(`${bucket}:${ipLimitKey(req.ip)}`, perSecond, 1000, nowMs))) throw tooManyRequests();
+  if (!(await limiter.take(`${bucket}:${ipLimitKey(req.ip)}`, perSecond, 1000, nowMs))) throw tooManyRequests(1000);
 }
 
 /** Routes that tell whether an email is registered anywhere (adding a member, inviting one): as many a
@@ -58,5 +58,5 @@ export const EMAIL_PROBES_PER_MEMBER = 20;
 export const EMAIL_PROBE_MEMBER_WINDOW_MS = 10_000;
 export async function limitEmailProbes(limiter: RateLimiter, req: FastifyRequest, userId: string, nowMs: number): Promise<void> {
   await limitByIp(limiter, 'email-probe', req, EMAIL_PROBE_RATE, nowMs);
-  if (!(await limiter.take(`email-probe-user:${userId}`, EMAIL_PROBES_PER_MEMBER, EMAIL_PROBE_MEMBER_WINDOW_MS, nowMs))) throw tooManyRequests();
+  if (!(await limiter.take(`email-probe-user:${userId}`, EMAIL_PROBES_PER_MEMBER, EMAIL_PROBE_MEMBER_WINDOW_MS, nowMs))) throw tooManyRequests(EMAIL_PROBE_MEMBER_WINDOW_MS);
 }

@@ -29,7 +29,7 @@ export function registerAffiliateMerchantRoutes(app: FastifyInstance, accounts: 
     return reply.code(201).send({ payout });
   }, async (_req, auth) => {
     const { perSecond, burst } = PAYOUT_REQUEST_RATE;
-    if (!(await affiliate.limiter.take(`affiliate-payout:${auth.userId}`, perSecond, burst, clock.now().getTime()))) throw tooManyRequests();
+    if (!(await affiliate.limiter.take(`affiliate-payout:${auth.userId}`, perSecond, burst, clock.now().getTime()))) throw tooManyRequests(1000 / perSecond);
   });
   route('GET', '/merchant/affiliate/payouts', async (req, _reply, auth) => failsAs(COULD_NOT_LIST, log, () => listPayouts(db, auth.merchantId, queryOf(req))));
   route('GET', '/merchant/affiliate/payouts/:id', async (req, _reply, auth) => ({

@@ -13,6 +13,7 @@ export function installErrorMapper(app: FastifyInstance): void {
     if (err instanceof AppError) {
       // A 503 is an expected answer (e.g. a coin with no current price): the market logs its cause once.
       if (err.status >= 500 && err.status !== 503) req.log.error({ err }, 'request failed');
+      if (err.retryAfterS !== undefined) reply.header('retry-after', String(err.retryAfterS));
       return reply.code(err.status).send({ error: err.message });
     }
     const status = (err as FastifyError).statusCode ?? 500;
