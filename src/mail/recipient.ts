@@ -6,7 +6,8 @@
 // "E-mail"). The address is the member's at send time, not the copy's.
 //
 // An invitation's mail goes to the invited address while the invitation is still pending (not
-// revoked, accepted or expired) and the merchant not suspended: a dead link is never mailed.
+// revoked, accepted or expired), the merchant not suspended and the address without an account of
+// its own by now (one address is one account: accepting would answer 409): a dead link is never mailed.
 import { eq } from 'drizzle-orm';
 import type { Database } from '../platform/db/index.ts';
 import { invitationStatus, invitations, merchants, users, type Role } from '../accounts/index.ts';
@@ -22,6 +23,7 @@ export const SKIP_SUSPENDED = 'the merchant is suspended';
 export const SKIP_INVITATION_REVOKED = 'the invitation was revoked';
 export const SKIP_INVITATION_ACCEPTED = 'the invitation was accepted';
 export const SKIP_INVITATION_EXPIRED = 'the invitation has expired';
+export const SKIP_INVITEE_REGISTERED = 'the invited address has an account by now';
 
 export type Recipient = { address: string } | { skip: string };
 
@@ -39,7 +41,10 @@ async function invitee(db: Database, mailId: string, now: Date): Promise<Recipie
   if (!r?.inv) return { skip: SKIP_INVITATION_REVOKED };
   // the invitation's status as its API shows it (a pending one past expires_at is expired)
   const status = invitationStatus(r.inv, now);
-  if (status === 'pending') return { address: r.inv.email };
+  if (status === 'pending') {
+    const [account] = await db.orm.select({ id: users.id }).from(users).where(eq(users.email, r.inv.email)).limit(1);
+    return account ? { skip: SKIP_INVITEE_REGISTERED } : { address: r.inv.email };
+  }
   return { skip: status === 'accepted' ? SKIP_INVITATION_ACCEPTED : status === 'revoked' ? SKIP_INVITATION_REVOKED : SKIP_INVITATION_EXPIRED };
 }
 

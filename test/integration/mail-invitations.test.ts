@@ -162,6 +162,16 @@ describeEachDb('e-mail of invitations', (h) => {
     expect([(await rowOf(a.invitation.id)).lastError, (await rowOf(b.invitation.id)).lastError]).toEqual(['the invitation was accepted', 'the invitation has expired']);
   });
 
+  it('an invitee who signed up on their own before the mail went: skipped (accepting would answer 409)', async () => {
+    const { email, invitation } = await invite();
+    const signup = await t.app.inject({ method: 'POST', url: '/merchant/signup', remoteAddress: randomIp(), payload: { merchant_name: 'Own shop', email, password: 'own-password-123' } });
+    expect(signup.statusCode, signup.body).toBe(201);
+    expect(await worker().runDue()).toBe(1);
+    expect(smtp.messages.flatMap((m) => m.to)).not.toContain(email);
+    const row = await rowOf(invitation.id);
+    expect([row.status, row.lastError, row.body]).toEqual(['skipped', 'the invited address has an account by now', '']);
+  });
+
   it(`is pruned as other mail: a sent invitation mail ${MAIL_SENT_KEPT_DAYS} days after it was sent`, async () => {
     const { invitation } = await invite();
     await worker().runDue();
