@@ -28,6 +28,21 @@ export interface LinkPayments {
 export const linkOrderPrefix = (linkId: string): string => `link_${linkId}_`;
 export const linkOrderId = (linkId: string, n: number): string => `${linkOrderPrefix(linkId)}${n}`;
 
+const NO_COIN: readonly string[] = [];
+
+/**
+ * The coins a link's payment offers now: the link's own that the merchant still accepts (a coin
+ * turned off after the link was made is left out, not refused to the customer with a message meant
+ * for the merchant); null: every coin the merchant accepts; NO_COIN: none of the link's is left,
+ * and the link takes no payments until one is turned on again.
+ */
+function coinsNow(link: LinkRow, merchant: Merchant): readonly string[] | null {
+  if (!link.tokens) return null;
+  const enabled: readonly string[] = enabledTokensOf(merchant);
+  const kept = link.tokens.filter((t) => enabled.includes(t));
+  return kept.length === 0 ? NO_COIN : kept;
+}
+
 export class LinksService {
   readonly platform: Platform;
   readonly #payments: LinkPayments;
@@ -112,7 +127,7 @@ export class LinksService {
   async isOpen(slug: string): Promise<boolean> {
     try {
       const { link, merchant } = await this.#open(slug);
-      return !link.livemode || merchant.liveEnabled;
+      return (!link.livemode || merchant.liveEnabled) && coinsNow(link, merchant) !== NO_COIN;
     } catch {
       return false;
     }
@@ -151,6 +166,8 @@ export class LinksService {
 
   async #pay({ link, merchant }: { link: LinkRow; merchant: Merchant }, email: unknown, actor: Actor): Promise<Record<string, unknown>> {
     if (link.livemode && !merchant.liveEnabled) throw forbidden(LINK_NOT_TAKING_PAYMENTS);
+    const tokens = coinsNow(link, merchant);
+    if (tokens === NO_COIN) throw forbidden(LINK_NOT_TAKING_PAYMENTS);
     const [{ n }] = await this.platform.db.orm.update(paymentLinks).set({ lastNumber: sql`${paymentLinks.lastNumber} + 1` })
       .where(eq(paymentLinks.id, link.id)).returning({ n: paymentLinks.lastNumber });
     const { payment } = await this.#payments.create({ merchant, livemode: link.livemode, storeId: link.storeId, actor }, {
@@ -158,7 +175,7 @@ export class LinksService {
       amount_usd: link.amountUsd,
       metadata: { link_id: link.id },
       description: link.description ?? link.name,
-      ...(link.tokens ? { tokens: link.tokens } : {}),
+      ...(tokens ? { tokens } : {}),
       ...(link.successUrl ? { success_url: link.successUrl } : {}),
       ...(link.cancelUrl ? { cancel_url: link.cancelUrl } : {}),
       ...(present(email) && email !== '' ? { customer_email: email } : {}),

@@ -226,6 +226,27 @@ describeEachDb('payment links', (h) => {
     expect(off.json()).toEqual({ error: 'this link is not taking payments right now' });
   });
 
+  it('offers only the link\'s coins the merchant still accepts; none left: not taking payments until one is back', async () => {
+    const acct = await signupAccount(t.app);
+    const accept = (coins: string[]) => inject({ method: 'PATCH', url: '/merchant/settings', headers: tokenHeader(acct.accessToken), payload: { enabled_tokens: coins } });
+    const link = await makeLink({ tokens: ['BTC', 'ETH'] }, acct.accessToken);
+    expect((await accept(['BTC', 'USDT_TRC20'])).statusCode).toBe(200);
+    const one = await pay(slugOf(link));
+    expect(one.statusCode, one.body).toBe(201);
+    expect(one.json().token_options.map((o: Json) => o.token)).toEqual(['BTC']);
+    // the link keeps what the merchant chose: turning ETH on again offers it again
+    expect((await inject({ method: 'GET', url: `/merchant/links/${link.id}`, headers: tokenHeader(acct.accessToken) })).json().link.tokens).toEqual(['BTC', 'ETH']);
+    expect((await accept(['USDT_TRC20'])).statusCode).toBe(200);
+    const none = await pay(slugOf(link));
+    expect([none.statusCode, none.json()]).toEqual([403, { error: 'this link is not taking payments right now' }]);
+    expect((await t.app.inject({ method: 'HEAD', url: `/l/${slugOf(link)}`, remoteAddress: randomIp() })).statusCode).toBe(404);
+    expect((await accept(['ETH', 'BTC'])).statusCode).toBe(200);
+    const back = await pay(slugOf(link));
+    expect(back.statusCode).toBe(201);
+    expect(back.json().token_options.map((o: Json) => o.token).sort()).toEqual(['BTC', 'ETH']);
+    expect((await t.app.inject({ method: 'HEAD', url: `/l/${slugOf(link)}`, remoteAddress: randomIp() })).statusCode).toBe(200);
+  });
+
   it('limits POST /l/{slug}/payments and the page together to 5 a second per IP: 429 `rate limit exceeded`', async () => {
     const link = await makeLink();
     const ip = randomIp();
