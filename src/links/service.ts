@@ -7,7 +7,7 @@ import { newId, pooledRandomBytes } from '../platform/ids.ts';
 import { isIdShaped, present, refuseNul } from '../platform/fields.ts';
 import { listParams, LIST_DEFAULT } from '../platform/list-params.ts';
 import { recordAudit, type Actor } from '../audit/index.ts';
-import { enabledTokensOf, findStore, merchants, UNKNOWN_STORE, type Merchant } from '../accounts/index.ts';
+import { captureSettings, enabledTokensOf, findStore, merchants, UNKNOWN_STORE, type CapturedSettings, type Merchant } from '../accounts/index.ts';
 import { isOpen, notEnabled, parseCreateInput, payerView, type KeyCaller, type PaymentStatus } from '../payments/index.ts';
 import { paymentLinks, type LinkRow } from './schema.ts';
 import { emitLinkUpdate, linkJson } from './json.ts';
@@ -18,10 +18,14 @@ export const LIVE_LINK_OFF = 'live mode is off for this account: the owner can t
 /** A customer opening a live link of an account whose live mode was turned off since. */
 export const LINK_NOT_TAKING_PAYMENTS = 'this link is not taking payments right now';
 
-/** What links need of the payments room: its creation (POST /v1/payments' own use case) and the payer's view. */
+/**
+ * What links need of the payments room: its creation (POST /v1/payments' own use case), the payer's
+ * view, and the coins a payment may be offered now (enabled, and in live mode on a chain with a node).
+ */
 export interface LinkPayments {
   create(caller: KeyCaller, body: Record<string, unknown>): Promise<{ payment: Record<string, unknown>; created: boolean }>;
   checkoutView(checkoutToken: string): Promise<Record<string, unknown>>;
+  readonly catalog: { offered(settings: CapturedSettings, livemode: boolean): readonly string[] };
 }
 
 /** The order ids a link gives out: `link_<link id>_<n>` (CONTRACT.md). */
@@ -31,15 +35,16 @@ export const linkOrderId = (linkId: string, n: number): string => `${linkOrderPr
 const NO_COIN: readonly string[] = [];
 
 /**
- * The coins a link's payment offers now: the link's own that the merchant still accepts (a coin
- * turned off after the link was made is left out, not refused to the customer with a message meant
+ * The coins a link's payment offers now: the link's own that can be paid now, the merchant still
+ * accepting them and, for a live link, their chain having a node (a coin turned off, or whose node
+ * is gone, after the link was made is left out, not refused to the customer with a message meant
  * for the merchant); null: every coin the merchant accepts; NO_COIN: none of the link's is left,
- * and the link takes no payments until one is turned on again.
+ * and the link takes no payments until one can be paid again.
  */
-function coinsNow(link: LinkRow, merchant: Merchant): readonly string[] | null {
+function coinsNow(link: LinkRow, merchant: Merchant, payments: LinkPayments): readonly string[] | null {
   if (!link.tokens) return null;
-  const enabled: readonly string[] = enabledTokensOf(merchant);
-  const kept = link.tokens.filter((t) => enabled.includes(t));
+  const offered = payments.catalog.offered(captureSettings(merchant), link.livemode);
+  const kept = link.tokens.filter((t) => offered.includes(t));
   return kept.length === 0 ? NO_COIN : kept;
 }
 
@@ -127,7 +132,7 @@ export class LinksService {
   async isOpen(slug: string): Promise<boolean> {
     try {
       const { link, merchant } = await this.#open(slug);
-      return (!link.livemode || merchant.liveEnabled) && coinsNow(link, merchant) !== NO_COIN;
+      return (!link.livemode || merchant.liveEnabled) && coinsNow(link, merchant, this.#payments) !== NO_COIN;
     } catch {
       return false;
     }
@@ -166,7 +171,7 @@ export class LinksService {
 
   async #pay({ link, merchant }: { link: LinkRow; merchant: Merchant }, email: unknown, actor: Actor): Promise<Record<string, unknown>> {
     if (link.livemode && !merchant.liveEnabled) throw forbidden(LINK_NOT_TAKING_PAYMENTS);
-    const tokens = coinsNow(link, merchant);
+    const tokens = coinsNow(link, merchant, this.#payments);
     if (tokens === NO_COIN) throw forbidden(LINK_NOT_TAKING_PAYMENTS);
     const [{ n }] = await this.platform.db.orm.update(paymentLinks).set({ lastNumber: sql`${paymentLinks.lastNumber} + 1` })
       .where(eq(paymentLinks.id, link.id)).returning({ n: paymentLinks.lastNumber });

@@ -247,6 +247,33 @@ describeEachDb('payment links', (h) => {
     expect((await t.app.inject({ method: 'HEAD', url: `/l/${slugOf(link)}`, remoteAddress: randomIp() })).statusCode).toBe(200);
   });
 
+  it('offers a live link\'s coins that have a node now; none left: not taking payments, never the merchant\'s node message', async () => {
+    const acct = await signupAccount(t.app);
+    await inject({ method: 'POST', url: '/merchant/live', headers: tokenHeader(acct.accessToken), payload: { enabled: true } });
+    // Made while a bitcoin node was configured; this app has an Ethereum node only.
+    const withBtc = await startTestApp(h.db(), { env: { ETHEREUM_RPC_URL: 'http://127.0.0.1:8545', BITCOIN_RPC_URL: 'http://u:p@127.0.0.1:8332' } });
+    let both: Json;
+    let btcOnly: Json;
+    try {
+      const make = async (tokens: string[]) => {
+        const res = await withBtc.app.inject({ method: 'POST', url: '/merchant/links', headers: tokenHeader(acct.accessToken), remoteAddress: randomIp(), payload: { name: 'n', amount_usd: '100', tokens } });
+        expect(res.statusCode, res.body).toBe(201);
+        return res.json().link as Json;
+      };
+      both = await make(['BTC', 'ETH']);
+      btcOnly = await make(['BTC']);
+    } finally {
+      await withBtc.close();
+    }
+    const one = await pay(slugOf(both));
+    expect(one.statusCode, one.body).toBe(201);
+    expect(one.json().token_options.map((o: Json) => o.token)).toEqual(['ETH']);
+    const none = await pay(slugOf(btcOnly));
+    expect([none.statusCode, none.json()]).toEqual([403, { error: 'this link is not taking payments right now' }]);
+    expect((await t.app.inject({ method: 'HEAD', url: `/l/${slugOf(btcOnly)}`, remoteAddress: randomIp() })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'HEAD', url: `/l/${slugOf(both)}`, remoteAddress: randomIp() })).statusCode).toBe(200);
+  });
+
   it('limits POST /l/{slug}/payments and the page together to 5 a second per IP: 429 `rate limit exceeded`', async () => {
     const link = await makeLink();
     const ip = randomIp();
