@@ -73,9 +73,13 @@ export class CustomersService {
 
   async update(merchantId: string, id: string, body: Record<string, unknown>, actor: Actor): Promise<CustomerRow> {
     const patch = parseCustomerPatch(body);
-    const before = await this.#find(merchantId, id);
+    if (!isIdShaped(id)) throw notFound();
     const now = this.platform.clock.now();
     return this.platform.db.transaction(async (tx) => {
+      // Read under the row lock: the audit's `before` is what this change replaced, even when
+      // another change committed since the request began.
+      const [before] = await tx.select().from(customers).where(and(eq(customers.id, id), eq(customers.merchantId, merchantId))).for('update');
+      if (!before) throw notFound();
       const [row] = await tx.update(customers).set({ ...patch, updatedAt: now }).where(eq(customers.id, before.id)).returning();
       await recordAudit(tx, { merchantId, action: 'customer.updated', actor, subject: row.id, before: customerJson(before), after: customerJson(row), at: now });
       await emitCustomerUpdate(tx, row, now);
