@@ -108,9 +108,13 @@ export class LinksService {
 
   async update(merchantId: string, id: string, body: Record<string, unknown>, actor: Actor): Promise<LinkRow> {
     const patch = parseLinkPatch(body);
-    const before = await this.get(merchantId, id);
+    if (!isIdShaped(id)) throw notFound();
     const now = this.platform.clock.now();
     return this.platform.db.transaction(async (tx) => {
+      // Read under the row lock: the audit's `before` is what this change replaced, even when
+      // another change committed since the request began.
+      const [before] = await tx.select().from(paymentLinks).where(and(eq(paymentLinks.id, id), eq(paymentLinks.merchantId, merchantId))).for('update');
+      if (!before) throw notFound();
       const [row] = await tx.update(paymentLinks).set({ ...patch, updatedAt: now }).where(eq(paymentLinks.id, before.id)).returning();
       await recordAudit(tx, { merchantId, action: 'payment_link.updated', actor, subject: id, before: this.json(before), after: this.json(row), at: now });
       await emitLinkUpdate(tx, row, this.checkoutBase, now);
