@@ -8,7 +8,7 @@ import { isIdShaped, present, refuseNul } from '../platform/fields.ts';
 import { listParams, LIST_DEFAULT } from '../platform/list-params.ts';
 import { recordAudit, type Actor } from '../audit/index.ts';
 import { captureSettings, enabledTokensOf, findStore, merchants, UNKNOWN_STORE, type CapturedSettings, type Merchant } from '../accounts/index.ts';
-import { isOpen, notEnabled, parseCreateInput, payerView, type KeyCaller, type PaymentStatus } from '../payments/index.ts';
+import { isOpen, notEnabled, parseCreateInput, type KeyCaller, type PaymentStatus } from '../payments/index.ts';
 import { paymentLinks, type LinkRow } from './schema.ts';
 import { emitLinkUpdate, linkJson } from './json.ts';
 import { activeFilter, parseLinkPatch, parseNewLink } from './input.ts';
@@ -20,11 +20,13 @@ export const LINK_NOT_TAKING_PAYMENTS = 'this link is not taking payments right 
 
 /**
  * What links need of the payments room: its creation (POST /v1/payments' own use case), the payer's
- * view, and the coins a payment may be offered now (enabled, and in live mode on a chain with a node).
+ * views, and the coins a payment may be offered now (enabled, and in live mode on a chain with a node).
  */
 export interface LinkPayments {
   create(caller: KeyCaller, body: Record<string, unknown>): Promise<{ payment: Record<string, unknown>; created: boolean }>;
   checkoutView(checkoutToken: string): Promise<Record<string, unknown>>;
+  /** The payer's view (with merchant_name, store_name) of the merchant's view `create` answers. */
+  payerViewOf(view: Record<string, unknown>): Promise<Record<string, unknown>>;
   readonly catalog: { offered(settings: CapturedSettings, livemode: boolean): readonly string[] };
 }
 
@@ -189,6 +191,6 @@ export class LinksService {
       ...(link.cancelUrl ? { cancel_url: link.cancelUrl } : {}),
       ...(present(email) && email !== '' ? { customer_email: email } : {}),
     });
-    return { ...payerView(payment), ...(payment.checkout_url !== undefined ? { checkout_url: payment.checkout_url } : {}) };
+    return { ...(await this.#payments.payerViewOf(payment)), ...(payment.checkout_url !== undefined ? { checkout_url: payment.checkout_url } : {}) };
   }
 }

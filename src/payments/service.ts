@@ -26,7 +26,7 @@ import { parseUsdField } from './create-input.ts';
 import { ListTotals } from './list-totals.ts';
 import { depositsOf, findMerchantPayments, findPayment, findWithDeposits, listPayments, lockPayment, NumberReserve, type PaymentScope } from './repository.ts';
 import type { DepositRow, PaymentRow } from './schema.ts';
-import { paymentJson, publicPaymentJson } from './views.ts';
+import { paymentJson, payerView, publicPaymentJson } from './views.ts';
 import { paymentFilters } from './list-filters.ts';
 import { dashboardSeries } from './series.ts';
 import { dashboardFigures, type FailedWebhooksCounter } from './dashboard.ts';
@@ -201,6 +201,12 @@ export class PaymentsService {
     const f = await this.#withDeposits({ id, scope: { merchantId } });
     return this.#view(f.payment, false, f.deposits);
   }
+  /** The payer's view of a merchant's view of a payment, with who is paid, as #view gives it. */
+  async payerViewOf(view: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const names = this.#names(String(view.merchant_id), typeof view.store_id === 'string' ? view.store_id : null);
+    return Object.assign(payerView(view), names instanceof Promise ? await names : names);
+  }
+
   async checkoutView(token: string) {
     const f = await this.#withDeposits({ checkoutToken: token });
     return this.#view(f.payment, true, f.deposits);

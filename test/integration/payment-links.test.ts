@@ -212,6 +212,20 @@ describeEachDb('payment links', (h) => {
     expect(preflight.headers['access-control-allow-origin']).toBe('*');
   });
 
+  it('answers the same payer\'s view as the checkout: with merchant_name, and store_name for a store\'s link', async () => {
+    const store = (await inject({ method: 'POST', url: '/merchant/stores', headers: tokenHeader(owner.accessToken), payload: { name: 'Corner shop' } })).json().store;
+    for (const link of [await makeLink(), await makeLink({ store_id: store.id })]) {
+      const res = await pay(slugOf(link));
+      expect(res.statusCode).toBe(201);
+      const p = res.json();
+      const token = String(p.checkout_url).slice(String(p.checkout_url).lastIndexOf('/') + 1);
+      const view = (await t.app.inject({ method: 'GET', url: `/checkout/${token}` })).json();
+      expect(view.merchant_name).toEqual(expect.any(String));
+      expect([p.merchant_name, p.store_name]).toEqual([view.merchant_name, view.store_name]);
+      expect(p.store_name).toBe(link.store_id ? 'Corner shop' : undefined);
+    }
+  });
+
   it('answers 404 `not found` for an unknown or inactive link and a suspended account, 400 for a bad customer_email', async () => {
     const link = await makeLink();
     for (const [payload, error] of [[{ customer_email: 'nope' }, 'customer_email must be an email address'], [{ customer_email: 12 }, 'customer_email must be an email address'], [{ customer_email: 'a\u0000@b.co' }, 'customer_email must not contain NUL characters']] as const) {
