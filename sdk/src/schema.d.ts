@@ -3193,6 +3193,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description this link's next order ids are taken by open payments: try again later */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description rate limit exceeded */
             429: {
                 headers: {

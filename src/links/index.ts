@@ -6,7 +6,7 @@ import type { LinksService } from './service.ts';
 import { registerLinkMerchantRoutes } from './routes/merchant-routes.ts';
 import { registerLinkPublicRoutes } from './routes/public-routes.ts';
 
-export { LinksService, LIVE_LINK_OFF, LINK_NOT_TAKING_PAYMENTS, linkOrderId, type LinkPayments } from './service.ts';
+export { LinksService, LIVE_LINK_OFF, LINK_NOT_TAKING_PAYMENTS, LINK_NUMBERS_TAKEN, linkOrderId, type LinkPayments } from './service.ts';
 export { linkFeed } from './feed.ts';
 export { linkJson, LINK_UPDATE } from './json.ts';
 export { NAME_INVALID, ACTIVE_INVALID } from './input.ts';

@@ -2,7 +2,7 @@
 // public side where a customer opening a link gets a new payment of it.
 import { and, count, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { Platform } from '../platform/context.ts';
-import { badRequest, forbidden, notFound } from '../platform/errors.ts';
+import { badRequest, conflict, forbidden, notFound } from '../platform/errors.ts';
 import { newId, pooledRandomBytes } from '../platform/ids.ts';
 import { isIdShaped, present, refuseNul } from '../platform/fields.ts';
 import { listParams, LIST_DEFAULT } from '../platform/list-params.ts';
@@ -31,6 +31,9 @@ export interface LinkPayments {
 }
 
 /** The order ids a link gives out: `link_<link id>_<n>` (CONTRACT.md). */
+/** Order numbers in a row already open as the merchant's own payments: the link stops looking (a merchant scripting that many is refused). */
+const MAX_TAKEN_NUMBERS = 20;
+export const LINK_NUMBERS_TAKEN = "this link's next order ids are taken by open payments: try again later";
 export const linkOrderPrefix = (linkId: string): string => `link_${linkId}_`;
 export const linkOrderId = (linkId: string, n: number): string => `${linkOrderPrefix(linkId)}${n}`;
 
@@ -179,10 +182,7 @@ export class LinksService {
     if (link.livemode && !merchant.liveEnabled) throw forbidden(LINK_NOT_TAKING_PAYMENTS);
     const tokens = coinsNow(link, merchant, this.#payments);
     if (tokens === NO_COIN) throw forbidden(LINK_NOT_TAKING_PAYMENTS);
-    const [{ n }] = await this.platform.db.orm.update(paymentLinks).set({ lastNumber: sql`${paymentLinks.lastNumber} + 1` })
-      .where(eq(paymentLinks.id, link.id)).returning({ n: paymentLinks.lastNumber });
-    const { payment } = await this.#payments.create({ merchant, livemode: link.livemode, storeId: link.storeId, actor }, {
-      order_id: linkOrderId(link.id, Number(n)),
+    const body = {
       amount_usd: link.amountUsd,
       metadata: { link_id: link.id },
       description: link.description ?? link.name,
@@ -190,7 +190,16 @@ export class LinksService {
       ...(link.successUrl ? { success_url: link.successUrl } : {}),
       ...(link.cancelUrl ? { cancel_url: link.cancelUrl } : {}),
       ...(present(email) && email !== '' ? { customer_email: email } : {}),
-    });
-    return { ...(await this.#payments.payerViewOf(payment)), ...(payment.checkout_url !== undefined ? { checkout_url: payment.checkout_url } : {}) };
+    };
+    // A new payment every time: an open payment the merchant made with this order id by hand (the
+    // creation answers it again rather than making one) would hand this payer another's payment,
+    // of another amount: that number is passed over for the next.
+    for (let tries = 0; tries < MAX_TAKEN_NUMBERS; tries++) {
+      const [{ n }] = await this.platform.db.orm.update(paymentLinks).set({ lastNumber: sql`${paymentLinks.lastNumber} + 1` })
+        .where(eq(paymentLinks.id, link.id)).returning({ n: paymentLinks.lastNumber });
+      const { payment, created } = await this.#payments.create({ merchant, livemode: link.livemode, storeId: link.storeId, actor }, { ...body, order_id: linkOrderId(link.id, Number(n)) });
+      if (created) return { ...(await this.#payments.payerViewOf(payment)), ...(payment.checkout_url !== undefined ? { checkout_url: payment.checkout_url } : {}) };
+    }
+    throw conflict(LINK_NUMBERS_TAKEN);
   }
 }

@@ -310,6 +310,22 @@ describeEachDb('payment links', (h) => {
     expect((await t.app.inject({ method: 'HEAD', url: `/l/${slugOf(both)}`, remoteAddress: randomIp() })).statusCode).toBe(200);
   });
 
+  it('never hands a payer an open payment the merchant made with the link\'s next order id: that number is passed over', async () => {
+    const acct = await signupAccount(t.app);
+    const link = await makeLink({ amount_usd: '25' }, acct.accessToken);
+    // the dashboard's creation (no per-key rate limit to wait out), as a script of the merchant's could
+    const byHand = (n: number) => inject({ method: 'POST', url: '/merchant/payments?mode=test', headers: tokenHeader(acct.accessToken), payload: { order_id: `link_${link.id}_${n}`, amount_usd: '99' } });
+    expect((await byHand(1)).statusCode).toBe(201);
+    const res = await pay(slugOf(link));
+    expect(res.statusCode, res.body).toBe(201);
+    expect([res.json().order_id, res.json().usd_amount]).toEqual([`link_${link.id}_2`, '25']);
+    // a merchant who takes the next 20 numbers by hand: the payer is told to come back, given nothing
+    for (let n = 3; n <= 22; n++) expect((await byHand(n)).statusCode).toBe(201);
+    const taken = await pay(slugOf(link));
+    expect([taken.statusCode, taken.json()]).toEqual([409, { error: "this link's next order ids are taken by open payments: try again later" }]);
+    expect((await pay(slugOf(link))).json().order_id).toBe(`link_${link.id}_23`);
+  });
+
   it('limits POST /l/{slug}/payments and the page together to 5 a second per IP: 429 `rate limit exceeded`', async () => {
     const link = await makeLink();
     const ip = randomIp();

@@ -5,7 +5,7 @@ import {
   SIMULATION_OUTCOMES, SIMULATION_RUNNING, TOKEN_REQUIRED,
 } from '../../payments/index.ts';
 import type { RouteDoc } from '../describe.ts';
-import { LINK_NOT_TAKING_PAYMENTS } from '../../links/index.ts';
+import { LINK_NOT_TAKING_PAYMENTS, LINK_NUMBERS_TAKEN } from '../../links/index.ts';
 import { BELOW_MINIMUM_ERRORS } from './v1.ts';
 import { CHANGED_CONCURRENTLY } from '../../payments/accounting.ts';
 import { arr, obj, oneOf, ref, str, wrap } from '../schema.ts';
@@ -44,7 +44,7 @@ export const PUBLIC_ROUTES: RouteDoc[] = [
     method: 'POST', path: '/l/:slug/payments', tag: 'Payment links', auth: 'none', summary: 'A new payment of a payment link (5 a second per IP address)',
     body: obj({ customer_email: str() }),
     responses: { 201: { description: `${PAYER_VIEW} plus checkout_url`, schema: ref('Payment') } },
-    errors: { 400: [CUSTOMER_EMAIL_INVALID, ...BELOW_MINIMUM_ERRORS], 403: [LINK_NOT_TAKING_PAYMENTS], 404: [NOT_FOUND], 429: [RATE_LIMITED] },
+    errors: { 400: [CUSTOMER_EMAIL_INVALID, ...BELOW_MINIMUM_ERRORS], 403: [LINK_NOT_TAKING_PAYMENTS], 404: [NOT_FOUND], 409: [LINK_NUMBERS_TAKEN], 429: [RATE_LIMITED] },
   },
   {
     method: 'GET', path: '/l/:slug', tag: 'Payment links', auth: 'none', summary: 'The hosted link page: makes the payment and redirects to its checkout',
