@@ -1,7 +1,7 @@
 // Reading the audit log (spec 4.4 Audit): filters, newest first, with the list rules.
-import { and, count, desc, eq, gte, like, lt, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, like, lt, sql, type SQL } from 'drizzle-orm';
 import { badRequest } from '../platform/errors.ts';
-import type { Database } from '../platform/db/index.ts';
+import { withTotal, type Database } from '../platform/db/index.ts';
 import { LIST_AUDIT, listParams, type ListParams } from '../platform/list-params.ts';
 import { auditEntries } from '../accounts/schema.ts';
 import { auditEntryJson } from './audit.ts';
@@ -45,9 +45,7 @@ export async function listAudit(db: Database, merchantId: string, query: unknown
   const q = (query && typeof query === 'object' ? query : {}) as Record<string, unknown>;
   const where = and(...auditFilters(merchantId, q));
   const page = listParams(q, LIST_AUDIT);
-  const [rows, [{ n }]] = await Promise.all([
-    db.orm.select().from(auditEntries).where(where).orderBy(desc(auditEntries.at), desc(auditEntries.id)).limit(page.limit).offset(page.offset),
-    db.orm.select({ n: count() }).from(auditEntries).where(where),
-  ]);
-  return { entries: rows.map(auditEntryJson), total: Number(n), ...page };
+  const { rows, total } = await withTotal(db.orm, auditEntries, where,
+    db.orm.select().from(auditEntries).where(where).orderBy(desc(auditEntries.at), desc(auditEntries.id)).limit(page.limit).offset(page.offset));
+  return { entries: rows.map(auditEntryJson), total, ...page };
 }

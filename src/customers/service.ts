@@ -1,7 +1,8 @@
 // The customers room's service (CONTRACT.md "Customers"): list, read with recent payments, make by
 // hand, change name and metadata. Made from payments by customerFeed (feed.ts), not here.
-import { and, count, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { Platform } from '../platform/context.ts';
+import { withTotal } from '../platform/db/index.ts';
 import { conflict, notFound } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { isIdShaped } from '../platform/fields.ts';
@@ -35,11 +36,9 @@ export class CustomersService {
       where.push(sql`(position(lower(${q}) in lower(${customers.email})) > 0 or position(lower(${q}) in lower(coalesce(${customers.name}, ''))) > 0)`);
     }
     const db = this.platform.db.orm;
-    const [rows, [{ n }]] = await Promise.all([
-      db.select().from(customers).where(and(...where)).orderBy(desc(customers.createdAt), desc(customers.id)).limit(page.limit).offset(page.offset),
-      db.select({ n: count() }).from(customers).where(and(...where)),
-    ]);
-    return { customers: rows.map(customerJson), total: Number(n), limit: page.limit, offset: page.offset };
+    const { rows, total } = await withTotal(db, customers, and(...where),
+      db.select().from(customers).where(and(...where)).orderBy(desc(customers.createdAt), desc(customers.id)).limit(page.limit).offset(page.offset));
+    return { customers: rows.map(customerJson), total, limit: page.limit, offset: page.offset };
   }
 
   async #find(merchantId: string, id: string): Promise<CustomerRow> {

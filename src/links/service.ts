@@ -1,7 +1,8 @@
 // The payment links room's service (CONTRACT.md "Payment links"): the merchant's routes, and the
 // public side where a customer opening a link gets a new payment of it.
-import { and, count, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { Platform } from '../platform/context.ts';
+import { withTotal } from '../platform/db/index.ts';
 import { badRequest, conflict, forbidden, notFound } from '../platform/errors.ts';
 import { newId, pooledRandomBytes } from '../platform/ids.ts';
 import { isIdShaped, present, refuseNul } from '../platform/fields.ts';
@@ -76,11 +77,9 @@ export class LinksService {
     const where: SQL[] = [eq(paymentLinks.merchantId, merchantId), eq(paymentLinks.livemode, livemode)];
     if (active !== undefined) where.push(eq(paymentLinks.active, active));
     const db = this.platform.db.orm;
-    const [rows, [{ n }]] = await Promise.all([
-      db.select().from(paymentLinks).where(and(...where)).orderBy(desc(paymentLinks.createdAt), desc(paymentLinks.id)).limit(page.limit).offset(page.offset),
-      db.select({ n: count() }).from(paymentLinks).where(and(...where)),
-    ]);
-    return { links: rows.map((r) => this.json(r)), total: Number(n), limit: page.limit, offset: page.offset };
+    const { rows, total } = await withTotal(db, paymentLinks, and(...where),
+      db.select().from(paymentLinks).where(and(...where)).orderBy(desc(paymentLinks.createdAt), desc(paymentLinks.id)).limit(page.limit).offset(page.offset));
+    return { links: rows.map((r) => this.json(r)), total, limit: page.limit, offset: page.offset };
   }
 
   /** A link of the merchant, either mode. */

@@ -2,8 +2,8 @@
 // mails, newest first, and a given-up one sent again. The body is never shown (the notification's
 // text, which the merchant's team reads in the dashboard, or an invitation's accept link, a secret
 // of the invitee); nothing of the SMTP server is stored.
-import { count, desc, eq } from 'drizzle-orm';
-import type { Executor, Orm } from '../platform/db/index.ts';
+import { desc, eq } from 'drizzle-orm';
+import { withTotal, type Executor, type Orm } from '../platform/db/index.ts';
 import { conflict, notFound } from '../platform/errors.ts';
 import { recordAudit, type Actor } from '../audit/index.ts';
 import { MAIL_STATUSES, mailQueue, type MailRow, type MailStatus } from './schema.ts';
@@ -37,11 +37,8 @@ export function mailJson(r: MailRow): Record<string, unknown> {
 
 export async function mailForOperator(orm: Orm, status: MailStatus | undefined, limit: number, offset: number): Promise<{ mail: MailRow[]; total: number }> {
   const where = status ? eq(mailQueue.status, status) : undefined;
-  const [rows, [{ n }]] = await Promise.all([
-    orm.select().from(mailQueue).where(where).orderBy(desc(mailQueue.createdAt), desc(mailQueue.id)).limit(limit).offset(offset),
-    orm.select({ n: count() }).from(mailQueue).where(where),
-  ]);
-  return { mail: rows, total: Number(n) };
+  const { rows, total } = await withTotal(orm, mailQueue, where, orm.select().from(mailQueue).where(where).orderBy(desc(mailQueue.createdAt), desc(mailQueue.id)).limit(limit).offset(offset));
+  return { mail: rows, total };
 }
 
 /**

@@ -1,7 +1,7 @@
 // Reads and writes of one merchant's conversation: messages oldest first with paging backwards,
 // unread counts per side, the conversation row (latest message, read marks). No HTTP here.
 import { and, asc, count, desc, eq, gt, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
-import type { Executor, Tx } from '../platform/db/index.ts';
+import { withTotal, type Executor, type Tx } from '../platform/db/index.ts';
 import { badRequest } from '../platform/errors.ts';
 import { isIdShaped } from '../platform/fields.ts';
 import { listParams, LIST_DEFAULT } from '../platform/list-params.ts';
@@ -76,12 +76,10 @@ export async function conversationsPage(ex: Executor, page: { limit: number; off
     and (support_conversations.support_read_at is null or s.created_at > support_conversations.support_read_at))`;
   const merchantName = sql<string>`(select m.name from merchants m where m.id = support_conversations.merchant_id)`;
   const where = sql`${supportConversations.lastMessageId} is not null`;
-  const [rows, [{ n }]] = await Promise.all([
+  const { rows, total } = await withTotal(ex, supportConversations, where,
     ex.select({ merchantId: supportConversations.merchantId, merchantName, lastMessageId: supportConversations.lastMessageId, unread })
       .from(supportConversations).where(where)
-      .orderBy(desc(supportConversations.lastMessageAt), asc(supportConversations.merchantId)).limit(page.limit).offset(page.offset),
-    ex.select({ n: count() }).from(supportConversations).where(where),
-  ]);
+      .orderBy(desc(supportConversations.lastMessageAt), asc(supportConversations.merchantId)).limit(page.limit).offset(page.offset));
   const ids = rows.map((r) => r.lastMessageId!);
   const last = ids.length === 0 ? [] : await ex.select().from(supportMessages).where(sql`${supportMessages.id} = any(string_to_array(${ids.join(',')}, ','))`);
   const byId = new Map(last.map((m) => [m.id, m]));
@@ -92,6 +90,6 @@ export async function conversationsPage(ex: Executor, page: { limit: number; off
       last_message: messageJson(byId.get(r.lastMessageId!)!),
       unread: Number(r.unread),
     })),
-    total: Number(n),
+    total,
   };
 }

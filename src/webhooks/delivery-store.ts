@@ -1,7 +1,7 @@
 // Reading and changing deliveries for the API (spec 4.4 "Webhook and deliveries", part 3 delivery
 // status): lists, one delivery, redeliver, resolve; and the figures other rooms show.
-import { and, asc, count, desc, eq, sql, type SQL } from 'drizzle-orm';
-import { queryRows, type Executor, type Tx } from '../platform/db/index.ts';
+import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { queryRows, withTotal, type Executor, type Tx } from '../platform/db/index.ts';
 import { badRequest, conflict, notFound } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { isIdShaped, longerThan, oneOfFilter } from '../platform/fields.ts';
@@ -115,11 +115,7 @@ export async function listDeliveries(ex: Executor, q: DeliveryListQuery): Promis
 /** The operator's list (GET /admin/deliveries): every merchant's, newest first, paged by offset with the total as the other operator lists. */
 export async function deliveriesForOperator(ex: Executor, status: DeliveryStatus | undefined, limit: number, offset: number): Promise<{ rows: DeliveryRow[]; total: number }> {
   const where = status !== undefined ? eq(deliveries.status, status) : undefined;
-  const [rows, [{ n }]] = await Promise.all([
-    ex.select().from(deliveries).where(where).orderBy(desc(deliveries.createdAt), desc(deliveries.id)).limit(limit).offset(offset),
-    ex.select({ n: count() }).from(deliveries).where(where),
-  ]);
-  return { rows, total: Number(n) };
+  return withTotal(ex, deliveries, where, ex.select().from(deliveries).where(where).orderBy(desc(deliveries.createdAt), desc(deliveries.id)).limit(limit).offset(offset));
 }
 
 export async function findDelivery(ex: Executor, merchantId: string, id: string, lock = false): Promise<DeliveryRow> {
