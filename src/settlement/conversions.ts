@@ -43,6 +43,7 @@ export const noteSweepFailed = (why: string): string => `the deposit could not b
 export const NOTE_CONVERSION_WAITING_PRICE = 'converting: waiting for a current market price';
 
 const chainOf = (t: TokenSymbol): Chain => TOKEN_DEFS[t].chain;
+type Port = NonNullable<ExecutorDeps['transfers']>;
 
 /**
  * Moves every live treasury conversion one step where it can; returns how many moved. A step that
@@ -122,10 +123,7 @@ async function advanceOne(tx: Executor, id: string, deps: ExecutorDeps, now: Dat
     // a destination the gateway refuses by now (planned before it did, or its own address since) is
     // paid nothing: what the conversion bought stays in the balance, as a direct settlement's net does
     const refusal = await refusedDestination(tx, deps.ownAddresses, row);
-    if (refusal) {
-      await keepRefusedSettlement(tx, { ...row, conversion: { ...executed, status: 'done' } }, refusal, port, deps.fees ?? null, now);
-      return true;
-    }
+    if (refusal) return keepBought(tx, row, executed, refusal, port, deps, now);
     const payout = await port.send(tx, treasuryPayout(row, executed));
     return update(tx, row, { ...executed, payout }, null, [payout], now);
   }
@@ -136,13 +134,16 @@ async function advanceOne(tx: Executor, id: string, deps: ExecutorDeps, now: Dat
     // be called back (nothing signed for it: cancel refuses one that may be on a node): what the
     // conversion bought stays in the balance, as step 2 keeps it
     const refusal = await refusedDestination(tx, deps.ownAddresses, row);
-    if (refusal && await port.cancel?.(tx, row.id, c.payout)) {
-      await keepRefusedSettlement(tx, { ...row, conversion: { ...c, status: 'done' } }, refusal, port, deps.fees ?? null, now);
-      return true;
-    }
+    if (refusal && await port.cancel?.(tx, row.id, c.payout)) return keepBought(tx, row, c, refusal, port, deps, now);
   }
   const note = paying?.waiting_funds ? noteWaitingFunds(to) : null;
   return note === row.note ? false : update(tx, row, c, note, [], now);
+}
+
+/** What the conversion bought stays in the balance (its destination is refused): the conversion is done. */
+async function keepBought(tx: Executor, row: SettlementRow, c: StoredConversion, refusal: string, port: Port, deps: ExecutorDeps, now: Date): Promise<boolean> {
+  await keepRefusedSettlement(tx, { ...row, conversion: { ...c, status: 'done' } }, refusal, port, deps.fees ?? null, now);
+  return true;
 }
 
 async function update(tx: Executor, row: SettlementRow, c: StoredConversion, note: string | null, added: string[], now: Date): Promise<boolean> {
