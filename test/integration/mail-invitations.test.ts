@@ -17,7 +17,7 @@ import { ManualClock } from '../../src/platform/clock.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { queryRows } from '../../src/platform/db/index.ts';
 import { MAIL_SENT_KEPT_DAYS, mailQueue } from '../../src/mail/index.ts';
-import { users } from '../../src/accounts/index.ts';
+import { invitations, users } from '../../src/accounts/index.ts';
 
 const FRIDAY = '2026-03-06T15:30:00Z';
 const DAY = 86_400_000;
@@ -170,6 +170,22 @@ describeEachDb('e-mail of invitations', (h) => {
     expect(smtp.messages.flatMap((m) => m.to)).not.toContain(email);
     const row = await rowOf(invitation.id);
     expect([row.status, row.lastError, row.body]).toEqual(['skipped', 'the invited address has an account by now', '']);
+  });
+
+  it('an invitation whose mail cannot be queued is not made: one transaction, nothing half-done', async () => {
+    const email = `invitee-${uid()}@example.test`;
+    await h.db().orm.execute(sql.raw(`create function refuse_mail() returns trigger language plpgsql as $$ begin raise exception 'mail queue refused'; end $$`));
+    await h.db().orm.execute(sql.raw('create trigger refuse_mail before insert on mail_queue for each row execute function refuse_mail()'));
+    try {
+      const res = await as('POST', '/merchant/invitations', { email, role: 'viewer' });
+      expect([res.statusCode, res.json()]).toEqual([500, { error: 'internal error' }]);
+    } finally {
+      await h.db().orm.execute(sql.raw('drop trigger refuse_mail on mail_queue'));
+      await h.db().orm.execute(sql.raw('drop function refuse_mail()'));
+    }
+    expect(await h.db().orm.select().from(invitations).where(eq(invitations.email, email))).toEqual([]);
+    // the same invitation goes through once the queue takes mail again
+    expect((await as('POST', '/merchant/invitations', { email, role: 'viewer' })).statusCode).toBe(201);
   });
 
   it(`is pruned as other mail: a sent invitation mail ${MAIL_SENT_KEPT_DAYS} days after it was sent`, async () => {
