@@ -44,7 +44,9 @@ export async function createStore(db: Database, merchantId: string, body: Record
 export async function renameStore(db: Database, merchantId: string, id: string, body: Record<string, unknown>, actor: Actor, now: Date): Promise<StoreRow> {
   const name = requireStoreName(body.name);
   return db.transaction(async (tx) => {
-    const before = await findStore(tx, merchantId, id);
+    // under the row's lock: the audit's `before` is what this rename replaced, even with another
+    // committed since this transaction began
+    const [before] = await tx.select().from(stores).where(and(eq(stores.id, id), eq(stores.merchantId, merchantId))).for('update');
     if (!before) throw notFound();
     const [row] = await tx.update(stores).set({ name, updatedAt: now }).where(eq(stores.id, id)).returning();
     await recordAudit(tx, { merchantId, action: 'store.updated', actor, subject: id, before: storeJson(before), after: storeJson(row), at: now });
