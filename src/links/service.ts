@@ -31,10 +31,10 @@ export interface LinkPayments {
   readonly catalog: { offered(settings: CapturedSettings, livemode: boolean): readonly string[] };
 }
 
-/** The order ids a link gives out: `link_<link id>_<n>` (CONTRACT.md). */
 /** Order numbers in a row already open as the merchant's own payments: the link stops looking (a merchant scripting that many is refused). */
 const MAX_TAKEN_NUMBERS = 20;
 export const LINK_NUMBERS_TAKEN = "this link's next order ids are taken by open payments: try again later";
+/** The order ids a link gives out: `link_<link id>_<n>` (CONTRACT.md). */
 export const linkOrderPrefix = (linkId: string): string => `link_${linkId}_`;
 export const linkOrderId = (linkId: string, n: number): string => `${linkOrderPrefix(linkId)}${n}`;
 
