@@ -1,5 +1,6 @@
 // Race tests on PostgreSQL line statements up behind a lock held by another connection, then let
 // them go in order: this waits until that many of them are queued.
+import pg from 'pg';
 import type { Database } from '../../src/platform/db/index.ts';
 
 /** Waits until `n` statements of `db`'s database wait for a lock (PostgreSQL; 10 s at most). */
@@ -10,4 +11,24 @@ export async function untilLockWaiters(db: Database, n = 1): Promise<void> {
     await new Promise((r) => setTimeout(r, 25));
   }
   throw new Error(`fewer than ${n} statements waiting for a lock`);
+}
+
+/**
+ * `request` made while another connection holds `statement`'s change of a row uncommitted; that
+ * change commits once a statement of `request` waits for the row: a change committed meanwhile (a
+ * second dashboard tab). PostgreSQL only (`url` is its database).
+ */
+export async function committedMeanwhile<T>(db: Database, url: string, statement: string, params: unknown[], request: () => Promise<T>): Promise<T> {
+  const locker = new pg.Client({ connectionString: url });
+  await locker.connect();
+  try {
+    await locker.query('begin');
+    await locker.query(statement, params);
+    const pending = request();
+    await untilLockWaiters(db);
+    await locker.query('commit');
+    return await pending;
+  } finally {
+    await locker.end();
+  }
 }

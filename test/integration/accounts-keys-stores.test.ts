@@ -8,8 +8,7 @@ import { addMember, keyHeader, randomIp, signupAccount, tokenHeader, type Accoun
 import { apiRoute } from '../../src/accounts/index.ts';
 import { auditEntries } from '../../src/accounts/schema.ts';
 import { events } from '../../src/events/index.ts';
-import pg from 'pg';
-import { untilLockWaiters } from '../harness/lock-waits.ts';
+import { committedMeanwhile } from '../harness/lock-waits.ts';
 
 describeEachDb('accounts api keys and stores', (h) => {
   let t: TestApp;
@@ -195,18 +194,9 @@ describeEachDb('accounts api keys and stores', (h) => {
   // what this rename replaced, so the trail reads Old -> Other -> New, never Old -> New twice.
   it.skipIf(h.kind !== 'postgres')('audits the store as it was when the rename was made, with a rename committed meanwhile', async () => {
     const store = (await createStore(dev.accessToken, { name: 'Old' })).json().store;
-    const locker = new pg.Client({ connectionString: h.url()! });
-    await locker.connect();
-    try {
-      await locker.query('begin');
-      await locker.query(`update stores set name = 'Other' where id = $1`, [store.id]);
-      const pending = inject({ method: 'PATCH', url: `/merchant/stores/${store.id}`, headers: tokenHeader(dev.accessToken), payload: { name: 'New' } });
-      await untilLockWaiters(h.db());
-      await locker.query('commit');
-      expect((await pending).statusCode).toBe(200);
-    } finally {
-      await locker.end();
-    }
+    const res = await committedMeanwhile(h.db(), h.url()!, `update stores set name = 'Other' where id = $1`, [store.id],
+      () => inject({ method: 'PATCH', url: `/merchant/stores/${store.id}`, headers: tokenHeader(dev.accessToken), payload: { name: 'New' } }));
+    expect(res.statusCode).toBe(200);
     const [audit] = await h.db().orm.select().from(auditEntries).where(and(eq(auditEntries.subject, store.id), eq(auditEntries.action, 'store.updated')));
     expect([(audit.before as { name: string }).name, (audit.after as { name: string }).name]).toEqual(['Other', 'New']);
   });

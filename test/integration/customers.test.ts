@@ -12,8 +12,7 @@ import { auditEntries } from '../../src/accounts/schema.ts';
 import { events } from '../../src/events/index.ts';
 import { payments } from '../../src/payments/schema.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
-import pg from 'pg';
-import { untilLockWaiters } from '../harness/lock-waits.ts';
+import { committedMeanwhile } from '../harness/lock-waits.ts';
 
 describeEachDb('customers', (h) => {
   let t: TestApp;
@@ -224,18 +223,9 @@ describeEachDb('customers', (h) => {
   // what this change replaced, so the trail reads Old -> Other -> New, never Old -> New twice.
   it.skipIf(h.kind !== 'postgres')('audits the customer as it was when the change was made, with a change committed meanwhile', async () => {
     const c = (await create(owner.accessToken, { email: `r-${uid()}@x.example`, name: 'Old' })).json().customer;
-    const locker = new pg.Client({ connectionString: h.url()! });
-    await locker.connect();
-    try {
-      await locker.query('begin');
-      await locker.query(`update customers set name = 'Other' where id = $1`, [c.id]);
-      const pending = inject({ method: 'PATCH', url: `/merchant/customers/${c.id}`, headers: tokenHeader(finance.accessToken), payload: { name: 'New' } });
-      await untilLockWaiters(h.db());
-      await locker.query('commit');
-      expect((await pending).statusCode).toBe(200);
-    } finally {
-      await locker.end();
-    }
+    const res = await committedMeanwhile(h.db(), h.url()!, `update customers set name = 'Other' where id = $1`, [c.id],
+      () => inject({ method: 'PATCH', url: `/merchant/customers/${c.id}`, headers: tokenHeader(finance.accessToken), payload: { name: 'New' } }));
+    expect(res.statusCode).toBe(200);
     const [audit] = await h.db().orm.select().from(auditEntries).where(and(eq(auditEntries.subject, c.id), eq(auditEntries.action, 'customer.updated')));
     expect([(audit.before as Json).name, (audit.after as Json).name]).toEqual(['Other', 'New']);
   });

@@ -11,8 +11,7 @@ import { ANY_ROLE, DASHBOARD_ROUTES, OWNER_DEVELOPER, merchants } from '../../sr
 import { auditEntries } from '../../src/accounts/schema.ts';
 import { events } from '../../src/events/index.ts';
 import { paymentLinks } from '../../src/links/index.ts';
-import pg from 'pg';
-import { untilLockWaiters } from '../harness/lock-waits.ts';
+import { committedMeanwhile } from '../harness/lock-waits.ts';
 
 const LIVE_LINK_OFF = 'live mode is off for this account: the owner can turn it on in the dashboard; until then make a test link (?mode=test)';
 
@@ -174,18 +173,9 @@ describeEachDb('payment links', (h) => {
   // what this change replaced, so the trail reads Old -> Other -> New, never Old -> New twice.
   it.skipIf(h.kind !== 'postgres')('audits the link as it was when the change was made, with a change committed meanwhile', async () => {
     const link = await makeLink({ name: 'Old' });
-    const locker = new pg.Client({ connectionString: h.url()! });
-    await locker.connect();
-    try {
-      await locker.query('begin');
-      await locker.query(`update payment_links set name = 'Other' where id = $1`, [link.id]);
-      const pending = inject({ method: 'PATCH', url: `/merchant/links/${link.id}`, headers: tokenHeader(dev.accessToken), payload: { name: 'New' } });
-      await untilLockWaiters(h.db());
-      await locker.query('commit');
-      expect((await pending).statusCode).toBe(200);
-    } finally {
-      await locker.end();
-    }
+    const res = await committedMeanwhile(h.db(), h.url()!, `update payment_links set name = 'Other' where id = $1`, [link.id],
+      () => inject({ method: 'PATCH', url: `/merchant/links/${link.id}`, headers: tokenHeader(dev.accessToken), payload: { name: 'New' } }));
+    expect(res.statusCode).toBe(200);
     const [audit] = await h.db().orm.select().from(auditEntries).where(and(eq(auditEntries.subject, link.id), eq(auditEntries.action, 'payment_link.updated')));
     expect([(audit.before as Json).name, (audit.after as Json).name]).toEqual(['Other', 'New']);
   });
