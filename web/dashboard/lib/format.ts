@@ -1,7 +1,15 @@
 // How values are written on the pages: dollars as the API gives them (never through a float),
 // times in the reader's locale with UTC in the tooltip, statuses in words.
-/** A dollar string as given, its sign before the dollar sign (`-$0.31`). */
-export const usd = (v: unknown): string => (typeof v === 'string' && v !== '' ? (v.startsWith('-') ? `-$${v.slice(1)}` : `$${v}`) : '—');
+/** Two decimals at least, added as text: the API writes `"12.5"`, `"3000"` (no trailing zeros). */
+export const cents = (v: string): string => {
+  const dot = v.indexOf('.');
+  return dot < 0 ? `${v}.00` : v.padEnd(dot + 3, '0');
+};
+/**
+ * A dollar string with two decimals at least (a figure given to more than the cent kept whole),
+ * its sign before the dollar sign (`-$0.31`).
+ */
+export const usd = (v: unknown): string => (typeof v === 'string' && v !== '' ? (v.startsWith('-') ? `-$${cents(v.slice(1))}` : `$${cents(v)}`) : '—');
 
 export function when(iso: unknown): string {
   if (typeof iso !== 'string' || !iso) return '—';

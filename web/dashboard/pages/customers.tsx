@@ -3,7 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { qs, type Json } from '../lib/api.ts';
 import { useApp, withMode } from '../lib/context.ts';
-import { when } from '../lib/format.ts';
+import { usd, when } from '../lib/format.ts';
 import { ErrorNote, Field, Loading, Pager, Section, Table, errorFor, useAction, useLoad } from '../lib/ui.tsx';
 
 /** Said when the metadata box holds no JSON at all (the API's own message covers the rest). */
@@ -69,7 +69,7 @@ export default function Customers() {
       <Section title="Customers">
         <ErrorNote error={list.error} />
         {list.data ? <><Table caption="Customers" head={edit ? ['Email', 'Name', 'Payments', 'Volume', 'Last payment', ''] : ['Email', 'Name', 'Payments', 'Volume', 'Last payment']} empty="No customer yet."
-          rows={(list.data.customers as Json[]).map((c) => [c.email, c.name ?? '', c.payments, `$${c.volume_usd}`, when(c.last_payment_at),
+          rows={(list.data.customers as Json[]).map((c) => [c.email, c.name ?? '', c.payments, usd(c.volume_usd), when(c.last_payment_at),
             ...(edit ? [<button type="button" class="ghost" aria-label={`Edit ${c.email}`} onClick={() => setEditing(c)}>Edit</button>] : [])])} />
           <Pager total={list.data.total} limit={50} offset={offset} onPage={setOffset} /></> : <Loading />}
       </Section>

@@ -3,6 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { qs, type Json } from '../lib/api.ts';
 import { useApp, withMode } from '../lib/context.ts';
+import { usd } from '../lib/format.ts';
 import { ErrorNote, Field, Loading, Pager, Section, Status, Table, errorFor, useAction, useLoad } from '../lib/ui.tsx';
 
 /** The edit form of one link (PATCH: `name`, `description`; an empty description removes it). */
@@ -50,7 +51,7 @@ export default function Links() {
       <Section title="Links">
         <ErrorNote error={toggle.error ?? list.error} />
         {list.data ? <><Table caption="Payment links" head={['Name', 'Amount', 'Payments', 'Volume', 'Link', 'State', '']} empty="No link yet."
-          rows={(list.data.links as Json[]).map((l) => [l.name, `$${l.amount_usd}`, l.payments, `$${l.volume_usd}`, <a href={l.url} target="_blank" rel="noopener">{l.url}</a>, <Status value={l.active ? 'active' : 'canceled'} />,
+          rows={(list.data.links as Json[]).map((l) => [l.name, usd(l.amount_usd), l.payments, usd(l.volume_usd), <a href={l.url} target="_blank" rel="noopener">{l.url}</a>, <Status value={l.active ? 'active' : 'canceled'} />,
             edit ? <span class="row">
               <button type="button" class="ghost" aria-label={`Edit ${l.name}`} onClick={() => setEditing(l)}>Edit</button>
               <button type="button" class="ghost" onClick={() => { void toggle.run(l); }}>{l.active ? 'Pause' : 'Resume'}</button></span> : null])} />

@@ -51,7 +51,7 @@ function Settlements() {
   return (
     <Section title="Settlements">
       {s.data ? <><Table caption="Settlements" head={['Created', 'Payment', 'Mode', 'Coin', 'Amount', 'Net', 'Status', 'Transaction']} empty="No settlement yet."
-        rows={(s.data.settlements as Json[]).map((x) => [when(x.created_at), <a href={`/payments/${x.payment_id}${ctx.test ? '?mode=test' : ''}`}>payment</a>, x.mode, x.token, x.amount, `${x.net} ($${x.net_usd})`, <Status value={x.status} />, x.tx_id ? <span class="mono">{x.tx_id}</span> : x.note ?? '—'])} />
+        rows={(s.data.settlements as Json[]).map((x) => [when(x.created_at), <a href={`/payments/${x.payment_id}${ctx.test ? '?mode=test' : ''}`}>payment</a>, x.mode, x.token, x.amount, `${x.net} (${usd(x.net_usd)})`, <Status value={x.status} />, x.tx_id ? <span class="mono">{x.tx_id}</span> : x.note ?? '—'])} />
         <Pager total={s.data.total} limit={50} offset={offset} onPage={setOffset} /></> : s.error ? <ErrorNote error={s.error} /> : <Loading />}
     </Section>
   );

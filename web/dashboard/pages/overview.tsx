@@ -4,15 +4,16 @@
 import { useEffect, useState } from 'preact/hooks';
 import { withMode, useApp } from '../lib/context.ts';
 import { href } from '../lib/router.ts';
+import { usd } from '../lib/format.ts';
 import { ErrorNote, Loading, Section, useAction, useLoad } from '../lib/ui.tsx';
 import type { Json } from '../lib/api.ts';
 import { VolumeChart } from './volume-chart.tsx';
 
 function Figures({ f }: { f: Json }) {
   const items: [string, string | number][] = [
-    ['Confirmed today', f.confirmed_today], ['Volume today', `$${f.volume_usd_today}`], ['Open payments', f.pending],
+    ['Confirmed today', f.confirmed_today], ['Volume today', usd(f.volume_usd_today)], ['Open payments', f.pending],
     ['Expired today', f.expired_today], ['Failed webhooks', f.failed_webhooks],
-    ['Last 7 days', `$${f.periods.last_7_days.volume_usd}`], ['Last 30 days', `$${f.periods.last_30_days.volume_usd}`], ['All time', `$${f.periods.all_time.volume_usd}`],
+    ['Last 7 days', usd(f.periods.last_7_days.volume_usd)], ['Last 30 days', usd(f.periods.last_30_days.volume_usd)], ['All time', usd(f.periods.all_time.volume_usd)],
   ];
   return <dl class="figures" aria-label="Figures" data-testid="figures">{items.map(([k, v]) => <div class="figure" key={k}><dt>{k}</dt><dd>{v}</dd></div>)}</dl>;
 }

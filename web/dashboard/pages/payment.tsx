@@ -61,9 +61,9 @@ export default function Payment({ id }: { id?: string }) {
         <dl class="kv" data-testid="payment-details">
           <dt>Status</dt><dd data-testid="payment-status">{p.status.replace(/_/g, ' ')}</dd>
           <dt>Payment id</dt><dd class="mono">{p.id}</dd>
-          <dt>Price</dt><dd>${p.usd_amount}</dd>
-          <dt>Due</dt><dd>${p.amount_due_usd}{p.token ? ` = ${p.crypto_amount} ${p.token}` : ''}</dd>
-          <dt>Received</dt><dd>{p.received_amount ?? '0'} {p.token} (${p.received_usd ?? '0'})</dd>
+          <dt>Price</dt><dd>{usd(p.usd_amount)}</dd>
+          <dt>Due</dt><dd>{usd(p.amount_due_usd)}{p.token ? ` = ${p.crypto_amount} ${p.token}` : ''}</dd>
+          <dt>Received</dt><dd>{p.received_amount ?? '0'} {p.token} ({usd(p.received_usd ?? '0')})</dd>
           <dt>Coin</dt><dd>{p.token ? `${p.token} on ${p.chain}` : 'not chosen yet'}</dd>
           <dt>Address</dt><dd class="mono">{p.deposit_address || '—'}{p.destination_tag !== undefined ? ` tag ${p.destination_tag}` : ''}</dd>
           {p.confirmations !== undefined && <><dt>Confirmations</dt><dd>{p.confirmations} of {p.confirmations_required}</dd></>}
@@ -78,7 +78,7 @@ export default function Payment({ id }: { id?: string }) {
       {canSimulate && <Section title="Simulate (test)"><Simulate p={p} onDone={trail.reload} /></Section>}
       <Section title="Deposits">
         <Table caption="Deposits" head={['Transaction', 'Amount', 'Dollars', 'Counted', 'Confirmations', 'Status']}
-          rows={(t.deposits as Json[]).map((d) => [<span class="mono">{d.tx_id}</span>, `${d.amount} ${d.token ?? p.token}`, `$${d.usd_value}`, d.counted ? 'yes' : 'no', `${d.confirmations ?? ''}/${d.confirmations_required ?? ''}`, <Status value={d.status} />])} />
+          rows={(t.deposits as Json[]).map((d) => [<span class="mono">{d.tx_id}</span>, `${d.amount} ${d.token ?? p.token}`, usd(d.usd_value), d.counted ? 'yes' : 'no', `${d.confirmations ?? ''}/${d.confirmations_required ?? ''}`, <Status value={d.status} />])} />
       </Section>
       <Section title="Events">
         <Table caption="Events" head={['When', 'Event', 'Status']} rows={(t.events as Json[]).map((e) => [when(e.created_at), e.type, e.data?.status ? <Status value={e.data.status} /> : '—'])} />
@@ -89,7 +89,7 @@ export default function Payment({ id }: { id?: string }) {
       </Section>
       <Section title="Settlements">
         <Table caption="Settlements" head={['Created', 'Mode', 'Coin', 'Amount', 'Fees', 'Net', 'Status']}
-          rows={(t.settlements as Json[]).map(({ settlement: s }) => [when(s.created_at), s.mode, s.token, s.amount, `${s.service_fee} + ${s.network_fee} + ${s.conversion_fee}`, `${s.net} ($${s.net_usd})`, <Status value={s.status} />])} />
+          rows={(t.settlements as Json[]).map(({ settlement: s }) => [when(s.created_at), s.mode, s.token, s.amount, `${s.service_fee} + ${s.network_fee} + ${s.conversion_fee}`, `${s.net} (${usd(s.net_usd)})`, <Status value={s.status} />])} />
       </Section>
       <Section title="Ledger">
         <Table caption="Ledger" head={['When', 'Type', 'Amount', 'Dollars']} rows={(t.ledger as Json[]).map((l) => [when(l.created_at), l.type, `${l.amount} ${l.token}`, usd(l.usd_amount)])} />

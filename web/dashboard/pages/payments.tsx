@@ -6,7 +6,7 @@ import { qs, type Json } from '../lib/api.ts';
 import { useApp, withMode } from '../lib/context.ts';
 import { download, toCsv } from '../lib/csv.ts';
 import { href, navigate } from '../lib/router.ts';
-import { short, when } from '../lib/format.ts';
+import { short, usd, when } from '../lib/format.ts';
 import { ErrorNote, Field, Loading, Pager, Section, Status, Table, useAction, useLoad } from '../lib/ui.tsx';
 
 const STATUSES = ['pending', 'partially_paid', 'detecting', 'confirmed', 'underpaid', 'expired', 'failed'];
@@ -74,7 +74,7 @@ export default function Payments() {
         {!list.data ? (list.error ? null : <Loading what="Loading payments" />) : (
           <>
             <Table caption="Payments" head={['Created', 'Order', 'Status', 'Amount', 'Coin', 'Received', 'Payment']} empty="No payment matches."
-              rows={rows.map((p) => [when(p.created_at), p.order_id, <Status value={p.status} />, `$${p.usd_amount}`, p.token || '—',
+              rows={rows.map((p) => [when(p.created_at), p.order_id, <Status value={p.status} />, usd(p.usd_amount), p.token || '—',
                 p.received_amount && p.received_amount !== '0' ? `${p.received_amount} ${p.token}` : '—', <a href={href(`/payments/${p.id}`)}>{short(p.id, 16)}</a>])} />
             <Pager total={list.data.total} limit={LIMIT} offset={offset} onPage={setOffset} />
           </>

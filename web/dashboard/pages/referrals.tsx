@@ -5,7 +5,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { qs, type Json } from '../lib/api.ts';
 import { useApp } from '../lib/context.ts';
-import { short, when } from '../lib/format.ts';
+import { short, usd, when } from '../lib/format.ts';
 import { ErrorNote, Field, Loading, Pager, Section, Status, Table, errorFor, useAction, useLoad } from '../lib/ui.tsx';
 
 /** The only coin referral payouts are paid in. */
@@ -79,11 +79,11 @@ export default function Referrals() {
       </Section>
       <Section title="Referrals">
         {refs.data ? <><Table caption="Referrals" head={['Merchant', 'Signed up', 'Status', 'Volume', 'Earned']} empty="No referral yet."
-          rows={(refs.data.referrals as Json[]).map((r) => [r.merchant_name, when(r.signed_up_at), <Status value={r.status} />, `$${r.volume_usd}`, `$${r.earned_usd}`])} />{pager('refs', refs.data.total)}</> : <Loading />}
+          rows={(refs.data.referrals as Json[]).map((r) => [r.merchant_name, when(r.signed_up_at), <Status value={r.status} />, usd(r.volume_usd), usd(r.earned_usd)])} />{pager('refs', refs.data.total)}</> : <Loading />}
       </Section>
       <Section title="Commissions">
         {comms.data ? <><Table caption="Commissions" head={['When', 'Merchant', 'Fee', 'Commission']} empty="No commission yet."
-          rows={(comms.data.commissions as Json[]).map((c) => [when(c.created_at), c.merchant_name, `$${c.fee_usd}`, `${c.amount} ${c.token}`])} />{pager('comms', comms.data.total)}</> : <Loading />}
+          rows={(comms.data.commissions as Json[]).map((c) => [when(c.created_at), c.merchant_name, usd(c.fee_usd), `${c.amount} ${c.token}`])} />{pager('comms', comms.data.total)}</> : <Loading />}
       </Section>
     </>
   );

@@ -4,6 +4,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { Json } from '../lib/api.ts';
+import { usd } from '../lib/format.ts';
 
 const COLOURS = ['#0b57d0', '#e37400', '#188038', '#a142f4', '#d93025', '#12858c', '#795548'];
 
@@ -37,7 +38,7 @@ export function VolumeChart({ data }: { data: Json }) {
         <div class="table-wrap"><table>
           <caption class="sr-only">Confirmed payments by day</caption>
           <thead><tr><th scope="col">Day (UTC)</th><th scope="col">Confirmed</th><th scope="col">Volume</th>{data.chains.map((c: string) => <th scope="col" key={c}>{c}</th>)}</tr></thead>
-          <tbody>{shown.map((d) => <tr key={d.date}><td>{d.date}</td><td>{d.confirmed}</td><td>${d.volume_usd}</td>{data.chains.map((c: string) => <td key={c}>{d.by_chain[c] ? `$${d.by_chain[c]}` : '—'}</td>)}</tr>)}</tbody>
+          <tbody>{shown.map((d) => <tr key={d.date}><td>{d.date}</td><td>{d.confirmed}</td><td>{usd(d.volume_usd)}</td>{data.chains.map((c: string) => <td key={c}>{d.by_chain[c] ? usd(d.by_chain[c]) : '—'}</td>)}</tr>)}</tbody>
         </table></div>
       </details>
     </figure>
