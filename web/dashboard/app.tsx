@@ -5,7 +5,7 @@ import type { FunctionComponent } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { AppContext, type Ctx } from './lib/context.ts';
 import { Live } from './lib/live.ts';
-import { PAGES, matchPage, mayOpen, type PageName } from './lib/paths.ts';
+import { PAGES, PUBLIC_PATHS, matchPage, mayOpen, type PageName } from './lib/paths.ts';
 import { href, isTestMode, navigate, useLocation } from './lib/router.ts';
 import type { Session, SessionState } from './lib/session.ts';
 import { Loading, errorText } from './lib/ui.tsx';
@@ -110,7 +110,7 @@ export function App({ session }: { session: Session }) {
   if (state.status === 'loading') return <Loading what="Signing you in" />;
   if (state.status === 'signed-out') return <PublicPages session={session} reason={state.reason} />;
   if (session.firstKeys) return <main class="public"><FirstKeys keys={session.firstKeys} onDone={() => { session.firstKeys = null; rerender((n) => n + 1); }} /></main>;
-  if (['/signin', '/signup', '/invite'].includes(loc.pathname)) { navigate('/', { replace: true }); return null; }
+  if ((PUBLIC_PATHS as readonly string[]).includes(loc.pathname)) { navigate('/', { replace: true }); return null; }
   const match = matchPage(loc.pathname);
   const test = isTestMode();
   const ctx: Ctx = { session, api: session.api, live, role: state.role, merchant: state.merchant, user: state.user, test, mode: test ? 'mode=test' : '' };

@@ -1,7 +1,9 @@
 // Signed out: sign-in, sign-up (`?ref=` fills the referral code, as the referral link gives it) and
-// accepting an invitation (`/invite?token=`). The reason a session ended is shown above the form.
+// accepting an invitation (its link `/invitations/accept#token=`, or `/invite?token=`). The reason a
+// session ended is shown above the form.
 import { useState } from 'preact/hooks';
 import { useLocation } from './lib/router.ts';
+import { INVITE_PATHS } from './lib/paths.ts';
 import type { Session } from './lib/session.ts';
 import type { Json } from './lib/api.ts';
 import { ErrorNote, Field, SecretOnce, errorFor, useAction } from './lib/ui.tsx';
@@ -73,7 +75,10 @@ function Invite({ session, token }: { session: Session; token: string }) {
 export function PublicPages({ session, reason }: { session: Session; reason?: string }) {
   const loc = useLocation();
   if (loc.pathname === '/signup') return <main class="public"><SignUp session={session} refCode={loc.search.get('ref') ?? ''} /></main>;
-  if (loc.pathname === '/invite') return <main class="public"><Invite session={session} token={loc.search.get('token') ?? ''} /></main>;
+  if (INVITE_PATHS.includes(loc.pathname)) {
+    const token = new URLSearchParams(location.hash.slice(1)).get('token') ?? loc.search.get('token') ?? '';
+    return <main class="public"><Invite session={session} token={token} /></main>;
+  }
   // Any app page signed out: sign in here, and that page opens.
   return <main class="public"><SignIn session={session} reason={reason} /></main>;
 }

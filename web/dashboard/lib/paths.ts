@@ -34,8 +34,13 @@ export const PAGES = {
 
 export type PageName = keyof typeof PAGES;
 
-/** Pages of a signed-out visitor. `/signup?ref=<code>` is the referral link (CONTRACT.md). */
-export const PUBLIC_PATHS = ['/signin', '/signup', '/invite'] as const;
+/**
+ * Pages of a signed-out visitor. `/signup?ref=<code>` is the referral link; `/invitations/accept#token=`
+ * the invitation's `accept_url` (CONTRACT.md "Invitations"), `/invite?token=` the same page.
+ */
+export const PUBLIC_PATHS = ['/signin', '/signup', '/invite', '/invitations/accept'] as const;
+/** The page accepting an invitation: at either path, its token in the fragment (the API's link) or the query. */
+export const INVITE_PATHS: readonly string[] = ['/invite', '/invitations/accept'];
 
 /** Every path the server answers with the app (Fastify patterns). */
 export const APP_PATHS: readonly string[] = [...Object.values(PAGES).map((p) => p.path), ...PUBLIC_PATHS];
