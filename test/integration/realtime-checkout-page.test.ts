@@ -237,6 +237,38 @@ describe.skipIf(!hasChromium)('hosted checkout page in Chromium', { timeout: 90_
     await close(page);
   });
 
+  it.concurrent('opened after the 24 hours a late deposit counts: no deadline in the past, no address to send the rest to', async ({ expect }) => {
+    const underpaid = await createPayment(t.app, owner.testKey, { token: 'BTC', cancel_url: 'https://shop.example/cart' });
+    const expired = await createPayment(t.app, owner.testKey, { token: 'ETH', cancel_url: 'https://shop.example/cart' });
+    await simulate(underpaid, 'underpaid');
+    await simulate(expired, 'expired');
+    /** The payer comes back to the link 25 hours after its deadline (the page's clock, the server's payment). */
+    const openLater = async (p: Json): Promise<Page> => {
+      const context = await browser.newContext({ viewport: WIDTHS.mobile, locale: 'en-US' });
+      const page = await context.newPage();
+      await page.clock.install({ time: Date.parse(p.expires_at as string) + 25 * 3600_000 });
+      await page.goto(`${t.url}/pay/${p.checkout_token}`);
+      return page;
+    };
+
+    const late = await openLater(underpaid);
+    await status(late, 'underpaid');
+    const view = await (await fetch(`${t.url}/checkout/${underpaid.checkout_token}`)).json();
+    expect(await text(late, '#closed-body')).toBe(`Only ${view.received_amount} BTC of ${view.crypto_amount} BTC arrived before the deadline.`);
+    // Sending the rest now would not complete the payment: neither asked for nor where to send it.
+    expect(await text(late, '#late-note')).toBe('Ask Café Olé about the amount already sent.');
+    expect(await late.locator('#address').count()).toBe(0);
+    expect(await late.locator('#amount').count()).toBe(0);
+    expect(await late.locator('#cancel').getAttribute('href')).toBe('https://shop.example/cart');
+    await close(late);
+
+    const gone = await openLater(expired);
+    await status(gone, 'expired');
+    expect(await text(gone, '#closed-body')).toBe('No payment arrived before the deadline.');
+    expect(await gone.locator('#late-note').count()).toBe(0);
+    await close(gone);
+  });
+
   it.concurrent('failed: nothing was credited, and whom to contact', async ({ expect }) => {
     const p = await createPayment(t.app, owner.testKey, { token: 'DOGE', amount_usd: '25', cancel_url: 'https://shop.example/cart' });
     const { page } = await openPaying(p.checkout_token);

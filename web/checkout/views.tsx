@@ -199,13 +199,13 @@ export function ClosedPanel({ p, s }: { p: Payment; s: Screen }) {
       {p.status === 'underpaid' && (
         <>
           <p id="closed-body">{t('underpaidBody', { received: `${p.received_amount ?? '0'} ${coin}`, due: `${p.crypto_amount ?? ''} ${coin}` })}</p>
-          {s.stillDue && time && (
+          {s.stillDue && time ? (
             <>
               <p id="late-note">{t('underpaidLate', { rest: `${s.stillDue} ${coin}`, time, name })}</p>
               <NetworkLine token={p.token} />
               <Destination p={p} amount={s.stillDue} amountLabel="stillDue" />
             </>
-          )}
+          ) : !time && <p id="late-note">{t('underpaidAsk', { name })}</p>}
         </>
       )}
       {p.status === 'failed' && (

@@ -76,6 +76,7 @@ const en = {
   expiredLate: 'Sent coins already? A deposit that arrives by {time} still counts: keep this page open, it updates by itself.',
   underpaidBody: 'Only {received} of {due} arrived before the deadline.',
   underpaidLate: 'Sending the remaining {rest} to the same address by {time} completes the payment. Otherwise, ask {name} about the amount already sent.',
+  underpaidAsk: 'Ask {name} about the amount already sent.',
   failedBody: 'The coins seen on the network never became final (the transaction was dropped or replaced), so nothing was credited.',
   failedMoney: 'If your wallet shows the coins as sent, contact {name} with the link of this page.',
   wrongAsset: '{amount} arrived at this address, but this payment asks for {coin} on {network}.',

@@ -74,6 +74,7 @@ export default {
   expiredLate: '¿Ya enviaste las monedas? Un depósito que llegue hasta el {time} todavía cuenta: deja esta página abierta, se actualiza sola.',
   underpaidBody: 'Solo llegaron {received} de {due} antes del plazo.',
   underpaidLate: 'Si envías los {rest} que faltan a la misma dirección hasta el {time}, el pago se completa. Si no, consulta a {name} por el importe ya enviado.',
+  underpaidAsk: 'Consulta a {name} por el importe ya enviado.',
   failedBody: 'Las monedas vistas en la red nunca llegaron a ser definitivas (la transacción se descartó o se reemplazó), así que no se abonó nada.',
   failedMoney: 'Si tu billetera muestra las monedas como enviadas, contacta con {name} con el enlace de esta página.',
   wrongAsset: 'Llegaron {amount} a esta dirección, pero este pago pide {coin} en {network}.',

@@ -74,6 +74,7 @@ export default {
   expiredLate: 'Já enviou as moedas? Um depósito que chegar até {time} ainda conta: mantenha esta página aberta, ela se atualiza sozinha.',
   underpaidBody: 'Chegaram apenas {received} de {due} antes do prazo.',
   underpaidLate: 'Enviar os {rest} restantes para o mesmo endereço até {time} conclui o pagamento. Caso contrário, fale com {name} sobre o valor já enviado.',
+  underpaidAsk: 'Fale com {name} sobre o valor já enviado.',
   failedBody: 'As moedas vistas na rede nunca se tornaram definitivas (a transação foi descartada ou substituída), então nada foi creditado.',
   failedMoney: 'Se a sua carteira mostra as moedas como enviadas, entre em contato com {name} informando o link desta página.',
   wrongAsset: '{amount} chegou a este endereço, mas este pagamento pede {coin} na rede {network}.',

@@ -74,6 +74,7 @@ export default {
   expiredLate: 'Coinleri zaten gönderdiniz mi? Şu zamana kadar gelen bir yatırma hâlâ sayılır: {time}. Bu sayfayı açık tutun, kendiliğinden güncellenir.',
   underpaidBody: 'Son tarihten önce {due} tutarın yalnızca {received} kadarı geldi.',
   underpaidLate: 'Kalan {rest} tutarını aynı adrese gönderirseniz ödeme tamamlanır (son an: {time}). Aksi halde gönderilen tutar için satıcıya başvurun: {name}.',
+  underpaidAsk: 'Gönderilen tutar için satıcıya başvurun: {name}.',
   failedBody: 'Ağda görülen coinler hiçbir zaman kesinleşmedi (işlem düşürüldü ya da değiştirildi), bu yüzden hiçbir şey işlenmedi.',
   failedMoney: 'Cüzdanınız coinleri gönderilmiş gösteriyorsa bu sayfanın bağlantısıyla satıcıya başvurun: {name}.',
   wrongAsset: 'Bu adrese {amount} geldi, ancak bu ödeme {network} ağında {coin} bekliyor.',

@@ -74,6 +74,7 @@ export default {
   expiredLate: '已经发送了币？在 {time} 之前到账的款项仍然有效：请保持此页面打开，它会自动更新。',
   underpaidBody: '截止时间前只收到了 {due} 中的 {received}。',
   underpaidLate: '在 {time} 之前将剩余的 {rest} 发送到同一地址即可完成付款。否则，请就已发送的金额联系 {name}。',
+  underpaidAsk: '请就已发送的金额联系 {name}。',
   failedBody: '网络上看到的币始终未最终确认（交易被丢弃或替换），因此没有入账。',
   failedMoney: '如果您的钱包显示币已发送，请附上此页面的链接联系 {name}。',
   wrongAsset: '此地址收到了 {amount}，但此付款要求的是 {network} 上的 {coin}。',

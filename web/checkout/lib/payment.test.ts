@@ -41,10 +41,17 @@ describe('the screen of a payment', () => {
   });
 
   it('a closed payment says until when a late deposit counts (24 hours after the deadline)', () => {
-    const s = screenOf({ ...base, status: 'expired' });
-    expect(s.lateUntil?.getTime()).toBe(Date.parse(base.expires_at!) + LATE_WINDOW_MS);
-    expect(screenOf(base).lateUntil).toBeUndefined();
+    const deadline = Date.parse(base.expires_at!);
+    const s = screenOf({ ...base, status: 'expired' }, deadline + 1000);
+    expect(s.lateUntil?.getTime()).toBe(deadline + LATE_WINDOW_MS);
+    expect(screenOf({ ...base, status: 'underpaid' }, deadline + LATE_WINDOW_MS).lateUntil?.getTime()).toBe(deadline + LATE_WINDOW_MS);
+    expect(screenOf(base, deadline - 1000).lateUntil).toBeUndefined();
     expect(screenOf({ ...base, status: 'confirmed', deposits: [deposit({ late: true })] }).lateCounted).toBe(true);
+  });
+
+  it('past those 24 hours a late deposit no longer counts: no time to name', () => {
+    const after = Date.parse(base.expires_at!) + LATE_WINDOW_MS + 1;
+    for (const status of ['expired', 'underpaid', 'failed'] as const) expect(screenOf({ ...base, status }, after).lateUntil).toBeUndefined();
   });
 
   it('the simulate panel: test mode, pending or partially paid, nothing running', () => {

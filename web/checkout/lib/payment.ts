@@ -76,7 +76,7 @@ export interface Screen {
   otherCoin: Deposit[];
   /** A deposit that arrived after the deadline was counted. */
   lateCounted: boolean;
-  /** Until when a late deposit still counts (closed payments). */
+  /** Until when a late deposit still counts (closed payments, while that time is still ahead). */
   lateUntil?: Date;
   /** The test-mode simulate panel applies (spec 3: pending or partially paid, none running). */
   canSimulate: boolean;
@@ -93,7 +93,8 @@ export function phaseOf(p: Payment): Phase {
   return 'closed';
 }
 
-export function screenOf(p: Payment): Screen {
+/** `now`: the page's clock; past the late window no deposit completes the payment any more. */
+export function screenOf(p: Payment, now: number = Date.now()): Screen {
   const deposits = p.deposits ?? [];
   const otherCoin = deposits.filter((d) => p.token !== '' && d.token !== p.token);
   const decimals = tokenDef(p.token)?.decimals;
@@ -110,6 +111,7 @@ export function screenOf(p: Payment): Screen {
     }
   }
   const expires = p.expires_at ? Date.parse(p.expires_at) : NaN;
+  const lateOpen = CLOSED_UNPAID.includes(p.status) && Number.isFinite(expires) && now <= expires + LATE_WINDOW_MS;
   return {
     phase: phaseOf(p),
     stillDue,
@@ -117,7 +119,7 @@ export function screenOf(p: Payment): Screen {
     partial: isPositive(p.received_amount) || otherCoin.some((d) => d.counted),
     otherCoin,
     lateCounted: deposits.some((d) => d.late && d.counted),
-    lateUntil: CLOSED_UNPAID.includes(p.status) && Number.isFinite(expires) ? new Date(expires + LATE_WINDOW_MS) : undefined,
+    lateUntil: lateOpen ? new Date(expires + LATE_WINDOW_MS) : undefined,
     canSimulate: !p.livemode && OPEN_FOR_MONEY.includes(p.status) && p.simulation?.state !== 'running',
   };
 }
