@@ -433,6 +433,24 @@ describe.skipIf(!hasChromium)('hosted checkout page in Chromium', { timeout: 90_
     await close(page);
   });
 
+  it.concurrent('no coin can take the payment right now (no price, or every minimum above it): the page says so, not an empty list', async ({ expect }) => {
+    const p = await createPayment(t.app, owner.testKey, { token: undefined, amount_usd: '25' });
+    const context = await browser.newContext({ viewport: WIDTHS.mobile, locale: 'en-US' });
+    const page = await context.newPage();
+    // The API's answer while the market prices no coin for this amount: token_options is empty.
+    await page.route('**/socket.io/**', (route) => route.abort());
+    await page.route(`**/checkout/${p.checkout_token}`, async (route) => {
+      const res = await route.fetch();
+      await route.fulfill({ response: res, json: { ...(await res.json()), token_options: [] } });
+    });
+    await page.goto(`${t.url}/pay/${p.checkout_token}`);
+    await page.locator('#no-coins').waitFor(WAIT);
+    expect(await text(page, '#no-coins')).toBe('No coin can take this payment right now. This page tries again by itself; if it stays this way, contact Café Olé.');
+    expect(await page.locator('#coins').count()).toBe(0);
+    expect(await page.getByText('Pick the coin and the network your wallet sends from.').count()).toBe(0);
+    await context.close();
+  });
+
   it.concurrent('falls back to polling GET /checkout/{token} when the socket cannot connect', async ({ expect }) => {
     const p = await createPayment(t.app, owner.testKey, { token: 'LTC' });
     const context = await browser.newContext({ viewport: WIDTHS.mobile, locale: 'en-US' });

@@ -52,12 +52,23 @@ function Breakdown({ p }: { p: Payment }) {
 
 export function ChooseCoin({ p, onChoose, busy }: { p: Payment; onChoose: (token: string) => void; busy: string | null }) {
   const { t, f } = useT();
+  const options = p.token_options ?? [];
+  // No coin takes this amount right now (no current price, or every minimum above it): the options
+  // come back with the market, and the page's polls show them then.
+  if (options.length === 0) {
+    return (
+      <div>
+        <h2 id="choose-title">{t('chooseTitle')}</h2>
+        <p id="no-coins">{t('noCoins', { name: payeeOf(p) ?? t('theShop') })}</p>
+      </div>
+    );
+  }
   return (
     <div aria-labelledby="choose-title" role="group">
       <h2 id="choose-title">{t('chooseTitle')}</h2>
       <p class="muted">{t('chooseHint')}</p>
       <ul class="coins" id="coins">
-        {(p.token_options ?? []).map((o) => {
+        {options.map((o) => {
           const n = tokenNames(o.token);
           return (
             <li key={o.token}>

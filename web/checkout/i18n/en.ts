@@ -31,6 +31,7 @@ const en = {
 
   chooseTitle: 'Choose how to pay',
   chooseHint: 'Pick the coin and the network your wallet sends from.',
+  noCoins: 'No coin can take this payment right now. This page tries again by itself; if it stays this way, contact {name}.',
   coinOnNetwork: '{coin} on {network}',
   preparing: 'Preparing your address…',
 

@@ -29,6 +29,7 @@ export default {
 
   chooseTitle: 'Elige cómo pagar',
   chooseHint: 'Elige la moneda y la red desde las que envía tu billetera.',
+  noCoins: 'Ahora mismo ninguna moneda puede recibir este pago. Esta página lo vuelve a intentar sola; si sigue así, contacta con {name}.',
   coinOnNetwork: '{coin} en {network}',
   preparing: 'Preparando tu dirección…',
 

@@ -29,6 +29,7 @@ export default {
 
   chooseTitle: 'Escolha como pagar',
   chooseHint: 'Escolha a moeda e a rede a partir das quais a sua carteira envia.',
+  noCoins: 'No momento nenhuma moeda pode receber este pagamento. Esta página tenta de novo sozinha; se continuar assim, entre em contato com {name}.',
   coinOnNetwork: '{coin} na rede {network}',
   preparing: 'Preparando o seu endereço…',
 

@@ -29,6 +29,7 @@ export default {
 
   chooseTitle: 'Ödeme yöntemini seçin',
   chooseHint: 'Cüzdanınızın göndereceği coin ve ağı seçin.',
+  noCoins: 'Şu anda bu ödeme hiçbir coin ile yapılamıyor. Sayfa kendiliğinden tekrar dener; böyle kalırsa satıcıya başvurun: {name}.',
   coinOnNetwork: '{network} ağında {coin}',
   preparing: 'Adresiniz hazırlanıyor…',
 

@@ -29,6 +29,7 @@ export default {
 
   chooseTitle: '选择付款方式',
   chooseHint: '请选择您的钱包发送所用的币种和网络。',
+  noCoins: '目前没有可用于此付款的币种。此页面会自动重试；如果一直如此，请联系 {name}。',
   coinOnNetwork: '{network} 上的 {coin}',
   preparing: '正在准备您的地址…',
 
