@@ -34,15 +34,16 @@ export async function login(db: Database, body: Record<string, unknown>, now: Da
   const ok = row ? await verifyHash(password, stored) : await verifyAgainstNobody(password);
   if (!row || !ok || !isRole(row.user.role)) throw unauthorized(INVALID_CREDENTIALS);
   if (row.merchant.status === 'suspended') throw forbidden(SUSPENDED);
-  const role = row.user.role;
   // a hash made at a lower cost is made again at the current one now that the password is known
   const upgraded = needsRehash(stored) ? await hashPassword(password) : null;
   return db.transaction(async (tx) => {
-    const [user] = await tx.update(users).set({ lastLoginAt: now }).where(eq(users.id, row.user.id)).returning();
-    if (!user) throw unauthorized(INVALID_CREDENTIALS); // removed while signing in
-    // only over the hash that was checked (a password changed meanwhile stays)
-    if (upgraded) await tx.update(users).set({ passwordHash: upgraded }).where(and(eq(users.id, user.id), eq(users.passwordHash, row.user.passwordHash)));
+    // Only over the hash that was checked: a member removed, or a password changed, while this
+    // sign-in was being checked gets no session (the change ended every session; this one would
+    // outlive it).
+    const [user] = await tx.update(users).set({ lastLoginAt: now, ...(upgraded ? { passwordHash: upgraded } : {}) })
+      .where(and(eq(users.id, row.user.id), eq(users.passwordHash, row.user.passwordHash))).returning();
+    if (!user || !isRole(user.role)) throw unauthorized(INVALID_CREDENTIALS);
     const s = await openSession(tx, user.id, user.merchantId, now);
-    return { user, role, ...s };
+    return { user, role: user.role, ...s };
   });
 }
