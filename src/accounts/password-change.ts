@@ -1,5 +1,5 @@
 // Changing one's own password (spec 4.4 Session): every session of the user ends, this one included.
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { badRequest, forbidden } from '../platform/errors.ts';
 import type { Database } from '../platform/db/index.ts';
 import { recordAudit, type Actor } from '../audit/index.ts';
@@ -22,7 +22,11 @@ export async function changePassword(db: Database, merchantId: string, userId: s
   if (!user || !(await verifyPassword(body.current_password, user.passwordHash))) throw forbidden(WRONG_CURRENT_PASSWORD);
   const passwordHash = await hashPassword(newPassword);
   await db.transaction(async (tx) => {
-    await tx.update(users).set({ passwordHash }).where(eq(users.id, userId));
+    // Only over the password that was checked: one changed meanwhile (another tab, or the member
+    // while someone else holds a session) stays, and this change is refused like a wrong password.
+    const [changed] = await tx.update(users).set({ passwordHash })
+      .where(and(eq(users.id, userId), eq(users.passwordHash, user.passwordHash))).returning({ id: users.id });
+    if (!changed) throw forbidden(WRONG_CURRENT_PASSWORD);
     const ended = await revokeUserSessions(tx, userId, 'password_changed', now);
     await recordAudit(tx, { merchantId, action: 'user.password_changed', actor, subject: userId, at: now });
     await emitSessionsRevoked(tx, merchantId, userId, ended, 'session_revoked', now);

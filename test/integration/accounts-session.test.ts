@@ -357,5 +357,18 @@ describeEachDb('accounts sessions', (h) => {
       const open = await h.db().orm.select().from(sessions).where(and(eq(sessions.userId, other.user.id), isNull(sessions.revokedAt)));
       expect(open.map((s) => s.id)).toEqual([JSON.parse(Buffer.from(other.accessToken.split('.')[1], 'base64url').toString()).sid]);
     });
+
+    // Someone holding a session and the old password changes it while the member changes it too:
+    // the change checked against the replaced password must not overwrite the member's new one.
+    it.skipIf(h.kind !== 'postgres')('refuses a password change checked against a password changed meanwhile', async () => {
+      const other = await signupAccount(t.app);
+      const newHash = await hashPassword('members-new-pass');
+      const res = await committedMeanwhile(h.db(), h.url()!, 'update users set password_hash = $1 where id = $2', [newHash, other.user.id],
+        () => change(other.accessToken, { current_password: PASSWORD, new_password: 'attackers-pass' }));
+      expect(res.statusCode).toBe(403);
+      expect(res.json()).toEqual({ error: 'current password is incorrect' });
+      expect((await login({ email: other.email, password: 'attackers-pass' })).statusCode).toBe(401);
+      expect((await login({ email: other.email, password: 'members-new-pass' })).statusCode).toBe(200);
+    });
   }
 });
