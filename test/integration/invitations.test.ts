@@ -153,6 +153,26 @@ describeEachDb('invitations', (h) => {
     expect(actions).toEqual(['invited', 'invitation_revoked']);
   });
 
+  // Inviting an email again replaces its pending invitation (README): also when two owners (or two
+  // tabs) invite it at the same moment, only one link may stay valid.
+  it.skipIf(h.kind !== 'postgres')('leaves one pending invitation when the same email is invited several times at once', async () => {
+    const owner = (await signupAccount(t.app)).accessToken;
+    for (let round = 0; round < 3; round++) {
+      const email = `race-${uid()}@example.com`;
+      const answers = await Promise.all([0, 1, 2, 3].map(() => invite({ email, role: 'viewer' }, owner)));
+      expect(answers.map((r) => r.statusCode)).toEqual([201, 201, 201, 201]);
+      const pending = (await inject('GET', '/merchant/invitations', owner)).json().invitations
+        .filter((i: { email: string; status: string }) => i.email === email && i.status === 'pending');
+      expect(pending).toHaveLength(1);
+      const valid = [];
+      for (const r of answers) {
+        const res = await accept({ token: tokenOf(r.json().accept_url), password: 'a-long-password' });
+        if (res.statusCode === 201) valid.push(r.json().invitation.id);
+      }
+      expect(valid).toEqual([pending[0].id]);
+    }
+  });
+
   it('keeps each account\'s invitations its own: its list, and another account inviting the same email replaces nothing', async () => {
     const email = `shared-${uid()}@example.com`;
     const ours = (await invite({ email, role: 'developer' })).json();
