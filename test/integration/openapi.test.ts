@@ -42,7 +42,7 @@ type Doc = { paths: Record<string, Record<string, { responses: Record<string, { 
 const PUBLIC = /^\/(v1|checkout|tokens|merchant|l|referrals)(\/|$)/;
 // Left out on purpose: the operator's routes and /metrics (ADMIN_TOKEN), the readiness probe, the
 // document and its reference page, and the HTML pages (the checkout page, the dashboard's pages and assets).
-const DASHBOARD_PAGES = ['', 'account', 'audit', 'customers', 'developers', 'invite', 'links', 'money', 'notifications', 'payments', 'referral-program', 'settings', 'signin', 'signup', 'stores', 'support', 'team'];
+const DASHBOARD_PAGES = ['', 'account', 'audit', 'customers', 'developers', 'invitations/accept', 'invite', 'links', 'money', 'notifications', 'payments', 'referral-program', 'settings', 'signin', 'signup', 'stores', 'support', 'team'];
 const OUTSIDE_THE_DOCUMENT = new RegExp(`^/(admin(/.*)?|metrics|healthz|openapi\\.json|docs(/scalar\\.js)?|pay/:token|pay/assets/:file|assets/:file|payments/:id|(${DASHBOARD_PAGES.join('|')}))$`);
 
 /**
