@@ -14,6 +14,7 @@ import { PROJECT_ROOT } from '../harness/node.ts';
 import { startSocketApp, type SocketApp } from './realtime-support.ts';
 import { PAGES, mayOpen, type PageName, type Role } from '../../web/dashboard/lib/paths.ts';
 import { chromiumPresent, launchChromium } from '../harness/chromium.ts';
+import { signInOnPage } from '../harness/dashboard-chromium.ts';
 
 const ARTIFACTS = path.join(PROJECT_ROOT, 'test-artifacts', 'dashboard');
 const DOCS = path.join(PROJECT_ROOT, 'docs', 'dashboard');
@@ -55,9 +56,7 @@ describe.skipIf(!hasChromium)('merchant dashboard in Chromium', { timeout: 120_0
   }
 
   async function signIn(page: Page, email: string, password: string): Promise<void> {
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInOnPage(page, { email, password });
     await page.getByRole('navigation', { name: 'Main' }).waitFor(WAIT);
   }
 

@@ -1,51 +1,34 @@
 // The member's own e-mail notifications on "Your account" (/account) in Debian's Chromium: an owner
 // turns the referral "Payout requested" mail off and a category on, saved through PATCH
 // /merchant/me/email-notifications; a developer is offered only the categories their role sees.
-import { afterAll, beforeAll, describe, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { openTestDatabase } from '../harness/databases.ts';
+import { describe, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { addMember, signupAccount, tokenHeader } from '../harness/accounts.ts';
-import { startSocketApp, type SocketApp } from './realtime-support.ts';
-import { chromiumPresent, launchChromium } from '../harness/chromium.ts';
+import { chromiumPresent } from '../harness/chromium.ts';
+import { dashboardInChromium, signInOnPage } from '../harness/dashboard-chromium.ts';
 
 const WAIT = { timeout: 30_000 };
 const hasChromium = chromiumPresent('dashboard e-mail notification tests');
 
 describe.skipIf(!hasChromium)('e-mail notifications in the dashboard, in Chromium', { timeout: 120_000 }, () => {
-  let opened: Awaited<ReturnType<typeof openTestDatabase>>;
-  let t: SocketApp;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    opened = await openTestDatabase('pglite');
-    t = await startSocketApp(opened.db);
-    browser = await launchChromium();
-  }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-    await opened?.dispose();
-  });
+  const env = dashboardInChromium();
 
   async function openAccount(email: string, password: string): Promise<{ page: Page; errors: string[] }> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+    const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
     const page = await context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     // the page's refresh before signing in answers 401: not an error of the page
     page.on('console', (m) => { if (m.type() === 'error' && !/status of 40[0-9]/.test(m.text())) errors.push(m.text()); });
-    await page.goto(`${t.url}/account`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.goto(`${env.t.url}/account`);
+    await signInOnPage(page, { email, password });
     await page.getByRole('form', { name: 'E-mail notifications' }).waitFor(WAIT);
     return { page, errors };
   }
-  const prefs = (token: string) => t.app.inject({ method: 'GET', url: '/merchant/me/email-notifications', headers: tokenHeader(token) }).then((r) => r.json().email_notifications);
+  const prefs = (token: string) => env.t.app.inject({ method: 'GET', url: '/merchant/me/email-notifications', headers: tokenHeader(token) }).then((r) => r.json().email_notifications);
 
   it.concurrent('an owner turns "Payout requested" off and payments on, and sees it kept after a reload', async ({ expect }) => {
-    const owner = await signupAccount(t.app);
+    const owner = await signupAccount(env.t.app);
     const { page, errors } = await openAccount(owner.email, owner.password);
     const form = page.getByRole('form', { name: 'E-mail notifications' });
     const payoutRequested = form.getByLabel('Payout requested (referral payouts)');
@@ -66,8 +49,8 @@ describe.skipIf(!hasChromium)('e-mail notifications in the dashboard, in Chromiu
   });
 
   it.concurrent('a developer is offered only the categories their role sees, and no referral mail', async ({ expect }) => {
-    const owner = await signupAccount(t.app);
-    const dev = await addMember(t.app, owner.accessToken, 'developer');
+    const owner = await signupAccount(env.t.app);
+    const dev = await addMember(env.t.app, owner.accessToken, 'developer');
     const { page, errors } = await openAccount(dev.email, dev.password);
     const form = page.getByRole('form', { name: 'E-mail notifications' });
     const offered = await form.getByRole('group', { name: 'Every notification of' }).getByRole('checkbox').evaluateAll((xs) => xs.map((x) => x.parentElement!.textContent!.trim()));

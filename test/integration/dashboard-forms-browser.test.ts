@@ -9,6 +9,7 @@ import { addMember, randomIp, signupAccount, tokenHeader, type Account } from '.
 import { ADDR } from '../harness/settlement.ts';
 import { startSocketApp, type SocketApp } from './realtime-support.ts';
 import { chromiumPresent, launchChromium } from '../harness/chromium.ts';
+import { signInOnPage } from '../harness/dashboard-chromium.ts';
 import { eq } from 'drizzle-orm';
 import { deliveries } from '../../src/webhooks/index.ts';
 import { payoutAddresses } from '../../src/settlement/index.ts';
@@ -44,9 +45,7 @@ describe.skipIf(!hasChromium)('dashboard forms in Chromium', { timeout: 120_000 
     page.on('pageerror', (e) => errors.push(e.message));
     page.on('console', (m) => { if (m.type() === 'error' && !/status of 40[0-9]/.test(m.text())) errors.push(m.text()); });
     await page.goto(`${t.url}${url}`);
-    await page.getByLabel('Email').fill(owner.email);
-    await page.getByLabel('Password').fill(owner.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInOnPage(page, owner);
     await page.getByRole('navigation', { name: 'Main' }).waitFor(WAIT);
     await page.waitForFunction(() => !document.querySelector('main .loading'), null, WAIT);
     return { page, errors, owner };

@@ -1,42 +1,27 @@
 // The invitation link an owner copies from the Team page (CONTRACT "Invitations": `accept_url`,
 // `{PUBLIC_URL}/invitations/accept#token=…`) opens the dashboard's "Join the team" page, and the new
 // member lands signed in with the invited role. The token travels in the fragment, never to a server.
-import { afterAll, beforeAll, describe, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { openTestDatabase } from '../harness/databases.ts';
+import { beforeAll, describe, it } from 'vitest';
 import { signupAccount, type Account } from '../harness/accounts.ts';
-import { startSocketApp, type SocketApp } from './realtime-support.ts';
-import { chromiumPresent, launchChromium } from '../harness/chromium.ts';
+import { chromiumPresent } from '../harness/chromium.ts';
+import { dashboardInChromium, signInOnPage } from '../harness/dashboard-chromium.ts';
 
 const WAIT = { timeout: 30_000 };
 const hasChromium = chromiumPresent('dashboard invitation browser tests');
 
 describe.skipIf(!hasChromium)('an invitation link in Chromium', { timeout: 120_000 }, () => {
-  let opened: Awaited<ReturnType<typeof openTestDatabase>>;
-  let t: SocketApp;
+  const env = dashboardInChromium();
   let owner: Account;
-  let browser: Browser;
 
   beforeAll(async () => {
-    opened = await openTestDatabase('pglite');
-    t = await startSocketApp(opened.db);
-    owner = await signupAccount(t.app, { merchant_name: 'Invites' });
-    browser = await launchChromium();
-  }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-    await opened?.dispose();
+    owner = await signupAccount(env.t.app, { merchant_name: 'Invites' });
   });
 
   it('opens the page that accepts it, from the link the Team page shows', async ({ expect }) => {
-    const context = await browser.newContext({ locale: 'en-US' });
+    const context = await env.browser.newContext({ locale: 'en-US' });
     const page = await context.newPage();
-    await page.goto(`${t.url}/team`);
-    await page.getByLabel('Email').fill(owner.email);
-    await page.getByLabel('Password').fill(owner.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.goto(`${env.t.url}/team`);
+    await signInOnPage(page, owner);
     const form = page.getByRole('form', { name: 'Invite' });
     await form.waitFor(WAIT);
     await form.getByLabel('Email').fill('newcomer@example.com');
@@ -46,11 +31,11 @@ describe.skipIf(!hasChromium)('an invitation link in Chromium', { timeout: 120_0
     expect(link).toMatch(/#token=[0-9a-f]{64}$/);
     await context.close();
 
-    const invitee = await browser.newContext({ locale: 'en-US' });
+    const invitee = await env.browser.newContext({ locale: 'en-US' });
     const join = await invitee.newPage();
     const errors: string[] = [];
     join.on('pageerror', (e) => errors.push(e.message));
-    const res = await join.goto(link.replace(/^https?:\/\/[^/]+/, t.url));
+    const res = await join.goto(link.replace(/^https?:\/\/[^/]+/, env.t.url));
     expect(res?.status()).toBe(200);
     await join.getByRole('heading', { name: 'Join the team' }).waitFor(WAIT);
     await join.getByLabel('Choose a password').fill('newcomer-password');

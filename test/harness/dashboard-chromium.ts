@@ -1,0 +1,32 @@
+// The dashboard's browser tests: the service on PGlite with its sockets and Chromium, started once
+// for a describe block and closed after it, and the sign-in form filled as a member would.
+import { afterAll, beforeAll } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { openTestDatabase } from './databases.ts';
+import { launchChromium } from './chromium.ts';
+import { startSocketApp, type SocketApp } from '../integration/realtime-support.ts';
+
+/** Registers the block's set-up and tear-down; `t` and `browser` are there once its tests run. */
+export function dashboardInChromium(): { readonly t: SocketApp; readonly browser: Browser } {
+  let opened: Awaited<ReturnType<typeof openTestDatabase>> | undefined;
+  let t: SocketApp | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    opened = await openTestDatabase('pglite');
+    t = await startSocketApp(opened.db);
+    browser = await launchChromium();
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await opened?.dispose();
+  });
+  return { get t() { return t!; }, get browser() { return browser!; } };
+}
+
+/** Fills the sign-in form on `page` and sends it with its button. */
+export async function signInOnPage(page: Page, who: { email: string; password: string }): Promise<void> {
+  await page.getByLabel('Email').fill(who.email);
+  await page.getByLabel('Password').fill(who.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
