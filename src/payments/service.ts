@@ -124,8 +124,13 @@ export class PaymentsService {
     const deps = given ?? (await depositsOf(this.#p.db.orm, [p.id])).get(p.id) ?? [];
     const ctx = { checkoutBase: this.#p.config.checkoutUrl, ...(p.token === '' ? { tokenOptions: await optionsOf(p, this.catalog, this.#now()) } : {}) };
     if (!publicView) return paymentJson(p, deps, ctx);
-    const names = this.#names(p.merchantId, p.storeId);
-    return Object.assign(publicPaymentJson(p, deps, ctx), names instanceof Promise ? await names : names);
+    return this.#withPayee(publicPaymentJson(p, deps, ctx), p.merchantId, p.storeId);
+  }
+
+  /** A payer's view with whom they pay (merchant_name, store_name); no extra turn when the names are at hand. */
+  #withPayee(view: Record<string, unknown>, merchantId: string, storeId: string | null): Record<string, unknown> | Promise<Record<string, unknown>> {
+    const names = this.#names(merchantId, storeId);
+    return names instanceof Promise ? names.then((n) => Object.assign(view, n)) : Object.assign(view, names);
   }
 
   // ---- token listings
@@ -203,8 +208,7 @@ export class PaymentsService {
   }
   /** The payer's view of a merchant's view of a payment, with who is paid, as #view gives it. */
   async payerViewOf(view: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const names = this.#names(String(view.merchant_id), typeof view.store_id === 'string' ? view.store_id : null);
-    return Object.assign(payerView(view), names instanceof Promise ? await names : names);
+    return this.#withPayee(payerView(view), String(view.merchant_id), typeof view.store_id === 'string' ? view.store_id : null);
   }
 
   async checkoutView(token: string) {
