@@ -10,7 +10,8 @@ import { newId, randomHex } from '../platform/ids.ts';
 import { isIdShaped } from '../platform/fields.ts';
 import { refuseNul } from '../platform/text-input.ts';
 import { recordAudit, type Actor } from '../audit/index.ts';
-import { invitations, merchants, users, type InvitationRow, type UserRow } from './schema.ts';
+import { invitations, users, type InvitationRow, type UserRow } from './schema.ts';
+import { lockTeam } from './team-lock.ts';
 import { hashSecret } from './api-keys.ts';
 import { hashPassword } from './passwords.ts';
 import { merchantSuspended, openSession } from './sessions.ts';
@@ -52,9 +53,9 @@ export async function createInvitation(db: Database, merchantId: string, body: R
   if (await emailTaken(db, email)) throw conflict(EMAIL_TAKEN);
   const token = randomHex(32);
   const created = await db.transaction(async (tx) => {
-    // The account's row is the lock: two invitations of one email at once run one after the
-    // other, so the second replaces the first (otherwise both stay pending, two valid links).
-    await tx.select({ id: merchants.id }).from(merchants).where(eq(merchants.id, merchantId)).for('no key update');
+    // Two invitations of one email at once run one after the other, so the second replaces the
+    // first (otherwise both stay pending, two valid links).
+    await lockTeam(tx, merchantId);
     const replaced = await tx.update(invitations).set({ status: 'revoked', revokedAt: now })
       .where(and(eq(invitations.merchantId, merchantId), eq(invitations.email, email), eq(invitations.status, 'pending'))).returning();
     for (const old of replaced) await emitTeamChange(tx, merchantId, 'invitation_revoked', { invitation: old }, now);

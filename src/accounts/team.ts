@@ -6,7 +6,8 @@ import { badRequest, conflict, notFound } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import type { Database, Tx } from '../platform/db/index.ts';
 import { recordAudit, type Actor } from '../audit/index.ts';
-import { merchants, users, type UserRow } from './schema.ts';
+import { users, type UserRow } from './schema.ts';
+import { lockTeam } from './team-lock.ts';
 import { hashPassword } from './passwords.ts';
 import { isRole, ROLE_MESSAGE, type Role } from './roles.ts';
 import { userJson } from './users.ts';
@@ -48,7 +49,7 @@ export async function addUser(db: Database, merchantId: string, body: Record<str
 
 /** Locks the account, then reads the member; 404 for a member of another account. */
 async function lockedMember(tx: Tx, merchantId: string, userId: string): Promise<UserRow> {
-  await tx.select({ id: merchants.id }).from(merchants).where(eq(merchants.id, merchantId)).for('update');
+  await lockTeam(tx, merchantId);
   const [row] = await tx.select().from(users).where(and(eq(users.id, userId), eq(users.merchantId, merchantId))).limit(1);
   if (!row) throw notFound();
   return row;
