@@ -5,15 +5,16 @@ import type { Browser, Page } from 'playwright-core';
 import { openTestDatabase } from './databases.ts';
 import { launchChromium } from './chromium.ts';
 import { startSocketApp, type SocketApp } from '../integration/realtime-support.ts';
+import type { TestAppOptions } from './app.ts';
 
 /** Registers the block's set-up and tear-down; `t` and `browser` are there once its tests run. */
-export function dashboardInChromium(): { readonly t: SocketApp; readonly browser: Browser } {
+export function dashboardInChromium(opts: TestAppOptions = {}): { readonly t: SocketApp; readonly browser: Browser } {
   let opened: Awaited<ReturnType<typeof openTestDatabase>> | undefined;
   let t: SocketApp | undefined;
   let browser: Browser | undefined;
   beforeAll(async () => {
     opened = await openTestDatabase('pglite');
-    t = await startSocketApp(opened.db);
+    t = await startSocketApp(opened.db, opts);
     browser = await launchChromium();
   }, 120_000);
   afterAll(async () => {

@@ -57,7 +57,15 @@ export class Live {
     });
     socket.on('auth:error', (p: { code: string }) => {
       this.close();
-      this.#session.ended(p?.code ?? 'session_revoked');
+      const code = p?.code ?? 'session_revoked';
+      if (code !== 'token_expired') return this.#session.ended(code);
+      // The server ends a socket when its token runs out. A tab in the background can get there
+      // first: browsers hold back hidden tabs' timers (up to a minute), so the refresh due a
+      // minute before expiry may not have run, while the cookie is still good. Exchange it: the new
+      // token connects again (onToken); only an exchange that fails signs out.
+      void this.#session.refresh().then((token) => {
+        if (!token && this.#session.state.status === 'signed-in') this.#session.ended(code);
+      });
     });
     socket.onAny((event, payload) => {
       for (const fn of this.#subs.get(event) ?? []) fn(payload);
