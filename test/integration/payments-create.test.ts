@@ -240,6 +240,8 @@ describeEachDb('payments create', (h) => {
     const res = await inject({ method: 'GET', url: `/checkout/${p.checkout_token}`, headers: { origin: 'https://shop.example' } });
     expect(res.statusCode).toBe(200);
     expect(res.headers['access-control-allow-origin']).toBe('*');
+    // the hosted page served from another host (API_BASE) reads the gateway's time from Date
+    expect(res.headers['access-control-expose-headers']).toBe('Date');
     const v = res.json();
     expect(v.id).toBe(p.id);
     for (const k of ['merchant_id', 'metadata', 'customer_email', 'webhook_url', 'checkout_token', 'checkout_url']) expect(v[k]).toBeUndefined();

@@ -2,6 +2,7 @@
 import { createContext, type ComponentChildren } from 'preact';
 import { useContext, useEffect, useRef, useState } from 'preact/hooks';
 import { fill, type Formats, type MessageKey, type Messages } from './lib/i18n.ts';
+import { serverNow } from './lib/server-clock.ts';
 
 export interface Words {
   m: Messages;
@@ -94,9 +95,9 @@ export function clock(seconds: number): string {
 export function Countdown({ until }: { until: string }) {
   const { t } = useT();
   const end = Date.parse(until);
-  const [now, setNow] = useState(() => Date.now());
+  const [now, setNow] = useState(serverNow);
   useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), 1000);
+    const timer = setInterval(() => setNow(serverNow()), 1000);
     return () => clearInterval(timer);
   }, []);
   if (!Number.isFinite(end)) return null;

@@ -14,7 +14,9 @@ export async function registerCheckoutRoutes(app: FastifyInstance, accounts: Acc
   // The kept views listen to the database: they stop with the app.
   app.addHook('onClose', async () => { await payments.changes.close(); });
   await app.register(async (scope) => {
-    await scope.register(cors, { origin: '*' });
+    // `Date` shown to other origins too: the hosted page counts down by the gateway's clock, read
+    // from it, also when its API is on another host (API_BASE).
+    await scope.register(cors, { origin: '*', exposedHeaders: 'Date' });
     // The body comes as JSON text (kept between reads of an unchanged payment): sent as is.
     scope.get('/:checkoutToken', async (req, reply) => reply.type(JSON_TYPE).send(await payments.checkoutBody(paramOf(req, 'checkoutToken'))));
     scope.post('/:checkoutToken/token', async (req) => {

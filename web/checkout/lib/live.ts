@@ -2,6 +2,7 @@
 // POSTs, and the live updates of the checkout socket (spec 4.3), with polling when the socket is
 // down. The socket.io client comes from the gateway itself, loaded after the first render.
 import type { Payment } from './payment.ts';
+import { heardServerTime } from './server-clock.ts';
 
 export class RequestError extends Error {
   readonly status: number;
@@ -29,6 +30,7 @@ export async function request(method: 'GET' | 'POST', url: string, body?: unknow
     body: body ? JSON.stringify(body) : undefined,
     referrerPolicy: 'no-referrer',
   });
+  heardServerTime(res.headers.get('date'));
   const json = await res.json().catch(() => ({}));
   if (!res.ok) throw new RequestError(typeof json.error === 'string' ? json.error : `request failed (${res.status})`, res.status);
   return json as Payment;
@@ -67,6 +69,15 @@ export function follow(api: Api, current: () => Payment | null, onPayment: (p: P
   let socketUp = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
+  // Payments the socket has given. A poll's answer was read on the server before it arrives: when
+  // the socket gave a payment meanwhile, the poll's may be the older one (a deposit seen in
+  // between) and is dropped rather than shown over it; the socket hears of every change after it
+  // commits, and when it drops the next poll comes within 4 s.
+  let fromSocket = 0;
+  const socketGave = (p: Payment) => {
+    fromSocket += 1;
+    onPayment(p);
+  };
 
   const schedule = () => {
     clearTimeout(timer);
@@ -75,7 +86,8 @@ export function follow(api: Api, current: () => Payment | null, onPayment: (p: P
     if (stopped || (p && p.status === 'confirmed')) return;
     const open = !p || OPEN.includes(p.status);
     timer = setTimeout(() => {
-      request('GET', api.url).then(onPayment, onError).finally(schedule);
+      const before = fromSocket;
+      request('GET', api.url).then((p) => { if (fromSocket === before) onPayment(p); }, onError).finally(schedule);
     }, socketUp || !open ? POLL_CONNECTED_MS : POLL_OFFLINE_MS);
   };
 
@@ -86,14 +98,14 @@ export function follow(api: Api, current: () => Payment | null, onPayment: (p: P
       socket!.emit('subscribe', api.token, (ack: { ok: boolean; payment?: Payment; error?: string }) => {
         if (ack?.ok && ack.payment) {
           socketUp = true;
-          onPayment(ack.payment);
+          socketGave(ack.payment);
         } else if (ack) {
           onError(new RequestError(ack.error ?? 'payment not found', 404));
         }
         schedule();
       });
     });
-    socket.on('payment:update', (u: { payment?: Payment }) => { if (u?.payment) onPayment(u.payment); });
+    socket.on('payment:update', (u: { payment?: Payment }) => { if (u?.payment) socketGave(u.payment); });
     socket.on('disconnect', () => { socketUp = false; schedule(); });
   });
   schedule();

@@ -1,7 +1,9 @@
 // The payer's view of a payment (GET /checkout/{token}, spec 4.2) and what the page makes of it:
-// which screen, what is still due, which deposits need a word. Pure.
+// which screen, what is still due, which deposits need a word. Pure, but for the gateway's clock
+// screenOf reads when given no time.
 import { cents, dollars, isPositive, remaining } from './amounts.ts';
 import { tokenDef } from './networks.ts';
+import { serverNow } from './server-clock.ts';
 
 export type Status = 'pending' | 'partially_paid' | 'detecting' | 'confirmed' | 'underpaid' | 'expired' | 'failed';
 
@@ -93,8 +95,8 @@ export function phaseOf(p: Payment): Phase {
   return 'closed';
 }
 
-/** `now`: the page's clock; past the late window no deposit completes the payment any more. */
-export function screenOf(p: Payment, now: number = Date.now()): Screen {
+/** `now`: the gateway's clock; past the late window no deposit completes the payment any more. */
+export function screenOf(p: Payment, now: number = serverNow()): Screen {
   const deposits = p.deposits ?? [];
   const otherCoin = deposits.filter((d) => p.token !== '' && d.token !== p.token);
   const decimals = tokenDef(p.token)?.decimals;
