@@ -80,10 +80,19 @@ export async function advanceConversions(db: Database, deps: ExecutorDeps, now: 
 const CONVERSION_PAGE = 500;
 
 async function advanceOne(tx: Executor, id: string, deps: ExecutorDeps, now: Date): Promise<boolean> {
+  const port = deps.transfers;
+  // Lock order: the payout transfer's row, then the settlement's. The transfer worker ends a transfer
+  // and then completes or fails its settlement in one transaction (chains/transfers/outcomes.ts), and
+  // step 3 may cancel the payout (which locks its row): taken the other way round, the two would
+  // deadlock and PostgreSQL would abort one. The payout is read unlocked first to know which row to
+  // lock; one recorded since (another process's step 2) is left to the next pass.
+  const [seen] = await tx.select({ conversion: settlements.conversion }).from(settlements).where(eq(settlements.id, id));
+  const locked = (seen?.conversion as StoredConversion | null | undefined)?.payout;
+  if (locked) await port?.lock?.(tx, locked);
   const [row] = await tx.select().from(settlements).where(eq(settlements.id, id)).for('update');
   const c = row?.conversion as StoredConversion | null;
-  const port = deps.transfers;
   if (!row || !port || row.status !== 'pending' || c?.status !== 'pending' || !c.treasury) return false;
+  if (c.payout !== locked) return false;
   const from = row.chain as Chain;
   const to = chainOf(c.to);
   // 1. the sweep, once the deposit's chain can send

@@ -58,6 +58,12 @@ export interface TransferPort {
   cancel?(tx: Executor, reference: string, only?: string): Promise<boolean>;
   /** Where a transfer `send` recorded stands; null when unknown. */
   state?(tx: Executor, id: string): Promise<TransferState | null>;
+  /**
+   * Locks the row of a transfer `send` recorded until `tx` ends. Lock order: a transfer's row before
+   * the row of the settlement it belongs to, as the chain room takes them (it ends a transfer, then
+   * completes or fails its settlement, in one transaction).
+   */
+  lock?(tx: Executor, id: string): Promise<void>;
 }
 
 /** The payment a settlement is made for: the settings it captured at creation. */

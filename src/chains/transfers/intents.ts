@@ -10,6 +10,7 @@ import { payments } from '../../payments/index.ts';
 import type { TransferPort, TransferRequest, TransferState } from '../../settlement/index.ts';
 import type { WalletKeys } from '../wallets/keys.ts';
 import { outgoingTransfers, type TransferRow } from './schema.ts';
+import { transferById } from './store.ts';
 import { MAY_WAIT_FOR_FUNDS, WAITING_FUNDS, type TransferPurpose } from './types.ts';
 
 export interface NewTransfer {
@@ -115,6 +116,10 @@ export class ChainTransferPort implements TransferPort {
       status, waiting_funds: (MAY_WAIT_FOR_FUNDS as readonly string[]).includes(r.status) && r.waiting === WAITING_FUNDS,
       ...(r.txId ? { tx_id: r.txId } : {}), ...(r.lastError ? { why: r.lastError } : {}),
     };
+  }
+
+  async lock(tx: Executor, id: string): Promise<void> {
+    await transferById(tx, id, true);
   }
 
   async cancel(tx: Executor, reference: string, only?: string): Promise<boolean> {
