@@ -242,11 +242,19 @@ describe.skipIf(!hasChromium)('hosted checkout page in Chromium', { timeout: 90_
     const expired = await createPayment(t.app, owner.testKey, { token: 'ETH', cancel_url: 'https://shop.example/cart' });
     await simulate(underpaid, 'underpaid');
     await simulate(expired, 'expired');
-    /** The payer comes back to the link 25 hours after its deadline (the page's clock, the server's payment). */
+    /**
+     * The payer comes back to the link 25 hours after its deadline: the page's clock, and the
+     * gateway's as the page learns it (the `Date` of its answers), are moved; the payment is the server's.
+     */
     const openLater = async (p: Json): Promise<Page> => {
       const context = await browser.newContext({ viewport: WIDTHS.mobile, locale: 'en-US' });
       const page = await context.newPage();
-      await page.clock.install({ time: Date.parse(p.expires_at as string) + 25 * 3600_000 });
+      const later = Date.parse(p.expires_at as string) + 25 * 3600_000;
+      await page.clock.install({ time: later });
+      await page.route(`${t.url}/checkout/**`, async (route) => {
+        const response = await route.fetch();
+        await route.fulfill({ response, headers: { ...response.headers(), date: new Date(later).toUTCString() } });
+      });
       await page.goto(`${t.url}/pay/${p.checkout_token}`);
       return page;
     };
