@@ -51,13 +51,15 @@ export async function updatePreferences(ex: Executor, userId: string, role: Role
   if (categories !== undefined && (!Array.isArray(categories) || !categories.every((c) => typeof c === 'string' && visible.includes(c)))) {
     throw badRequest(CATEGORIES_MESSAGE);
   }
-  const current = await preferencesOf(ex, userId);
-  const next: MailPreferences = {
-    referral_payout_requested: flag ?? current.referral_payout_requested,
-    // in the order of the categories, each once
-    categories: categories === undefined ? current.categories : visibleTo(role).filter((c) => (categories as string[]).includes(c)),
-  };
-  const row = { userId, referralPayoutRequested: next.referral_payout_requested, categories: next.categories, updatedAt: now };
-  await ex.insert(mailPreferences).values(row).onConflictDoUpdate({ target: mailPreferences.userId, set: row });
-  return next;
+  // in the order of the categories, each once
+  const chosen = categories === undefined ? undefined : visibleTo(role).filter((c) => (categories as string[]).includes(c));
+  // One statement that writes only what is given: a change to the other field committed meanwhile
+  // (a second tab) is kept, where reading the row first and writing it whole would undo it.
+  const [row] = await ex.insert(mailPreferences).values({
+    userId, referralPayoutRequested: flag ?? DEFAULT_PREFERENCES.referral_payout_requested, categories: chosen ?? DEFAULT_PREFERENCES.categories, updatedAt: now,
+  }).onConflictDoUpdate({
+    target: mailPreferences.userId,
+    set: { updatedAt: now, ...(flag === undefined ? {} : { referralPayoutRequested: flag }), ...(chosen === undefined ? {} : { categories: chosen }) },
+  }).returning();
+  return preferencesFrom(row);
 }

@@ -18,6 +18,7 @@ import { MAIL_FAILED_KEPT_DAYS, MAIL_MAX_ATTEMPTS, MAIL_RETRY_DELAYS_S, MAIL_SEN
 import { claimDueMail } from '../../src/mail/queue.ts';
 import { MailWorker } from '../../src/mail/worker.ts';
 import { users } from '../../src/accounts/index.ts';
+import { committedMeanwhile } from '../harness/lock-waits.ts';
 
 const FRIDAY = '2026-03-06T15:30:00Z';
 const SMTP_PASSWORD = 'smtp-secret-Zq81';
@@ -249,6 +250,30 @@ describeEachDb('e-mail of notifications', (h) => {
     // a category the role sees is kept, once, in the list's order
     const ok = await send(a.developer, 'PATCH', '/merchant/me/email-notifications', { categories: ['webhooks', 'payments', 'webhooks'] });
     expect(ok.json()).toEqual({ email_notifications: { referral_payout_requested: true, categories: ['payments', 'webhooks'] } });
+  });
+
+  // Two PATCHes at once (two dashboard tabs), each naming one field: each keeps the other's change.
+  describe.skipIf(h.kind !== 'postgres')('a change committed meanwhile', () => {
+    const prefs = async (m: Member) => (await send(m, 'GET', '/merchant/me/email-notifications')).json().email_notifications;
+
+    it('a PATCH of the categories keeps the payout mail turned off meanwhile (no row yet)', async () => {
+      const a = await team();
+      const res = await committedMeanwhile(h.db(), h.url()!,
+        `insert into mail_preferences (user_id, referral_payout_requested, categories, updated_at) values ($1, false, '{}', now())`, [a.finance.userId],
+        () => send(a.finance, 'PATCH', '/merchant/me/email-notifications', { categories: ['payments'] }));
+      expect([res.statusCode, res.json()]).toEqual([200, { email_notifications: { referral_payout_requested: false, categories: ['payments'] } }]);
+      expect(await prefs(a.finance)).toEqual({ referral_payout_requested: false, categories: ['payments'] });
+    });
+
+    it('a PATCH of the payout mail keeps the categories chosen meanwhile', async () => {
+      const a = await team();
+      expect((await send(a.owner, 'PATCH', '/merchant/me/email-notifications', { categories: ['team'] })).statusCode).toBe(200);
+      const res = await committedMeanwhile(h.db(), h.url()!,
+        `update mail_preferences set categories = '{payments,team}' where user_id = $1`, [a.owner.userId],
+        () => send(a.owner, 'PATCH', '/merchant/me/email-notifications', { referral_payout_requested: false }));
+      expect([res.statusCode, res.json()]).toEqual([200, { email_notifications: { referral_payout_requested: false, categories: ['payments', 'team'] } }]);
+      expect(await prefs(a.owner)).toEqual({ referral_payout_requested: false, categories: ['payments', 'team'] });
+    });
   });
 
   it('an SMTP server refusing (5xx) means a retry after the backoff, then the delivery', async () => {
