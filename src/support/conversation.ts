@@ -61,11 +61,18 @@ export async function touchConversation(tx: Tx, m: MessageRow): Promise<void> {
     });
 }
 
-/** Sets one side's read mark to `at`. */
-export async function markRead(tx: Tx, merchantId: string, side: Side, at: Date): Promise<void> {
-  const set = side === 'merchant' ? { merchantReadAt: at } : { supportReadAt: at };
-  await tx.insert(supportConversations).values({ merchantId, createdAt: at, ...set })
-    .onConflictDoUpdate({ target: supportConversations.merchantId, set });
+/**
+ * Moves one side's read mark to `at`, never back: a read of an earlier time that lands after a later
+ * one (two tabs at once, or two processes) leaves the later mark. Answers the mark as it now stands.
+ */
+export async function markRead(tx: Tx, merchantId: string, side: Side, at: Date): Promise<Date> {
+  const column = side === 'merchant' ? supportConversations.merchantReadAt : supportConversations.supportReadAt;
+  const key = side === 'merchant' ? 'merchantReadAt' : 'supportReadAt';
+  // greatest() passes over a null mark (never read)
+  const [row] = await tx.insert(supportConversations).values({ merchantId, createdAt: at, [key]: at })
+    .onConflictDoUpdate({ target: supportConversations.merchantId, set: { [key]: sql`greatest(${column}, excluded.${sql.identifier(column.name)})` } })
+    .returning({ mark: column });
+  return row.mark!;
 }
 
 /** Conversations with at least one message, latest first, with support's unread count and merchant name. */

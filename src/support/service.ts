@@ -15,7 +15,7 @@ import { supportMessages, type Author, type MessageRow, type Side } from './sche
 import {
   DEFAULT_SUPPORT_NAME, MAX_SUPPORT_NAME, SUPPORT_MESSAGE, SUPPORT_MESSAGE_UPDATE, emitMessage, emitRead, messageJson, requireBody, type ReadMark,
 } from './messages.ts';
-import { conversationsPage, findMessage, markRead, messagesPage, touchConversation } from './conversation.ts';
+import { conversationsPage, findMessage, markRead, messagesPage, touchConversation, unreadBy } from './conversation.ts';
 import { notifyReply } from './notifier.ts';
 
 export const MESSAGE_DELETED = 'this message was deleted: it cannot be edited';
@@ -78,7 +78,7 @@ export class SupportService {
   }
 
   read(merchantId: string): Promise<ReadMark> {
-    return this.platform.db.transaction((tx) => this.#read(tx, merchantId, 'merchant'));
+    return this.platform.db.transaction((tx) => this.#read(tx, merchantId, 'merchant', this.#now()));
   }
 
   // ---- the operator's side
@@ -110,8 +110,9 @@ export class SupportService {
   async operatorRead(merchantId: string, actor: Actor): Promise<ReadMark> {
     await this.#merchantExists(merchantId);
     return this.platform.db.transaction(async (tx) => {
-      const mark = await this.#read(tx, merchantId, 'support');
-      await recordAudit(tx, { merchantId, action: 'support.read', actor, subject: merchantId, after: mark, at: new Date(mark.read_at) });
+      const now = this.#now();
+      const mark = await this.#read(tx, merchantId, 'support', now);
+      await recordAudit(tx, { merchantId, action: 'support.read', actor, subject: merchantId, after: mark, at: now });
       return mark;
     });
   }
@@ -126,10 +127,11 @@ export class SupportService {
     return row;
   }
 
-  async #read(tx: Tx, merchantId: string, side: Side): Promise<ReadMark> {
-    const now = this.#now();
-    await markRead(tx, merchantId, side, now);
-    const mark: ReadMark = { side, read_at: now.toISOString(), unread: 0 };
+  async #read(tx: Tx, merchantId: string, side: Side, now: Date): Promise<ReadMark> {
+    const readAt = await markRead(tx, merchantId, side, now);
+    // nothing is left unread up to this request's own mark; a later mark kept may have some after it
+    const unread = readAt.getTime() === now.getTime() ? 0 : await unreadBy(tx, merchantId, side);
+    const mark: ReadMark = { side, read_at: readAt.toISOString(), unread };
     await emitRead(tx, merchantId, mark, now);
     return mark;
   }

@@ -216,6 +216,32 @@ describeEachDb('support chat', (h) => {
     expect(await opsUnread()).toEqual({ messages: 1, conversations: 1 });
   });
 
+  // Two reads at once (two tabs, or two processes): the one that lands last may carry the earlier
+  // time; the mark stays at the later one, so what was read is not unread again.
+  it('a read mark only moves forward: a read of an earlier time that lands after a later one leaves the later mark', async () => {
+    const acct = await signupAccount(t.app);
+    const opsRead = () => inject({ method: 'POST', url: `/admin/support/${acct.merchant.id}/read`, headers: ADMIN });
+    await reply(acct.merchant.id, { body: 'first' });
+    await post(acct.accessToken, 'hello');
+    const early = clock.now();
+    await reply(acct.merchant.id, { body: 'second' });
+    await post(acct.accessToken, 'again');
+    const late = (await read(acct.accessToken)).json().read_at;
+    expect((await opsRead()).json().read_at).toBe(late);
+    try {
+      clock.set(early);
+      const res = await inject({ method: 'POST', url: '/merchant/support/read', headers: tokenHeader(acct.accessToken) });
+      expect([res.statusCode, res.json()]).toEqual([200, { side: 'merchant', read_at: late, unread: 0 }]);
+      expect((await eventsOf(acct.merchant.id, 'support:read')).at(-1)?.data).toEqual(res.json());
+      expect((await list(acct.accessToken)).json().unread).toBe(0);
+      const ops = await opsRead();
+      expect([ops.statusCode, ops.json()]).toEqual([200, { side: 'support', read_at: late, unread: 0 }]);
+      expect((await inject({ method: 'GET', url: `/admin/support/${acct.merchant.id}/messages`, headers: ADMIN })).json().unread).toBe(0);
+    } finally {
+      clock.set(late);
+    }
+  });
+
   it('a deleted message is unread for no one: the operator\'s message list and conversation list leave it out', async () => {
     const acct = await signupAccount(t.app);
     await post(acct.accessToken, 'kept');
