@@ -8,7 +8,7 @@ export function registerMailRoutes(app: FastifyInstance, accounts: AccountsServi
   const { clock, db } = accounts.platform;
   dashboardRoute(app, accounts.authn, {
     method: 'GET', url: '/merchant/me/email-notifications', roles: ANY_ROLE,
-    handler: async (_req, _reply, auth) => ({ email_notifications: await preferencesOf(db.orm, auth.userId) }),
+    handler: async (_req, _reply, auth) => ({ email_notifications: await preferencesOf(db.orm, auth.userId, auth.role) }),
   });
   dashboardRoute(app, accounts.authn, {
     method: 'PATCH', url: '/merchant/me/email-notifications', roles: ANY_ROLE,

@@ -9,7 +9,7 @@ import { eq } from 'drizzle-orm';
 import { describeEachDb } from '../harness/databases.ts';
 import { startTestApp, type TestApp } from '../harness/app.ts';
 import { randomIp, signupAccount, type Account } from '../harness/accounts.ts';
-import { ADDR, type Member } from '../harness/settlement.ts';
+import { ADDR, addMember, type Member } from '../harness/settlement.ts';
 import { credit, member } from '../harness/affiliate.ts';
 import { SmtpTestServer } from '../harness/smtp.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
@@ -250,6 +250,30 @@ describeEachDb('e-mail of notifications', (h) => {
     // a category the role sees is kept, once, in the list's order
     const ok = await send(a.developer, 'PATCH', '/merchant/me/email-notifications', { categories: ['webhooks', 'payments', 'webhooks'] });
     expect(ok.json()).toEqual({ email_notifications: { referral_payout_requested: true, categories: ['payments', 'webhooks'] } });
+  });
+
+  // The choice is the member's own; their role may change under it. They see and set the categories
+  // of their role now; those of another role stay stored, for when the role comes back.
+  it('after a role change: shows and takes the categories of the new role, keeps the others for the old one', async () => {
+    const a = await team();
+    let me = a.finance;
+    const prefs = async () => (await send(me, 'GET', '/merchant/me/email-notifications')).json().email_notifications;
+    // a role change ends the member's sessions: they sign in again
+    const role = async (r: 'developer' | 'finance') => {
+      expect((await send(a.owner, 'PATCH', `/merchant/users/${me.userId}`, { role: r })).statusCode).toBe(200);
+      me = await addMember(t, a.acct.merchant.id, r, me.userId);
+    };
+    expect((await send(me, 'PATCH', '/merchant/me/email-notifications', { categories: ['affiliates', 'payments'] })).statusCode).toBe(200);
+    await role('developer');
+    expect(await prefs()).toEqual({ referral_payout_requested: true, categories: ['payments'] });
+    // what the page saves: the flag and the categories it was shown, one ticked more
+    const res = await send(me, 'PATCH', '/merchant/me/email-notifications', { referral_payout_requested: false, categories: ['payments', 'webhooks'] });
+    expect([res.statusCode, res.json()]).toEqual([200, { email_notifications: { referral_payout_requested: false, categories: ['payments', 'webhooks'] } }]);
+    expect(await prefs()).toEqual({ referral_payout_requested: false, categories: ['payments', 'webhooks'] });
+    const refused = await send(me, 'PATCH', '/merchant/me/email-notifications', { categories: ['affiliates'] });
+    expect([refused.statusCode, refused.json()]).toEqual([400, { error: CATEGORIES }]);
+    await role('finance');
+    expect(await prefs()).toEqual({ referral_payout_requested: false, categories: ['payments', 'webhooks', 'affiliates'] });
   });
 
   // Two PATCHes at once (two dashboard tabs), each naming one field: each keeps the other's change.
