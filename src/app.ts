@@ -7,7 +7,7 @@ import { BODY_LIMIT_BYTES, createMetricsRegistry, genRequestId, installErrorMapp
 import type { Services } from './services.ts';
 import { registerMarketMetrics } from './market/index.ts';
 import { registerRoutes } from './routes.ts';
-import { createIdempotencyStore, installIdempotency } from './idempotency/index.ts';
+import { createIdempotencyStore, installIdempotency, RequestFingerprints } from './idempotency/index.ts';
 import { recordRouteTable, registerOpenApiRoutes } from './openapi/index.ts';
 import { listenExtension } from './listen/index.ts';
 import { registerChainMetrics } from './chains/watch/index.ts';
@@ -56,7 +56,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     }
   });
 
-  installIdempotency(app, createIdempotencyStore(db, services.platform.clock, config.authSecret));
+  installIdempotency(app, createIdempotencyStore(db, services.platform.clock, config.authSecret), new RequestFingerprints(config.authSecret));
   await registerRoutes(app, services);
   registerOpenApiRoutes(app, { serverUrl: config.publicUrl, version: '1' });
   services.realtime.extend(listenExtension(services.accounts.authn));

@@ -1,6 +1,8 @@
 // What makes two requests "the same request" for an Idempotency-Key: method, path with query, and
 // the JSON body with object keys in a canonical order (a client that re-serialises its body in
-// another key order is still repeating itself). Pure.
+// another key order is still repeating itself). Bodies carry passwords (a password re-check), so
+// what is stored is an HMAC under a key of its own derived from AUTH_SECRET, never a plain hash
+// anyone reading the table could test guesses against.
 import crypto from 'node:crypto';
 
 /** JSON with object keys sorted at every depth; arrays keep their order. */
@@ -14,7 +16,33 @@ export function canonicalJson(value: unknown): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
 }
 
-/** SHA-256 (hex) of method, URL and canonical body. */
-export function requestFingerprint(method: string, url: string, body: unknown): string {
-  return crypto.createHash('sha256').update(`${method} ${url}\n${canonicalJson(body)}`).digest('hex');
+/**
+ * A request's fingerprint as stored now (`current`), and as it was stored before fingerprints were
+ * keyed (`legacy`, a plain SHA-256): a row written before the upgrade still matches its repeat
+ * until it expires. `legacy` (and every use of it) can go once no row is older than the upgrade
+ * plus IDEMPOTENCY_TTL_MS (24 hours).
+ */
+export interface RequestFingerprint {
+  current: string;
+  legacy: string;
+}
+
+const HKDF_SALT = 'gateway idempotency keys';
+const HKDF_INFO = 'request fingerprint hmac v1';
+
+export class RequestFingerprints {
+  readonly #key: Buffer;
+
+  constructor(authSecret: string) {
+    this.#key = Buffer.from(crypto.hkdfSync('sha256', Buffer.from(authSecret, 'utf8'), HKDF_SALT, HKDF_INFO, 32));
+  }
+
+  /** HMAC-SHA256 (hex) of method, URL and canonical body; and the legacy SHA-256 of the same. */
+  of(method: string, url: string, body: unknown): RequestFingerprint {
+    const text = `${method} ${url}\n${canonicalJson(body)}`;
+    return {
+      current: crypto.createHmac('sha256', this.#key).update(text).digest('hex'),
+      legacy: crypto.createHash('sha256').update(text).digest('hex'),
+    };
+  }
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import Fastify from 'fastify';
 import { coveredRoute, installIdempotency } from './hooks.ts';
 import type { IdempotencyStore } from './store.ts';
+import type { RequestFingerprints } from './fingerprint.ts';
 
 describe('routes given the Idempotency-Key hooks', () => {
   it('are the POST routes under /v1 and /merchant, and only those', () => {
@@ -15,7 +16,7 @@ describe('routes given the Idempotency-Key hooks', () => {
 
   it('are hooked per route, prefixes included, so other routes run no idempotency hook', async () => {
     const app = Fastify();
-    installIdempotency(app, {} as IdempotencyStore);
+    installIdempotency(app, {} as IdempotencyStore, {} as RequestFingerprints);
     const hooked: Record<string, boolean> = {};
     app.addHook('onRoute', (r) => { hooked[`${r.method} ${r.url}`] = Array.isArray(r.preHandler) && r.preHandler.length > 0; });
     app.get('/checkout/:t', async () => ({}));

@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import { AppError, badRequest, conflict } from '../platform/errors.ts';
 import { livemodeOf } from '../platform/http/index.ts';
-import { requestFingerprint } from './fingerprint.ts';
+import { RequestFingerprints } from './fingerprint.ts';
 import type { IdempotencyStore, KeyScope } from './store.ts';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -42,7 +42,7 @@ function withHook<T>(existing: T | T[] | undefined, hook: T): T[] {
 }
 
 /** Must run before the routes are registered: it hooks each covered route as it is added. */
-export function installIdempotency(app: FastifyInstance, store: IdempotencyStore): void {
+export function installIdempotency(app: FastifyInstance, store: IdempotencyStore, fingerprints: RequestFingerprints): void {
   const preHandler = async (req: FastifyRequest, reply: FastifyReply) => {
     const key = keyOf(req);
     // Routes without a credential (sign-up, sign-in, refresh, password reset) have no merchant to
@@ -50,7 +50,7 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
     if (key === undefined || !req.auth) return;
     const livemode = req.auth.kind === 'api_key' ? req.auth.livemode : livemodeOf(req);
     const scope: KeyScope = { merchantId: req.auth.merchantId, livemode, key };
-    const claim = await store.claim(scope, requestFingerprint(req.method, req.url, req.body));
+    const claim = await store.claim(scope, fingerprints.of(req.method, req.url, req.body));
     if (claim.kind === 'claimed') {
       claimedScope.set(req, scope);
       return;

@@ -5,6 +5,7 @@ import { queryText, type Database } from '../platform/db/index.ts';
 import type { Clock } from '../platform/clock.ts';
 import { SecretBox } from '../webhooks/index.ts';
 import { GroupedStatements } from '../platform/grouped-statements.ts';
+import type { RequestFingerprint } from './fingerprint.ts';
 
 /** Stored answers are replayed for 24 hours (CONTRACT "Developer platform"). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -45,7 +46,8 @@ const SWEEP_EVERY_MS = 10 * 60 * 1000;
 // $1 the claims, a JSON array: the claims of requests that arrived together go in one statement
 // (src/platform/grouped-statements.ts), a key at most once, in a steady order (two groups that share a key wait
 // on each other in the same order). Each row is inserted, or takes over a row that expired or whose
-// first request died holding it; a row claimed is a row returned; `created_at` is "now".
+// first request died holding it (its fingerprint either form of this request's: a row written
+// before fingerprints were keyed has the legacy one); a row claimed is a row returned; `created_at` is "now".
 //
 // The claim commits without waiting for its WAL to reach the disk (synchronous_commit off for this
 // statement's own transaction only: set_config(..., true) is SET LOCAL, and the setting is read at
@@ -70,15 +72,19 @@ const CLAIM = `
     created_at = excluded.created_at, expires_at = excluded.expires_at
   where idempotency_keys.expires_at <= excluded.created_at
      or (idempotency_keys.state = 'running' and idempotency_keys.locked_until <= excluded.created_at
-         and idempotency_keys.fingerprint = excluded.fingerprint)
+         and (idempotency_keys.fingerprint = excluded.fingerprint
+              or idempotency_keys.fingerprint = (select y.legacy_fingerprint
+                from jsonb_to_recordset($1::jsonb) as y(merchant_id text, livemode boolean, key text, legacy_fingerprint text)
+                where y.merchant_id = excluded.merchant_id and y.livemode = excluded.livemode and y.key = excluded.key)))
   returning merchant_id, livemode, key`;
-const CLAIM_NAME = 'idempotency_claim_v3';
+const CLAIM_NAME = 'idempotency_claim_v4';
 
 interface ClaimRow {
   merchant_id: string;
   livemode: boolean;
   key: string;
   fingerprint: string;
+  legacy_fingerprint: string;
   locked_until: string;
   created_at: string;
   expires_at: string;
@@ -145,20 +151,21 @@ export class IdempotencyStore {
   }
 
   /** Claims the key for a request with `fingerprint`, or says why not. */
-  async claim(scope: KeyScope, fingerprint: string): Promise<Claim> {
+  async claim(scope: KeyScope, fingerprint: RequestFingerprint): Promise<Claim> {
     this.#sweepNowAndThen();
     // A deleted row (a released key) between the two statements is retried once or twice.
     for (let attempt = 0; attempt < 3; attempt++) {
       const now = this.#clock.now().getTime();
       const claimed = await this.#claims.write({
-        merchant_id: scope.merchantId, livemode: scope.livemode, key: scope.key, fingerprint,
+        merchant_id: scope.merchantId, livemode: scope.livemode, key: scope.key,
+        fingerprint: fingerprint.current, legacy_fingerprint: fingerprint.legacy,
         created_at: new Date(now).toISOString(), locked_until: new Date(now + IDEMPOTENCY_LEASE_MS).toISOString(),
         expires_at: new Date(now + IDEMPOTENCY_TTL_MS).toISOString(),
       });
       if (claimed) return { kind: 'claimed' };
       const [row] = await queryText<Row>(this.#db, READ_NAME, READ, [scope.merchantId, scope.livemode, scope.key]);
       if (!row) continue;
-      if (row.fingerprint !== fingerprint) return { kind: 'mismatch' };
+      if (row.fingerprint !== fingerprint.current && row.fingerprint !== fingerprint.legacy) return { kind: 'mismatch' };
       if (row.state !== 'done') return { kind: 'running' };
       return {
         kind: 'done',
@@ -194,7 +201,7 @@ export class IdempotencyStore {
 /** A sealed answer opens only on the row it was written for. */
 const contextOf = (scope: KeyScope) => `${scope.merchantId}:${scope.livemode ? 'live' : 'test'}:${scope.key}`;
 
-/** The store of a running service: stored answers sealed under a key of their own, derived from AUTH_SECRET. */
+/** The store of a running service: stored answers sealed under a key of their own, derived from AUTH_SECRET (as are the fingerprints, hooks.ts). */
 export function createIdempotencyStore(db: Database, clock: Clock, authSecret: string): IdempotencyStore {
   return new IdempotencyStore(db, clock, new SecretBox(authSecret, { salt: 'gateway idempotent answers', info: 'stored answer encryption v1' }));
 }

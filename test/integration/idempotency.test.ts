@@ -1,6 +1,7 @@
 // Idempotency-Key on POST /v1 and /merchant (CONTRACT "Developer platform"): replay for 24 hours,
 // 422 for another request, 409 while the first runs, one payment however many repeats race, across
 // two app instances on one database and after a restart.
+import crypto from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, expect, it, vi } from 'vitest';
 import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
@@ -10,13 +11,18 @@ import { openPostgres, queryRows, queryText, type Database } from '../../src/pla
 import { payments } from '../../src/payments/index.ts';
 import {
   createIdempotencyStore, IDEMPOTENCY_KEY_IN_PROGRESS, IDEMPOTENCY_KEY_LENGTH, IDEMPOTENCY_KEY_REUSED,
-  IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_TTL_MS, requestFingerprint,
+  IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_TTL_MS, RequestFingerprints,
 } from '../../src/idempotency/index.ts';
+import { canonicalJson } from '../../src/idempotency/fingerprint.ts';
+import { SecretBox } from '../../src/webhooks/index.ts';
 import { describeEachDb } from '../harness/databases.ts';
 import { ADDR } from '../harness/settlement.ts';
 import { RECHECK_MAX_FAILURES, RECHECK_WINDOW_MS } from '../../src/accounts/index.ts';
 import { startTestApp, type TestApp } from '../harness/app.ts';
 import { keyHeader, randomIp, signIn, signupAccount, tokenHeader, uid, type Account } from '../harness/accounts.ts';
+
+/** A request's fingerprint as rows written before fingerprints were keyed hold it: a plain SHA-256. */
+const plainFingerprint = (method: string, url: string, body: unknown) => crypto.createHash('sha256').update(`${method} ${url}\n${canonicalJson(body)}`).digest('hex');
 
 describeEachDb('idempotency keys', (h) => {
   let t: TestApp;
@@ -129,7 +135,7 @@ describeEachDb('idempotency keys', (h) => {
     // Another process is running this request right now.
     const elsewhere = createIdempotencyStore(h.db(), clock, t.config.authSecret);
     const scope = { merchantId: acct.merchant.id, livemode: false, key };
-    expect(await elsewhere.claim(scope, requestFingerprint('POST', '/v1/payments', body))).toEqual({ kind: 'claimed' });
+    expect(await elsewhere.claim(scope, new RequestFingerprints(t.config.authSecret).of('POST', '/v1/payments', body))).toEqual({ kind: 'claimed' });
     const busy = await create(t.app, key, body);
     expect(busy.statusCode).toBe(409);
     expect(busy.json()).toEqual({ error: IDEMPOTENCY_KEY_IN_PROGRESS });
@@ -211,6 +217,57 @@ describeEachDb('idempotency keys', (h) => {
     for (const r of rows) expect(r.sealed_body).not.toContain(first.json().store.id);
   });
 
+  // Bodies carry passwords (a password re-check): the table keeps no plain hash to test guesses against.
+  it('stores a keyed fingerprint: a body with a password is not kept as its plain SHA-256', async () => {
+    const key = `k-${uid()}`;
+    const owner = await signupAccount(t.app);
+    const body = { token: 'USDT_TRC20', address: ADDR.TRON, password: owner.password };
+    const res = await t.app.inject({
+      method: 'POST', url: '/merchant/payout-addresses', remoteAddress: randomIp(),
+      headers: { ...tokenHeader(owner.accessToken), 'idempotency-key': key }, payload: body,
+    });
+    expect(res.statusCode).toBe(201);
+    const [row] = await queryRows<{ fingerprint: string }>(h.db().orm, sql`select fingerprint from idempotency_keys where merchant_id = ${owner.merchant.id} and key = ${key}`);
+    expect(row.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    expect(row.fingerprint).not.toBe(plainFingerprint('POST', '/merchant/payout-addresses', body));
+  });
+
+  // Rows written before fingerprints were keyed hold a plain SHA-256 and are kept 24 hours: a
+  // repeat across the upgrade is still the same request.
+  it('a row stored before the upgrade (plain SHA-256 fingerprint) still replays, and still refuses another request', async () => {
+    const key = `k-${uid()}`;
+    const body = order();
+    const now = clock.now();
+    const answer = JSON.stringify({ id: `pay_${uid()}`, order_id: body.order_id });
+    const sealed = new SecretBox(t.config.authSecret, { salt: 'gateway idempotent answers', info: 'stored answer encryption v1' })
+      .seal(answer, `${acct.merchant.id}:test:${key}`);
+    await h.db().orm.execute(sql`insert into idempotency_keys (merchant_id, livemode, key, fingerprint, state, status_code, content_type, sealed_body, created_at, expires_at)
+      values (${acct.merchant.id}, false, ${key}, ${plainFingerprint('POST', '/v1/payments', body)}, 'done', 201, 'application/json; charset=utf-8', ${sealed},
+        ${now.toISOString()}, ${new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString()})`);
+    const again = await create(t.app, key, body);
+    expect(again.statusCode).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toBe(answer);
+    const other = await create(t.app, key, { ...body, amount_usd: '26' });
+    expect([other.statusCode, other.json()]).toEqual([422, { error: IDEMPOTENCY_KEY_REUSED }]);
+    expect(await paymentsOfOrder(body.order_id)).toBe(0);
+  });
+
+  it('a key held before the upgrade by a process that died frees after the lease for the same request', async () => {
+    const key = `k-${uid()}`;
+    const body = order();
+    const now = clock.now();
+    await h.db().orm.execute(sql`insert into idempotency_keys (merchant_id, livemode, key, fingerprint, state, locked_until, created_at, expires_at)
+      values (${acct.merchant.id}, false, ${key}, ${plainFingerprint('POST', '/v1/payments', body)}, 'running',
+        ${new Date(now.getTime() + IDEMPOTENCY_LEASE_MS).toISOString()}, ${now.toISOString()}, ${new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString()})`);
+    expect((await create(t.app, key, body)).statusCode).toBe(409);
+    clock.advance(IDEMPOTENCY_LEASE_MS);
+    const res = await create(t.app, key, body);
+    expect(res.statusCode).toBe(201);
+    expect(res.headers['idempotent-replayed']).toBeUndefined();
+    expect(await paymentsOfOrder(body.order_id)).toBe(1);
+  });
+
   it('routes without a credential check the key and never store it', async () => {
     const headers = { 'idempotency-key': `k-${uid()}` };
     const login = () => t.app.inject({ method: 'POST', url: '/merchant/login', remoteAddress: randomIp(), headers, payload: { email: acct.email, password: acct.password } });
@@ -238,7 +295,7 @@ describeEachDb('idempotency keys', (h) => {
       const claimAndAnswer = async (n: number) => {
         for (let i = 0; i < n; i++) {
           const scope = { merchantId: acct.merchant.id, livemode: false, key: `plan-${uid()}` };
-          expect((await store.claim(scope, 'fingerprint')).kind).toBe('claimed');
+          expect((await store.claim(scope, { current: 'fingerprint', legacy: 'legacy' })).kind).toBe('claimed');
           await store.complete(scope, answer);
         }
       };
