@@ -28,6 +28,12 @@ describe('request fingerprint', () => {
     expect(fp('POST', '/v1/payments', undefined)).not.toBe(fp('POST', '/v1/payments', {}));
   });
 
+  it('tells apart the stores of the keys that send it, and a store from none', () => {
+    const of = (store: string | null) => fingerprints.of('POST', '/v1/payments', { amount_usd: '10' }, store).current;
+    expect(new Set([of(null), of('sto_a'), of('sto_b')]).size).toBe(3);
+    expect(fingerprints.of('POST', '/v1/payments', { amount_usd: '10' }).current).toBe(of(null));
+  });
+
   // Bodies carry passwords: a plain hash in the table could be tested against guesses.
   it('is keyed: an HMAC under a key derived from AUTH_SECRET, not a plain SHA-256 of the request', () => {
     const body = { password: 'correct-horse-9' };

@@ -1,6 +1,7 @@
-// What makes two requests "the same request" for an Idempotency-Key: method, path with query, and
-// the JSON body with object keys in a canonical order (a client that re-serialises its body in
-// another key order is still repeating itself). Bodies carry passwords (a password re-check), so
+// What makes two requests "the same request" for an Idempotency-Key: the store of the key that
+// sends it (a storefront key's answer is its store's), method, path with query, and the JSON body
+// with object keys in a canonical order (a client that re-serialises its body in another key order
+// is still repeating itself). Bodies carry passwords (a password re-check), so
 // what is stored is an HMAC under a key of its own derived from AUTH_SECRET, never a plain hash
 // anyone reading the table could test guesses against.
 import crypto from 'node:crypto';
@@ -37,11 +38,14 @@ export class RequestFingerprints {
     this.#key = Buffer.from(crypto.hkdfSync('sha256', Buffer.from(authSecret, 'utf8'), HKDF_SALT, HKDF_INFO, 32));
   }
 
-  /** HMAC-SHA256 (hex) of method, URL and canonical body; and the legacy SHA-256 of the same. */
-  of(method: string, url: string, body: unknown): RequestFingerprint {
+  /**
+   * HMAC-SHA256 (hex) of the caller's store (null: an account-wide key or the dashboard), method,
+   * URL and canonical body; and the legacy SHA-256, which had no store.
+   */
+  of(method: string, url: string, body: unknown, storeId: string | null = null): RequestFingerprint {
     const text = `${method} ${url}\n${canonicalJson(body)}`;
     return {
-      current: crypto.createHmac('sha256', this.#key).update(text).digest('hex'),
+      current: crypto.createHmac('sha256', this.#key).update(`${storeId ?? ''}\n${text}`).digest('hex'),
       legacy: crypto.createHash('sha256').update(text).digest('hex'),
     };
   }

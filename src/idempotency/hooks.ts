@@ -50,7 +50,7 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
     if (key === undefined || !req.auth) return;
     const livemode = req.auth.kind === 'api_key' ? req.auth.livemode : livemodeOf(req);
     const scope: KeyScope = { merchantId: req.auth.merchantId, livemode, key };
-    const claim = await store.claim(scope, fingerprints.of(req.method, req.url, req.body));
+    const claim = await store.claim(scope, fingerprints.of(req.method, req.url, req.body, req.auth.kind === 'api_key' ? req.auth.storeId : null));
     if (claim.kind === 'claimed') {
       claimedScope.set(req, scope);
       return;

@@ -9,6 +9,8 @@ import { ManualClock } from '../../src/platform/clock.ts';
 import pg from 'pg';
 import { openPostgres, queryRows, queryText, type Database } from '../../src/platform/db/index.ts';
 import { payments } from '../../src/payments/index.ts';
+import { stores } from '../../src/accounts/index.ts';
+import { insertApiKey } from '../../src/accounts/api-keys.ts';
 import {
   createIdempotencyStore, IDEMPOTENCY_KEY_IN_PROGRESS, IDEMPOTENCY_KEY_LENGTH, IDEMPOTENCY_KEY_REUSED,
   IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_TTL_MS, RequestFingerprints,
@@ -113,6 +115,30 @@ describeEachDb('idempotency keys', (h) => {
     const theirs = await create(t.app, key, body, other.testKey);
     expect(theirs.statusCode).toBe(201);
     expect(theirs.headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  // A storefront key's answer is its store's payment: another store of the merchant (or an
+  // account-wide key) repeating the key and body must not be handed it.
+  it('keeps the store in the match: another store with the same key and body is told 422, not given the first store\'s answer', async () => {
+    const db = h.db().orm;
+    const now = clock.now();
+    const [storeA, storeB] = [`sto_${uid()}`, `sto_${uid()}`];
+    await db.insert(stores).values([storeA, storeB].map((id, i) => ({ id, merchantId: acct.merchant.id, name: `S${i}`, createdAt: now, updatedAt: now })));
+    const keyOf = async (storeId: string) => (await insertApiKey(db, { merchantId: acct.merchant.id, livemode: false, storeId, label: storeId, access: 'full', createdBy: null, at: now })).secret;
+    const [keyA, keyB] = [await keyOf(storeA), await keyOf(storeB)];
+    const key = `k-${uid()}`;
+    const body = order();
+    const first = await create(t.app, key, body, keyA);
+    expect(first.statusCode).toBe(201);
+    expect(first.json().store_id).toBe(storeA);
+    for (const other of [keyB, acct.testKey]) {
+      const res = await create(t.app, key, body, other);
+      expect([res.statusCode, res.json()]).toEqual([422, { error: IDEMPOTENCY_KEY_REUSED }]);
+      expect(res.headers['idempotent-replayed']).toBeUndefined();
+    }
+    // The first store's own repeat is still replayed.
+    expect((await create(t.app, key, body, keyA)).headers['idempotent-replayed']).toBe('true');
+    expect(await paymentsOfOrder(body.order_id)).toBe(1);
   });
 
   it('replays for 24 hours, then the key is new again', async () => {
