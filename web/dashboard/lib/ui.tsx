@@ -24,14 +24,20 @@ export function ErrorNote({ error, id }: { error: unknown; id?: string }) {
   return <p class="error" role="alert" id={id}>{errorText(error)}</p>;
 }
 
-/** Loads on mount and whenever `deps` change; `reload` loads again keeping the shown data. */
+/**
+ * Loads on mount and whenever `deps` change; `reload` loads again keeping the shown data. A reload
+ * runs the latest `load` (the page and filters shown now), even from a socket listener added on an
+ * earlier render.
+ */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | undefined; error: unknown; loading: boolean; reload: () => void; set: (t: T) => void } {
   const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({ data: undefined, error: null, loading: true });
   const seq = useRef(0);
+  const latest = useRef(load);
+  latest.current = load;
   const run = useCallback(() => {
     const n = ++seq.current;
     setState((s) => ({ ...s, loading: true }));
-    load().then(
+    latest.current().then(
       (data) => { if (n === seq.current) setState({ data, error: null, loading: false }); },
       (error: unknown) => { if (n === seq.current) setState((s) => ({ data: s.data, error, loading: false })); },
     );

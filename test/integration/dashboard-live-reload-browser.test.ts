@@ -1,0 +1,60 @@
+// Lists that reload on a socket event (issue: the payouts list, on page 2, went back to page 1's
+// rows on `payout:update` while its pager still said page 2): a reload asks for the page and the
+// filters the list shows when the event comes, not those it showed when the listener was added.
+import { beforeAll, describe, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { signupAccount, uid, type Account } from '../harness/accounts.ts';
+import { chromiumPresent } from '../harness/chromium.ts';
+import { dashboardInChromium, signInOnPage } from '../harness/dashboard-chromium.ts';
+import { appendEvent } from '../../src/events/index.ts';
+import { newId } from '../../src/platform/ids.ts';
+import { dec } from '../../src/money/decimal.ts';
+import { payouts } from '../../src/settlement/index.ts';
+
+const WAIT = { timeout: 30_000 };
+const hasChromium = chromiumPresent('dashboard live reload browser tests');
+
+describe.skipIf(!hasChromium)('dashboard lists reloaded by socket events in Chromium', { timeout: 120_000 }, () => {
+  const env = dashboardInChromium();
+  let owner: Account;
+  const ids: string[] = [];
+
+  beforeAll(async () => {
+    owner = await signupAccount(env.t.app, { merchant_name: 'Reloads' });
+    // 55 sent payouts, a second apart: page 1 (50 a page) the newest, page 2 the five oldest
+    const start = Date.now() - 3_600_000;
+    for (let i = 0; i < 55; i++) {
+      const at = new Date(start + i * 1000);
+      const id = newId('po', at);
+      ids.push(id);
+      await env.t.platform.db.orm.insert(payouts).values({
+        id, merchantId: owner.merchant.id, livemode: true, token: 'USDT_BEP20', chain: 'bsc', fromToken: 'USDT_BEP20', fromChain: 'bsc',
+        amount: 40_000_000_000_000_000_000n, networkFee: 0n, sendAmount: 40_000_000_000_000_000_000n, amountUsd: dec('40'), networkFeeUsd: dec('0'),
+        sendAmountUsd: dec('40'), usdRate: dec('1'), addressId: `pa_${uid()}`, address: '0x000000000000000000000000000000000000dEaD',
+        status: 'sent', requestedBy: owner.merchant.id, txId: `tx-old-${i}`, createdAt: at, updatedAt: at, approvedAt: at, sentAt: at,
+      });
+    }
+  });
+
+  it('the payouts list on page 2 reloads page 2 on payout:update', async ({ expect }) => {
+    const context = await env.browser.newContext({ locale: 'en-US' });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${env.t.url}/money`);
+    await signInOnPage(page, owner);
+    const list = page.getByRole('region', { name: 'Payouts (live)' });
+    await list.getByText('tx-old-54').waitFor(WAIT);
+    await list.getByRole('button', { name: /next/i }).click();
+    await list.getByText('tx-old-0', { exact: true }).waitFor(WAIT);
+    // the oldest payout changes (its transaction id), and the socket tells the dashboard
+    await env.t.platform.db.transaction(async (tx) => {
+      await tx.update(payouts).set({ txId: 'tx-new-0' }).where(eq(payouts.id, ids[0]!));
+      await appendEvent(tx, { type: 'payout:update', livemode: true, merchantId: owner.merchant.id, data: { id: ids[0] }, at: new Date() });
+    });
+    await list.getByText('tx-new-0').waitFor(WAIT);
+    expect(await list.getByText('tx-old-54').count()).toBe(0);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
