@@ -103,6 +103,7 @@ describe.skipIf(!hasChromium)('hosted checkout page in Chromium', { timeout: 90_
     expect(await text(page, '#description')).toBe('Two books');
     expect(await text(page, '#status')).toBe('Choose a coin to pay with.');
     expect(await page.locator('#test-banner').isVisible()).toBe(true);
+    expect(await text(page, '#test-banner')).toBe('Test mode: no real coins move. Use the simulate panel below.');
     expect(await page.locator('#coins button').count()).toBe((p.token_options as unknown[]).length);
     // The network beside every coin, a logo drawn in the bundle.
     expect(await text(page, '#coins button[data-token="USDT_TRC20"]')).toMatch(/^USDT on Tron \(TRC-20\) \$\d+\.\d\d$/);
@@ -219,6 +220,8 @@ describe.skipIf(!hasChromium)('hosted checkout page in Chromium', { timeout: 90_
     expect(await text(page, '#cancel')).toBe('Back to Café Olé');
     expect(await page.locator('#success').count()).toBe(0);
     expect(await page.locator('#simulate').count()).toBe(0);
+    // no simulate panel on a closed payment: the banner names none
+    expect(await text(page, '#test-banner')).toBe('Test mode: no real coins move.');
     await shoot(page, '7-expired');
     await close(page);
   });

@@ -119,7 +119,7 @@ function Page({ p, error, busy, chosenHere, api, contracts, onChoose, onSimulate
   const tone = p.status === 'confirmed' ? 'ok' : s.phase === 'closed' ? 'bad' : p.status === 'partially_paid' ? 'warn' : '';
   return (
     <main class="page" id="app">
-      {!p.livemode && <p id="test-banner" class="banner">{t('testBanner')}</p>}
+      {!p.livemode && <p id="test-banner" class="banner">{t(s.canSimulate ? 'testBannerSimulate' : 'testBanner')}</p>}
       <div class="layout">
         <Summary p={p} />
         <section class="card main" aria-labelledby="status">

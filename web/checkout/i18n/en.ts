@@ -13,7 +13,9 @@ const en = {
   loading: 'Loading the payment…',
   notFound: 'This payment link is not valid. Ask the shop for a new one.',
   loadFailed: 'The payment could not be loaded. Trying again…',
-  testBanner: 'Test mode: no real coins move. Use the simulate panel below.',
+  // The banner of every test payment; with the simulate panel's words while that panel is shown.
+  testBanner: 'Test mode: no real coins move.',
+  testBannerSimulate: 'Test mode: no real coins move. Use the simulate panel below.',
   payTo: 'Pay {name}',
   payment: 'Payment',
   order: 'Order {order}',

@@ -17,6 +17,15 @@ describe('catalogues', () => {
     }
   });
 
+  it.each(LANGUAGES)('%s: the test-mode banner names the simulate panel only in its own text, shown with the panel', (lang) => {
+    const c = CATALOGUES[lang] as Record<string, string>;
+    // shown when the page has no simulate panel (closed, confirmed, detecting, a simulation running)
+    expect(c.testBanner, lang).toBeTruthy();
+    expect(c.testBannerSimulate, lang).toBeTruthy();
+    expect(c.testBannerSimulate.startsWith(c.testBanner), lang).toBe(true);
+    expect(c.testBannerSimulate.length, lang).toBeGreaterThan(c.testBanner.length);
+  });
+
   it('writes dollars as each language does (as Intl would, without its first-use cost)', () => {
     const written: Record<string, string> = { en: '$1,234.50', es: '1.234,50\u00a0US$', pt: 'US$\u00a01.234,50', ru: '1\u00a0234,50\u00a0$', zh: 'US$1,234.50', tr: '$1.234,50' };
     for (const lang of LANGUAGES) expect(formats(lang, CATALOGUES[lang]).usd('1234.50'), lang).toBe(written[lang]);
