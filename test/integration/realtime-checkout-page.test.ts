@@ -119,7 +119,8 @@ describe.skipIf(!hasChromium)('hosted checkout page in Chromium', { timeout: 90_
     const view = await (await fetch(`${t.url}/checkout/${p.checkout_token}`)).json();
     expect(await text(page, '#network-rule')).toBe('ETH on Ethereum: send only on Ethereum.');
     expect(await text(page, '#amount')).toBe(`${view.crypto_amount} ETH`);
-    expect(await page.locator('#wallet-link').getAttribute('href')).toBe(`ethereum:${view.deposit_address}@1?value=${view.crypto_amount}e18`);
+    // a test payment: no wallet link (its address is watched by nothing; wallet-uri.test.ts has the links)
+    expect(await page.locator('#wallet-link').count()).toBe(0);
     expect(await text(page, '#countdown')).toMatch(/^1[45]:\d\d$/);
     expect(await page.locator('#tag-field').count()).toBe(0);
     await shoot(page, '2-pending');
@@ -176,7 +177,8 @@ describe.skipIf(!hasChromium)('hosted checkout page in Chromium', { timeout: 90_
     const litoshi = (s: string) => BigInt(s.replace(/^(\d+)(?:\.(\d*))?$/, (_m, w: string, f = '') => w + f.padEnd(8, '0')));
     expect(litoshi(rest)).toBe(litoshi(view.crypto_amount) - litoshi(view.received_amount));
     expect(await text(page, '#received')).toBe(`Received so far: ${view.received_amount} LTC`);
-    expect(await page.locator('#wallet-link').getAttribute('href')).toBe(`litecoin:${view.deposit_address}?amount=${rest}`);
+    // a test payment: no wallet link (its address is watched by nothing; wallet-uri.test.ts has the links)
+    expect(await page.locator('#wallet-link').count()).toBe(0);
 
     const copy = page.locator('button[data-copy="amount"]');
     await copy.click();
@@ -208,7 +210,8 @@ describe.skipIf(!hasChromium)('hosted checkout page in Chromium', { timeout: 90_
     const size = (sel: string) => page.locator(sel).evaluate((el) => parseFloat(getComputedStyle(el).fontSize));
     expect(await size('#tag')).toBeGreaterThanOrEqual(await size('#address'));
     expect(await text(page, '#tag-warning')).toBe('Enter this destination tag in your wallet. An XRP payment without it is not credited to this order.');
-    expect(await page.locator('#wallet-link').getAttribute('href')).toBe(`xrpl://${p.deposit_address}?amount=${p.crypto_amount}&dt=${p.destination_tag}`);
+    // a test payment: no wallet link (its address is watched by nothing; wallet-uri.test.ts has the links)
+    expect(await page.locator('#wallet-link').count()).toBe(0);
     await shoot(page, '6-xrp-tag');
 
     await simulate(p, 'expired');

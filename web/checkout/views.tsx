@@ -135,7 +135,7 @@ export function PayPanel({ p, s, qrUrl, contracts, focus }: PayPanelProps) {
   useEffect(() => { if (focus) heading.current?.focus(); }, [focus]);
   const coin = tokenNames(p.token).coin;
   const hasTag = p.destination_tag !== undefined && p.destination_tag !== null;
-  const uri = s.stillDue ? walletUri({ token: p.token, address: p.deposit_address, amount: s.stillDue, destinationTag: p.destination_tag, contracts }) : null;
+  const uri = s.stillDue ? walletUri({ livemode: p.livemode, token: p.token, address: p.deposit_address, amount: s.stillDue, destinationTag: p.destination_tag, contracts }) : null;
   return (
     <div>
       <h2 id="pay-title" tabindex={-1} ref={heading}>{s.partial ? t('sendRestTitle') : t('sendTitle')}</h2>

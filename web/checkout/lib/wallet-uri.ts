@@ -7,10 +7,16 @@
 //   `ethereum:<contract>@<chain id>/transfer?address=<address>&uint256=<amount>e<decimals>`.
 // - XRP Ledger: the `xrpl://` handler with XLS-2's parameters, `xrpl://<address>?amount=<XRP>&dt=<tag>`.
 // - Tron: `tron:<address>?amount=<TRX>` for TRX; TRC-20 tokens have no URI wallets agree on (none).
+// A test payment gets none: nothing watches its address (spec: test payments move no coins, they
+// are paid with the simulate panel), and a wallet opened on these links would send real coins on
+// the main network (the EVM links name chain 1 or 56; XRP and Tron addresses are the same on every
+// network).
 import { EVM_CHAIN_IDS, contractOf, tokenDef } from './networks.ts';
 import { toUnits } from './amounts.ts';
 
 export interface WalletRequest {
+  /** The payment's `livemode`: a test payment gets no link. */
+  livemode: boolean;
   token: string;
   address: string;
   /** In coins, as a decimal string (what is still due). */
@@ -25,7 +31,7 @@ const BIP21_SCHEMES: Readonly<Record<string, string>> = { bitcoin: 'bitcoin', li
 export function walletUri(r: WalletRequest): string | null {
   const def = tokenDef(r.token);
   // An amount with more decimals than the coin has is no amount of it.
-  if (!def || !r.address || toUnits(r.amount, def.decimals) === null) return null;
+  if (!r.livemode || !def || !r.address || toUnits(r.amount, def.decimals) === null) return null;
   const amount = encodeURIComponent(r.amount);
   const bip21 = BIP21_SCHEMES[def.chain];
   if (bip21) return `${bip21}:${r.address}?amount=${amount}`;
