@@ -97,11 +97,15 @@ export function registerCheckoutPage(app: FastifyInstance, opts: PageOptions): v
     `connect-src ${connect}`, "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
   ].join('; ');
 
-  app.get('/pay/:token', async (req, reply) => {
+  // Any token, of any length: the router leaves a parameter over 100 characters unmatched (its
+  // maxParamLength), which would answer the JSON 404 where every other bad token gets the page
+  // saying the link is not valid. A path with more segments is no payment link.
+  app.get('/pay/*', async (req, reply) => {
+    const token = paramOf(req, '*');
+    if (token === '' || token.includes('/')) throw notFound();
     if (!built) throw new AppError(503, PAGE_NOT_BUILT);
     reply.header('content-security-policy', csp).header('referrer-policy', 'no-referrer').header('x-content-type-options', 'nosniff');
     // The payment is fetched while the script loads, not after (the page's fetch() takes this response).
-    const token = paramOf(req, 'token');
     if (TOKEN_SHAPE.test(token)) reply.header('link', `<${apiBase}/checkout/${token}>; rel=preload; as=fetch; crossorigin`);
     const lang = pickLanguage(req.headers['accept-language']);
     return send(req, reply, built.html[lang], 'no-store', 'accept-encoding, accept-language');

@@ -65,6 +65,18 @@ describe('hosted checkout page over HTTP', () => {
     expect((await page('zh-CN')).body).toContain('<html lang="zh">');
   });
 
+  it('answers a link whose token is too long as any other bad token: the page, which says the link is not valid', async () => {
+    const short = await t.app.inject({ method: 'GET', url: '/pay/no-such-token' });
+    for (const bad of ['x'.repeat(101), 'y'.repeat(500)]) {
+      const long = await t.app.inject({ method: 'GET', url: `/pay/${bad}` });
+      expect([long.statusCode, long.headers['content-type'], long.headers['cache-control']], `${bad.length} characters`)
+        .toEqual([short.statusCode, short.headers['content-type'], short.headers['cache-control']]);
+      expect(long.body).toBe(short.body);
+    }
+    expect(short.statusCode).toBe(200);
+    expect((await t.app.inject({ method: 'GET', url: '/pay/a/b' })).statusCode).toBe(404);
+  });
+
   it('hands TOKEN_CONTRACTS to the page (escaped for the attribute)', async () => {
     const html = (await page()).body;
     expect(html).toContain(`<meta name="token-contracts" content="{&quot;USDT_ERC20&quot;:&quot;${LOCAL_USDT}&quot;}">`);
