@@ -7320,6 +7320,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description 1 to 4000 characters once white space at either end is trimmed */
                     body: string;
                 };
             };
@@ -7488,6 +7489,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description 1 to 4000 characters once white space at either end is trimmed */
                     body: string;
                 };
             };
@@ -7524,7 +7526,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; body must not contain NUL characters; body must not contain unpaired surrogates */
+            /** @description invalid request body; body must not contain NUL characters; body must not contain unpaired surrogates; body is required (up to 4000 characters) */
             400: {
                 headers: {
                     [name: string]: unknown;

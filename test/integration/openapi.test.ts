@@ -27,6 +27,7 @@ import { onlyFailedResolve, STATUS_FILTER_MESSAGE } from '../../src/webhooks/del
 import { invalidAddressMessage } from '../../src/chains/addresses/validate.ts';
 import { MIN_PAYOUT_MESSAGE } from '../../src/settlement/payouts/payout-math.ts';
 import { Q_INVALID } from '../../src/customers/input.ts';
+import { BODY_INVALID, MAX_BODY } from '../../src/support/index.ts';
 import { bodyDepthMessage } from '../../src/platform/http/body.ts';
 import { surrogateMessage } from '../../src/platform/fields.ts';
 import { ADDRESS_NOT_ACTIVE_EXAMPLE, PAYOUT_QUOTE_ERRORS } from '../../src/openapi/routes/merchant-money.ts';
@@ -206,6 +207,17 @@ describe('OpenAPI document', () => {
     expect(missing, 'messages the code raises that no route of the document lists under their status: add each to the errors of its routes in src/openapi/routes/').toEqual([]);
   });
 
+  it('states the bounds of a support message\'s body the code enforces (MAX_BODY), on writing and on editing', () => {
+    type Body = { required?: string[]; properties: { body: { minLength?: number; maxLength?: number } } };
+    const bodyOf = (m: string) => (doc.paths['/merchant/support/messages' + (m === 'patch' ? '/{id}' : '')][m] as unknown as { requestBody: { content: { 'application/json': { schema: Body } } } }).requestBody.content['application/json'].schema;
+    const errors = (m: string) => Object.values(doc.paths['/merchant/support/messages' + (m === 'patch' ? '/{id}' : '')][m].responses['400']?.content?.['application/json']?.examples ?? {}).map((e) => e.value.error);
+    for (const m of ['post', 'patch']) {
+      expect(bodyOf(m).required, m).toEqual(['body']);
+      expect(bodyOf(m).properties.body, m).toMatchObject({ minLength: 1, maxLength: MAX_BODY });
+      expect(errors(m), m).toContain(BODY_INVALID);
+    }
+  });
+
   it('lists the refusal of a stored payout address the gateway refuses on the payout quote and request', () => {
     // the address is checked again when it would be paid (an address stored before the check):
     // its refusal is built at run time, so the fixed-message test above cannot see it
@@ -300,6 +312,11 @@ describe('OpenAPI document', () => {
       await call('GET /merchant/notifications', { method: 'GET', url: '/merchant/notifications?category=nope', headers: tk });
       await call('POST /merchant/notifications/read', { method: 'POST', url: '/merchant/notifications/read', headers: tk, payload: {} });
       await call('GET /merchant/support/messages', { method: 'GET', url: '/merchant/support/messages?before=nope', headers: tk });
+      // A support message edited to nothing or past its length is refused as a new one is.
+      const written = (await call('POST /merchant/support/messages', { method: 'POST', url: '/merchant/support/messages', headers: tk, payload: { body: 'hello' } })).json();
+      for (const body of ['  ', 'b'.repeat(MAX_BODY + 1)]) {
+        await call('PATCH /merchant/support/messages/{id}', { method: 'PATCH', url: `/merchant/support/messages/${written.message.id}`, headers: tk, payload: { body } });
+      }
       await call('GET /merchant/webhooks/deliveries', { method: 'GET', url: '/merchant/webhooks/deliveries?status=nope', headers: tk });
       await call('GET /merchant/links', { method: 'GET', url: '/merchant/links?active=maybe', headers: tk });
       await call('POST /merchant/links', { method: 'POST', url: '/merchant/links', headers: tk, payload: { name: 'Live tee', amount_usd: '20' } });

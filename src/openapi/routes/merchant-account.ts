@@ -17,7 +17,7 @@ import { CATEGORY_MESSAGE } from '../../notifications/index.ts';
 import { LIVEMODE_MESSAGE, READ_BODY_MESSAGE, UNREAD_MESSAGE } from '../../notifications/reads.ts';
 import { unsupportedToken } from '../../tokens/catalog.ts';
 import { NOTHING_TO_UPDATE, NOT_FOUND, RATE_LIMITED } from '../../platform/errors.ts';
-import { BEFORE_INVALID, BODY_INVALID, MESSAGE_DELETED } from '../../support/index.ts';
+import { BEFORE_INVALID, BODY_INVALID, MAX_BODY, MESSAGE_DELETED } from '../../support/index.ts';
 import { CATEGORIES } from '../../notifications/index.ts';
 import { PAYOUT_REQUESTED_MESSAGE, CATEGORIES_MESSAGE } from '../../mail/index.ts';
 
@@ -32,6 +32,8 @@ const EMAIL_NOTIFICATIONS = wrap('email_notifications', obj({
 }, ['referral_payout_requested', 'categories']));
 /** A team member (side merchant) or the service's support by name (src/support/schema.ts Author). */
 const SUPPORT_AUTHOR = { anyOf: [obj({ id: str(), email: str(), role: oneOf(['owner', 'developer', 'finance', 'viewer']) }, ['id', 'email', 'role']), obj({ name: str() }, ['name'])] };
+/** A message's text as written and as edited (src/support/messages.ts requireBody). */
+const SUPPORT_BODY = obj({ body: str(`1 to ${MAX_BODY} characters once white space at either end is trimmed`, { minLength: 1, maxLength: MAX_BODY }) }, ['body']);
 const SUPPORT_MESSAGE = obj({ id: str(), merchant_id: str(), side: oneOf(['merchant', 'support']), author: SUPPORT_AUTHOR, body: str(), created_at: time(), edited_at: time(), deleted_at: time() }, ['id', 'side', 'body', 'created_at']);
 
 /** Sign-out takes the access token or, without one, the refresh cookie (README "Sign-out"). */
@@ -180,12 +182,13 @@ export const MERCHANT_ACCOUNT_ROUTES: RouteDoc[] = [
     errors: { 400: [BEFORE_INVALID] },
   },
   {
-    method: 'POST', path: '/merchant/support/messages', tag: 'Support', auth: 'access_token', summary: 'Write to support', body: obj({ body: str(undefined, { minLength: 1, maxLength: 4000 }) }, ['body']),
+    method: 'POST', path: '/merchant/support/messages', tag: 'Support', auth: 'access_token', summary: 'Write to support', body: SUPPORT_BODY,
     responses: { 201: { description: 'the message', schema: wrap('message', SUPPORT_MESSAGE) } }, errors: { 400: [BODY_INVALID] },
   },
   {
-    method: 'PATCH', path: '/merchant/support/messages/:id', tag: 'Support', auth: 'access_token', summary: 'Edit one\'s own message', body: obj({ body: str() }, ['body']),
-    responses: { 200: { description: 'the message with edited_at', schema: wrap('message', SUPPORT_MESSAGE) } }, errors: { 403: [INSUFFICIENT_PERMISSIONS], 404: [NOT_FOUND], 409: [MESSAGE_DELETED] },
+    method: 'PATCH', path: '/merchant/support/messages/:id', tag: 'Support', auth: 'access_token', summary: 'Edit one\'s own message', body: SUPPORT_BODY,
+    responses: { 200: { description: 'the message with edited_at', schema: wrap('message', SUPPORT_MESSAGE) } },
+    errors: { 400: [BODY_INVALID], 403: [INSUFFICIENT_PERMISSIONS], 404: [NOT_FOUND], 409: [MESSAGE_DELETED] },
   },
   {
     method: 'DELETE', path: '/merchant/support/messages/:id', tag: 'Support', auth: 'access_token', summary: 'Delete a message (its author, or an owner)',
