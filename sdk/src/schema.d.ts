@@ -3919,7 +3919,10 @@ export interface operations {
     postMerchantAuthLogout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Checked (1 to 255 characters) but never stored: this route has no account to keep an answer under, and its answers carry fresh secrets, so a repeat runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3935,6 +3938,15 @@ export interface operations {
                         /** @constant */
                         message: "logged out";
                     };
+                };
+            };
+            /** @description Idempotency-Key must be 1 to 255 characters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description missing token; invalid or expired token */
@@ -3960,7 +3972,10 @@ export interface operations {
     postMerchantAuthLogoutAll: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Checked (1 to 255 characters) but never stored: this route has no account to keep an answer under, and its answers carry fresh secrets, so a repeat runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3976,6 +3991,15 @@ export interface operations {
                         /** @constant */
                         message: "all sessions revoked";
                     };
+                };
+            };
+            /** @description Idempotency-Key must be 1 to 255 characters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description missing token; invalid or expired token */
@@ -4001,7 +4025,10 @@ export interface operations {
     postMerchantAuthRefresh: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Checked (1 to 255 characters) but never stored: this route has no account to keep an answer under, and its answers carry fresh secrets, so a repeat runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4021,6 +4048,15 @@ export interface operations {
                         /** @enum {string} */
                         role: "owner" | "developer" | "finance" | "viewer";
                     };
+                };
+            };
+            /** @description Idempotency-Key must be 1 to 255 characters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description no refresh token; invalid or expired token */
@@ -4781,7 +4817,10 @@ export interface operations {
     postMerchantInvitationsAccept: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Checked (1 to 255 characters) but never stored: this route has no account to keep an answer under, and its answers carry fresh secrets, so a repeat runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4810,7 +4849,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; token must not contain NUL characters; token must not contain unpaired surrogates; password must not contain NUL characters; password must not contain unpaired surrogates; invitation is no longer valid; password must be at least 8 characters */
+            /** @description invalid request body; token must not contain NUL characters; token must not contain unpaired surrogates; password must not contain NUL characters; password must not contain unpaired surrogates; invitation is no longer valid; password must be at least 8 characters; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5347,7 +5386,10 @@ export interface operations {
     postMerchantLogin: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Checked (1 to 255 characters) but never stored: this route has no account to keep an answer under, and its answers carry fresh secrets, so a repeat runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5376,7 +5418,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; email must not contain NUL characters; email must not contain unpaired surrogates; password must not contain NUL characters; password must not contain unpaired surrogates; email and password are required */
+            /** @description invalid request body; email must not contain NUL characters; email must not contain unpaired surrogates; password must not contain NUL characters; password must not contain unpaired surrogates; email and password are required; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6975,7 +7017,10 @@ export interface operations {
     postMerchantSignup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Checked (1 to 255 characters) but never stored: this route has no account to keep an answer under, and its answers carry fresh secrets, so a repeat runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7018,7 +7063,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; merchant_name must not contain NUL characters; merchant_name must not contain unpaired surrogates; email must not contain NUL characters; email must not contain unpaired surrogates; password must not contain NUL characters; password must not contain unpaired surrogates; referral_code must not contain NUL characters; referral_code must not contain unpaired surrogates; merchant_name is required; invalid email address; password must be at least 8 characters */
+            /** @description invalid request body; merchant_name must not contain NUL characters; merchant_name must not contain unpaired surrogates; email must not contain NUL characters; email must not contain unpaired surrogates; password must not contain NUL characters; password must not contain unpaired surrogates; referral_code must not contain NUL characters; referral_code must not contain unpaired surrogates; merchant_name is required; invalid email address; password must be at least 8 characters; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -3,6 +3,7 @@
 // security, the credential's errors, and for a POST under /v1 or /merchant the Idempotency-Key.
 import { DASHBOARD_ROUTES } from '../accounts/index.ts';
 import { IDEMPOTENCY_KEY_IN_PROGRESS, IDEMPOTENCY_KEY_LENGTH, IDEMPOTENCY_KEY_REUSED } from '../idempotency/index.ts';
+import { coveredRoute } from '../idempotency/hooks.ts';
 import { INVALID_REQUEST_BODY } from '../platform/errors.ts';
 import { nulMessage, surrogateMessage } from '../platform/fields.ts';
 import { bodyDepthMessage } from '../platform/http/body.ts';
@@ -34,6 +35,12 @@ const paramNames = (fastifyPath: string): string[] => [...fastifyPath.matchAll(/
 export const takesIdempotencyKey = (r: RouteDoc): boolean =>
   r.method === 'POST' && r.auth !== 'none' && !r.noIdempotency && /^\/(v1|merchant)\//.test(r.path);
 
+/**
+ * Whether the route checks an Idempotency-Key it is sent (every POST under /v1 or /merchant,
+ * src/idempotency/hooks.ts): a route without a credential checks it but keeps no answer under it.
+ */
+const checksIdempotencyKey = (r: RouteDoc): boolean => coveredRoute({ method: r.method, url: r.path });
+
 function operationId(r: RouteDoc): string {
   const words = r.path.replace(/\.csv$/, '-csv').split(/[/\-.]/).filter(Boolean).map((w) => (w.startsWith(':') ? `by-${w.slice(1)}` : w));
   return [r.method.toLowerCase(), ...words].map((w, i) => (i === 0 ? w : w.split(/[-_]/).map((p) => p[0].toUpperCase() + p.slice(1)).join(''))).join('');
@@ -57,8 +64,8 @@ function errorsOf(r: RouteDoc): Map<number, string[]> {
   for (const [s, m] of Object.entries(CREDENTIAL_ERRORS[r.auth])) add(Number(s), m);
   if (r.body) add(400, [INVALID_REQUEST_BODY, ...bodyFieldErrors(r.body)]);
   for (const [s, m] of Object.entries(r.errors ?? {})) add(Number(s), m);
+  if (checksIdempotencyKey(r)) add(400, [IDEMPOTENCY_KEY_LENGTH]);
   if (takesIdempotencyKey(r)) {
-    add(400, [IDEMPOTENCY_KEY_LENGTH]);
     add(409, [IDEMPOTENCY_KEY_IN_PROGRESS]);
     add(422, [IDEMPOTENCY_KEY_REUSED]);
   }
@@ -92,6 +99,11 @@ function operation(r: RouteDoc): Record<string, unknown> {
     parameters.push({
       name: 'Idempotency-Key', in: 'header', required: false, schema: str(undefined, { minLength: 1, maxLength: 255 }),
       description: 'Repeat a request safely: the first answer for a key (per merchant, mode and key) is stored for 24 hours and replayed with `Idempotent-Replayed: true`.',
+    });
+  } else if (checksIdempotencyKey(r)) {
+    parameters.push({
+      name: 'Idempotency-Key', in: 'header', required: false, schema: str(undefined, { minLength: 1, maxLength: 255 }),
+      description: 'Checked (1 to 255 characters) but never stored: this route has no account to keep an answer under, and its answers carry fresh secrets, so a repeat runs again.',
     });
   }
   const roles = DASHBOARD_ROUTES.get(`${r.method} ${r.path}`)?.roles;

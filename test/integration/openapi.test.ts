@@ -28,6 +28,8 @@ import { invalidAddressMessage } from '../../src/chains/addresses/validate.ts';
 import { MIN_PAYOUT_MESSAGE } from '../../src/settlement/payouts/payout-math.ts';
 import { Q_INVALID } from '../../src/customers/input.ts';
 import { BODY_INVALID, MAX_BODY } from '../../src/support/index.ts';
+import { coveredRoute, IDEMPOTENCY_KEY_LENGTH } from '../../src/idempotency/hooks.ts';
+import { DASHBOARD_ROUTES } from '../../src/accounts/index.ts';
 import { bodyDepthMessage } from '../../src/platform/http/body.ts';
 import { surrogateMessage } from '../../src/platform/fields.ts';
 import { ADDRESS_NOT_ACTIVE_EXAMPLE, PAYOUT_QUOTE_ERRORS } from '../../src/openapi/routes/merchant-money.ts';
@@ -207,6 +209,14 @@ describe('OpenAPI document', () => {
     expect(missing, 'messages the code raises that no route of the document lists under their status: add each to the errors of its routes in src/openapi/routes/').toEqual([]);
   });
 
+  it('lists the refusal of a bad Idempotency-Key on every route that checks the key, with a credential or without', () => {
+    const checked = t.app.routeTable.filter((r) => PUBLIC.test(r.url) && coveredRoute({ method: r.method as 'POST', url: r.url }));
+    expect(checked.filter((r) => !r.url.startsWith('/v1') && !DASHBOARD_ROUTES.has(`${r.method} ${r.url}`)).length, 'routes without a credential').toBeGreaterThan(3);
+    const missing = checked.filter((r) => !Object.values(doc.paths[openApiPath(r.url)]?.[r.method.toLowerCase()]?.responses['400']?.content?.['application/json']?.examples ?? {})
+      .some((e) => e.value.error === IDEMPOTENCY_KEY_LENGTH)).map((r) => `${r.method} ${r.url}`);
+    expect(missing).toEqual([]);
+  });
+
   it('states the bounds of a support message\'s body the code enforces (MAX_BODY), on writing and on editing', () => {
     type Body = { required?: string[]; properties: { body: { minLength?: number; maxLength?: number } } };
     const bodyOf = (m: string) => (doc.paths['/merchant/support/messages' + (m === 'patch' ? '/{id}' : '')][m] as unknown as { requestBody: { content: { 'application/json': { schema: Body } } } }).requestBody.content['application/json'].schema;
@@ -291,6 +301,8 @@ describe('OpenAPI document', () => {
       await call('POST /merchant/customers', { method: 'POST', url: '/merchant/customers?mode=test', headers: tk, payload: { email: 'c@example.com' } });
       await call('GET /merchant/support/messages', { method: 'GET', url: '/merchant/support/messages', headers: tk });
       await call('POST /merchant/stores', { method: 'POST', url: '/merchant/stores', headers: { ...tk, 'idempotency-key': 'x'.repeat(256) }, payload: { name: 'Shop' } });
+      // A route with no credential checks the key too (and never stores it).
+      await call('POST /merchant/login', { method: 'POST', url: '/merchant/login', headers: { 'idempotency-key': 'x'.repeat(256) }, payload: { email: acct.email, password: acct.password } });
       // Error answers and fields the document once left out (each was answered by the service).
       await call('POST /merchant/auth/logout', { method: 'POST', url: '/merchant/auth/logout' });
       await call('POST /merchant/auth/refresh', { method: 'POST', url: '/merchant/auth/refresh', headers: { cookie: 'refresh_token=garbage' } });
