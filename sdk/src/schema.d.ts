@@ -4751,6 +4751,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description rate limit exceeded */
+            429: {
+                headers: {
+                    /** @description seconds to wait: the limit's window, the longest a client can have to wait before one of its requests leaves it */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteMerchantInvitationsById: {
@@ -4852,6 +4863,17 @@ export interface operations {
             /** @description invalid request body; token must not contain NUL characters; token must not contain unpaired surrogates; password must not contain NUL characters; password must not contain unpaired surrogates; invitation is no longer valid; password must be at least 8 characters; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate limit exceeded */
+            429: {
+                headers: {
+                    /** @description seconds to wait: the limit's window, the longest a client can have to wait before one of its requests leaves it */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5689,6 +5711,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description rate limit exceeded */
+            429: {
+                headers: {
+                    /** @description seconds to wait: the limit's window, the longest a client can have to wait before one of its requests leaves it */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getMerchantNotifications: {
@@ -6424,6 +6457,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description rate limit exceeded */
+            429: {
+                headers: {
+                    /** @description seconds to wait: the limit's window, the longest a client can have to wait before one of its requests leaves it */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteMerchantPayoutAddressesById: {
@@ -6543,6 +6587,17 @@ export interface operations {
             /** @description not found */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate limit exceeded */
+            429: {
+                headers: {
+                    /** @description seconds to wait: the limit's window, the longest a client can have to wait before one of its requests leaves it */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7848,6 +7903,17 @@ export interface operations {
             /** @description this Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate limit exceeded */
+            429: {
+                headers: {
+                    /** @description seconds to wait: the limit's window, the longest a client can have to wait before one of its requests leaves it */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,7 +1,7 @@
 // GET /openapi.json against the app: every public route described and nothing else, a valid
 // OpenAPI 3.1 document, recorded answers of real requests valid against their response schemas
 // (errors carrying a message the document lists), and GET /docs served from this service alone.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
@@ -215,6 +215,51 @@ describe('OpenAPI document', () => {
     const missing = checked.filter((r) => !Object.values(doc.paths[openApiPath(r.url)]?.[r.method.toLowerCase()]?.responses['400']?.content?.['application/json']?.examples ?? {})
       .some((e) => e.value.error === IDEMPOTENCY_KEY_LENGTH)).map((r) => `${r.method} ${r.url}`);
     expect(missing).toEqual([]);
+  });
+
+  it('declares 429, with its Retry-After, on every route a rate limit answers (each route called while every limit refuses)', async () => {
+    // Every limit of the service counts in the accounts' limiter (per IP, per key, per user, the
+    // password re-checks) or the affiliate's burst limiter; with both refusing, a route answers 429
+    // exactly when a limit guards it, wherever in the code that limit is.
+    const owner = await signupAccount(t.app);
+    const spies = [
+      vi.spyOn(t.services.accounts.limiter, 'take').mockResolvedValue(false),
+      vi.spyOn(t.services.accounts.limiter, 'count').mockResolvedValue(Number.MAX_SAFE_INTEGER),
+      vi.spyOn(t.services.affiliate.limiter, 'take').mockResolvedValue(false),
+    ];
+    type Op = { responses: Record<string, { headers?: Record<string, unknown> }> };
+    const opOf = (method: string, url: string) => doc.paths[openApiPath(url)]?.[method.toLowerCase()] as unknown as Op | undefined;
+    const answered: string[] = [];
+    const problems: string[] = [];
+    try {
+      // the sign-outs last: they end the session the other calls use
+      const routes = t.app.routeTable.filter((r) => PUBLIC.test(r.url)).sort((a, b) => Number(a.url.startsWith('/merchant/auth/')) - Number(b.url.startsWith('/merchant/auth/')));
+      for (const r of routes) {
+        const headers = r.url.startsWith('/v1/') ? keyHeader(owner.testKey) : tokenHeader(owner.accessToken);
+        const res = await t.app.inject({
+          method: r.method as InjectOptions['method'], url: r.url.replace(/:[A-Za-z0-9_]+/g, 'x0'), headers, remoteAddress: randomIp(),
+          ...(['POST', 'PUT', 'PATCH'].includes(r.method) ? { payload: {} } : {}),
+        });
+        if (res.statusCode !== 429) continue;
+        const route = `${r.method} ${r.url}`;
+        answered.push(route);
+        if (!res.headers['retry-after']) problems.push(`${route}: answered 429 without Retry-After`);
+        const declared = opOf(r.method, r.url)?.responses['429'];
+        if (!declared) problems.push(`${route}: answers 429, which the document does not list`);
+        else if (!declared.headers?.['Retry-After']) problems.push(`${route}: its 429 does not name Retry-After`);
+      }
+    } finally {
+      for (const s of spies) s.mockRestore();
+    }
+    // each kind of limit was met: per key (/v1), per IP (sign-in, checkout, links), per user
+    // (password re-checks, e-mail probes) and the referral payouts' bursts
+    expect(answered).toEqual(expect.arrayContaining(['GET /v1/payments', 'POST /merchant/login', 'POST /checkout/:checkoutToken/token', 'GET /l/:slug',
+      'POST /merchant/payout-addresses', 'POST /merchant/users', 'POST /merchant/affiliate/payouts']));
+    expect(problems).toEqual([]);
+    // and no route declares a 429 it never answers
+    const declaredOnly = Object.entries(doc.paths).flatMap(([p, ops]) => Object.entries(ops).filter(([, op]) => op.responses['429']).map(([m]) => `${m.toUpperCase()} ${p}`))
+      .filter((d) => !answered.some((a) => { const [m, u] = a.split(' '); return `${m} ${openApiPath(u)}` === d; }));
+    expect(declaredOnly).toEqual([]);
   });
 
   it('states the bounds of a support message\'s body the code enforces (MAX_BODY), on writing and on editing', () => {

@@ -74,7 +74,7 @@ export const MERCHANT_ACCOUNT_ROUTES: RouteDoc[] = [
     method: 'POST', path: '/merchant/me/password', tag: 'Session', auth: 'access_token', summary: 'Change the password; every session of the user ends',
     body: obj({ current_password: str(), new_password: str(undefined, { minLength: 8 }) }, ['current_password', 'new_password']),
     responses: { 200: { description: 'changed', schema: message('password changed; sign in again') } },
-    errors: { 400: [PASSWORDS_REQUIRED, PASSWORD_TOO_SHORT], 403: [WRONG_CURRENT_PASSWORD] },
+    errors: { 400: [PASSWORDS_REQUIRED, PASSWORD_TOO_SHORT], 403: [WRONG_CURRENT_PASSWORD], 429: [RATE_LIMITED] },
   },
   {
     method: 'GET', path: '/merchant/me/email-notifications', tag: 'Session', auth: 'access_token', summary: 'Which notifications are e-mailed to me (README "E-mail")',
@@ -92,7 +92,7 @@ export const MERCHANT_ACCOUNT_ROUTES: RouteDoc[] = [
     method: 'POST', path: '/merchant/users', tag: 'Team', auth: 'access_token', summary: 'Add a member',
     body: obj({ email: str(), password: str(undefined, { minLength: 8 }), role: ROLE }, ['email', 'password', 'role']),
     responses: { 201: { description: 'the member', schema: wrap('user', ref('User')) } },
-    errors: { 400: [INVALID_EMAIL, PASSWORD_TOO_SHORT, ROLE_MESSAGE], 409: [EMAIL_TAKEN] },
+    errors: { 400: [INVALID_EMAIL, PASSWORD_TOO_SHORT, ROLE_MESSAGE], 409: [EMAIL_TAKEN], 429: [RATE_LIMITED] },
   },
   {
     method: 'PATCH', path: '/merchant/users/:id', tag: 'Team', auth: 'access_token', summary: 'Change a member\'s role (their sessions end)',
@@ -108,13 +108,13 @@ export const MERCHANT_ACCOUNT_ROUTES: RouteDoc[] = [
     method: 'POST', path: '/merchant/invitations', tag: 'Team', auth: 'access_token', summary: 'Invite a member (valid 7 days; the token is in accept_url only)',
     body: obj({ email: str(), role: ROLE }, ['email', 'role']),
     responses: { 201: { description: 'the invitation', schema: obj({ invitation: INVITATION, accept_url: str() }, ['invitation', 'accept_url']) } },
-    errors: { 400: [INVALID_EMAIL, ROLE_MESSAGE], 409: [EMAIL_TAKEN] },
+    errors: { 400: [INVALID_EMAIL, ROLE_MESSAGE], 409: [EMAIL_TAKEN], 429: [RATE_LIMITED] },
   },
   { method: 'DELETE', path: '/merchant/invitations/:id', tag: 'Team', auth: 'access_token', summary: 'Revoke an invitation', responses: { 200: { description: 'revoked', schema: message('invitation revoked') } }, errors: { 404: [NOT_FOUND], 409: [ONLY_PENDING_REVOKED] } },
   {
     method: 'POST', path: '/merchant/invitations/accept', tag: 'Team', auth: 'none', summary: 'Accept an invitation: sets a password and signs in',
     body: obj({ token: str(), password: str(undefined, { minLength: 8 }) }, ['token', 'password']),
-    responses: { 201: { description: 'signed in', schema: SIGNED_IN } }, errors: { 400: [INVITATION_INVALID, PASSWORD_TOO_SHORT] },
+    responses: { 201: { description: 'signed in', schema: SIGNED_IN } }, errors: { 400: [INVITATION_INVALID, PASSWORD_TOO_SHORT], 429: [RATE_LIMITED] },
   },
   {
     method: 'GET', path: '/merchant/api-keys', tag: 'API keys', auth: 'access_token', summary: 'Keys of a mode, revoked included', query: MODE,

@@ -182,13 +182,13 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
   {
     method: 'POST', path: '/merchant/payout-addresses', tag: 'Money', auth: 'access_token', summary: 'Add a payout address (password required)', query: MODE, body: PAYOUT_ADDRESS_BODY,
     responses: { 201: { description: 'the address', schema: wrap('address', ref('PayoutAddress')) } },
-    errors: { 400: ['unsupported token in live mode', invalidAddressMessage('ethereum'), ONLY_XRP_TAGS, LABEL_INVALID, OWN_ADDRESS, tokenContractAddress('USDT_ERC20')], 403: [PASSWORD_INCORRECT] },
+    errors: { 400: ['unsupported token in live mode', invalidAddressMessage('ethereum'), ONLY_XRP_TAGS, LABEL_INVALID, OWN_ADDRESS, tokenContractAddress('USDT_ERC20')], 403: [PASSWORD_INCORRECT], 429: [RATE_LIMITED] },
   },
   {
     method: 'PATCH', path: '/merchant/payout-addresses/:id', tag: 'Money', auth: 'access_token', summary: 'Change a payout address', body: PAYOUT_ADDRESS_BODY,
     description: 'A change of address or tag takes the password and makes the address active 24 hours later. A PATCH that changes nothing (the same label, address or tag, or `default: true` on the default) is answered 200 with the address as it is: nothing is written, audited or told to the team.',
     responses: { 200: { description: 'the address (unchanged when the PATCH changes nothing)', schema: wrap('address', ref('PayoutAddress')) } },
-    errors: { 400: [NOTHING_TO_UPDATE, DEFAULT_ONLY_TRUE, invalidAddressMessage('ethereum'), ONLY_XRP_TAGS, LABEL_INVALID, OWN_ADDRESS, tokenContractAddress('USDT_ERC20')], 403: [PASSWORD_INCORRECT], 404: [NOT_FOUND] },
+    errors: { 400: [NOTHING_TO_UPDATE, DEFAULT_ONLY_TRUE, invalidAddressMessage('ethereum'), ONLY_XRP_TAGS, LABEL_INVALID, OWN_ADDRESS, tokenContractAddress('USDT_ERC20')], 403: [PASSWORD_INCORRECT], 404: [NOT_FOUND], 429: [RATE_LIMITED] },
   },
   { method: 'DELETE', path: '/merchant/payout-addresses/:id', tag: 'Money', auth: 'access_token', summary: 'Delete a payout address', responses: { 200: { description: 'deleted', schema: message('address deleted') } }, errors: { 404: [NOT_FOUND] } },
   {
