@@ -42,7 +42,8 @@ export function parseMarketData(json: unknown, defaults: MarketData = DEFAULT_MA
   const fields: Record<TokenSymbol, { -readonly [K in keyof TokenMarket]: TokenMarket[K] }> =
     Object.fromEntries(TOKENS.map((t) => [t, { ...defaults[t] }])) as Record<TokenSymbol, TokenMarket>;
   for (const [mapKey, map] of Object.entries(json)) {
-    if (!(mapKey in MAPS)) throw new MarketFileError(`unknown key ${mapKey} (expected ${Object.keys(MAPS).join(', ')})`);
+    // own keys only: `in` would take constructor, toString or __proto__ (JSON.parse makes each an own key) for a map
+    if (!Object.hasOwn(MAPS, mapKey)) throw new MarketFileError(`unknown key ${mapKey} (expected ${Object.keys(MAPS).join(', ')})`);
     if (!isObject(map)) throw new MarketFileError(`${mapKey} must be an object of token symbol to decimal string`);
     const { field, zeroAllowed } = MAPS[mapKey as MapKey];
     for (const [token, value] of Object.entries(map)) {

@@ -61,6 +61,18 @@ describe('MARKET_FILE', () => {
     expect(() => parseMarketData(json)).toThrow(message);
   });
 
+  // JSON.parse makes each of these an own key (even __proto__); none is a map of MARKET_FILE
+  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'])('rejects the key %s, named like a property every object has', (key) => {
+    const expected = `MARKET_FILE: unknown key ${key} (expected rates, network_fee_usd, min_usd, exchange_min_usd)`;
+    expect(() => parseMarketData(JSON.parse(`{"${key}": {}}`))).toThrow(expected);
+    expect(() => parseMarketData(JSON.parse(`{"${key}": {"BTC": "1"}}`))).toThrow(expected);
+    expect(() => parseMarketData(JSON.parse(`{"rates": {"BTC": "50000"}, "${key}": {"ETH": "2"}}`))).toThrow(expected);
+  });
+
+  it.each(['constructor', '__proto__', 'toString'])('rejects the token %s inside a map', (key) => {
+    expect(() => parseMarketData(JSON.parse(`{"min_usd": {"${key}": "1"}}`))).toThrow(`MARKET_FILE: min_usd.${key} is not a token`);
+  });
+
   it('accepts zero for fees and minimums', () => {
     expect(parseMarketData({ network_fee_usd: { XRP: '0' } }).XRP.networkFeeUsd.isZero()).toBe(true);
   });
