@@ -7,9 +7,10 @@ import { newId, pooledRandomBytes } from '../platform/ids.ts';
 import { recordAudit, type Actor } from '../audit/index.ts';
 import { captureSettings, type Merchant } from '../accounts/index.ts';
 import { checkPaymentWebhookUrl } from '../webhooks/core.ts';
-import { belowMinimumMessage, minimumPriceUsd } from './pure.ts';
+import { noOptionRefusal } from './pure.ts';
+import { dec } from '../money/index.ts';
 import type { TokenSymbol } from '../tokens/index.ts';
-import { isPriced, noCurrentPrice } from '../market/index.ts';
+import { noCurrentPrice } from '../market/index.ts';
 import { parseCreateInput, type CreateInput, type SimulationOutcome } from './create-input.ts';
 import type { CreatedPaymentWriter } from './create-statement.ts';
 import { eventDataOfView, paymentJson } from './views.ts';
@@ -91,7 +92,7 @@ export async function createPayment(deps: CreateDeps, caller: CreateCaller, body
   let options: Awaited<ReturnType<typeof optionsOf>> | undefined;
   if (!input.token) {
     options = await optionsOf(base as PaymentRow, deps.catalog, now);
-    if (options.length === 0) return refuse(noOptionError(base as PaymentRow, deps));
+    if (options.length === 0) return refuse(await noOptionError(base as PaymentRow, deps, now));
   }
 
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -151,22 +152,18 @@ async function insertAndSimulate(deps: CreateDeps, caller: CreateCaller, row: Pa
   });
 }
 
-/**
- * Why a payment with no coin has no option: the lowest minimum of the coins that can be priced
- * (400), or, when none of its coins has a current price, the first one's 503.
- */
 /** No coin of the payment is enabled, supported and priced (the payment's tokens list left none). */
 export const NO_COIN_AVAILABLE = 'no coin is available for this payment';
 
-function noOptionError(p: PaymentRow, deps: CoinDeps): AppError {
-  const market = deps.catalog.market(p.livemode);
+/**
+ * Why a payment with no coin has no option (400): the refusal naming the lowest price one of its
+ * coins takes, its exchange minimum included (noOptionRefusal); or, when none of its coins has a
+ * current price, the first one's 503.
+ */
+async function noOptionError(p: PaymentRow, deps: CoinDeps, now: Date): Promise<AppError> {
   const coins = allowedCoins(p, deps.catalog);
-  const pricing = { feeBps: p.settings.fee_bps, feesPaidByCustomer: p.settings.fees_paid_by_customer, hideBelowMinimum: p.settings.hide_below_minimum };
-  let best: { token: TokenSymbol; min: ReturnType<typeof minimumPriceUsd> } | undefined;
-  for (const t of coins.filter((c) => isPriced(market[c]))) {
-    const min = minimumPriceUsd(t, market, pricing);
-    if (!best || min.lt(best.min)) best = { token: t, min };
-  }
-  if (best) return badRequest(belowMinimumMessage(best.token, best.min));
+  const usdAmount = dec(p.usdAmount);
+  const refusal = noOptionRefusal(usdAmount, coins, await deps.catalog.pricingContext(p.merchantId, p.settings, p.livemode, now, usdAmount));
+  if (refusal) return badRequest(refusal.message);
   return coins.length > 0 ? noCurrentPrice(coins[0]) : badRequest(NO_COIN_AVAILABLE);
 }

@@ -3,7 +3,7 @@ import { dec } from '../money/index.ts';
 import { TOKENS, type TokenSymbol } from '../tokens/index.ts';
 import { DEFAULT_CONFIRMATIONS } from '../config.ts';
 import { loadMarketFile } from '../market/index.ts';
-import { feeNote, listTokens, tokenInfo, tokenOptions, type ListingContext } from './token-info.ts';
+import { feeNote, listTokens, noOptionRefusal, tokenInfo, tokenOptions, type ListingContext } from './token-info.ts';
 import type { ConversionRoute } from './pricing.ts';
 
 const MARKET = loadMarketFile(new URL('../../test/fixtures/market.json', import.meta.url).pathname);
@@ -86,5 +86,40 @@ describe('token_options', () => {
 
   it('is what the amount_usd filter of the listing gives', () => {
     expect(listTokens([...TOKENS], ctx(), dec(4))).toEqual(tokenOptions(dec(4), [...TOKENS], ctx()));
+  });
+});
+
+describe('why a payment with no coin has no option', () => {
+  const keeps = { feeBps: 100, feesPaidByCustomer: false, hideBelowMinimum: false };
+  const exchanged = (...tokens: TokenSymbol[]) => (t: TokenSymbol): ConversionRoute => (tokens.includes(t) ? 'exchange' : 'none');
+  const exchangeMessage = (token: string, usd: string) =>
+    `minimum payment in ${token} is $${usd} right now (it is converted on its way to the merchant, and the exchange takes no less)`;
+
+  it('names the coin that takes the lowest price, its exchange minimum included', () => {
+    // $4: ETH's own minimum ($3) is passed but its exchange's is $17.7 (15 × 1.1 + 1 = 17.5, + $0.20);
+    // BTC is not converted and takes $5 (its minimum, above twice its $2 fee): BTC is named, not ETH
+    const c = ctx({ merchant: keeps, routeOf: exchanged('ETH') });
+    expect(tokenOptions(dec(4), ['BTC', 'ETH'], c)).toEqual([]);
+    expect(noOptionRefusal(dec(4), ['ETH', 'BTC'], c)?.message).toBe('amount_usd is below the minimum payment in BTC: $5 right now');
+    expect(noOptionRefusal(dec(4), ['ETH'], c)?.message).toBe(exchangeMessage('ETH', '17.7'));
+    // below every coin's own minimum: the price ETH takes is still its exchange's
+    expect(noOptionRefusal(dec(1), ['ETH'], c)?.message).toBe(exchangeMessage('ETH', '17.7'));
+    // both converted: ETH's $17.7 against BTC's (20 × 1.1 + 2 = 24, / 0.99 rounded up)
+    const both = ctx({ merchant: keeps, routeOf: exchanged('ETH', 'BTC') });
+    expect(noOptionRefusal(dec(1), ['BTC', 'ETH'], both)?.message).toBe(exchangeMessage('ETH', '17.7'));
+    expect(noOptionRefusal(dec(1), ['BTC'], both)?.message).toBe(exchangeMessage('BTC', '24.25'));
+  });
+
+  it('names the first coin in catalog order on a tie, and undefined when a coin takes the amount', () => {
+    // USDT_ERC20 and BTC both take $5 from the merchant that keeps the fees
+    expect(noOptionRefusal(dec(4), ['USDT_ERC20', 'BTC'], ctx({ merchant: keeps }))?.message).toBe('amount_usd is below the minimum payment in BTC: $5 right now');
+    expect(noOptionRefusal(dec(5), ['USDT_ERC20', 'BTC'], ctx({ merchant: keeps }))).toBeUndefined();
+  });
+
+  it('gives the first coin\'s refusal when no price will do, and nothing when no coin is priced', () => {
+    const all = ctx({ merchant: { feeBps: 10_000, feesPaidByCustomer: true, hideBelowMinimum: false } });
+    expect(noOptionRefusal(dec(100), ['ETH', 'BTC'], all)?.message).toBe('the fees of a payment in BTC leave nothing for the merchant');
+    const stale = ctx({ market: { ...MARKET, BTC: { ...MARKET.BTC, status: 'stale' as const } } });
+    expect(noOptionRefusal(dec(1), ['BTC'], stale)).toBeUndefined();
   });
 });

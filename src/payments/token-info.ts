@@ -4,7 +4,7 @@ import { formatUsd, type Decimal } from '../money/index.ts';
 import { TOKENS, tokenDef, type TokenSymbol } from '../tokens/index.ts';
 import type { Chain } from '../config.ts';
 import { isPriced, type MarketData } from '../market/index.ts';
-import { CONVERSION_FEE_BPS, quotePayment, type ConversionRoute, type MerchantPricing } from './pricing.ts';
+import { CONVERSION_FEE_BPS, quotePayment, type ConversionRoute, type MerchantPricing, type PriceRefusal } from './pricing.ts';
 
 export interface TokenInfo {
   token: TokenSymbol;
@@ -67,6 +67,42 @@ export function tokenOptions(usdAmount: Decimal, enabled: readonly TokenSymbol[]
     options.push(ctx.merchant.feesPaidByCustomer ? { ...info, amount_due_usd: formatUsd(priced.quote.amountDueUsd) } : info);
   }
   return options;
+}
+
+/**
+ * The refusal of `token` at `usdAmount` that names the lowest price the coin takes: a price under
+ * its own minimum may still be short of its exchange minimum, so the price a refusal names is
+ * priced in turn until one is taken. undefined when the coin takes `usdAmount`, or takes no price
+ * at all (its fees leave nothing); then `first` holds the refusal.
+ */
+function lowestTaken(usdAmount: Decimal, token: TokenSymbol, ctx: ListingContext): { refusal?: PriceRefusal; first?: PriceRefusal } {
+  const quote = (price: Decimal) => quotePayment({ usdAmount: price, token, merchant: ctx.merchant, market: ctx.market, route: ctx.routeOf(token) });
+  const first = quote(usdAmount);
+  if (first.ok) return {};
+  // two kinds of minimum (the coin's own, the exchange's): each step names a higher price
+  for (let refusal = first, step = 0; refusal.minimumUsd && step < 3; step++) {
+    const at = quote(refusal.minimumUsd);
+    if (at.ok) return { refusal, first };
+    if (!at.minimumUsd?.gt(refusal.minimumUsd)) break;
+    refusal = at;
+  }
+  return { first };
+}
+
+/**
+ * Why a payment of `usdAmount` with no coin has no token_options: the refusal of the coin that takes
+ * the lowest price (the first in catalog order on a tie), naming that price; when no price will do
+ * for any coin, the first coin's refusal; undefined when none of `enabled` can be priced now.
+ */
+export function noOptionRefusal(usdAmount: Decimal, enabled: readonly TokenSymbol[], ctx: ListingContext): PriceRefusal | undefined {
+  let best: PriceRefusal | undefined;
+  let first: PriceRefusal | undefined;
+  for (const token of listable(enabled, ctx)) {
+    const coin = lowestTaken(usdAmount, token, ctx);
+    first ??= coin.first;
+    if (coin.refusal && (!best || coin.refusal.minimumUsd!.lt(best.minimumUsd!))) best = coin.refusal;
+  }
+  return best ?? first;
 }
 
 /**

@@ -118,6 +118,35 @@ describeEachDb('payments scope', (h) => {
     expect(enough.json()).toMatchObject({ amount_due_usd: '17.7', network_fee_bps: 50 });
   });
 
+  it('live: a payment with no coin that no coin takes names the lowest price any of its coins takes, and that coin (spec 1 Fees)', async () => {
+    // the coins on offer (the ethereum node's) all settle to USDT on Tron through an exchange
+    const m = await signupAccount(withNode.app);
+    await h.db().orm.update(merchants).set({ liveEnabled: true }).where(eq(merchants.id, m.merchant.id));
+    const added = await inject({ method: 'POST', url: '/merchant/payout-addresses', remoteAddress: randomIp(), headers: tokenHeader(m.accessToken), payload: { token: 'USDT_TRC20', address: ADDR.TRON, password: m.password } }, withNode.app);
+    expect(added.statusCode).toBe(201);
+    clock.advance(2100);
+    const set = await inject({ method: 'PATCH', url: '/merchant/settings', headers: tokenHeader(m.accessToken), payload: { fees_paid_by_customer: false } }, withNode.app);
+    expect(set.statusCode).toBe(200);
+    const create = (body: Json) => inject({ method: 'POST', url: '/v1/payments', headers: keyHeader(m.liveKey), payload: { order_id: `n-${uid()}`, ...body } }, withNode.app);
+    // ETH's own minimum ($3) is long passed at $10: what it lacks is the exchange's (17.5 / 0.99 = 17.68 < 17.5 + 0.20);
+    // USDT_ERC20 and USDC_ERC20 need 16.5 + 2 = 18.5 to reach it, 18.7 with the $0.20 service fee
+    const eth = 'minimum payment in ETH is $17.7 right now (it is converted on its way to the merchant, and the exchange takes no less)';
+    const usdc = 'minimum payment in USDC_ERC20 is $18.7 right now (it is converted on its way to the merchant, and the exchange takes no less)';
+    for (const [body, error] of [
+      [{ amount_usd: '10' }, eth],
+      // below ETH's own $3 too: $3 would still be refused, so $17.7 is the price named
+      [{ amount_usd: '1' }, eth],
+      [{ amount_usd: '17.69', tokens: ['USDC_ERC20', 'ETH'] }, eth],
+      [{ amount_usd: '18', tokens: ['USDC_ERC20'] }, usdc],
+    ] as const) {
+      const res = await create(body);
+      expect([body, res.statusCode, res.json()]).toEqual([body, 400, { error }]);
+    }
+    const taken = await create({ amount_usd: '17.7' });
+    expect(taken.statusCode).toBe(201);
+    expect(taken.json().token_options.map((o: Json) => o.token)).toEqual(['ETH']);
+  });
+
   it('`simulate` at creation starts the outcome at once', async () => {
     const p = await createPayment(t.app, acct.testKey, { simulate: 'confirmed' });
     expect(p.simulation).toEqual({ outcome: 'confirmed', state: 'running' });
