@@ -202,4 +202,27 @@ describe('live market', () => {
     await market.refresh();
     expect(status('BTC')).toBe('ok');
   });
+
+  it('warns at start when RATE_SOURCES quote only in USDT: no source gives USDT in dollars, so nothing can be priced', async () => {
+    const onlyUsdt = 'RATE_SOURCES (binance, okx) quote every coin in USDT and none gives USDT\'s own dollar price: no live coin can be priced, and live payments are refused (503) until RATE_SOURCES names coinbase, kraken or bitstamp as well';
+    await market.stop();
+    market = make({ sources: (['binance', 'okx'] as const).map((n) => rateSource(n, fx.url(n))) });
+    market.start();
+    // at start, before any source answers
+    expect(warnings().map((l) => l.msg)).toEqual([onlyUsdt]);
+    await market.refresh();
+    for (const t of TOKENS) expect(status(t), t).toBe('stale');
+    // said once, not at every refresh
+    clock.advance(30_000);
+    await market.refresh();
+    expect(warnings().filter((l) => l.msg === onlyUsdt)).toHaveLength(1);
+    // one source in dollars is enough: no warning, and the USDT prices count
+    await market.stop();
+    logs.length = 0;
+    market = make({ sources: (['binance', 'kraken'] as const).map((n) => rateSource(n, fx.url(n))) });
+    market.start();
+    await market.refresh();
+    expect(warnings()).toEqual([]);
+    expect(status('BNB')).toBe('ok');
+  });
 });

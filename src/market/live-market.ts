@@ -6,7 +6,7 @@
 // by coin on time even when every source has gone quiet.
 import type { Clock } from '../platform/clock.ts';
 import type { Logger } from '../platform/logger.ts';
-import type { RateSourceName } from '../config.ts';
+import { RATE_SOURCE_NAMES, type RateSourceName } from '../config.ts';
 import { dec, plain, rateHalfUp, type Decimal } from '../money/index.ts';
 import { TOKENS, tokenDef, type TokenSymbol } from '../tokens/index.ts';
 import { MARKET_ASSETS, assetOf, isStableAsset, nativeTokenOf, type MarketAsset } from './assets.ts';
@@ -14,7 +14,7 @@ import { aggregate, pegState, type AssetRate, type PegState, type Quote } from '
 import { minimumUsd, networkFeeUsd } from './network-fees.ts';
 import type { MarketData, MarketStatus, TokenMarket } from './market-data.ts';
 import type { NetworkFeeQuoter } from './network-fee-port.ts';
-import type { RateSource, SourceAnswer } from './rate-sources.ts';
+import { rateSource, type RateSource, type SourceAnswer } from './rate-sources.ts';
 import { httpGetJson } from './source-http.ts';
 import type { MarketReportEntry, SourceHealth } from './report.ts';
 
@@ -114,9 +114,22 @@ export class LiveMarket {
   /** First refresh now, then every RATE_REFRESH_S; the timer never holds the process open. */
   start(): void {
     if (this.#timer || this.#stopped.signal.aborted) return;
+    this.#warnIfOnlyUsdt();
     void this.refresh();
     this.#timer = setInterval(() => void this.refresh(), this.#refreshMs);
     this.#timer.unref();
+  }
+
+  /**
+   * Prices in USDT count only at USDT's own dollar rate, which only a source quoting in dollars
+   * gives (aggregate.ts): RATE_SOURCES made of Binance and OKX alone can price nothing, ever.
+   */
+  #warnIfOnlyUsdt(): void {
+    if (this.#sources.length === 0 || this.#sources.some((s) => s.source.quote === 'USD')) return;
+    const names = this.#sources.map((s) => s.source.name).join(', ');
+    const inDollars = RATE_SOURCE_NAMES.filter((n) => rateSource(n).quote === 'USD').join(', ').replace(/, ([^,]*)$/, ' or $1');
+    this.#log.warn({ sources: this.#sources.map((s) => s.source.name) },
+      `RATE_SOURCES (${names}) quote every coin in USDT and none gives USDT's own dollar price: no live coin can be priced, and live payments are refused (503) until RATE_SOURCES names ${inDollars} as well`);
   }
 
   /** Ends the refreshes: fetches under way are abandoned. */

@@ -31,6 +31,8 @@ export interface SourceAnswer {
 
 export interface RateSource {
   readonly name: RateSourceName;
+  /** What its prices are in: USDT's only count once a USD source gives USDT's own dollar price. */
+  readonly quote: QuoteCurrency;
   fetch(get: GetJson): Promise<SourceAnswer>;
 }
 
@@ -97,7 +99,10 @@ function allPairs(quote: QuoteCurrency, pairs: Pairs, url: (pairs: string[]) => 
   };
 }
 
-const coinbase = (base: string): RateSource['fetch'] => perPair('USD',
+/** Binance and OKX list no dollar pairs. */
+const QUOTES: Record<RateSourceName, QuoteCurrency> = { coinbase: 'USD', kraken: 'USD', binance: 'USDT', bitstamp: 'USD', okx: 'USDT' };
+
+const coinbase = (base: string): RateSource['fetch'] => perPair(QUOTES.coinbase,
   { BTC: 'BTC-USD', LTC: 'LTC-USD', DOGE: 'DOGE-USD', ETH: 'ETH-USD', XRP: 'XRP-USD', USDT: 'USDT-USD', USDC: 'USDC-USD' },
   (pair) => `${base}/v2/prices/${pair}/spot`,
   (body) => {
@@ -111,7 +116,7 @@ const KRAKEN: Partial<Record<MarketAsset, readonly [string, string]>> = {
   BTC: ['XBTUSD', 'XXBTZUSD'], ETH: ['ETHUSD', 'XETHZUSD'], LTC: ['LTCUSD', 'XLTCZUSD'], DOGE: ['XDGUSD', 'XDGUSD'],
   XRP: ['XRPUSD', 'XXRPZUSD'], TRX: ['TRXUSD', 'TRXUSD'], USDT: ['USDTUSD', 'USDTZUSD'], USDC: ['USDCUSD', 'USDCUSD'],
 };
-const kraken = (base: string): RateSource['fetch'] => allPairs('USD',
+const kraken = (base: string): RateSource['fetch'] => allPairs(QUOTES.kraken,
   Object.fromEntries(Object.entries(KRAKEN).map(([a, [asked]]) => [a, asked])),
   (pairs) => `${base}/0/public/Ticker?pair=${pairs.join(',')}`,
   (body) => {
@@ -127,7 +132,7 @@ const kraken = (base: string): RateSource['fetch'] => allPairs('USD',
     return found;
   });
 
-const binance = (base: string): RateSource['fetch'] => allPairs('USDT',
+const binance = (base: string): RateSource['fetch'] => allPairs(QUOTES.binance,
   { BTC: 'BTCUSDT', LTC: 'LTCUSDT', DOGE: 'DOGEUSDT', ETH: 'ETHUSDT', BNB: 'BNBUSDT', TRX: 'TRXUSDT', XRP: 'XRPUSDT', USDC: 'USDCUSDT' },
   (pairs) => `${base}/api/v3/ticker/price?symbols=${encodeURIComponent(JSON.stringify(pairs))}`,
   (body) => {
@@ -135,12 +140,12 @@ const binance = (base: string): RateSource['fetch'] => allPairs('USDT',
     return new Map(body.filter(isObject).map((x) => [String(x.symbol), x.price]));
   });
 
-const bitstamp = (base: string): RateSource['fetch'] => perPair('USD',
+const bitstamp = (base: string): RateSource['fetch'] => perPair(QUOTES.bitstamp,
   { BTC: 'btcusd', LTC: 'ltcusd', ETH: 'ethusd', XRP: 'xrpusd', USDT: 'usdtusd', USDC: 'usdcusd' },
   (pair) => `${base}/api/v2/ticker/${pair}/`,
   (body) => (isObject(body) ? body.last : undefined));
 
-const okx = (base: string): RateSource['fetch'] => perPair('USDT',
+const okx = (base: string): RateSource['fetch'] => perPair(QUOTES.okx,
   { BTC: 'BTC-USDT', LTC: 'LTC-USDT', DOGE: 'DOGE-USDT', ETH: 'ETH-USDT', BNB: 'BNB-USDT', TRX: 'TRX-USDT', XRP: 'XRP-USDT', USDC: 'USDC-USDT' },
   (pair) => `${base}/api/v5/market/ticker?instId=${pair}`,
   (body, pair) => {
@@ -155,5 +160,5 @@ const FETCHERS: Record<RateSourceName, (base: string) => RateSource['fetch']> = 
 
 /** The source `name` at `baseUrl` (its public API unless RATE_SOURCE_<NAME>_URL says otherwise). */
 export function rateSource(name: RateSourceName, baseUrl: string = DEFAULT_SOURCE_URLS[name]): RateSource {
-  return { name, fetch: FETCHERS[name](baseUrl.replace(/\/+$/, '')) };
+  return { name, quote: QUOTES[name], fetch: FETCHERS[name](baseUrl.replace(/\/+$/, '')) };
 }
