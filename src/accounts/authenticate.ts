@@ -77,6 +77,12 @@ export class Authenticator {
     };
   }
 
+  /** Why a session ended (its `revoked_reason`: `removed`, `role_changed`, `logout`…); null while open or unknown. */
+  async sessionEnd(sessionId: string): Promise<string | null> {
+    const [row] = await this.#db.orm.select({ reason: sessions.revokedReason, at: sessions.revokedAt }).from(sessions).where(eq(sessions.id, sessionId)).limit(1);
+    return row?.at ? (row.reason ?? 'revoked') : null;
+  }
+
   /** Evicts one key (by its secret hash) after a revocation. */
   forgetKey(secretHash: string): void {
     this.#keys.forget(secretHash);

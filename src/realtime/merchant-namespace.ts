@@ -9,13 +9,15 @@ import {
   AUTH_ERROR, AUTH_REFRESH, INVALID_TOKEN, MISSING_TOKEN, SESSION, SUSPENDED, TOKEN_EXPIRED, UNAUTHORIZED, WRONG_KIND,
 } from './events.ts';
 import { credentialShape } from './credential-kind.ts';
-import type { Role } from './routing.ts';
+import { revokeCode, type Role } from './routing.ts';
 import { TypingGate, typingOf } from './typing.ts';
 import { SUPPORT_TYPING } from '../support/index.ts';
 
 export interface UserAuthenticator {
   /** Throws AppError 401 for a bad token, 403 for a suspended account (accounts' Authenticator.user). */
   user(bearer: string | undefined): Promise<UserAuth>;
+  /** Why a session ended (its revoked reason), null while it is open. */
+  sessionEnd(sessionId: string): Promise<string | null>;
 }
 
 export const merchantRoom = (merchantId: string, role: Role): string => `m:${merchantId}:${role}`;
@@ -73,10 +75,14 @@ function sessionInfo(auth: UserAuth, recovered: boolean): SessionInfo {
 }
 
 export class MerchantSockets {
+  readonly #authn: UserAuthenticator;
+  readonly #log: Logger;
   readonly #clock: Clock;
   readonly #timers = new Map<string, NodeJS.Timeout>();
 
   constructor(nsp: Namespace, authn: UserAuthenticator, clock: Clock, log: Logger, onTyping: OnTyping = () => {}) {
+    this.#authn = authn;
+    this.#log = log;
     this.#clock = clock;
     // Runs on recovery too (skipMiddlewares: false), so a revoked session cannot come back.
     nsp.use((socket, next) => {
@@ -90,6 +96,7 @@ export class MerchantSockets {
       const auth = (socket.data as DashboardData).auth!;
       this.#enter(socket, auth);
       socket.emit(SESSION, sessionInfo(auth, socket.recovered));
+      void this.#recheck(socket, auth, (socket.handshake.auth as { token: string }).token);
       socket.on(AUTH_REFRESH, async (token: unknown, ack?: unknown) => {
         const reply = typeof ack === 'function' ? (ack as (a: unknown) => void) : () => {};
         const r = await authenticate(authn, token);
@@ -99,6 +106,7 @@ export class MerchantSockets {
         if (r.auth.userId !== current.userId) return reply({ ok: false, error: INVALID_TOKEN });
         this.#enter(socket, r.auth);
         reply({ ok: true, session: sessionInfo(r.auth, false) });
+        void this.#recheck(socket, r.auth, token as string);
       });
       const gate = new TypingGate();
       socket.on(SUPPORT_TYPING, (arg: unknown) => {
@@ -115,6 +123,33 @@ export class MerchantSockets {
     for (const room of socket.rooms) if (room !== socket.id) socket.leave(room);
     socket.join([merchantRoom(auth.merchantId, auth.role), sessionRoom(auth.sessionId), userRoom(auth.userId)]);
     this.#arm(socket, auth.tokenExpiresAt);
+  }
+
+  /**
+   * The credential was read before the socket joined its rooms: an end committed in between (a
+   * removal, a role change, a sign-out, a suspension) went to rooms it was not in yet. Read once
+   * more now that it is in them; anything ending it later reaches it there.
+   */
+  async #recheck(socket: Socket, auth: UserAuth, token: string): Promise<void> {
+    let code: string | null = null;
+    try {
+      await this.#authn.user(token);
+    } catch (err) {
+      if (!(err instanceof AppError)) {
+        // Nothing known either way: the client reconnects, and its handshake reads again.
+        this.#log.error({ err }, 'dashboard socket authentication failed');
+        if ((socket.data as DashboardData).auth === auth) socket.conn.close();
+        return;
+      }
+      if (err.status === 403) code = SUSPENDED;
+      else {
+        // An open session with a refused token: it expired meanwhile.
+        const reason = await this.#authn.sessionEnd(auth.sessionId).catch(() => undefined);
+        code = reason === null ? TOKEN_EXPIRED : revokeCode(reason);
+      }
+    }
+    // A later auth:refresh has its own recheck.
+    if (code && socket.connected && (socket.data as DashboardData).auth === auth) this.end(socket, code);
   }
 
   #arm(socket: Socket, expiresAt: Date): void {

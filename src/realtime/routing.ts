@@ -74,11 +74,15 @@ function paymentRoutes(e: StoredEvent, namesOf?: NamesOf): Route[] {
   return out;
 }
 
+/** The `auth:error` code of a session's end reason: `role_changed` and `removed` as such, any other `session_revoked`. */
+export const revokeCode = (reason: unknown): string =>
+  (REVOKE_CODES as readonly unknown[]).includes(reason) ? (reason as string) : REVOKE_CODES[0];
+
 function controlRoutes(e: StoredEvent): Route[] {
   if (e.type === SESSIONS_REVOKED) {
     const d = e.data as { session_ids?: unknown; reason?: unknown };
     const ids = Array.isArray(d.session_ids) ? d.session_ids.filter((s): s is string => typeof s === 'string') : [];
-    const code = (REVOKE_CODES as readonly unknown[]).includes(d.reason) ? (d.reason as string) : REVOKE_CODES[0];
+    const code = revokeCode(d.reason);
     return ids.length > 0 ? [{ kind: 'end_sessions', sessionIds: ids, code }] : [];
   }
   if (e.type === MERCHANT_UPDATE && e.merchantId && (e.data as { status?: unknown }).status === SUSPENDED) {

@@ -97,6 +97,48 @@ describeEachDb('dashboard socket', (h) => {
     expect(bystander.connected).toBe(true);
   });
 
+  // The handshake reads the session before the socket joins its rooms: a removal or role change
+  // committed in between was sent to rooms the socket was not in yet, and it lived on until its
+  // token expired. Held here between the handshake's read and the joining.
+  it('ends a socket whose member is removed or changed role while it connects', async () => {
+    const authn = t.services.accounts.authn;
+    const real = authn.user.bind(authn);
+    const bystander = dashboard(owner.accessToken);
+    await next(bystander, 'session');
+    for (const [reason, change] of [
+      ['removed', (id: string) => ({ method: 'DELETE' as const, url: `/merchant/users/${id}` })],
+      ['role_changed', (id: string) => ({ method: 'PATCH' as const, url: `/merchant/users/${id}`, payload: { role: 'viewer' } })],
+    ] as const) {
+      const m = await memberToken(t, owner.merchant.id, 'developer');
+      let checked!: () => void;
+      const handshakeRead = new Promise<void>((r) => { checked = r; });
+      let release!: () => void;
+      const held = new Promise<void>((r) => { release = r; });
+      authn.user = async (bearer) => {
+        const auth = await real(bearer);
+        if (bearer === m.token) { checked(); await held; }
+        return auth;
+      };
+      try {
+        const s = dashboard(m.token);
+        const error = next<{ code: string }>(s, 'auth:error');
+        await handshakeRead;
+        const told = next<{ action: string }>(bystander, 'team:update');
+        const res = await t.app.inject({ ...change(m.userId), headers: { authorization: `Bearer ${owner.accessToken}` } });
+        expect(res.statusCode, reason).toBe(200);
+        await told;
+        await sleep(100);
+        release();
+        expect(await error, reason).toEqual({ code: reason });
+        await until(() => !s.connected);
+      } finally {
+        authn.user = real;
+        release();
+      }
+    }
+    expect(bystander.connected).toBe(true);
+  });
+
   it('sends each event only to the roles spec 6.3 names, test and live together', async () => {
     const roles = ['owner', 'developer', 'finance', 'viewer'] as const;
     const got: Record<string, string[]> = {};
