@@ -22,7 +22,7 @@ import { EMAIL_TAKEN, requireEmail, requireNewPassword } from './validate.ts';
 import { emitTeamChange } from './socket-events.ts';
 import { noticeTeam } from './notices.ts';
 import { invitationJson } from './invitation-json.ts';
-import type { Role } from './roles.ts';
+import { INSUFFICIENT_PERMISSIONS, type Role } from './roles.ts';
 
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
 export const INVITATION_INVALID = 'invitation is no longer valid';
@@ -47,6 +47,10 @@ const emailOf = (v: unknown): string => requireEmail(typeof v === 'string' ? ref
 const emailTaken = async (db: Database, email: string): Promise<boolean> =>
   (await db.orm.select({ id: users.id }).from(users).where(eq(users.email, email)).limit(1)).length > 0;
 
+const stillOwner = async (tx: Tx, merchantId: string, userId: string | undefined): Promise<boolean> =>
+  userId !== undefined && (await tx.select({ id: users.id }).from(users)
+    .where(and(eq(users.id, userId), eq(users.merchantId, merchantId), eq(users.role, 'owner'))).limit(1)).length > 0;
+
 export async function createInvitation(db: Database, merchantId: string, body: Record<string, unknown>, actor: Actor, now: Date, hook?: InvitationHook): Promise<{ row: InvitationRow; token: string }> {
   const email = emailOf(body.email);
   const role = requireRole(body.role);
@@ -56,6 +60,8 @@ export async function createInvitation(db: Database, merchantId: string, body: R
     // Two invitations of one email at once run one after the other, so the second replaces the
     // first (otherwise both stay pending, two valid links).
     await lockTeam(tx, merchantId);
+    // A member's word stands while they are an owner: removed or demoted since the route let them in, nothing is made.
+    if (actor.kind === 'merchant' && !(await stillOwner(tx, merchantId, actor.id))) throw forbidden(INSUFFICIENT_PERMISSIONS);
     const replaced = await tx.update(invitations).set({ status: 'revoked', revokedAt: now })
       .where(and(eq(invitations.merchantId, merchantId), eq(invitations.email, email), eq(invitations.status, 'pending'))).returning();
     for (const old of replaced) await emitTeamChange(tx, merchantId, 'invitation_revoked', { invitation: old }, now);

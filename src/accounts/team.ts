@@ -15,6 +15,7 @@ import { revokeUserSessions } from './sessions.ts';
 import { EMAIL_TAKEN, isUniqueViolation, requireEmail, requireNewPassword } from './validate.ts';
 import { emitSessionsRevoked, emitTeamUpdate } from './socket-events.ts';
 import { noticeTeam } from './notices.ts';
+import { byInviter, revokePendingInvitations } from './pending-invitations.ts';
 
 export const LAST_OWNER = 'the account must keep at least one owner';
 export const USER_REMOVED = 'user removed';
@@ -73,6 +74,7 @@ export async function changeRole(db: Database, merchantId: string, userId: strin
     await emitTeamUpdate(tx, 'role_changed', row, now);
     await noticeTeam(tx, row, { verb: 'role_changed', from: before.role }, now);
     await emitSessionsRevoked(tx, merchantId, userId, ended, 'role_changed', now);
+    if (before.role === 'owner') await revokePendingInvitations(tx, merchantId, byInviter(userId), actor, `its inviter ${userId} was no longer an owner`, now);
     return row;
   });
 }
@@ -88,5 +90,6 @@ export async function removeUser(db: Database, merchantId: string, userId: strin
     await emitTeamUpdate(tx, 'removed', before, now);
     await noticeTeam(tx, before, { verb: 'removed' }, now);
     await emitSessionsRevoked(tx, merchantId, userId, ended, 'removed', now);
+    await revokePendingInvitations(tx, merchantId, byInviter(userId), actor, `its inviter ${userId} was removed`, now);
   });
 }

@@ -12,6 +12,7 @@ import { ManualClock } from '../../src/platform/clock.ts';
 import { auditEntries, merchants } from '../../src/accounts/schema.ts';
 import { events } from '../../src/events/index.ts';
 import { queryRows } from '../../src/platform/db/index.ts';
+import { createInvitation } from '../../src/accounts/invitations.ts';
 import { sql } from 'drizzle-orm';
 
 const DAY = 86_400_000;
@@ -204,6 +205,53 @@ describeEachDb('invitations', (h) => {
     ]);
     const [audit] = await h.db().orm.select().from(auditEntries).where(and(eq(auditEntries.subject, invitation.id), eq(auditEntries.action, 'invitation.revoked')));
     expect(audit).toMatchObject({ merchantId: acct.merchant.id, actor: { kind: 'merchant', id: acct.user.id }, before: invitation, after: revoked });
+  });
+
+  // An invitation stands on its inviter's word as an owner: once they are removed or no longer an
+  // owner, their pending invitations are revoked with the change (README "Invitations").
+  it('revokes the pending invitations of an owner who is removed or no longer an owner', async () => {
+    const owner = await fresh();
+    for (const [how, change] of [
+      ['removed', (id: string) => inject('DELETE', `/merchant/users/${id}`, owner)],
+      ['demoted', (id: string) => t.app.inject({ method: 'PATCH', url: `/merchant/users/${id}`, headers: tokenHeader(owner), payload: { role: 'developer' } })],
+    ] as const) {
+      const inviter = await member(t, acct.merchant.id, 'owner');
+      const theirs = (await invite({ email: `by-${how}-${uid()}@example.com`, role: 'owner' }, await inviter.token())).json();
+      const ours = (await invite({ email: `ours-${how}-${uid()}@example.com`, role: 'viewer' })).json();
+      expect(theirs.invitation.invited_by).toBe(inviter.userId);
+      clock.advance(1000);
+      expect((await change(inviter.userId)).statusCode, how).toBe(200);
+      const late = await accept({ token: tokenOf(theirs.accept_url), password: 'a-long-password' });
+      expect([late.statusCode, late.json()], how).toEqual([400, { error: 'invitation is no longer valid' }]);
+      const list = (await inject('GET', '/merchant/invitations', owner)).json().invitations;
+      const revoked = { ...theirs.invitation, status: 'revoked' };
+      expect(list.find((i: { id: string }) => i.id === theirs.invitation.id), how).toEqual(revoked);
+      expect((await teamEvents()).filter((e) => e.invitation?.id === theirs.invitation.id), how).toEqual([
+        { action: 'invited', user: null, invitation: theirs.invitation },
+        { action: 'invitation_revoked', user: null, invitation: revoked },
+      ]);
+      const [audit] = await h.db().orm.select().from(auditEntries).where(and(eq(auditEntries.subject, theirs.invitation.id), eq(auditEntries.action, 'invitation.revoked')));
+      expect(audit, how).toMatchObject({ actor: { kind: 'merchant', id: acct.user.id }, before: theirs.invitation, after: revoked, note: `its inviter ${inviter.userId} was ${how === 'removed' ? 'removed' : 'no longer an owner'}` });
+      // Another owner's invitation is untouched.
+      expect((await accept({ token: tokenOf(ours.accept_url), password: 'a-long-password' })).statusCode, how).toBe(201);
+    }
+  });
+
+  // The route reads the inviter's token before the invitation's transaction: their removal or
+  // demotion committed in between must not leave an invitation made on their word.
+  it('refuses an invitation whose inviter was removed or demoted after the route let them in', async () => {
+    const owner = await fresh();
+    for (const how of ['removed', 'demoted'] as const) {
+      const inviter = await member(t, acct.merchant.id, 'owner');
+      const actor = { kind: 'merchant' as const, id: inviter.userId, merchant_id: acct.merchant.id, role: 'owner' };
+      const res = how === 'removed' ? await inject('DELETE', `/merchant/users/${inviter.userId}`, owner)
+        : await t.app.inject({ method: 'PATCH', url: `/merchant/users/${inviter.userId}`, headers: tokenHeader(owner), payload: { role: 'viewer' } });
+      expect(res.statusCode, how).toBe(200);
+      const email = `late-inviter-${uid()}@example.com`;
+      await expect(createInvitation(h.db(), acct.merchant.id, { email, role: 'owner' }, actor, clock.now()), how).rejects.toMatchObject({ status: 403, message: 'insufficient permissions' });
+      const list = (await inject('GET', '/merchant/invitations', owner)).json().invitations;
+      expect(list.filter((i: { email: string }) => i.email === email), how).toEqual([]);
+    }
   });
 
   it('an invitation accepts until the last moment before expires_at, and lists as pending until then', async () => {
