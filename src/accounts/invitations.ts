@@ -4,7 +4,7 @@
 // accepts race). A new invitation to the same email replaces a pending one. With e-mail configured,
 // the mail room joins the invitation's transaction (InvitationHook) and queues the mail of the link.
 import { and, desc, eq } from 'drizzle-orm';
-import type { Database, Tx } from '../platform/db/index.ts';
+import type { Database, Executor, Tx } from '../platform/db/index.ts';
 import { badRequest, conflict, forbidden, notFound } from '../platform/errors.ts';
 import { newId, randomHex } from '../platform/ids.ts';
 import { isIdShaped } from '../platform/fields.ts';
@@ -44,8 +44,8 @@ export interface InvitationHook {
 
 const emailOf = (v: unknown): string => requireEmail(typeof v === 'string' ? refuseNul('email', v) : v);
 
-const emailTaken = async (db: Database, email: string): Promise<boolean> =>
-  (await db.orm.select({ id: users.id }).from(users).where(eq(users.email, email)).limit(1)).length > 0;
+const emailTaken = async (ex: Executor, email: string): Promise<boolean> =>
+  (await ex.select({ id: users.id }).from(users).where(eq(users.email, email)).limit(1)).length > 0;
 
 const stillOwner = async (tx: Tx, merchantId: string, userId: string | undefined): Promise<boolean> =>
   userId !== undefined && (await tx.select({ id: users.id }).from(users)
@@ -54,7 +54,7 @@ const stillOwner = async (tx: Tx, merchantId: string, userId: string | undefined
 export async function createInvitation(db: Database, merchantId: string, body: Record<string, unknown>, actor: Actor, now: Date, hook?: InvitationHook): Promise<{ row: InvitationRow; token: string }> {
   const email = emailOf(body.email);
   const role = requireRole(body.role);
-  if (await emailTaken(db, email)) throw conflict(EMAIL_TAKEN);
+  if (await emailTaken(db.orm, email)) throw conflict(EMAIL_TAKEN);
   const token = randomHex(32);
   const created = await db.transaction(async (tx) => {
     // Two invitations of one email at once run one after the other, so the second replaces the
@@ -62,6 +62,8 @@ export async function createInvitation(db: Database, merchantId: string, body: R
     await lockTeam(tx, merchantId);
     // A member's word stands while they are an owner: removed or demoted since the route let them in, nothing is made.
     if (actor.kind === 'merchant' && !(await stillOwner(tx, merchantId, actor.id))) throw forbidden(INSUFFICIENT_PERMISSIONS);
+    // Again under the lock: a member added with this email meanwhile (POST /merchant/users takes it too).
+    if (await emailTaken(tx, email)) throw conflict(EMAIL_TAKEN);
     const replaced = await tx.update(invitations).set({ status: 'revoked', revokedAt: now })
       .where(and(eq(invitations.merchantId, merchantId), eq(invitations.email, email), eq(invitations.status, 'pending'))).returning();
     for (const old of replaced) await emitTeamChange(tx, merchantId, 'invitation_revoked', { invitation: old }, now);

@@ -1,6 +1,6 @@
 // Team changes that take the ground from under a pending invitation revoke it in their own
-// transaction (README "Invitations"): its inviter removed or no longer an owner. Each is told to
-// the owners (`invitation_revoked`) and audited.
+// transaction (README "Invitations"): its inviter removed or no longer an owner, or its email
+// added to the team directly. Each is told to the owners (`invitation_revoked`) and audited.
 import { and, eq, gt, type SQL } from 'drizzle-orm';
 import type { Tx } from '../platform/db/index.ts';
 import { recordAudit, type Actor } from '../audit/index.ts';
@@ -20,3 +20,4 @@ export async function revokePendingInvitations(tx: Tx, merchantId: string, which
 }
 
 export const byInviter = (userId: string): SQL => eq(invitations.invitedBy, userId);
+export const toEmail = (email: string): SQL => eq(invitations.email, email);

@@ -15,7 +15,7 @@ import { revokeUserSessions } from './sessions.ts';
 import { EMAIL_TAKEN, isUniqueViolation, requireEmail, requireNewPassword } from './validate.ts';
 import { emitSessionsRevoked, emitTeamUpdate } from './socket-events.ts';
 import { noticeTeam } from './notices.ts';
-import { byInviter, revokePendingInvitations } from './pending-invitations.ts';
+import { byInviter, revokePendingInvitations, toEmail } from './pending-invitations.ts';
 
 export const LAST_OWNER = 'the account must keep at least one owner';
 export const USER_REMOVED = 'user removed';
@@ -36,8 +36,11 @@ export async function addUser(db: Database, merchantId: string, body: Record<str
   const passwordHash = await hashPassword(password);
   try {
     return await db.transaction(async (tx) => {
+      // After an invitation to this email being made meanwhile, which is revoked here.
+      await lockTeam(tx, merchantId);
       const [row] = await tx.insert(users).values({ id: newId('usr', now), merchantId, email, passwordHash, role, createdAt: now }).returning();
       await recordAudit(tx, { merchantId, action: 'user.added', actor, subject: row.id, after: userJson(row), at: now });
+      await revokePendingInvitations(tx, merchantId, toEmail(email), actor, `${email} was added to the team as ${row.id}`, now);
       await emitTeamUpdate(tx, 'added', row, now);
       await noticeTeam(tx, row, { verb: 'added' }, now);
       return row;

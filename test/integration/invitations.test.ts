@@ -254,6 +254,24 @@ describeEachDb('invitations', (h) => {
     }
   });
 
+  // Adding a member directly (POST /merchant/users) with an invitation pending for that email left
+  // the invitation pending, its accept then answering 409: it is revoked with the add.
+  it('revokes a pending invitation to an email added directly to the team', async () => {
+    const email = `direct-${uid()}@example.com`;
+    const { invitation, accept_url } = (await invite({ email, role: 'viewer' })).json();
+    clock.advance(1000);
+    const added = await t.app.inject({ method: 'POST', url: '/merchant/users', remoteAddress: randomIp(), headers: tokenHeader(await fresh()), payload: { email, password: 'a-long-password', role: 'developer' } });
+    expect(added.statusCode).toBe(201);
+    const late = await accept({ token: tokenOf(accept_url), password: 'a-long-password' });
+    expect([late.statusCode, late.json()]).toEqual([400, { error: 'invitation is no longer valid' }]);
+    const revoked = { ...invitation, status: 'revoked' };
+    const list = (await inject('GET', '/merchant/invitations', await fresh())).json().invitations;
+    expect(list.find((i: { id: string }) => i.id === invitation.id)).toEqual(revoked);
+    expect((await teamEvents()).filter((e) => e.invitation?.id === invitation.id).map((e) => e.action)).toEqual(['invited', 'invitation_revoked']);
+    const [audit] = await h.db().orm.select().from(auditEntries).where(and(eq(auditEntries.subject, invitation.id), eq(auditEntries.action, 'invitation.revoked')));
+    expect(audit).toMatchObject({ actor: { kind: 'merchant', id: acct.user.id }, after: revoked, note: `${email} was added to the team as ${added.json().user.id}` });
+  });
+
   it('an invitation accepts until the last moment before expires_at, and lists as pending until then', async () => {
     const { invitation, accept_url } = (await invite({ email: `late-${uid()}@example.com`, role: 'viewer' })).json();
     clock.advance(7 * DAY - 1);
