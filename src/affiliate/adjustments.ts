@@ -6,7 +6,7 @@ import type { Database } from '../platform/db/index.ts';
 import { badRequest } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { isIdShaped } from '../platform/fields.ts';
-import { requireText } from '../platform/text-input.ts';
+import { NOTE_MAX, requireCapped } from '../platform/text-input.ts';
 import { recordAudit, type Actor } from '../audit/index.ts';
 import { merchants } from '../accounts/index.ts';
 import { NOTE_REQUIRED, UNKNOWN_MERCHANT } from '../settlement/index.ts';
@@ -30,7 +30,7 @@ export async function adjustReferralBalance(db: Database, body: Record<string, u
   if (!isIdShaped(body.merchant_id)) throw badRequest(UNKNOWN_MERCHANT);
   const merchantId = body.merchant_id;
   const amount = signedUnits(body.amount);
-  const note = requireText('note', body.note, NOTE_REQUIRED);
+  const note = requireCapped('note', body.note, NOTE_REQUIRED, NOTE_MAX);
   return db.transaction(async (tx) => {
     const [m] = await tx.select({ id: merchants.id }).from(merchants).where(eq(merchants.id, merchantId));
     if (!m) throw badRequest(UNKNOWN_MERCHANT);

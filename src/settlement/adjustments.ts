@@ -5,6 +5,7 @@ import type { Database } from '../platform/db/index.ts';
 import type { Clock } from '../platform/clock.ts';
 import { badRequest } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
+import { NOTE_MAX, requireCapped } from '../platform/text-input.ts';
 import { usdRateOf, type MarketSource } from '../market/index.ts';
 import { recordAudit, type Actor } from '../audit/index.ts';
 import { merchants } from '../accounts/schema.ts';
@@ -37,8 +38,7 @@ export async function adjustLedger(db: Database, clock: Clock, market: MarketSou
   const token = body.token;
   const amount = signedUnits(body.amount, TOKEN_DEFS[token].decimals);
   if (amount === undefined) throw badRequest(ADJUST_AMOUNT_INVALID);
-  if (typeof body.note !== 'string' || body.note.trim() === '') throw badRequest(ADJUST_NOTE_REQUIRED);
-  const note = body.note.trim();
+  const note = requireCapped('note', body.note, ADJUST_NOTE_REQUIRED, NOTE_MAX);
   const [m] = await db.orm.select({ id: merchants.id }).from(merchants).where(eq(merchants.id, body.merchant_id));
   if (!m) throw badRequest(UNKNOWN_MERCHANT);
   const now = clock.now();

@@ -7,6 +7,7 @@
 import { eq } from 'drizzle-orm';
 import type { Executor } from '../platform/db/index.ts';
 import { badRequest, conflict, notFound } from '../platform/errors.ts';
+import { NOTE_MAX, requireCapped } from '../platform/text-input.ts';
 import { recordAudit, type Actor } from '../audit/index.ts';
 import { TOKEN_DEFS, type TokenSymbol } from '../tokens/index.ts';
 import type { Chain } from '../config.ts';
@@ -24,7 +25,6 @@ import { ADJUST_NOTE_REQUIRED } from './adjustments.ts';
 export const SETTLEMENT_NOT_FAILED = 'only a failed direct settlement can be retried or returned';
 export const noTransfersOn = (chain: string): string => `transfers on ${chain} cannot be made now`;
 export const returnedNote = (note: string): string => `returned to the balance: ${note}`;
-export const NOTE_NUL = 'note must not contain NUL characters';
 
 async function lockFailed(tx: Executor, id: string): Promise<SettlementRow> {
   const [row] = await tx.select().from(settlements).where(eq(settlements.id, id)).for('update');
@@ -86,9 +86,7 @@ export function treasuryPayout(row: SettlementRow, c: StoredConversion): Transfe
 export async function returnSettlement(
   tx: Executor, id: string, body: Record<string, unknown>, port: TransferPort | null, actor: Actor, now: Date, fees: ServiceFeePort | null = null,
 ): Promise<SettlementRow> {
-  if (typeof body.note !== 'string' || body.note.trim() === '') throw badRequest(ADJUST_NOTE_REQUIRED);
-  const note = body.note.trim();
-  if (note.includes('\u0000')) throw badRequest(NOTE_NUL);
+  const note = requireCapped('note', body.note, ADJUST_NOTE_REQUIRED, NOTE_MAX);
   const row = await lockFailed(tx, id);
   const c = row.conversion as StoredConversion | null;
   // a treasury conversion not carried out yet has no ledger entries: they come first, as if it had been

@@ -404,6 +404,7 @@ describeEachDb('referral payouts', (h) => {
       await refused(await admin(t, 'POST', `/admin/affiliate/payouts/${p.id}/process`), 409, ERR.state);
       for (const body of [{}, { tx_id: '' }, { tx_id: 5 }]) await refused(await admin(t, 'POST', `/admin/affiliate/payouts/${p.id}/paid`, body), 400, 'tx_id is required');
       await refused(await admin(t, 'POST', `/admin/affiliate/payouts/${p.id}/paid`, { tx_id: 'a\u0000' }), 400, 'tx_id must not contain NUL characters');
+      await refused(await admin(t, 'POST', `/admin/affiliate/payouts/${p.id}/paid`, { tx_id: 't'.repeat(201) }), 400, 'tx_id must be at most 200 characters');
       clock.advance(1000);
       const paid = await admin(t, 'POST', `/admin/affiliate/payouts/${p.id}/paid`, { tx_id: 'abc123' });
       expect(paid.json().payout).toMatchObject({ status: 'paid', tx_id: 'abc123', paid_at: clock.now().toISOString() });
@@ -427,6 +428,7 @@ describeEachDb('referral payouts', (h) => {
         const p = (await request(a.finance, { amount: 100 })).json().payout;
         if (process) await admin(t, 'POST', `/admin/affiliate/payouts/${p.id}/process`);
         await refused(await admin(t, 'POST', `/admin/affiliate/payouts/${p.id}/reject`, {}), 400, 'note is required');
+        await refused(await admin(t, 'POST', `/admin/affiliate/payouts/${p.id}/reject`, { note: 'n'.repeat(501) }), 400, 'note must be at most 500 characters');
         const res = await admin(t, 'POST', `/admin/affiliate/payouts/${p.id}/reject`, { note: 'address flagged' });
         expect(res.json().payout).toMatchObject({ status: 'rejected', note: 'address flagged', rejected_at: clock.now().toISOString() });
         expect(await balance(a)).toMatchObject({ available: '1000', pending_payout: '0', paid_out: '0' });

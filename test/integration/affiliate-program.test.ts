@@ -380,6 +380,7 @@ describeEachDb('referral program', (h) => {
         [{ amount: '1', note: '' }, 'note is required'],
         [{ amount: '1' }, 'note is required'],
         [{ amount: '1', note: 'a\u0000' }, 'note must not contain NUL characters'],
+        [{ amount: '1', note: 'n'.repeat(501) }, 'note must be at most 500 characters'],
         [{ merchant_id: 'mer_nope', amount: '1', note: 'x' }, 'unknown merchant_id'],
       ] as const) {
         const r = await admin(t, 'POST', '/admin/affiliate/adjustments', { merchant_id: a.acct.merchant.id, ...body });

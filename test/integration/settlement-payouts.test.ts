@@ -64,6 +64,8 @@ describeEachDb('payouts and statements', (h) => {
       [{ livemode: true, token: 'USDT_TRC20', amount: '0', note: 'x' }, 'amount must be a non-zero signed decimal of the token (e.g. "-1.5")'],
       [{ livemode: true, token: 'USDT_TRC20', amount: '1.0000001', note: 'x' }, 'amount must be a non-zero signed decimal of the token (e.g. "-1.5")'],
       [{ livemode: true, token: 'USDT_TRC20', amount: '1', note: ' ' }, 'note is required'],
+      [{ livemode: true, token: 'USDT_TRC20', amount: '1', note: 'n'.repeat(501) }, 'note must be at most 500 characters'],
+      [{ livemode: true, token: 'USDT_TRC20', amount: '1', note: 'a\u0000' }, 'note must not contain NUL characters'],
       [{ livemode: true, token: 'USDT_TRC20', amount: '-1', note: 'x' }, 'the adjustment would take the balance below zero'],
     ])('refuses %j with 400 %s', async (body, message) => {
       const res = await adjust({ merchant_id: merchantId, ...body });
@@ -180,10 +182,19 @@ describeEachDb('payouts and statements', (h) => {
       expect([approved.statusCode, approved.json().payout.status]).toEqual([200, 'approved']);
       expect((await call(owner, 'POST', `/merchant/payouts/${btcPayout.id}/cancel`)).statusCode).toBe(409);
       expect((await admin('POST', `/admin/payouts/${btcPayout.id}/sent`, {})).json()).toEqual({ error: 'tx_id is required' });
+      // a transaction id is at most 200 characters (code points), without NUL
+      for (const [tx_id, error] of [['t'.repeat(201), 'tx_id must be at most 200 characters'], ['a\u0000', 'tx_id must not contain NUL characters']]) {
+        const res = await admin('POST', `/admin/payouts/${btcPayout.id}/sent`, { tx_id });
+        expect([res.statusCode, res.json()]).toEqual([400, { error }]);
+      }
       const sent = (await admin('POST', `/admin/payouts/${btcPayout.id}/sent`, { tx_id: 'btc-tx-1' })).json().payout;
       expect(sent).toMatchObject({ status: 'sent', tx_id: 'btc-tx-1' });
       expect(await balance('BTC')).toMatchObject({ available: '0', pending_payout: '0' });
       expect((await admin('POST', `/admin/payouts/${cross.id}/reject`, {})).json()).toEqual({ error: 'note is required' });
+      for (const [note, error] of [['n'.repeat(501), 'note must be at most 500 characters'], ['a\u0000', 'note must not contain NUL characters']]) {
+        const res = await admin('POST', `/admin/payouts/${cross.id}/reject`, { note });
+        expect([res.statusCode, res.json()]).toEqual([400, { error }]);
+      }
       const rejected = (await admin('POST', `/admin/payouts/${cross.id}/reject`, { note: 'address under review' })).json().payout;
       expect(rejected).toMatchObject({ status: 'rejected', review_note: 'address under review' });
       expect(await balance('USDT_TRC20')).toMatchObject({ available: '1000', pending_payout: '0' });

@@ -190,6 +190,9 @@ describeEachDb('payout addresses the gateway refuses, stored before it did', (h)
       expect([sent.length, retried]).toEqual([before, []]);
       expect(await settlementRow(s.id)).toMatchObject({ status: 'failed', note: 'the transfer failed' });
       expect(await balanceOf(m.id)).toEqual({ available: 0n, pending: 0n });
+      // the note goes into the ledger entry: at most 500 characters
+      const long = await t.app.inject({ method: 'POST', url: `/admin/settlements/${s.id}/return`, payload: { note: 'n'.repeat(501) }, headers: ADMIN, remoteAddress: randomIp() });
+      expect([long.statusCode, long.json()]).toEqual([400, { error: 'note must be at most 500 characters' }]);
       const back = await t.app.inject({ method: 'POST', url: `/admin/settlements/${s.id}/return`, payload: { note: 'address refused' }, headers: ADMIN, remoteAddress: randomIp() });
       expect(back.statusCode).toBe(200);
       expect(await balanceOf(m.id)).toEqual({ available: s.net, pending: 0n });

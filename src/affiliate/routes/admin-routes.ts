@@ -7,7 +7,7 @@ import { bodyObject } from '../../accounts/index.ts';
 import { notFound } from '../../platform/errors.ts';
 import { queryOf } from '../../platform/http/index.ts';
 import { isIdShaped } from '../../platform/fields.ts';
-import { requireText } from '../../platform/text-input.ts';
+import { NOTE_MAX, requireCapped, requireText, TX_ID_MAX } from '../../platform/text-input.ts';
 import { NOTE_REQUIRED, TX_ID_REQUIRED } from '../../settlement/index.ts';
 import type { AffiliateService } from '../service.ts';
 import type { PayoutMove } from '../payouts/moves.ts';
@@ -18,8 +18,8 @@ export const REASON_REQUIRED = 'reason is required';
 /** The move an operator route asks for, from its body. */
 const MOVES: Record<'process' | 'paid' | 'reject', (body: Record<string, unknown>) => PayoutMove> = {
   process: () => ({ to: 'processing' }),
-  paid: (b) => ({ to: 'paid', txId: requireText('tx_id', b.tx_id, TX_ID_REQUIRED, 200) }),
-  reject: (b) => ({ to: 'rejected', note: requireText('note', b.note, NOTE_REQUIRED) }),
+  paid: (b) => ({ to: 'paid', txId: requireCapped('tx_id', b.tx_id, TX_ID_REQUIRED, TX_ID_MAX) }),
+  reject: (b) => ({ to: 'rejected', note: requireCapped('note', b.note, NOTE_REQUIRED, NOTE_MAX) }),
 };
 
 const pathId = (params: unknown, name: string): string => {

@@ -4,6 +4,7 @@ import { and, count, desc, eq, type SQL } from 'drizzle-orm';
 import type { Database, Executor } from '../../platform/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { badRequest, conflict } from '../../platform/errors.ts';
+import { NOTE_MAX, requireCapped, TX_ID_MAX } from '../../platform/text-input.ts';
 import { usdRateOf, type MarketSource } from '../../market/index.ts';
 import { recordAudit, type Actor } from '../../audit/index.ts';
 import { formatUnits, formatUsd } from '../../money/index.ts';
@@ -171,13 +172,8 @@ export class PayoutService {
    */
   async review(id: string, body: Record<string, unknown>, to: 'approved' | 'rejected' | 'sent', actor: Actor): Promise<PayoutRow> {
     let move: PayoutMove = { to: 'approved' };
-    if (to === 'rejected') {
-      if (typeof body.note !== 'string' || body.note.trim() === '') throw badRequest(NOTE_REQUIRED);
-      move = { to, note: body.note.trim() };
-    } else if (to === 'sent') {
-      if (typeof body.tx_id !== 'string' || body.tx_id.trim() === '') throw badRequest(TX_ID_REQUIRED);
-      move = { to, txId: body.tx_id.trim() };
-    }
+    if (to === 'rejected') move = { to, note: requireCapped('note', body.note, NOTE_REQUIRED, NOTE_MAX) };
+    else if (to === 'sent') move = { to, txId: requireCapped('tx_id', body.tx_id, TX_ID_REQUIRED, TX_ID_MAX) };
     return this.#move(id, null, move, actor);
   }
 
