@@ -3,7 +3,7 @@
 // believe they watch a chain (a lock lost mid-pass) never move it past a block twice or skip one.
 import { and, desc, eq, gt, lte } from 'drizzle-orm';
 import type { Chain } from '../../config.ts';
-import type { Database } from '../../platform/db/index.ts';
+import type { Database, Executor } from '../../platform/db/index.ts';
 import { chainBlocks, chainCursors, type ChainCursorRow } from './schema.ts';
 import type { BlockRef } from './types.ts';
 
@@ -66,8 +66,12 @@ export class CursorStore {
     }, { silent: true });
   }
 
-  /** After a reorganisation: the cursor goes back to the common ancestor and the blocks above it are forgotten. */
-  async rollback(chain: Chain, from: { height: bigint; hash: string }, to: BlockRef, now: Date): Promise<void> {
+  /**
+   * After a reorganisation: the cursor goes back to the common ancestor and the blocks above it are
+   * forgotten; `alongside` writes in the same transaction (what the reorganisation records, committed
+   * with the rollback or not at all).
+   */
+  async rollback(chain: Chain, from: { height: bigint; hash: string }, to: BlockRef, now: Date, alongside?: (tx: Executor) => Promise<void>): Promise<void> {
     await this.#db.transaction(async (tx) => {
       const moved = await tx.update(chainCursors).set({ height: to.height, hash: to.hash, blockTime: to.time, updatedAt: now })
         .where(and(eq(chainCursors.chain, chain), eq(chainCursors.height, from.height), eq(chainCursors.hash, from.hash)))
@@ -75,6 +79,7 @@ export class CursorStore {
       if (moved.length === 0) throw new CursorMoved(chain);
       await tx.delete(chainBlocks).where(and(eq(chainBlocks.chain, chain), gt(chainBlocks.height, to.height)));
       await tx.insert(chainBlocks).values(blockRow(chain, to)).onConflictDoNothing();
+      if (alongside) await alongside(tx);
     }, { silent: true });
   }
 
