@@ -39,11 +39,27 @@ function actorSeenBy(merchantId: string, actor: Actor): Actor {
   return { kind: actor.kind, merchant_id: actor.merchant_id };
 }
 
+/** What the referral program counted for the affiliate: its earnings from the referral (CONTRACT.md "Referral program"). */
+const AFFILIATE_FIGURES = ['payments', 'volume_usd', 'earned_usd', 'last_earned_at'];
+
+/**
+ * The referral as a merchant's log shows it: whole to the affiliate; to the referred merchant without
+ * what the affiliate earned from it (the program's figures are the affiliate's, read by its owners
+ * and finance only).
+ */
+function referralSeenBy(merchantId: string, row: ReferralRow, json: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (json === undefined || merchantId === row.affiliateId) return json;
+  return Object.fromEntries(Object.entries(json).filter(([k]) => !AFFILIATE_FIGURES.includes(k)));
+}
+
 /** Audits a referral change in the referred merchant's log and the affiliate's, and tells the affiliate. */
 async function recorded(tx: Executor, row: ReferralRow, action: string, actor: Actor, at: Date, before?: Record<string, unknown>, note?: string): Promise<Record<string, unknown>> {
   const json = referralJson(row, await nameOf(tx, row.merchantId));
   for (const merchantId of [row.merchantId, row.affiliateId]) {
-    await recordAudit(tx, { merchantId, action, actor: actorSeenBy(merchantId, actor), subject: row.merchantId, before, after: json, note, at });
+    await recordAudit(tx, {
+      merchantId, action, actor: actorSeenBy(merchantId, actor), subject: row.merchantId,
+      before: referralSeenBy(merchantId, row, before), after: referralSeenBy(merchantId, row, json), note, at,
+    });
   }
   await appendEvent(tx, { type: AFFILIATE_EVENTS.referral, livemode: true, merchantId: row.affiliateId, data: json, at });
   return json;

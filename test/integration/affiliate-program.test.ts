@@ -134,7 +134,10 @@ describeEachDb('referral program', (h) => {
       const auditOf = async (merchantId: string) => {
         const audit = await h.db().orm.select().from(auditEntries).where(and(eq(auditEntries.merchantId, merchantId), eq(auditEntries.action, 'referral.created')));
         expect(audit).toHaveLength(1);
-        expect(audit[0]).toMatchObject({ subject: referred.merchant.id, after: expected });
+        // the referred merchant's log leaves out the affiliate's figures
+        const { payments: _p, volume_usd: _v, earned_usd: _e, ...seen } = expected;
+        expect(audit[0]).toMatchObject({ subject: referred.merchant.id });
+        expect(audit[0].after).toEqual(merchantId === a.acct.merchant.id ? expected : seen);
         return audit[0].actor;
       };
       // the referred merchant's log names its member; the affiliate's names only the merchant (the
@@ -229,6 +232,34 @@ describeEachDb('referral program', (h) => {
         const r = await admin(t, 'POST', url, body);
         expect([r.statusCode, r.json()], `${url} ${JSON.stringify(body)}`).toEqual([status, { error }]);
       }
+    });
+    it('never shows the referred merchant the affiliate\'s earnings: its audit entries carry the referral without them', async () => {
+      const a = await newAffiliate();
+      const m = await referredBy(t, a.code);
+      await liveDeposit(t, m.merchant.id, '100');
+      clock.advance(60_000);
+      expect((await admin(t, 'POST', `/admin/referrals/${m.merchant.id}/void`, { reason: 'ring' })).statusCode).toBe(200);
+      const earnings = ['payments', 'volume_usd', 'earned_usd', 'last_earned_at'];
+      const entriesOf = (merchantId: string) => h.db().orm.select().from(auditEntries)
+        .where(and(eq(auditEntries.merchantId, merchantId), inArray(auditEntries.action, ['referral.created', 'referral.voided'])));
+      // the affiliate's own log keeps its figures
+      const [voidedForAffiliate] = (await entriesOf(a.acct.merchant.id)).filter((e) => e.action === 'referral.voided');
+      expect(voidedForAffiliate.before).toMatchObject({ payments: 1, volume_usd: '100', earned_usd: '0.25' });
+      // the referred merchant's: the referral (its status, code, dates), never what the affiliate earned from it
+      const own = await entriesOf(m.merchant.id);
+      expect(own.map((e) => e.action).sort()).toEqual(['referral.created', 'referral.voided']);
+      for (const e of own) {
+        for (const side of [e.before, e.after]) {
+          if (side === null) continue;
+          for (const k of earnings) expect(side, `${e.action} ${k}`).not.toHaveProperty(k);
+          expect(side).toMatchObject({ merchant_id: m.merchant.id, code: a.code });
+        }
+      }
+      // nor does its audit log read through the dashboard
+      const listed = await call(await member(t, m.merchant.id, 'owner'), 'GET', '/merchant/audit');
+      expect(listed.statusCode).toBe(200);
+      expect(listed.body).toContain('referral.voided');
+      for (const k of earnings) expect(listed.body).not.toContain(`"${k}"`);
     });
   });
 
