@@ -64,6 +64,11 @@ export interface TransferPort {
    * completes or fails its settlement, in one transaction).
    */
   lock?(tx: Executor, id: string): Promise<void>;
+  /**
+   * Locks the rows of every transfer of a reference until `tx` ends (none yet: nothing), in the
+   * same lock order: before the row of the settlement or payout it belongs to.
+   */
+  lockReference?(tx: Executor, reference: string): Promise<void>;
 }
 
 /** The payment a settlement is made for: the settings it captured at creation. */

@@ -1,7 +1,7 @@
 // Recording transfers: each one is a row written in the caller's transaction (the settlement, the
 // payout approval, the top-up's request), before anything is signed. The worker signs and
 // broadcasts after the commit. The TransferPort the settlement room uses is built on it.
-import { and, desc, eq, inArray } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray } from 'drizzle-orm';
 import type { Chain } from '../../config.ts';
 import type { Executor } from '../../platform/db/index.ts';
 import { newId } from '../../platform/ids.ts';
@@ -120,6 +120,12 @@ export class ChainTransferPort implements TransferPort {
 
   async lock(tx: Executor, id: string): Promise<void> {
     await transferById(tx, id, true);
+  }
+
+  async lockReference(tx: Executor, reference: string): Promise<void> {
+    // in the order of their ids: two transactions locking the same reference's rows never cross
+    await tx.select({ id: outgoingTransfers.id }).from(outgoingTransfers).where(eq(outgoingTransfers.reference, reference))
+      .orderBy(asc(outgoingTransfers.id)).for('update');
   }
 
   async cancel(tx: Executor, reference: string, only?: string): Promise<boolean> {

@@ -18,7 +18,7 @@ import { createPayout, movePayout, PAYOUT_STATUSES, type PayoutMove } from './pa
 import { parsePayoutAmount, payoutFigures, payoutNetworkFee } from './payout-math.ts';
 import { ADJUST_NOTE_REQUIRED as NOTE_REQUIRED } from '../adjustments.ts';
 import type { OwnAddressCheck, TransferPort } from '../ports.ts';
-import { callBackPayout, payoutSender, sendApprovedPayout } from './service-sent.ts';
+import { callBackPayout, lockForReview, payoutSender, sendApprovedPayout } from './service-sent.ts';
 
 export const ADDRESS_ID_REQUIRED = 'address_id is required';
 export const UNKNOWN_PAYOUT_ADDRESS = 'unknown payout address: give the id of one of your live payout addresses';
@@ -181,8 +181,8 @@ export class PayoutService {
     const now = this.#clock.now();
     return this.#db.transaction(async (tx) => {
       if (move.to === 'rejected' || move.to === 'sent') {
-        const [current] = await tx.select().from(payouts).where(eq(payouts.id, id)).for('update');
-        if (current) await callBackPayout(tx, current, payoutSender(current, this.#transfers()));
+        const { row: current, sender } = await lockForReview(tx, id, this.#transfers());
+        if (current) await callBackPayout(tx, current, sender);
       }
       if (move.to === 'approved') {
         // one requested before the address was refused is never approved (its transfer recorded)

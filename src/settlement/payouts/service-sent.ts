@@ -4,6 +4,7 @@
 // back: `sent` with the transaction's id once it is final, or `rejected` (the amount back in the
 // balance) when it could not be sent. Once its transaction may be on its way the operator can no
 // longer reject it or mark it sent by hand (that would pay it twice).
+import { eq } from 'drizzle-orm';
 import type { Executor } from '../../platform/db/index.ts';
 import type { Chain } from '../../config.ts';
 import { conflict } from '../../platform/errors.ts';
@@ -12,7 +13,7 @@ import { rescaleUnitsDown } from '../../money/index.ts';
 import { TOKEN_DEFS, type TokenSymbol } from '../../tokens/index.ts';
 import type { TransferPort } from '../ports.ts';
 import { transfersFor } from '../settlement-writer.ts';
-import type { PayoutRow } from '../schema.ts';
+import { payouts, type PayoutRow } from '../schema.ts';
 import { payoutJson } from '../json.ts';
 import { movePayout, type PayoutMove } from './payout-store.ts';
 
@@ -34,7 +35,23 @@ export async function sendApprovedPayout(tx: Executor, row: PayoutRow, port: Tra
   await port.send(tx, { chain: row.chain as Chain, token, to: row.address, amount, purpose: 'payout', reference: row.id });
 }
 
-/** Before the operator rejects an approved payout or marks it sent: calls its transfer back, or refuses when it may be on chain. */
+/**
+ * The payout `id` locked for the operator's reject or mark sent, and the port sending it (null: the
+ * team sends it). Lock order: its transfer's row, then the payout's, as the transfer worker takes
+ * them (it ends the transfer, then marks the payout sent or rejects it, in one transaction:
+ * chains/transfers/outcomes.ts); taken the other way round, an operator's reject and the worker
+ * giving the transfer up deadlocked and PostgreSQL aborted one. The payout is read unlocked first to
+ * know whether the service sends it (its coin never changes).
+ */
+export async function lockForReview(tx: Executor, id: string, port: TransferPort | null): Promise<{ row: PayoutRow | undefined; sender: TransferPort | null }> {
+  const [seen] = await tx.select().from(payouts).where(eq(payouts.id, id));
+  const sender = seen ? payoutSender(seen, port) : null;
+  await sender?.lockReference?.(tx, id);
+  const [row] = await tx.select().from(payouts).where(eq(payouts.id, id)).for('update');
+  return { row, sender };
+}
+
+/** Before the operator rejects an approved payout or marks it sent (locked by lockForReview): calls its transfer back, or refuses when it may be on chain. */
 export async function callBackPayout(tx: Executor, row: PayoutRow, port: TransferPort | null): Promise<void> {
   if (row.status === 'approved' && port?.cancel && !(await port.cancel(tx, row.id))) throw conflict(PAYOUT_BEING_SENT);
 }
