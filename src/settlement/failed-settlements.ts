@@ -26,7 +26,14 @@ export const SETTLEMENT_NOT_FAILED = 'only a failed direct settlement can be ret
 export const noTransfersOn = (chain: string): string => `transfers on ${chain} cannot be made now`;
 export const returnedNote = (note: string): string => `returned to the balance: ${note}`;
 
-async function lockFailed(tx: Executor, id: string): Promise<SettlementRow> {
+/**
+ * Lock order: the settlement's transfers, then the settlement, as the transfer worker takes them (it
+ * ends a transfer, then completes or fails its settlement) and the conversion step (its payout's,
+ * then the settlement's): a retry taking the settlement's first and then, trying its failed transfers
+ * again, theirs deadlocked with the conversion step and PostgreSQL aborted one.
+ */
+async function lockFailed(tx: Executor, id: string, port: TransferPort | null): Promise<SettlementRow> {
+  await port?.lockReference?.(tx, id);
   const [row] = await tx.select().from(settlements).where(eq(settlements.id, id)).for('update');
   if (!row) throw notFound(SETTLEMENT_NOT_FOUND);
   if (row.status !== 'failed' || row.mode !== 'direct') throw conflict(SETTLEMENT_NOT_FAILED);
@@ -50,7 +57,7 @@ async function save(tx: Executor, before: SettlementRow, set: Partial<Settlement
 export async function retrySettlement(
   tx: Executor, id: string, port: TransferPort | null, ownAddresses: OwnAddressCheck, actor: Actor, now: Date,
 ): Promise<SettlementRow> {
-  const row = await lockFailed(tx, id);
+  const row = await lockFailed(tx, id, port);
   // a destination the gateway refuses by now (its own address, a token contract) is never sent to
   // again: the operator returns the settlement to the balance instead
   const refusal = await refusedDestination(tx, ownAddresses, row);
@@ -87,7 +94,7 @@ export async function returnSettlement(
   tx: Executor, id: string, body: Record<string, unknown>, port: TransferPort | null, actor: Actor, now: Date, fees: ServiceFeePort | null = null,
 ): Promise<SettlementRow> {
   const note = requireCapped('note', body.note, ADJUST_NOTE_REQUIRED, NOTE_MAX);
-  const row = await lockFailed(tx, id);
+  const row = await lockFailed(tx, id, port);
   const c = row.conversion as StoredConversion | null;
   // a treasury conversion not carried out yet has no ledger entries: they come first, as if it had been
   // (and its service fee, final now, told to the referral program as postLedger tells it)
