@@ -2,6 +2,8 @@
 // the project's compiler settings and run. The webhook receiver ("Check the signature before
 // anything else") runs as its own process and gets real deliveries from the gateway: one signed
 // with its secret (acknowledged, the event read), one signed with a secret rolled since (refused).
+// The SDK's example (sdk/README.md) runs as its own process against a listening service: it creates
+// a payment, and run again with the same idempotency key gets the same one, replayed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -16,13 +18,13 @@ import { VERIFY_MISMATCH } from '../../src/webhooks/verify.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-/** The ```ts block that follows `after` in README.md, as written there. */
-function readmeBlock(after: string): string {
-  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+/** The ```ts block that follows `after` in `file` (README.md, or sdk/README.md), as written there. */
+function readmeBlock(after: string, file = 'README.md'): string {
+  const readme = fs.readFileSync(path.join(ROOT, file), 'utf8');
   const at = readme.indexOf(after);
-  if (at < 0) throw new Error(`README.md no longer says: ${after}`);
+  if (at < 0) throw new Error(`${file} no longer says: ${after}`);
   const m = /```ts\n([\s\S]*?)```/.exec(readme.slice(at));
-  if (!m) throw new Error(`no ts block after: ${after}`);
+  if (!m) throw new Error(`no ts block in ${file} after: ${after}`);
   return m[1];
 }
 
@@ -132,6 +134,58 @@ describe('README examples', () => {
       const one = await inject('GET', `/merchant/webhooks/deliveries/${refused.id}`, tokenHeader(acct.accessToken));
       expect(JSON.stringify(one)).toContain(VERIFY_MISMATCH);
       expect(output).not.toContain(`received ping ${refused.event_id}`);
+    }, 60_000);
+  });
+  describe('the SDK client (sdk/README.md)', () => {
+    const code = readmeBlock('A typed client of the gateway', 'sdk/README.md');
+    const EXAMPLE_URL = 'https://pay.example.com';
+    let t: TestApp;
+    let disposeDb: () => Promise<void>;
+    let acct: Account;
+    beforeAll(async () => {
+      const opened = await openTestDatabase('pglite');
+      disposeDb = opened.dispose;
+      t = await startTestApp(opened.db);
+      acct = await signupAccount(t.app);
+    });
+    afterAll(async () => {
+      await t.close();
+      await disposeDb();
+    });
+
+    it('type-checks as written', () => {
+      expect(typeErrors(placeExample(code, dir, 'sdk-check'))).toEqual([]);
+    }, 60_000);
+
+    it('creates a payment with its key; run again, gets the same one replayed; an error is a value', async () => {
+      expect(code).toContain(`'${EXAMPLE_URL}'`);
+      const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
+      const run = async (name: string, source: string, apiKey: string) => {
+        const file = placeExample(source.replace(`'${EXAMPLE_URL}'`, `'${address}'`), dir, name);
+        const child = spawn(process.execPath, [file], { env: { ...process.env, GATEWAY_KEY: apiKey }, stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        let err = '';
+        child.stdout!.on('data', (c: Buffer) => { out += c.toString(); });
+        child.stderr!.on('data', (c: Buffer) => { err += c.toString(); });
+        const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+        return { code, out, err };
+      };
+      const first = await run('sdk-first', code, acct.testKey);
+      expect(first, first.err).toMatchObject({ code: 0, err: '' });
+      const checkout = /^(\S+)\s*$/.exec(first.out)?.[1];
+      expect(checkout, first.out).toMatch(/^https?:\/\/\S+\/pay\//);
+      const { payments } = (await t.app.inject({ method: 'GET', url: '/v1/payments', headers: keyHeader(acct.testKey), remoteAddress: randomIp() })).json();
+      expect(payments).toHaveLength(1);
+      expect(payments[0], JSON.stringify(payments[0])).toMatchObject({ order_id: 'order-1042', token: 'ETH', checkout_url: checkout });
+
+      const again = await run('sdk-again', code, acct.testKey);
+      expect(again).toMatchObject({ code: 0, err: '', out: `${checkout} (replayed)\n` });
+
+      // A key the gateway does not know: the error branch, with the gateway's message and request id.
+      const refused = await run('sdk-refused', code, 'f'.repeat(64));
+      expect(refused.code).toBe(0);
+      expect(refused.out).toBe('');
+      expect(refused.err).toMatch(/^401 invalid api key req_[0-9a-z]{26}\n$/);
     }, 60_000);
   });
 });
