@@ -7420,7 +7420,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description 1 to 4000 characters once white space at either end is trimmed */
+                    /** @description at most 4000 characters (code points) as sent, white space included; kept trimmed of white space at either end, which must leave at least one character */
                     body: string;
                 };
             };
@@ -7589,7 +7589,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description 1 to 4000 characters once white space at either end is trimmed */
+                    /** @description at most 4000 characters (code points) as sent, white space included; kept trimmed of white space at either end, which must leave at least one character */
                     body: string;
                 };
             };

@@ -29,10 +29,14 @@ export function messageJson(m: MessageRow): Record<string, unknown> {
   };
 }
 
-/** A message body: 1 to 4000 characters once trimmed, no NUL. */
+/**
+ * A message body: at most 4000 characters as sent (the document's maxLength: what a client checks
+ * is what is refused), something left once white space at either end is trimmed, no NUL; kept trimmed.
+ */
 export function requireBody(v: unknown): string {
-  const body = typeof v === 'string' ? v.trim() : '';
-  if (!body || longerThan(body, MAX_BODY)) throw badRequest(BODY_INVALID);
+  if (typeof v !== 'string' || longerThan(v, MAX_BODY)) throw badRequest(BODY_INVALID);
+  const body = v.trim();
+  if (!body) throw badRequest(BODY_INVALID);
   refuseNul('body', body);
   return body;
 }

@@ -263,12 +263,14 @@ describe('OpenAPI document', () => {
   });
 
   it('states the bounds of a support message\'s body the code enforces (MAX_BODY), on writing and on editing', () => {
-    type Body = { required?: string[]; properties: { body: { minLength?: number; maxLength?: number } } };
+    type Body = { required?: string[]; properties: { body: { minLength?: number; maxLength?: number; description?: string } } };
     const bodyOf = (m: string) => (doc.paths['/merchant/support/messages' + (m === 'patch' ? '/{id}' : '')][m] as unknown as { requestBody: { content: { 'application/json': { schema: Body } } } }).requestBody.content['application/json'].schema;
     const errors = (m: string) => Object.values(doc.paths['/merchant/support/messages' + (m === 'patch' ? '/{id}' : '')][m].responses['400']?.content?.['application/json']?.examples ?? {}).map((e) => e.value.error);
     for (const m of ['post', 'patch']) {
       expect(bodyOf(m).required, m).toEqual(['body']);
       expect(bodyOf(m).properties.body, m).toMatchObject({ minLength: 1, maxLength: MAX_BODY });
+      // maxLength holds for the body as sent (the code counts before trimming), and says so
+      expect(bodyOf(m).properties.body.description, m).toMatch(new RegExp(`at most ${MAX_BODY} characters \\(code points\\) as sent, white space included`));
       expect(errors(m), m).toContain(BODY_INVALID);
     }
   });

@@ -60,6 +60,8 @@ describeEachDb('support chat', (h) => {
 
   it.each([
     ['missing', undefined], ['empty', ''], ['blank', '   '], ['a number', 42], ['an object', { a: 1 }], ['4001 characters', 'x'.repeat(4001)],
+    // the limit is on the body as sent (the document's maxLength), not on what is left once trimmed
+    ['4001 characters with a trailing space', `${'x'.repeat(4000)} `], ['4001 characters with a leading newline', `\n${'x'.repeat(4000)}`],
   ])('refuses a body that is %s: 400 `body is required (up to 4000 characters)`', async (_what, body) => {
     const res = await post(dev.accessToken, body);
     expect(res.statusCode).toBe(400);
@@ -68,6 +70,10 @@ describeEachDb('support chat', (h) => {
 
   it('takes exactly 4000 characters (counted as characters, not bytes)', async () => {
     expect((await post(dev.accessToken, 'é'.repeat(4000))).statusCode).toBe(201);
+    // 4000 as sent, white space at either end included; stored trimmed
+    const padded = await post(dev.accessToken, ` ${'é'.repeat(3998)} `);
+    expect(padded.statusCode).toBe(201);
+    expect(padded.json().message.body).toBe('é'.repeat(3998));
   });
 
   it('refuses NUL characters, a body that is not JSON, and a request without a token', async () => {
@@ -125,9 +131,11 @@ describeEachDb('support chat', (h) => {
     const same = await patch(dev.accessToken, id, 'second draft');
     expect(same.json().message).toEqual(res.json().message);
     expect(await eventsOf(owner.merchant.id, 'support:message:update')).toHaveLength(updates);
-    const bad = await patch(dev.accessToken, id, '');
-    expect(bad.statusCode).toBe(400);
-    expect(bad.json()).toEqual({ error: BODY_INVALID });
+    for (const body of ['', `${'x'.repeat(4000)}  `]) {
+      const bad = await patch(dev.accessToken, id, body);
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json()).toEqual({ error: BODY_INVALID });
+    }
   });
 
   it('answers 404 `not found` to an unknown message, another merchant\'s, or a malformed id', async () => {
@@ -328,7 +336,7 @@ describeEachDb('support chat', (h) => {
     });
 
     it('refuses a bad reply body or name with 400, an unknown merchant with 404, and a wrong token with 401', async () => {
-      for (const payload of [{}, { body: '' }, { body: 'x'.repeat(4001) }, { body: 5 }]) {
+      for (const payload of [{}, { body: '' }, { body: 'x'.repeat(4001) }, { body: `${'x'.repeat(4000)}\t` }, { body: 5 }]) {
         const res = await reply(owner.merchant.id, payload);
         expect(res.statusCode).toBe(400);
         expect(res.json()).toEqual({ error: BODY_INVALID });
