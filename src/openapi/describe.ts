@@ -32,6 +32,4 @@ export interface RouteDoc {
   responses: Record<number, Answer>;
   /** The spec's error messages this route answers, by status (shown as examples of the Error shape). */
   errors?: Record<number, readonly string[]>;
-  /** Set for a route that takes no Idempotency-Key although it is a POST under /v1 or /merchant. */
-  noIdempotency?: boolean;
 }

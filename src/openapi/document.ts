@@ -32,14 +32,14 @@ const SECURITY: Record<RouteDoc['auth'], unknown[]> = {
 export const openApiPath = (fastifyPath: string): string => fastifyPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 const paramNames = (fastifyPath: string): string[] => [...fastifyPath.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]);
 
-export const takesIdempotencyKey = (r: RouteDoc): boolean =>
-  r.method === 'POST' && r.auth !== 'none' && !r.noIdempotency && /^\/(v1|merchant)\//.test(r.path);
-
 /**
  * Whether the route checks an Idempotency-Key it is sent (every POST under /v1 or /merchant,
  * src/idempotency/hooks.ts): a route without a credential checks it but keeps no answer under it.
  */
 const checksIdempotencyKey = (r: RouteDoc): boolean => coveredRoute({ method: r.method, url: r.path });
+
+/** Whether the route stores and replays the answer for a key: the hook's routes that have a credential (no route opts out). */
+export const takesIdempotencyKey = (r: RouteDoc): boolean => r.auth !== 'none' && checksIdempotencyKey(r);
 
 function operationId(r: RouteDoc): string {
   const words = r.path.replace(/\.csv$/, '-csv').split(/[/\-.]/).filter(Boolean).map((w) => (w.startsWith(':') ? `by-${w.slice(1)}` : w));

@@ -10,7 +10,7 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { openTestDatabase } from '../harness/databases.ts';
 import { startTestApp, type TestApp } from '../harness/app.ts';
 import { keyHeader, randomIp, signupAccount, tokenHeader, uid, type Account } from '../harness/accounts.ts';
-import { openApiPath } from '../../src/openapi/index.ts';
+import { openApiPath, ROUTE_DOCS, takesIdempotencyKey, type RouteDoc } from '../../src/openapi/index.ts';
 import { PAYMENT_URL_PREFIX, URL_NOT_HTTPS } from '../../src/webhooks/url-policy.ts';
 import { dateMessage } from '../../src/audit/query.ts';
 import { GIVEN_ONCE_ERRORS } from '../../src/payments/index.ts';
@@ -207,6 +207,18 @@ describe('OpenAPI document', () => {
     expect(raised.length).toBeGreaterThan(100);
     const missing = raised.filter((r) => !listed.has(`${r.status} ${r.message}`) && !operatorMessages.has(r.message)).map((r) => `${r.file}:${r.line} ${r.status} ${r.message}`);
     expect(missing, 'messages the code raises that no route of the document lists under their status: add each to the errors of its routes in src/openapi/routes/').toEqual([]);
+  });
+
+  it('says a key\'s answer is stored and replayed on exactly the routes whose hook stores it: a POST under /v1 or /merchant with a credential', () => {
+    const storing = (r: RouteDoc) => coveredRoute({ method: r.method, url: r.path }) && r.auth !== 'none';
+    expect(ROUTE_DOCS.filter(storing).length).toBeGreaterThan(20);
+    for (const r of ROUTE_DOCS) {
+      expect(takesIdempotencyKey(r), `${r.method} ${r.path}`).toBe(storing(r));
+      // the hook has no way out for a route, so neither has its description (no opt-out field)
+      expect(takesIdempotencyKey({ ...r, noIdempotency: true } as RouteDoc), `${r.method} ${r.path}`).toBe(storing(r));
+      const header = ((doc.paths[openApiPath(r.path)][r.method.toLowerCase()] as unknown as { parameters?: { name: string; description: string }[] }).parameters ?? []).find((p) => p.name === 'Idempotency-Key');
+      expect(header?.description.includes('is stored for 24 hours') ?? false, `${r.method} ${r.path}`).toBe(storing(r));
+    }
   });
 
   it('lists the refusal of a bad Idempotency-Key on every route that checks the key, with a credential or without', () => {
