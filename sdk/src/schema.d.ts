@@ -5538,7 +5538,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         email_notifications: {
-                            /** @description every live notification of these categories is e-mailed too (default none) */
+                            /** @description every live notification of these categories is e-mailed too (default none): only categories of my current role (affiliates: owner, finance; team: owner; the others every role), in the categories' order; one chosen under another role is kept but neither shown nor mailed, and comes back with that role */
                             categories: ("account" | "payments" | "webhooks" | "payouts" | "affiliates" | "support" | "team" | "security")[];
                             /** @description e-mail "Payout requested" of referral payouts (owners and finance; default true) */
                             referral_payout_requested: boolean;
@@ -5581,7 +5581,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description categories my role sees */
+                    /** @description the whole new list of the categories of my current role to e-mail (each once); any other is refused; those chosen under another role are kept, untouched */
                     categories?: ("account" | "payments" | "webhooks" | "payouts" | "affiliates" | "support" | "team" | "security")[];
                     referral_payout_requested?: boolean;
                 };
@@ -5596,7 +5596,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         email_notifications: {
-                            /** @description every live notification of these categories is e-mailed too (default none) */
+                            /** @description every live notification of these categories is e-mailed too (default none): only categories of my current role (affiliates: owner, finance; team: owner; the others every role), in the categories' order; one chosen under another role is kept but neither shown nor mailed, and comes back with that role */
                             categories: ("account" | "payments" | "webhooks" | "payouts" | "affiliates" | "support" | "team" | "security")[];
                             /** @description e-mail "Payout requested" of referral payouts (owners and finance; default true) */
                             referral_payout_requested: boolean;

@@ -287,6 +287,19 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('says the e-mail preferences\' categories are those of the member\'s role now, as GET shows and PATCH takes them (src/mail/preferences.ts asSeenBy)', () => {
+    type Op = { requestBody?: { content: { 'application/json': { schema: { properties: { categories: { description?: string } } } } } }; responses: Record<string, { content: { 'application/json': { schema: { properties: { email_notifications: { properties: { categories: { description?: string } } } } } } } }> };
+    const op = (m: string) => doc.paths['/merchant/me/email-notifications'][m] as unknown as Op;
+    for (const m of ['get', 'patch']) {
+      const shown = op(m).responses['200'].content['application/json'].schema.properties.email_notifications.properties.categories.description ?? '';
+      expect(shown, m).toMatch(/of my current role/);
+      expect(shown, m).toMatch(/chosen under another role.*kept.*neither shown nor mailed.*comes back with that role/);
+    }
+    const taken = op('patch').requestBody!.content['application/json'].schema.properties.categories.description ?? '';
+    expect(taken).toMatch(/the whole new list of the categories of my current role/);
+    expect(taken).toMatch(/those chosen under another role are kept/);
+  });
+
   it('lists the refusal of a stored payout address the gateway refuses on the payout quote and request', () => {
     // the address is checked again when it would be paid (an address stored before the check):
     // its refusal is built at run time, so the fixed-message test above cannot see it

@@ -18,7 +18,7 @@ import { LIVEMODE_MESSAGE, READ_BODY_MESSAGE, UNREAD_MESSAGE } from '../../notif
 import { unsupportedToken } from '../../tokens/catalog.ts';
 import { NOTHING_TO_UPDATE, NOT_FOUND, RATE_LIMITED } from '../../platform/errors.ts';
 import { BEFORE_INVALID, BODY_INVALID, MAX_BODY, MESSAGE_DELETED } from '../../support/index.ts';
-import { CATEGORIES } from '../../notifications/index.ts';
+import { CATEGORIES, rolesOf } from '../../notifications/index.ts';
 import { PAYOUT_REQUESTED_MESSAGE, CATEGORIES_MESSAGE } from '../../mail/index.ts';
 
 const MODE = { mode: oneOf(['test'], 'test for the test mode; anything else, or nothing, live') };
@@ -26,9 +26,12 @@ const ROLE = oneOf(['owner', 'developer', 'finance', 'viewer']);
 const SIGNED_IN = obj({ access_token: str('JWT, valid 15 minutes'), expires_at: time(), role: ROLE }, ['access_token', 'expires_at', 'role']);
 const INVITATION = obj({ id: str(), merchant_id: str(), email: str(), role: ROLE, status: str(), invited_by: str(), expires_at: time(), accepted_at: time(), created_at: time() }, ['id', 'email', 'role', 'status']);
 const NOTIFICATION = obj({ id: str(), merchant_id: str(), livemode: bool(), category: str(), title: str(), body: str(), subject: str(), read_at: time(), created_at: time() }, ['id', 'category', 'title']);
+/** The categories not every role sees, and whose they are (src/notifications/categories.ts): `affiliates: owner, finance; team: owner`. */
+const ROLE_CATEGORIES = CATEGORIES.filter((c) => rolesOf(c).length < 4).map((c) => `${c}: ${rolesOf(c).join(', ')}`).join('; ');
 const EMAIL_NOTIFICATIONS = wrap('email_notifications', obj({
   referral_payout_requested: bool('e-mail "Payout requested" of referral payouts (owners and finance; default true)'),
-  categories: arr(oneOf([...CATEGORIES]), 'every live notification of these categories is e-mailed too (default none)'),
+  categories: arr(oneOf([...CATEGORIES]), 'every live notification of these categories is e-mailed too (default none): only categories of my current role '
+    + `(${ROLE_CATEGORIES}; the others every role), in the categories' order; one chosen under another role is kept but neither shown nor mailed, and comes back with that role`),
 }, ['referral_payout_requested', 'categories']));
 /** A team member (side merchant) or the service's support by name (src/support/schema.ts Author). */
 const SUPPORT_AUTHOR = { anyOf: [obj({ id: str(), email: str(), role: oneOf(['owner', 'developer', 'finance', 'viewer']) }, ['id', 'email', 'role']), obj({ name: str() }, ['name'])] };
@@ -82,7 +85,8 @@ export const MERCHANT_ACCOUNT_ROUTES: RouteDoc[] = [
   },
   {
     method: 'PATCH', path: '/merchant/me/email-notifications', tag: 'Session', auth: 'access_token', summary: 'Choose which notifications are e-mailed to me (send only what changes)',
-    body: obj({ referral_payout_requested: bool(), categories: arr(oneOf([...CATEGORIES]), 'categories my role sees') }),
+    body: obj({ referral_payout_requested: bool(), categories: arr(oneOf([...CATEGORIES]), 'the whole new list of the categories of my current role to e-mail (each once); '
+      + 'any other is refused; those chosen under another role are kept, untouched') }),
     bodyExample: { referral_payout_requested: false },
     responses: { 200: { description: 'my choice', schema: EMAIL_NOTIFICATIONS } },
     errors: { 400: [NOTHING_TO_UPDATE, PAYOUT_REQUESTED_MESSAGE, CATEGORIES_MESSAGE] },
