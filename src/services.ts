@@ -84,6 +84,7 @@ export async function createServices(platform: Platform): Promise<Services> {
     checkout: { payerViewByToken: (t) => foundOrNull(payments.checkoutView(t)) },
     figures: (merchantId, livemode) => payments.dashboard(merchantId, livemode),
     names: (merchantId, storeId) => accounts.names.peek(merchantId, storeId),
+    evmChainIds: () => sending.evmChainIds.current(),
   });
   const support = new SupportService(platform);
   const links = new LinksService(platform, payments);

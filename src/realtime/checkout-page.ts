@@ -52,31 +52,53 @@ export interface PageOptions {
   apiBase: string;
   /** TOKEN_CONTRACTS: the page's wallet links use them instead of the mainnet contracts. */
   tokenContracts: Record<string, string>;
+  /**
+   * The chain id of each EVM chain's node, null until it answered (the page's evm-chain-ids: its
+   * EIP-681 links name that chain, none while null, mainnet's for a chain left out). Read per request:
+   * the nodes answer after the page is loaded.
+   */
+  evmChainIds?: () => Readonly<Record<string, number | null>>;
   log: Logger;
   /** The built page's folder (tests point it elsewhere). */
   dist?: string;
 }
 
+export interface BuiltPage {
+  /** The HTML in each language for these EVM chain ids (built again only when they change). */
+  html: (evmChainIds: Readonly<Record<string, number | null>>) => Record<Language, Asset>;
+  files: Map<string, Asset>;
+}
+
 /** The built page: its HTML in each language, and its files by name. Null when not built. */
-export function loadBuiltPage(opts: Pick<PageOptions, 'apiBase' | 'tokenContracts'>, dist = CHECKOUT_DIST): { html: Record<Language, Asset>; files: Map<string, Asset> } | null {
+export function loadBuiltPage(opts: Pick<PageOptions, 'apiBase' | 'tokenContracts'>, dist = CHECKOUT_DIST): BuiltPage | null {
   const htmlFile = path.join(dist, 'index.html');
   if (!fs.existsSync(htmlFile)) return null;
   const template = fs.readFileSync(htmlFile, 'utf8');
   const manifest = JSON.parse(fs.readFileSync(path.join(dist, '.vite/manifest.json'), 'utf8')) as Manifest;
   const base = WEB_PAGES.checkout.base;
-  const html = {} as Record<Language, Asset>;
+  // Split where the chain ids go: what the other values hold is never read as a placeholder.
+  const pages = {} as Record<Language, string[]>;
   for (const lang of LANGUAGES) {
     const words = manifest[`i18n/${lang}.ts`];
     const preload = words ? `<link rel="modulepreload" crossorigin href="${base}${words.file}">` : '';
-    const page = template
+    pages[lang] = template.split('{{EVM_CHAIN_IDS}}').map((part) => part
       .replaceAll('{{LANG}}', lang)
       .replaceAll('{{API_BASE}}', attr(opts.apiBase))
       .replaceAll('{{TOKEN_CONTRACTS}}', attr(JSON.stringify(opts.tokenContracts)))
       .replaceAll('{{TITLE}}', text(CATALOGUES[lang].pageTitleNoName))
       .replaceAll('{{LOADING}}', text(CATALOGUES[lang].loading))
-      .replace('<!--preload-->', preload);
-    html[lang] = asset(page, 'text/html; charset=utf-8');
+      .replace('<!--preload-->', preload));
   }
+  let last: { ids: string; html: Record<Language, Asset> } | null = null;
+  const html = (evmChainIds: Readonly<Record<string, number | null>>): Record<Language, Asset> => {
+    const ids = JSON.stringify(evmChainIds);
+    if (last?.ids !== ids) {
+      const built = {} as Record<Language, Asset>;
+      for (const lang of LANGUAGES) built[lang] = asset(pages[lang].join(attr(ids)), 'text/html; charset=utf-8');
+      last = { ids, html: built };
+    }
+    return last.html;
+  };
   const files = new Map<string, Asset>();
   const dir = path.join(dist, ASSETS_DIR);
   for (const name of fs.readdirSync(dir)) {
@@ -108,7 +130,7 @@ export function registerCheckoutPage(app: FastifyInstance, opts: PageOptions): v
     // The payment is fetched while the script loads, not after (the page's fetch() takes this response).
     if (TOKEN_SHAPE.test(token)) reply.header('link', `<${apiBase}/checkout/${token}>; rel=preload; as=fetch; crossorigin`);
     const lang = pickLanguage(req.headers['accept-language']);
-    return send(req, reply, built.html[lang], 'no-store', 'accept-encoding, accept-language');
+    return send(req, reply, built.html(opts.evmChainIds?.() ?? {})[lang], 'no-store', 'accept-encoding, accept-language');
   });
   serveBuiltFiles(app, '/pay/assets/:file', built?.files);
 }

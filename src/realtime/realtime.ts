@@ -27,6 +27,8 @@ export interface RealtimeSources {
   figures?: FiguresSource;
   /** merchant_name / store_name for the checkout socket's payer view (never waits). */
   names?: NamesOf;
+  /** The chain id of each EVM chain's node (null until it answered), for the hosted page's wallet links. */
+  evmChainIds?: () => Readonly<Record<string, number | null>>;
 }
 
 /** Until the payments room is wired in, no checkout token is known. */
@@ -52,6 +54,7 @@ export class Realtime {
   #checkout: CheckoutSource = NO_PAYMENTS;
   #figures: FiguresSource | null = null;
   #names: NamesOf | undefined;
+  #evmChainIds: () => Readonly<Record<string, number | null>> = () => ({});
   #io: Server | null = null;
   #merchant: MerchantSockets | null = null;
   /** When a socket of this process last disconnected (performance.now()). */
@@ -94,6 +97,7 @@ export class Realtime {
     if (sources.checkout) this.#checkout = sources.checkout;
     if (sources.figures) this.#figures = sources.figures;
     if (sources.names) this.#names = sources.names;
+    if (sources.evmChainIds) this.#evmChainIds = sources.evmChainIds;
   }
 
   /** The payer's view by checkout token (the payments room's, once wired in). */
@@ -112,7 +116,7 @@ export class Realtime {
     registerDashboardPage(app, { log: this.#platform.log });
     if (checkoutUrl) {
       const apiBase = new URL(checkoutUrl).origin === new URL(publicUrl).origin ? '' : publicUrl;
-      registerCheckoutPage(app, { apiBase, tokenContracts: this.#platform.config.tokenContracts, log: this.#platform.log });
+      registerCheckoutPage(app, { apiBase, tokenContracts: this.#platform.config.tokenContracts, evmChainIds: () => this.#evmChainIds(), log: this.#platform.log });
     }
     app.addHook('preClose', async () => {
       this.#merchant?.stop();

@@ -1,6 +1,6 @@
 // The hosted page as HTTP serves it (no browser): the payer's language from Accept-Language with
-// its words preloaded, TOKEN_CONTRACTS for the wallet links, hashed files cached for good, a clear
-// 503 when the page was never built, and the page weight under 40 kB gzipped.
+// its words preloaded, TOKEN_CONTRACTS and the EVM nodes' chain ids for the wallet links, hashed
+// files cached for good, a clear 503 when the page was never built, and the page weight under 40 kB gzipped.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +14,7 @@ import { createPayment } from '../harness/payments.ts';
 import { installErrorMapper } from '../../src/platform/http/index.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { CHECKOUT_DIST, PAGE_NOT_BUILT, registerCheckoutPage } from '../../src/realtime/checkout-page.ts';
+import { anvilOrSkip, startAnvil, type AnvilNode } from '../harness/anvil.ts';
 
 const LOCAL_USDT = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
 const manifest = () => JSON.parse(fs.readFileSync(path.join(CHECKOUT_DIST, '.vite/manifest.json'), 'utf8')) as Record<string, { file: string; css?: string[] }>;
@@ -81,6 +82,8 @@ describe('hosted checkout page over HTTP', () => {
     const html = (await page()).body;
     expect(html).toContain(`<meta name="token-contracts" content="{&quot;USDT_ERC20&quot;:&quot;${LOCAL_USDT}&quot;}">`);
     expect(html).toContain('<meta name="api-base" content="">');
+    // no EVM node: no chain id to say (the page names mainnet; no live payment is taken there anyway)
+    expect(html).toContain('<meta name="evm-chain-ids" content="{}">');
   });
 
   it('serves the hashed files for good; nothing else of the build', async () => {
@@ -123,4 +126,44 @@ describe('hosted checkout page over HTTP', () => {
     await app.close();
     fs.rmSync(empty, { recursive: true, force: true });
   });
+});
+
+// A staging gateway whose EVM nodes are a test network: the page's wallet links must name that
+// network's chain id, never mainnet's 1 or 56 (a wallet would pay on mainnet to an address nothing watches).
+describe.runIf(anvilOrSkip())('hosted checkout page: the chain ids of the EVM nodes', () => {
+  let opened: Awaited<ReturnType<typeof openTestDatabase>>;
+  let t: TestApp;
+  let eth: AnvilNode;
+  let bsc: AnvilNode;
+
+  beforeAll(async () => {
+    [eth, bsc] = await Promise.all([startAnvil({ chainId: 31337 }), startAnvil({ chainId: 97 })]);
+    // BNB Smart Chain's node is down at start: it answers later, on the same port
+    await bsc.stop();
+    opened = await openTestDatabase('pglite');
+    t = await startTestApp(opened.db, { env: { ETHEREUM_RPC_URL: eth.url, BSC_RPC_URL: bsc.url, CHAIN_POLL_MS: '100' } });
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    await opened?.dispose();
+    await Promise.all([eth?.close(), bsc?.close()]);
+  });
+
+  const chainIds = async (): Promise<unknown> => {
+    const html = (await t.app.inject({ method: 'GET', url: '/pay/ct_anything', headers: { 'accept-language': 'de' } })).body;
+    const m = /<meta name="evm-chain-ids" content="([^"]*)">/.exec(html);
+    return m ? JSON.parse(m[1].replaceAll('&quot;', '"')) : 'no evm-chain-ids meta tag';
+  };
+
+  it('null until a node said its chain id (no link rather than mainnet), then what it said; one that was down is asked again', async () => {
+    expect(await chainIds()).toEqual({ ethereum: null, bsc: null });
+    t.services.sending.evmChainIds.start();
+    await t.services.sending.evmChainIds.learn();
+    expect(await chainIds()).toEqual({ ethereum: 31337, bsc: null });
+    await bsc.start();
+    await expect.poll(chainIds, { timeout: 10_000, interval: 50 }).toEqual({ ethereum: 31337, bsc: 97 });
+    // every language's page says the same
+    const fr = (await t.app.inject({ method: 'GET', url: '/pay/ct_anything', headers: { 'accept-language': 'fr' } })).body;
+    expect(fr).toContain('<meta name="evm-chain-ids" content="{&quot;ethereum&quot;:31337,&quot;bsc&quot;:97}">');
+  }, 30_000);
 });

@@ -6,11 +6,13 @@ import { formats, loadMessages, rememberLanguage, fill, type Messages } from './
 import { follow, request, RequestError, type Api } from './lib/live.ts';
 import { screenOf, type Payment } from './lib/payment.ts';
 import type { Language } from './lib/languages.ts';
+import type { WalletNetworks } from './lib/wallet-uri.ts';
 import { ChooseCoin, ClosedPanel, ConfirmedPanel, DetectingPanel, LanguageSwitch, Notices, PayPanel, SimulatePanel, Summary, payeeOf } from './views.tsx';
 
 export interface AppProps {
   api: Api;
-  contracts: Record<string, string>;
+  /** The server's token contracts and EVM chain ids (meta tags), for the wallet link. */
+  networks: WalletNetworks;
   lang: Language;
   messages: Messages;
   /** The first GET's answer or its failure. */
@@ -79,7 +81,7 @@ export function App(props: AppProps) {
   return (
     <WordsContext.Provider value={words}>
       <AnnounceContext.Provider value={setAnnouncement}>
-        <Page p={payment} error={error} busy={busy} chosenHere={chosenHere} api={props.api} contracts={props.contracts} onChoose={choose} onSimulate={simulate} />
+        <Page p={payment} error={error} busy={busy} chosenHere={chosenHere} api={props.api} networks={props.networks} onChoose={choose} onSimulate={simulate} />
         <footer class="footer">
           <LanguageSwitch lang={lang} onChange={switchLanguage} />
         </footer>
@@ -95,12 +97,12 @@ interface PageProps {
   busy: string | null;
   chosenHere: boolean;
   api: Api;
-  contracts: Record<string, string>;
+  networks: WalletNetworks;
   onChoose: (token: string) => void;
   onSimulate: (outcome: string) => void;
 }
 
-function Page({ p, error, busy, chosenHere, api, contracts, onChoose, onSimulate }: PageProps) {
+function Page({ p, error, busy, chosenHere, api, networks, onChoose, onSimulate }: PageProps) {
   const { t } = useT();
   if (!p) {
     return (
@@ -128,7 +130,7 @@ function Page({ p, error, busy, chosenHere, api, contracts, onChoose, onSimulate
           {error && <p id="error" class="error" role="alert">{error.status === 0 ? t('loadFailed') : error.message}</p>}
           <Notices p={p} s={s} />
           {s.phase === 'choose' && <ChooseCoin p={p} onChoose={onChoose} busy={busy} />}
-          {s.phase === 'pay' && <PayPanel p={p} s={s} qrUrl={`${api.url}/qr.svg`} contracts={contracts} focus={chosenHere} />}
+          {s.phase === 'pay' && <PayPanel p={p} s={s} qrUrl={`${api.url}/qr.svg`} networks={networks} focus={chosenHere} />}
           {s.phase === 'detecting' && <DetectingPanel p={p} />}
           {s.phase === 'confirmed' && <ConfirmedPanel p={p} />}
           {s.phase === 'closed' && <ClosedPanel p={p} s={s} />}

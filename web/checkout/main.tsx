@@ -9,10 +9,11 @@ import type { Payment } from './lib/payment.ts';
 
 const meta = (name: string): string => document.querySelector<HTMLMetaElement>(`meta[name="${name}"]`)?.content ?? '';
 
-function contractsOf(json: string): Record<string, string> {
+/** A meta tag's JSON object; {} when it is not one (the page served unfilled, by Vite's dev server). */
+function objectOf<T>(json: string): Record<string, T> {
   try {
     const v = JSON.parse(json) as unknown;
-    return v && typeof v === 'object' ? (v as Record<string, string>) : {};
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, T>) : {};
   } catch {
     return {};
   }
@@ -28,4 +29,4 @@ const [messages, first] = await Promise.all([
 ]);
 const root = document.getElementById('root')!;
 root.textContent = '';
-render(<App api={api} contracts={contractsOf(meta('token-contracts'))} lang={lang} messages={messages} first={first as Payment | RequestError} />, root);
+render(<App api={api} networks={{ contracts: objectOf<string>(meta('token-contracts')), chainIds: objectOf<number | null>(meta('evm-chain-ids')) }} lang={lang} messages={messages} first={first as Payment | RequestError} />, root);

@@ -5,7 +5,7 @@ import { CopyField, Countdown, useT } from './fields.tsx';
 import { breakdownOf, type Payment, type Screen } from './lib/payment.ts';
 import { isPositive } from './lib/amounts.ts';
 import { tokenNames } from './lib/networks.ts';
-import { walletUri } from './lib/wallet-uri.ts';
+import { walletUri, type WalletNetworks } from './lib/wallet-uri.ts';
 import { LANGUAGES, LANGUAGE_NAMES, type Language } from './lib/languages.ts';
 
 /** Who is paid: the store (with its merchant), or the merchant. */
@@ -124,18 +124,19 @@ interface PayPanelProps {
   p: Payment;
   s: Screen;
   qrUrl: string;
-  contracts: Record<string, string>;
+  /** The server's token contracts and EVM chain ids, for the wallet link. */
+  networks: WalletNetworks;
   /** The payer just chose the coin: focus moves to the instructions (keyboard and screen reader users). */
   focus: boolean;
 }
 
-export function PayPanel({ p, s, qrUrl, contracts, focus }: PayPanelProps) {
+export function PayPanel({ p, s, qrUrl, networks, focus }: PayPanelProps) {
   const { t, f } = useT();
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => { if (focus) heading.current?.focus(); }, [focus]);
   const coin = tokenNames(p.token).coin;
   const hasTag = p.destination_tag !== undefined && p.destination_tag !== null;
-  const uri = s.stillDue ? walletUri({ livemode: p.livemode, token: p.token, address: p.deposit_address, amount: s.stillDue, destinationTag: p.destination_tag, contracts }) : null;
+  const uri = s.stillDue ? walletUri({ livemode: p.livemode, token: p.token, address: p.deposit_address, amount: s.stillDue, destinationTag: p.destination_tag, ...networks }) : null;
   return (
     <div>
       <h2 id="pay-title" tabindex={-1} ref={heading}>{s.partial ? t('sendRestTitle') : t('sendTitle')}</h2>

@@ -18,6 +18,7 @@ import type { ChainReader, OwnWallet } from '../watch/types.ts';
 import type { XrpRpc } from '../xrp/index.ts';
 import { combinedFeeQuoter, familyFeeQuoter, type SweepFeeSource } from './family-fee-quoter.ts';
 import { EVM_CHAINS, kitOf, loadChainKits, type ChainKits } from './chain-kits.ts';
+import { EvmChainIds, type ChainIdSource } from './evm-chain-ids.ts';
 
 export { EVM_CHAINS, kitOf, loadChainKits, type ChainKits } from './chain-kits.ts';
 
@@ -51,6 +52,8 @@ export class ChainSending {
   readonly readers: Partial<Record<Chain, ChainReader>> = {};
   /** The code of the chain families with a node (chain-kits.ts), also what the watcher reads them with. */
   readonly kits: ChainKits;
+  /** The chain id each EVM node reports, for the checkout page's wallet links. */
+  readonly evmChainIds: EvmChainIds;
   readonly #platform: Platform;
   #xrp: XrpRpc | null = null;
 
@@ -69,6 +72,7 @@ export class ChainSending {
     const readers: Partial<Record<Chain, BalanceReader>> = {};
     const prices: Partial<Record<Chain, EvmFamily>> = {};
     const quoters: NetworkFeeQuoter[] = [];
+    const chainIds: Partial<Record<Chain, ChainIdSource>> = {};
     for (const chain of EVM_CHAINS) {
       const endpoints = nodes[chain];
       if (!endpoints) continue;
@@ -79,7 +83,9 @@ export class ChainSending {
       families.push(family);
       prices[chain] = family;
       readers[chain] = (address) => evmWalletBalances(rpc, chain, address, contracts);
+      chainIds[chain] = () => rpc.chainId();
     }
+    this.evmChainIds = new EvmChainIds(chainIds, config.chainPollMs);
     // Tron and XRP price their own sweeps
     const ownFees: Partial<Record<Chain, SweepFeeSource>> = {};
     if (kits.evmSend) quoters.push(new kits.evmSend.EvmFeeQuoter(prices));
@@ -151,9 +157,12 @@ export class ChainSending {
     // A Bitcoin-family node says its network (regtest: regtest addresses) before payments need one.
     // A failure is the watcher's to report (the chain `down`, one log line): nothing more here.
     for (const reader of Object.values(this.utxoReaders)) reader.network().catch(() => {});
+    // An EVM node says its chain id (the checkout page's wallet links name it); asked until it answers.
+    this.evmChainIds.start();
   }
 
   async stop(): Promise<void> {
+    this.evmChainIds.stop();
     await this.transfers.stop();
     this.#xrp?.close();
   }

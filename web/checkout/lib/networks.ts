@@ -14,7 +14,7 @@ export const NETWORK_NAMES: Readonly<Record<string, string>> = {
 /** The token standard of a contract token, by its chain. */
 const STANDARDS: Readonly<Record<string, string>> = { ethereum: 'ERC-20', bsc: 'BEP-20', tron: 'TRC-20' };
 
-/** EVM chain ids (EIP-155) of the networks the gateway serves. */
+/** EVM chain ids (EIP-155) of the main networks: what a link names unless the server says otherwise. */
 export const EVM_CHAIN_IDS: Readonly<Record<string, number>> = { ethereum: 1, bsc: 56 };
 
 export interface TokenNames {
@@ -40,3 +40,14 @@ export function tokenNames(token: string): TokenNames {
 /** The contract of a token: the server's TOKEN_CONTRACTS override, else the mainnet one. */
 export const contractOf = (token: string, overrides: Readonly<Record<string, string>>): string | undefined =>
   overrides[token] ?? tokenDef(token)?.contract;
+
+/**
+ * The chain id an EVM link names: the server's (its node's, a test network on a staging gateway),
+ * null while its node has not said (no link), else the main network's; undefined off the EVM chains.
+ */
+export function chainIdOf(chain: string, server: Readonly<Record<string, number | null>>): number | null | undefined {
+  if (EVM_CHAIN_IDS[chain] === undefined) return undefined;
+  if (!Object.hasOwn(server, chain)) return EVM_CHAIN_IDS[chain];
+  const id = server[chain];
+  return typeof id === 'number' && Number.isSafeInteger(id) && id > 0 ? id : null;
+}

@@ -36,6 +36,30 @@ describe('wallet links', () => {
       .toBe(`ethereum:${local}@1/transfer?address=${EVM}&uint256=1e6`);
   });
 
+  it('EIP-681 names the chain id of the gateway\'s node (a test network), mainnet where it names none', () => {
+    const chainIds = { ethereum: 31337, bsc: 97 };
+    const local = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
+    expect(walletUri({ ...LIVE, token: 'ETH', address: EVM, amount: '1.5', chainIds })).toBe(`ethereum:${EVM}@31337?value=1.5e18`);
+    expect(walletUri({ ...LIVE, token: 'BNB', address: EVM, amount: '2', chainIds })).toBe(`ethereum:${EVM}@97?value=2e18`);
+    expect(walletUri({ ...LIVE, token: 'USDT_ERC20', address: EVM, amount: '1', contracts: { USDT_ERC20: local }, chainIds }))
+      .toBe(`ethereum:${local}@31337/transfer?address=${EVM}&uint256=1e6`);
+    expect(walletUri({ ...LIVE, token: 'USDC_BEP20', address: EVM, amount: '3', chainIds }))
+      .toBe(`ethereum:0x8AC76a51cc950d9822D68b83fE1Ad97B32Cd580d@97/transfer?address=${EVM}&uint256=3e18`);
+    // only Ethereum's given: BNB Smart Chain keeps 56
+    expect(walletUri({ ...LIVE, token: 'BNB', address: EVM, amount: '2', chainIds: { ethereum: 5 } })).toBe(`ethereum:${EVM}@56?value=2e18`);
+    // an inherited property is no chain id
+    expect(walletUri({ ...LIVE, token: 'ETH', address: EVM, amount: '1', chainIds: Object.create({ ethereum: 7 }) as Record<string, number> })).toBe(`ethereum:${EVM}@1?value=1e18`);
+  });
+
+  it('no EVM link while the gateway\'s node has not said its chain id (null): mainnet would be a guess', () => {
+    const chainIds = { ethereum: null, bsc: 56 };
+    expect(walletUri({ ...LIVE, token: 'ETH', address: EVM, amount: '1', chainIds })).toBeNull();
+    expect(walletUri({ ...LIVE, token: 'USDT_ERC20', address: EVM, amount: '1', chainIds })).toBeNull();
+    expect(walletUri({ ...LIVE, token: 'BNB', address: EVM, amount: '1', chainIds })).toBe(`ethereum:${EVM}@56?value=1e18`);
+    // other chains are not EVM: their links do not depend on it
+    expect(walletUri({ ...LIVE, token: 'BTC', address: BTC, amount: '1', chainIds })).toBe(`bitcoin:${BTC}?amount=1`);
+  });
+
   it('XRP Ledger with the destination tag', () => {
     expect(walletUri({ ...LIVE, token: 'XRP', address: 'rfmadDM5qgnMbW2Pv3RZF8NCg6QwejJqmM', amount: '42.933334', destinationTag: 100000 }))
       .toBe('xrpl://rfmadDM5qgnMbW2Pv3RZF8NCg6QwejJqmM?amount=42.933334&dt=100000');
