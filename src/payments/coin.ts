@@ -8,7 +8,7 @@ import { isToken, tokenDef, TOKENS, type TokenSymbol } from '../tokens/index.ts'
 import { xrpServiceAddress, type WalletSeed } from '../chains/addresses/index.ts';
 import type { CapturedSettings } from '../accounts/index.ts';
 import { isPriced, noCurrentPrice } from '../market/index.ts';
-import { canChooseCoin, quotePayment, tokenOptions, type PaymentStatus, type TokenInfo } from './pure.ts';
+import { canChooseCoin, coinRefusal, quotePayment, tokenOptions, type PaymentStatus, type TokenInfo } from './pure.ts';
 import type { Catalog } from './catalog.ts';
 import type { NewPaymentRow, PaymentRow } from './schema.ts';
 import type { NumberReserve } from './repository.ts';
@@ -38,13 +38,15 @@ export interface PricedPayment {
   usdAmount: Decimal;
 }
 
-/** The coin's fields of the payment row (no transaction needed: the address is never handed out twice); 400 with the pricing message when the amount does not fit, 503 while the coin has no current price. */
+/** The coin's fields of the payment row (no transaction needed: the address is never handed out twice); 400 with the pricing message naming the lowest price the coin takes when the amount does not fit, 503 while the coin has no current price. */
 export async function coinFields(deps: CoinDeps, p: PricedPayment, token: TokenSymbol, now: Date): Promise<Partial<NewPaymentRow> & { expiresAt: Date }> {
   const ctx = await deps.catalog.pricingContext(p.merchantId, p.settings, p.livemode, now, p.usdAmount);
   // A live coin with no current price is refused (503) before anything is priced from its figures.
   if (!isPriced(ctx.market[token])) throw noCurrentPrice(token);
   const priced = quotePayment({ usdAmount: p.usdAmount, token, merchant: ctx.merchant, market: ctx.market, route: ctx.routeOf(token) });
-  if (!priced.ok) throw badRequest(priced.message);
+  // the refusal names the lowest price the coin takes, an exchange minimum included (never its own
+  // minimum when that price would be refused in turn)
+  if (!priced.ok) throw badRequest(coinRefusal(priced, token, ctx).message);
   const q = priced.quote;
   const chain = tokenDef(token).chain;
   let address: string;

@@ -10,6 +10,9 @@
 //     which figure): fees passed on and not hidden → the customer is asked the difference
 //     (`extra_usd`); otherwise → `minimum payment in BTC is $21.88 right now (…)`, the amount
 //     being the lowest price that would be accepted.
+// A refusal given to a caller names the lowest price the coin takes (token-info.ts lowestTaken:
+// coinRefusal, noOptionRefusal): under both minimums, the exchange's price, not a min_usd that
+// would be refused in turn.
 import { dec, formatUsd, quotientUnitsRoundedUp, usdUp, type Decimal } from '../money/index.ts';
 import { tokenDef, type TokenSymbol } from '../tokens/index.ts';
 import type { Chain } from '../config.ts';

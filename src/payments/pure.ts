@@ -7,7 +7,7 @@ export {
 } from './pricing.ts';
 export { MIN_SERVICE_FEE_USD, serviceFeeUsd } from './service-fee.ts';
 export { EXCHANGE_MARGIN, exchangeFloorUsd, exchangeInputUsd } from './exchange-minimum.ts';
-export { feeNote, tokenInfo, tokenOptions, noOptionRefusal, listTokens, type TokenInfo, type ListingContext } from './token-info.ts';
+export { feeNote, tokenInfo, tokenOptions, coinRefusal, noOptionRefusal, listTokens, type TokenInfo, type ListingContext } from './token-info.ts';
 export {
   PAYMENT_STATUSES, OPEN_STATUSES, PAYMENT_EVENTS, TRANSITIONS, nextStatus,
   isPaymentStatus, isOpen, isClosed, canSimulate, canChooseCoin, countdownRuns, reportsConfirmations,

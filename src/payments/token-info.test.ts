@@ -3,8 +3,8 @@ import { dec } from '../money/index.ts';
 import { TOKENS, type TokenSymbol } from '../tokens/index.ts';
 import { DEFAULT_CONFIRMATIONS } from '../config.ts';
 import { loadMarketFile } from '../market/index.ts';
-import { feeNote, listTokens, noOptionRefusal, tokenInfo, tokenOptions, type ListingContext } from './token-info.ts';
-import type { ConversionRoute } from './pricing.ts';
+import { coinRefusal, feeNote, listTokens, noOptionRefusal, tokenInfo, tokenOptions, type ListingContext } from './token-info.ts';
+import { quotePayment, type ConversionRoute, type PriceRefusal } from './pricing.ts';
 
 const MARKET = loadMarketFile(new URL('../../test/fixtures/market.json', import.meta.url).pathname);
 const ctx = (over: Partial<ListingContext> = {}): ListingContext => ({
@@ -121,5 +121,43 @@ describe('why a payment with no coin has no option', () => {
     expect(noOptionRefusal(dec(100), ['ETH', 'BTC'], all)?.message).toBe('the fees of a payment in BTC leave nothing for the merchant');
     const stale = ctx({ market: { ...MARKET, BTC: { ...MARKET.BTC, status: 'stale' as const } } });
     expect(noOptionRefusal(dec(1), ['BTC'], stale)).toBeUndefined();
+  });
+});
+
+describe('why a payment in a coin named is refused', () => {
+  const keeps = { feeBps: 100, feesPaidByCustomer: false, hideBelowMinimum: false };
+  const exchanged = (t: TokenSymbol): ConversionRoute => (t === 'ETH' ? 'exchange' : 'none');
+  const refusalOf = (usd: string, token: TokenSymbol, c: ListingContext): string => {
+    const at = quotePayment({ usdAmount: dec(usd), token, merchant: c.merchant, market: c.market, route: c.routeOf(token) });
+    expect(at.ok).toBe(false);
+    return coinRefusal(at as PriceRefusal, token, c).message;
+  };
+  const taken = (usd: string, token: TokenSymbol, c: ListingContext): boolean =>
+    quotePayment({ usdAmount: dec(usd), token, merchant: c.merchant, market: c.market, route: c.routeOf(token) }).ok;
+
+  it('names the exchange minimum when the coin\'s own ($3) would be refused in turn, and that price is taken', () => {
+    const c = ctx({ merchant: keeps, routeOf: exchanged });
+    const message = 'minimum payment in ETH is $17.7 right now (it is converted on its way to the merchant, and the exchange takes no less)';
+    expect([refusalOf('1', 'ETH', c), refusalOf('3', 'ETH', c)]).toEqual([message, message]);
+    expect([taken('3', 'ETH', c), taken('17.69', 'ETH', c), taken('17.7', 'ETH', c)]).toEqual([false, false, true]);
+    // passed on but hidden: the least price whose amount due reaches the same $17.7
+    const hides = ctx({ merchant: { feeBps: 100, feesPaidByCustomer: true, hideBelowMinimum: true }, routeOf: exchanged });
+    expect(refusalOf('1', 'ETH', hides)).toBe('minimum payment in ETH is $16.43 right now (it is converted on its way to the merchant, and the exchange takes no less)');
+    expect([taken('16.42', 'ETH', hides), taken('16.43', 'ETH', hides)]).toEqual([false, true]);
+  });
+
+  it('names the coin\'s own minimum when that price is taken', () => {
+    expect(refusalOf('1', 'ETH', ctx({ merchant: keeps }))).toBe('amount_usd is below the minimum payment in ETH: $3 right now');
+    expect(taken('3', 'ETH', ctx({ merchant: keeps }))).toBe(true);
+    // passed on and not hidden: $3 is taken, the customer asked the extra
+    expect(refusalOf('1', 'ETH', ctx({ routeOf: exchanged }))).toBe('amount_usd is below the minimum payment in ETH: $3 right now');
+    expect(taken('3', 'ETH', ctx({ routeOf: exchanged }))).toBe(true);
+  });
+
+  it('says the fees leave nothing rather than name a price refused for it', () => {
+    // fee_bps 100%: below ETH's own $3, and at $3 the exchange's floor has no price
+    const c = ctx({ merchant: { ...keeps, feeBps: 10_000 }, routeOf: exchanged });
+    expect(refusalOf('1', 'ETH', c)).toBe('the fees of a payment in ETH leave nothing for the merchant');
+    expect(noOptionRefusal(dec(1), ['ETH'], c)?.message).toBe('the fees of a payment in ETH leave nothing for the merchant');
   });
 });

@@ -53,6 +53,10 @@ export function tokenInfo(token: TokenSymbol, ctx: ListingContext): TokenInfo {
 const listable = (tokens: readonly TokenSymbol[], ctx: ListingContext): TokenSymbol[] =>
   TOKENS.filter((t) => tokens.includes(t) && isPriced(ctx.market[t]));
 
+/** The price of a payment of `usdAmount` in `token` with the listing's market, settings and route. */
+const quoteIn = (usdAmount: Decimal, token: TokenSymbol, ctx: ListingContext) =>
+  quotePayment({ usdAmount, token, merchant: ctx.merchant, market: ctx.market, route: ctx.routeOf(token) });
+
 /**
  * token_options of a payment of `usdAmount` with no coin yet: the enabled coins that accept this
  * amount (quotePayment says ok), each with its own amount_due_usd (extra included) when fees are
@@ -61,7 +65,7 @@ const listable = (tokens: readonly TokenSymbol[], ctx: ListingContext): TokenSym
 export function tokenOptions(usdAmount: Decimal, enabled: readonly TokenSymbol[], ctx: ListingContext): TokenInfo[] {
   const options: TokenInfo[] = [];
   for (const token of listable(enabled, ctx)) {
-    const priced = quotePayment({ usdAmount, token, merchant: ctx.merchant, market: ctx.market, route: ctx.routeOf(token) });
+    const priced = quoteIn(usdAmount, token, ctx);
     if (!priced.ok) continue;
     const info = tokenInfo(token, ctx);
     options.push(ctx.merchant.feesPaidByCustomer ? { ...info, amount_due_usd: formatUsd(priced.quote.amountDueUsd) } : info);
@@ -70,37 +74,49 @@ export function tokenOptions(usdAmount: Decimal, enabled: readonly TokenSymbol[]
 }
 
 /**
- * The refusal of `token` at `usdAmount` that names the lowest price the coin takes: a price under
- * its own minimum may still be short of its exchange minimum, so the price a refusal names is
- * priced in turn until one is taken. undefined when the coin takes `usdAmount`, or takes no price
- * at all (its fees leave nothing); then `first` holds the refusal.
+ * The refusal that names the lowest price `token` takes, from its refusal at some price (`first`):
+ * a price under the coin's own minimum may still be short of its exchange minimum, so the price a
+ * refusal names is priced in turn until one is taken (`taken`). When no price will do (the fees
+ * leave nothing, whatever the price), the refusal that says so; failing all else, `first`.
  */
-function lowestTaken(usdAmount: Decimal, token: TokenSymbol, ctx: ListingContext): { refusal?: PriceRefusal; first?: PriceRefusal } {
-  const quote = (price: Decimal) => quotePayment({ usdAmount: price, token, merchant: ctx.merchant, market: ctx.market, route: ctx.routeOf(token) });
-  const first = quote(usdAmount);
-  if (first.ok) return {};
+function lowestTaken(first: PriceRefusal, token: TokenSymbol, ctx: ListingContext): { refusal: PriceRefusal; taken: boolean } {
   // two kinds of minimum (the coin's own, the exchange's): each step names a higher price
   for (let refusal = first, step = 0; refusal.minimumUsd && step < 3; step++) {
-    const at = quote(refusal.minimumUsd);
-    if (at.ok) return { refusal, first };
+    const at = quoteIn(refusal.minimumUsd, token, ctx);
+    if (at.ok) return { refusal, taken: true };
+    // fees that leave nothing at one price leave nothing at any: no price is worth naming
+    if (at.reason === 'fees_exceed_price') return { refusal: at, taken: false };
     if (!at.minimumUsd?.gt(refusal.minimumUsd)) break;
     refusal = at;
   }
-  return { first };
+  return { refusal: first, taken: false };
+}
+
+/**
+ * The refusal of a payment in the coin named (creation with `token`, the coin choice), given its
+ * refusal at the payment's price: the one naming the lowest price the coin takes, so the price a
+ * refusal names is never refused in turn (`amount_usd is below the minimum payment in ETH: $3 right
+ * now` only when $3 is taken; else the exchange's `minimum payment in ETH is $17.7 right now (…)`).
+ */
+export function coinRefusal(refused: PriceRefusal, token: TokenSymbol, ctx: ListingContext): PriceRefusal {
+  return lowestTaken(refused, token, ctx).refusal;
 }
 
 /**
  * Why a payment of `usdAmount` with no coin has no token_options: the refusal of the coin that takes
  * the lowest price (the first in catalog order on a tie), naming that price; when no price will do
- * for any coin, the first coin's refusal; undefined when none of `enabled` can be priced now.
+ * for any coin, the first coin's refusal; undefined when a coin takes `usdAmount` or none of
+ * `enabled` can be priced now.
  */
 export function noOptionRefusal(usdAmount: Decimal, enabled: readonly TokenSymbol[], ctx: ListingContext): PriceRefusal | undefined {
   let best: PriceRefusal | undefined;
   let first: PriceRefusal | undefined;
   for (const token of listable(enabled, ctx)) {
-    const coin = lowestTaken(usdAmount, token, ctx);
-    first ??= coin.first;
-    if (coin.refusal && (!best || coin.refusal.minimumUsd!.lt(best.minimumUsd!))) best = coin.refusal;
+    const at = quoteIn(usdAmount, token, ctx);
+    if (at.ok) return undefined;
+    const coin = lowestTaken(at, token, ctx);
+    if (!coin.taken) first ??= coin.refusal;
+    else if (!best || coin.refusal.minimumUsd!.lt(best.minimumUsd!)) best = coin.refusal;
   }
   return best ?? first;
 }

@@ -147,6 +147,62 @@ describeEachDb('payments scope', (h) => {
     expect(taken.json().token_options.map((o: Json) => o.token)).toEqual(['ETH']);
   });
 
+  it('live: a payment in a coin named, or a coin chosen at checkout, below both its minimums names the price it takes, which is then taken (spec 1 Fees)', async () => {
+    // ETH settles to USDT on Tron through an exchange; USDT_TRC20 is paid out as it is
+    const both = await startTestApp(h.db(), { clock, env: { ETHEREUM_RPC_URL: 'http://127.0.0.1:8545', TRON_API_URL: 'http://127.0.0.1:8090' } });
+    try {
+      const m = await signupAccount(both.app);
+      await h.db().orm.update(merchants).set({ liveEnabled: true }).where(eq(merchants.id, m.merchant.id));
+      const added = await inject({ method: 'POST', url: '/merchant/payout-addresses', remoteAddress: randomIp(), headers: tokenHeader(m.accessToken), payload: { token: 'USDT_TRC20', address: ADDR.TRON, password: m.password } }, both.app);
+      expect(added.statusCode).toBe(201);
+      clock.advance(2100);
+      const settings = async (body: Json) => expect((await inject({ method: 'PATCH', url: '/merchant/settings', headers: tokenHeader(m.accessToken), payload: body }, both.app)).statusCode).toBe(200);
+      const create = (body: Json) => inject({ method: 'POST', url: '/v1/payments', headers: keyHeader(m.liveKey), payload: { order_id: `c-${uid()}`, ...body } }, both.app);
+      const exchange = (usd: string) => `minimum payment in ETH is $${usd} right now (it is converted on its way to the merchant, and the exchange takes no less)`;
+      const refusedAt = async (amount: string, error: string) => {
+        const res = await create({ amount_usd: amount, token: 'ETH' });
+        expect([amount, res.statusCode, res.json()]).toEqual([amount, 400, { error }]);
+      };
+      const takenAt = async (amount: string) => {
+        const res = await create({ amount_usd: amount, token: 'ETH' });
+        expect([amount, res.statusCode]).toEqual([amount, 201]);
+        return res.json();
+      };
+
+      // the merchant pays the fees: $1 is under ETH's own $3, and $3 under the exchange's $17.7
+      await settings({ fees_paid_by_customer: false });
+      await refusedAt('1', exchange('17.7'));
+      await refusedAt('3', exchange('17.7'));
+      await refusedAt('17.69', exchange('17.7'));
+      expect(await takenAt('17.7')).toMatchObject({ token: 'ETH', usd_amount: '17.7' });
+
+      // chosen at checkout: a $2.5 payment the Tron coins take, ETH chosen anyway
+      const open = await create({ amount_usd: '2.5' });
+      expect([open.statusCode, open.json().token_options.map((o: Json) => o.token)]).toEqual([201, ['TRX', 'USDT_TRC20']]);
+      const chosen = await inject({ method: 'POST', url: `/checkout/${open.json().checkout_token}/token`, remoteAddress: randomIp(), payload: { token: 'ETH' } }, both.app);
+      expect([chosen.statusCode, chosen.json()]).toEqual([400, { error: exchange('17.7') }]);
+      const byKey = await inject({ method: 'POST', url: `/v1/payments/${open.json().id}/token`, headers: keyHeader(m.liveKey), payload: { token: 'ETH' } }, both.app);
+      expect([byKey.statusCode, byKey.json()]).toEqual([400, { error: exchange('17.7') }]);
+      const enough = await create({ amount_usd: '17.7' });
+      const taken = await inject({ method: 'POST', url: `/checkout/${enough.json().checkout_token}/token`, remoteAddress: randomIp(), payload: { token: 'ETH' } }, both.app);
+      expect([taken.statusCode, taken.json().token]).toEqual([200, 'ETH']);
+
+      // fees passed on but hide_below_minimum: the least price whose amount due, fees added, reaches
+      // $17.7 (16.43 + 1 = 17.43, / 0.985 = 17.6955 → 17.7; 16.42 → 17.69)
+      await settings({ fees_paid_by_customer: true, hide_below_minimum: true });
+      await refusedAt('1', exchange('16.43'));
+      await refusedAt('16.42', exchange('16.43'));
+      expect(await takenAt('16.43')).toMatchObject({ token: 'ETH', usd_amount: '16.43' });
+
+      // an own minimum the exchange's already passes is named as before, and taken
+      await settings({ hide_below_minimum: false });
+      await refusedAt('1', 'amount_usd is below the minimum payment in ETH: $3 right now');
+      expect(await takenAt('3')).toMatchObject({ token: 'ETH', usd_amount: '3' });
+    } finally {
+      await both.close();
+    }
+  });
+
   it('`simulate` at creation starts the outcome at once', async () => {
     const p = await createPayment(t.app, acct.testKey, { simulate: 'confirmed' });
     expect(p.simulation).toEqual({ outcome: 'confirmed', state: 'running' });
