@@ -14,6 +14,18 @@ export async function untilLockWaiters(db: Database, n = 1): Promise<void> {
 }
 
 /**
+ * Waits until a statement of `db`'s database waits for a lock, or `done()` (the other side finished
+ * without waiting: the lock was not contended), 10 s at most. PostgreSQL.
+ */
+export async function untilLockWaiterOr(db: Database, done: () => boolean): Promise<void> {
+  for (let i = 0; i < 400 && !done(); i++) {
+    const { rows } = await db.pool!.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
+    if (rows[0].n > 0) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/**
  * `request` made while another connection holds `statement`'s change of a row uncommitted; that
  * change commits once a statement of `request` waits for the row: a change committed meanwhile (a
  * second dashboard tab). PostgreSQL only (`url` is its database).

@@ -7,22 +7,16 @@
 // the transfer's first: one waits for the other, and exactly one of the two outcomes stands. Each
 // round runs the worker's pass while the conversion step holds its first lock, and every other
 // round starts the two together the other way round. PostgreSQL only: PGlite has one connection.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { and, eq, sql } from 'drizzle-orm';
-import { openTestDatabase, pgServerUrl } from '../harness/databases.ts';
-import { startTestApp, type TestApp } from '../harness/app.ts';
+import { describe, expect, it } from 'vitest';
+import { and, eq } from 'drizzle-orm';
+import { pgServerUrl } from '../harness/databases.ts';
 import { signupAccount } from '../harness/accounts.ts';
 import { ADDR, addMember, expectLedgerHolds, input, payment } from '../harness/settlement.ts';
-import { ScriptedChain } from '../harness/scripted-chain.ts';
-import { ManualClock } from '../../src/platform/clock.ts';
-import { createLogger } from '../../src/platform/logger.ts';
-import { queryRows, type Database } from '../../src/platform/db/index.ts';
+import { untilLockWaiterOr } from '../harness/lock-waits.ts';
+import { ABORTED, GIVEN_UP, transferRace } from '../harness/transfer-race.ts';
 import type { Actor } from '../../src/audit/index.ts';
-import type { WalletKeys } from '../../src/chains/wallets/keys.ts';
-import { ChainTransferPort, outgoingTransfers } from '../../src/chains/transfers/index.ts';
-import { ChainStepper } from '../../src/chains/transfers/stepper.ts';
-import { settlementOutcomes } from '../../src/chains/transfers/outcomes.ts';
-import { WAITING_FUNDS, type TransferOutcomes } from '../../src/chains/transfers/types.ts';
+import { outgoingTransfers } from '../../src/chains/transfers/index.ts';
+import { WAITING_FUNDS } from '../../src/chains/transfers/types.ts';
 import { advanceConversions } from '../../src/settlement/conversions.ts';
 import { ledgerEntries, payoutAddresses, settlements, type OwnAddressCheck } from '../../src/settlement/index.ts';
 import type { StoredConversion } from '../../src/settlement/json.ts';
@@ -31,74 +25,38 @@ const skip = !pgServerUrl();
 if (skip) console.log('conversion step against the transfer worker skipped: no PostgreSQL server');
 
 const ETH = 10n ** 18n;
-const HOT = '0x00000000000000000000000000000000000000a1';
 const USDT_ERC20_CONTRACT = '0xdAC17F958D2ee523a2206206994597C13D831ec7';
-const GIVEN_UP = 'the node refuses it for good';
 const ROUNDS = 6;
 
 describe.skipIf(skip)('a conversion\'s payout called back while the transfer worker gives it up [postgres]', () => {
-  let opened: Awaited<ReturnType<typeof openTestDatabase>>;
-  let db: Database;
-  let t: TestApp;
-  const clock = new ManualClock(new Date('2026-03-02T10:00:00Z'));
-  // what the conversion step and the worker log at warn and above, one JSON line each
-  const logged: string[] = [];
-  const log = createLogger('warn', { write: (line: string) => { logged.push(line); } });
-  const keys = { hotAddress: () => HOT } as unknown as WalletKeys;
-  const port = new ChainTransferPort(keys, () => new Set(['ethereum']), () => clock.now(), () => {});
-  const chain = new ScriptedChain(HOT, 60_000);
-  let stepper: ChainStepper;
   /** Runs in the worker's transaction that gives the payout up, before it reports that to the settlement. */
   let inWorker: (() => Promise<void>) | null = null;
+  const race = transferRace({ inWorker: () => inWorker });
+  const { clock, log, logged, chain } = race;
   const outcomes: string[] = [];
-
-  beforeAll(async () => {
-    opened = await openTestDatabase('postgres');
-    db = opened.db;
-    t = await startTestApp(db, { clock });
-    t.services.settlement.useTransfers(port);
-    const reported = settlementOutcomes(log);
-    const failed: TransferOutcomes['failed'] = async (tx, tr, note, now) => {
-      await inWorker?.();
-      await reported.failed(tx, tr, note, now);
-    };
-    stepper = new ChainStepper(db, chain, { ...reported, failed }, clock, log, { confirmations: 3, retryDelaysMs: [1_000], maxReplacements: 1, concurrency: 1 }, () => {});
-  });
-  afterAll(async () => {
-    await t?.close();
-    await opened?.dispose();
-  });
+  const untilWaitingOr = (done: () => boolean) => untilLockWaiterOr(race.db, done);
 
   /** A live ETH settlement converting into USDT_ERC20: swept, its payout recorded and waiting for the hot wallet's funds, its destination refused by now. */
   async function waitingPayout(): Promise<{ id: string; paymentId: string; payout: string; c: StoredConversion }> {
-    const acct = await signupAccount(t.app);
-    const owner = await addMember(t, acct.merchant.id, 'owner');
+    const acct = await signupAccount(race.t.app);
+    const owner = await addMember(race.t, acct.merchant.id, 'owner');
     const actor: Actor = { kind: 'merchant', id: owner.userId };
-    const address = await t.services.settlement.addresses.add({ merchantId: acct.merchant.id, userId: owner.userId, actor }, true, { token: 'USDT_ERC20', address: ADDR.EVM, password: owner.password });
+    const address = await race.t.services.settlement.addresses.add({ merchantId: acct.merchant.id, userId: owner.userId, actor }, true, { token: 'USDT_ERC20', address: ADDR.EVM, password: owner.password });
     const p = payment(acct.merchant.id, { livemode: true, token: 'ETH', rate_locked: '3000', deposit_address: '0x00000000000000000000000000000000000000d1' });
-    const [s] = await t.services.settlement.settle(db, input(p, [{ amount: ETH, usd: '3000' }]));
-    await db.orm.update(outgoingTransfers).set({ status: 'final', txId: '0xsweep' }).where(and(eq(outgoingTransfers.reference, s.id), eq(outgoingTransfers.purpose, 'sweep')));
-    await advanceConversions(db, t.services.settlement.deps, clock.now(), log);
+    const [s] = await race.t.services.settlement.settle(race.db, input(p, [{ amount: ETH, usd: '3000' }]));
+    await race.db.orm.update(outgoingTransfers).set({ status: 'final', txId: '0xsweep' }).where(and(eq(outgoingTransfers.reference, s.id), eq(outgoingTransfers.purpose, 'sweep')));
+    await advanceConversions(race.db, race.t.services.settlement.deps, clock.now(), log);
     const c = (await row(s.id)).conversion as StoredConversion;
     expect(c.payout).toBeDefined();
-    await db.orm.update(outgoingTransfers).set({ waiting: WAITING_FUNDS, lastError: 'the hot wallet holds 0 of USDT_ERC20' }).where(eq(outgoingTransfers.id, c.payout!));
+    await race.db.orm.update(outgoingTransfers).set({ waiting: WAITING_FUNDS, lastError: 'the hot wallet holds 0 of USDT_ERC20' }).where(eq(outgoingTransfers.id, c.payout!));
     // refused by now (as an old database holds it: the token contract)
-    await db.orm.update(settlements).set({ destination: USDT_ERC20_CONTRACT }).where(eq(settlements.id, s.id));
-    await db.orm.update(payoutAddresses).set({ address: USDT_ERC20_CONTRACT }).where(eq(payoutAddresses.id, address.id));
+    await race.db.orm.update(settlements).set({ destination: USDT_ERC20_CONTRACT }).where(eq(settlements.id, s.id));
+    await race.db.orm.update(payoutAddresses).set({ address: USDT_ERC20_CONTRACT }).where(eq(payoutAddresses.id, address.id));
     return { id: s.id, paymentId: s.paymentId, payout: c.payout!, c };
   }
 
-  const row = async (id: string) => (await db.orm.select().from(settlements).where(eq(settlements.id, id)))[0];
-  const transfer = async (id: string) => (await db.orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.id, id)))[0];
-
-  /** Until a statement of the database waits for a lock, or `done`. */
-  async function untilWaitingOr(done: () => boolean): Promise<void> {
-    for (let i = 0; i < 400 && !done(); i++) {
-      const [r] = await queryRows<{ n: number }>(db.orm, sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
-      if (r.n > 0) return;
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  }
+  const row = async (id: string) => (await race.db.orm.select().from(settlements).where(eq(settlements.id, id)))[0];
+  const transfer = async (id: string) => (await race.db.orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.id, id)))[0];
 
   it('one of the two stands, neither is aborted, nothing is paid or kept twice', async () => {
     for (let round = 0; round < ROUNDS; round++) {
@@ -108,27 +66,27 @@ describe.skipIf(skip)('a conversion\'s payout called back while the transfer wor
       let worker: Promise<void> | null = null;
       let step: Promise<number> | null = null;
       let done = false;
-      const real = t.services.settlement.deps.ownAddresses;
+      const real = race.t.services.settlement.deps.ownAddresses;
       // even rounds: the worker's pass runs while the conversion step looks the refusal up, its first lock held
       const ownAddresses: OwnAddressCheck = async (ex, token, address) => {
         if (!worker) {
-          worker = stepper.pass().finally(() => { done = true; });
+          worker = race.stepper.pass().finally(() => { done = true; });
           await untilWaitingOr(() => done);
         }
         return real(ex, token, address);
       };
-      const runStep = () => { step = advanceConversions(db, { ...t.services.settlement.deps, ownAddresses }, clock.now(), log).finally(() => { done = true; }); };
+      const runStep = () => { step = advanceConversions(race.db, { ...race.t.services.settlement.deps, ownAddresses }, clock.now(), log).finally(() => { done = true; }); };
       // odd rounds: the conversion step runs while the worker reports the payout given up, its first lock held
       inWorker = round % 2 === 1 ? async () => { runStep(); await untilWaitingOr(() => done); } : null;
-      if (round % 2 === 0) runStep(); else worker = stepper.pass();
+      if (round % 2 === 0) runStep(); else worker = race.stepper.pass();
       await (round % 2 === 0 ? step : worker);
       await (round % 2 === 0 ? worker : step);
       outcomes.push(round % 2 === 0 ? 'step first' : 'worker first');
 
       // neither transaction was aborted (a deadlock) and left for the next pass
-      expect(logged.filter((l) => /tried again on the next pass|deadlock/.test(l)), `round ${round}`).toEqual([]);
+      expect(logged.filter((l) => ABORTED.test(l)), `round ${round}`).toEqual([]);
       const [stl, payout] = [await row(s.id), await transfer(s.payout)];
-      const returned = (await db.orm.select().from(ledgerEntries).where(eq(ledgerEntries.paymentId, s.paymentId))).filter((e) => e.type === 'settlement_return');
+      const returned = (await race.db.orm.select().from(ledgerEntries).where(eq(ledgerEntries.paymentId, s.paymentId))).filter((e) => e.type === 'settlement_return');
       if (payout.status === 'canceled') {
         // called back: what the conversion bought is in the balance, once
         expect(stl).toMatchObject({ status: 'completed', mode: 'custodial' });
@@ -144,6 +102,6 @@ describe.skipIf(skip)('a conversion\'s payout called back while the transfer wor
     }
     // each lock taken first wins: the other waits for it and then finds nothing left to do
     expect(outcomes).toEqual(Array.from({ length: ROUNDS }, (_, i) => (i % 2 === 0 ? 'step first: called back' : 'worker first: given up')));
-    await expectLedgerHolds(db);
+    await expectLedgerHolds(race.db);
   }, 60_000);
 });

@@ -8,23 +8,17 @@
 // worker gives the payout up as the step is about to lock it; every other round the operator's retry
 // runs while the step holds its first lock, the others the step runs while the retry holds its locks.
 // PostgreSQL only: PGlite has one connection.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { and, eq, sql } from 'drizzle-orm';
-import { openTestDatabase, pgServerUrl } from '../harness/databases.ts';
-import { startTestApp, type TestApp } from '../harness/app.ts';
+import { describe, expect, it } from 'vitest';
+import { and, eq } from 'drizzle-orm';
+import { pgServerUrl } from '../harness/databases.ts';
 import { randomIp, signupAccount } from '../harness/accounts.ts';
 import { ADDR, addMember, expectLedgerHolds, input, payment } from '../harness/settlement.ts';
-import { ScriptedChain } from '../harness/scripted-chain.ts';
-import { ManualClock } from '../../src/platform/clock.ts';
-import { createLogger } from '../../src/platform/logger.ts';
-import { queryRows, type Database } from '../../src/platform/db/index.ts';
+import { untilLockWaiterOr } from '../harness/lock-waits.ts';
+import { ABORTED, GIVEN_UP, portWith, transferRace } from '../harness/transfer-race.ts';
 import type { Actor } from '../../src/audit/index.ts';
-import type { WalletKeys } from '../../src/chains/wallets/keys.ts';
-import { ChainTransferPort, outgoingTransfers } from '../../src/chains/transfers/index.ts';
-import { ChainStepper } from '../../src/chains/transfers/stepper.ts';
-import { settlementOutcomes } from '../../src/chains/transfers/outcomes.ts';
+import { outgoingTransfers } from '../../src/chains/transfers/index.ts';
 import { advanceConversions } from '../../src/settlement/conversions.ts';
-import { settlements, type TransferPort } from '../../src/settlement/index.ts';
+import { settlements } from '../../src/settlement/index.ts';
 import type { StoredConversion } from '../../src/settlement/json.ts';
 
 const skip = !pgServerUrl();
@@ -32,85 +26,50 @@ if (skip) console.log('operator retry against the conversion step skipped: no Po
 
 const ADMIN = { authorization: 'Bearer test-admin-token' };
 const ETH = 10n ** 18n;
-const HOT = '0x00000000000000000000000000000000000000a1';
-const GIVEN_UP = 'the node refuses it for good';
 const ROUNDS = 6;
 
 describe.skipIf(skip)('a failed treasury conversion tried again by the operator while the conversion step looks at it [postgres]', () => {
-  let opened: Awaited<ReturnType<typeof openTestDatabase>>;
-  let db: Database;
-  let t: TestApp;
-  const clock = new ManualClock(new Date('2026-03-02T10:00:00Z'));
-  // what the conversion step and the worker log at warn and above, one JSON line each
-  const logged: string[] = [];
-  const log = createLogger('warn', { write: (line: string) => { logged.push(line); } });
-  const keys = { hotAddress: () => HOT } as unknown as WalletKeys;
-  const port = new ChainTransferPort(keys, () => new Set(['ethereum']), () => clock.now(), () => {});
   /** Around the conversion step's lock of the payout transfer `watched`. */
   let beforeStepLock: (() => Promise<void>) | null = null;
   let afterStepLock: (() => Promise<void>) | null = null;
   let watched = '';
   /** Runs in the operator's retry as it tries the failed transfers again, its locks taken. */
   let inOperator: (() => Promise<void>) | null = null;
-  // the chain room's port as the settlement room sees it, with those hooks
-  const seen: TransferPort = {
-    send: (tx, req) => port.send(tx, req),
-    supports: (chain) => port.supports(chain),
-    cancel: (tx, reference, only) => port.cancel(tx, reference, only),
-    state: (tx, id) => port.state(tx, id),
-    lockReference: (tx, reference) => port.lockReference(tx, reference),
-    lock: async (tx, id) => {
-      if (id === watched) await beforeStepLock?.();
-      await port.lock(tx, id);
-      if (id === watched) await afterStepLock?.();
-    },
-    retry: async (tx, reference) => {
-      await inOperator?.();
-      return port.retry(tx, reference);
-    },
-  };
-  const chain = new ScriptedChain(HOT, 60_000);
-  let stepper: ChainStepper;
-
-  beforeAll(async () => {
-    opened = await openTestDatabase('postgres');
-    db = opened.db;
-    t = await startTestApp(db, { clock });
-    t.services.settlement.useTransfers(seen);
-    stepper = new ChainStepper(db, chain, settlementOutcomes(log), clock, log, { confirmations: 3, retryDelaysMs: [1_000], maxReplacements: 1, concurrency: 1 }, () => {});
+  const race = transferRace({
+    // the chain room's port as the settlement room sees it, with those hooks
+    seen: (port) => portWith(port, {
+      lock: async (tx, id) => {
+        if (id === watched) await beforeStepLock?.();
+        await port.lock(tx, id);
+        if (id === watched) await afterStepLock?.();
+      },
+      retry: async (tx, reference) => {
+        await inOperator?.();
+        return port.retry(tx, reference);
+      },
+    }),
   });
-  afterAll(async () => {
-    await t?.close();
-    await opened?.dispose();
-  });
+  const { clock, log, logged, chain } = race;
+  const untilWaitingOr = (done: () => boolean) => untilLockWaiterOr(race.db, done);
 
   /** A live ETH settlement converting into USDT_ERC20: swept, its payout from the hot wallet recorded. */
   async function convertingPayout(): Promise<{ id: string; payout: string }> {
-    const acct = await signupAccount(t.app);
-    const owner = await addMember(t, acct.merchant.id, 'owner');
+    const acct = await signupAccount(race.t.app);
+    const owner = await addMember(race.t, acct.merchant.id, 'owner');
     const actor: Actor = { kind: 'merchant', id: owner.userId };
-    await t.services.settlement.addresses.add({ merchantId: acct.merchant.id, userId: owner.userId, actor }, true, { token: 'USDT_ERC20', address: ADDR.EVM, password: owner.password });
+    await race.t.services.settlement.addresses.add({ merchantId: acct.merchant.id, userId: owner.userId, actor }, true, { token: 'USDT_ERC20', address: ADDR.EVM, password: owner.password });
     const p = payment(acct.merchant.id, { livemode: true, token: 'ETH', rate_locked: '3000', deposit_address: '0x00000000000000000000000000000000000000d1' });
-    const [s] = await t.services.settlement.settle(db, input(p, [{ amount: ETH, usd: '3000' }]));
-    await db.orm.update(outgoingTransfers).set({ status: 'final', txId: '0xsweep' }).where(and(eq(outgoingTransfers.reference, s.id), eq(outgoingTransfers.purpose, 'sweep')));
+    const [s] = await race.t.services.settlement.settle(race.db, input(p, [{ amount: ETH, usd: '3000' }]));
+    await race.db.orm.update(outgoingTransfers).set({ status: 'final', txId: '0xsweep' }).where(and(eq(outgoingTransfers.reference, s.id), eq(outgoingTransfers.purpose, 'sweep')));
     watched = '';
-    await advanceConversions(db, t.services.settlement.deps, clock.now(), log);
+    await advanceConversions(race.db, race.t.services.settlement.deps, clock.now(), log);
     const c = (await row(s.id)).conversion as StoredConversion;
     expect(c.payout).toBeDefined();
     return { id: s.id, payout: c.payout! };
   }
 
-  const row = async (id: string) => (await db.orm.select().from(settlements).where(eq(settlements.id, id)))[0];
-  const transfer = async (id: string) => (await db.orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.id, id)))[0];
-
-  /** Until a statement of the database waits for a lock, or `done`. */
-  async function untilWaitingOr(done: () => boolean): Promise<void> {
-    for (let i = 0; i < 400 && !done(); i++) {
-      const [r] = await queryRows<{ n: number }>(db.orm, sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
-      if (r.n > 0) return;
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  }
+  const row = async (id: string) => (await race.db.orm.select().from(settlements).where(eq(settlements.id, id)))[0];
+  const transfer = async (id: string) => (await race.db.orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.id, id)))[0];
 
   it('the retry stands once, neither is aborted', async () => {
     for (let round = 0; round < ROUNDS; round++) {
@@ -118,16 +77,16 @@ describe.skipIf(skip)('a failed treasury conversion tried again by the operator 
       logged.length = 0;
       // every transfer the worker looks at is refused for good (those of earlier rounds, tried again, too)
       chain.prepared = Array.from({ length: 20 }, () => ({ kind: 'refused' as const, why: GIVEN_UP, permanent: true }));
-      let operator: Promise<Awaited<ReturnType<typeof t.app.inject>>> | null = null;
+      let operator: Promise<Awaited<ReturnType<typeof race.t.app.inject>>> | null = null;
       let done = false;
       const runOperator = () => {
-        operator = t.app.inject({ method: 'POST', url: `/admin/settlements/${s.id}/retry`, headers: ADMIN, remoteAddress: randomIp() }).finally(() => { done = true; });
+        operator = race.t.app.inject({ method: 'POST', url: `/admin/settlements/${s.id}/retry`, headers: ADMIN, remoteAddress: randomIp() }).finally(() => { done = true; });
       };
       let holds: () => void = () => {};
       const held = new Promise<void>((r) => { holds = r; });
       // the step has listed the settlement pending; the worker gives its payout up now, the settlement failed
       const giveUp = async () => {
-        await stepper.pass();
+        await race.stepper.pass();
         expect(await row(s.id)).toMatchObject({ status: 'failed', note: GIVEN_UP });
       };
       if (round % 2 === 0) {
@@ -142,18 +101,18 @@ describe.skipIf(skip)('a failed treasury conversion tried again by the operator 
         inOperator = async () => { holds(); await untilWaitingOr(() => done); };
       }
       watched = s.payout;
-      const step = advanceConversions(db, t.services.settlement.deps, clock.now(), log).finally(() => { done = true; });
+      const step = advanceConversions(race.db, race.t.services.settlement.deps, clock.now(), log).finally(() => { done = true; });
       await step;
       const res = await operator!;
       watched = '';
 
       // neither transaction was aborted (a deadlock): the operator answered, the step logged no retry
-      expect(logged.filter((l) => /tried again on the next pass|deadlock/.test(l)), `round ${round}`).toEqual([]);
+      expect(logged.filter((l) => ABORTED.test(l)), `round ${round}`).toEqual([]);
       expect([res.statusCode, res.json().settlement?.status], `round ${round}`).toEqual([200, 'pending']);
       expect(await row(s.id)).toMatchObject({ status: 'pending', note: null });
       expect((await row(s.id)).conversion).toMatchObject({ status: 'pending', payout: s.payout });
       expect(await transfer(s.payout)).toMatchObject({ status: 'recorded', failures: 0 });
     }
-    await expectLedgerHolds(db);
+    await expectLedgerHolds(race.db);
   }, 60_000);
 });
