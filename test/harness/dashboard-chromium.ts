@@ -1,20 +1,32 @@
-// The dashboard's browser tests: the service on PGlite with its sockets and Chromium, started once
-// for a describe block and closed after it, and the sign-in form filled as a member would.
+// The dashboard's and the checkout page's browser tests: the service on PGlite with its sockets and
+// Chromium, started once for a describe block and closed after it, and the sign-in form filled as a
+// member would.
 import { afterAll, beforeAll } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { openTestDatabase } from './databases.ts';
 import { launchChromium } from './chromium.ts';
 import { startSocketApp, type SocketApp } from '../integration/realtime-support.ts';
 import type { TestAppOptions } from './app.ts';
+import { foundOrNull } from '../../src/realtime/index.ts';
 
-/** Registers the block's set-up and tear-down; `t` and `browser` are there once its tests run. */
-export function dashboardInChromium(opts: TestAppOptions = {}): { readonly t: SocketApp; readonly browser: Browser } {
+export interface InChromiumOptions extends TestAppOptions {
+  /** The checkout socket serves real payer views (the socket app's default is the socket tests' fake one). */
+  payerViews?: boolean;
+}
+
+/**
+ * Registers the block's set-up and tear-down; `t` and `browser` are there once its tests run.
+ * `opts` as a function is read when the block starts (after the set-ups registered before this one).
+ */
+export function dashboardInChromium(opts: InChromiumOptions | (() => InChromiumOptions) = {}): { readonly t: SocketApp; readonly browser: Browser } {
   let opened: Awaited<ReturnType<typeof openTestDatabase>> | undefined;
   let t: SocketApp | undefined;
   let browser: Browser | undefined;
   beforeAll(async () => {
+    const { payerViews, ...appOptions } = typeof opts === 'function' ? opts() : opts;
     opened = await openTestDatabase('pglite');
-    t = await startSocketApp(opened.db, opts);
+    const app = t = await startSocketApp(opened.db, appOptions);
+    if (payerViews) app.services.realtime.use({ checkout: { payerViewByToken: (tok) => foundOrNull(app.services.payments.checkoutView(tok)) } });
     browser = await launchChromium();
   }, 120_000);
   afterAll(async () => {

@@ -7,7 +7,6 @@ import { signupAccount, type Account } from '../harness/accounts.ts';
 import { createPayment } from '../harness/payments.ts';
 import { chromiumPresent } from '../harness/chromium.ts';
 import { dashboardInChromium } from '../harness/dashboard-chromium.ts';
-import { foundOrNull } from '../../src/realtime/index.ts';
 import { toUnits } from '../../web/checkout/lib/amounts.ts';
 
 const WAIT = { timeout: 30_000 };
@@ -17,11 +16,9 @@ const hasChromium = chromiumPresent('checkout page clock tests');
 const seconds = (text: string): number => text.split(':').map(Number).reduce((acc, n) => acc * 60 + n, 0);
 
 describe.skipIf(!hasChromium)('checkout page: the gateway\'s clock and the newest state, in Chromium', { timeout: 90_000 }, () => {
-  const env = dashboardInChromium();
+  const env = dashboardInChromium({ payerViews: true });
   let owner: Account;
   beforeAll(async () => {
-    // The real payer view (the socket app's default is the socket tests' fake one).
-    env.t.services.realtime.use({ checkout: { payerViewByToken: (tok) => foundOrNull(env.t.services.payments.checkoutView(tok)) } });
     owner = await signupAccount(env.t.app, { merchant_name: 'Clockwork Shop' });
   });
 
