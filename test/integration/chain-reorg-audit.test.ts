@@ -2,6 +2,8 @@
 // is written in the transaction that moves the cursor back to the common ancestor (outbox rule): a
 // crash or a lost cursor between them neither leaves the entry without the rollback (which the next
 // pass, finding the same reorganisation, would write again) nor the rollback without the entry.
+// The counters (/metrics) and the error log follow the rollback too: a failed one counts nothing,
+// so the same reorganisation handled again is counted and logged once.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { describeEachDb } from '../harness/databases.ts';
@@ -40,10 +42,14 @@ describeEachDb('the audit entry of a deep reorganisation', (h) => {
     await cursors.init(chain, block(110, '0x110'), 'mainnet', new Date());
     const cursor = (await cursors.load(chain))!;
     const clock = new ManualClock(new Date('2026-01-02T00:00:00Z'));
+    const counted = { reorgs: 0, deep: 0 };
+    const logged: Array<{ level: number; msg: string }> = [];
+    const log = createLogger('warn', { write: (line: string) => { logged.push(JSON.parse(line) as { level: number; msg: string }); } });
+    const errors = () => logged.filter((l) => l.level >= 50).map((l) => l.msg);
     const handler = new ReorgHandler({
-      db: h.db(), cursors, clock, log: createLogger('silent'),
+      db: h.db(), cursors, clock, log,
       feed: { orphan: async () => undefined } as unknown as DepositFeed,
-      counters: { reorg: () => undefined, deepReorg: () => undefined },
+      counters: { reorg: () => { counted.reorgs += 1; }, deepReorg: () => { counted.deep += 1; } },
     });
     const ancestor = { block: block(100, '0x100'), depth: BigInt(cursor.height) - 100n, beyondKept: false };
     const entries = () => orm.select().from(auditEntries)
@@ -53,10 +59,16 @@ describeEachDb('the audit entry of a deep reorganisation', (h) => {
     await expect(handler.handle(chain, { ...block(110, '0x110'), height: cursor.height, hash: 'not-the-cursor' }, ancestor)).rejects.toBeInstanceOf(CursorMoved);
     expect(await entries()).toEqual([]);
     expect((await cursors.load(chain))!.height).toBe(cursor.height);
+    // nothing followed: not counted in /metrics, not logged
+    expect(counted).toEqual({ reorgs: 0, deep: 0 });
+    expect(errors()).toEqual([]);
 
     // the same reorganisation handled again: the cursor goes back and the entry is written once
     await handler.handle(chain, { ...block(110, '0x110'), height: cursor.height, hash: cursor.hash }, ancestor);
     expect((await entries()).map((e) => [e.subject, e.paymentId, (e.actor as { kind: string }).kind])).toEqual([['0xdeep', p.id, 'system']]);
     expect((await cursors.load(chain))!.height).toBe(100n);
+    // counted and logged once, for the rollback that committed
+    expect(counted).toEqual({ reorgs: 1, deep: 1 });
+    expect(errors()).toEqual(['chain watch: a reorganisation took the block of a final deposit; its payment is not reversed']);
   });
 });

@@ -5,7 +5,8 @@
 // and written to the merchant's audit log for the service's team. Deposits first, then the cursor
 // with the audit entries in its transaction: a crash in between finds the same reorganisation again
 // and changes nothing twice (an entry committed on its own would be written again, or lost when the
-// rollback was the one to commit).
+// rollback was the one to commit). The counters and the error log follow the commit, so a rollback
+// that failed and is handled again is counted and logged once.
 import type { Chain } from '../../config.ts';
 import type { Database } from '../../platform/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
@@ -44,7 +45,6 @@ export class ReorgHandler {
   async handle(chain: Chain, from: BlockRef, ancestor: CommonAncestor): Promise<void> {
     const now = this.#clock.now();
     const deep: ChainDeposit[] = [];
-    this.#counters.reorg(chain, ancestor.depth);
     this.#log.warn({ chain, from: String(from.height), ancestor: String(ancestor.block.height), depth: String(ancestor.depth), beyondKept: ancestor.beyondKept },
       'chain watch: reorganisation; going back to the common ancestor');
     for (const d of await chainDepositsAbove(this.#db.orm, chain, ancestor.block.height)) {
@@ -52,10 +52,9 @@ export class ReorgHandler {
         await this.#feed.orphan(d, now);
         continue;
       }
-      this.#counters.deepReorg(chain);
-      this.#log.error({ chain, payment: d.paymentId, tx: d.txId, block: d.block }, 'chain watch: a reorganisation took the block of a final deposit; its payment is not reversed');
       deep.push(d);
     }
+    let recorded: ChainDeposit[] = [];
     await this.#cursors.rollback(chain, from, ancestor.block, now, async (tx) => {
       for (const d of deep) {
         await recordAudit(tx, {
@@ -64,6 +63,14 @@ export class ReorgHandler {
           note: 'a reorganisation deeper than the confirmations required took the block of this final deposit', at: now,
         });
       }
+      recorded = deep;
     });
+    // Counted and logged once the rollback committed, from what it wrote: a rollback that failed
+    // (the cursor moved) is followed again, by this pass or another process, and counted then.
+    this.#counters.reorg(chain, ancestor.depth);
+    for (const d of recorded) {
+      this.#counters.deepReorg(chain);
+      this.#log.error({ chain, payment: d.paymentId, tx: d.txId, block: d.block }, 'chain watch: a reorganisation took the block of a final deposit; its payment is not reversed');
+    }
   }
 }
