@@ -8,6 +8,10 @@
 // worker's pass while the operator's reject holds its locks, and every other round the operator's
 // reject while the worker gives the transfer up, its first lock held. PostgreSQL only: PGlite has one
 // connection.
+// The operator's reject of a payout still requested finds no transfer to lock; another operator's
+// approval that commits before the reject locks the payout records one, which the reject would then
+// lock to call it back after the payout's row (the opposite order again). The reject goes back (its
+// savepoint's locks released) and locks the new transfer first.
 import { describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { pgServerUrl } from '../harness/databases.ts';
@@ -30,9 +34,14 @@ describe.skipIf(skip)('an approved payout rejected by the operator while the tra
   let inOperator: (() => Promise<void>) | null = null;
   /** Runs in the worker's transaction that gives the transfer up, before it reports that to the payout. */
   let inWorker: (() => Promise<void>) | null = null;
+  /** Runs in the operator's transaction once it locked the payout's transfers, before the payout's row. */
+  let afterTransfersLocked: (() => Promise<void>) | null = null;
   const race = transferRace({
     // the chain room's port as the payout service sees it, `inOperator` run before a call back
-    seen: (port) => portWith(port, { cancel: async (tx, reference, only) => { await inOperator?.(); return port.cancel(tx, reference, only); } }),
+    seen: (port) => portWith(port, {
+      cancel: async (tx, reference, only) => { await inOperator?.(); return port.cancel(tx, reference, only); },
+      lockReference: async (tx, reference) => { await port.lockReference(tx, reference); await afterTransfersLocked?.(); },
+    }),
     inWorker: () => inWorker,
   });
   const { clock, logged, chain } = race;
@@ -41,8 +50,8 @@ describe.skipIf(skip)('an approved payout rejected by the operator while the tra
 
   const admin = (url: string, payload?: Record<string, unknown>) => race.t.app.inject({ method: 'POST', url, payload, headers: ADMIN, remoteAddress: randomIp() });
 
-  /** A merchant's payout of 50 of its 100 USDT_ERC20, approved: its transfer from the hot wallet recorded, nothing signed. */
-  async function approvedPayout(): Promise<{ id: string; merchantId: string }> {
+  /** A merchant's payout of 50 of its 100 USDT_ERC20, requested. */
+  async function requestedPayout(): Promise<{ id: string; merchantId: string }> {
     const acct = await signupAccount(race.t.app);
     const owner = await addMember(race.t, acct.merchant.id, 'owner');
     const actor: Actor = { kind: 'merchant', id: owner.userId };
@@ -50,8 +59,14 @@ describe.skipIf(skip)('an approved payout rejected by the operator while the tra
     await race.db.orm.update(payoutAddresses).set({ activeAt: clock.now() }).where(eq(payoutAddresses.id, address.id));
     expect((await admin('/admin/ledger/adjustments', { merchant_id: acct.merchant.id, livemode: true, token: 'USDT_ERC20', amount: '100', note: 'funding' })).statusCode).toBe(201);
     const p = await race.t.services.settlement.payouts.request(acct.merchant.id, owner.userId, actor, { address_id: address.id, amount: '50' });
-    expect((await admin(`/admin/payouts/${p.id}/approve`)).json().payout.status).toBe('approved');
     return { id: p.id, merchantId: acct.merchant.id };
+  }
+
+  /** The same, approved: its transfer from the hot wallet recorded, nothing signed. */
+  async function approvedPayout(): Promise<{ id: string; merchantId: string }> {
+    const p = await requestedPayout();
+    expect((await admin(`/admin/payouts/${p.id}/approve`)).json().payout.status).toBe('approved');
+    return p;
   }
 
   it('one rejection stands, neither is aborted, the amount comes back once', async () => {
@@ -96,5 +111,41 @@ describe.skipIf(skip)('an approved payout rejected by the operator while the tra
     // each lock taken first wins: the other waits for it and then finds nothing left to do
     expect(outcomes).toEqual(Array.from({ length: ROUNDS }, (_, i) => (i % 2 === 0 ? 'operator first: called back' : 'worker first: given up')));
     await expectLedgerHolds(race.db);
+  }, 60_000);
+
+  it('a requested payout rejected while another operator approves it locks the new transfer before the payout', async () => {
+    const p = await requestedPayout();
+    logged.length = 0;
+    chain.prepared = [{ kind: 'refused', why: GIVEN_UP, permanent: true }];
+    let approval: ReturnType<typeof admin> | null = null;
+    let worker: Promise<void> | null = null;
+    let done = false;
+    // the approval commits after the reject locked the payout's transfers (none yet), before it locks the payout
+    afterTransfersLocked = async () => {
+      if (approval) return;
+      approval = admin(`/admin/payouts/${p.id}/approve`);
+      expect((await approval).json().payout.status).toBe('approved');
+    };
+    // as the reject calls the transfer back, the worker takes it up and gives it up
+    inOperator = async () => { if (!worker) { worker = race.stepper.pass().finally(() => { done = true; }); await untilWaitingOr(() => done); } };
+    inWorker = null;
+    try {
+      const res = await admin(`/admin/payouts/${p.id}/reject`, { note: 'not this one' });
+      await worker;
+      // neither transaction was aborted (a deadlock): the reject locked the new transfer first, the worker waited for it
+      expect(logged.filter((l) => ABORTED.test(l))).toEqual([]);
+      expect([res.statusCode, res.json().payout?.status]).toEqual([200, 'rejected']);
+      const [payout] = await race.db.orm.select().from(payouts).where(eq(payouts.id, p.id));
+      const [transfer] = await race.db.orm.select().from(outgoingTransfers).where(and(eq(outgoingTransfers.reference, p.id), eq(outgoingTransfers.purpose, 'payout')));
+      expect([payout.status, payout.reviewNote, transfer.status]).toEqual(['rejected', 'not this one', 'canceled']);
+      const released = (await race.db.orm.select().from(ledgerEntries).where(eq(ledgerEntries.reference, p.id))).filter((e) => e.type === 'payout_release');
+      expect(released.map((e) => e.amount)).toEqual([50_000_000n]);
+      const [bal] = await race.db.orm.select().from(balances).where(and(eq(balances.merchantId, p.merchantId), eq(balances.token, 'USDT_ERC20'), eq(balances.livemode, true)));
+      expect([bal.available, bal.pendingPayout]).toEqual([100_000_000n, 0n]);
+      await expectLedgerHolds(race.db);
+    } finally {
+      afterTransfersLocked = null;
+      inOperator = null;
+    }
   }, 60_000);
 });

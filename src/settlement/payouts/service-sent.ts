@@ -5,7 +5,7 @@
 // balance) when it could not be sent. Once its transaction may be on its way the operator can no
 // longer reject it or mark it sent by hand (that would pay it twice).
 import { eq } from 'drizzle-orm';
-import type { Executor } from '../../platform/db/index.ts';
+import type { Executor, Tx } from '../../platform/db/index.ts';
 import type { Chain } from '../../config.ts';
 import { conflict } from '../../platform/errors.ts';
 import { recordAudit, type Actor } from '../../audit/index.ts';
@@ -41,15 +41,32 @@ export async function sendApprovedPayout(tx: Executor, row: PayoutRow, port: Tra
  * them (it ends the transfer, then marks the payout sent or rejects it, in one transaction:
  * chains/transfers/outcomes.ts); taken the other way round, an operator's reject and the worker
  * giving the transfer up deadlocked and PostgreSQL aborted one. The payout is read unlocked first to
- * know whether the service sends it (its coin never changes).
+ * know whether the service sends it (its coin never changes). Its transfer is recorded when it is
+ * approved, under the payout's lock: an approval that commits after that read and before the
+ * payout's lock recorded a transfer not locked here, which the call back would lock after the
+ * payout's row. Then the locks are taken in a savepoint given up (its locks released) and taken
+ * again, the transfer first; once approved the payout records none (at most one more round).
  */
-export async function lockForReview(tx: Executor, id: string, port: TransferPort | null): Promise<{ row: PayoutRow | undefined; sender: TransferPort | null }> {
-  const [seen] = await tx.select().from(payouts).where(eq(payouts.id, id));
-  const sender = seen ? payoutSender(seen, port) : null;
-  await sender?.lockReference?.(tx, id);
-  const [row] = await tx.select().from(payouts).where(eq(payouts.id, id)).for('update');
-  return { row, sender };
+export async function lockForReview(tx: Tx, id: string, port: TransferPort | null): Promise<{ row: PayoutRow | undefined; sender: TransferPort | null }> {
+  for (;;) {
+    const [seen] = await tx.select().from(payouts).where(eq(payouts.id, id));
+    const sender = seen ? payoutSender(seen, port) : null;
+    try {
+      const row = await tx.transaction(async (sp) => {
+        await sender?.lockReference?.(sp, id);
+        const [locked] = await sp.select().from(payouts).where(eq(payouts.id, id)).for('update');
+        if (sender && locked?.status === 'approved' && seen?.status !== 'approved') throw new ApprovedMeanwhile();
+        return locked;
+      });
+      return { row, sender };
+    } catch (err) {
+      if (!(err instanceof ApprovedMeanwhile)) throw err;
+    }
+  }
 }
+
+/** lockForReview's savepoint given up: the payout was approved (its transfer recorded) between its read and its lock. */
+class ApprovedMeanwhile extends Error {}
 
 /** Before the operator rejects an approved payout or marks it sent (locked by lockForReview): calls its transfer back, or refuses when it may be on chain. */
 export async function callBackPayout(tx: Executor, row: PayoutRow, port: TransferPort | null): Promise<void> {
