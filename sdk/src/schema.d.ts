@@ -6611,8 +6611,8 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
-                status?: string;
-                token?: string;
+                status?: "requested" | "canceled" | "approved" | "rejected" | "sent";
+                token?: "BTC" | "LTC" | "DOGE" | "ETH" | "USDT_ERC20" | "USDC_ERC20" | "BNB" | "USDT_BEP20" | "USDC_BEP20" | "TRX" | "USDT_TRC20" | "XRP";
             };
             header?: never;
             path?: never;
@@ -6632,6 +6632,15 @@ export interface operations {
                         payouts: components["schemas"]["Payout"][];
                         total?: number;
                     };
+                };
+            };
+            /** @description status must be one of requested, canceled, approved, rejected, sent; token must be one of the supported tokens */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description missing token; invalid or expired token */

@@ -170,6 +170,25 @@ describeEachDb('payouts and statements', (h) => {
       expect((await call(viewer, 'GET', '/merchant/payouts?status=canceled')).json().payouts).toHaveLength(1);
       expect((await call(viewer, 'GET', '/merchant/payouts?token=BTC')).json().payouts.map((p: { id: string }) => p.id)).toEqual([all.id]);
     });
+
+    it('refuses an unknown status or token filter as the operator\'s list does (it listed every payout)', async () => {
+      for (const [query, error] of [
+        ['status=lost', 'status must be one of requested, canceled, approved, rejected, sent'],
+        ['status=Requested', 'status must be one of requested, canceled, approved, rejected, sent'],
+        ['status=requested&status=sent', 'status must be one of requested, canceled, approved, rejected, sent'],
+        ['token=DOGE2', 'token must be one of the supported tokens'],
+        ['token=btc', 'token must be one of the supported tokens'],
+        ['token=BTC&token=ETH', 'token must be one of the supported tokens'],
+        ['status=sent&token=DOGE2', 'token must be one of the supported tokens'],
+      ]) {
+        const bad = await call(viewer, 'GET', `/merchant/payouts?${query}`);
+        expect([query, bad.statusCode, bad.json()]).toEqual([query, 400, { error }]);
+      }
+      const every = (await call(viewer, 'GET', '/merchant/payouts')).json();
+      expect(every.total).toBe(3);
+      expect((await call(viewer, 'GET', '/merchant/payouts?status=&token=')).json().total).toBe(3);
+      expect((await call(viewer, 'GET', '/merchant/payouts?status=requested&token=BTC')).json().total).toBe(1);
+    });
   });
 
   describe('operator review', () => {

@@ -10,8 +10,9 @@ import { LIST_DEFAULT, LIST_EVENTS, LIST_LEDGER } from '../../platform/list-para
 import { CHANGED_CONCURRENTLY } from '../../payments/accounting.ts';
 import { CREATE_PAYMENT_BODY, CREATE_PAYMENT_ERRORS, PAYMENT_SEARCH, PAYMENT_SEARCH_ERRORS, URL_ERRORS, usdFieldErrors } from './v1.ts';
 import { onlyFailedResolve, STATUS_FILTER_MESSAGE } from '../../webhooks/delivery-store.ts';
-import { ADDRESS_ID_REQUIRED, UNKNOWN_PAYOUT_ADDRESS, UNKNOWN_FROM, FROM_MISMATCH, addressNotActive, crossBalance } from '../../settlement/payouts/payout-service.ts';
-import { amountBelowFee, balanceHolds } from '../../settlement/payouts/payout-store.ts';
+import { ADDRESS_ID_REQUIRED, UNKNOWN_PAYOUT_ADDRESS, UNKNOWN_FROM, FROM_MISMATCH, PAYOUT_STATUS_INVALID, PAYOUT_TOKEN_INVALID, addressNotActive, crossBalance } from '../../settlement/payouts/payout-service.ts';
+import { amountBelowFee, balanceHolds, PAYOUT_STATUSES } from '../../settlement/payouts/payout-store.ts';
+import { TOKENS } from '../../tokens/index.ts';
 import { DEFAULT_ONLY_TRUE, LABEL_INVALID } from '../../settlement/address-rules.ts';
 import { AMOUNT_INVALID, MIN_PAYOUT_MESSAGE, tooManyDecimals } from '../../settlement/payouts/payout-math.ts';
 import { invalidAddressMessage } from '../../chains/addresses/validate.ts';
@@ -192,8 +193,9 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
   },
   { method: 'DELETE', path: '/merchant/payout-addresses/:id', tag: 'Money', auth: 'access_token', summary: 'Delete a payout address', responses: { 200: { description: 'deleted', schema: message('address deleted') } }, errors: { 404: [NOT_FOUND] } },
   {
-    method: 'GET', path: '/merchant/payouts', tag: 'Money', auth: 'access_token', summary: 'Payouts, newest first', query: { status: str(), token: str(), ...PAGE },
-    responses: { 200: { description: 'a page of payouts', schema: page('payouts', ref('Payout')) } },
+    method: 'GET', path: '/merchant/payouts', tag: 'Money', auth: 'access_token', summary: 'Payouts, newest first',
+    query: { status: oneOf(PAYOUT_STATUSES), token: oneOf(TOKENS, 'the payout coin'), ...PAGE },
+    responses: { 200: { description: 'a page of payouts', schema: page('payouts', ref('Payout')) } }, errors: { 400: [PAYOUT_STATUS_INVALID, PAYOUT_TOKEN_INVALID] },
   },
   {
     method: 'GET', path: '/merchant/payouts/quote', tag: 'Money', auth: 'access_token', summary: 'Network fee and minimum of a payout (nothing is held)',

@@ -16,7 +16,8 @@ import { payouts, type PayoutAddressRow, type PayoutRow } from '../schema.ts';
 import { payoutJson } from '../json.ts';
 import { createPayout, movePayout, PAYOUT_STATUSES, type PayoutMove } from './payout-store.ts';
 import { parsePayoutAmount, payoutFigures, payoutNetworkFee } from './payout-math.ts';
-import { ADJUST_NOTE_REQUIRED as NOTE_REQUIRED } from '../adjustments.ts';
+import { ADJUST_NOTE_REQUIRED as NOTE_REQUIRED, TOKEN_REQUIRED } from '../adjustments.ts';
+import { oneOfFilter } from '../../platform/fields.ts';
 import type { OwnAddressCheck, TransferPort } from '../ports.ts';
 import { callBackPayout, lockForReview, payoutSender, sendApprovedPayout } from './service-sent.ts';
 
@@ -35,6 +36,9 @@ export const addressNotActive = (activeAt: Date): string =>
 export function refuseInactive(address: { activeAt: Date }, now: Date): void {
   if (address.activeAt.getTime() > now.getTime()) throw conflict(addressNotActive(address.activeAt));
 }
+/** A payout list's filters (the operator's and a merchant's alike) refuse an unknown value: 400. */
+export const PAYOUT_STATUS_INVALID = `status must be one of ${PAYOUT_STATUSES.join(', ')}`;
+export const PAYOUT_TOKEN_INVALID = TOKEN_REQUIRED;
 export const FROM_MISMATCH = 'from_token and from_chain name different balances';
 export const UNKNOWN_FROM = 'from_token must be one of your balance coins, e.g. USDT_TRC20';
 /** The coin with its article as it is read aloud: an ETH, an LTC, an XRP (letter names), a BTC, a USDT_TRC20. */
@@ -151,11 +155,18 @@ export class PayoutService {
     };
   }
 
-  async list(filter: { merchantId?: string; status?: string; token?: string }, limit: number, offset: number): Promise<{ payouts: PayoutRow[]; total: number }> {
+  /**
+   * A page of payouts, newest first. `status` and `token` are the query's values as given: absent or
+   * empty lists all, an unknown (or repeated) one is refused 400 `PAYOUT_STATUS_INVALID` /
+   * `PAYOUT_TOKEN_INVALID`, as /admin does (it listed every payout, as if not given).
+   */
+  async list(filter: { merchantId?: string; status?: unknown; token?: unknown }, limit: number, offset: number): Promise<{ payouts: PayoutRow[]; total: number }> {
+    const status = oneOfFilter(filter.status, PAYOUT_STATUSES, PAYOUT_STATUS_INVALID);
+    const token = oneOfFilter(filter.token, TOKENS, PAYOUT_TOKEN_INVALID);
     const conds: SQL[] = [];
     if (filter.merchantId) conds.push(eq(payouts.merchantId, filter.merchantId));
-    if (filter.status && (PAYOUT_STATUSES as readonly string[]).includes(filter.status)) conds.push(eq(payouts.status, filter.status));
-    if (filter.token && isToken(filter.token)) conds.push(eq(payouts.token, filter.token));
+    if (status) conds.push(eq(payouts.status, status));
+    if (token) conds.push(eq(payouts.token, token));
     const where = conds.length ? and(...conds) : undefined;
     const rows = await this.#db.orm.select().from(payouts).where(where).orderBy(desc(payouts.createdAt), desc(payouts.id)).limit(limit).offset(offset);
     const [{ n }] = await this.#db.orm.select({ n: count() }).from(payouts).where(where);

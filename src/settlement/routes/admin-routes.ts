@@ -6,11 +6,6 @@ import { LIST_OPERATOR, listParams } from '../../platform/list-params.ts';
 import type { SettlementService } from '../service.ts';
 import { ledgerEntryJson, payoutJson, settlementJson } from '../json.ts';
 import { idOf, queryOf, str } from './helpers.ts';
-import { oneOfFilter } from '../../platform/fields.ts';
-import { PAYOUT_STATUSES } from '../payouts/payout-store.ts';
-
-/** CONTRACT.md: /admin answers 400 to invalid values (the dashboard's payout list is not shown). */
-export const PAYOUT_STATUS_INVALID = `status must be one of ${PAYOUT_STATUSES.join(', ')}`;
 
 export function registerSettlementAdminRoutes(app: FastifyInstance, settlement: SettlementService): void {
   const token = settlement.platform.config.adminToken;
@@ -20,9 +15,8 @@ export function registerSettlementAdminRoutes(app: FastifyInstance, settlement: 
     method: 'GET', url: '/admin/payouts',
     handler: async (req) => {
       const q = queryOf(req);
-      const status = oneOfFilter(q.status, PAYOUT_STATUSES, PAYOUT_STATUS_INVALID);
       const { limit, offset } = listParams(q, LIST_OPERATOR);
-      const page = await svc.list({ status }, limit, offset);
+      const page = await svc.list({ status: q.status }, limit, offset);
       return { payouts: page.payouts.map(payoutJson), total: page.total, limit, offset };
     },
   });

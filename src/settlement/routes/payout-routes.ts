@@ -5,7 +5,7 @@ import { ANY_ROLE, OWNER_FINANCE, bodyObject, dashboardRoute, type AccountsServi
 import { listParams } from '../../platform/list-params.ts';
 import type { SettlementService } from '../service.ts';
 import { payoutJson } from '../json.ts';
-import { idOf, memberActor, queryOf, str } from './helpers.ts';
+import { idOf, memberActor, queryOf } from './helpers.ts';
 
 export function registerPayoutRoutes(app: FastifyInstance, accounts: AccountsService, settlement: SettlementService): void {
   const { authn } = accounts;
@@ -16,7 +16,7 @@ export function registerPayoutRoutes(app: FastifyInstance, accounts: AccountsSer
     handler: async (req, _reply, auth) => {
       const q = queryOf(req);
       const { limit, offset } = listParams(q);
-      const page = await svc.list({ merchantId: auth.merchantId, status: str(q.status), token: str(q.token) }, limit, offset);
+      const page = await svc.list({ merchantId: auth.merchantId, status: q.status, token: q.token }, limit, offset);
       return { payouts: page.payouts.map(payoutJson), total: page.total, limit, offset };
     },
   });
