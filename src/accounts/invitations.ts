@@ -1,8 +1,9 @@
 // Invitations to the team (CONTRACT.md "Invitations"; owners): a one-time token shown once in
 // `accept_url`, stored as its SHA-256 only, valid 7 days. Accepting it makes the member and signs
 // them in, in one transaction with the invitation's use (a token works once, even when two
-// accepts race). A new invitation to the same email replaces a pending one. With e-mail configured,
-// the mail room joins the invitation's transaction (InvitationHook) and queues the mail of the link.
+// accepts race), after the account's team changes under way (the team lock). A new invitation to
+// the same email replaces a pending one. With e-mail configured, the mail room joins the
+// invitation's transaction (InvitationHook) and queues the mail of the link.
 import { and, desc, eq } from 'drizzle-orm';
 import type { Database, Executor, Tx } from '../platform/db/index.ts';
 import { badRequest, conflict, forbidden, notFound } from '../platform/errors.ts';
@@ -108,6 +109,11 @@ export async function acceptInvitation(db: Database, body: Record<string, unknow
   const tokenHash = hashSecret(body.token);
   const passwordHash = await hashPassword(password);
   return db.transaction(async (tx) => {
+    const [found] = await tx.select({ merchantId: invitations.merchantId }).from(invitations).where(eq(invitations.tokenHash, tokenHash));
+    if (!found) throw badRequest(INVITATION_INVALID);
+    // A team change of the account under way (its inviter removed or demoted, its email added) revokes
+    // the invitation in its transaction: the accept waits for it, then reads the invitation again.
+    await lockTeam(tx, found.merchantId);
     const [inv] = await tx.select().from(invitations).where(eq(invitations.tokenHash, tokenHash)).for('update');
     if (!inv || inv.status !== 'pending' || inv.expiresAt.getTime() <= now.getTime()) throw badRequest(INVITATION_INVALID);
     if (await merchantSuspended(tx, inv.merchantId)) throw forbidden(SUSPENDED);
