@@ -5083,6 +5083,7 @@ export interface operations {
                     amount_usd: string | number;
                     cancel_url?: string;
                     description?: string;
+                    /** @description at most 100 characters (code points) as sent, white space included; kept trimmed of white space at either end, which must leave at least one character */
                     name: string;
                     store_id?: string;
                     success_url?: string;
@@ -5254,6 +5255,7 @@ export interface operations {
                 "application/json": {
                     active?: boolean;
                     description?: string;
+                    /** @description at most 100 characters (code points) as sent, white space included; kept trimmed of white space at either end, which must leave at least one character */
                     name?: string;
                 };
             };
@@ -7211,6 +7213,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description at most 100 characters (code points) as sent, white space included; kept trimmed of white space at either end, which must leave at least one character */
                     name: string;
                 };
             };
@@ -7288,6 +7291,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description at most 100 characters (code points) as sent, white space included; kept trimmed of white space at either end, which must leave at least one character */
                     name: string;
                 };
             };

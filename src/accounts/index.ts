@@ -13,7 +13,7 @@ export { updateMerchant } from './settings.ts';
 export { memberActor, adminActor, keyActor, actorOf } from './actor.ts';
 export { MERCHANT_UPDATE, STORE_UPDATE, API_KEY_UPDATE, TEAM_UPDATE, SESSIONS_REVOKED } from './socket-events.ts';
 export { isTestMode } from './key-management.ts';
-export { findStore, storeJson, requireStoreName, STORE_NAME_INVALID } from './stores.ts';
+export { findStore, storeJson, requireStoreName, STORE_NAME_INVALID, STORE_NAME_MAX } from './stores.ts';
 export { PayerNameCache, NAMES_CACHE_MS, PAYER_NAME_CHANGED_CHANNEL, type PayerNames } from './payer-names.ts';
 export { UNKNOWN_STORE } from './key-management.ts';
 export type { SignupEnrollment, SignupHook } from './signup.ts';

@@ -10,15 +10,21 @@ import { emitStoreUpdate } from './socket-events.ts';
 import { longerThan } from '../platform/fields.ts';
 
 export const STORE_NAME_INVALID = 'name is required (up to 100 characters)';
-const MAX_NAME = 100;
+export const STORE_NAME_MAX = 100;
 
 export function storeJson(s: StoreRow): Record<string, unknown> {
   return { id: s.id, merchant_id: s.merchantId, name: s.name, created_at: iso(s.createdAt), updated_at: iso(s.updatedAt) };
 }
 
+/**
+ * A store's (and a payment link's) name: at most 100 characters as sent (the document's maxLength:
+ * what a client checks is what is refused), something left once white space at either end is
+ * trimmed; kept trimmed.
+ */
 export function requireStoreName(v: unknown): string {
-  const name = typeof v === 'string' ? v.trim() : '';
-  if (!name || longerThan(name, MAX_NAME)) throw badRequest(STORE_NAME_INVALID);
+  if (typeof v !== 'string' || longerThan(v, STORE_NAME_MAX)) throw badRequest(STORE_NAME_INVALID);
+  const name = v.trim();
+  if (!name) throw badRequest(STORE_NAME_INVALID);
   return name;
 }
 

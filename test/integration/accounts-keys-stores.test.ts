@@ -155,7 +155,11 @@ describeEachDb('accounts api keys and stores', (h) => {
     expect(ev.length).toBeGreaterThanOrEqual(2);
   });
 
-  it.each([[{}], [{ name: '' }], [{ name: '   ' }], [{ name: 'x'.repeat(101) }], [{ name: 42 }]])('answers 400 `name is required (up to 100 characters)` to %j', async (payload) => {
+  it.each([
+    [{}], [{ name: '' }], [{ name: '   ' }], [{ name: 'x'.repeat(101) }], [{ name: 42 }],
+    // the limit is on the name as sent (the document's maxLength), not on what is left once trimmed
+    [{ name: `${'x'.repeat(100)} ` }], [{ name: `\n${'x'.repeat(100)}` }],
+  ])('answers 400 `name is required (up to 100 characters)` to %j', async (payload) => {
     const res = await createStore(acct.accessToken, payload);
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({ error: 'name is required (up to 100 characters)' });
@@ -173,9 +177,15 @@ describeEachDb('accounts api keys and stores', (h) => {
     const at100 = await rename('y'.repeat(100));
     expect(at100.statusCode).toBe(200);
     expect(at100.json().store.name).toBe('y'.repeat(100));
-    const at101 = await rename('y'.repeat(101));
-    expect(at101.statusCode).toBe(400);
-    expect(at101.json()).toEqual({ error: 'name is required (up to 100 characters)' });
+    for (const long of ['y'.repeat(101), `${'y'.repeat(100)}  `]) {
+      const at101 = await rename(long);
+      expect(at101.statusCode).toBe(400);
+      expect(at101.json()).toEqual({ error: 'name is required (up to 100 characters)' });
+    }
+    // 100 as sent, white space at either end included; stored trimmed
+    const padded = await rename(` ${'é'.repeat(98)} `);
+    expect(padded.statusCode).toBe(200);
+    expect(padded.json().store.name).toBe('é'.repeat(98));
     const empty = await rename('');
     expect(empty.statusCode).toBe(400);
     expect(empty.json()).toEqual({ error: 'name is required (up to 100 characters)' });

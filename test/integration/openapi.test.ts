@@ -29,6 +29,7 @@ import { invalidAddressMessage } from '../../src/chains/addresses/validate.ts';
 import { MIN_PAYOUT_MESSAGE } from '../../src/settlement/payouts/payout-math.ts';
 import { Q_INVALID } from '../../src/customers/input.ts';
 import { BODY_INVALID, MAX_BODY } from '../../src/support/index.ts';
+import { STORE_NAME_INVALID, STORE_NAME_MAX } from '../../src/accounts/stores.ts';
 import { coveredRoute, IDEMPOTENCY_KEY_LENGTH } from '../../src/idempotency/hooks.ts';
 import { DASHBOARD_ROUTES } from '../../src/accounts/index.ts';
 import { bodyDepthMessage } from '../../src/platform/http/body.ts';
@@ -285,6 +286,18 @@ describe('OpenAPI document', () => {
       // maxLength holds for the body as sent (the code counts before trimming), and says so
       expect(bodyOf(m).properties.body.description, m).toMatch(new RegExp(`at most ${MAX_BODY} characters \\(code points\\) as sent, white space included`));
       expect(errors(m), m).toContain(BODY_INVALID);
+    }
+  });
+
+  it('states the bounds of a store\'s and a payment link\'s name the code enforces (STORE_NAME_MAX), as sent', () => {
+    type Body = { properties: { name: { minLength?: number; maxLength?: number; description?: string } } };
+    const bodyOf = (p: string, m: string) => (doc.paths[p][m] as unknown as { requestBody: { content: { 'application/json': { schema: Body } } } }).requestBody.content['application/json'].schema;
+    const errors = (p: string, m: string) => Object.values(doc.paths[p][m].responses['400']?.content?.['application/json']?.examples ?? {}).map((e) => e.value.error);
+    for (const [p, m] of [['/merchant/stores', 'post'], ['/merchant/stores/{id}', 'patch'], ['/merchant/links', 'post'], ['/merchant/links/{id}', 'patch']]) {
+      expect(bodyOf(p, m).properties.name, `${m} ${p}`).toMatchObject({ minLength: 1, maxLength: STORE_NAME_MAX });
+      // maxLength holds for the name as sent (the code counts before trimming), and says so
+      expect(bodyOf(p, m).properties.name.description, `${m} ${p}`).toMatch(new RegExp(`at most ${STORE_NAME_MAX} characters \\(code points\\) as sent, white space included`));
+      expect(errors(p, m), `${m} ${p}`).toContain(STORE_NAME_INVALID);
     }
   });
 

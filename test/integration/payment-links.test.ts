@@ -88,6 +88,8 @@ describeEachDb('payment links', (h) => {
     [{ amount_usd: '5' }, 'name is required (up to 100 characters)'],
     [{ name: '  ', amount_usd: '5' }, 'name is required (up to 100 characters)'],
     [{ name: 'n'.repeat(101), amount_usd: '5' }, 'name is required (up to 100 characters)'],
+    // counted as sent (the document's maxLength), white space at either end included
+    [{ name: `${'n'.repeat(100)} `, amount_usd: '5' }, 'name is required (up to 100 characters)'],
     [{ name: 'a\u0000b', amount_usd: '5' }, 'name must not contain NUL characters'],
     [{ name: 'n' }, 'amount_usd is required'],
     [{ name: 'n', amount_usd: '1.005' }, 'amount_usd has more than 2 decimals'],
@@ -159,7 +161,7 @@ describeEachDb('payment links', (h) => {
     expect(changed).toMatchObject({ name: 'Renamed', active: false, amount_usd: '25' });
     expect(changed).not.toHaveProperty('description');
     expect((await linkEvents(link.id)).at(-1)).toEqual(changed);
-    for (const [payload, error] of [[{}, 'nothing to update'], [{ amount_usd: '3' }, 'nothing to update'], [{ active: 'no' }, 'active must be true or false'], [{ name: '' }, 'name is required (up to 100 characters)']] as const) {
+    for (const [payload, error] of [[{}, 'nothing to update'], [{ amount_usd: '3' }, 'nothing to update'], [{ active: 'no' }, 'active must be true or false'], [{ name: '' }, 'name is required (up to 100 characters)'], [{ name: `\t${'x'.repeat(100)}` }, 'name is required (up to 100 characters)']] as const) {
       const bad = await patch(payload);
       expect(bad.statusCode).toBe(400);
       expect(bad.json()).toEqual({ error });

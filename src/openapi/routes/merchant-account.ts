@@ -6,8 +6,8 @@ import { LIST_AUDIT, LIST_DEFAULT } from '../../platform/list-params.ts';
 import {
   ACCESS_INVALID, CREDENTIALS_REQUIRED, EMAIL_TAKEN, ENABLED_REQUIRED, ENABLED_TOKENS_EMPTY, INSUFFICIENT_PERMISSIONS,
   INVALID_CREDENTIALS, INVALID_EMAIL, INVITATION_INVALID, LABEL_INVALID, LAST_OWNER, MERCHANT_NAME_REQUIRED, NO_REFRESH_TOKEN,
-  PASSWORDS_REQUIRED, PASSWORD_TOO_SHORT, ROLE_MESSAGE, SETTLEMENT_INVALID, STORE_NAME_INVALID, TOLERANCE_RANGE, UNKNOWN_STORE,
-  SUSPENDED, WRONG_CURRENT_PASSWORD,
+  PASSWORDS_REQUIRED, PASSWORD_TOO_SHORT, ROLE_MESSAGE, SETTLEMENT_INVALID, STORE_NAME_INVALID, STORE_NAME_MAX, TOLERANCE_RANGE,
+  UNKNOWN_STORE, SUSPENDED, WRONG_CURRENT_PASSWORD,
 } from '../../accounts/index.ts';
 import { INVALID_TOKEN, MISSING_TOKEN } from '../../accounts/authenticate.ts';
 import { CONVERT_INTO_INVALID, ENABLED_TOKENS_LIST, PAYOUT_SCHEDULE_INVALID, mustBeBoolean } from '../../accounts/settings-patch.ts';
@@ -37,6 +37,8 @@ const EMAIL_NOTIFICATIONS = wrap('email_notifications', obj({
 const SUPPORT_AUTHOR = { anyOf: [obj({ id: str(), email: str(), role: oneOf(['owner', 'developer', 'finance', 'viewer']) }, ['id', 'email', 'role']), obj({ name: str() }, ['name'])] };
 /** A message's text as written and as edited (src/support/messages.ts requireBody). */
 const SUPPORT_BODY = obj({ body: str(`at most ${MAX_BODY} characters (code points) as sent, white space included; kept trimmed of white space at either end, which must leave at least one character`, { minLength: 1, maxLength: MAX_BODY }) }, ['body']);
+/** A store's name, and a payment link's (src/accounts/stores.ts requireStoreName). */
+export const STORE_NAME = str(`at most ${STORE_NAME_MAX} characters (code points) as sent, white space included; kept trimmed of white space at either end, which must leave at least one character`, { minLength: 1, maxLength: STORE_NAME_MAX });
 const SUPPORT_MESSAGE = obj({ id: str(), merchant_id: str(), side: oneOf(['merchant', 'support']), author: SUPPORT_AUTHOR, body: str(), created_at: time(), edited_at: time(), deleted_at: time() }, ['id', 'side', 'body', 'created_at']);
 
 /** Sign-out takes the access token or, without one, the refresh cookie (README "Sign-out"). */
@@ -136,11 +138,11 @@ export const MERCHANT_ACCOUNT_ROUTES: RouteDoc[] = [
   },
   { method: 'GET', path: '/merchant/stores', tag: 'Stores', auth: 'access_token', summary: 'Stores', responses: { 200: { description: 'stores', schema: wrap('stores', arr(ref('Store'))) } } },
   {
-    method: 'POST', path: '/merchant/stores', tag: 'Stores', auth: 'access_token', summary: 'Create a store', body: obj({ name: str(undefined, { minLength: 1, maxLength: 100 }) }, ['name']),
+    method: 'POST', path: '/merchant/stores', tag: 'Stores', auth: 'access_token', summary: 'Create a store', body: obj({ name: STORE_NAME }, ['name']),
     responses: { 201: { description: 'the store', schema: wrap('store', ref('Store')) } }, errors: { 400: [STORE_NAME_INVALID] },
   },
   {
-    method: 'PATCH', path: '/merchant/stores/:id', tag: 'Stores', auth: 'access_token', summary: 'Rename a store', body: obj({ name: str(undefined, { minLength: 1, maxLength: 100 }) }, ['name']),
+    method: 'PATCH', path: '/merchant/stores/:id', tag: 'Stores', auth: 'access_token', summary: 'Rename a store', body: obj({ name: STORE_NAME }, ['name']),
     responses: { 200: { description: 'the store', schema: wrap('store', ref('Store')) } }, errors: { 400: [STORE_NAME_INVALID], 404: [NOT_FOUND] },
   },
   {

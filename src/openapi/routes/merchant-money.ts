@@ -8,6 +8,7 @@ import type { RouteDoc } from '../describe.ts';
 import { anyObject, arr, bool, dec, int, listLimit, message, obj, oneOf, page, ref, str, time, wrap } from '../schema.ts';
 import { LIST_DEFAULT, LIST_EVENTS, LIST_LEDGER } from '../../platform/list-params.ts';
 import { CHANGED_CONCURRENTLY } from '../../payments/accounting.ts';
+import { STORE_NAME } from './merchant-account.ts';
 import { CREATE_PAYMENT_BODY, CREATE_PAYMENT_ERRORS, PAYMENT_SEARCH, PAYMENT_SEARCH_ERRORS, URL_ERRORS, usdFieldErrors } from './v1.ts';
 import { onlyFailedResolve, STATUS_FILTER_MESSAGE } from '../../webhooks/delivery-store.ts';
 import { ADDRESS_ID_REQUIRED, UNKNOWN_PAYOUT_ADDRESS, UNKNOWN_FROM, FROM_MISMATCH, PAYOUT_STATUS_INVALID, PAYOUT_TOKEN_INVALID, addressNotActive, crossBalance } from '../../settlement/payouts/payout-service.ts';
@@ -246,12 +247,12 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
   { method: 'GET', path: '/merchant/links', tag: 'Payment links', auth: 'access_token', summary: 'Payment links', query: { ...MODE, active: oneOf(['true', 'false']), ...PAGE }, responses: { 200: { description: 'a page of links', schema: page('links', LINK) } }, errors: { 400: [ACTIVE_INVALID] } },
   {
     method: 'POST', path: '/merchant/links', tag: 'Payment links', auth: 'access_token', summary: 'Create a payment link', query: MODE,
-    body: obj({ name: str(), amount_usd: { anyOf: [str(), { type: 'number' }] }, description: str(), tokens: arr(str()), success_url: str(), cancel_url: str(), store_id: str() }, ['name', 'amount_usd']),
+    body: obj({ name: STORE_NAME, amount_usd: { anyOf: [str(), { type: 'number' }] }, description: str(), tokens: arr(str()), success_url: str(), cancel_url: str(), store_id: str() }, ['name', 'amount_usd']),
     responses: { 201: { description: 'the link', schema: wrap('link', LINK) } }, errors: { 400: LINK_ERRORS, 403: [LIVE_LINK_OFF] },
   },
   { method: 'GET', path: '/merchant/links/:id', tag: 'Payment links', auth: 'access_token', summary: 'A payment link', responses: { 200: { description: 'the link', schema: wrap('link', LINK) } }, errors: { 404: [NOT_FOUND] } },
   {
-    method: 'PATCH', path: '/merchant/links/:id', tag: 'Payment links', auth: 'access_token', summary: 'Change a payment link', body: obj({ name: str(), description: str(), active: bool() }),
+    method: 'PATCH', path: '/merchant/links/:id', tag: 'Payment links', auth: 'access_token', summary: 'Change a payment link', body: obj({ name: STORE_NAME, description: str(), active: bool() }),
     responses: { 200: { description: 'the link', schema: wrap('link', LINK) } }, errors: { 400: LINK_PATCH_ERRORS, 404: [NOT_FOUND] },
   },
   { method: 'GET', path: '/merchant/customers', tag: 'Customers', auth: 'access_token', summary: 'Customers', query: { ...MODE, q: str('email or name contains'), ...PAGE }, responses: { 200: { description: 'a page of customers', schema: page('customers', CUSTOMER) } }, errors: { 400: [Q_INVALID] } },
