@@ -5,6 +5,7 @@
 // what is stored is an HMAC under a key of its own derived from AUTH_SECRET, never a plain hash
 // anyone reading the table could test guesses against.
 import crypto from 'node:crypto';
+import { deriveKey } from '../webhooks/secret-box.ts';
 
 /** JSON with object keys sorted at every depth; arrays keep their order. */
 export function canonicalJson(value: unknown): string {
@@ -28,14 +29,13 @@ export interface RequestFingerprint {
   legacy: string;
 }
 
-const HKDF_SALT = 'gateway idempotency keys';
-const HKDF_INFO = 'request fingerprint hmac v1';
+const PURPOSE = { salt: 'gateway idempotency keys', info: 'request fingerprint hmac v1' };
 
 export class RequestFingerprints {
   readonly #key: Buffer;
 
   constructor(authSecret: string) {
-    this.#key = Buffer.from(crypto.hkdfSync('sha256', Buffer.from(authSecret, 'utf8'), HKDF_SALT, HKDF_INFO, 32));
+    this.#key = deriveKey(authSecret, PURPOSE);
   }
 
   /**

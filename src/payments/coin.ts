@@ -8,7 +8,7 @@ import { isToken, tokenDef, TOKENS, type TokenSymbol } from '../tokens/index.ts'
 import { xrpServiceAddress, type WalletSeed } from '../chains/addresses/index.ts';
 import type { CapturedSettings } from '../accounts/index.ts';
 import { isPriced, noCurrentPrice } from '../market/index.ts';
-import { canChooseCoin, coinRefusal, quotePayment, tokenOptions, type PaymentStatus, type TokenInfo } from './pure.ts';
+import { canChooseCoin, coinRefusal, noOptionRefusal, quotePayment, tokenOptions, type PaymentStatus, type PriceRefusal, type TokenInfo } from './pure.ts';
 import type { Catalog } from './catalog.ts';
 import type { NewPaymentRow, PaymentRow } from './schema.ts';
 import type { NumberReserve } from './repository.ts';
@@ -78,9 +78,20 @@ export function allowedCoins(p: Pick<PaymentRow, 'allowedTokens' | 'settings' | 
 
 /** token_options of a payment with no coin (recomputed from the current market). */
 export async function optionsOf(p: PaymentRow, catalog: Catalog, now: Date): Promise<TokenInfo[]> {
+  return (await optionsOrRefusal(p, catalog, now)).options;
+}
+
+/**
+ * token_options of a payment with no coin and, when there is none, why, from the same pricing
+ * context: the refusal naming the lowest price one of its coins takes (undefined when none of
+ * `coins`, the payment's allowed coins, can be priced now).
+ */
+export async function optionsOrRefusal(p: PaymentRow, catalog: Catalog, now: Date): Promise<{ options: TokenInfo[]; coins: TokenSymbol[]; refusal?: PriceRefusal }> {
   const usdAmount = dec(p.usdAmount);
   const ctx = await catalog.pricingContext(p.merchantId, p.settings, p.livemode, now, usdAmount);
-  return tokenOptions(usdAmount, allowedCoins(p, catalog), ctx);
+  const coins = allowedCoins(p, catalog);
+  const options = tokenOptions(usdAmount, coins, ctx);
+  return { options, coins, ...(options.length === 0 ? { refusal: noOptionRefusal(usdAmount, coins, ctx) } : {}) };
 }
 
 /** The checks of a coin choice before any change, in the order of spec 7; returns the coin. */

@@ -7,15 +7,14 @@ import { newId, pooledRandomBytes } from '../platform/ids.ts';
 import { recordAudit, type Actor } from '../audit/index.ts';
 import { captureSettings, type Merchant } from '../accounts/index.ts';
 import { checkPaymentWebhookUrl } from '../webhooks/core.ts';
-import { noOptionRefusal } from './pure.ts';
-import { dec } from '../money/index.ts';
+import type { PriceRefusal, TokenInfo } from './pure.ts';
 import type { TokenSymbol } from '../tokens/index.ts';
 import { noCurrentPrice } from '../market/index.ts';
 import { parseCreateInput, type CreateInput, type SimulationOutcome } from './create-input.ts';
 import type { CreatedPaymentWriter } from './create-statement.ts';
 import { eventDataOfView, paymentJson } from './views.ts';
 import { createdAuditInput } from './create-audit.ts';
-import { allowedCoins, CHOOSE_DEADLINE_MS, coinFields, noNode, notEnabled, optionsOf, type CoinDeps } from './coin.ts';
+import { CHOOSE_DEADLINE_MS, coinFields, noNode, notEnabled, optionsOrRefusal, type CoinDeps } from './coin.ts';
 import { CHOOSE_COIN_FIRST, noOtherAsset, ONLY_TEST, otherCoinOf, type Simulator } from './simulation.ts';
 import { findOpenByOrder, insertPayment } from './repository.ts';
 import type { NewPaymentRow, PaymentRow } from './schema.ts';
@@ -89,10 +88,11 @@ export async function createPayment(deps: CreateDeps, caller: CreateCaller, body
     if (open) return { payment: open, created: false };
     throw err;
   };
-  let options: Awaited<ReturnType<typeof optionsOf>> | undefined;
+  let options: TokenInfo[] | undefined;
   if (!input.token) {
-    options = await optionsOf(base as PaymentRow, deps.catalog, now);
-    if (options.length === 0) return refuse(await noOptionError(base as PaymentRow, deps, now));
+    const listed = await optionsOrRefusal(base as PaymentRow, deps.catalog, now);
+    options = listed.options;
+    if (options.length === 0) return refuse(noOptionError(listed));
   }
 
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -160,10 +160,7 @@ export const NO_COIN_AVAILABLE = 'no coin is available for this payment';
  * coins takes, its exchange minimum included (noOptionRefusal); or, when none of its coins has a
  * current price, the first one's 503.
  */
-async function noOptionError(p: PaymentRow, deps: CoinDeps, now: Date): Promise<AppError> {
-  const coins = allowedCoins(p, deps.catalog);
-  const usdAmount = dec(p.usdAmount);
-  const refusal = noOptionRefusal(usdAmount, coins, await deps.catalog.pricingContext(p.merchantId, p.settings, p.livemode, now, usdAmount));
+function noOptionError({ refusal, coins }: { refusal?: PriceRefusal; coins: readonly TokenSymbol[] }): AppError {
   if (refusal) return badRequest(refusal.message);
   return coins.length > 0 ? noCurrentPrice(coins[0]) : badRequest(NO_COIN_AVAILABLE);
 }

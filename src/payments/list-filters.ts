@@ -5,6 +5,7 @@
 // filter given twice is a 400 naming the field.
 import { badRequest } from '../platform/errors.ts';
 import { isIdShaped, longerThan } from '../platform/fields.ts';
+import { tooLongMessage } from '../platform/text-input.ts';
 import { parseDay } from '../audit/query.ts';
 import { isToken } from '../tokens/index.ts';
 import { CHAINS } from '../config.ts';
@@ -15,11 +16,11 @@ export const FROM_NOT_A_DAY = 'from must be a date: 2006-01-02';
 export const TO_NOT_A_DAY = 'to must be a date: 2006-01-02';
 export const dayMessage = (field: 'from' | 'to'): string => (field === 'from' ? FROM_NOT_A_DAY : TO_NOT_A_DAY);
 export const FROM_AFTER_TO = 'from must not be after to';
-export const Q_TOO_LONG = 'q must be at most 200 characters';
-export const ORDER_ID_TOO_LONG = 'order_id must be at most 200 characters';
+const MAX_SEARCH = 200;
+export const Q_TOO_LONG = tooLongMessage('q', MAX_SEARCH);
+export const ORDER_ID_TOO_LONG = tooLongMessage('order_id', MAX_SEARCH);
 /** Matches no row: what an unknown filter value becomes. */
 const NONE = '__none__';
-const MAX_SEARCH = 200;
 const DAY_MS = 86_400_000;
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);

@@ -18,6 +18,11 @@ export interface Sealer {
   open(sealed: string, context: string): string;
 }
 
+/** A 32-byte key of its own for one use (`purpose`) of a secret: HKDF-SHA256. */
+export function deriveKey(keyMaterial: string, purpose: { salt: string; info: string }): Buffer {
+  return Buffer.from(crypto.hkdfSync('sha256', Buffer.from(keyMaterial, 'utf8'), purpose.salt, purpose.info, 32));
+}
+
 export class SecretBox implements Sealer {
   readonly #key: Buffer;
   readonly #format: string;
@@ -27,7 +32,7 @@ export class SecretBox implements Sealer {
    * `format`: the prefix of what it seals (a key of another origin has another prefix).
    */
   constructor(keyMaterial: string, purpose: { salt: string; info: string } = { salt: HKDF_SALT, info: HKDF_INFO }, format = 'v1') {
-    this.#key = Buffer.from(crypto.hkdfSync('sha256', Buffer.from(keyMaterial, 'utf8'), purpose.salt, purpose.info, 32));
+    this.#key = deriveKey(keyMaterial, purpose);
     this.#format = format;
   }
 

@@ -9,14 +9,14 @@
 // - axe-core's WCAG 2 A/AA rules, with no violation.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { beforeAll, describe, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { openTestDatabase } from '../harness/databases.ts';
 import { signupAccount, tokenHeader, type Account } from '../harness/accounts.ts';
 import { createPayment } from '../harness/payments.ts';
-import { startSocketApp, type SocketApp } from './realtime-support.ts';
+import type { SocketApp } from './realtime-support.ts';
 import { PAGES, mayOpen, type PageName } from '../../web/dashboard/lib/paths.ts';
-import { chromiumPresent, launchChromium } from '../harness/chromium.ts';
+import { chromiumPresent } from '../harness/chromium.ts';
+import { dashboardInChromium } from '../harness/dashboard-chromium.ts';
 
 const WAIT = { timeout: 30_000 };
 
@@ -111,15 +111,14 @@ function lowContrast(): string[] {
 }
 
 describe.skipIf(!hasChromium)('dashboard accessibility in Chromium', { timeout: 240_000 }, () => {
-  let opened: Awaited<ReturnType<typeof openTestDatabase>>;
+  const env = dashboardInChromium();
   let t: SocketApp;
   let owner: Account;
   let browser: Browser;
   let paymentId: string;
 
   beforeAll(async () => {
-    opened = await openTestDatabase('pglite');
-    t = await startSocketApp(opened.db);
+    ({ t, browser } = env);
     owner = await signupAccount(t.app, { merchant_name: 'Accessible Shop' });
     const h = { headers: tokenHeader(owner.accessToken) };
     // Something on every page: payments, a link, a customer, a message, a payout address.
@@ -128,14 +127,7 @@ describe.skipIf(!hasChromium)('dashboard accessibility in Chromium', { timeout: 
     await t.app.inject({ method: 'POST', url: '/merchant/links?mode=test', ...h, payload: { name: 'Coffee', amount_usd: '4.50' } });
     await t.app.inject({ method: 'POST', url: '/merchant/customers?mode=test', ...h, payload: { email: 'ada@example.com', name: 'Ada' } });
     await t.app.inject({ method: 'POST', url: '/merchant/support/messages', ...h, payload: { body: 'Hello, support' } });
-    browser = await launchChromium();
   }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-    await opened?.dispose();
-  });
 
   async function signedIn(scheme: 'light' | 'dark'): Promise<{ page: Page; errors: string[] }> {
     // axe is injected as an inline script: the page's CSP (self only) would refuse it.

@@ -2,14 +2,13 @@
 // chosen from a list, edit forms of payment links and customers, referral payouts to a chosen
 // address, deliveries paged, support messages edited and deleted. Each error of the API is shown
 // beside the field it names (role="alert", tied by aria-describedby).
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { beforeAll, describe, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { openTestDatabase } from '../harness/databases.ts';
 import { addMember, randomIp, signupAccount, tokenHeader, type Account } from '../harness/accounts.ts';
 import { ADDR } from '../harness/settlement.ts';
-import { startSocketApp, type SocketApp } from './realtime-support.ts';
-import { chromiumPresent, launchChromium } from '../harness/chromium.ts';
-import { signInOnPage } from '../harness/dashboard-chromium.ts';
+import type { SocketApp } from './realtime-support.ts';
+import { chromiumPresent } from '../harness/chromium.ts';
+import { dashboardInChromium, signInOnPage } from '../harness/dashboard-chromium.ts';
 import { eq } from 'drizzle-orm';
 import { deliveries } from '../../src/webhooks/index.ts';
 import { payoutAddresses } from '../../src/settlement/index.ts';
@@ -19,22 +18,11 @@ const WAIT = { timeout: 30_000 };
 const hasChromium = chromiumPresent('dashboard form tests');
 
 describe.skipIf(!hasChromium)('dashboard forms in Chromium', { timeout: 120_000 }, () => {
-  let opened: Awaited<ReturnType<typeof openTestDatabase>>;
+  // Simulations step at once: confirmPayment runs them to their end.
+  const env = dashboardInChromium({ env: { SIMULATION_STEP_MS: '0' } });
   let t: SocketApp;
   let browser: Browser;
-
-  beforeAll(async () => {
-    opened = await openTestDatabase('pglite');
-    // Simulations step at once: confirmPayment runs them to their end.
-    t = await startSocketApp(opened.db, { env: { SIMULATION_STEP_MS: '0' } });
-    browser = await launchChromium();
-  }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-    await opened?.dispose();
-  });
+  beforeAll(() => { ({ t, browser } = env); });
 
   /** A new merchant's owner, signed in on `url`, with the page loaded. */
   async function openAs(url: string, who?: Account): Promise<{ page: Page; errors: string[]; owner: Account }> {
@@ -250,7 +238,7 @@ describe.skipIf(!hasChromium)('dashboard forms in Chromium', { timeout: 120_000 
     const owner = await signupAccount(t.app);
     // 120 delivered test deliveries a minute apart, written as the dispatcher writes them.
     const now = Date.now();
-    await opened.db.orm.insert(deliveries).values(Array.from({ length: 120 }, (_, i) => ({
+    await t.platform.db.orm.insert(deliveries).values(Array.from({ length: 120 }, (_, i) => ({
       id: `dlv_page_${owner.merchant.id}_${i}`, merchantId: owner.merchant.id, livemode: false, target: 'account' as const, url: 'https://example.com/hook', host: 'example.com',
       eventId: `evt_page_${owner.merchant.id}_${i}`, eventType: `payment.n${String(i).padStart(3, '0')}`, payload: '{}', status: 'delivered' as const, attempts: 1, maxAttempts: 7,
       nextAttemptAt: new Date(now - i * 60_000), history: [], createdAt: new Date(now - i * 60_000),

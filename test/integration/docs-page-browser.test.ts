@@ -1,27 +1,18 @@
 // GET /docs in Chromium: Scalar's reference renders the document (operations, webhook events, the
 // Idempotency-Key and API key scheme show up) and the page asks for nothing outside this service.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { openTestDatabase } from '../harness/databases.ts';
-import { startSocketApp, type SocketApp } from './realtime-support.ts';
-import { chromiumPresent, launchChromium } from '../harness/chromium.ts';
+import type { SocketApp } from './realtime-support.ts';
+import { chromiumPresent } from '../harness/chromium.ts';
+import { dashboardInChromium } from '../harness/dashboard-chromium.ts';
 
 const hasChromium = chromiumPresent('API reference browser test');
 
 describe.skipIf(!hasChromium)('API reference page in Chromium', { timeout: 150_000 }, () => {
-  let opened: Awaited<ReturnType<typeof openTestDatabase>>;
+  const env = dashboardInChromium();
   let t: SocketApp;
   let browser: Browser;
-  beforeAll(async () => {
-    opened = await openTestDatabase('pglite');
-    t = await startSocketApp(opened.db);
-    browser = await launchChromium();
-  }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-    await opened?.dispose();
-  });
+  beforeAll(() => { ({ t, browser } = env); });
 
   it('renders the document with no request outside this service', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });

@@ -67,6 +67,23 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
   }
 }
 
+/** The service on PGlite with a merchant signed up, for a describe block (closed after it). */
+function serviceWithAccount(): { readonly t: TestApp; readonly acct: Account } {
+  let opened: Awaited<ReturnType<typeof openTestDatabase>> | undefined;
+  let t: TestApp | undefined;
+  let acct: Account | undefined;
+  beforeAll(async () => {
+    opened = await openTestDatabase('pglite');
+    t = await startTestApp(opened.db);
+    acct = await signupAccount(t.app);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await opened?.dispose();
+  });
+  return { get t() { return t!; }, get acct() { return acct!; } };
+}
+
 describe('README examples', () => {
   let dir: string;
   beforeAll(() => { dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-readme-')); });
@@ -75,21 +92,12 @@ describe('README examples', () => {
   describe('the webhook receiver', () => {
     const code = readmeBlock('**Check the signature before anything else.**');
     let t: TestApp;
-    let disposeDb: () => Promise<void>;
     let acct: Account;
     let receiver: ChildProcess | undefined;
     let output = '';
-    beforeAll(async () => {
-      const opened = await openTestDatabase('pglite');
-      disposeDb = opened.dispose;
-      t = await startTestApp(opened.db);
-      acct = await signupAccount(t.app);
-    });
-    afterAll(async () => {
-      receiver?.kill();
-      await t.close();
-      await disposeDb();
-    });
+    const service = serviceWithAccount();
+    beforeAll(() => { ({ t, acct } = service); });
+    afterAll(() => { receiver?.kill(); });
 
     it('type-checks as written', () => {
       expect(typeErrors(placeExample(code, dir, 'receiver-check'))).toEqual([]);
@@ -140,18 +148,9 @@ describe('README examples', () => {
     const code = readmeBlock('A typed client of the gateway', 'sdk/README.md');
     const EXAMPLE_URL = 'https://pay.example.com';
     let t: TestApp;
-    let disposeDb: () => Promise<void>;
     let acct: Account;
-    beforeAll(async () => {
-      const opened = await openTestDatabase('pglite');
-      disposeDb = opened.dispose;
-      t = await startTestApp(opened.db);
-      acct = await signupAccount(t.app);
-    });
-    afterAll(async () => {
-      await t.close();
-      await disposeDb();
-    });
+    const service = serviceWithAccount();
+    beforeAll(() => { ({ t, acct } = service); });
 
     it('type-checks as written', () => {
       expect(typeErrors(placeExample(code, dir, 'sdk-check'))).toEqual([]);

@@ -54,7 +54,6 @@ export class ReorgHandler {
       }
       deep.push(d);
     }
-    let recorded: ChainDeposit[] = [];
     await this.#cursors.rollback(chain, from, ancestor.block, now, async (tx) => {
       for (const d of deep) {
         await recordAudit(tx, {
@@ -63,12 +62,11 @@ export class ReorgHandler {
           note: 'a reorganisation deeper than the confirmations required took the block of this final deposit', at: now,
         });
       }
-      recorded = deep;
     });
-    // Counted and logged once the rollback committed, from what it wrote: a rollback that failed
-    // (the cursor moved) is followed again, by this pass or another process, and counted then.
+    // Counted and logged once the rollback committed (it throws when the cursor moved): a rollback
+    // that failed is followed again, by this pass or another process, and counted then.
     this.#counters.reorg(chain, ancestor.depth);
-    for (const d of recorded) {
+    for (const d of deep) {
       this.#counters.deepReorg(chain);
       this.#log.error({ chain, payment: d.paymentId, tx: d.txId, block: d.block }, 'chain watch: a reorganisation took the block of a final deposit; its payment is not reversed');
     }
