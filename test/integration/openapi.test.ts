@@ -28,6 +28,7 @@ import { PAYOUT_STATUS_INVALID } from '../../src/settlement/payouts/payout-servi
 import { invalidAddressMessage } from '../../src/chains/addresses/validate.ts';
 import { MIN_PAYOUT_MESSAGE } from '../../src/settlement/payouts/payout-math.ts';
 import { Q_INVALID } from '../../src/customers/input.ts';
+import { ORDER_ID_TOO_LONG, Q_TOO_LONG } from '../../src/payments/list-filters.ts';
 import { BODY_INVALID, MAX_BODY } from '../../src/support/index.ts';
 import { STORE_NAME_INVALID, STORE_NAME_MAX } from '../../src/accounts/stores.ts';
 import { coveredRoute, IDEMPOTENCY_KEY_LENGTH } from '../../src/idempotency/hooks.ts';
@@ -182,7 +183,7 @@ describe('OpenAPI document', () => {
       `${PAYMENT_URL_PREFIX}${URL_NOT_HTTPS}`, dateMessage('from'), dateMessage('to'), unsupportedToken(true), TOO_MANY_DECIMALS, ...GIVEN_ONCE_ERRORS,
       ...usdFieldErrors('amount_usd'), unknownToken('DOGE2'), notEnabled('XRP'), noNode('ETH'), pageUrlMessage('success_url'), pageUrlMessage('cancel_url'),
       ...URL_ERRORS.map((m) => `${PAYMENT_URL_PREFIX}${m}`), ...['accept_other_assets', 'fees_paid_by_customer', 'hide_below_minimum'].map(mustBeBoolean),
-      CATEGORY_MESSAGE, STATUS_FILTER_MESSAGE, PAYOUT_STATUS_INVALID, onlyFailedResolve('pending'), invalidAddressMessage('ethereum'), MIN_PAYOUT_MESSAGE, Q_INVALID, ...BELOW_MINIMUM_ERRORS,
+      CATEGORY_MESSAGE, STATUS_FILTER_MESSAGE, PAYOUT_STATUS_INVALID, onlyFailedResolve('pending'), invalidAddressMessage('ethereum'), MIN_PAYOUT_MESSAGE, Q_INVALID, Q_TOO_LONG, ORDER_ID_TOO_LONG, ...BELOW_MINIMUM_ERRORS,
       DESCRIPTION_TOO_LONG, METADATA_TOO_LARGE, SIMULATE_UNKNOWN, positiveDecimalMessage('price_amount'), textMessage('name', 200), ...['order_id', 'name', 'description'].map(nulMessage),
       ADDRESS_NOT_ACTIVE_EXAMPLE, ...PAYOUT_QUOTE_ERRORS, balanceHolds('USDT_TRC20', 12_500_000n), amountBelowFee('USDT_TRC20', 1_000_000n), belowNetworkFee(1_000_000n), referralBalanceHolds(12_500_000n),
       tokenContractAddress('USDT_ERC20'), tokenContractAddress('USDT_TRC20'),
