@@ -138,7 +138,8 @@ describe('gateway CLI', () => {
       await confirmPayment(t, acct.testKey, p.id);
       const end = Date.now() + 20_000;
       const forwarded = () => received.slice(before).some((r) => JSON.parse(r.body).data?.id === p.id);
-      while (!forwarded() && Date.now() < end) { await t.platform.outbox.drainNow(); await sleep(50); }
+      // the simulation moves on the service's timers (SIMULATION_STEP_MS apart): run them as the first test does
+      while (!forwarded() && Date.now() < end) { await t.services.payments.runDue(); await t.platform.outbox.drainNow(); await sleep(50); }
       expect(forwarded()).toBe(true);
     } finally {
       session.close();
