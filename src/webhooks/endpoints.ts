@@ -1,7 +1,7 @@
 // The account's webhook endpoints: one per merchant and mode (spec part 2 Webhook, 4.1 rules 1-3,
 // 4.4). The secret is made on first read and kept on DELETE; `updated_at` moves only when the URL
 // or the secret changes. Every change is audited (never the secret) and told to the dashboard.
-import { and, eq, inArray, like } from 'drizzle-orm';
+import { and, eq, inArray, like, sql } from 'drizzle-orm';
 import type { Database, Executor, Tx } from '../platform/db/index.ts';
 import type { Clock } from '../platform/clock.ts';
 import { AppError, badRequest } from '../platform/errors.ts';
@@ -140,8 +140,12 @@ export class WebhookEndpoints {
       const before = await this.#ensure(tx, merchantId, livemode);
       if (before.url === check.url) return before;
       const after = await this.#update(tx, before, { url: check.url });
-      // A new URL applies at once, also to queued retries (spec 4.1 rule 1): show it on them.
-      await tx.update(deliveries).set({ url: check.url, host: destinationKey(check.url) }).where(and(
+      // A new URL applies at once, also to queued retries (spec 4.1 rule 1; each attempt reads the URL
+      // anyway): their host (the limiter's key) follows it. The `url` shown is where a delivery was last
+      // posted, and only before its first attempt where it is going (spec part 2 Delivery object), so
+      // only deliveries not yet attempted show the new one; the others show it from their next attempt.
+      const key = destinationKey(check.url);
+      await tx.update(deliveries).set({ url: sql`case when ${deliveries.attempts} = 0 then ${check.url} else ${deliveries.url} end`, host: key }).where(and(
         eq(deliveries.merchantId, merchantId), eq(deliveries.livemode, livemode),
         eq(deliveries.target, 'account'), eq(deliveries.status, 'pending'),
       ));

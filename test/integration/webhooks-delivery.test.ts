@@ -281,6 +281,28 @@ describeEachDb('webhook deliveries', (h) => {
     expect(other.got.at(-1)!.headers['x-webhook-attempt']).toBe('3');
   });
 
+  it('a new account URL shows on a delivery not yet attempted; one already attempted keeps where it was last posted until its next attempt', async () => {
+    await setUrl(rx.url);
+    rx.behaviour = { status: 503 };
+    await emit({ type: 'payment.partially_paid' });
+    await pump();
+    await emit({ type: 'payment.detecting' });
+    await t.platform.outbox.drainNow();
+    await setUrl(other.url);
+    const byType = async () => Object.fromEntries((await rows()).map((d) => [d.eventType, deliveryJson(d)]));
+    const before = await byType();
+    // spec part 2 Delivery object: `url` is where last posted; before the first attempt, where it is going
+    expect(before['payment.partially_paid']).toMatchObject({ status: 'pending', attempts: 1, url: rx.url });
+    expect(before['payment.detecting']).toMatchObject({ status: 'pending', attempts: 0, url: other.url });
+    clock.advance(60_000);
+    await pump();
+    const after = await byType();
+    expect(after['payment.partially_paid']).toMatchObject({ status: 'delivered', attempts: 2, url: other.url });
+    expect(after['payment.detecting']).toMatchObject({ status: 'delivered', attempts: 1, url: other.url });
+    expect(rx.got).toHaveLength(1);
+    expect(other.got.map((g) => g.headers['x-webhook-event']).sort()).toEqual(['payment.detecting', 'payment.partially_paid']);
+  });
+
   it('signs a retry with the secret of the moment: after a roll the old secret no longer verifies', async () => {
     const { secret: old } = await setUrl(rx.url);
     rx.behaviour = { status: 500 };
