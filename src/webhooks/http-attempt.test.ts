@@ -86,7 +86,7 @@ describe('attemptDelivery', () => {
     const first = await attemptDelivery(request(`http://127.0.0.1:${r.port}/`));
     const later = new ManualClock('2026-01-05T12:01:00Z');
     const second = await attemptDelivery(request(`http://127.0.0.1:${r.port}/`, { clock: later }));
-    expect([first.ok, first.statusCode, second.signedAt - first.signedAt]).toEqual([true, 204, 60]);
+    expect([first.ok, first.statusCode, second.signedAt! - first.signedAt!]).toEqual([true, 204, 60]);
     expect(r.seen[0].headers['x-webhook-signature']).not.toBe(r.seen[1].headers['x-webhook-signature']);
   });
 
@@ -197,6 +197,7 @@ describe('attemptDelivery', () => {
     const result = await attemptDelivery(request(url, { resolve: rebinding, allowPrivate: false }));
     expect(result).toMatchObject({ ok: false, error: 'url must point at a public host', response: '' });
     expect(result.statusCode).toBeUndefined();
+    expect(result.signedAt).toBeUndefined(); // nothing was signed
     expect(r.connections()).toBe(0);
   });
 
@@ -209,6 +210,7 @@ describe('attemptDelivery', () => {
     const stuck: Resolver = () => new Promise(() => {});
     const result = await attemptDelivery(request('https://slow.example.com/', { resolve: stuck, timeoutMs: 100 }));
     expect(result).toMatchObject({ ok: false, error: 'timeout after 100 ms' });
+    expect(result.signedAt).toBeUndefined(); // timed out before anything was signed
   });
 
   it('the timeout also covers a connection never accepted, and the half-open connection is closed', async () => {

@@ -51,8 +51,12 @@ export interface AttemptResult {
   /** The first 500 characters of the answer ('' when there was none). */
   response: string;
   millis: number;
-  /** The `t` of this attempt's signature (the second the attempt was made when refused before sending). */
-  signedAt: number;
+  /**
+   * The `t` of this attempt's signature; absent when the attempt ended before anything was signed
+   * (the URL refused or its check timed out), so a history entry's `signed` never names a signature
+   * that was not made (spec part 2 history entry).
+   */
+  signedAt?: number;
 }
 
 export const answeredError = (statusCode: number) => `endpoint answered ${statusCode}`;
@@ -82,9 +86,9 @@ export async function attemptDelivery(req: AttemptRequest): Promise<AttemptResul
       checkWebhookUrl(req.url, { allowPrivate: req.allowPrivate, resolve: req.resolve, messagePrefix: req.messagePrefix }),
       deadline,
     ]);
+    if (check === 'timeout') return { ok: false, error: timeoutError(req.timeoutMs), response: '', millis: millis() };
+    if (!check.ok) return { ok: false, error: check.error, response: '', millis: millis() };
     const signedAt = unixSeconds(clock.now());
-    if (check === 'timeout') return { ok: false, error: timeoutError(req.timeoutMs), response: '', millis: millis(), signedAt };
-    if (!check.ok) return { ok: false, error: check.error, response: '', millis: millis(), signedAt };
     const outcome = await post(req, check.parsed, check.addresses, signedAt, deadline);
     return { ...outcome, millis: millis(), signedAt };
   } finally {

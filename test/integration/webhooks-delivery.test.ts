@@ -323,6 +323,8 @@ describeEachDb('webhook deliveries', (h) => {
     await pump();
     const [d] = await rows();
     expect(d).toMatchObject({ target: 'payment', status: 'pending', lastError: 'webhook_url: url must be an absolute http(s) URL' });
+    // refused before anything was signed or sent: no `signed` (the t of a signature) in its history entry
+    expect(d.history).toEqual([{ at: expect.any(String), url: 'ftp://files.example/hook', error: 'webhook_url: url must be an absolute http(s) URL', response: '', millis: expect.any(Number) }]);
   });
 
   it('queues a ping to the mode\'s URL on each test call, and refuses without a URL', async () => {
