@@ -3,7 +3,7 @@
 // payment.confirmations, payment.deposit, payment.simulation) feed the checkout and dashboard sockets.
 import { appendEvent } from '../events/index.ts';
 import type { Executor } from '../platform/db/index.ts';
-import { PAYMENT_EVENTS } from './pure.ts';
+import { PAYMENT_EVENTS, type TokenInfo } from './pure.ts';
 import type { DepositRow, PaymentRow } from './schema.ts';
 import { paymentEventData } from './views.ts';
 
@@ -18,13 +18,14 @@ export const SOCKET_EVENTS = {
 /** The event types a webhook receives and GET /merchant/payments/{id}/events lists. */
 export const WEBHOOK_PAYMENT_EVENTS: readonly string[] = Object.values(PAYMENT_EVENTS);
 
-export async function emitPaymentEvent(tx: Executor, type: string, p: PaymentRow, deps: readonly DepositRow[], at: Date): Promise<void> {
+/** `tokenOptions`: of a payment with no coin, for a socket-only event (paymentEventData). */
+export async function emitPaymentEvent(tx: Executor, type: string, p: PaymentRow, deps: readonly DepositRow[], at: Date, tokenOptions?: TokenInfo[]): Promise<void> {
   await appendEvent(tx, {
     type,
     livemode: p.livemode,
     merchantId: p.merchantId,
     paymentId: p.id,
-    data: paymentEventData(p, deps),
+    data: paymentEventData(p, deps, tokenOptions),
     webhookUrl: WEBHOOK_PAYMENT_EVENTS.includes(type) ? p.webhookUrl : null,
     at,
   });

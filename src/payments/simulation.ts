@@ -9,7 +9,7 @@ import type { Timers, TimerRow } from '../platform/timers.ts';
 import { dec, quotientUnitsRoundedUp, unitsRoundedUp } from '../money/index.ts';
 import { tokenDef, tokensOnChain, type TokenSymbol } from '../tokens/index.ts';
 import type { MarketSource } from '../market/index.ts';
-import { canSimulate, type PaymentStatus } from './pure.ts';
+import { canSimulate, type PaymentStatus, type TokenInfo } from './pure.ts';
 import { isOutcome, OUTCOME_UNKNOWN, type SimulationOutcome } from './create-input.ts';
 import { payments, type PaymentRow } from './schema.ts';
 import { lockPayment } from './repository.ts';
@@ -25,6 +25,9 @@ export const notSimulatable = (status: string): string => `this payment is ${sta
 export const noOtherAsset = (t: TokenSymbol): string => `a ${t} address only receives ${t}: wrong_asset needs a coin on Tron, Ethereum or BNB Smart Chain`;
 
 export const SIMULATION_TIMER = 'payment.simulation';
+
+/** token_options of a payment with no coin, priced now (coin.ts optionsOf). */
+export type OptionsOf = (p: PaymentRow, now: Date) => Promise<TokenInfo[]>;
 
 type Step = 'pay_full' | 'pay_over' | 'pay_half' | 'pay_other' | 'final' | 'fail' | 'deadline';
 
@@ -61,12 +64,14 @@ export class Simulator {
   readonly #intake: DepositIntake;
   readonly #market: MarketSource;
   readonly #stepMs: number;
+  readonly #optionsOf: OptionsOf;
 
-  constructor(timers: Timers, intake: DepositIntake, market: MarketSource, stepMs: number) {
+  constructor(timers: Timers, intake: DepositIntake, market: MarketSource, stepMs: number, optionsOf: OptionsOf = async () => []) {
     this.#timers = timers;
     this.#intake = intake;
     this.#market = market;
     this.#stepMs = stepMs;
+    this.#optionsOf = optionsOf;
     timers.handle(SIMULATION_TIMER, (tx, t, now) => this.#step(tx, t, now));
   }
 
@@ -74,7 +79,7 @@ export class Simulator {
   async start(tx: Executor, p: PaymentRow, outcome: SimulationOutcome, now: Date): Promise<PaymentRow> {
     const [row] = await tx.update(payments).set({ simulation: { outcome, state: 'running' }, updatedAt: now }).where(eq(payments.id, p.id)).returning();
     const deps = (await depositsOf(tx, [p.id])).get(p.id) ?? [];
-    await emitPaymentEvent(tx, SOCKET_EVENTS.simulation, row, deps, now);
+    await emitPaymentEvent(tx, SOCKET_EVENTS.simulation, row, deps, now, await this.#options(row, now));
     await this.#timers.schedule(tx, { kind: SIMULATION_TIMER, key: p.id, runAt: new Date(now.getTime() + this.#stepMs), payload: { outcome, step: 0 } });
     return row;
   }
@@ -97,7 +102,17 @@ export class Simulator {
     }
     const done = (await lockPayment(tx, p.id))!;
     const deps = (await depositsOf(tx, [p.id])).get(p.id) ?? [];
-    await emitPaymentEvent(tx, SOCKET_EVENTS.simulation, done, deps, now);
+    await emitPaymentEvent(tx, SOCKET_EVENTS.simulation, done, deps, now, await this.#options(done, now));
+  }
+
+  /**
+   * A payment with no coin (an `expired` simulation) lists its coins in GET /checkout/{token}: its
+   * payment.simulation carries them too, or the page, rendering the socket's payment, lost its coin
+   * list while the simulation ran. A simulated payment is a test one: its prices read no payout
+   * address (Catalog.pricingContext), so nothing is queried outside this transaction.
+   */
+  async #options(p: PaymentRow, now: Date): Promise<TokenInfo[] | undefined> {
+    return p.token === '' ? this.#optionsOf(p, now) : undefined;
   }
 
   async #play(tx: Tx, p: PaymentRow, step: Step, now: Date): Promise<void> {

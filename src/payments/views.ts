@@ -111,9 +111,14 @@ export function publicPaymentJson(p: PaymentRow, deps: readonly DepositRow[], ct
   return payerView(paymentJson(p, deps, ctx));
 }
 
-/** The data of a payment.* event: exactly what the webhook receives. */
-export function paymentEventData(p: PaymentRow, deps: readonly DepositRow[]): Record<string, unknown> {
-  return eventDataOfView(paymentJson(p, deps, { checkoutBase: null }));
+/**
+ * The data of a payment.* event: exactly what the webhook receives, plus `token_options` when given
+ * for a payment with no coin (socket-only events: their `payment:update` is the payment as
+ * GET /checkout/{token} gives it; a webhook body never carries them, buildEnvelope leaves them out).
+ */
+export function paymentEventData(p: PaymentRow, deps: readonly DepositRow[], tokenOptions?: TokenInfo[]): Record<string, unknown> {
+  const data = eventDataOfView(paymentJson(p, deps, { checkoutBase: null }));
+  return p.token === '' && tokenOptions ? { ...data, token_options: tokenOptions } : data;
 }
 
 /** The same data from a merchant's view already built (the checkout fields left out). */

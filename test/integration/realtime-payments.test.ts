@@ -58,4 +58,20 @@ describeEachDb('sockets fed by payments', (h) => {
     expect(types.indexOf('payment.detecting')).toBeLessThan(types.indexOf('payment.confirmed'));
     expect(got.find((u) => u.type === 'payment.confirmed')!.status).toBe('confirmed');
   });
+
+  it('a simulation of a payment with no coin yet carries its token_options, as GET /checkout gives them', async () => {
+    const p = await createPayment(t.app, owner.testKey, { token: undefined });
+    const s = connect(t.url);
+    const got = collect<Update>(s, 'payment:update');
+    await ask(s, 'subscribe', p.checkout_token);
+    const sim = await t.app.inject({ method: 'POST', url: `/checkout/${p.checkout_token}/simulate`, payload: { outcome: 'expired' }, remoteAddress: randomIp() });
+    expect(sim.statusCode, sim.body).toBe(200);
+    expect(sim.json().token_options.length).toBeGreaterThan(0);
+    await until(() => got.filter((u) => u.type === 'payment.simulation').length >= 2, 15_000);
+    const [running, done] = got.filter((u) => u.type === 'payment.simulation');
+    // the page renders the coin list from this payment while the simulation runs
+    expect(running.payment).toEqual(sim.json());
+    const page = (await t.app.inject({ method: 'GET', url: `/checkout/${p.checkout_token}`, remoteAddress: randomIp() })).json();
+    expect(done.payment).toEqual(page);
+  });
 });
