@@ -17,7 +17,7 @@ import { attachReferral, enroll } from './enroll.ts';
 import { referralCounts, voidReferral } from './referrals.ts';
 import { creditCommission } from './commissions.ts';
 import { adjustReferralBalance } from './adjustments.ts';
-import { requestPayout, type PayoutRequester } from './payouts/request.ts';
+import { requestPayout, type PayoutRequester, type Recheck } from './payouts/request.ts';
 import { cancelPayoutsTo, movePayout, type PayoutMove } from './payouts/moves.ts';
 import { REFERRAL_TOKEN } from './terms.ts';
 import { COULD_NOT_CANCEL, COULD_NOT_REQUEST, failsAs } from './payouts/errors.ts';
@@ -84,9 +84,10 @@ export class AffiliateService {
     if (hit.length === 0) throw notFound();
   }
 
-  requestPayout(who: PayoutRequester, body: unknown): Promise<Record<string, unknown>> {
+  /** `recheck`: the member's limit of wrong passwords, around the password of an `address` (step 4). */
+  requestPayout(who: PayoutRequester, body: unknown, recheck: Recheck = (run) => run()): Promise<Record<string, unknown>> {
     const { db, clock, log } = this.platform;
-    return failsAs(COULD_NOT_REQUEST, log, () => requestPayout({ db, market: this.#market, terms: this.terms, ownAddresses: this.#ownAddresses, now: clock.now() }, who, body));
+    return failsAs(COULD_NOT_REQUEST, log, () => requestPayout({ db, market: this.#market, terms: this.terms, ownAddresses: this.#ownAddresses, now: clock.now(), recheck }, who, body));
   }
 
   cancelPayout(merchantId: string, userId: string, id: string, actor: Actor): Promise<Record<string, unknown>> {

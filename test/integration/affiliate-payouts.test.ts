@@ -173,6 +173,20 @@ describeEachDb('referral payouts', (h) => {
         await refused(await request(a.finance, { amount: 60, address: ADDR.TRON_2, password: a.owner.password }), 403, ERR.password);
       });
 
+      it('after 5 wrong passwords, refuses only the re-check (429, after the body check): a request needing no password goes on', async () => {
+        const a = await setup();
+        for (let i = 0; i < 5; i++) await refused(await request(a.owner, { amount: 60, address: ADDR.TRON_2, password: 'wrong-password' }), 403, ERR.password);
+        // a payout to a saved address re-checks nothing: it is no guess at the password
+        const saved = await request(a.owner, { amount: 60, address_id: a.trc });
+        expect(saved.statusCode, saved.body).toBe(201);
+        await send(a.owner, 'POST', `/merchant/affiliate/payouts/${saved.json().payout.id}/cancel`);
+        // a body that is not valid is answered as such (step 3 comes before the password's step 4)
+        await refused(await request(a.owner, { amount: 'x', address: ADDR.TRON_2, password: a.owner.password }), 400, ERR.body);
+        // the re-check itself waits out the window, even with the right password
+        await refused(await request(a.owner, { amount: 60, address: ADDR.TRON_2, password: a.owner.password }), 429, ERR.rate);
+        expect((await balance(a)).pending_payout).toBe('0');
+      });
+
       it('409 while a payout is requested or processing', async () => {
         const a = await setup();
         const first = (await request(a.owner, { amount: 60 })).json().payout;

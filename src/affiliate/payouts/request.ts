@@ -27,7 +27,9 @@ import { payoutChanged } from './events.ts';
 import { OPEN_STATUSES } from './moves.ts';
 
 export interface PayoutRequester { merchantId: string; userId: string; actor: Actor }
-export interface RequestDeps { db: Database; market: MarketSource; terms: ReferralTerms; ownAddresses: OwnAddressCheck; now: Date }
+/** Runs a password re-check under the member's limit of wrong passwords (429 once over it). */
+export type Recheck = <T>(run: () => Promise<T>) => Promise<T>;
+export interface RequestDeps { db: Database; market: MarketSource; terms: ReferralTerms; ownAddresses: OwnAddressCheck; now: Date; recheck: Recheck }
 
 const given = (v: unknown): boolean => v !== undefined && v !== null;
 
@@ -92,7 +94,9 @@ export async function requestPayout(deps: RequestDeps, who: PayoutRequester, bod
   if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) throw badRequest(INVALID_REQUEST_BODY);
   const b = (body ?? {}) as Record<string, unknown>;
   const text = amountText(b.amount);
-  if (given(b.address)) await checkPassword(db, who.userId, b.password);
+  // step 4, the only re-check: the limit of wrong passwords is this step's, so a request with no
+  // `address` (nothing guessed) or a body refused at step 3 never meets it
+  if (given(b.address)) await deps.recheck(() => checkPassword(db, who.userId, b.password));
   return db.transaction(async (tx) => {
     const affiliate = await lockAffiliate(tx, who.merchantId, now);
     const [open] = await tx.select({ id: affiliatePayouts.id }).from(affiliatePayouts)

@@ -24,8 +24,8 @@ export function registerAffiliateMerchantRoutes(app: FastifyInstance, accounts: 
   route('GET', '/merchant/affiliate/referrals', async (req, _reply, auth) => listReferrals(db, auth.merchantId, queryOf(req)));
   route('GET', '/merchant/affiliate/commissions', async (req, _reply, auth) => listCommissions(db, auth.merchantId, queryOf(req)));
   route('POST', '/merchant/affiliate/payouts', async (req, reply, auth) => {
-    const payout = await limitPasswordRechecks(accounts.limiter, auth.userId, clock.now().getTime(),
-      () => affiliate.requestPayout({ merchantId: auth.merchantId, userId: auth.userId, actor: memberActor(req, auth) }, req.body));
+    const payout = await affiliate.requestPayout({ merchantId: auth.merchantId, userId: auth.userId, actor: memberActor(req, auth) }, req.body,
+      (run) => limitPasswordRechecks(accounts.limiter, auth.userId, clock.now().getTime(), run));
     return reply.code(201).send({ payout });
   }, async (_req, auth) => {
     const { perSecond, burst } = PAYOUT_REQUEST_RATE;
