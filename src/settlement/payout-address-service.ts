@@ -22,7 +22,16 @@ import { payoutAddressJson, payoutJson } from './json.ts';
 import { movePayout } from './payouts/payout-store.ts';
 import type { AddressRetiredPort, AddressRetirement, OwnAddressCheck } from './ports.ts';
 
-export interface AddressActor { merchantId: string; userId: string; actor: Actor }
+export interface AddressActor {
+  merchantId: string;
+  userId: string;
+  actor: Actor;
+  /**
+   * The member's limit of wrong passwords around each password re-check (429 once over it): only
+   * the re-check, so a label or default change, or a body refused before its password, never meets it.
+   */
+  recheck?: <T>(run: () => Promise<T>) => Promise<T>;
+}
 
 const inForce = (merchantId: string, livemode: boolean) =>
   and(eq(payoutAddresses.merchantId, merchantId), eq(payoutAddresses.livemode, livemode), isNull(payoutAddresses.deletedAt));
@@ -78,7 +87,7 @@ export class PayoutAddressService {
     const tag = parseTag(token, body.tag);
     const label = parseLabel(body.label) ?? '';
     await this.#checkNotOwn(token, address);
-    await this.#checkPassword(who.userId, body.password);
+    await this.#checkPassword(who, body.password);
     const now = this.#clock.now();
     return this.#changing(who.merchantId, () => this.#db.transaction(async (tx) => {
       await lockCoin(tx, who.merchantId, livemode, token);
@@ -110,7 +119,7 @@ export class PayoutAddressService {
     // a move needs the password: judged here against the row as read, so its check (scrypt, slow) is
     // made outside the lock, and again below against the row under the lock
     const checked = movesFrom(current);
-    if (checked) await this.#checkPassword(who.userId, body.password);
+    if (checked) await this.#checkPassword(who, body.password);
     const now = this.#clock.now();
     return this.#changing(who.merchantId, () => this.#db.transaction(async (tx) => {
       await lockCoin(tx, who.merchantId, current.livemode, token);
@@ -120,7 +129,7 @@ export class PayoutAddressService {
       // that race is the password checked here. A label or default alone never costs a check.
       const moves = movesFrom(before);
       if (address !== undefined && address !== before.address && address === current.address) await this.#checkNotOwn(token, address, tx);
-      if (moves && !checked) await this.#checkPassword(who.userId, body.password);
+      if (moves && !checked) await this.#checkPassword(who, body.password);
       // a PATCH that changes nothing (the same label, address or tag, or default again) is answered
       // as it is: no write, no audit entry, no "Payout address changed" for the team
       const unchanged = (address === undefined || address === before.address) && (tag === undefined || tag === before.tag)
@@ -189,7 +198,11 @@ export class PayoutAddressService {
     return row;
   }
 
-  async #checkPassword(userId: string, password: unknown): Promise<void> {
+  async #checkPassword(who: AddressActor, password: unknown): Promise<void> {
+    await (who.recheck ?? ((run) => run()))(() => this.#verify(who.userId, password));
+  }
+
+  async #verify(userId: string, password: unknown): Promise<void> {
     const [user] = await this.#db.orm.select({ hash: users.passwordHash }).from(users).where(eq(users.id, userId));
     const ok = typeof password === 'string' && password.length > 0 && user !== undefined && await verifyPassword(password, user.hash);
     if (!ok) throw forbidden(PASSWORD_INCORRECT);

@@ -284,6 +284,24 @@ describeEachDb('payout addresses', (h) => {
     });
   });
 
+  it('after 5 wrong passwords refuses only the re-check (429): a label or default change, which needs no password, goes on', async () => {
+    // a member of its own: the limit is per member
+    const m = await addMember(t, merchantId, 'finance');
+    const a = (await add(owner, { token: 'XRP', address: ADDR.XRP, label: 'first' })).json().address;
+    for (let i = 0; i < 5; i++) expect((await add(m, { token: 'XRP', address: ADDR.XRP, password: 'wrong-password' })).statusCode).toBe(403);
+    const label = await call(m, 'PATCH', `/merchant/payout-addresses/${a.id}`, { label: 'renamed' });
+    expect([label.statusCode, label.json().address?.label]).toEqual([200, 'renamed']);
+    const dflt = await call(m, 'PATCH', `/merchant/payout-addresses/${a.id}`, { default: true });
+    expect(dflt.statusCode, dflt.body).toBe(200);
+    // a body refused before its password is checked is answered as such
+    const bad = await add(m, { token: 'XRP', address: 'rNope' });
+    expect([bad.statusCode, bad.json()]).toEqual([400, { error: 'address is not a valid xrp address' }]);
+    // the re-checks wait out the window, even with the right password
+    for (const res of [await add(m, { token: 'XRP', address: ADDR.XRP }), await call(m, 'PATCH', `/merchant/payout-addresses/${a.id}`, { tag: 7, password: m.password })]) {
+      expect([res.statusCode, res.json()]).toEqual([429, { error: 'rate limit exceeded' }]);
+    }
+  });
+
   it('a PATCH that changes nothing answers the address as it is, with no audit entry, event or notification', async () => {
     const created = (await add(finance, { token: 'DOGE', address: 'DH5yaieqoZN36fDVciNyRueRGvGLR3mr7L', label: 'same' })).json();
     const id = created.address.id;

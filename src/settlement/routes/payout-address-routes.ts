@@ -9,9 +9,12 @@ import { idOf, livemodeOf, memberActor } from './helpers.ts';
 export function registerPayoutAddressRoutes(app: FastifyInstance, accounts: AccountsService, settlement: SettlementService): void {
   const { authn } = accounts;
   const svc = settlement.addresses;
-  const rechecked = <T>(userId: string, run: () => Promise<T>) => limitPasswordRechecks(accounts.limiter, userId, accounts.platform.clock.now().getTime(), run);
-  const who = (req: Parameters<typeof memberActor>[0], auth: Parameters<typeof memberActor>[1]) =>
-    ({ merchantId: auth.merchantId, userId: auth.userId, actor: memberActor(req, auth) });
+  // the limit of wrong passwords wraps the password re-check alone (not the whole change): a label
+  // or default change asks for no password and is never refused by it
+  const who = (req: Parameters<typeof memberActor>[0], auth: Parameters<typeof memberActor>[1]) => ({
+    merchantId: auth.merchantId, userId: auth.userId, actor: memberActor(req, auth),
+    recheck: <T>(run: () => Promise<T>) => limitPasswordRechecks(accounts.limiter, auth.userId, accounts.platform.clock.now().getTime(), run),
+  });
 
   dashboardRoute(app, authn, {
     method: 'GET', url: '/merchant/payout-addresses', roles: ANY_ROLE,
@@ -20,14 +23,14 @@ export function registerPayoutAddressRoutes(app: FastifyInstance, accounts: Acco
   dashboardRoute(app, authn, {
     method: 'POST', url: '/merchant/payout-addresses', roles: OWNER_FINANCE,
     handler: async (req, reply, auth) => {
-      const row = await rechecked(auth.userId, () => svc.add(who(req, auth), livemodeOf(req), bodyObject(req.body)));
+      const row = await svc.add(who(req, auth), livemodeOf(req), bodyObject(req.body));
       return reply.code(201).send({ address: payoutAddressJson(row) });
     },
   });
   dashboardRoute(app, authn, {
     method: 'PATCH', url: '/merchant/payout-addresses/:id', roles: OWNER_FINANCE,
     handler: async (req, _reply, auth) => {
-      const row = await rechecked(auth.userId, () => svc.update(who(req, auth), idOf(req), bodyObject(req.body)));
+      const row = await svc.update(who(req, auth), idOf(req), bodyObject(req.body));
       return { address: payoutAddressJson(row) };
     },
   });
