@@ -267,6 +267,27 @@ describeEachDb('referral payouts', (h) => {
         expect((await request(a.owner, { amount: 60 })).json().payout).toMatchObject({ address_id: next.id, address: ADDR.TRON_2 });
       });
 
+      it('409 until the very millisecond of active_at, paid to from it', async () => {
+        const a = await setup();
+        const next = (await send(a.owner, 'POST', '/merchant/payout-addresses', { token: 'USDT_TRC20', address: ADDR.TRON_2, password: a.owner.password })).json().address;
+        const at = new Date(next.active_at).getTime();
+        clock.set(new Date(at - 1));
+        const early = await send(a.owner, 'POST', '/merchant/affiliate/payouts', { amount: 60, address_id: next.id });
+        expect(early.statusCode).toBe(409);
+        clock.set(new Date(at));
+        const onTime = await send(a.owner, 'POST', '/merchant/affiliate/payouts', { amount: 60, address_id: next.id });
+        expect([onTime.statusCode, onTime.json().payout?.address_id]).toEqual([201, next.id]);
+      });
+
+      it('holds once for two requests at once (PostgreSQL: the balance row locked): one 201, the other 409 open', async () => {
+        const a = await setup('100');
+        clock.advance(1000);
+        const answers = await Promise.all([a.owner, a.finance].map((m) => send(m, 'POST', '/merchant/affiliate/payouts', { amount: 60 })));
+        expect(answers.map((r) => r.statusCode).sort()).toEqual([201, 409]);
+        expect(answers.find((r) => r.statusCode === 409)!.json()).toEqual({ error: ERR.open });
+        expect(await balance(a)).toMatchObject({ available: '40', pending_payout: '60' });
+      });
+
       it('400 without a live USDT (Tron) payout address or an address to pay', async () => {
         const a = await setup();
         // a test-mode USDT (Tron) address is never paid real money

@@ -308,6 +308,37 @@ describeEachDb('payouts and statements', (h) => {
       return { id: acct2.merchant.id, owner: o, address: a as { id: string }, bal };
     };
 
+    it('moves from every state only as spec 3 allows (cancel, approve, reject: requested; reject, sent: approved); the rest 409, nothing moved', async () => {
+      const a = await funded('100');
+      const ask = async () => (await call(a.owner, 'POST', '/merchant/payouts', { address_id: a.address.id, amount: '10' })).json().payout.id as string;
+      const moves: Record<string, (id: string) => ReturnType<typeof admin>> = {
+        cancel: (id) => call(a.owner, 'POST', `/merchant/payouts/${id}/cancel`),
+        approve: (id) => admin('POST', `/admin/payouts/${id}/approve`),
+        reject: (id) => admin('POST', `/admin/payouts/${id}/reject`, { note: 'checked' }),
+        sent: (id) => admin('POST', `/admin/payouts/${id}/sent`, { tx_id: 'tx-matrix' }),
+      };
+      const reach: Record<string, string[]> = { requested: [], canceled: ['cancel'], approved: ['approve'], rejected: ['reject'], sent: ['approve', 'sent'] };
+      const allowed: Record<string, string[]> = { requested: ['cancel', 'approve', 'reject'], approved: ['reject', 'sent'], canceled: [], rejected: [], sent: [] };
+      for (const [state, path] of Object.entries(reach)) {
+        for (const [verb, move] of Object.entries(moves)) {
+          const id = await ask();
+          for (const step of path) expect((await moves[step](id)).statusCode).toBe(200);
+          const before = await a.bal();
+          const res = await move(id);
+          if (allowed[state].includes(verb)) {
+            expect(res.statusCode, `${state} ${verb} ${res.body}`).toBe(200);
+          } else {
+            expect([res.statusCode, res.json(), state, verb]).toEqual([409, { error: 'payout is not in a state that allows this' }, state, verb]);
+            expect(await a.bal()).toEqual(before);
+          }
+          // whatever is left open is given back, so the next payout has a balance to draw on
+          const open = (await call(a.owner, 'GET', '/merchant/payouts?status=requested')).json().payouts.concat(
+            (await call(a.owner, 'GET', '/merchant/payouts?status=approved')).json().payouts);
+          for (const p of open) await moves.reject(p.id);
+        }
+      }
+    });
+
     it('answers 404 to a member canceling another merchant\'s payout, which stays held', async () => {
       const a = await funded('50');
       const p = (await call(a.owner, 'POST', '/merchant/payouts', { address_id: a.address.id, amount: '20' })).json().payout;
