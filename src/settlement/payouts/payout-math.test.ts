@@ -68,6 +68,22 @@ describe('payout amounts', () => {
     expect(() => parsePayoutAmount({}, 'USDT_TRC20')).toThrow('amount must be a number or a decimal string');
   });
 
+  it('reads a JSON number as the decimal it is, however JavaScript would print it (1e-7, 5e-7, 1e+21)', () => {
+    expect(parsePayoutAmount(0.0000005, 'BTC')).toBe(50n);
+    expect(parsePayoutAmount(1e21, 'USDT_TRC20')).toBe(10n ** 27n);
+    expect(() => parsePayoutAmount(1e-7, 'USDT_TRC20')).toThrow('amount has more than 6 decimals');
+    expect(() => parsePayoutAmount(-1e-7, 'USDT_TRC20')).toThrow('amount must be more than 0');
+  });
+
+  it('reads a number as its decimal string (property)', () => {
+    fc.assert(fc.property(fc.constantFrom(...TOKENS), fc.double({ min: 1e-12, max: 1e25, noNaN: true }), (token, n) => {
+      const text = dec(n).toFixed();
+      const fromText = (() => { try { return parsePayoutAmount(text, token); } catch (e) { return (e as Error).message; } })();
+      const fromNumber = (() => { try { return parsePayoutAmount(n, token); } catch (e) { return (e as Error).message; } })();
+      expect(fromNumber).toEqual(fromText);
+    }));
+  });
+
   it('round-trips every amount at the precision (property)', () => {
     fc.assert(fc.property(fc.constantFrom(...TOKENS), fc.bigInt({ min: 1n, max: 10n ** 15n }), (token, steps) => {
       const { precision, decimals } = TOKEN_DEFS[token];

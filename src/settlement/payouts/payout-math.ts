@@ -60,7 +60,8 @@ export function payoutFigures(fromToken: TokenSymbol, amount: bigint, fee: bigin
 export function parsePayoutAmount(v: unknown, token: TokenSymbol): bigint | undefined {
   if (v === undefined || v === null || v === 0 || v === '0') return undefined;
   let text: string;
-  if (typeof v === 'number' && Number.isFinite(v)) text = String(v);
+  // a number as the decimal it is: String() writes 5e-7 or 1e+21, which the pattern below refuses
+  if (typeof v === 'number' && Number.isFinite(v)) text = dec(v).toFixed();
   else if (typeof v === 'string') text = v.trim();
   else throw badRequest(AMOUNT_INVALID);
   if (/^-\d/.test(text)) throw badRequest(AMOUNT_NOT_POSITIVE);
