@@ -87,6 +87,13 @@ describeEachDb('payouts and statements', (h) => {
       expect(audit).toHaveLength(2);
       expect((audit[0].actor as { kind: string }).kind).toBe('admin');
     });
+    it('reads a JSON number amount as the decimal it is, 5e-7 BTC (0.0000005) included', async () => {
+      const other = (await signupAccount(t.app)).merchant.id;
+      const res = await adjust({ merchant_id: other, livemode: true, token: 'BTC', amount: 0.0000005, note: 'dust' });
+      expect([res.statusCode, res.json().entry?.amount]).toEqual([201, '0.0000005']);
+      const down = await adjust({ merchant_id: other, livemode: true, token: 'BTC', amount: -5e-7, note: 'dust back' });
+      expect([down.statusCode, down.json().entry?.amount]).toEqual([201, '-0.0000005']);
+    });
   });
 
   describe('quote and request', () => {
