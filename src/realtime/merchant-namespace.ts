@@ -113,7 +113,10 @@ export class MerchantSockets {
         const typing = typingOf(arg);
         if (typing !== null && gate.pass(typing, this.#clock.now().getTime())) onTyping((socket.data as DashboardData).auth!, typing);
       });
-      socket.on('disconnect', () => this.#clearTimer(socket.id));
+      socket.on('disconnect', () => {
+        this.#clearTimer(socket.id);
+        if (gate.typing) onTyping((socket.data as DashboardData).auth!, false);
+      });
     });
   }
 

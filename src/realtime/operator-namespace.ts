@@ -42,7 +42,8 @@ export function setUpOperatorNamespace(nsp: Namespace, adminToken: string, admis
   });
   nsp.on('connection', (socket: Socket) => {
     socket.join(OPERATOR_ROOM);
-    const gates = new Map<string, TypingGate>();
+    // Per merchant: the gate and the name last signed, to say `false` as that name when the socket goes away.
+    const gates = new Map<string, { gate: TypingGate; name: string }>();
     socket.on(SUPPORT_TYPING, (arg: unknown, ack?: unknown) => {
       const reply: Ack = typeof ack === 'function' ? (ack as Ack) : () => {};
       const a = (arg ?? {}) as { merchant_id?: unknown; name?: unknown };
@@ -51,10 +52,18 @@ export function setUpOperatorNamespace(nsp: Namespace, adminToken: string, admis
       if (typing === null) return reply({ ok: false, error: TYPING_FLAG_REQUIRED });
       // Signed like support's messages: the operator's name, or `Support`.
       const name = typeof a.name === 'string' && a.name.trim() !== '' ? a.name.trim().slice(0, MAX_TYPING_NAME).replaceAll('\u0000', '') : DEFAULT_SUPPORT_NAME;
-      let gate = gates.get(a.merchant_id);
-      if (!gate) gates.set(a.merchant_id, (gate = new TypingGate()));
-      if (gate.pass(typing, nowMs())) relay({ kind: 'typing', merchant_id: a.merchant_id, side: 'support', name, typing, socket_id: socket.id });
+      let g = gates.get(a.merchant_id);
+      if (!g) gates.set(a.merchant_id, (g = { gate: new TypingGate(), name }));
+      if (g.gate.pass(typing, nowMs())) {
+        g.name = name;
+        relay({ kind: 'typing', merchant_id: a.merchant_id, side: 'support', name, typing, socket_id: socket.id });
+      }
       reply({ ok: true });
+    });
+    socket.on('disconnect', () => {
+      for (const [merchantId, g] of gates) {
+        if (g.gate.typing) relay({ kind: 'typing', merchant_id: merchantId, side: 'support', name: g.name, typing: false, socket_id: socket.id });
+      }
     });
   });
 }

@@ -13,6 +13,17 @@ describe('support typing', () => {
     expect(g.pass(true, TYPING_REPEAT_MS * 5 + 1)).toBe(true);
   });
 
+  it('says whether the last report passed on was typing (what a socket going away takes back)', () => {
+    const g = new TypingGate();
+    expect(g.typing).toBe(false);
+    g.pass(true, 0);
+    expect(g.typing).toBe(true);
+    g.pass(true, 10); // held back: still typing
+    expect(g.typing).toBe(true);
+    g.pass(false, 20);
+    expect(g.typing).toBe(false);
+  });
+
   it('reads {typing} only when it is a boolean', () => {
     expect(typingOf({ typing: true })).toBe(true);
     expect(typingOf({ typing: false })).toBe(false);

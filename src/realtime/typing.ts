@@ -2,7 +2,8 @@
 // others of the merchant and the operator side receive {side, name, typing}. Typing is relayed,
 // never stored. A socket's reports are gated: a change always passes, a repeated `true` at most
 // once a second (a client repeating it on every key stroke costs one relay a second), a repeated
-// `false` never.
+// `false` never. A socket that goes away while typing (a closed tab, an ended session) is passed on
+// as `false`, or the others would be shown it typing until they reload.
 export const TYPING_REPEAT_MS = 1000;
 export const MAX_TYPING_NAME = 100;
 
@@ -43,6 +44,11 @@ export class TypingGate {
       this.#at = nowMs;
     }
     return passes;
+  }
+
+  /** Whether the last report passed on said typing: a socket that goes away then is told as stopped. */
+  get typing(): boolean {
+    return this.#last === true;
   }
 }
 

@@ -109,6 +109,28 @@ describeEachDb('support chat sockets', (h) => {
     expect(opsHeard).toEqual([]);
     expect(notHeard).toEqual([]);
   });
+
+  it('tells the others typing stopped when a socket goes away while typing (a closed tab, an ended session)', async () => {
+    const [dev, viewer] = [await memberToken(t, owner.merchant.id, 'developer'), await memberToken(t, owner.merchant.id, 'viewer')];
+    const [typist, idle, colleague] = await Promise.all([dashboard(owner.accessToken), dashboard(viewer.token), dashboard(dev.token)]);
+    const [ops, otherOps] = [await operator(), await operator()];
+    const heard = collect(colleague, 'support:typing');
+    const opsHeard = collect(otherOps, 'support:typing');
+    typist.emit('support:typing', { typing: true });
+    expect(await ask(ops, 'support:typing', { merchant_id: owner.merchant.id, typing: true, name: 'Ada' })).toEqual({ ok: true });
+    await until(() => heard.length === 2 && opsHeard.length === 2);
+    // Gone while typing: each is told to have stopped, signed as before; a socket that was not typing says nothing.
+    idle.close();
+    typist.close();
+    ops.close();
+    await until(() => heard.length === 4 && opsHeard.length === 4);
+    await sleep(100);
+    const stopped = [{ side: 'merchant', name: owner.email, typing: false }, { side: 'support', name: 'Ada', typing: false }];
+    expect(heard.slice(2)).toEqual(expect.arrayContaining(stopped));
+    expect(heard).toHaveLength(4);
+    expect(opsHeard.slice(2)).toEqual(expect.arrayContaining(stopped.map((x) => ({ merchant_id: owner.merchant.id, ...x }))));
+    expect(opsHeard).toHaveLength(4);
+  });
 });
 
 describeEachDb('support chat sockets without ADMIN_TOKEN', (h) => {
