@@ -59,14 +59,18 @@ function keepWebAssemblyOnBaselineCode(): void {
   v8.setFlagsFromString('--no-wasm-tier-up');
 }
 
-/** PGlite in `dir` (persistent), or in memory when dir is null (tests). */
-export async function openPglite(dir: string | null): Promise<Database> {
+/**
+ * PGlite in `dir` (persistent), or in memory when dir is null (tests). `loadDataDir` starts it from a
+ * data directory dumped earlier (`dumpDataDir`) instead of running initdb: the tests' migrated
+ * snapshot (test/harness/pglite-snapshot.ts).
+ */
+export async function openPglite(dir: string | null, opts: { loadDataDir?: Blob } = {}): Promise<Database> {
   keepWebAssemblyOnBaselineCode();
   const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle } = await import('drizzle-orm/pglite');
   if (dir) fs.mkdirSync(dir, { recursive: true });
   const startParams = [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((s) => ['-c', s])];
-  const client = await PGlite.create(dir ?? undefined, { startParams });
+  const client = await PGlite.create(dir ?? undefined, { startParams, loadDataDir: opts.loadDataDir });
   const orm = drizzle(client) as unknown as Orm;
   return new Database({ kind: 'pglite', orm, pglite: client, close: () => client.close() });
 }
