@@ -237,6 +237,14 @@ describe('OpenAPI document', () => {
     // password re-checks) or the affiliate's burst limiter; with both refusing, a route answers 429
     // exactly when a limit guards it, wherever in the code that limit is.
     const owner = await signupAccount(t.app);
+    // The password re-checks' limit guards the re-check alone: those routes are called with a body
+    // that reaches it (an address of the member's own to move, another to add).
+    const own = await t.app.inject({ method: 'POST', url: '/merchant/payout-addresses', headers: tokenHeader(owner.accessToken),
+      payload: { token: 'USDT_TRC20', address: ADDR.TRON, password: owner.password } });
+    const rechecked: Record<string, { url?: string; payload: Record<string, unknown> }> = {
+      'POST /merchant/payout-addresses': { payload: { token: 'USDT_TRC20', address: ADDR.TRON_2, password: 'not-the-password' } },
+      'PATCH /merchant/payout-addresses/:id': { url: `/merchant/payout-addresses/${own.json().address.id}`, payload: { address: ADDR.TRON_3, password: 'not-the-password' } },
+    };
     const spies = [
       vi.spyOn(t.services.accounts.limiter, 'take').mockResolvedValue(false),
       vi.spyOn(t.services.accounts.limiter, 'count').mockResolvedValue(Number.MAX_SAFE_INTEGER),
@@ -251,9 +259,10 @@ describe('OpenAPI document', () => {
       const routes = t.app.routeTable.filter((r) => PUBLIC.test(r.url)).sort((a, b) => Number(a.url.startsWith('/merchant/auth/')) - Number(b.url.startsWith('/merchant/auth/')));
       for (const r of routes) {
         const headers = r.url.startsWith('/v1/') ? keyHeader(owner.testKey) : tokenHeader(owner.accessToken);
+        const given = rechecked[`${r.method} ${r.url}`];
         const res = await t.app.inject({
-          method: r.method as InjectOptions['method'], url: r.url.replace(/:[A-Za-z0-9_]+/g, 'x0'), headers, remoteAddress: randomIp(),
-          ...(['POST', 'PUT', 'PATCH'].includes(r.method) ? { payload: {} } : {}),
+          method: r.method as InjectOptions['method'], url: given?.url ?? r.url.replace(/:[A-Za-z0-9_]+/g, 'x0'), headers, remoteAddress: randomIp(),
+          ...(['POST', 'PUT', 'PATCH'].includes(r.method) ? { payload: given?.payload ?? {} } : {}),
         });
         if (res.statusCode !== 429) continue;
         const route = `${r.method} ${r.url}`;
