@@ -142,8 +142,10 @@ export class PayoutAddressService {
       };
       const write = async () => {
         if (body.default === true && !before.isDefault) {
-          await tx.update(payoutAddresses).set({ isDefault: false, updatedAt: now })
-            .where(and(inForce(who.merchantId, before.livemode), eq(payoutAddresses.token, token), ne(payoutAddresses.id, id)));
+          const undefaulted = await tx.update(payoutAddresses).set({ isDefault: false, updatedAt: now })
+            .where(and(inForce(who.merchantId, before.livemode), eq(payoutAddresses.token, token), ne(payoutAddresses.id, id), eq(payoutAddresses.isDefault, true)))
+            .returning();
+          await defaultMoved(tx, who.merchantId, undefaulted, now);
         }
         await tx.update(payoutAddresses).set({
           address: next.address, tag: next.tag, label: next.label, isDefault: next.isDefault, activeAt: next.activeAt, updatedAt: now,
@@ -171,7 +173,10 @@ export class PayoutAddressService {
           const [oldest] = await tx.select().from(payoutAddresses)
             .where(and(inForce(who.merchantId, before.livemode), eq(payoutAddresses.token, before.token)))
             .orderBy(asc(payoutAddresses.createdAt), asc(payoutAddresses.id)).limit(1);
-          if (oldest) await tx.update(payoutAddresses).set({ isDefault: true, updatedAt: now }).where(eq(payoutAddresses.id, oldest.id));
+          if (oldest) {
+            const promoted = await tx.update(payoutAddresses).set({ isDefault: true, updatedAt: now }).where(eq(payoutAddresses.id, oldest.id)).returning();
+            await defaultMoved(tx, who.merchantId, promoted, now);
+          }
         }
         await this.#changed(tx, who, before, null, 'deleted', now);
       });
@@ -215,10 +220,7 @@ export class PayoutAddressService {
       merchantId: who.merchantId, action: 'payout_address.updated', actor: who.actor, subject: row.id,
       before: before ? payoutAddressJson(before) : undefined, after: after ? payoutAddressJson(after) : undefined, note: verb, at: now,
     });
-    await appendEvent(tx, {
-      type: 'payout_address:update', livemode: row.livemode, merchantId: who.merchantId,
-      data: { address: payoutAddressJson(row), deleted: after === null }, at: now,
-    });
+    await tellDashboard(tx, who.merchantId, row, after === null, now);
     await raiseNotification(tx, {
       merchantId: who.merchantId, category: 'payouts', livemode: row.livemode, title: `Payout address ${verb}`,
       body: notificationText(row, verb, after), subject: row.id, at: now,
@@ -234,6 +236,21 @@ function notificationText(row: PayoutAddressRow, verb: string, after: PayoutAddr
   const mode = row.livemode ? 'live' : 'test';
   const when = after && after.activeAt.getTime() > after.updatedAt.getTime() ? `; settlements use it from ${after.activeAt.toISOString()}` : '';
   return `The ${mode} ${row.token} payout address ${row.address} was ${verb}${when}.`;
+}
+
+/**
+ * The dashboard's payout_address:update of an address whose `default` moved with another's change
+ * (the old default of a switch, the heir of a deleted default): without it an open dashboard shows
+ * two defaults, or none. Only the event: the member changed the other address, which is what the
+ * audit log and the team's notification name.
+ */
+async function defaultMoved(tx: Executor, merchantId: string, rows: readonly PayoutAddressRow[], now: Date): Promise<void> {
+  for (const row of rows) await tellDashboard(tx, merchantId, row, false, now);
+}
+
+/** The dashboard socket's `payout_address:update` {address, deleted}. */
+async function tellDashboard(tx: Executor, merchantId: string, row: PayoutAddressRow, deleted: boolean, now: Date): Promise<void> {
+  await appendEvent(tx, { type: 'payout_address:update', livemode: row.livemode, merchantId, data: { address: payoutAddressJson(row), deleted }, at: now });
 }
 
 /** Serialises changes to one coin's addresses (first-is-default and rule 2 read the others). */

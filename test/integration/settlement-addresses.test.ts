@@ -118,6 +118,12 @@ describeEachDb('payout addresses', (h) => {
 
   describe('defaults and activation (rule 1 and 2)', () => {
     let trc: Record<string, string | boolean>;
+    /** The address each one's last payout_address:update carries (what an open dashboard shows). */
+    const lastUpdates = async (ids: string[]) => {
+      const told = (await h.db().orm.select().from(events).where(and(eq(events.merchantId, merchantId), eq(events.type, 'payout_address:update'))).orderBy(events.seq))
+        .map((e) => (e.data as { address: { id: string } }).address);
+      return ids.map((id) => told.filter((a) => a.id === id).at(-1));
+    };
 
     it('uses the first live address of a coin at once and makes it the default', async () => {
       const res = await add(owner, { token: 'USDT_TRC20', address: ADDR.TRON, label: 'main' });
@@ -137,6 +143,8 @@ describeEachDb('payout addresses', (h) => {
       expect(sw.json().address.default).toBe(true);
       const list = (await call(viewer, 'GET', '/merchant/payout-addresses')).json().addresses.filter((a: { token: string }) => a.token === 'USDT_TRC20');
       expect(list.map((a: { id: string; default: boolean }) => [a.id, a.default])).toEqual([[trc.id, false], [second.id, true]]);
+      // the dashboard hears both: the one that lost the default too, or it shows two defaults
+      expect(await lastUpdates([trc.id as string, second.id])).toEqual(list);
     });
 
     it('delays a changed address or tag 24 hours and keeps test addresses at once', async () => {
@@ -173,6 +181,7 @@ describeEachDb('payout addresses', (h) => {
       await call(owner, 'DELETE', `/merchant/payout-addresses/${a.id}`);
       const list = (await call(owner, 'GET', '/merchant/payout-addresses')).json().addresses.filter((x: { token: string }) => x.token === 'USDC_BEP20');
       expect(list.map((x: { id: string; default: boolean }) => [x.id, x.default])).toEqual([[b.id, true]]);
+      expect(await lastUpdates([b.id])).toEqual(list);
     });
   });
 
