@@ -89,7 +89,8 @@ function pageUrl(name: string, v: unknown): string | undefined {
 function positiveDecimal(name: string, v: unknown): string | undefined {
   if (!present(v)) return undefined;
   const bad = badRequest(positiveDecimalMessage(name));
-  const s = typeof v === 'number' && Number.isFinite(v) ? String(v) : typeof v === 'string' ? v.trim() : null;
+  // a number as the decimal it is: String() writes 1e-7, which the pattern below refuses
+  const s = typeof v === 'number' && Number.isFinite(v) ? dec(v).toFixed() : typeof v === 'string' ? v.trim() : null;
   if (s === null || !/^\d{1,18}(\.\d{1,18})?$/.test(s) || dec(s).lte(0)) throw bad;
   return dec(s).toFixed();
 }
