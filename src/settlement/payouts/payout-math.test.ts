@@ -63,6 +63,10 @@ describe('payout amounts', () => {
     // a zero written with decimals is still zero: all of it, never a payout of nothing
     expect(parsePayoutAmount('0.000', 'BTC')).toBeUndefined();
     expect(parsePayoutAmount(' 0.00 ', 'USDT_TRC20')).toBeUndefined();
+    // and so is a negative zero, as a referral payout reads it
+    expect(parsePayoutAmount('-0', 'USDT_TRC20')).toBeUndefined();
+    expect(parsePayoutAmount('-0.00', 'BTC')).toBeUndefined();
+    expect(parsePayoutAmount(-0, 'BTC')).toBeUndefined();
     expect(() => parsePayoutAmount('1.0000001', 'USDT_TRC20')).toThrow('amount has more than 6 decimals');
     expect(() => parsePayoutAmount('-1', 'USDT_TRC20')).toThrow('amount must be more than 0');
     expect(() => parsePayoutAmount({}, 'USDT_TRC20')).toThrow('amount must be a number or a decimal string');

@@ -55,7 +55,7 @@ export function payoutFigures(fromToken: TokenSymbol, amount: bigint, fee: bigin
 
 /**
  * A requested amount: a JSON number or decimal string, more than 0, at most the coin's precision
- * in decimals. Absent, null or 0 mean "all of it" (undefined).
+ * in decimals. Absent, null or 0 (-0 and 0.00 too) mean "all of it" (undefined).
  */
 export function parsePayoutAmount(v: unknown, token: TokenSymbol): bigint | undefined {
   if (v === undefined || v === null || v === 0 || v === '0') return undefined;
@@ -64,7 +64,9 @@ export function parsePayoutAmount(v: unknown, token: TokenSymbol): bigint | unde
   if (typeof v === 'number' && Number.isFinite(v)) text = dec(v).toFixed();
   else if (typeof v === 'string') text = v.trim();
   else throw badRequest(AMOUNT_INVALID);
-  if (/^-\d/.test(text)) throw badRequest(AMOUNT_NOT_POSITIVE);
+  // a negative zero is zero (all of it), as a referral payout reads it; any other minus is refused
+  if (/^-\d/.test(text) && !/^-0+(\.0+)?$/.test(text)) throw badRequest(AMOUNT_NOT_POSITIVE);
+  if (text.startsWith('-')) return undefined;
   if (!/^\d+(\.\d+)?$/.test(text)) throw badRequest(AMOUNT_INVALID);
   const { decimals, precision } = TOKEN_DEFS[token];
   const units = parseUnits(text, precision);
