@@ -1,10 +1,9 @@
 // The Payment object of spec part 2 in its three views: the merchant's (REST, dashboard, event
 // data), the payer's (GET /checkout: no merchant_id, metadata, customer_email, webhook_url,
-// checkout_token, checkout_url) and the event data (no checkout_token, token_options; built by
-// webhooks' paymentForWebhook). Optional fields are absent when they do not apply.
+// checkout_token, checkout_url) and the event data (no checkout_url, token_options; a webhook's
+// body leaves out checkout_token too). Optional fields are absent when they do not apply.
 import { formatUnits, plainText } from '../money/index.ts';
 import { tokenDef, type TokenSymbol } from '../tokens/index.ts';
-import { paymentForWebhook } from '../webhooks/core.ts';
 import { reportsConfirmations, type PaymentStatus, type TokenInfo } from './pure.ts';
 import type { DepositRow, PaymentRow } from './schema.ts';
 
@@ -112,7 +111,7 @@ export function publicPaymentJson(p: PaymentRow, deps: readonly DepositRow[], ct
 }
 
 /**
- * The data of a payment.* event: exactly what the webhook receives, plus `token_options` when given
+ * The data of a payment.* event: what the webhook receives and checkout_token, plus `token_options` when given
  * for a payment with no coin (socket-only events: their `payment:update` is the payment as
  * GET /checkout/{token} gives it; a webhook body never carries them, buildEnvelope leaves them out).
  */
@@ -121,6 +120,13 @@ export function paymentEventData(p: PaymentRow, deps: readonly DepositRow[], tok
   return p.token === '' && tokenOptions ? { ...data, token_options: tokenOptions } : data;
 }
 
-/** The same data from a merchant's view already built (the checkout fields left out). */
-export const eventDataOfView = (view: Record<string, unknown>): Record<string, unknown> =>
-  paymentForWebhook(view) as Record<string, unknown>;
+/**
+ * The same data from a merchant's view already built: without its checkout link (the dashboard's
+ * payment:update makes it again from configuration, dashboardUpdate) and its coin options. It keeps
+ * checkout_token, which the dashboard's payment needs and every webhook body leaves out
+ * (buildEnvelope's paymentForWebhook), as the checkout socket's payer view does.
+ */
+export function eventDataOfView(view: Record<string, unknown>): Record<string, unknown> {
+  const { checkout_url: _u, token_options: _o, ...data } = view;
+  return data;
+}

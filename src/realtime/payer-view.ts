@@ -68,8 +68,23 @@ export function checkoutUpdate(type: string, payment: PaymentJson, names?: Payer
 }
 
 /** `payment:update` for the dashboard: the checkout event plus `merchant_id`, with the whole payment. */
-export function dashboardUpdate(type: string, payment: PaymentJson, merchantId: string): CheckoutUpdate & { merchant_id: string } {
-  return { ...checkoutUpdate(type, payment), payment, merchant_id: merchantId };
+export function dashboardUpdate(type: string, payment: PaymentJson, merchantId: string, checkoutBase: string | null = null): CheckoutUpdate & { merchant_id: string } {
+  return { ...checkoutUpdate(type, payment), payment: withCheckoutUrl(payment, checkoutBase), merchant_id: merchantId };
+}
+
+/**
+ * The payment as the REST routes give it (spec 6.3): the event data keeps checkout_token, and
+ * checkout_url follows it when a checkout page is served (payments/views.ts paymentJson).
+ */
+function withCheckoutUrl(payment: PaymentJson, checkoutBase: string | null): PaymentJson {
+  const token = payment.checkout_token;
+  if (checkoutBase === null || typeof token !== 'string' || 'checkout_url' in payment) return payment;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(payment)) {
+    out[k] = v;
+    if (k === 'checkout_token') out.checkout_url = `${checkoutBase}/pay/${token}`;
+  }
+  return out as PaymentJson;
 }
 
 export const isPaymentJson = (v: unknown): v is PaymentJson =>

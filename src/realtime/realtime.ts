@@ -184,7 +184,7 @@ export class Realtime {
     for (const e of batch) {
       // Not read: nobody could hear it when the batch was read (a socket connected since).
       if (e.data === undefined) continue;
-      for (const r of routeEvent(e, this.#names)) {
+      for (const r of routeEvent(e, this.#names, this.#platform.config.checkoutUrl)) {
         try {
           this.#apply(this.#io, r);
         } catch (err) {

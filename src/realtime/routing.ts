@@ -57,7 +57,7 @@ export type Route =
   | { kind: 'end_sessions'; sessionIds: string[]; code: string }
   | { kind: 'end_merchant'; merchantId: string; code: string };
 
-function paymentRoutes(e: StoredEvent, namesOf?: NamesOf): Route[] {
+function paymentRoutes(e: StoredEvent, namesOf?: NamesOf, checkoutBase: string | null = null): Route[] {
   if (!isPaymentJson(e.data)) return [];
   const paymentId = e.paymentId ?? e.data.id;
   const out: Route[] = [];
@@ -68,7 +68,7 @@ function paymentRoutes(e: StoredEvent, namesOf?: NamesOf): Route[] {
     out.push({ kind: 'checkout', paymentId, event: PAYMENT_UPDATE, payload: checkoutUpdate(e.type, e.data, names) });
   }
   if (e.merchantId) {
-    out.push({ kind: 'merchant', merchantId: e.merchantId, roles: EVERYONE, event: PAYMENT_UPDATE, payload: dashboardUpdate(e.type, e.data, e.merchantId) });
+    out.push({ kind: 'merchant', merchantId: e.merchantId, roles: EVERYONE, event: PAYMENT_UPDATE, payload: dashboardUpdate(e.type, e.data, e.merchantId, checkoutBase) });
     out.push({ kind: 'figures', merchantId: e.merchantId, livemode: e.livemode });
   }
   return out;
@@ -93,10 +93,11 @@ function controlRoutes(e: StoredEvent): Route[] {
 
 /**
  * The socket deliveries and session endings one outbox event asks for (spec 6.2, 6.3, 5).
- * `namesOf` gives the merchant and store names the checkout socket's payer view carries.
+ * `namesOf` gives the merchant and store names the checkout socket's payer view carries;
+ * `checkoutBase` the checkout page's base URL the dashboard's payments link to (null: none served).
  */
-export function routeEvent(e: StoredEvent, namesOf?: NamesOf): Route[] {
-  if (e.type.startsWith('payment.')) return paymentRoutes(e, namesOf);
+export function routeEvent(e: StoredEvent, namesOf?: NamesOf, checkoutBase: string | null = null): Route[] {
+  if (e.type.startsWith('payment.')) return paymentRoutes(e, namesOf, checkoutBase);
   return [...dashboardRoutes(e), ...controlRoutes(e)];
 }
 

@@ -2,7 +2,7 @@
 // simulation reach the checkout socket in the payer's view.
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { describeEachDb } from '../harness/databases.ts';
-import { randomIp, signupAccount, type Account } from '../harness/accounts.ts';
+import { keyHeader, randomIp, signupAccount, tokenHeader, type Account } from '../harness/accounts.ts';
 import { createPayment } from '../harness/payments.ts';
 import { foundOrNull, type PaymentJson } from '../../src/realtime/index.ts';
 import { ask, closeSockets, collect, connect, next, startSocketApp, until, type SocketApp } from './realtime-support.ts';
@@ -73,5 +73,21 @@ describeEachDb('sockets fed by payments', (h) => {
     expect(running.payment).toEqual(sim.json());
     const page = (await t.app.inject({ method: 'GET', url: `/checkout/${p.checkout_token}`, remoteAddress: randomIp() })).json();
     expect(done.payment).toEqual(page);
+  });
+
+  it('the dashboard\'s payment:update carries the payment as GET /merchant/payments/{id} gives it (spec 6.3), checkout link included', async () => {
+    const dash = connect(`${t.url}/merchant`, { auth: { token: owner.accessToken } });
+    await next(dash, 'session');
+    const got = collect<Update>(dash, 'payment:update');
+    const p = await createPayment(t.app, owner.testKey, { token: 'BTC' });
+    const rest = async () => (await t.app.inject({ method: 'GET', url: `/merchant/payments/${p.id}?mode=test`, headers: tokenHeader(owner.accessToken), remoteAddress: randomIp() })).json();
+    await until(() => got.some((u) => u.type === 'payment.created' && u.payment.id === p.id));
+    const created = await rest();
+    expect(created.checkout_url).toMatch(/\/pay\//);
+    expect(got.find((u) => u.type === 'payment.created')!.payment).toEqual(created);
+    const sim = await t.app.inject({ method: 'POST', url: `/v1/payments/${p.id}/simulate`, headers: keyHeader(owner.testKey), payload: { outcome: 'confirmed' }, remoteAddress: randomIp() });
+    expect(sim.statusCode, sim.body).toBe(200);
+    await until(() => got.some((u) => u.type === 'payment.confirmed' && u.payment.id === p.id), 15_000);
+    expect(got.find((u) => u.type === 'payment.confirmed')!.payment).toEqual(await rest());
   });
 });
