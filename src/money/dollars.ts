@@ -25,7 +25,8 @@ export function parseAmountUsd(value: unknown, max: DecimalInput = '1000000000')
   let text: string;
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) return { ok: false, reason: 'must be a number' };
-    text = String(value);
+    // the decimal it is, as every money field reads a number (String() writes 1e-7, 1e+21)
+    text = dec(value).toFixed();
   } else if (typeof value === 'string') {
     text = value.trim();
   } else {

@@ -176,4 +176,16 @@ describe('dollars', () => {
     expect(parseAmountUsd('1e30').ok).toBe(false);
     expect(parseAmountUsd(Number.POSITIVE_INFINITY).ok).toBe(false);
   });
+
+  // JavaScript prints 1e-7 and 1e+21 in exponent form: a number must still answer as its decimal does
+  it('answers amount_usd sent as a number as it answers its decimal string (property)', () => {
+    const answer = (v: unknown) => { const r = parseAmountUsd(v); return r.ok ? r.value.toFixed() : r.reason; };
+    expect(answer(1e-7)).toBe('has more than 2 decimals');
+    expect(answer(1e21)).toBe('must be at most 1000000000');
+    expect(answer(1e21)).toBe(answer('1000000000000000000000'));
+    const exponentForm = fc.tuple(fc.integer({ min: -99_999, max: 99_999 }), fc.integer({ min: -30, max: 30 })).map(([k, e]) => Number(`${k}e${e}`));
+    fc.assert(fc.property(fc.oneof(exponentForm, fc.double({ noNaN: true, noDefaultInfinity: true })), (n) => {
+      expect(answer(n)).toBe(answer(dec(n).toFixed()));
+    }), { numRuns: 500 });
+  });
 });
