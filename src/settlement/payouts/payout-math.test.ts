@@ -67,6 +67,10 @@ describe('payout amounts', () => {
     expect(parsePayoutAmount('-0', 'USDT_TRC20')).toBeUndefined();
     expect(parsePayoutAmount('-0.00', 'BTC')).toBeUndefined();
     expect(parsePayoutAmount(-0, 'BTC')).toBeUndefined();
+    // only a zero: a minus before anything but digits is no amount, never "all of it"
+    for (const junk of ['-', '-x', '-.5', '- 1', '--0']) {
+      expect(() => parsePayoutAmount(junk, 'BTC'), junk).toThrow('amount must be a number or a decimal string');
+    }
     expect(() => parsePayoutAmount('1.0000001', 'USDT_TRC20')).toThrow('amount has more than 6 decimals');
     expect(() => parsePayoutAmount('-1', 'USDT_TRC20')).toThrow('amount must be more than 0');
     expect(() => parsePayoutAmount({}, 'USDT_TRC20')).toThrow('amount must be a number or a decimal string');

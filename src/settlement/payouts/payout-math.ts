@@ -64,9 +64,10 @@ export function parsePayoutAmount(v: unknown, token: TokenSymbol): bigint | unde
   if (typeof v === 'number' && Number.isFinite(v)) text = dec(v).toFixed();
   else if (typeof v === 'string') text = v.trim();
   else throw badRequest(AMOUNT_INVALID);
-  // a negative zero is zero (all of it), as a referral payout reads it; any other minus is refused
-  if (/^-\d/.test(text) && !/^-0+(\.0+)?$/.test(text)) throw badRequest(AMOUNT_NOT_POSITIVE);
-  if (text.startsWith('-')) return undefined;
+  // a negative zero is zero (all of it), as a referral payout reads it; any other minus before a
+  // digit is refused; one before anything else is no amount at all (below), never "all of it"
+  if (/^-0+(\.0+)?$/.test(text)) return undefined;
+  if (/^-\d/.test(text)) throw badRequest(AMOUNT_NOT_POSITIVE);
   if (!/^\d+(\.\d+)?$/.test(text)) throw badRequest(AMOUNT_INVALID);
   const { decimals, precision } = TOKEN_DEFS[token];
   const units = parseUnits(text, precision);
