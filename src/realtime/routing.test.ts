@@ -33,6 +33,18 @@ describe('routeEvent', () => {
     expect(asked[1]).toEqual(['mer_1', null]);
   });
 
+  it('completes the dashboard\'s payment with checkout_url from the token, as REST does; the payer never sees either', () => {
+    const data = { ...payment, checkout_token: 'ct_1' };
+    const [checkout, merchant] = routeEvent(ev('payment.detecting', data), undefined, 'https://pay.example') as { payload: { payment: object } }[];
+    expect(merchant.payload.payment).toEqual({ ...data, checkout_url: 'https://pay.example/pay/ct_1' });
+    expect(checkout.payload.payment).not.toHaveProperty('checkout_token');
+    expect(checkout.payload.payment).not.toHaveProperty('checkout_url');
+    // No page served (CHECKOUT_URL empty): REST has no checkout_url either.
+    expect((routeEvent(ev('payment.detecting', data), undefined, null)[1] as { payload: { payment: object } }).payload.payment).toEqual(data);
+    // An event stored before the token was kept: nothing to make the URL from.
+    expect((routeEvent(ev('payment.detecting', payment), undefined, 'https://pay.example')[1] as { payload: { payment: object } }).payload.payment).toEqual(payment);
+  });
+
   it('keeps payment.created off the checkout socket', () => {
     expect(routeEvent(ev('payment.created', payment)).map((r) => r.kind)).toEqual(['merchant', 'figures']);
   });
