@@ -11,6 +11,7 @@ import { OutboxDispatcher, type StoredEvent } from '../../src/events/index.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { createPgDatabase, pgServerUrl } from '../harness/databases.ts';
 import { NODE } from '../harness/node.ts';
+import { migratedSnapshot } from '../harness/pglite-snapshot.ts';
 
 const script = path.resolve(import.meta.dirname, '../fixtures/write-burst.ts');
 
@@ -60,6 +61,10 @@ describe('kill -9 during a burst of writes', () => {
   it('PGlite: reopened after the kill, every committed change has its event, none half-applied', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-crash-'));
     cleanups.push(async () => fs.rmSync(dir, { recursive: true, force: true }));
+    // The writer opens a data directory already migrated (from the suite's snapshot, as every test
+    // database starts): its time goes to the burst being killed, not to initdb and the migrations.
+    const seeded = await openPglite(dir, { loadDataDir: await migratedSnapshot() });
+    await seeded.close();
     const last = await burstThenKill('pglite', dir, 60);
     const db = await openPglite(dir);
     try { await verify(db, last); } finally { await db.close(); }
