@@ -67,7 +67,7 @@ export function checkoutUpdate(type: string, payment: PaymentJson, names?: Payer
   return out;
 }
 
-/** `payment:update` for the dashboard: the checkout event plus `merchant_id`, with the whole payment. */
+/** `payment:update` for the dashboard: the checkout event plus `merchant_id`, with the whole payment as REST gives it. */
 export function dashboardUpdate(type: string, payment: PaymentJson, merchantId: string, checkoutBase: string | null = null): CheckoutUpdate & { merchant_id: string } {
   return { ...checkoutUpdate(type, payment), payment: withCheckoutUrl(payment, checkoutBase), merchant_id: merchantId };
 }
