@@ -6,7 +6,7 @@ export { merchantJson, captureSettings, enabledTokensOf, iso, SUSPENDED, type Me
 export { merchants, users, apiKeys, stores, sessions, auditEntries } from './schema.ts';
 export { registerSignupRoutes } from './routes/signup-routes.ts';
 export { limitByIp } from './routes/ip-limit.ts';
-export { limitPasswordRechecks, RECHECK_MAX_FAILURES, RECHECK_WINDOW_MS } from './recheck-limit.ts';
+export { limitPasswordRechecks, recheckOf, RECHECK_MAX_FAILURES, RECHECK_WINDOW_MS } from './recheck-limit.ts';
 export { bodyObject, requireEmail, INVALID_EMAIL } from './validate.ts';
 export { registerAccountRoutes } from './routes/index.ts';
 export { updateMerchant } from './settings.ts';

@@ -16,6 +16,17 @@ const WRONG_PASSWORD_MESSAGES = new Set([WRONG_CURRENT_PASSWORD, PASSWORD_INCORR
 
 const RECHECK_LIMIT: FailureLimit = { max: RECHECK_MAX_FAILURES, windowMs: RECHECK_WINDOW_MS };
 
+/**
+ * A password re-check run under a limit: what a service is given so that the limit wraps the
+ * re-check alone, never a whole request (a change asking for no password never meets it).
+ */
+export type Recheck = <T>(run: () => Promise<T>) => Promise<T>;
+/** No limit: a caller that is not a member's request. */
+export const UNLIMITED: Recheck = (run) => run();
+/** The member's limit of wrong passwords as a Recheck. */
+export const recheckOf = (limiter: RateLimiter, userId: string, nowMs: () => number): Recheck =>
+  (run) => limitPasswordRechecks(limiter, userId, nowMs(), run);
+
 export async function limitPasswordRechecks<T>(limiter: RateLimiter, userId: string, nowMs: number, run: () => Promise<T>): Promise<T> {
   const key = `password-recheck-failures:${userId}`;
   await refuseOverFailures(limiter, key, RECHECK_LIMIT, nowMs);

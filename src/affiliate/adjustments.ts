@@ -10,7 +10,7 @@ import { NOTE_MAX, requireCapped } from '../platform/text-input.ts';
 import { recordAudit, type Actor } from '../audit/index.ts';
 import { merchants } from '../accounts/index.ts';
 import { NOTE_REQUIRED, UNKNOWN_MERCHANT } from '../settlement/index.ts';
-import { dec, parseUnits } from '../money/index.ts';
+import { amountText, parseUnits } from '../money/index.ts';
 import { lockAffiliate, moveBalance } from './balance.ts';
 import { affiliateEntryJson } from './json.ts';
 import { REFERRAL_DECIMALS, REFERRAL_TOKEN } from './terms.ts';
@@ -19,8 +19,7 @@ export const ADJUST_AMOUNT_INVALID = `amount must be a non-zero signed decimal o
 export const ADJUST_BELOW_ZERO = 'the adjustment would take the referral balance below zero';
 
 function signedUnits(v: unknown): bigint {
-  // a number as the decimal it is (String() writes 5e-7, which the pattern refuses)
-  const text = typeof v === 'number' && Number.isFinite(v) ? dec(v).toFixed() : typeof v === 'string' ? v.trim() : '';
+  const text = amountText(v) ?? '';
   const m = /^([+-]?)(\d+(?:\.\d+)?)$/.exec(text);
   const units = m ? parseUnits(m[2], REFERRAL_DECIMALS) : undefined;
   if (units === undefined || units === 0n) throw badRequest(ADJUST_AMOUNT_INVALID);

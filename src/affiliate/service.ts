@@ -6,6 +6,7 @@ import { notFound } from '../platform/errors.ts';
 import { createBurstLimiter, type BurstLimiter } from '../platform/burst-limit.ts';
 import type { Actor } from '../audit/index.ts';
 import type { SignupEnrollment } from '../accounts/index.ts';
+import { UNLIMITED as UNLIMITED_RECHECK, type Recheck } from '../accounts/recheck-limit.ts';
 import type { AddressRetiredPort, FinalServiceFee, OwnAddressCheck } from '../settlement/index.ts';
 import type { MarketSource } from '../market/index.ts';
 import { formatUsd } from '../money/index.ts';
@@ -17,7 +18,7 @@ import { attachReferral, enroll } from './enroll.ts';
 import { referralCounts, voidReferral } from './referrals.ts';
 import { creditCommission } from './commissions.ts';
 import { adjustReferralBalance } from './adjustments.ts';
-import { requestPayout, type PayoutRequester, type Recheck } from './payouts/request.ts';
+import { requestPayout, type PayoutRequester } from './payouts/request.ts';
 import { cancelPayoutsTo, movePayout, type PayoutMove } from './payouts/moves.ts';
 import { REFERRAL_TOKEN } from './terms.ts';
 import { COULD_NOT_CANCEL, COULD_NOT_REQUEST, failsAs } from './payouts/errors.ts';
@@ -85,7 +86,7 @@ export class AffiliateService {
   }
 
   /** `recheck`: the member's limit of wrong passwords, around the password of an `address` (step 4). */
-  requestPayout(who: PayoutRequester, body: unknown, recheck: Recheck = (run) => run()): Promise<Record<string, unknown>> {
+  requestPayout(who: PayoutRequester, body: unknown, recheck: Recheck = UNLIMITED_RECHECK): Promise<Record<string, unknown>> {
     const { db, clock, log } = this.platform;
     return failsAs(COULD_NOT_REQUEST, log, () => requestPayout({ db, market: this.#market, terms: this.terms, ownAddresses: this.#ownAddresses, now: clock.now(), recheck }, who, body));
   }

@@ -24,6 +24,16 @@ export function asDec(v: DecimalInput): Decimal {
   return typeof v === 'object' && v.constructor === Decimal ? v : dec(v);
 }
 
+/**
+ * The text of an amount sent as a JSON number or a string: a finite number as the decimal it is
+ * (String() writes 5e-7 or 1e+21, which a decimal pattern refuses), a string trimmed; null for
+ * anything else. Every money field that takes "a number or a decimal string" reads it here.
+ */
+export function amountText(v: unknown): string | null {
+  if (typeof v === 'number') return Number.isFinite(v) ? dec(v).toFixed() : null;
+  return typeof v === 'string' ? v.trim() : null;
+}
+
 /** Plain decimal notation without trailing zeros ("25.5", "3000", "0.00000001"). */
 export function plain(d: Decimal): string {
   const s = d.toFixed();

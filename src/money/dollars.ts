@@ -2,7 +2,7 @@
 //  - what the customer is asked for (`amount_due_usd`) is rounded UP to the cent;
 //  - other cent figures (fees, volumes, settlement dollars) are rounded half-up;
 //  - `usd_rate` is rounded half-up at 8 decimals.
-import { asDec, dec, plain, ROUND_HALF_UP, ROUND_UP, type Decimal, type DecimalInput } from './decimal.ts';
+import { amountText, asDec, dec, plain, ROUND_HALF_UP, ROUND_UP, type Decimal, type DecimalInput } from './decimal.ts';
 
 export const CENT_PLACES = 2;
 export const RATE_PLACES = 8;
@@ -22,17 +22,9 @@ export const formatUsd2 = (v: DecimalInput): string => usdHalfUp(v).toFixed(CENT
  * decimals, at most `max`. Returns the reason when it is not acceptable.
  */
 export function parseAmountUsd(value: unknown, max: DecimalInput = '1000000000'): { ok: true; value: Decimal } | { ok: false; reason: string } {
-  let text: string;
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) return { ok: false, reason: 'must be a number' };
-    // the decimal it is, as every money field reads a number (String() writes 1e-7, 1e+21)
-    text = dec(value).toFixed();
-  } else if (typeof value === 'string') {
-    text = value.trim();
-  } else {
-    return { ok: false, reason: 'must be a number or a decimal string' };
-  }
-  if (!/^-?\d+(\.\d+)?(e[-+]?\d+)?$/i.test(text)) return { ok: false, reason: 'must be a number or a decimal string' };
+  if (typeof value === 'number' && !Number.isFinite(value)) return { ok: false, reason: 'must be a number' };
+  const text = amountText(value);
+  if (text === null || !/^-?\d+(\.\d+)?(e[-+]?\d+)?$/i.test(text)) return { ok: false, reason: 'must be a number or a decimal string' };
   const d = dec(text);
   if (d.lte(0)) return { ok: false, reason: 'must be greater than 0' };
   if (d.decimalPlaces() > CENT_PLACES) return { ok: false, reason: 'has more than 2 decimals' };

@@ -3,7 +3,7 @@
 // check and everything that needs the merchant happen in the service.
 import { badRequest } from '../platform/errors.ts';
 import { longerThan, METADATA_NOT_OBJECT, METADATA_TOO_LARGE, nulMessage, textMessage } from '../platform/fields.ts';
-import { dec, parseAmountUsd, type Decimal } from '../money/index.ts';
+import { amountText, dec, parseAmountUsd, type Decimal } from '../money/index.ts';
 import { isToken, unsupportedToken, type TokenSymbol } from '../tokens/index.ts';
 import { URL_TOO_LONG, urlTooLong } from '../webhooks/core.ts';
 
@@ -89,8 +89,7 @@ function pageUrl(name: string, v: unknown): string | undefined {
 function positiveDecimal(name: string, v: unknown): string | undefined {
   if (!present(v)) return undefined;
   const bad = badRequest(positiveDecimalMessage(name));
-  // a number as the decimal it is: String() writes 1e-7, which the pattern below refuses
-  const s = typeof v === 'number' && Number.isFinite(v) ? dec(v).toFixed() : typeof v === 'string' ? v.trim() : null;
+  const s = amountText(v);
   if (s === null || !/^\d{1,18}(\.\d{1,18})?$/.test(s) || dec(s).lte(0)) throw bad;
   return dec(s).toFixed();
 }

@@ -112,12 +112,12 @@ export function publicPaymentJson(p: PaymentRow, deps: readonly DepositRow[], ct
 
 /**
  * The data of a payment.* event: what the webhook receives and checkout_token, plus `token_options`
- * when given for a payment with no coin (socket-only events: their `payment:update` is the payment
- * as GET /checkout/{token} gives it; a webhook body never carries them, buildEnvelope leaves them out).
+ * given for a payment with no coin (socket-only events: their `payment:update` is the payment as
+ * GET /checkout/{token} gives it; a webhook body never carries them, buildEnvelope leaves them out).
  */
 export function paymentEventData(p: PaymentRow, deps: readonly DepositRow[], tokenOptions?: TokenInfo[]): Record<string, unknown> {
   const data = eventDataOfView(paymentJson(p, deps, { checkoutBase: null }));
-  return p.token === '' && tokenOptions ? { ...data, token_options: tokenOptions } : data;
+  return tokenOptions ? { ...data, token_options: tokenOptions } : data;
 }
 
 /**

@@ -78,7 +78,7 @@ export function dashboardUpdate(type: string, payment: PaymentJson, merchantId: 
  */
 function withCheckoutUrl(payment: PaymentJson, checkoutBase: string | null): PaymentJson {
   const token = payment.checkout_token;
-  if (checkoutBase === null || typeof token !== 'string' || 'checkout_url' in payment) return payment;
+  if (checkoutBase === null || typeof token !== 'string') return payment;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(payment)) {
     out[k] = v;

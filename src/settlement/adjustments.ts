@@ -9,7 +9,7 @@ import { NOTE_MAX, requireCapped } from '../platform/text-input.ts';
 import { usdRateOf, type MarketSource } from '../market/index.ts';
 import { recordAudit, type Actor } from '../audit/index.ts';
 import { merchants } from '../accounts/schema.ts';
-import { dec, parseUnits, unitsToDecimal, usdHalfUp } from '../money/index.ts';
+import { amountText, parseUnits, unitsToDecimal, usdHalfUp } from '../money/index.ts';
 import { isToken, TOKEN_DEFS } from '../tokens/index.ts';
 import { emitBalances, lockBalance, postEntries } from './balance-store.ts';
 import type { LedgerRow } from './schema.ts';
@@ -23,8 +23,7 @@ export const ADJUST_NOTE_REQUIRED = 'note is required';
 export const ADJUST_BELOW_ZERO = 'the adjustment would take the balance below zero';
 
 function signedUnits(v: unknown, decimals: number): bigint | undefined {
-  // a number as the decimal it is (String() writes 5e-7, which the pattern refuses)
-  const text = typeof v === 'number' && Number.isFinite(v) ? dec(v).toFixed() : typeof v === 'string' ? v.trim() : '';
+  const text = amountText(v) ?? '';
   const m = /^([+-]?)(\d+(?:\.\d+)?)$/.exec(text);
   if (!m) return undefined;
   const units = parseUnits(m[2], decimals);

@@ -13,6 +13,7 @@ import { recordAudit, type Actor } from '../audit/index.ts';
 import { raiseNotification } from '../notifications/index.ts';
 import { users } from '../accounts/schema.ts';
 import { verifyPassword } from '../accounts/passwords.ts';
+import { UNLIMITED as UNLIMITED_RECHECK, type Recheck } from '../accounts/recheck-limit.ts';
 import { TOKEN_DEFS, type TokenSymbol } from '../tokens/index.ts';
 import {
   activeAt, parseAddress, parseLabel, parseTag, parseToken, DEFAULT_ONLY_TRUE, NOTHING_TO_UPDATE, PASSWORD_INCORRECT,
@@ -30,7 +31,7 @@ export interface AddressActor {
    * The member's limit of wrong passwords around each password re-check (429 once over it): only
    * the re-check, so a label or default change, or a body refused before its password, never meets it.
    */
-  recheck?: <T>(run: () => Promise<T>) => Promise<T>;
+  recheck?: Recheck;
 }
 
 const inForce = (merchantId: string, livemode: boolean) =>
@@ -204,7 +205,7 @@ export class PayoutAddressService {
   }
 
   async #checkPassword(who: AddressActor, password: unknown): Promise<void> {
-    await (who.recheck ?? ((run) => run()))(() => this.#verify(who.userId, password));
+    await (who.recheck ?? UNLIMITED_RECHECK)(() => this.#verify(who.userId, password));
   }
 
   async #verify(userId: string, password: unknown): Promise<void> {

@@ -5,6 +5,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { MIGRATIONS_DIR } from '../../src/platform/db/index.ts';
 
+/** Starting points of other migrations older than this are removed when a new one is made. */
+export const STALE_STARTING_POINT_MS = 60 * 60_000;
+
 export function migrationsKey(): string {
   const hash = crypto.createHash('sha256');
   for (const file of fs.readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql')).sort()) {

@@ -5,11 +5,9 @@
 import crypto from 'node:crypto';
 import pg from 'pg';
 import { migrate, openPostgres } from '../../src/platform/db/index.ts';
-import { migrationsKey } from './migrations-key.ts';
+import { migrationsKey, STALE_STARTING_POINT_MS } from './migrations-key.ts';
 
 const PREFIX = 'gw_tpl_';
-/** Templates of other migrations older than this are dropped when a new one is built. */
-const STALE_MS = 60 * 60_000;
 const DUPLICATE_DATABASE = '42P04';
 
 async function withAdmin<T>(serverUrl: string, use: (c: pg.Client) => Promise<T>): Promise<T> {
@@ -49,7 +47,7 @@ async function dropStale(c: pg.Client, keep: string): Promise<void> {
   const { rows } = await c.query<{ name: string; built: string | null }>(
     `select datname as name, shobj_description(oid, 'pg_database') as built from pg_database where datname like 'gw\\_tpl\\_%' and datname <> $1`, [keep]);
   for (const { name, built } of rows) {
-    if (Date.now() - Number(built ?? 0) < STALE_MS) continue;
+    if (Date.now() - Number(built ?? 0) < STALE_STARTING_POINT_MS) continue;
     await c.query(`alter database ${name} is_template false`).then(() => c.query(`drop database ${name}`)).catch(() => { /* in use: left for a later run */ });
   }
 }

@@ -9,11 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { migrate, openPglite } from '../../src/platform/db/index.ts';
-import { migrationsKey } from './migrations-key.ts';
+import { migrationsKey, STALE_STARTING_POINT_MS } from './migrations-key.ts';
 
 const SNAPSHOT_DIR = path.join(os.tmpdir(), 'gw-pglite-snapshots');
-/** Dumps of other migrations older than this are removed when a new one is written. */
-const STALE_MS = 60 * 60_000;
 
 function snapshotKey(): string {
   // The package's exports leave out package.json: its entry point is dist/, one level below it.
@@ -43,7 +41,7 @@ function removeStale(keep: string): void {
   for (const name of fs.readdirSync(SNAPSHOT_DIR)) {
     const file = path.join(SNAPSHOT_DIR, name);
     try {
-      if (name !== keep && Date.now() - fs.statSync(file).mtimeMs > STALE_MS) fs.rmSync(file);
+      if (name !== keep && Date.now() - fs.statSync(file).mtimeMs > STALE_STARTING_POINT_MS) fs.rmSync(file);
     } catch { /* another run removed it first */ }
   }
 }

@@ -12,7 +12,7 @@ import { isIdShaped } from '../../platform/fields.ts';
 import type { Actor } from '../../audit/index.ts';
 import { users, verifyPassword } from '../../accounts/index.ts';
 import { validatePayoutAddress } from '../../chains/addresses/index.ts';
-import { dec, parseUnits } from '../../money/index.ts';
+import { amountText, dec, parseUnits } from '../../money/index.ts';
 import { refuseInactive, networkFeeUnits, payoutAddresses, type OwnAddressCheck } from '../../settlement/index.ts';
 import type { MarketSource } from '../../market/index.ts';
 import type { ReferralTerms } from '../../config.ts';
@@ -26,19 +26,19 @@ import {
 import { payoutChanged } from './events.ts';
 import { OPEN_STATUSES } from './moves.ts';
 
+import type { Recheck } from '../../accounts/recheck-limit.ts';
+
 export interface PayoutRequester { merchantId: string; userId: string; actor: Actor }
-/** Runs a password re-check under the member's limit of wrong passwords (429 once over it). */
-export type Recheck = <T>(run: () => Promise<T>) => Promise<T>;
 export interface RequestDeps { db: Database; market: MarketSource; terms: ReferralTerms; ownAddresses: OwnAddressCheck; now: Date; recheck: Recheck }
 
 const given = (v: unknown): boolean => v !== undefined && v !== null;
 
 /** Step 3: the amount as a plain decimal text (undefined: all of it), or 400 `invalid request body`. */
-function amountText(v: unknown): string | undefined {
+function requestedAmount(v: unknown): string | undefined {
   if (!given(v)) return undefined;
-  if (typeof v === 'number' && Number.isFinite(v)) return dec(v).toFixed();
-  if (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v.trim())) return v.trim();
-  throw badRequest(INVALID_REQUEST_BODY);
+  const text = amountText(v);
+  if (text === null || !/^-?\d+(\.\d+)?$/.test(text)) throw badRequest(INVALID_REQUEST_BODY);
+  return text;
 }
 
 /** Steps 11-12: base units of USDT_TRC20; undefined for 0 (all of it). */
@@ -93,7 +93,7 @@ export async function requestPayout(deps: RequestDeps, who: PayoutRequester, bod
   const { db, now } = deps;
   if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) throw badRequest(INVALID_REQUEST_BODY);
   const b = (body ?? {}) as Record<string, unknown>;
-  const text = amountText(b.amount);
+  const text = requestedAmount(b.amount);
   // step 4, the only re-check: the limit of wrong passwords is this step's, so a request with no
   // `address` (nothing guessed) or a body refused at step 3 never meets it
   if (given(b.address)) await deps.recheck(() => checkPassword(db, who.userId, b.password));

@@ -3,7 +3,7 @@
 // before its body is read (spec 7: a developer gets 403 and an over-eager finance member 429,
 // whatever the body).
 import type { FastifyInstance } from 'fastify';
-import { OWNER_FINANCE, dashboardRoute, limitPasswordRechecks, memberActor, type AccountsService } from '../../accounts/index.ts';
+import { OWNER_FINANCE, dashboardRoute, memberActor, recheckOf, type AccountsService } from '../../accounts/index.ts';
 import { tooManyRequests } from '../../platform/errors.ts';
 import { idOf, queryOf } from '../../platform/http/index.ts';
 import type { AffiliateService } from '../service.ts';
@@ -25,7 +25,7 @@ export function registerAffiliateMerchantRoutes(app: FastifyInstance, accounts: 
   route('GET', '/merchant/affiliate/commissions', async (req, _reply, auth) => listCommissions(db, auth.merchantId, queryOf(req)));
   route('POST', '/merchant/affiliate/payouts', async (req, reply, auth) => {
     const payout = await affiliate.requestPayout({ merchantId: auth.merchantId, userId: auth.userId, actor: memberActor(req, auth) }, req.body,
-      (run) => limitPasswordRechecks(accounts.limiter, auth.userId, clock.now().getTime(), run));
+      recheckOf(accounts.limiter, auth.userId, () => clock.now().getTime()));
     return reply.code(201).send({ payout });
   }, async (_req, auth) => {
     const { perSecond, burst } = PAYOUT_REQUEST_RATE;

@@ -36,9 +36,11 @@ const EMAIL_NOTIFICATIONS = wrap('email_notifications', obj({
 /** A team member (side merchant) or the service's support by name (src/support/schema.ts Author). */
 const SUPPORT_AUTHOR = { anyOf: [obj({ id: str(), email: str(), role: oneOf(['owner', 'developer', 'finance', 'viewer']) }, ['id', 'email', 'role']), obj({ name: str() }, ['name'])] };
 /** A message's text as written and as edited (src/support/messages.ts requireBody). */
-const SUPPORT_BODY = obj({ body: str(`at most ${MAX_BODY} characters (code points) as sent, white space included; kept trimmed of white space at either end, which must leave at least one character`, { minLength: 1, maxLength: MAX_BODY }) }, ['body']);
+/** Text of at most `max` characters counted as sent, stored trimmed (requireStoreName, support's requireBody). */
+const trimmedText = (max: number) => str(`at most ${max} characters (code points) as sent, white space included; kept trimmed of white space at either end, which must leave at least one character`, { minLength: 1, maxLength: max });
+const SUPPORT_BODY = obj({ body: trimmedText(MAX_BODY) }, ['body']);
 /** A store's name, and a payment link's (src/accounts/stores.ts requireStoreName). */
-export const STORE_NAME = str(`at most ${STORE_NAME_MAX} characters (code points) as sent, white space included; kept trimmed of white space at either end, which must leave at least one character`, { minLength: 1, maxLength: STORE_NAME_MAX });
+export const STORE_NAME = trimmedText(STORE_NAME_MAX);
 const SUPPORT_MESSAGE = obj({ id: str(), merchant_id: str(), side: oneOf(['merchant', 'support']), author: SUPPORT_AUTHOR, body: str(), created_at: time(), edited_at: time(), deleted_at: time() }, ['id', 'side', 'body', 'created_at']);
 
 /** Sign-out takes the access token or, without one, the refresh cookie (README "Sign-out"). */

@@ -1,6 +1,6 @@
 // Pure figures of a merchant payout (spec 1 Payouts): the network fee of sending it, quoted at
 // request in the balance's coin, `send_amount` = amount less fee, dollar values fixed at request.
-import { dec, formatUsd, parseUnits, unitsToDecimal, usdHalfUp, type Decimal } from '../../money/index.ts';
+import { amountText, dec, formatUsd, parseUnits, unitsToDecimal, usdHalfUp, type Decimal } from '../../money/index.ts';
 import { TOKEN_DEFS, type TokenSymbol } from '../../tokens/index.ts';
 import { MIN_PAYOUT_USD, networkFeeUnits, usdRate } from '../planner.ts';
 import { badRequest } from '../../platform/errors.ts';
@@ -59,11 +59,8 @@ export function payoutFigures(fromToken: TokenSymbol, amount: bigint, fee: bigin
  */
 export function parsePayoutAmount(v: unknown, token: TokenSymbol): bigint | undefined {
   if (v === undefined || v === null || v === 0 || v === '0') return undefined;
-  let text: string;
-  // a number as the decimal it is: String() writes 5e-7 or 1e+21, which the pattern below refuses
-  if (typeof v === 'number' && Number.isFinite(v)) text = dec(v).toFixed();
-  else if (typeof v === 'string') text = v.trim();
-  else throw badRequest(AMOUNT_INVALID);
+  const text = amountText(v);
+  if (text === null) throw badRequest(AMOUNT_INVALID);
   // a negative zero is zero (all of it), as a referral payout reads it; any other minus before a
   // digit is refused; one before anything else is no amount at all (below), never "all of it"
   if (/^-0+(\.0+)?$/.test(text)) return undefined;

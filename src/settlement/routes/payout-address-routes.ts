@@ -1,6 +1,6 @@
 // /merchant/payout-addresses (spec 4.4 Payout addresses): read by any role, changed by owners and finance.
 import type { FastifyInstance } from 'fastify';
-import { ANY_ROLE, OWNER_FINANCE, bodyObject, dashboardRoute, limitPasswordRechecks, type AccountsService } from '../../accounts/index.ts';
+import { ANY_ROLE, OWNER_FINANCE, bodyObject, dashboardRoute, recheckOf, type AccountsService } from '../../accounts/index.ts';
 import type { SettlementService } from '../service.ts';
 import { payoutAddressJson } from '../json.ts';
 import { ADDRESS_DELETED } from '../address-rules.ts';
@@ -13,7 +13,7 @@ export function registerPayoutAddressRoutes(app: FastifyInstance, accounts: Acco
   // or default change asks for no password and is never refused by it
   const who = (req: Parameters<typeof memberActor>[0], auth: Parameters<typeof memberActor>[1]) => ({
     merchantId: auth.merchantId, userId: auth.userId, actor: memberActor(req, auth),
-    recheck: <T>(run: () => Promise<T>) => limitPasswordRechecks(accounts.limiter, auth.userId, accounts.platform.clock.now().getTime(), run),
+    recheck: recheckOf(accounts.limiter, auth.userId, () => accounts.platform.clock.now().getTime()),
   });
 
   dashboardRoute(app, authn, {
