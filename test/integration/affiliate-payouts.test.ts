@@ -353,6 +353,9 @@ describeEachDb('referral payouts', (h) => {
         try {
           await refused(await request(a.owner, { amount: 60 }), 500, ERR.failed);
           expect(await balance(a)).toMatchObject({ available: '1000', pending_payout: '0' });
+          // the checks listed before the 500 still answer: more than the balance holds is a 400
+          await refused(await request(a.owner, { amount: 1001 }), 400, ERR.holds('1000'));
+          await refused(await request(a.owner, { amount: 10 }), 400, 'the minimum payout is 50.00 USDT_TRC20');
         } finally {
           t.services.affiliate.useMarket(t.services.market);
         }

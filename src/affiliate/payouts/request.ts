@@ -86,8 +86,18 @@ async function target(tx: Executor, merchantId: string, body: Record<string, unk
   return { addressId: d.id, address: d.address };
 }
 
-/** The network fee of sending USDT on Tron, from the market, in base units (one token is one dollar). */
-const networkFee = (market: MarketSource): bigint => networkFeeUnits(REFERRAL_TOKEN, market.snapshot(true)[REFERRAL_TOKEN].networkFeeUsd, dec(1));
+/**
+ * The network fee of sending USDT on Tron, from the market, in base units (one token is one dollar);
+ * null when the market cannot quote it: the checks after it still answer before the 500 (spec 7 lists
+ * `could not request the payout` last).
+ */
+function networkFee(market: MarketSource): bigint | null {
+  try {
+    return networkFeeUnits(REFERRAL_TOKEN, market.snapshot(true)[REFERRAL_TOKEN].networkFeeUsd, dec(1));
+  } catch {
+    return null;
+  }
+}
 
 export async function requestPayout(deps: RequestDeps, who: PayoutRequester, body: unknown): Promise<Record<string, unknown>> {
   const { db, now } = deps;
@@ -110,8 +120,9 @@ export async function requestPayout(deps: RequestDeps, who: PayoutRequester, bod
     const amount = amountUnits(text) ?? affiliate.available;
     if (amount < parseUnits(deps.terms.minPayoutUsd, REFERRAL_DECIMALS)!) throw badRequest(minPayoutMessage(deps.terms.minPayoutUsd));
     const fee = networkFee(deps.market);
-    if (amount <= fee) throw badRequest(belowNetworkFee(fee));
+    if (fee !== null && amount <= fee) throw badRequest(belowNetworkFee(fee));
     if (amount > affiliate.available) throw badRequest(referralBalanceHolds(affiliate.available));
+    if (fee === null) throw new Error('the network fee of USDT_TRC20 could not be quoted');
     const row: AffiliatePayoutRow = {
       id: newId('apo', now), affiliateId: who.merchantId, amount, networkFee: fee, sendAmount: amount - fee, addressId: to.addressId,
       address: to.address, status: 'requested', dueAt: businessDaysAfter(now, deps.terms.payoutDays), requestedBy: who.userId,
