@@ -74,6 +74,17 @@ describe('payout amounts', () => {
     expect(() => parsePayoutAmount('1.0000001', 'USDT_TRC20')).toThrow('amount has more than 6 decimals');
     expect(() => parsePayoutAmount('-1', 'USDT_TRC20')).toThrow('amount must be more than 0');
     expect(() => parsePayoutAmount({}, 'USDT_TRC20')).toThrow('amount must be a number or a decimal string');
+    // a malformed number is malformed whatever its sign: '-0.' as '0.', '-1.' as '1.'
+    for (const malformed of ['0.', '-0.', '1.', '-1.', '-1e2', '-.0']) {
+      expect(() => parsePayoutAmount(malformed, 'BTC'), malformed).toThrow('amount must be a number or a decimal string');
+    }
+  });
+
+  it('refuses a minus before a malformed amount with the malformed amount\'s message (property)', () => {
+    const outcome = (v: string) => { try { return parsePayoutAmount(v, 'BTC'); } catch (e) { return (e as Error).message; } };
+    fc.assert(fc.property(fc.stringMatching(/^[-0-9.e ]{0,8}$/), (text) => {
+      if (outcome(text) === 'amount must be a number or a decimal string') expect(outcome(`-${text}`)).toBe('amount must be a number or a decimal string');
+    }));
   });
 
   it('reads a JSON number as the decimal it is, however JavaScript would print it (1e-7, 5e-7, 1e+21)', () => {

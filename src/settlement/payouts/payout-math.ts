@@ -61,11 +61,11 @@ export function parsePayoutAmount(v: unknown, token: TokenSymbol): bigint | unde
   if (v === undefined || v === null || v === 0 || v === '0') return undefined;
   const text = amountText(v);
   if (text === null) throw badRequest(AMOUNT_INVALID);
-  // a negative zero is zero (all of it), as a referral payout reads it; any other minus before a
-  // digit is refused; one before anything else is no amount at all (below), never "all of it"
+  // the shape first, a sign allowed ('0.' and '-0.' are malformed alike, as a referral payout
+  // reads them); then a negative zero is zero (all of it), any other negative is refused
+  if (!/^-?\d+(\.\d+)?$/.test(text)) throw badRequest(AMOUNT_INVALID);
   if (/^-0+(\.0+)?$/.test(text)) return undefined;
-  if (/^-\d/.test(text)) throw badRequest(AMOUNT_NOT_POSITIVE);
-  if (!/^\d+(\.\d+)?$/.test(text)) throw badRequest(AMOUNT_INVALID);
+  if (text.startsWith('-')) throw badRequest(AMOUNT_NOT_POSITIVE);
   const { decimals, precision } = TOKEN_DEFS[token];
   const units = parseUnits(text, precision);
   if (units === undefined) throw badRequest(tooManyDecimals(precision));
