@@ -24,7 +24,7 @@ export const formatUsd2 = (v: DecimalInput): string => usdHalfUp(v).toFixed(CENT
 export function parseAmountUsd(value: unknown, max: DecimalInput = '1000000000'): { ok: true; value: Decimal } | { ok: false; reason: string } {
   if (typeof value === 'number' && !Number.isFinite(value)) return { ok: false, reason: 'must be a number' };
   const text = amountText(value);
-  if (text === null || !/^-?\d+(\.\d+)?(e[-+]?\d+)?$/i.test(text)) return { ok: false, reason: 'must be a number or a decimal string' };
+  if (text === null || !/^-?\d+(\.\d+)?$/.test(text)) return { ok: false, reason: 'must be a number or a decimal string' };
   const d = dec(text);
   if (d.lte(0)) return { ok: false, reason: 'must be greater than 0' };
   if (d.decimalPlaces() > CENT_PLACES) return { ok: false, reason: 'has more than 2 decimals' };

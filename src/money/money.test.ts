@@ -174,6 +174,10 @@ describe('dollars', () => {
     expect(parseAmountUsd(null).ok).toBe(false);
     expect(parseAmountUsd([25]).ok).toBe(false);
     expect(parseAmountUsd('1e30').ok).toBe(false);
+    // a decimal string, as CONTRACT says and payout amounts read it: no exponent form (a JSON
+    // number written 1e2 is the number 100 and is taken)
+    for (const text of ['1e2', '1E2', '25e-1', '1e+2']) expect(parseAmountUsd(text), text).toEqual({ ok: false, reason: 'must be a number or a decimal string' });
+    expect(value(1e2)).toBe('100');
     expect(parseAmountUsd(Number.POSITIVE_INFINITY).ok).toBe(false);
   });
 
