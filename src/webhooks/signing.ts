@@ -5,11 +5,14 @@ import crypto from 'node:crypto';
 
 export const SIGNATURE_VERSION = 'v1';
 
-/** Lowercase hex HMAC-SHA256 of `<t>.<body>`; the body is hashed as the exact bytes that are sent. */
-export function signatureDigest(secret: string, body: string | Uint8Array, unixSeconds: number): string {
+/**
+ * Lowercase hex HMAC-SHA256 of `<t>.<body>`; the body is hashed as the exact bytes that are sent, and
+ * so is `t`: a receiver passes the header's text as it came (`0<seconds>` is another message).
+ */
+export function signatureDigest(secret: string, body: string | Uint8Array, t: number | string): string {
   // A string key is taken as UTF-8, the same bytes; a Buffer key costs several times more per call.
   const hmac = crypto.createHmac('sha256', secret);
-  hmac.update(`${unixSeconds}.`, 'utf8');
+  hmac.update(`${t}.`, 'utf8');
   hmac.update(typeof body === 'string' ? Buffer.from(body, 'utf8') : body);
   return hmac.digest('hex');
 }

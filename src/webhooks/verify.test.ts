@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { signatureDigest, signatureHeader } from './signing.ts';
@@ -64,6 +65,14 @@ describe('verifyWebhook', () => {
     expect(verifyWebhook(BODY, header.replace(`t=${T}`, `t=${T + 1}`), SECRET, { now: NOW })).toEqual({ ok: false, reason: VERIFY_MISMATCH });
     expect(verifyWebhook(BODY, header.toUpperCase().replace('T=', 't=').replace('V1=', 'v1='), SECRET, { now: NOW }).ok).toBe(false);
     expect(verifyWebhook(BODY, header.slice(0, -2), SECRET, { now: NOW })).toEqual({ ok: false, reason: VERIFY_MISMATCH });
+  });
+
+  it('checks the HMAC over t exactly as received: t=0<seconds> is another message than t=<seconds>', () => {
+    const header = signatureHeader(SECRET, BODY, T);
+    expect(verifyWebhook(BODY, header.replace(`t=${T}`, `t=0${T}`), SECRET, { now: NOW })).toEqual({ ok: false, reason: VERIFY_MISMATCH });
+    // a sender that writes the leading zero signs it: that verifies
+    const zeroSigned = crypto.createHmac('sha256', SECRET).update(`0${T}.${BODY}`).digest('hex');
+    expect(verifyWebhook(BODY, `t=0${T},v1=${zeroSigned}`, SECRET, { now: NOW }).ok).toBe(true);
   });
 
   it('rejects t more than the tolerance away from the clock, either way, and accepts at the edge', () => {

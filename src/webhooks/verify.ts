@@ -73,7 +73,7 @@ export function verifyWebhook(
   if (!/^\d{1,15}$/.test(t)) return { ok: false, reason: VERIFY_BAD_TIMESTAMP };
   const seconds = Number(t);
 
-  const expected = signatureDigest(secret, rawBody, seconds);
+  const expected = signatureDigest(secret, rawBody, t);
   let matched = false;
   for (const candidate of v1) matched = constantTimeHexEqual(expected, candidate) || matched;
   if (!matched) return { ok: false, reason: VERIFY_MISMATCH };
