@@ -29,7 +29,7 @@ const amount = (description: string): Schema => ({ anyOf: [str(undefined, { patt
 const URL_ERRORS = [URL_REQUIRED, URL_NOT_ABSOLUTE, URL_NOT_HTTPS, URL_DOES_NOT_RESOLVE, URL_NOT_PUBLIC];
 
 /** The refusals of a dollar amount, as the code's own parser words them (not a number, not above 0, more than 2 decimals, too large). */
-export const usdFieldErrors = (name: string): string[] => ['x', '0', '0.001', '1e12'].map((v) => {
+export const usdFieldErrors = (name: string): string[] => ['x', '0', '0.001', '1000000000000'].map((v) => {
   try { parseUsdField(name, v); } catch (e) { return (e as Error).message; }
   throw new Error(`${name}=${v} was accepted`);
 });
