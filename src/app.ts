@@ -5,7 +5,7 @@ import { sql } from 'drizzle-orm';
 import { answerFrameworkError, installBadInputGuards, trustProxyOption } from './platform/http/index.ts';
 import { BODY_LIMIT_BYTES, createMetricsRegistry, genRequestId, installErrorMapper, installJsonBody, installMetrics, installRequestId } from './platform/http/index.ts';
 import type { Services } from './services.ts';
-import { registerMarketMetrics } from './market/index.ts';
+import { NoCurrentPriceError, registerMarketMetrics } from './market/index.ts';
 import { registerRoutes } from './routes.ts';
 import { createIdempotencyStore, installIdempotency, RequestFingerprints } from './idempotency/index.ts';
 import { recordRouteTable, registerOpenApiRoutes } from './openapi/index.ts';
@@ -38,7 +38,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   installRequestId(app);
   installJsonBody(app);
   installBadInputGuards(app);
-  installErrorMapper(app);
+  // a coin with no current price may have one after the next refresh of prices
+  installErrorMapper(app, { retryAfterOf: (err) => (err instanceof NoCurrentPriceError ? config.rateRefreshS : undefined) });
   const metrics = createMetricsRegistry();
   registerMarketMetrics(metrics, services.market);
   registerChainMetrics(metrics, services.watching);

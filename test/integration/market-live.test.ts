@@ -75,6 +75,8 @@ describeEachDb('live market', (h) => {
     const res = await create({ token: 'BNB' });
     expect(res.statusCode).toBe(503);
     expect(res.json()).toEqual({ error: 'no current price for BNB: try again shortly' });
+    // when to come back: after the next refresh of prices (RATE_REFRESH_S, 30 by default)
+    expect(res.headers['retry-after']).toBe('30');
     // only that coin: USDT on the same chain is priced from the dollar sources
     expect((await create({ token: 'USDT_BEP20' })).statusCode).toBe(201);
     // a payment restricted to it has no option at all
@@ -116,6 +118,7 @@ describeEachDb('live market', (h) => {
     const choose = await inject({ method: 'POST', url: `/checkout/${p.checkout_token}/token`, remoteAddress: randomIp(), payload: { token: 'BNB' } });
     expect(choose.statusCode).toBe(503);
     expect(choose.json()).toEqual({ error: 'no current price for BNB: try again shortly' });
+    expect(choose.headers['retry-after']).toBe('30');
     const v1 = await inject({ method: 'POST', url: `/v1/payments/${p.id}/token`, headers: keyHeader(acct.liveKey), payload: { token: 'BNB' } });
     expect(v1.json()).toEqual({ error: 'no current price for BNB: try again shortly' });
     // nothing changed: another coin can still be chosen

@@ -4,7 +4,12 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError, DATABASE_BUSY, DATABASE_BUSY_RETRY_S, INTERNAL_ERROR, INVALID_REQUEST_BODY, NOT_FOUND, RATE_LIMITED } from '../errors.ts';
 import { isRefusedConnection } from '../db/refused-connection.ts';
 
-export function installErrorMapper(app: FastifyInstance): void {
+export interface ErrorMapperOptions {
+  /** Seconds to tell a client in Retry-After for an answer the service can say when to retry (a coin with no current price: the next refresh of prices). */
+  retryAfterOf?: (err: AppError) => number | undefined;
+}
+
+export function installErrorMapper(app: FastifyInstance, options: ErrorMapperOptions = {}): void {
   app.setNotFoundHandler((_req, reply) => {
     reply.code(404).send({ error: NOT_FOUND });
   });
@@ -13,7 +18,8 @@ export function installErrorMapper(app: FastifyInstance): void {
     if (err instanceof AppError) {
       // A 503 is an expected answer (e.g. a coin with no current price): the market logs its cause once.
       if (err.status >= 500 && err.status !== 503) req.log.error({ err }, 'request failed');
-      if (err.retryAfterS !== undefined) reply.header('retry-after', String(err.retryAfterS));
+      const retryAfterS = err.retryAfterS ?? options.retryAfterOf?.(err);
+      if (retryAfterS !== undefined) reply.header('retry-after', String(retryAfterS));
       return reply.code(err.status).send({ error: err.message });
     }
     const status = (err as FastifyError).statusCode ?? 500;
