@@ -1,6 +1,7 @@
 // A JSON-RPC proxy in front of a real node (anvil; litecoind, whose URL's credentials go as basic
 // auth) that can refuse chosen methods the way a node without them answers ("method not found",
-// -32601): the rest is forwarded as it is. Calls are counted per method (each call of a batch counts).
+// -32601): the rest is forwarded as it is. Calls are counted per method (each call of a batch counts),
+// and HTTP requests (a batch is one) on their own.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { postJson } from '../../src/chains/rpc/json-rpc.ts';
@@ -10,13 +11,15 @@ export interface RpcProxy {
   /** Methods answered with "method not found". */
   refuse: Set<string>;
   calls: Map<string, number>;
+  /** HTTP requests received: the round trips the client made, a batch of calls one of them. */
+  requests: number;
   close(): Promise<void>;
 }
 
 type Call = { id?: unknown; method?: string };
 
 export async function startRpcProxy(target: string, refuse: readonly string[] = []): Promise<RpcProxy> {
-  const proxy: RpcProxy = { url: '', refuse: new Set(refuse), calls: new Map(), close: async () => {} };
+  const proxy: RpcProxy = { url: '', refuse: new Set(refuse), calls: new Map(), requests: 0, close: async () => {} };
   const refused = (c: Call) => ({ jsonrpc: '2.0', id: c.id, error: { code: -32601, message: `the method ${c.method} does not exist/is not available` } });
   const forward = (body: unknown) => postJson(target, body, 30_000);
   const answer = async (c: Call) => {
@@ -27,6 +30,7 @@ export async function startRpcProxy(target: string, refuse: readonly string[] = 
     let body = '';
     req.on('data', (d) => { body += d; });
     req.on('end', () => {
+      proxy.requests++;
       const parsed = JSON.parse(body) as Call | Call[];
       const out = Array.isArray(parsed) ? Promise.all(parsed.map(answer)) : answer(parsed);
       out.then((reply) => {

@@ -21,6 +21,8 @@ import { signSpend } from '../../src/chains/utxo/send/sign.ts';
 import { UTXO_NETWORKS } from '../../src/chains/addresses/networks.ts';
 import { maxHotInputs } from '../../src/chains/utxo/send/family.ts';
 import { WalletKeys } from '../../src/chains/wallets/index.ts';
+import { startRpcProxy, type RpcProxy } from '../harness/rpc-proxy.ts';
+import { coinsToBaseUnits } from '../../src/chains/utxo/coins.ts';
 
 const fresh = () => encodeSegwit('rltc', 0, crypto.randomBytes(20));
 const SMALL = 100_000n;
@@ -92,6 +94,58 @@ describe.runIf(litecoindOrSkip())('LTC hot wallet of many small outputs', () => 
       // the top-up and a dozen small ones, not MAX of the oldest
       expect(tx.vin.length).toBeLessThan(20);
       expect(await h.db().orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.purpose, 'consolidation'))).toEqual([]);
+    }, 120_000);
+  });
+
+  describeEachDb('node round trips', (h) => {
+    let proxy: RpcProxy;
+    let t: LtcApp;
+    let hot: string;
+    beforeAll(async () => {
+      // the gateway talks to the node through a proxy that counts its requests
+      proxy = await startRpcProxy(node.url);
+      t = await startLtcApp(h.db(), node, { LITECOIN_RPC_URL: proxy.url });
+      t.services.sending.utxoFamilies.litecoin!.maxInputs = MAX;
+      hot = (await hotWallet(t, 'litecoin')).address as string;
+    });
+    afterAll(async () => { await t?.close(); await proxy?.close(); });
+
+    it('a mined spend of many inputs is looked at (inclusion, its fee) in a few requests to the node, each previous transaction read once, however many inputs it has', async () => {
+      // outputs of as many transactions of their own (oldest, spent first), then many of one transaction
+      const separate = 10;
+      for (let i = 0; i < separate; i++) await node.pay(hot, '0.001');
+      await node.mine(1);
+      await manySmall(t, hot);
+      const to = fresh();
+      const amount = SMALL * 40n;
+      const id = await sendFromHot(t, to, amount);
+      t.clock.advance(61_000);
+      await driveLtc(t, async () => (await h.db().orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.id, id)))[0].status === 'final');
+      const [row] = await h.db().orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.id, id));
+      expect(await unspentAt(node, to)).toBe(amount);
+
+      // the fee worked out here from the node directly: its inputs' value less its outputs'
+      const tx = await node.rpc<{ vin: Array<{ txid: string; vout: number }>; vout: Array<{ value: number }> }>('getrawtransaction', [row.txId, true]);
+      expect(tx.vin.length).toBeGreaterThan(separate + 20);
+      const prevTxs = new Set(tx.vin.map((i) => i.txid));
+      expect(prevTxs.size).toBe(separate + 1);
+      let fee = 0n;
+      for (const i of tx.vin) {
+        const prev = await node.rpc<{ vout: Array<{ n: number; value: number }> }>('getrawtransaction', [i.txid, true]);
+        fee += coinsToBaseUnits(prev.vout.find((v) => v.n === i.vout)!.value);
+      }
+      for (const v of tx.vout) fee -= coinsToBaseUnits(v.value);
+      expect(row.minedFee).toBe(fee);
+
+      // what the worker asks on each pass while the transfer waits for its confirmations
+      proxy.requests = 0;
+      proxy.calls.clear();
+      const inc = await t.services.sending.utxoFamilies.litecoin!.inclusion([row.txId!]);
+      expect(inc).toMatchObject({ txId: row.txId, ok: true, feePaid: fee });
+      // the transaction, its block's header and its inputs' transactions in one batch: not a request per input
+      expect(proxy.requests).toBeLessThanOrEqual(3);
+      // the transaction and each of its inputs' transactions once
+      expect(proxy.calls.get('getrawtransaction')).toBe(prevTxs.size + 1);
     }, 120_000);
   });
 

@@ -31,7 +31,7 @@ import { buildSpend, notOnNetwork, type Carried, type SpendRecord } from './buil
 import type { HotOutputs, Outpoint } from './hot-outputs.ts';
 import { UtxoHotWallet } from './hot-wallet.ts';
 import type { Executor } from '../../../platform/db/index.ts';
-import { rawTransactions } from './raw-transactions.ts';
+import { nodeTransactions, rawTransactions } from './raw-transactions.ts';
 
 /** The id a hot-wallet spend's change output carries in its record (it is no transfer of its own). */
 export const CHANGE = 'change';
@@ -336,8 +336,9 @@ export class UtxoFamily implements TransferFamily {
     const outpoints = JSON.parse(record.inputs) as Outpoint[];
     const carries = (JSON.parse(record.carries) as Carried[]).map((c) => ({ id: c.id, to: c.to, amount: BigInt(c.amount), paysOwnFee: c.paysOwnFee }));
     const inputs: UnspentInput[] = [];
+    const prev = await nodeTransactions(this.#rpc, outpoints.map((o) => o.txid));
     for (const o of outpoints) {
-      const tx = await this.#rpc.maybe<NodeTx & { hex: string }>('getrawtransaction', [o.txid, 1]);
+      const tx = prev.get(o.txid);
       const v = tx?.vout.find((x) => x.n === o.vout);
       if (!tx || !v?.scriptPubKey?.hex || v.value === undefined) return null;
       inputs.push({ txid: o.txid, vout: o.vout, amount: coinsToBaseUnits(v.value), height: 0, script: Buffer.from(v.scriptPubKey.hex, 'hex'), prevRaw: Buffer.from(tx.hex, 'hex') });
@@ -392,12 +393,18 @@ export class UtxoFamily implements TransferFamily {
     return { tx, height: header.height };
   }
 
-  /** What the transaction paid the network: its inputs' value less its outputs'. */
+  /**
+   * What the transaction paid the network: its inputs' value less its outputs'. Asked on every pass
+   * until the transfer is final: the inputs' transactions are read in batches, each once.
+   */
   async #feeOf(tx: NodeTx): Promise<bigint> {
     let fee = 0n;
-    for (const i of tx.vin) {
-      if (i.txid === undefined || i.vout === undefined) continue;
-      const prev = await this.#rpc.call<NodeTx>('getrawtransaction', [i.txid, 1]);
+    const spent = tx.vin.filter((i) => i.txid !== undefined && i.vout !== undefined);
+    const prevs = await nodeTransactions(this.#rpc, spent.map((i) => i.txid!));
+    for (const i of spent) {
+      const prev = prevs.get(i.txid!);
+      // the node knows the transaction (txindex): not its input's, which it must have to have taken it
+      if (!prev) throw new Error(`the node does not know transaction ${i.txid}, whose output ${tx.txid} spends`);
       const v = prev.vout.find((o) => o.n === i.vout);
       fee += v?.value === undefined ? 0n : coinsToBaseUnits(v.value);
     }

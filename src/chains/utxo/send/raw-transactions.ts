@@ -1,8 +1,18 @@
-// Whole previous transactions a legacy (P2PKH) input signs over, read from the node in one JSON-RPC
-// batch rather than one call each.
+// Previous transactions of a spend's inputs, read from the node in JSON-RPC batches rather than one
+// call each: the whole transactions a legacy (P2PKH) input signs over, and the decoded ones whose
+// output values make a spend's fee or are signed over again in a replacement. A spend of many
+// inputs (a consolidation's, up to maxHotInputs) would otherwise cost a round trip per input, each
+// time it is looked at; inputs from one transaction (change, a batch payment's outputs) read it once.
 import { hex } from '@scure/base';
 import { RpcError } from '../../rpc/json-rpc.ts';
-import type { UtxoRpc } from '../rpc.ts';
+import type { NodeTx } from '../node-shapes.ts';
+import { RPC_INVALID_ADDRESS_OR_KEY, RPC_INVALID_PARAMETER, type UtxoRpc } from '../rpc.ts';
+
+/**
+ * Transactions per batch request: a node's decoded transaction is a few kilobytes (tens for one of
+ * many outputs), so a request stays well within its answer size and time limit.
+ */
+const BATCH = 100;
 
 /** The raw bytes of transactions `txids` (each once), read in one batch request; a transaction the node does not give fails the whole read. */
 export async function rawTransactions(rpc: UtxoRpc, txids: readonly string[]): Promise<Map<string, Uint8Array>> {
@@ -14,5 +24,27 @@ export async function rawTransactions(rpc: UtxoRpc, txids: readonly string[]): P
     if (typeof a !== 'string') throw new Error(`the node gave no transaction ${unique[i]}`);
     out.set(unique[i], hex.decode(a));
   });
+  return out;
+}
+
+/**
+ * Transactions `txids` as the node decodes them (getrawtransaction verbose, with their hex), each
+ * read once, BATCH to a request. One the node does not know (RpcError -5, -8: `maybe`'s null) is
+ * absent from the map; any other refusal fails the whole read.
+ */
+export async function nodeTransactions(rpc: UtxoRpc, txids: readonly string[]): Promise<Map<string, NodeTx & { hex: string }>> {
+  const unique = [...new Set(txids)];
+  const out = new Map<string, NodeTx & { hex: string }>();
+  for (let i = 0; i < unique.length; i += BATCH) {
+    const chunk = unique.slice(i, i + BATCH);
+    const answers = await rpc.batch(chunk.map((txid) => ({ method: 'getrawtransaction', params: [txid, 1] })));
+    answers.forEach((a, j) => {
+      if (a instanceof RpcError) {
+        if (a.code === RPC_INVALID_ADDRESS_OR_KEY || a.code === RPC_INVALID_PARAMETER) return;
+        throw a;
+      }
+      if (a) out.set(chunk[j], a as NodeTx & { hex: string });
+    });
+  }
   return out;
 }
