@@ -426,6 +426,24 @@ describe.runIf(litecoindOrSkip())('LTC hot wallet on litecoind', () => {
       expect(await familyOf([dead, node.url]).broadcast('00')).toMatchObject({ kind: 'uncertain', why: expect.stringContaining(dead) });
     });
 
+    it('asks whether a stuck spend\'s inputs were taken in batch requests, not one call per input', async () => {
+      // 30 outputs of one transaction, all unspent: nothing taken, in two requests of 25 and 5
+      const txid = await node.rpc<string>('sendmany', ['', Object.fromEntries(Array.from({ length: 30 }, () => [fresh(), 0.001]))], 'miner');
+      await node.mine(1);
+      const tx = await node.rpc<{ vout: Array<{ n: number; value: number }> }>('getrawtransaction', [txid, true]);
+      const outputs = tx.vout.filter((v) => v.value === 0.001).map((v) => ({ txid, vout: v.n }));
+      expect(outputs).toHaveLength(30);
+      const rpc = new CountingRpc(new NodeEndpoints([node.url]));
+      const family = new UtxoFamily(t.services.sending.utxoReaders.litecoin!, rpc, new WalletKeys(t.config.walletMnemonic), depositTxsFromDb(h.db()), { hot: new HotOutputs(h.db()), now: () => t.clock.now() });
+      const attempts = [{ fee: { inputs: JSON.stringify(outputs) } }] as unknown as Parameters<UtxoFamily['spentElsewhere']>[0];
+      const tip = await family.tip();
+      rpc.calls.length = 0;
+      expect(await family.spentElsewhere(attempts, tip)).toBe(false);
+      expect(rpc.batches).toBe(2);
+      expect(rpc.calls.filter((m) => m === 'gettxout')).toHaveLength(30);
+      expect(rpc.calls.filter((m) => m !== 'gettxout')).toEqual([]);
+    });
+
     it('the previous transactions a send signs over are read in one batch request, each once', async () => {
       const a = await node.pay(fresh(), '0.01');
       const b = await node.pay(fresh(), '0.01');

@@ -19,7 +19,7 @@ import { afterFailover } from '../../transfers/broadcasting.ts';
 import type { BroadcastOutcome, Inclusion, PrepareContext, Preparation, SignedTx, TransferFamily } from '../../transfers/types.ts';
 import { UTXO_COINS, coinsToBaseUnits, type UtxoCoin } from '../coins.ts';
 import { inBestChain, type NodeBlockHeader, type NodeTx } from '../node-shapes.ts';
-import { RPC_VERIFY_ALREADY_IN_CHAIN, type UtxoRpc } from '../rpc.ts';
+import { RPC_INVALID_ADDRESS_OR_KEY, RPC_INVALID_PARAMETER, RPC_VERIFY_ALREADY_IN_CHAIN, type UtxoRpc } from '../rpc.ts';
 import { scriptOfAddress } from '../scripts.ts';
 import type { UtxoReader } from '../reader.ts';
 import { selectExact } from './coin-select.ts';
@@ -32,6 +32,9 @@ import type { HotOutputs, Outpoint } from './hot-outputs.ts';
 import { UtxoHotWallet } from './hot-wallet.ts';
 import type { Executor } from '../../../platform/db/index.ts';
 import { nodeTransactions, rawTransactions } from './raw-transactions.ts';
+
+/** Outputs asked of the node (`gettxout`) per JSON-RPC batch, as the hot wallet asks them. */
+const OUTPOINT_BATCH = 25;
 
 /** The id a hot-wallet spend's change output carries in its record (it is no transfer of its own). */
 export const CHANGE = 'change';
@@ -424,9 +427,9 @@ export class UtxoFamily implements TransferFamily {
     const record = attempts.at(-1)?.fee as unknown as SpendRecord | undefined;
     if (!record?.inputs) return false;
     const gone: Outpoint[] = [];
-    for (const o of JSON.parse(record.inputs) as Outpoint[]) {
-      // unspent in the best chain (a spend only in the mempool is not final)
-      if (await this.#rpc.maybe('gettxout', [o.txid, o.vout, false])) continue;
+    // unspent in the best chain (a spend only in the mempool is not final): asked in batches, as a
+    // stuck consolidation of many inputs is asked on every pass
+    for (const o of await this.#notUnspent(JSON.parse(record.inputs) as Outpoint[])) {
       // the output's own transaction left the best chain, or is not final: it may come back with the output
       const funding = await this.#mined(o.txid);
       if (funding && BigInt(funding.height) <= finalHeight) gone.push(o);
@@ -438,6 +441,22 @@ export class UtxoFamily implements TransferFamily {
     // a hot-wallet output gone for good no longer counts in its balance
     await this.hotWallet?.store.forget(this.chain, taken);
     return true;
+  }
+
+  /** Those of `outs` the best chain's UTXO set does not hold (`gettxout` without the mempool), OUTPOINT_BATCH to a request. */
+  async #notUnspent(outs: readonly Outpoint[]): Promise<Outpoint[]> {
+    const missing: Outpoint[] = [];
+    for (let i = 0; i < outs.length; i += OUTPOINT_BATCH) {
+      const chunk = outs.slice(i, i + OUTPOINT_BATCH);
+      const coins = await this.#rpc.batch(chunk.map((o) => ({ method: 'gettxout', params: [o.txid, o.vout, false] })));
+      chunk.forEach((o, j) => {
+        const coin = coins[j];
+        // a transaction the node does not know holds no unspent output (as `maybe` reads it)
+        if (coin instanceof RpcError && coin.code !== RPC_INVALID_ADDRESS_OR_KEY && coin.code !== RPC_INVALID_PARAMETER) throw coin;
+        if (coin === null || coin instanceof RpcError) missing.push(o);
+      });
+    }
+    return missing;
   }
 
   /**
