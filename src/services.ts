@@ -58,7 +58,7 @@ export async function createServices(platform: Platform): Promise<Services> {
   settlement.addresses.useRetiredPort(affiliate.addressRetired);
   const payments = new PaymentsService(platform, {
     market,
-    payoutAddresses: (merchantId, livemode) => settlement.payoutAddressInputs(merchantId, livemode),
+    payoutAddresses: (merchantId, livemode, ex) => settlement.payoutAddressInputs(merchantId, livemode, ex),
     failedWebhooks: (merchantId, livemode) => countFailedDeliveries(db.orm, merchantId, livemode),
     trailSections: {
       ...EMPTY_TRAIL_SECTIONS,

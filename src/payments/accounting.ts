@@ -6,7 +6,7 @@ import type { Executor } from '../platform/db/index.ts';
 import { conflict } from '../platform/errors.ts';
 import { dec } from '../money/index.ts';
 import type { TokenSymbol } from '../tokens/index.ts';
-import { applyChange, isClosed, PAYMENT_EVENTS, type AccountedPayment, type DepositFacts, type PaymentChange, type PaymentStatus } from './pure.ts';
+import { applyChange, isClosed, PAYMENT_EVENTS, type AccountedPayment, type DepositFacts, type PaymentChange, type PaymentStatus, type TokenInfo } from './pure.ts';
 import { deposits, type DepositRow, type PaymentRow } from './schema.ts';
 import { updatePaymentIf } from './repository.ts';
 import { emitPaymentEvent, SOCKET_EVENTS } from './payment-events.ts';
@@ -40,7 +40,7 @@ export const CHANGED_CONCURRENTLY = 'the payment changed meanwhile; try again';
  * (the change already applied to them). Raises the status events, then `payment.deposit` when a
  * deposit became final or failed without moving the status. Returns the stored row and deposits.
  */
-export async function applyAndStore(tx: Executor, p: PaymentRow, deps: DepositRow[], change: PaymentChange, now: Date): Promise<{ payment: PaymentRow; deposits: DepositRow[] }> {
+export async function applyAndStore(tx: Executor, p: PaymentRow, deps: DepositRow[], change: PaymentChange, now: Date, tokenOptions?: TokenInfo[]): Promise<{ payment: PaymentRow; deposits: DepositRow[] }> {
   const outcome = applyChange(accountedPayment(p), deps.map(depositFacts), change, now);
   const stored: DepositRow[] = [];
   for (const d of deps) {
@@ -71,7 +71,7 @@ export async function applyAndStore(tx: Executor, p: PaymentRow, deps: DepositRo
     ...(paying ? { confirmations: paying.confirmations, confirmationsRequired: paying.confirmationsRequired } : {}),
   };
   for (const [i, type] of outcome.events.entries()) {
-    await emitPaymentEvent(tx, type, confirmedAt > i && row.status === 'confirmed' ? detectingView : row, stored, now);
+    await emitPaymentEvent(tx, type, confirmedAt > i && row.status === 'confirmed' ? detectingView : row, stored, now, tokenOptions);
   }
   if (!outcome.changed && (change.kind === 'deposit_final' || change.kind === 'deposit_failed')) {
     await emitPaymentEvent(tx, SOCKET_EVENTS.deposit, row, stored, now);

@@ -7,10 +7,15 @@ import { TOKENS, tokenDef, type TokenSymbol } from '../tokens/index.ts';
 import type { MarketData, MarketSource } from '../market/index.ts';
 import { marketQuotes, routeCoin, type ConvertInto, type PayoutAddressInput, type Route } from '../settlement/planner.ts';
 import type { CapturedSettings } from '../accounts/index.ts';
+import type { Executor } from '../platform/db/index.ts';
 import type { ConversionRoute, ListingContext, MerchantPricing } from './pure.ts';
 
-/** Payout addresses in force for a merchant's mode; the settlement room provides them (none until then). */
-export type PayoutAddressSource = (merchantId: string, livemode: boolean) => Promise<PayoutAddressInput[]>;
+/**
+ * Payout addresses in force for a merchant's mode; the settlement room provides them (none until
+ * then). `ex`: the transaction a caller holds, read through it (on PGlite's one connection a read
+ * beside an open transaction would wait for it).
+ */
+export type PayoutAddressSource = (merchantId: string, livemode: boolean, ex?: Executor) => Promise<PayoutAddressInput[]>;
 
 /** The settings of a merchant that never changed anything: what GET /tokens lists for. */
 export const DEFAULT_SETTINGS: CapturedSettings = {
@@ -69,16 +74,16 @@ export class Catalog {
    * The same context for prices only (routeOf, not route): payout addresses are read only where they
    * can change a price, a live direct-settlement merchant's. In test mode a coin is never converted
    * and a custodial merchant's conversion does not depend on them, so a payment's creation there
-   * skips that query (it is the hottest write of the service).
+   * skips that query (it is the hottest write of the service). `ex`: see PayoutAddressSource.
    */
-  pricingContext(merchantId: string | null, settings: CapturedSettings, livemode: boolean, now: Date, usdAmount?: Decimal): Promise<ListingContext> {
-    return this.#context(merchantId, settings, livemode, now, usdAmount, livemode && settings.settlement === 'direct');
+  pricingContext(merchantId: string | null, settings: CapturedSettings, livemode: boolean, now: Date, usdAmount?: Decimal, ex?: Executor): Promise<ListingContext> {
+    return this.#context(merchantId, settings, livemode, now, usdAmount, livemode && settings.settlement === 'direct', ex);
   }
 
-  async #context(merchantId: string | null, settings: CapturedSettings, livemode: boolean, now: Date, usdAmount: Decimal | undefined, readAddresses: boolean): Promise<PricingContext> {
+  async #context(merchantId: string | null, settings: CapturedSettings, livemode: boolean, now: Date, usdAmount: Decimal | undefined, readAddresses: boolean, ex?: Executor): Promise<PricingContext> {
     const market = this.market(livemode);
     const quotes = marketQuotes(market);
-    const addresses = merchantId && readAddresses ? await this.#addresses(merchantId, livemode) : [];
+    const addresses = merchantId && readAddresses ? await this.#addresses(merchantId, livemode, ex) : [];
     // Routes are worked out on first use: a payment in one coin needs one, a listing all twelve.
     const routes = new Map<TokenSymbol, Route>();
     const routeOf = (token: TokenSymbol): Route => {

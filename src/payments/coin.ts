@@ -10,6 +10,7 @@ import type { CapturedSettings } from '../accounts/index.ts';
 import { isPriced, noCurrentPrice } from '../market/index.ts';
 import { canChooseCoin, coinRefusal, noOptionRefusal, quotePayment, tokenOptions, type PaymentStatus, type PriceRefusal, type TokenInfo } from './pure.ts';
 import type { Catalog } from './catalog.ts';
+import type { Executor } from '../platform/db/index.ts';
 import type { NewPaymentRow, PaymentRow } from './schema.ts';
 import type { NumberReserve } from './repository.ts';
 import type { DepositAddressReserve } from './address-reserve.ts';
@@ -76,9 +77,9 @@ export function allowedCoins(p: Pick<PaymentRow, 'allowedTokens' | 'settings' | 
   return catalog.offered(p.settings, p.livemode).filter((t) => !p.allowedTokens || p.allowedTokens.includes(t));
 }
 
-/** token_options of a payment with no coin (recomputed from the current market). */
-export async function optionsOf(p: PaymentRow, catalog: Catalog, now: Date): Promise<TokenInfo[]> {
-  return (await optionsOrRefusal(p, catalog, now)).options;
+/** token_options of a payment with no coin (recomputed from the current market); `ex`: a transaction the caller holds. */
+export async function optionsOf(p: PaymentRow, catalog: Catalog, now: Date, ex?: Executor): Promise<TokenInfo[]> {
+  return (await optionsOrRefusal(p, catalog, now, ex)).options;
 }
 
 /**
@@ -86,9 +87,9 @@ export async function optionsOf(p: PaymentRow, catalog: Catalog, now: Date): Pro
  * context: the refusal naming the lowest price one of its coins takes (undefined when none of
  * `coins`, the payment's allowed coins, can be priced now).
  */
-export async function optionsOrRefusal(p: PaymentRow, catalog: Catalog, now: Date): Promise<{ options: TokenInfo[]; coins: TokenSymbol[]; refusal?: PriceRefusal }> {
+export async function optionsOrRefusal(p: PaymentRow, catalog: Catalog, now: Date, ex?: Executor): Promise<{ options: TokenInfo[]; coins: TokenSymbol[]; refusal?: PriceRefusal }> {
   const usdAmount = dec(p.usdAmount);
-  const ctx = await catalog.pricingContext(p.merchantId, p.settings, p.livemode, now, usdAmount);
+  const ctx = await catalog.pricingContext(p.merchantId, p.settings, p.livemode, now, usdAmount, ex);
   const coins = allowedCoins(p, catalog);
   const options = tokenOptions(usdAmount, coins, ctx);
   return { options, coins, ...(options.length === 0 ? { refusal: noOptionRefusal(usdAmount, coins, ctx) } : {}) };

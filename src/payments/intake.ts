@@ -9,7 +9,7 @@ import { newId } from '../platform/ids.ts';
 import { dec } from '../money/index.ts';
 import { tokenDef, type TokenSymbol } from '../tokens/index.ts';
 import { isPriced, noCurrentPrice, type MarketSource } from '../market/index.ts';
-import { countdownRuns, depositUsdValue, isClosed, withinLateWindow, type PaymentStatus } from './pure.ts';
+import { countdownRuns, depositUsdValue, isClosed, withinLateWindow, type PaymentStatus, type TokenInfo } from './pure.ts';
 import { deposits, type DepositRow, type PaymentRow } from './schema.ts';
 import { depositsOf, findByAddress, lockPayment } from './repository.ts';
 import { applyAndStore } from './accounting.ts';
@@ -39,15 +39,20 @@ export type IntakeResult =
   /** No payment takes it (unknown address, or past the late window): the chain room records it unmatched. */
   | { kind: 'unmatched' };
 
+/** token_options of a payment with no coin, priced now (coin.ts optionsOf) through the caller's transaction. */
+export type OptionsOf = (p: PaymentRow, now: Date, tx: Executor) => Promise<TokenInfo[]>;
+
 export class DepositIntake {
   readonly #db: Database;
   readonly #config: Config;
   readonly #market: MarketSource;
+  readonly #optionsOf: OptionsOf;
 
-  constructor(db: Database, config: Config, market: MarketSource) {
+  constructor(db: Database, config: Config, market: MarketSource, optionsOf: OptionsOf = async () => []) {
     this.#db = db;
     this.#config = config;
     this.#market = market;
+    this.#optionsOf = optionsOf;
   }
 
   /**
@@ -207,7 +212,10 @@ export class DepositIntake {
       const p = await lockPayment(tx, paymentId);
       if (!p) return { kind: 'unmatched' };
       const deps = await this.#depositsOf(tx, p.id);
-      return { kind: 'recorded', ...(await applyAndStore(tx, p, deps, { kind: 'deadline' }, now)) };
+      // a payment that expires before its coin was chosen: its payment.expired carries the coins
+      // GET /checkout/{token} lists, or the page rendering the socket's payment loses its coin list
+      const options = p.token === '' ? await this.#optionsOf(p, now, tx) : undefined;
+      return { kind: 'recorded', ...(await applyAndStore(tx, p, deps, { kind: 'deadline' }, now, options)) };
     });
   }
 

@@ -94,8 +94,8 @@ export class PaymentsService {
     this.#addresses = new DepositAddressReserve(this.#numbers, this.#deriver);
     this.catalog = new Catalog(opts.market, platform.config, opts.payoutAddresses ?? (async () => []));
     this.timers = platform.timers;
-    this.intake = new DepositIntake(platform.db, platform.config, opts.market);
-    this.simulator = new Simulator(this.timers, this.intake, opts.market, platform.config.simulationStepMs, (p, now) => optionsOf(p, this.catalog, now));
+    this.intake = new DepositIntake(platform.db, platform.config, opts.market, (p, now, tx) => optionsOf(p, this.catalog, now, tx));
+    this.simulator = new Simulator(this.timers, this.intake, opts.market, platform.config.simulationStepMs, (p, now, tx) => optionsOf(p, this.catalog, now, tx));
     registerDeadlines(this.timers, this.intake);
     this.#failedWebhooks = opts.failedWebhooks ?? (async () => 0);
     this.#trail = opts.trailSections ?? EMPTY_TRAIL_SECTIONS;

@@ -13,7 +13,7 @@ import { canSimulate, type PaymentStatus, type TokenInfo } from './pure.ts';
 import { isOutcome, OUTCOME_UNKNOWN, type SimulationOutcome } from './create-input.ts';
 import { payments, type PaymentRow } from './schema.ts';
 import { lockPayment } from './repository.ts';
-import type { DepositIntake } from './intake.ts';
+import type { DepositIntake, OptionsOf } from './intake.ts';
 import { emitPaymentEvent, SOCKET_EVENTS } from './payment-events.ts';
 import { depositsOf } from './repository.ts';
 
@@ -25,9 +25,6 @@ export const notSimulatable = (status: string): string => `this payment is ${sta
 export const noOtherAsset = (t: TokenSymbol): string => `a ${t} address only receives ${t}: wrong_asset needs a coin on Tron, Ethereum or BNB Smart Chain`;
 
 export const SIMULATION_TIMER = 'payment.simulation';
-
-/** token_options of a payment with no coin, priced now (coin.ts optionsOf). */
-export type OptionsOf = (p: PaymentRow, now: Date) => Promise<TokenInfo[]>;
 
 type Step = 'pay_full' | 'pay_over' | 'pay_half' | 'pay_other' | 'final' | 'fail' | 'deadline';
 
@@ -79,7 +76,7 @@ export class Simulator {
   async start(tx: Executor, p: PaymentRow, outcome: SimulationOutcome, now: Date): Promise<PaymentRow> {
     const [row] = await tx.update(payments).set({ simulation: { outcome, state: 'running' }, updatedAt: now }).where(eq(payments.id, p.id)).returning();
     const deps = (await depositsOf(tx, [p.id])).get(p.id) ?? [];
-    await emitPaymentEvent(tx, SOCKET_EVENTS.simulation, row, deps, now, await this.#options(row, now));
+    await emitPaymentEvent(tx, SOCKET_EVENTS.simulation, row, deps, now, await this.#options(tx, row, now));
     await this.#timers.schedule(tx, { kind: SIMULATION_TIMER, key: p.id, runAt: new Date(now.getTime() + this.#stepMs), payload: { outcome, step: 0 } });
     return row;
   }
@@ -102,17 +99,16 @@ export class Simulator {
     }
     const done = (await lockPayment(tx, p.id))!;
     const deps = (await depositsOf(tx, [p.id])).get(p.id) ?? [];
-    await emitPaymentEvent(tx, SOCKET_EVENTS.simulation, done, deps, now, await this.#options(done, now));
+    await emitPaymentEvent(tx, SOCKET_EVENTS.simulation, done, deps, now, await this.#options(tx, done, now));
   }
 
   /**
    * A payment with no coin (an `expired` simulation) lists its coins in GET /checkout/{token}: its
    * payment.simulation carries them too, or the page, rendering the socket's payment, lost its coin
-   * list while the simulation ran. A simulated payment is a test one: its prices read no payout
-   * address (Catalog.pricingContext), so nothing is queried outside this transaction.
+   * list while the simulation ran. Priced through this transaction.
    */
-  async #options(p: PaymentRow, now: Date): Promise<TokenInfo[] | undefined> {
-    return p.token === '' ? this.#optionsOf(p, now) : undefined;
+  async #options(tx: Executor, p: PaymentRow, now: Date): Promise<TokenInfo[] | undefined> {
+    return p.token === '' ? this.#optionsOf(p, now, tx) : undefined;
   }
 
   async #play(tx: Tx, p: PaymentRow, step: Step, now: Date): Promise<void> {

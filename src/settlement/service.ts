@@ -1,6 +1,6 @@
 // The settlement room's service object: what routes, workers and other rooms use.
 import type { Platform } from '../platform/context.ts';
-import type { Database, Tx } from '../platform/db/index.ts';
+import type { Database, Executor, Tx } from '../platform/db/index.ts';
 import type { Subscriber } from '../events/index.ts';
 import type { Actor } from '../audit/index.ts';
 import type { MarketSource } from '../market/index.ts';
@@ -116,13 +116,14 @@ export class SettlementService {
     return adjustLedger(this.platform.db, this.platform.clock, this.market, body, actor);
   }
 
-  /** Payout addresses in force for a merchant's mode, as pricing reads them (kept a moment: payout-address-cache.ts). */
-  async payoutAddressInputs(merchantId: string, livemode: boolean): Promise<PayoutAddressInput[]> {
+  /**
+   * Payout addresses in force for a merchant's mode, as pricing reads them (kept a moment:
+   * payout-address-cache.ts); through `ex` when the caller holds a transaction (PGlite has one
+   * connection: a read beside it would wait for it to end).
+   */
+  async payoutAddressInputs(merchantId: string, livemode: boolean, ex: Executor = this.platform.db.orm): Promise<PayoutAddressInput[]> {
     // with those no payout may go to marked: pricing offers the route the settlement will take
-    return this.#addressCache.get(merchantId, livemode, async () => {
-      const orm = this.platform.db.orm;
-      return checkedAddresses(orm, this.#ownAddresses, await addressesInForce(orm, merchantId, livemode));
-    });
+    return this.#addressCache.get(merchantId, livemode, async () => checkedAddresses(ex, this.#ownAddresses, await addressesInForce(ex, merchantId, livemode)));
   }
 
   /** The payment trail's `settlements` ({settlement, transfers}) and `ledger` sections. */

@@ -3,13 +3,14 @@
 // refused and left out of the live lists, test mode untouched, the operator's view and /metrics.
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import type { InjectOptions } from 'fastify';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { describeEachDb } from '../harness/databases.ts';
 import { startTestApp, type TestApp } from '../harness/app.ts';
 import { keyHeader, randomIp, signupAccount, tokenHeader, uid, type Account } from '../harness/accounts.ts';
 import type { Json } from '../harness/payments.ts';
 import { FakeExchanges } from '../harness/exchanges.ts';
-import { expectLedgerHolds, input, payment } from '../harness/settlement.ts';
+import { ADDR, expectLedgerHolds, input, payment } from '../harness/settlement.ts';
+import { events } from '../../src/events/index.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { merchants } from '../../src/accounts/index.ts';
 import { RATE_SOURCE_NAMES } from '../../src/config.ts';
@@ -124,6 +125,21 @@ describeEachDb('live market', (h) => {
     // nothing changed: another coin can still be chosen
     const eth = await inject({ method: 'POST', url: `/checkout/${p.checkout_token}/token`, remoteAddress: randomIp(), payload: { token: 'ETH' } });
     expect(eth.json()).toMatchObject({ token: 'ETH', rate_locked: '3000' });
+  });
+
+  it('a live payment with no coin that expires carries token_options, priced through the deadline\'s transaction (a direct merchant\'s payout addresses read in it)', async () => {
+    const p = (await create({})).json();
+    // a new payout address: the addresses kept for pricing are forgotten, the deadline reads them
+    const added = await inject({ method: 'POST', url: '/merchant/payout-addresses', headers: tokenHeader(acct.accessToken),
+      payload: { token: 'USDT_TRC20', address: ADDR.TRON_2, password: acct.password } });
+    expect(added.statusCode, added.body).toBe(201);
+    expect(await t.services.payments.runDue(new Date(p.expires_at))).toBeGreaterThanOrEqual(1);
+    const [expired] = await h.db().orm.select().from(events).where(and(eq(events.paymentId, p.id), eq(events.type, 'payment.expired')));
+    expect((expired.data as { status: string }).status).toBe('expired');
+    const options = (expired.data as { token_options: Json[] }).token_options.map((x) => x.token);
+    const page = (await inject({ method: 'GET', url: `/checkout/${p.checkout_token}`, remoteAddress: randomIp() })).json();
+    expect(options).toEqual(page.token_options.map((x: Json) => x.token));
+    expect(options.length).toBeGreaterThan(0);
   });
 
   it('refuses live payments in a stablecoin more than 5% off its peg', async () => {

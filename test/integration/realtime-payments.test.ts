@@ -90,4 +90,23 @@ describeEachDb('sockets fed by payments', (h) => {
     await until(() => got.some((u) => u.type === 'payment.confirmed' && u.payment.id === p.id), 15_000);
     expect(got.find((u) => u.type === 'payment.confirmed')!.payment).toEqual(await rest());
   });
+  it('a payment that expires before its coin was chosen tells the payer with its token_options, as GET /checkout gives them', async () => {
+    const p = await createPayment(t.app, owner.testKey, { token: undefined });
+    const s = connect(t.url);
+    const got = collect<Update>(s, 'payment:update');
+    await ask(s, 'subscribe', p.checkout_token);
+    // the hour to choose a coin passes (the deadline's timer runs as at expires_at)
+    expect(await t.services.payments.runDue(new Date(p.expires_at))).toBeGreaterThanOrEqual(1);
+    await until(() => got.some((u) => u.type === 'payment.expired'));
+    const expired = got.find((u) => u.type === 'payment.expired')!;
+    expect(expired.payment.status).toBe('expired');
+    const page = (await t.app.inject({ method: 'GET', url: `/checkout/${p.checkout_token}`, remoteAddress: randomIp() })).json();
+    expect(page.token_options.length).toBeGreaterThan(0);
+    expect(expired.payment).toEqual(page);
+    // the webhook's view never carries them
+    const events = await t.app.inject({ method: 'GET', url: `/merchant/payments/${p.id}/events?mode=test`, headers: tokenHeader(owner.accessToken) });
+    expect(events.statusCode, events.body).toBe(200);
+    expect(events.body).toContain('payment.expired');
+    expect(events.body).not.toContain('token_options');
+  });
 });
