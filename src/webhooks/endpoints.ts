@@ -28,6 +28,8 @@ export interface Webhook {
   livemode: boolean;
   url: string | null;
   secret: string;
+  /** The events.seq from which the URL counts (see setUrl); null: no bound. Never shown. */
+  urlSinceSeq: number | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -78,7 +80,7 @@ export class WebhookEndpoints {
       if (this.#opened.size >= OPENED_KEPT) this.#opened.clear();
       this.#opened.set(r.secretEnc, secret);
     }
-    return { merchantId: r.merchantId, livemode: r.livemode, url: r.url, secret, createdAt: r.createdAt, updatedAt: r.updatedAt };
+    return { merchantId: r.merchantId, livemode: r.livemode, url: r.url, secret, urlSinceSeq: r.urlSinceSeq, createdAt: r.createdAt, updatedAt: r.updatedAt };
   }
 
   /**
@@ -149,7 +151,20 @@ export class WebhookEndpoints {
         eq(deliveries.merchantId, merchantId), eq(deliveries.livemode, livemode),
         eq(deliveries.target, 'account'), eq(deliveries.status, 'pending'),
       ));
-      await this.#told(tx, AUDIT_URL_SET, before, after, actor);
+      const seq = await this.#told(tx, AUDIT_URL_SET, before, after, actor);
+      // A mode that had no URL: events raised until now were raised with nothing set and are never
+      // sent to this URL, however late the outbox hands them over (spec 6.1 Routing, subscriber.ts).
+      // The bound is the seq of the event just written in this transaction, not a time: events'
+      // created_at is the writer's clock, and seq is taken from one database sequence as each event
+      // is inserted. So an event inserted before this point by a transaction that commits only after
+      // this one counts as raised before the URL (not sent); one inserted after it is sent, even from
+      // a transaction begun earlier. A URL changed from one to another keeps its bound: what was raised
+      // under the former URL still goes, to the new one, as retries do.
+      if (before.url === null) {
+        await tx.update(webhooks).set({ urlSinceSeq: seq })
+          .where(and(eq(webhooks.merchantId, merchantId), eq(webhooks.livemode, livemode)));
+        return { ...after, urlSinceSeq: seq };
+      }
       return after;
     }));
   }
@@ -185,15 +200,17 @@ export class WebhookEndpoints {
   }
 
   // Audit entry (without the secret) and the `webhook:update` socket event, in the change's transaction.
-  async #told(tx: Tx, action: string, before: Webhook, after: Webhook, actor: Actor): Promise<void> {
+  // Returns the seq of the `webhook:update` event.
+  async #told(tx: Tx, action: string, before: Webhook, after: Webhook, actor: Actor): Promise<number> {
     const at = after.updatedAt;
     await recordAudit(tx, {
       merchantId: after.merchantId, action, actor, subject: secretContext(after.merchantId, after.livemode),
       before: { url: before.url }, after: { url: after.url }, at,
     });
-    await appendEvent(tx, {
+    const e = await appendEvent(tx, {
       type: WEBHOOK_UPDATE_EVENT, livemode: after.livemode, merchantId: after.merchantId,
       data: webhookJson(after, { secret: false }), at,
     });
+    return e.seq;
   }
 }

@@ -1,5 +1,5 @@
 // Drizzle mirror of migrations/0300_webhooks.sql.
-import { boolean, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { bigint, boolean, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { at } from '../platform/db/index.ts';
 
 export const webhooks = pgTable('webhooks', {
@@ -7,6 +7,8 @@ export const webhooks = pgTable('webhooks', {
   livemode: boolean('livemode').notNull(),
   url: text('url'),
   secretEnc: text('secret_enc').notNull(),
+  // the events.seq from which the URL counts (migrations/1320): earlier events are not sent to it
+  urlSinceSeq: bigint('url_since_seq', { mode: 'number' }),
   createdAt: at('created_at').notNull(),
   updatedAt: at('updated_at').notNull(),
 }, (t) => [primaryKey({ columns: [t.merchantId, t.livemode] })]);

@@ -25,8 +25,15 @@ export function deliverySubscriber(endpoints: WebhookEndpoints, wake: () => void
       const accounts = await endpoints.current(tx, routed.map(({ e }) => ({ merchantId: e.merchantId!, livemode: true })));
       const items: NewDelivery[] = [];
       for (const { e, route } of routed) {
-        // An account URL counts only when it is set at this moment; nothing is replayed later.
-        const url = route.target === 'payment' ? route.url : accounts.get(secretContext(e.merchantId!, route.livemode))?.url;
+        // An account URL counts only when it is set at this moment, and only for events raised since
+        // the mode got it (url_since_seq, set with the URL: endpoints.ts setUrl): nothing raised while
+        // the mode had no URL is replayed to one set before a late dispatch.
+        let url: string | null | undefined;
+        if (route.target === 'payment') url = route.url;
+        else {
+          const account = accounts.get(secretContext(e.merchantId!, route.livemode));
+          url = account && (account.urlSinceSeq === null || e.seq >= account.urlSinceSeq) ? account.url : null;
+        }
         if (!url) continue;
         items.push({
           merchantId: e.merchantId!, livemode: route.livemode, target: route.target, url, paymentId: e.paymentId,

@@ -2,7 +2,7 @@
 // "Webhook delivery status", CONTRACT "Delivery and real time"). The clock is moved by hand; the
 // receiver is a real local HTTP server.
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { describeEachDb } from '../harness/databases.ts';
 import { startTestApp, type TestApp } from '../harness/app.ts';
 import { keyHeader, randomIp, signupAccount, tokenHeader, type Account } from '../harness/accounts.ts';
@@ -118,6 +118,68 @@ describeEachDb('webhook deliveries', (h) => {
     await pump();
     expect(rx.got).toHaveLength(0);
     expect(await h.db().orm.select().from(events).where(eq(events.id, ev.id))).toHaveLength(1);
+  });
+
+  it('replays nothing raised while the mode had no URL when the outbox is dispatched late, after one was set; each mode on its own', async () => {
+    const owner = tokenHeader(acct.accessToken);
+    // raised with no URL in either mode, and not dispatched (the process was down, the outbox behind)
+    await emit({ type: 'payment.expired' });
+    await emit({ type: 'payment.expired', livemode: true });
+    await setUrl(rx.url);
+    const testAfter = await emit({ type: 'payment.confirmed' });
+    // the live mode still has no URL: its own events stay unsent once it gets one
+    await emit({ type: 'payout.sent', livemode: true, paymentId: null, data: { id: 'po_1', tx_id: '0xabc' } });
+    expect((await inject('PUT', '/merchant/webhook', owner, { url: other.url })).statusCode).toBe(200);
+    const liveAfter = await emit({ type: 'payout.approved', livemode: true, paymentId: null, data: { id: 'po_1' } });
+    // a URL changed (not newly set) before dispatch still takes what was raised under the former one
+    const beforeChange = await emit({ type: 'payment.detecting' });
+    await setUrl(`${rx.url}?v=2`);
+    await pump();
+    expect((await rows()).map((d) => d.eventId).sort()).toEqual([testAfter.id, liveAfter.id, beforeChange.id].sort());
+    expect(rx.got.map((g) => [g.url, g.headers['x-webhook-event']]).sort()).toEqual([['/hook?v=2', 'payment.confirmed'], ['/hook?v=2', 'payment.detecting']]);
+    expect(other.got.map((g) => g.headers['x-webhook-event'])).toEqual(['payout.approved']);
+    // removed and set again before dispatch: what was raised before the removal is not sent either
+    await emit({ type: 'payment.underpaid' });
+    expect((await inject('DELETE', '/v1/webhook', keyHeader(acct.testKey))).statusCode).toBe(200);
+    await setUrl(rx.url);
+    await pump();
+    expect(await rows()).toHaveLength(3);
+  });
+
+  // PGlite runs one transaction at a time: the overlap needs a server.
+  it.skipIf(h.kind === 'pglite')('an event counts as raised when it is written: before the URL was set (its transaction committing after) → not sent; after → sent', async () => {
+    // A transaction that writes its event once `writeWhen` resolves, says when it has begun and when
+    // it has written, and commits once `gate` resolves.
+    const open = (gate: Promise<void>, writeWhen: Promise<void>) => {
+      let begun!: () => void;
+      let written!: () => void;
+      const signals = { begun: new Promise<void>((r) => { begun = r; }), written: new Promise<void>((r) => { written = r; }) };
+      const done = t.platform.db.transaction(async (tx) => {
+        await tx.execute(sql`select 1`);
+        begun();
+        await writeWhen;
+        const ev = await appendEvent(tx, { type: 'payment.expired', livemode: false, merchantId: acct.merchant.id, paymentId: PAYMENT.id, data: PAYMENT, at: clock.now() });
+        written();
+        await gate;
+        return ev;
+      });
+      return { ...signals, done };
+    };
+    let release!: () => void;
+    const gate = new Promise<void>((r) => { release = r; });
+    let urlSet!: () => void;
+    const afterUrl = new Promise<void>((r) => { urlSet = r; });
+    const writtenBefore = open(gate, Promise.resolve());
+    const writtenAfter = open(gate, afterUrl); // begun before the URL is set, writes its event after
+    await Promise.all([writtenBefore.written, writtenAfter.begun]);
+    await setUrl(rx.url);
+    urlSet();
+    await writtenAfter.written;
+    release();
+    const [early, late] = await Promise.all([writtenBefore.done, writtenAfter.done]);
+    await pump();
+    expect((await rows()).map((d) => d.eventId)).toEqual([late.id]);
+    expect(early.seq).toBeLessThan(late.seq);
   });
 
   it('sends payout events to the live URL only', async () => {
