@@ -39,6 +39,8 @@ export const CHANGED_CONCURRENTLY = 'the payment changed meanwhile; try again';
  * Stores the outcome of `change` on payment `p` (locked by the caller) whose deposits are `deps`
  * (the change already applied to them). Raises the status events, then `payment.deposit` when a
  * deposit became final or failed without moving the status. Returns the stored row and deposits.
+ * `tokenOptions`: of a payment with no coin, carried by the status events (the deadline's
+ * payment.expired) for the checkout socket.
  */
 export async function applyAndStore(tx: Executor, p: PaymentRow, deps: DepositRow[], change: PaymentChange, now: Date, tokenOptions?: TokenInfo[]): Promise<{ payment: PaymentRow; deposits: DepositRow[] }> {
   const outcome = applyChange(accountedPayment(p), deps.map(depositFacts), change, now);
