@@ -9,7 +9,7 @@ import { isIdShaped, present, refuseNul } from '../platform/fields.ts';
 import { listParams, LIST_DEFAULT } from '../platform/list-params.ts';
 import { recordAudit, type Actor } from '../audit/index.ts';
 import { captureSettings, enabledTokensOf, findStore, merchants, UNKNOWN_STORE, type CapturedSettings, type Merchant } from '../accounts/index.ts';
-import { isOpen, notEnabled, parseCreateInput, type KeyCaller, type PaymentStatus } from '../payments/index.ts';
+import { isOpen, notEnabled, parseCreateInput, type CreateGuard, type KeyCaller, type PaymentStatus } from '../payments/index.ts';
 import { paymentLinks, type LinkRow } from './schema.ts';
 import { emitLinkUpdate, linkJson } from './json.ts';
 import { activeFilter, parseLinkPatch, parseNewLink } from './input.ts';
@@ -24,7 +24,7 @@ export const LINK_NOT_TAKING_PAYMENTS = 'this link is not taking payments right 
  * views, and the coins a payment may be offered now (enabled, and in live mode on a chain with a node).
  */
 export interface LinkPayments {
-  create(caller: KeyCaller, body: Record<string, unknown>): Promise<{ payment: Record<string, unknown>; created: boolean }>;
+  create(caller: KeyCaller, body: Record<string, unknown>, guard?: CreateGuard): Promise<{ payment: Record<string, unknown>; created: boolean }>;
   checkoutView(checkoutToken: string): Promise<Record<string, unknown>>;
   /** The payer's view (with merchant_name, store_name) of the merchant's view `create` answers. */
   payerViewOf(view: Record<string, unknown>): Promise<Record<string, unknown>>;
@@ -190,13 +190,21 @@ export class LinksService {
       ...(link.cancelUrl ? { cancel_url: link.cancelUrl } : {}),
       ...(present(email) && email !== '' ? { customer_email: email } : {}),
     };
+    // The link was read active without a lock: a deactivation may have committed since. The payment is
+    // written in a transaction that reads the link again under FOR KEY SHARE, which the deactivation's
+    // FOR UPDATE (update()) waits for: no payment of the link is made after its deactivation answered.
+    // (KEY SHARE, not SHARE: the order number's increment for another payment of the link does not wait for it.)
+    const stillActive: CreateGuard = async (tx) => {
+      const [row] = await tx.select({ active: paymentLinks.active }).from(paymentLinks).where(eq(paymentLinks.id, link.id)).for('key share');
+      if (!row?.active) throw notFound();
+    };
     // A new payment every time: an open payment the merchant made with this order id by hand (the
     // creation answers it again rather than making one) would hand this payer another's payment,
     // of another amount: that number is passed over for the next.
     for (let tries = 0; tries < MAX_TAKEN_NUMBERS; tries++) {
       const [{ n }] = await this.platform.db.orm.update(paymentLinks).set({ lastNumber: sql`${paymentLinks.lastNumber} + 1` })
         .where(eq(paymentLinks.id, link.id)).returning({ n: paymentLinks.lastNumber });
-      const { payment, created } = await this.#payments.create({ merchant, livemode: link.livemode, storeId: link.storeId, actor }, { ...body, order_id: linkOrderId(link.id, Number(n)) });
+      const { payment, created } = await this.#payments.create({ merchant, livemode: link.livemode, storeId: link.storeId, actor }, { ...body, order_id: linkOrderId(link.id, Number(n)) }, stillActive);
       if (created) return { ...(await this.#payments.payerViewOf(payment)), ...(payment.checkout_url !== undefined ? { checkout_url: payment.checkout_url } : {}) };
     }
     throw conflict(LINK_NUMBERS_TAKEN);

@@ -1,7 +1,7 @@
 // POST /v1/payments: a new payment, or the open one of the same order_id in the same scope (safe
 // retry). The partial unique index on open payments decides a race: the loser's insert is refused
 // inside a savepoint and it answers the winner's payment.
-import type { Database } from '../platform/db/index.ts';
+import type { Database, Executor } from '../platform/db/index.ts';
 import { AppError, badRequest } from '../platform/errors.ts';
 import { newId, pooledRandomBytes } from '../platform/ids.ts';
 import { recordAudit, type Actor } from '../audit/index.ts';
@@ -55,7 +55,14 @@ function checkCoins(input: CreateInput, caller: CreateCaller, deps: CoinDeps, en
   }
 }
 
-export async function createPayment(deps: CreateDeps, caller: CreateCaller, body: Record<string, unknown>, now: Date): Promise<CreateResult> {
+/**
+ * Run in the creation's transaction before the payment is written (a payment link's creation checks
+ * its link is still active there): what it locks is held until the payment is committed, and it
+ * throws to refuse the creation. A creation with one is written on its own, not in a group.
+ */
+export type CreateGuard = (tx: Executor) => Promise<void>;
+
+export async function createPayment(deps: CreateDeps, caller: CreateCaller, body: Record<string, unknown>, now: Date, guard?: CreateGuard): Promise<CreateResult> {
   const input = parseCreateInput(body);
   const settings = captureSettings(caller.merchant);
   if (input.simulate && caller.livemode) throw badRequest(ONLY_TEST);
@@ -106,8 +113,11 @@ export async function createPayment(deps: CreateDeps, caller: CreateCaller, body
       }
     }
     if (input.simulate) {
-      const payment = await insertAndSimulate(deps, caller, row, input.simulate, now);
+      const payment = await insertInTransaction(deps, caller, row, now, guard, input.simulate);
       if (payment) return { payment, created: true };
+    } else if (guard) {
+      const view = paymentJson(row, [], { checkoutBase: deps.checkoutBase, tokenOptions: options });
+      if (await insertInTransaction(deps, caller, row, now, guard)) return { payment: row, created: true, view };
     } else {
       const view = paymentJson(row, [], { checkoutBase: deps.checkoutBase, tokenOptions: options });
       if (await insertPlain(deps, caller, row, view, now)) return { payment: row, created: true, view };
@@ -140,15 +150,19 @@ async function insertPlain(deps: CreateDeps, caller: CreateCaller, row: PaymentR
   return true;
 }
 
-/** With `simulate`: the payment and the start of its simulation in one transaction. */
-async function insertAndSimulate(deps: CreateDeps, caller: CreateCaller, row: PaymentRow, outcome: SimulationOutcome, now: Date): Promise<PaymentRow | undefined> {
+/**
+ * With `simulate` or a guard: the payment (and the start of its simulation) in one transaction, the
+ * guard's check first.
+ */
+async function insertInTransaction(deps: CreateDeps, caller: CreateCaller, row: PaymentRow, now: Date, guard?: CreateGuard, outcome?: SimulationOutcome): Promise<PaymentRow | undefined> {
   return deps.db.transaction(async (tx) => {
+    if (guard) await guard(tx);
     const inserted = await insertPayment(tx, row);
     if (!inserted) return undefined;
     await recordAudit(tx, createdAuditInput(inserted, caller.actor, now));
     await emitPaymentEvent(tx, SOCKET_EVENTS.created, inserted, [], now);
     await deps.timers.schedule(tx, { kind: DEADLINE_TIMER, key: inserted.id, runAt: inserted.expiresAt });
-    return deps.simulator.start(tx, inserted, outcome, now);
+    return outcome ? deps.simulator.start(tx, inserted, outcome, now) : inserted;
   });
 }
 

@@ -23,6 +23,7 @@ export {
   type GroupFeed, type GroupChange, type GroupMember, type GroupablePayment,
 } from './payment-groups.ts';
 export { parseCreateInput, type CreateInput } from './create-input.ts';
+export type { CreateGuard } from './create.ts';
 export { notEnabled } from './coin.ts';
 export { SOCKET_EVENTS, WEBHOOK_PAYMENT_EVENTS } from './payment-events.ts';
 export { SIMULATION_OUTCOMES } from './create-input.ts';

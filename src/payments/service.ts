@@ -17,7 +17,7 @@ import { Catalog, DEFAULT_SETTINGS, type PayoutAddressSource } from './catalog.t
 import { DepositIntake } from './intake.ts';
 import { Simulator, checkSimulation } from './simulation.ts';
 import { registerDeadlines } from './deadlines.ts';
-import { createPayment } from './create.ts';
+import { createPayment, type CreateGuard } from './create.ts';
 import { CreatedPaymentWriter } from './create-statement.ts';
 import { DepositAddressReserve } from './address-reserve.ts';
 import { chooseCoin } from './choose-coin.ts';
@@ -164,8 +164,8 @@ export class PaymentsService {
 
   // ---- creation and reads
 
-  async create(c: KeyCaller, body: Record<string, unknown>): Promise<{ payment: Record<string, unknown>; created: boolean }> {
-    const r = await createPayment(this.#deps, c, body, this.#now());
+  async create(c: KeyCaller, body: Record<string, unknown>, guard?: CreateGuard): Promise<{ payment: Record<string, unknown>; created: boolean }> {
+    const r = await createPayment(this.#deps, c, body, this.#now(), guard);
     return { payment: r.view ?? await this.#view(r.payment, false, r.created ? [] : undefined), created: r.created };
   }
 

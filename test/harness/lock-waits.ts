@@ -14,13 +14,13 @@ export async function untilLockWaiters(db: Database, n = 1): Promise<void> {
 }
 
 /**
- * Waits until a statement of `db`'s database waits for a lock, or `done()` (the other side finished
+ * Waits until `n` statements of `db`'s database wait for a lock, or `done()` (the other side finished
  * without waiting: the lock was not contended), 10 s at most. PostgreSQL.
  */
-export async function untilLockWaiterOr(db: Database, done: () => boolean): Promise<void> {
+export async function untilLockWaiterOr(db: Database, done: () => boolean, n = 1): Promise<void> {
   for (let i = 0; i < 400 && !done(); i++) {
     const { rows } = await db.pool!.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
-    if (rows[0].n > 0) return;
+    if (rows[0].n >= n) return;
     await new Promise((r) => setTimeout(r, 10));
   }
 }

@@ -11,7 +11,8 @@ import { ANY_ROLE, DASHBOARD_ROUTES, OWNER_DEVELOPER, merchants } from '../../sr
 import { auditEntries } from '../../src/accounts/schema.ts';
 import { events } from '../../src/events/index.ts';
 import { paymentLinks } from '../../src/links/index.ts';
-import { committedMeanwhile } from '../harness/lock-waits.ts';
+import pg from 'pg';
+import { committedMeanwhile, untilLockWaiterOr, untilLockWaiters } from '../harness/lock-waits.ts';
 
 const LIVE_LINK_OFF = 'live mode is off for this account: the owner can turn it on in the dashboard; until then make a test link (?mode=test)';
 
@@ -180,6 +181,49 @@ describeEachDb('payment links', (h) => {
     expect(res.statusCode).toBe(200);
     const [audit] = await h.db().orm.select().from(auditEntries).where(and(eq(auditEntries.subject, link.id), eq(auditEntries.action, 'payment_link.updated')));
     expect([(audit.before as Json).name, (audit.after as Json).name]).toEqual(['Other', 'New']);
+  });
+
+  // A customer opening a link while the merchant turns it off: the payment is made only if its
+  // creation committed before the deactivation, never after the deactivation answered.
+  const paymentsOfLink = async (linkId: string) =>
+    (await h.db().pool!.query(`select id from payments where metadata->>'link_id' = $1`, [linkId])).rows;
+
+  it.skipIf(h.kind !== 'postgres')('makes no payment of a link whose deactivation committed while the payment was being made', async () => {
+    const link = await makeLink();
+    // The link is read active, then the deactivation commits while the creation waits for the link's row.
+    const res = await committedMeanwhile(h.db(), h.url()!, `update payment_links set active = false where id = $1`, [link.id], () => pay(slugOf(link)));
+    expect(res.statusCode).toBe(404);
+    expect(res.json().error).toBe('not found');
+    expect(await paymentsOfLink(link.id)).toEqual([]);
+  });
+
+  it.skipIf(h.kind !== 'postgres')('answers a deactivation only once a payment of the link being made is committed', async () => {
+    const link = await makeLink();
+    // Hold every payment insert back, so the customer's creation is caught between its check of the link and its write.
+    const locker = new pg.Client({ connectionString: h.url()! });
+    await locker.connect();
+    try {
+      await locker.query('begin');
+      await locker.query('lock table payments in share mode');
+      const paid = pay(slugOf(link));
+      await untilLockWaiters(h.db(), 1);
+      let answered = false;
+      const off = inject({ method: 'PATCH', url: `/merchant/links/${link.id}`, headers: tokenHeader(dev.accessToken), payload: { active: false } })
+        .then((r) => { answered = true; return r; });
+      // The deactivation either answers (it did not wait for the payment) or queues behind it.
+      await untilLockWaiterOr(h.db(), () => answered, 2);
+      const answeredBeforePayment = answered;
+      await locker.query('commit');
+      const [p, o] = await Promise.all([paid, off]);
+      expect(o.statusCode).toBe(200);
+      expect(p.statusCode).toBe(201);
+      expect(answeredBeforePayment).toBe(false);
+      expect((await paymentsOfLink(link.id)).map((r) => r.id)).toEqual([p.json().id]);
+      expect((await pay(slugOf(link))).statusCode).toBe(404);
+    } finally {
+      await locker.query('rollback').catch(() => {});
+      await locker.end();
+    }
   });
 
   it('makes a new payment per POST /l/{slug}/payments: 201 the payer\'s view with checkout_url, CORS open', async () => {
