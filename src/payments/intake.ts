@@ -194,11 +194,18 @@ export class DepositIntake {
     return this.#inTx(tx, async (tx) => {
       const found = await this.#find(tx, ref, txId);
       if (!found) return { kind: 'unmatched' };
-      const { p, deps, d } = found;
-      if (d.status !== 'failed' || d.simulated) return { kind: 'recorded', payment: p, deposits: deps };
+      const { d } = found;
+      if (d.status !== 'failed' || d.simulated) return { kind: 'recorded', payment: found.p, deposits: found.deps };
+      // Found at or after expires_at while the deadline's timer has not run yet: as recordDeposit, the
+      // deadline closes the payment first, so the money counts as a late deposit, not an on-time one.
+      const { payment: p, deposits: deps } = countdownRuns(found.p.status as PaymentStatus) && at.getTime() >= found.p.expiresAt.getTime()
+        ? await applyAndStore(tx, found.p, found.deps, { kind: 'deadline' }, at)
+        : { payment: found.p, deposits: found.deps };
+      // On a closed payment it is a late deposit (payment.late_deposit), and shows as one.
+      const late = d.late || isClosed(p.status as PaymentStatus);
       const confirmations = Math.max(0, inc.confirmations);
-      const back = { ...d, status: 'pending', block: inc.block, confirmations, orphanedAt: null, finalAt: null };
-      await tx.update(deposits).set({ status: 'pending', block: inc.block, confirmations, orphanedAt: null, finalAt: null }).where(eq(deposits.id, d.id));
+      const back = { ...(deps.find((x) => x.id === d.id) ?? d), status: 'pending', block: inc.block, confirmations, orphanedAt: null, finalAt: null, late };
+      await tx.update(deposits).set({ status: 'pending', block: inc.block, confirmations, orphanedAt: null, finalAt: null, late }).where(eq(deposits.id, d.id));
       const withBack = deps.map((x) => (x.id === d.id ? back : x));
       const seen = await applyAndStore(tx, p, withBack, { kind: 'deposit_seen', deposit: d.id }, at);
       if (confirmations >= d.confirmationsRequired) return this.#final(tx, seen.payment, seen.deposits, back, at, confirmations);

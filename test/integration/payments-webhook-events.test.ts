@@ -35,6 +35,8 @@ type Step =
   | { orphan: string; raises: string[] }
   /** A failed deposit found in a block after all. */
   | { revive: string; confirmations: number; raises: string[] }
+  /** A failed deposit found in a block at expires_at, before the deadline's timer ran (the payment closes first); the deposit then shows late. */
+  | { reviveAtDeadline: string; confirmations: number; raises: string[]; closedAs: string }
   | { final: string; raises: string[] }
   | { fail: string; raises: string[] }
   /** The clock moved to expires_at and the due timers run. */
@@ -67,6 +69,17 @@ const CASES: Case[] = [
   { name: 'a failed deposit found in a block after all: failed, then detecting by a late deposit', steps: [
     { seen: 'a', share: 'full', raises: [P.detecting] }, { fail: 'a', raises: [P.failed] },
     { revive: 'a', confirmations: 1, raises: [P.detecting, P.late] }, { confirm: 'a', confirmations: 3, raises: [P.confirmed] },
+  ] },
+  // Found in a block once the deadline passed: a late deposit, whether or not the deadline's timer ran first.
+  { name: 'a failed deposit found in a block at the deadline before its timer: underpaid, detecting, late_deposit', steps: [
+    { seen: 'a', share: 'half', raises: [P.partially] }, { seen: 'b', share: 'rest', raises: [P.detecting] }, { fail: 'b', raises: [P.partially] },
+    { reviveAtDeadline: 'b', confirmations: 1, closedAs: 'underpaid', raises: [P.underpaid, P.detecting, P.late] }, { deadline: true, raises: [] },
+    { final: 'a', raises: [] }, { confirm: 'b', confirmations: 3, raises: [P.confirmed] },
+  ] },
+  { name: 'a failed deposit found in a block after the deadline\'s timer: underpaid, then detecting, late_deposit', steps: [
+    { seen: 'a', share: 'half', raises: [P.partially] }, { seen: 'b', share: 'rest', raises: [P.detecting] }, { fail: 'b', raises: [P.partially] },
+    { deadline: true, raises: [P.underpaid] }, { reviveAtDeadline: 'b', confirmations: 1, closedAs: 'underpaid', raises: [P.detecting, P.late] },
+    { final: 'a', raises: [] }, { confirm: 'b', confirmations: 3, raises: [P.confirmed] },
   ] },
   { name: 'part seen at the deadline before its timer: expired, late_deposit, underpaid', steps: [
     { seenAtDeadline: 'a', share: 'half', closedAs: 'expired', raises: [P.expired, P.late, P.underpaid] }, { deadline: true, raises: [] },
@@ -218,6 +231,14 @@ describeEachDb('payment webhook events per transition', (h) => {
         clock.set(new Date(Math.max(at.getTime(), Date.parse(payment.expires_at))));
         await intake.recordDeposit(ref, { txId: `${step.seenAtDeadline}-${id}`, token: 'USDT_TRC20', amount: amounts[step.share](), confirmations: 0, confirmationsRequired: 3, at: clock.now() });
         expect(await raised(step.closedAs), JSON.stringify(step)).toEqual(step.raises);
+        continue;
+      } else if ('reviveAtDeadline' in step) {
+        clock.set(new Date(Math.max(at.getTime(), Date.parse(payment.expires_at))));
+        const closedHere = payment.status !== step.closedAs;
+        await intake.revive(ref, `${step.reviveAtDeadline}-${id}`, { block: 100, confirmations: step.confirmations }, clock.now());
+        expect(await raised(closedHere ? step.closedAs : undefined), JSON.stringify(step)).toEqual(step.raises);
+        const revived = (payment.deposits as Json[]).find((d) => d.tx_id === `${step.reviveAtDeadline}-${id}`);
+        expect(revived, 'the revived deposit').toMatchObject({ status: 'pending', counted: true, late: true });
         continue;
       } else if ('confirm' in step) {
         await intake.setInclusion(ref, `${step.confirm}-${id}`, { block: 100, confirmations: step.confirmations }, at);
