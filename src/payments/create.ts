@@ -115,12 +115,10 @@ export async function createPayment(deps: CreateDeps, caller: CreateCaller, body
     if (input.simulate) {
       const payment = await insertInTransaction(deps, caller, row, now, guard, input.simulate);
       if (payment) return { payment, created: true };
-    } else if (guard) {
-      const view = paymentJson(row, [], { checkoutBase: deps.checkoutBase, tokenOptions: options });
-      if (await insertInTransaction(deps, caller, row, now, guard)) return { payment: row, created: true, view };
     } else {
       const view = paymentJson(row, [], { checkoutBase: deps.checkoutBase, tokenOptions: options });
-      if (await insertPlain(deps, caller, row, view, now)) return { payment: row, created: true, view };
+      const stored = guard ? await insertInTransaction(deps, caller, row, now, guard) : await insertPlain(deps, caller, row, view, now);
+      if (stored) return { payment: row, created: true, view };
     }
     const winner = await findOpenByOrder(deps.db.orm, scope, input.orderId);
     if (winner) return { payment: winner, created: false };
