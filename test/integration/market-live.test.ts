@@ -6,7 +6,7 @@ import type { InjectOptions } from 'fastify';
 import { and, eq } from 'drizzle-orm';
 import { describeEachDb } from '../harness/databases.ts';
 import { startTestApp, type TestApp } from '../harness/app.ts';
-import { keyHeader, randomIp, signupAccount, tokenHeader, uid, type Account } from '../harness/accounts.ts';
+import { keyHeader, randomIp, signIn, signupAccount, tokenHeader, uid, type Account } from '../harness/accounts.ts';
 import type { Json } from '../harness/payments.ts';
 import { FakeExchanges } from '../harness/exchanges.ts';
 import { ADDR, expectLedgerHolds, input, payment } from '../harness/settlement.ts';
@@ -130,7 +130,9 @@ describeEachDb('live market', (h) => {
   it('a live payment with no coin that expires carries token_options, priced through the deadline\'s transaction (a direct merchant\'s payout addresses read in it)', async () => {
     const p = (await create({})).json();
     // a new payout address: the addresses kept for pricing are forgotten, the deadline reads them
-    const added = await inject({ method: 'POST', url: '/merchant/payout-addresses', headers: tokenHeader(acct.accessToken),
+    // a session of now: the clock has moved past the signup's access token by this test
+    const { accessToken } = await signIn(t.app, acct.email);
+    const added = await inject({ method: 'POST', url: '/merchant/payout-addresses', headers: tokenHeader(accessToken),
       payload: { token: 'USDT_TRC20', address: ADDR.TRON_2, password: acct.password } });
     expect(added.statusCode, added.body).toBe(201);
     expect(await t.services.payments.runDue(new Date(p.expires_at))).toBeGreaterThanOrEqual(1);
