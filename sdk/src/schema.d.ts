@@ -3067,6 +3067,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description no current price for BNB: try again shortly */
+            503: {
+                headers: {
+                    /** @description seconds until prices are next asked for (RATE_REFRESH_S) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getCheckoutByTokenQrSvg: {
@@ -3206,6 +3217,17 @@ export interface operations {
             429: {
                 headers: {
                     /** @description seconds to wait: the limit's window, the longest a client can have to wait before one of its requests leaves it */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no current price for BNB: try again shortly */
+            503: {
+                headers: {
+                    /** @description seconds until prices are next asked for (RATE_REFRESH_S) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -8962,6 +8984,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description no current price for BNB: try again shortly */
+            503: {
+                headers: {
+                    /** @description seconds until prices are next asked for (RATE_REFRESH_S) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getV1PaymentsById: {
@@ -9218,6 +9251,17 @@ export interface operations {
             429: {
                 headers: {
                     /** @description seconds to wait: the limit's window, the longest a client can have to wait before one of its requests leaves it */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no current price for BNB: try again shortly */
+            503: {
+                headers: {
+                    /** @description seconds until prices are next asked for (RATE_REFRESH_S) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };

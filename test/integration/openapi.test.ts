@@ -1,6 +1,7 @@
 // GET /openapi.json against the app: every public route described and nothing else, a valid
 // OpenAPI 3.1 document, recorded answers of real requests valid against their response schemas
 // (errors carrying a message the document lists), and GET /docs served from this service alone.
+import { noCurrentPriceMessage } from '../../src/market/index.ts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -186,7 +187,7 @@ describe('OpenAPI document', () => {
       CATEGORY_MESSAGE, STATUS_FILTER_MESSAGE, PAYOUT_STATUS_INVALID, onlyFailedResolve('pending'), invalidAddressMessage('ethereum'), MIN_PAYOUT_MESSAGE, Q_INVALID, Q_TOO_LONG, ORDER_ID_TOO_LONG, ...BELOW_MINIMUM_ERRORS,
       DESCRIPTION_TOO_LONG, METADATA_TOO_LARGE, SIMULATE_UNKNOWN, positiveDecimalMessage('price_amount'), textMessage('name', 200), ...['order_id', 'name', 'description'].map(nulMessage),
       ADDRESS_NOT_ACTIVE_EXAMPLE, ...PAYOUT_QUOTE_ERRORS, balanceHolds('USDT_TRC20', 12_500_000n), amountBelowFee('USDT_TRC20', 1_000_000n), belowNetworkFee(1_000_000n), referralBalanceHolds(12_500_000n),
-      tokenContractAddress('USDT_ERC20'), tokenContractAddress('USDT_TRC20'),
+      tokenContractAddress('USDT_ERC20'), tokenContractAddress('USDT_TRC20'), noCurrentPriceMessage('BNB'),
     ]);
     // What the body parser refuses in any body, named by the top-level field.
     const bodyField = (m: string) => { const field = m.split(' ')[0]; return [nulMessage(field), surrogateMessage(field), bodyDepthMessage(field)].includes(m); };
@@ -230,6 +231,16 @@ describe('OpenAPI document', () => {
     const missing = checked.filter((r) => !Object.values(doc.paths[openApiPath(r.url)]?.[r.method.toLowerCase()]?.responses['400']?.content?.['application/json']?.examples ?? {})
       .some((e) => e.value.error === IDEMPOTENCY_KEY_LENGTH)).map((r) => `${r.method} ${r.url}`);
     expect(missing).toEqual([]);
+  });
+
+  it('declares the 503 of a coin with no current price, with its Retry-After, on the routes that price a live coin (the service sends RATE_REFRESH_S: market-live)', () => {
+    type Op = { responses: Record<string, { headers?: Record<string, unknown>; content?: { 'application/json'?: { examples?: Record<string, { value: { error: string } }> } } }> };
+    const answers = (method: string, p: string) => (doc.paths[p]?.[method] as unknown as Op | undefined)?.responses['503'];
+    for (const [method, p] of [['post', '/v1/payments'], ['post', '/v1/payments/{id}/token'], ['post', '/checkout/{checkoutToken}/token'], ['post', '/l/{slug}/payments']]) {
+      const r = answers(method, p);
+      expect(Object.values(r?.content?.['application/json']?.examples ?? {}).map((e) => e.value.error), `${method} ${p}`).toEqual(['no current price for BNB: try again shortly']);
+      expect(r?.headers?.['Retry-After'], `${method} ${p}`).toBeDefined();
+    }
   });
 
   it('declares 429, with its Retry-After, on every route a rate limit answers (each route called while every limit refuses)', async () => {

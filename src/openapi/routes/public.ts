@@ -6,7 +6,7 @@ import {
 } from '../../payments/index.ts';
 import type { RouteDoc } from '../describe.ts';
 import { LINK_NOT_TAKING_PAYMENTS, LINK_NUMBERS_TAKEN } from '../../links/index.ts';
-import { BELOW_MINIMUM_ERRORS } from './v1.ts';
+import { BELOW_MINIMUM_ERRORS, NO_CURRENT_PRICE_EXAMPLE } from './v1.ts';
 import { CHANGED_CONCURRENTLY } from '../../payments/accounting.ts';
 import { arr, obj, oneOf, ref, str, wrap } from '../schema.ts';
 import { NOT_FOUND, RATE_LIMITED } from '../../platform/errors.ts';
@@ -22,7 +22,7 @@ export const PUBLIC_ROUTES: RouteDoc[] = [
     method: 'POST', path: '/checkout/:checkoutToken/token', tag: 'Checkout', auth: 'none', summary: 'Choose the coin (5 a second per IP address)',
     body: obj({ token: str('one of token_options[].token') }, ['token']), bodyExample: { token: 'USDT_TRC20' },
     responses: { 200: { description: `${PAYER_VIEW}, with coin, address, locked rate and a deadline 15 minutes ahead`, schema: ref('Payment') } },
-    errors: { 400: [TOKEN_REQUIRED, NOT_AN_OPTION, NO_LONGER_PAYABLE], 404: [PAYMENT_NOT_FOUND], 409: [COIN_ALREADY_CHOSEN], 429: [RATE_LIMITED] },
+    errors: { 400: [TOKEN_REQUIRED, NOT_AN_OPTION, NO_LONGER_PAYABLE], 404: [PAYMENT_NOT_FOUND], 409: [COIN_ALREADY_CHOSEN], 429: [RATE_LIMITED], 503: [NO_CURRENT_PRICE_EXAMPLE] },
   },
   {
     method: 'POST', path: '/checkout/:checkoutToken/simulate', tag: 'Checkout', auth: 'none', summary: 'Simulate an outcome on a test payment (5 a second per IP address)',
@@ -44,7 +44,7 @@ export const PUBLIC_ROUTES: RouteDoc[] = [
     method: 'POST', path: '/l/:slug/payments', tag: 'Payment links', auth: 'none', summary: 'A new payment of a payment link (5 a second per IP address)',
     body: obj({ customer_email: str() }),
     responses: { 201: { description: `${PAYER_VIEW} plus checkout_url`, schema: ref('Payment') } },
-    errors: { 400: [CUSTOMER_EMAIL_INVALID, ...BELOW_MINIMUM_ERRORS], 403: [LINK_NOT_TAKING_PAYMENTS], 404: [NOT_FOUND], 409: [LINK_NUMBERS_TAKEN], 429: [RATE_LIMITED] },
+    errors: { 400: [CUSTOMER_EMAIL_INVALID, ...BELOW_MINIMUM_ERRORS], 403: [LINK_NOT_TAKING_PAYMENTS], 404: [NOT_FOUND], 409: [LINK_NUMBERS_TAKEN], 429: [RATE_LIMITED], 503: [NO_CURRENT_PRICE_EXAMPLE] },
   },
   {
     method: 'GET', path: '/l/:slug', tag: 'Payment links', auth: 'none', summary: 'The hosted link page: makes the payment and redirects to its checkout',

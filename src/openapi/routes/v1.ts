@@ -14,6 +14,7 @@ import { CHANGED_CONCURRENTLY } from '../../payments/accounting.ts';
 import { belowMinimumMessage, exchangeMinimumMessage, feesExceedPriceMessage } from '../../payments/pricing.ts';
 import { dec } from '../../money/decimal.ts';
 import { unsupportedToken } from '../../tokens/catalog.ts';
+import { noCurrentPriceMessage } from '../../market/market-data.ts';
 import { PAYMENT_URL_PREFIX } from '../../webhooks/url-policy.ts';
 import type { RouteDoc } from '../describe.ts';
 import { anyObject, arr, int, listLimit, obj, oneOf, ref, str, wrap, type Schema } from '../schema.ts';
@@ -27,6 +28,9 @@ import {
 
 const amount = (description: string): Schema => ({ anyOf: [str(undefined, { pattern: '^\\d+(\\.\\d{1,2})?$' }), { type: 'number', exclusiveMinimum: 0 }], description });
 const URL_ERRORS = [URL_REQUIRED, URL_NOT_ABSOLUTE, URL_NOT_HTTPS, URL_DOES_NOT_RESOLVE, URL_NOT_PUBLIC];
+
+/** A live coin with no current price (CONTRACT "Live market data"): answered with Retry-After. */
+export const NO_CURRENT_PRICE_EXAMPLE = noCurrentPriceMessage('BNB');
 
 /** The refusals of a dollar amount, as the code's own parser words them (not a number, not above 0, more than 2 decimals, too large). */
 export const usdFieldErrors = (name: string): string[] => ['x', '0', '0.001', '1000000000000'].map((v) => {
@@ -89,7 +93,7 @@ export const V1_ROUTES: RouteDoc[] = [
       201: { description: 'the new payment', schema: ref('Payment'), example: paymentExample },
       200: { description: 'the open payment already created for this order_id', schema: ref('Payment') },
     },
-    errors: { 400: CREATE_PAYMENT_ERRORS },
+    errors: { 400: CREATE_PAYMENT_ERRORS, 503: [NO_CURRENT_PRICE_EXAMPLE] },
   },
   {
     method: 'GET', path: '/v1/payments', tag: 'Payments', auth: 'api_key', summary: 'List payments, newest first',
@@ -110,7 +114,7 @@ export const V1_ROUTES: RouteDoc[] = [
     method: 'POST', path: '/v1/payments/:id/token', tag: 'Payments', auth: 'api_key', summary: 'Choose the coin of a payment created without one',
     body: obj({ token: str('one of the payment\'s token_options') }, ['token']),
     responses: { 200: { description: 'the payment with its coin, address, locked rate and a deadline 15 minutes ahead', schema: ref('Payment') } },
-    errors: { 400: [TOKEN_REQUIRED, NOT_AN_OPTION, NO_LONGER_PAYABLE], 404: [PAYMENT_NOT_FOUND], 409: [COIN_ALREADY_CHOSEN] },
+    errors: { 400: [TOKEN_REQUIRED, NOT_AN_OPTION, NO_LONGER_PAYABLE], 404: [PAYMENT_NOT_FOUND], 409: [COIN_ALREADY_CHOSEN], 503: [NO_CURRENT_PRICE_EXAMPLE] },
   },
   {
     method: 'POST', path: '/v1/payments/:id/simulate', tag: 'Payments', auth: 'api_key', summary: 'Simulate an outcome on a test payment',
