@@ -34,6 +34,12 @@ export function amountText(v: unknown): string | null {
   return typeof v === 'string' ? v.trim() : null;
 }
 
+/** amountText when it is a plain decimal, a minus allowed (no exponent, no plus, no bare point); null otherwise. */
+export function decimalText(v: unknown): string | null {
+  const text = amountText(v);
+  return text !== null && /^-?\d+(\.\d+)?$/.test(text) ? text : null;
+}
+
 /** Plain decimal notation without trailing zeros ("25.5", "3000", "0.00000001"). */
 export function plain(d: Decimal): string {
   const s = d.toFixed();

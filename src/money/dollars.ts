@@ -2,7 +2,7 @@
 //  - what the customer is asked for (`amount_due_usd`) is rounded UP to the cent;
 //  - other cent figures (fees, volumes, settlement dollars) are rounded half-up;
 //  - `usd_rate` is rounded half-up at 8 decimals.
-import { amountText, asDec, dec, plain, ROUND_HALF_UP, ROUND_UP, type Decimal, type DecimalInput } from './decimal.ts';
+import { decimalText, asDec, dec, plain, ROUND_HALF_UP, ROUND_UP, type Decimal, type DecimalInput } from './decimal.ts';
 
 export const CENT_PLACES = 2;
 export const RATE_PLACES = 8;
@@ -23,8 +23,8 @@ export const formatUsd2 = (v: DecimalInput): string => usdHalfUp(v).toFixed(CENT
  */
 export function parseAmountUsd(value: unknown, max: DecimalInput = '1000000000'): { ok: true; value: Decimal } | { ok: false; reason: string } {
   if (typeof value === 'number' && !Number.isFinite(value)) return { ok: false, reason: 'must be a number' };
-  const text = amountText(value);
-  if (text === null || !/^-?\d+(\.\d+)?$/.test(text)) return { ok: false, reason: 'must be a number or a decimal string' };
+  const text = decimalText(value);
+  if (text === null) return { ok: false, reason: 'must be a number or a decimal string' };
   const d = dec(text);
   if (d.lte(0)) return { ok: false, reason: 'must be greater than 0' };
   if (d.decimalPlaces() > CENT_PLACES) return { ok: false, reason: 'has more than 2 decimals' };

@@ -82,7 +82,7 @@ function answer(a: Answer, replayable: boolean): Record<string, unknown> {
 const retryAfter = (description: string) => ({ headers: { 'Retry-After': { description, schema: { type: 'integer', minimum: 1 } } } });
 
 /** The answers that say when to come back: a limit (its window) and a coin with no current price (the next refresh of prices). */
-function retryAfterOf(status: number, messages: string[]): Record<string, unknown> {
+function retryAfterOf(status: number): Record<string, unknown> {
   if (status === 429) return retryAfter('seconds to wait: the limit\'s window, the longest a client can have to wait before one of its requests leaves it');
   if (status === 503) return retryAfter('seconds until prices are next asked for (RATE_REFRESH_S)');
   return {};
@@ -96,7 +96,7 @@ function operation(r: RouteDoc): Record<string, unknown> {
     if (responses[status]) continue;
     responses[status] = {
       description: messages.join('; '),
-      ...retryAfterOf(status, messages),
+      ...retryAfterOf(status),
       content: { 'application/json': { schema: ref('Error'), examples: Object.fromEntries(messages.map((m, i) => [`e${i + 1}`, { summary: m, value: { error: m } }])) } },
     };
   }

@@ -221,7 +221,8 @@ export class DepositIntake {
       const deps = await this.#depositsOf(tx, p.id);
       // a payment that expires before its coin was chosen: its payment.expired carries the coins
       // GET /checkout/{token} lists, or the page rendering the socket's payment loses its coin list
-      const options = p.token === '' ? await this.#optionsOf(p, now, tx) : undefined;
+      // (only while its countdown runs: a deadline run again on a closed payment raises nothing)
+      const options = p.token === '' && countdownRuns(p.status as PaymentStatus) ? await this.#optionsOf(p, now, tx) : undefined;
       return { kind: 'recorded', ...(await applyAndStore(tx, p, deps, { kind: 'deadline' }, now, options)) };
     });
   }

@@ -12,7 +12,7 @@ import { isIdShaped } from '../../platform/fields.ts';
 import type { Actor } from '../../audit/index.ts';
 import { users, verifyPassword } from '../../accounts/index.ts';
 import { validatePayoutAddress } from '../../chains/addresses/index.ts';
-import { amountText, dec, parseUnits } from '../../money/index.ts';
+import { decimalText, dec, parseUnits } from '../../money/index.ts';
 import { refuseInactive, networkFeeUnits, payoutAddresses, type OwnAddressCheck } from '../../settlement/index.ts';
 import type { MarketSource } from '../../market/index.ts';
 import type { ReferralTerms } from '../../config.ts';
@@ -36,8 +36,8 @@ const given = (v: unknown): boolean => v !== undefined && v !== null;
 /** Step 3: the amount as a plain decimal text (undefined: all of it), or 400 `invalid request body`. */
 function requestedAmount(v: unknown): string | undefined {
   if (!given(v)) return undefined;
-  const text = amountText(v);
-  if (text === null || !/^-?\d+(\.\d+)?$/.test(text)) throw badRequest(INVALID_REQUEST_BODY);
+  const text = decimalText(v);
+  if (text === null) throw badRequest(INVALID_REQUEST_BODY);
   return text;
 }
 

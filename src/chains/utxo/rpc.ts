@@ -12,6 +12,10 @@ export const RPC_VERIFY_ERROR = -25;
 export const RPC_VERIFY_REJECTED = -26;
 export const RPC_VERIFY_ALREADY_IN_CHAIN = -27;
 
+/** The node's answer that the thing asked for does not exist (unknown block or transaction, height out of range). */
+const saysNotFound = (err: unknown): boolean =>
+  err instanceof RpcError && (err.code === RPC_INVALID_ADDRESS_OR_KEY || err.code === RPC_INVALID_PARAMETER);
+
 export class UtxoRpc {
   readonly nodes: NodeEndpoints;
   readonly #timeoutMs: number;
@@ -36,8 +40,23 @@ export class UtxoRpc {
     try {
       return await this.call<T>(method, params);
     } catch (err) {
-      if (err instanceof RpcError && (err.code === RPC_INVALID_ADDRESS_OR_KEY || err.code === RPC_INVALID_PARAMETER)) return null;
+      if (saysNotFound(err)) return null;
       throw err;
     }
+  }
+
+  /**
+   * `maybe` for many calls, `perRequest` to a batch request: each answer in its call's place, null
+   * where the node says the thing does not exist; any other refusal fails the whole read.
+   */
+  async maybeEach<T>(calls: ReadonlyArray<{ method: string; params: unknown[] }>, perRequest: number): Promise<Array<T | null>> {
+    const out: Array<T | null> = [];
+    for (let i = 0; i < calls.length; i += perRequest) {
+      for (const a of await this.batch(calls.slice(i, i + perRequest))) {
+        if (a instanceof RpcError && !saysNotFound(a)) throw a;
+        out.push(a instanceof RpcError ? null : (a as T | null));
+      }
+    }
+    return out;
   }
 }

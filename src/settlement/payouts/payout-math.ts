@@ -1,6 +1,6 @@
 // Pure figures of a merchant payout (spec 1 Payouts): the network fee of sending it, quoted at
 // request in the balance's coin, `send_amount` = amount less fee, dollar values fixed at request.
-import { amountText, dec, formatUsd, parseUnits, unitsToDecimal, usdHalfUp, type Decimal } from '../../money/index.ts';
+import { decimalText, dec, formatUsd, parseUnits, unitsToDecimal, usdHalfUp, type Decimal } from '../../money/index.ts';
 import { TOKEN_DEFS, type TokenSymbol } from '../../tokens/index.ts';
 import { MIN_PAYOUT_USD, networkFeeUnits, usdRate } from '../planner.ts';
 import { badRequest } from '../../platform/errors.ts';
@@ -59,11 +59,10 @@ export function payoutFigures(fromToken: TokenSymbol, amount: bigint, fee: bigin
  */
 export function parsePayoutAmount(v: unknown, token: TokenSymbol): bigint | undefined {
   if (v === undefined || v === null || v === 0 || v === '0') return undefined;
-  const text = amountText(v);
-  if (text === null) throw badRequest(AMOUNT_INVALID);
   // the shape first, a sign allowed ('0.' and '-0.' are malformed alike, as a referral payout
   // reads them); then a negative zero is zero (all of it), any other negative is refused
-  if (!/^-?\d+(\.\d+)?$/.test(text)) throw badRequest(AMOUNT_INVALID);
+  const text = decimalText(v);
+  if (text === null) throw badRequest(AMOUNT_INVALID);
   if (/^-0+(\.0+)?$/.test(text)) return undefined;
   if (text.startsWith('-')) throw badRequest(AMOUNT_NOT_POSITIVE);
   const { decimals, precision } = TOKEN_DEFS[token];

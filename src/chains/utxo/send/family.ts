@@ -19,7 +19,7 @@ import { afterFailover } from '../../transfers/broadcasting.ts';
 import type { BroadcastOutcome, Inclusion, PrepareContext, Preparation, SignedTx, TransferFamily } from '../../transfers/types.ts';
 import { UTXO_COINS, coinsToBaseUnits, type UtxoCoin } from '../coins.ts';
 import { inBestChain, type NodeBlockHeader, type NodeTx } from '../node-shapes.ts';
-import { RPC_INVALID_ADDRESS_OR_KEY, RPC_INVALID_PARAMETER, RPC_VERIFY_ALREADY_IN_CHAIN, type UtxoRpc } from '../rpc.ts';
+import { RPC_VERIFY_ALREADY_IN_CHAIN, type UtxoRpc } from '../rpc.ts';
 import { scriptOfAddress } from '../scripts.ts';
 import type { UtxoReader } from '../reader.ts';
 import { selectExact } from './coin-select.ts';
@@ -29,12 +29,9 @@ import { belowDust, type PlannedTransfer } from './outputs.ts';
 import { txIdOf } from './sign.ts';
 import { buildSpend, notOnNetwork, type Carried, type SpendRecord } from './build-spend.ts';
 import type { HotOutputs, Outpoint } from './hot-outputs.ts';
-import { UtxoHotWallet } from './hot-wallet.ts';
+import { UtxoHotWallet, VERIFY_BATCH } from './hot-wallet.ts';
 import type { Executor } from '../../../platform/db/index.ts';
 import { nodeTransactions, rawTransactions } from './raw-transactions.ts';
-
-/** Outputs asked of the node (`gettxout`) per JSON-RPC batch, as the hot wallet asks them. */
-const OUTPOINT_BATCH = 25;
 
 /** The id a hot-wallet spend's change output carries in its record (it is no transfer of its own). */
 export const CHANGE = 'change';
@@ -443,20 +440,10 @@ export class UtxoFamily implements TransferFamily {
     return true;
   }
 
-  /** Those of `outs` the best chain's UTXO set does not hold (`gettxout` without the mempool), OUTPOINT_BATCH to a request. */
+  /** Those of `outs` the best chain's UTXO set does not hold (`gettxout` without the mempool), asked as the hot wallet asks its outputs. */
   async #notUnspent(outs: readonly Outpoint[]): Promise<Outpoint[]> {
-    const missing: Outpoint[] = [];
-    for (let i = 0; i < outs.length; i += OUTPOINT_BATCH) {
-      const chunk = outs.slice(i, i + OUTPOINT_BATCH);
-      const coins = await this.#rpc.batch(chunk.map((o) => ({ method: 'gettxout', params: [o.txid, o.vout, false] })));
-      chunk.forEach((o, j) => {
-        const coin = coins[j];
-        // a transaction the node does not know holds no unspent output (as `maybe` reads it)
-        if (coin instanceof RpcError && coin.code !== RPC_INVALID_ADDRESS_OR_KEY && coin.code !== RPC_INVALID_PARAMETER) throw coin;
-        if (coin === null || coin instanceof RpcError) missing.push(o);
-      });
-    }
-    return missing;
+    const coins = await this.#rpc.maybeEach(outs.map((o) => ({ method: 'gettxout', params: [o.txid, o.vout, false] })), VERIFY_BATCH);
+    return outs.filter((_, j) => coins[j] === null);
   }
 
   /**

@@ -16,7 +16,7 @@ import { RPC_INVALID_ADDRESS_OR_KEY, type UtxoRpc } from '../rpc.ts';
 import type { HotOutput, HotOutputs } from './hot-outputs.ts';
 
 /** Outputs asked of the node (`gettxout`) per JSON-RPC batch. */
-const VERIFY_BATCH = 25;
+export const VERIFY_BATCH = 25;
 
 /** What `scantxoutset start` answers (amounts in coins). */
 interface UtxoScan { height?: number; unspents?: Array<{ txid: string; vout: number; amount: CoinAmount; height: number }> }

@@ -6,7 +6,7 @@
 import { hex } from '@scure/base';
 import { RpcError } from '../../rpc/json-rpc.ts';
 import type { NodeTx } from '../node-shapes.ts';
-import { RPC_INVALID_ADDRESS_OR_KEY, RPC_INVALID_PARAMETER, type UtxoRpc } from '../rpc.ts';
+import type { UtxoRpc } from '../rpc.ts';
 
 /**
  * Transactions per batch request: a node's decoded transaction is a few kilobytes (tens for one of
@@ -29,22 +29,13 @@ export async function rawTransactions(rpc: UtxoRpc, txids: readonly string[]): P
 
 /**
  * Transactions `txids` as the node decodes them (getrawtransaction verbose, with their hex), each
- * read once, BATCH to a request. One the node does not know (RpcError -5, -8: `maybe`'s null) is
- * absent from the map; any other refusal fails the whole read.
+ * read once, BATCH to a request. One the node does not know (`maybe`'s null) is absent from the map;
+ * any other refusal fails the whole read.
  */
 export async function nodeTransactions(rpc: UtxoRpc, txids: readonly string[]): Promise<Map<string, NodeTx & { hex: string }>> {
   const unique = [...new Set(txids)];
+  const answers = await rpc.maybeEach<NodeTx & { hex: string }>(unique.map((txid) => ({ method: 'getrawtransaction', params: [txid, 1] })), BATCH);
   const out = new Map<string, NodeTx & { hex: string }>();
-  for (let i = 0; i < unique.length; i += BATCH) {
-    const chunk = unique.slice(i, i + BATCH);
-    const answers = await rpc.batch(chunk.map((txid) => ({ method: 'getrawtransaction', params: [txid, 1] })));
-    answers.forEach((a, j) => {
-      if (a instanceof RpcError) {
-        if (a.code === RPC_INVALID_ADDRESS_OR_KEY || a.code === RPC_INVALID_PARAMETER) return;
-        throw a;
-      }
-      if (a) out.set(chunk[j], a as NodeTx & { hex: string });
-    });
-  }
+  answers.forEach((a, j) => { if (a) out.set(unique[j], a); });
   return out;
 }
