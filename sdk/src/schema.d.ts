@@ -2928,6 +2928,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postCheckoutByCheckoutTokenSimulate: {
@@ -2988,6 +2999,17 @@ export interface operations {
             429: {
                 headers: {
                     /** @description seconds to wait: the limit's window, the longest a client can have to wait before one of its requests leaves it */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -3067,10 +3089,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no current price for BNB: try again shortly */
+            /** @description no current price for BNB: try again shortly; the service is busy: try again in a few seconds */
             503: {
                 headers: {
-                    /** @description seconds until prices are next asked for (RATE_REFRESH_S) */
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`); the seconds until prices are next asked for (RATE_REFRESH_S) when a coin has no current price */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -3103,6 +3125,17 @@ export interface operations {
             /** @description payment not found; choose the payment's coin first */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3142,6 +3175,17 @@ export interface operations {
             429: {
                 headers: {
                     /** @description seconds to wait: the limit's window, the longest a client can have to wait before one of its requests leaves it */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -3224,10 +3268,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no current price for BNB: try again shortly */
+            /** @description no current price for BNB: try again shortly; the service is busy: try again in a few seconds */
             503: {
                 headers: {
-                    /** @description seconds until prices are next asked for (RATE_REFRESH_S) */
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`); the seconds until prices are next asked for (RATE_REFRESH_S) when a coin has no current price */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -3293,6 +3337,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getMerchantAffiliateCommissions: {
@@ -3333,6 +3388,17 @@ export interface operations {
             /** @description insufficient permissions; merchant account is suspended */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3398,6 +3464,17 @@ export interface operations {
             /** @description could not list the payouts */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3506,6 +3583,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getMerchantAffiliatePayoutsById: {
@@ -3551,6 +3639,17 @@ export interface operations {
             /** @description not found */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3640,6 +3739,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getMerchantAffiliateReferrals: {
@@ -3696,6 +3806,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getMerchantApiKeys: {
@@ -3732,6 +3853,17 @@ export interface operations {
             /** @description insufficient permissions; merchant account is suspended */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3823,6 +3955,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteMerchantApiKeysById: {
@@ -3869,6 +4012,17 @@ export interface operations {
             /** @description not found */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3936,6 +4090,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postMerchantAuthLogout: {
@@ -3989,6 +4154,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postMerchantAuthLogoutAll: {
@@ -4036,6 +4212,17 @@ export interface operations {
             /** @description merchant account is suspended */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4099,6 +4286,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getMerchantBalances: {
@@ -4135,6 +4333,17 @@ export interface operations {
             /** @description insufficient permissions; merchant account is suspended */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4210,6 +4419,17 @@ export interface operations {
             /** @description insufficient permissions; merchant account is suspended */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4316,6 +4536,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getMerchantCustomersById: {
@@ -4379,6 +4610,17 @@ export interface operations {
             /** @description not found */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4464,6 +4706,17 @@ export interface operations {
             /** @description not found */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4557,6 +4810,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getMerchantDashboardSeries: {
@@ -4624,6 +4888,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getMerchantInvitations: {
@@ -4672,6 +4947,17 @@ export interface operations {
             /** @description insufficient permissions; merchant account is suspended */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4784,6 +5070,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteMerchantInvitationsById: {
@@ -4845,6 +5142,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postMerchantInvitationsAccept: {
@@ -4895,6 +5203,17 @@ export interface operations {
             429: {
                 headers: {
                     /** @description seconds to wait: the limit's window, the longest a client can have to wait before one of its requests leaves it */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -4959,6 +5278,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getMerchantLedgerCsv: {
@@ -5003,6 +5333,17 @@ export interface operations {
             /** @description insufficient permissions; merchant account is suspended */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5079,6 +5420,17 @@ export interface operations {
             /** @description insufficient permissions; merchant account is suspended */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5191,6 +5543,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getMerchantLinksById: {
@@ -5255,6 +5618,17 @@ export interface operations {
             /** @description not found */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5349,6 +5723,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postMerchantLive: {
@@ -5421,6 +5806,17 @@ export interface operations {
             /** @description this Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5502,6 +5898,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getMerchantMe: {
@@ -5537,6 +5944,17 @@ export interface operations {
             /** @description insufficient permissions; merchant account is suspended */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5582,6 +6000,17 @@ export interface operations {
             /** @description insufficient permissions; merchant account is suspended */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5649,6 +6078,17 @@ export interface operations {
             /** @description insufficient permissions; merchant account is suspended */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5746,6 +6186,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getMerchantNotifications: {
@@ -5811,6 +6262,17 @@ export interface operations {
             /** @description insufficient permissions; merchant account is suspended */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5897,6 +6359,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getMerchantPayments: {
@@ -5955,6 +6428,17 @@ export interface operations {
             /** @description insufficient permissions; merchant account is suspended */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6076,6 +6560,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getMerchantPaymentsById: {
@@ -6119,6 +6614,17 @@ export interface operations {
             /** @description payment not found */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6176,6 +6682,17 @@ export interface operations {
             /** @description payment not found */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6270,6 +6787,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getMerchantPaymentsByIdTrail: {
@@ -6352,6 +6880,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getMerchantPayoutAddresses: {
@@ -6388,6 +6927,17 @@ export interface operations {
             /** @description insufficient permissions; merchant account is suspended */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6492,6 +7042,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteMerchantPayoutAddressesById: {
@@ -6538,6 +7099,17 @@ export interface operations {
             /** @description not found */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6628,6 +7200,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getMerchantPayouts: {
@@ -6679,6 +7262,17 @@ export interface operations {
             /** @description insufficient permissions; merchant account is suspended */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6768,6 +7362,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postMerchantPayoutsByIdCancel: {
@@ -6845,6 +7450,17 @@ export interface operations {
             /** @description this Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6934,6 +7550,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     patchMerchantSettings: {
@@ -6999,6 +7626,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getMerchantSettlements: {
@@ -7043,6 +7681,17 @@ export interface operations {
             /** @description insufficient permissions; merchant account is suspended */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7094,6 +7743,17 @@ export interface operations {
             /** @description settlement not found */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7180,6 +7840,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getMerchantStores: {
@@ -7214,6 +7885,17 @@ export interface operations {
             /** @description insufficient permissions; merchant account is suspended */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7299,6 +7981,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     patchMerchantStoresById: {
@@ -7360,6 +8053,17 @@ export interface operations {
             /** @description not found */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7434,6 +8138,17 @@ export interface operations {
             /** @description insufficient permissions; merchant account is suspended */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7539,6 +8254,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteMerchantSupportMessagesById: {
@@ -7604,6 +8330,17 @@ export interface operations {
             /** @description not found */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7706,6 +8443,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postMerchantSupportRead: {
@@ -7781,6 +8529,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getMerchantTokens: {
@@ -7823,6 +8582,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getMerchantUsers: {
@@ -7857,6 +8627,17 @@ export interface operations {
             /** @description insufficient permissions; merchant account is suspended */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7955,6 +8736,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteMerchantUsersById: {
@@ -8010,6 +8802,17 @@ export interface operations {
             /** @description the account must keep at least one owner */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8092,6 +8895,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getMerchantWebhook: {
@@ -8128,6 +8942,17 @@ export interface operations {
             /** @description insufficient permissions; merchant account is suspended */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8200,6 +9025,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteMerchantWebhook: {
@@ -8245,6 +9081,17 @@ export interface operations {
             /** @description could not remove the webhook */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8334,6 +9181,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postMerchantWebhookTest: {
@@ -8408,6 +9266,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getMerchantWebhooksDeliveries: {
@@ -8463,6 +9332,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getMerchantWebhooksDeliveriesById: {
@@ -8508,6 +9388,17 @@ export interface operations {
             /** @description not found */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8592,6 +9483,17 @@ export interface operations {
             /** @description this Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8687,6 +9589,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postReferralsByCodeClick: {
@@ -8720,6 +9633,17 @@ export interface operations {
             429: {
                 headers: {
                     /** @description seconds to wait: the limit's window, the longest a client can have to wait before one of its requests leaves it */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -8818,6 +9742,17 @@ export interface operations {
             429: {
                 headers: {
                     /** @description seconds to wait: the limit's window, the longest a client can have to wait before one of its requests leaves it */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -8984,10 +9919,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no current price for BNB: try again shortly */
+            /** @description no current price for BNB: try again shortly; the service is busy: try again in a few seconds */
             503: {
                 headers: {
-                    /** @description seconds until prices are next asked for (RATE_REFRESH_S) */
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`); the seconds until prices are next asked for (RATE_REFRESH_S) when a coin has no current price */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -9048,6 +9983,17 @@ export interface operations {
             429: {
                 headers: {
                     /** @description seconds to wait: the limit's window, the longest a client can have to wait before one of its requests leaves it */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -9159,6 +10105,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postV1PaymentsByIdToken: {
@@ -9258,10 +10215,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no current price for BNB: try again shortly */
+            /** @description no current price for BNB: try again shortly; the service is busy: try again in a few seconds */
             503: {
                 headers: {
-                    /** @description seconds until prices are next asked for (RATE_REFRESH_S) */
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`); the seconds until prices are next asked for (RATE_REFRESH_S) when a coin has no current price */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -9331,6 +10288,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getV1Webhook: {
@@ -9375,6 +10343,17 @@ export interface operations {
             429: {
                 headers: {
                     /** @description seconds to wait: the limit's window, the longest a client can have to wait before one of its requests leaves it */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -9463,6 +10442,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteV1Webhook: {
@@ -9517,6 +10507,17 @@ export interface operations {
             /** @description could not remove the webhook */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9599,6 +10600,17 @@ export interface operations {
             429: {
                 headers: {
                     /** @description seconds to wait: the limit's window, the longest a client can have to wait before one of its requests leaves it */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the service is busy: try again in a few seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };

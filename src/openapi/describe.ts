@@ -32,4 +32,9 @@ export interface RouteDoc {
   responses: Record<number, Answer>;
   /** The spec's error messages this route answers, by status (shown as examples of the Error shape). */
   errors?: Record<number, readonly string[]>;
+  /**
+   * `false` for a route that reads and writes no row (it answers from memory): it never answers the
+   * database's 503 `the service is busy`, which the document adds to every other route.
+   */
+  database?: false;
 }

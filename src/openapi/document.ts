@@ -4,7 +4,7 @@
 import { DASHBOARD_ROUTES } from '../accounts/index.ts';
 import { IDEMPOTENCY_KEY_IN_PROGRESS, IDEMPOTENCY_KEY_LENGTH, IDEMPOTENCY_KEY_REUSED } from '../idempotency/index.ts';
 import { coveredRoute } from '../idempotency/hooks.ts';
-import { INVALID_REQUEST_BODY } from '../platform/errors.ts';
+import { DATABASE_BUSY, DATABASE_BUSY_RETRY_S, INVALID_REQUEST_BODY } from '../platform/errors.ts';
 import { nulMessage, surrogateMessage } from '../platform/fields.ts';
 import { bodyDepthMessage } from '../platform/http/body.ts';
 import { SCHEMAS } from './components.ts';
@@ -69,6 +69,9 @@ function errorsOf(r: RouteDoc): Map<number, string[]> {
     add(409, [IDEMPOTENCY_KEY_IN_PROGRESS]);
     add(422, [IDEMPOTENCY_KEY_REUSED]);
   }
+  // The database server stayed full past the pool's wait (src/platform/http/error-mapper.ts): any
+  // route that reads or writes a row can be told to come back.
+  if (r.database !== false) add(503, [DATABASE_BUSY]);
   return out;
 }
 
@@ -81,11 +84,17 @@ function answer(a: Answer, replayable: boolean): Record<string, unknown> {
 
 const retryAfter = (description: string) => ({ headers: { 'Retry-After': { description, schema: { type: 'integer', minimum: 1 } } } });
 
-/** The answers that say when to come back: a limit (its window) and a coin with no current price (the next refresh of prices). */
-function retryAfterOf(status: number): Record<string, unknown> {
+/**
+ * The answers that say when to come back: a limit (its window), a coin with no current price (the
+ * next refresh of prices) and a database that stayed full (DATABASE_BUSY_RETRY_S).
+ */
+function retryAfterOf(status: number, messages: readonly string[]): Record<string, unknown> {
   if (status === 429) return retryAfter('seconds to wait: the limit\'s window, the longest a client can have to wait before one of its requests leaves it');
-  if (status === 503) return retryAfter('seconds until prices are next asked for (RATE_REFRESH_S)');
-  return {};
+  if (status !== 503) return {};
+  const busy = `${DATABASE_BUSY_RETRY_S} when the database is busy (\`${DATABASE_BUSY}\`)`;
+  const unpriced = 'the seconds until prices are next asked for (RATE_REFRESH_S) when a coin has no current price';
+  const reasons = [messages.includes(DATABASE_BUSY) ? busy : undefined, messages.some((m) => m !== DATABASE_BUSY) ? unpriced : undefined].filter(Boolean);
+  return retryAfter(`seconds to wait: ${reasons.join('; ')}`);
 }
 
 function operation(r: RouteDoc): Record<string, unknown> {
@@ -96,7 +105,7 @@ function operation(r: RouteDoc): Record<string, unknown> {
     if (responses[status]) continue;
     responses[status] = {
       description: messages.join('; '),
-      ...retryAfterOf(status),
+      ...retryAfterOf(status, messages),
       content: { 'application/json': { schema: ref('Error'), examples: Object.fromEntries(messages.map((m, i) => [`e${i + 1}`, { summary: m, value: { error: m } }])) } },
     };
   }

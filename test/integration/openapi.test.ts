@@ -35,6 +35,7 @@ import { STORE_NAME_INVALID, STORE_NAME_MAX } from '../../src/accounts/stores.ts
 import { coveredRoute, IDEMPOTENCY_KEY_LENGTH } from '../../src/idempotency/hooks.ts';
 import { DASHBOARD_ROUTES } from '../../src/accounts/index.ts';
 import { bodyDepthMessage } from '../../src/platform/http/body.ts';
+import { DATABASE_BUSY, DATABASE_BUSY_RETRY_S } from '../../src/platform/errors.ts';
 import { surrogateMessage } from '../../src/platform/fields.ts';
 import { ADDRESS_NOT_ACTIVE_EXAMPLE, PAYOUT_QUOTE_ERRORS } from '../../src/openapi/routes/merchant-money.ts';
 import { amountBelowFee, balanceHolds } from '../../src/settlement/payouts/payout-store.ts';
@@ -238,7 +239,8 @@ describe('OpenAPI document', () => {
     const answers = (method: string, p: string) => (doc.paths[p]?.[method] as unknown as Op | undefined)?.responses['503'];
     for (const [method, p] of [['post', '/v1/payments'], ['post', '/v1/payments/{id}/token'], ['post', '/checkout/{checkoutToken}/token'], ['post', '/l/{slug}/payments']]) {
       const r = answers(method, p);
-      expect(Object.values(r?.content?.['application/json']?.examples ?? {}).map((e) => e.value.error), `${method} ${p}`).toEqual(['no current price for BNB: try again shortly']);
+      // with the database's own 503 (every route that reads a row answers it: the test below)
+      expect(Object.values(r?.content?.['application/json']?.examples ?? {}).map((e) => e.value.error), `${method} ${p}`).toEqual(['no current price for BNB: try again shortly', DATABASE_BUSY]);
       expect(r?.headers?.['Retry-After'], `${method} ${p}`).toBeDefined();
     }
   });
@@ -342,6 +344,65 @@ describe('OpenAPI document', () => {
     for (const [p, m] of [['/merchant/payouts/quote', 'get'], ['/merchant/payouts', 'post']]) {
       expect(listed(p, m), `${m} ${p}`).toEqual(expect.arrayContaining([OWN_ADDRESS, tokenContractAddress('USDT_TRC20')]));
     }
+  });
+
+  /** Every public route, the sign-outs last (they end the session the other calls use). */
+  const publicRoutes = () => t.app.routeTable.filter((r) => PUBLIC.test(r.url))
+    .sort((a, b) => Number(a.url.startsWith('/merchant/auth/')) - Number(b.url.startsWith('/merchant/auth/')));
+  const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
+  const credentialOf = (url: string, a: Account) => (url.startsWith('/v1/') ? keyHeader(a.testKey) : tokenHeader(a.accessToken));
+
+  it('declares the database\'s 503, with its Retry-After, on exactly the routes that answer it (each route called while the database refuses connections)', async () => {
+    // PostgreSQL's refusal of a connection (53300, too many clients) is what the pool gives a
+    // request once the server has stayed full past its patience (full-server.test.ts makes it for
+    // real): here the engine gives it to every statement, so a route answers it as soon as it reads
+    // or writes anything.
+    const owner = await signupAccount(t.app);
+    // The routes without a credential that refuse an empty body before any row are sent what reaches one.
+    const code = (await t.app.inject({ method: 'GET', url: '/merchant/affiliate', headers: tokenHeader(owner.accessToken) })).json().code as string;
+    const invited = await t.app.inject({ method: 'POST', url: '/merchant/invitations', headers: tokenHeader(owner.accessToken), payload: { email: `i-${uid()}@example.com`, role: 'viewer' } });
+    const inviteToken = new URL(invited.json().accept_url).searchParams.get('token') ?? String(invited.json().accept_url).split('/').pop();
+    const given: Record<string, { url?: string; headers?: Record<string, string>; payload?: Record<string, unknown> }> = {
+      'POST /merchant/signup': { payload: { merchant_name: 'Busy shop', email: `busy-${uid()}@example.com`, password: owner.password } },
+      'POST /merchant/login': { payload: { email: owner.email, password: owner.password } },
+      'POST /merchant/auth/refresh': { headers: { cookie: owner.refreshCookie ?? '' } },
+      'POST /merchant/invitations/accept': { payload: { token: inviteToken, password: 'a-long-password' } },
+      'POST /referrals/:code/click': { url: `/referrals/${code}/click` },
+    };
+    const pglite = opened.db.pglite!;
+    const refused = () => Promise.reject(Object.assign(new Error('sorry, too many clients already'), { code: '53300' }));
+    type Op = { responses: Record<string, { headers?: Record<string, unknown>; content?: { 'application/json'?: { examples?: Record<string, { value: { error: string } }> } } }> };
+    const declaresBusy = (method: string, p: string) => {
+      const r = (doc.paths[p]?.[method.toLowerCase()] as unknown as Op | undefined)?.responses['503'];
+      return Object.values(r?.content?.['application/json']?.examples ?? {}).some((e) => e.value.error === DATABASE_BUSY);
+    };
+    const answered: string[] = [];
+    const problems: string[] = [];
+    const spies = (['query', 'exec', 'transaction'] as const).map((m) => vi.spyOn(pglite, m).mockImplementation(refused as never));
+    try {
+      for (const r of publicRoutes()) {
+        const g = given[`${r.method} ${r.url}`];
+        const res = await t.app.inject({
+          method: r.method as InjectOptions['method'], url: g?.url ?? r.url.replace(/:[A-Za-z0-9_]+/g, 'x0'), headers: g?.headers ?? credentialOf(r.url, owner), remoteAddress: randomIp(),
+          ...(BODY_METHODS.includes(r.method) ? { payload: g?.payload ?? {} } : {}),
+        });
+        if (res.statusCode !== 503 || res.json().error !== DATABASE_BUSY) continue;
+        const route = `${r.method} ${openApiPath(r.url)}`;
+        answered.push(route);
+        expect(res.headers['retry-after'], route).toBe(String(DATABASE_BUSY_RETRY_S));
+        const declared = (doc.paths[openApiPath(r.url)]?.[r.method.toLowerCase()] as unknown as Op | undefined)?.responses['503'];
+        if (!declaresBusy(r.method, openApiPath(r.url))) problems.push(`${route}: answers 503 "${DATABASE_BUSY}", which the document does not list`);
+        else if (!declared?.headers?.['Retry-After']) problems.push(`${route}: its 503 does not name Retry-After`);
+      }
+    } finally {
+      for (const s of spies) s.mockRestore();
+    }
+    expect(answered.length).toBeGreaterThan(90);
+    expect(problems).toEqual([]);
+    // and no route declares it without answering it
+    const declaredOnly = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).filter((m) => declaresBusy(m, p)).map((m) => `${m.toUpperCase()} ${p}`))
+      .filter((d) => !answered.includes(d));
+    expect(declaredOnly).toEqual([]);
   });
 
   describe('recorded answers of real requests match their response schemas', () => {

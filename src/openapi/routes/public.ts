@@ -39,6 +39,8 @@ export const PUBLIC_ROUTES: RouteDoc[] = [
     method: 'GET', path: '/tokens', tag: 'Checkout', auth: 'none', summary: 'Every coin with its minimum and fees for a default account',
     query: { mode: oneOf(['test'], 'test lists the test coins; anything else, or nothing, live') },
     responses: { 200: { description: 'the coins', schema: wrap('tokens', arr(ref('TokenInfo'))) } },
+    // no merchant: the default account's coins, priced from the market data in memory
+    database: false,
   },
   {
     method: 'POST', path: '/l/:slug/payments', tag: 'Payment links', auth: 'none', summary: 'A new payment of a payment link (5 a second per IP address)',
