@@ -2995,6 +2995,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description rate limit exceeded */
             429: {
                 headers: {
@@ -3071,6 +3080,15 @@ export interface operations {
             };
             /** @description the coin for this payment has already been chosen */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3250,6 +3268,15 @@ export interface operations {
             };
             /** @description this link's next order ids are taken by open payments: try again later */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3554,6 +3581,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description this Idempotency-Key was used with a different request */
             422: {
                 headers: {
@@ -3685,7 +3721,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3723,6 +3759,15 @@ export interface operations {
             };
             /** @description payout is not in a state that allows this; a request with this Idempotency-Key is in progress */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3946,6 +3991,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description this Idempotency-Key was used with a different request */
             422: {
                 headers: {
@@ -3991,6 +4045,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description invalid request body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description missing token; invalid or expired token */
             401: {
                 headers: {
@@ -4011,6 +4074,15 @@ export interface operations {
             };
             /** @description not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4127,7 +4199,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4147,6 +4219,15 @@ export interface operations {
             };
             /** @description merchant account is suspended */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4191,7 +4272,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4211,6 +4292,15 @@ export interface operations {
             };
             /** @description merchant account is suspended */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4259,7 +4349,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4279,6 +4369,15 @@ export interface operations {
             };
             /** @description merchant account is suspended */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4527,6 +4626,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description this Idempotency-Key was used with a different request */
             422: {
                 headers: {
@@ -4705,6 +4813,15 @@ export interface operations {
             };
             /** @description not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5050,6 +5167,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description this Idempotency-Key was used with a different request */
             422: {
                 headers: {
@@ -5106,6 +5232,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description invalid request body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description missing token; invalid or expired token */
             401: {
                 headers: {
@@ -5135,6 +5270,15 @@ export interface operations {
             };
             /** @description only a pending invitation can be revoked: this one was accepted */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5192,6 +5336,15 @@ export interface operations {
             };
             /** @description invalid request body; token must not contain NUL characters; token must not contain unpaired surrogates; password must not contain NUL characters; password must not contain unpaired surrogates; invitation is no longer valid; password must be at least 8 characters; Idempotency-Key must be 1 to 255 characters */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5534,6 +5687,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description this Idempotency-Key was used with a different request */
             422: {
                 headers: {
@@ -5723,6 +5885,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the service is busy: try again in a few seconds */
             503: {
                 headers: {
@@ -5796,6 +5967,15 @@ export interface operations {
             };
             /** @description a request with this Idempotency-Key is in progress */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5880,6 +6060,15 @@ export interface operations {
             };
             /** @description merchant account is suspended */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6084,6 +6273,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the service is busy: try again in a few seconds */
             503: {
                 headers: {
@@ -6159,6 +6357,15 @@ export interface operations {
             };
             /** @description a request with this Idempotency-Key is in progress */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6343,6 +6550,15 @@ export interface operations {
             };
             /** @description a request with this Idempotency-Key is in progress */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6544,6 +6760,15 @@ export interface operations {
             };
             /** @description a request with this Idempotency-Key is in progress */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6771,6 +6996,15 @@ export interface operations {
             };
             /** @description a simulation is already running for this payment; the payment changed meanwhile; try again; a request with this Idempotency-Key is in progress */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7022,6 +7256,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description this Idempotency-Key was used with a different request */
             422: {
                 headers: {
@@ -7078,6 +7321,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description invalid request body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description missing token; invalid or expired token */
             401: {
                 headers: {
@@ -7098,6 +7350,15 @@ export interface operations {
             };
             /** @description not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7182,6 +7443,15 @@ export interface operations {
             };
             /** @description not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7353,6 +7623,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description this Idempotency-Key was used with a different request */
             422: {
                 headers: {
@@ -7402,7 +7681,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7440,6 +7719,15 @@ export interface operations {
             };
             /** @description a request with this Idempotency-Key is in progress */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7619,6 +7907,15 @@ export interface operations {
             };
             /** @description insufficient permissions; merchant account is suspended */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7829,6 +8126,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description rate limit exceeded */
             429: {
                 headers: {
@@ -7972,6 +8278,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description this Idempotency-Key was used with a different request */
             422: {
                 headers: {
@@ -8052,6 +8367,15 @@ export interface operations {
             };
             /** @description not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8245,6 +8569,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description this Idempotency-Key was used with a different request */
             422: {
                 headers: {
@@ -8309,6 +8642,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description invalid request body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description missing token; invalid or expired token */
             401: {
                 headers: {
@@ -8329,6 +8671,15 @@ export interface operations {
             };
             /** @description not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8443,6 +8794,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the service is busy: try again in a few seconds */
             503: {
                 headers: {
@@ -8484,7 +8844,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8513,6 +8873,15 @@ export interface operations {
             };
             /** @description a request with this Idempotency-Key is in progress */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8716,6 +9085,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description this Idempotency-Key was used with a different request */
             422: {
                 headers: {
@@ -8772,6 +9150,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description invalid request body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description missing token; invalid or expired token */
             401: {
                 headers: {
@@ -8801,6 +9188,15 @@ export interface operations {
             };
             /** @description the account must keep at least one owner */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8888,6 +9284,15 @@ export interface operations {
             };
             /** @description the account must keep at least one owner */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9016,6 +9421,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description could not set the webhook */
             500: {
                 headers: {
@@ -9060,6 +9474,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description invalid request body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description missing token; invalid or expired token */
             401: {
                 headers: {
@@ -9071,6 +9494,15 @@ export interface operations {
             };
             /** @description insufficient permissions; merchant account is suspended */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9127,7 +9559,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9156,6 +9588,15 @@ export interface operations {
             };
             /** @description a request with this Idempotency-Key is in progress */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9221,7 +9662,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description no webhook url is set for this mode: set one first; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; no webhook url is set for this mode: set one first; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9250,6 +9691,15 @@ export interface operations {
             };
             /** @description a request with this Idempotency-Key is in progress */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9435,7 +9885,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9473,6 +9923,15 @@ export interface operations {
             };
             /** @description a request with this Idempotency-Key is in progress */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9580,6 +10039,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description this Idempotency-Key was used with a different request */
             422: {
                 headers: {
@@ -9620,8 +10088,26 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description invalid request body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9899,6 +10385,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description this Idempotency-Key was used with a different request */
             422: {
                 headers: {
@@ -10085,6 +10580,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description this Idempotency-Key was used with a different request */
             422: {
                 headers: {
@@ -10188,6 +10692,15 @@ export interface operations {
             };
             /** @description the coin for this payment has already been chosen; a request with this Idempotency-Key is in progress */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10422,6 +10935,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description rate limit exceeded */
             429: {
                 headers: {
@@ -10475,6 +10997,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description invalid request body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description missing api key; invalid api key */
             401: {
                 headers: {
@@ -10486,6 +11017,15 @@ export interface operations {
             };
             /** @description live mode is off for this account: the owner can turn it on in the dashboard; until then use a test key; merchant account is suspended; this api key is read-only: it can only read (GET); a storefront's key cannot change the account's webhook: set webhook_url on its payments instead */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10551,7 +11091,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description no webhook url is set for this mode: set one first; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; no webhook url is set for this mode: set one first; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10580,6 +11120,15 @@ export interface operations {
             };
             /** @description a request with this Idempotency-Key is in progress */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

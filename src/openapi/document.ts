@@ -4,7 +4,7 @@
 import { DASHBOARD_ROUTES } from '../accounts/index.ts';
 import { IDEMPOTENCY_KEY_IN_PROGRESS, IDEMPOTENCY_KEY_LENGTH, IDEMPOTENCY_KEY_REUSED } from '../idempotency/index.ts';
 import { coveredRoute } from '../idempotency/hooks.ts';
-import { DATABASE_BUSY, DATABASE_BUSY_RETRY_S, INVALID_REQUEST_BODY } from '../platform/errors.ts';
+import { BODY_TOO_LARGE, DATABASE_BUSY, DATABASE_BUSY_RETRY_S, INVALID_REQUEST_BODY } from '../platform/errors.ts';
 import { nulMessage, surrogateMessage } from '../platform/fields.ts';
 import { bodyDepthMessage } from '../platform/http/body.ts';
 import { SCHEMAS } from './components.ts';
@@ -58,11 +58,21 @@ function bodyFieldErrors(body: Schema): string[] {
   });
 }
 
+/**
+ * Methods whose body Fastify reads on every route, one that takes no body too: any text sent is
+ * parsed (src/platform/http/body.ts), so a body that is not JSON is refused 400 and one past
+ * BODY_LIMIT_BYTES 413 before the route runs. GET and HEAD bodies are never read.
+ */
+const READS_A_BODY = new Set<RouteDoc['method']>(['POST', 'PUT', 'PATCH', 'DELETE']);
+
 function errorsOf(r: RouteDoc): Map<number, string[]> {
   const out = new Map<number, string[]>();
   const add = (status: number, messages: readonly string[]) => out.set(status, [...new Set([...(out.get(status) ?? []), ...messages])]);
   for (const [s, m] of Object.entries(CREDENTIAL_ERRORS[r.auth])) add(Number(s), m);
-  if (r.body) add(400, [INVALID_REQUEST_BODY, ...bodyFieldErrors(r.body)]);
+  if (READS_A_BODY.has(r.method)) {
+    add(400, [INVALID_REQUEST_BODY, ...(r.body ? bodyFieldErrors(r.body) : [])]);
+    add(413, [BODY_TOO_LARGE]);
+  }
   for (const [s, m] of Object.entries(r.errors ?? {})) add(Number(s), m);
   if (checksIdempotencyKey(r)) add(400, [IDEMPOTENCY_KEY_LENGTH]);
   if (takesIdempotencyKey(r)) {

@@ -25,6 +25,8 @@ export const conflict = (message: string) => new AppError(409, message);
 export const tooManyRequests = (windowMs: number) => new AppError(429, RATE_LIMITED, Math.max(1, Math.ceil(windowMs / 1000)));
 
 export const INVALID_REQUEST_BODY = 'invalid request body';
+/** 413: a body past BODY_LIMIT_BYTES (src/platform/http/body.ts), on any route that reads a body. */
+export const BODY_TOO_LARGE = 'request body too large';
 export const RATE_LIMITED = 'rate limit exceeded';
 export const NOT_FOUND = 'not found';
 /** An empty PATCH (settings, payout address, operator merchant update). */

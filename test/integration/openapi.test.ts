@@ -34,7 +34,7 @@ import { BODY_INVALID, MAX_BODY } from '../../src/support/index.ts';
 import { STORE_NAME_INVALID, STORE_NAME_MAX } from '../../src/accounts/stores.ts';
 import { coveredRoute, IDEMPOTENCY_KEY_LENGTH } from '../../src/idempotency/hooks.ts';
 import { DASHBOARD_ROUTES } from '../../src/accounts/index.ts';
-import { bodyDepthMessage } from '../../src/platform/http/body.ts';
+import { BODY_LIMIT_BYTES, bodyDepthMessage } from '../../src/platform/http/body.ts';
 import { DATABASE_BUSY, DATABASE_BUSY_RETRY_S } from '../../src/platform/errors.ts';
 import { surrogateMessage } from '../../src/platform/fields.ts';
 import { ADDRESS_NOT_ACTIVE_EXAMPLE, PAYOUT_QUOTE_ERRORS } from '../../src/openapi/routes/merchant-money.ts';
@@ -346,11 +346,69 @@ describe('OpenAPI document', () => {
     }
   });
 
+  /**
+   * What is wrong with an answer against the route's entry: a status it does not declare, a body its
+   * schema refuses (the document closed to unnamed fields), an error message it does not list.
+   */
+  function answerProblems(ajv: Ajv2020, route: string, res: LightMyRequestResponse): string[] {
+    const [method, p] = route.split(' ');
+    const op = doc.paths[p]?.[method.toLowerCase()];
+    if (!op) return [`${route}: not in the document`];
+    const answer = op.responses[String(res.statusCode)];
+    if (!answer) return [`${route}: answered ${res.statusCode}, which the document does not list (${res.body.slice(0, 120)})`];
+    const media = answer.content?.['application/json'];
+    if (!media) return [];
+    const pointer = `openapi#/paths/${p.replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase()}/responses/${res.statusCode}/content/application~1json/schema`;
+    const validate = ajv.getSchema(pointer);
+    if (!validate) return [`${route}: no schema at ${pointer}`];
+    let body: unknown;
+    try { body = res.json(); } catch { return [`${route} ${res.statusCode}: not JSON (${res.body.slice(0, 120)})`]; }
+    if (!validate(body)) return [`${route} ${res.statusCode}: ${ajv.errorsText(validate.errors)}`];
+    if (res.statusCode >= 400) {
+      // A time in a message (an address's active_at) is the example's own.
+      const untimed = (m: string) => m.replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, '<time>');
+      const listed = Object.values(media.examples ?? {}).map((e) => untimed(e.value.error));
+      if (!listed.includes(untimed((body as { error: string }).error))) return [`${route} ${res.statusCode}: message "${(body as { error: string }).error}" is not listed`];
+    }
+    return [];
+  }
+
   /** Every public route, the sign-outs last (they end the session the other calls use). */
   const publicRoutes = () => t.app.routeTable.filter((r) => PUBLIC.test(r.url))
     .sort((a, b) => Number(a.url.startsWith('/merchant/auth/')) - Number(b.url.startsWith('/merchant/auth/')));
   const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
   const credentialOf = (url: string, a: Account) => (url.startsWith('/v1/') ? keyHeader(a.testKey) : tokenHeader(a.accessToken));
+
+  it('answers a request without its credential, with a malformed or oversized body, or naming an unknown id, only as its route\'s entry declares', async () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+    ajv.addSchema(closedDocument(doc), 'openapi');
+    const problems: string[] = [];
+    const answered = new Map<string, Set<number>>();
+    const send = async (r: { method: string; url: string }, opts: Omit<InjectOptions, 'method'>) => {
+      const res = await t.app.inject({ method: r.method as InjectOptions['method'], remoteAddress: randomIp(), ...opts });
+      const route = `${r.method} ${openApiPath(r.url)}`;
+      (answered.get(route) ?? answered.set(route, new Set()).get(route)!).add(res.statusCode);
+      problems.push(...answerProblems(ajv, route, res).map((x) => `${x} [${String(opts.url)}]`));
+      return res;
+    };
+    const unknownId = (url: string) => url.replace(/:[A-Za-z0-9_]+/g, 'nope0');
+    const withBody = (r: { method: string }, payload: unknown) => (BODY_METHODS.includes(r.method) ? { payload: payload as InjectOptions['payload'] } : {});
+    // 1. no credential (an unknown id, an empty body)
+    for (const r of publicRoutes()) await send(r, { url: unknownId(r.url), ...withBody(r, {}) });
+    // 2. a body that is not JSON, one that is JSON but no object, and one past the size limit
+    let owner = await signupAccount(t.app);
+    for (const r of publicRoutes().filter((x) => BODY_METHODS.includes(x.method))) {
+      const headers = { ...credentialOf(r.url, owner), 'content-type': 'application/json' };
+      await send(r, { url: unknownId(r.url), headers, payload: '{"not json' });
+      await send(r, { url: unknownId(r.url), headers, payload: '["an array"]' });
+      await send(r, { url: unknownId(r.url), headers, payload: `{"x":"${'x'.repeat(BODY_LIMIT_BYTES)}"}` });
+    }
+    // 3. with its credential, an unknown id and an empty body
+    owner = await signupAccount(t.app);
+    for (const r of publicRoutes()) await send(r, { url: unknownId(r.url), headers: credentialOf(r.url, owner), ...withBody(r, {}) });
+    expect(answered.size).toBeGreaterThan(90);
+    expect(problems).toEqual([]);
+  });
 
   it('declares the database\'s 503, with its Retry-After, on exactly the routes that answer it (each route called while the database refuses connections)', async () => {
     // PostgreSQL's refusal of a connection (53300, too many clients) is what the pool gives a
@@ -575,25 +633,7 @@ describe('OpenAPI document', () => {
 
       expect(recorded.length).toBeGreaterThan(45);
       const problems: string[] = [];
-      for (const { route, res } of recorded) {
-        const [method, p] = route.split(' ');
-        const op = doc.paths[p]?.[method.toLowerCase()];
-        if (!op) { problems.push(`${route}: not in the document`); continue; }
-        const answer = op.responses[String(res.statusCode)];
-        if (!answer) { problems.push(`${route}: answered ${res.statusCode}, which the document does not list (${res.body.slice(0, 120)})`); continue; }
-        const media = answer.content?.['application/json'];
-        if (!media) continue;
-        const pointer = `openapi#/paths/${p.replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase()}/responses/${res.statusCode}/content/application~1json/schema`;
-        const validate = ajv.getSchema(pointer);
-        if (!validate) { problems.push(`${route}: no schema at ${pointer}`); continue; }
-        if (!validate(res.json())) problems.push(`${route} ${res.statusCode}: ${ajv.errorsText(validate.errors)}`);
-        if (res.statusCode >= 400) {
-          // A time in a message (an address's active_at) is the example's own.
-          const untimed = (m: string) => m.replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, '<time>');
-          const listed = Object.values(media.examples ?? {}).map((e) => untimed(e.value.error));
-          if (!listed.includes(untimed(res.json().error))) problems.push(`${route} ${res.statusCode}: message "${res.json().error}" is not listed`);
-        }
-      }
+      for (const { route, res } of recorded) problems.push(...answerProblems(ajv, route, res));
       expect(problems).toEqual([]);
     });
   });

@@ -1,7 +1,7 @@
 // The one place where errors become HTTP answers: `{"error": "<message>"}` with the spec's message.
 // Bad input is never a 500 and no answer ever carries a stack trace.
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { AppError, DATABASE_BUSY, DATABASE_BUSY_RETRY_S, INTERNAL_ERROR, INVALID_REQUEST_BODY, NOT_FOUND, RATE_LIMITED } from '../errors.ts';
+import { AppError, BODY_TOO_LARGE, DATABASE_BUSY, DATABASE_BUSY_RETRY_S, INTERNAL_ERROR, INVALID_REQUEST_BODY, NOT_FOUND, RATE_LIMITED } from '../errors.ts';
 import { isRefusedConnection } from '../db/refused-connection.ts';
 
 export interface ErrorMapperOptions {
@@ -25,7 +25,7 @@ export function installErrorMapper(app: FastifyInstance, options: ErrorMapperOpt
     const status = (err as FastifyError).statusCode ?? 500;
     const code = (err as FastifyError).code ?? '';
     if (status === 429) return reply.code(429).send({ error: RATE_LIMITED });
-    if (status === 413 || code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).send({ error: 'request body too large' });
+    if (status === 413 || code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).send({ error: BODY_TOO_LARGE });
     if ((err as FastifyError).validation) return reply.code(400).send({ error: err.message });
     if (code.startsWith('FST_ERR_CTP_') || code === 'FST_ERR_BAD_URL' || (status === 400 && !code)) {
       return reply.code(400).send({ error: INVALID_REQUEST_BODY });
