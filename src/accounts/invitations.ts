@@ -21,6 +21,7 @@ import { userJson } from './users.ts';
 import { requireRole } from './team.ts';
 import { EMAIL_TAKEN, requireEmail, requireNewPassword } from './validate.ts';
 import { emitTeamChange } from './socket-events.ts';
+import { revokePendingInvitations, toEmail } from './pending-invitations.ts';
 import { noticeTeam } from './notices.ts';
 import { invitationJson } from './invitation-json.ts';
 import { INSUFFICIENT_PERMISSIONS, type Role } from './roles.ts';
@@ -65,11 +66,12 @@ export async function createInvitation(db: Database, merchantId: string, body: R
     if (actor.kind === 'merchant' && !(await stillOwner(tx, merchantId, actor.id))) throw forbidden(INSUFFICIENT_PERMISSIONS);
     // Again under the lock: a member added with this email meanwhile (POST /merchant/users takes it too).
     if (await emailTaken(tx, email)) throw conflict(EMAIL_TAKEN);
-    const replaced = await tx.update(invitations).set({ status: 'revoked', revokedAt: now })
-      .where(and(eq(invitations.merchantId, merchantId), eq(invitations.email, email), eq(invitations.status, 'pending'))).returning();
-    for (const old of replaced) await emitTeamChange(tx, merchantId, 'invitation_revoked', { invitation: old }, now);
+    // The pending one it replaces is revoked like any other (audited, told to the owners); one
+    // past its 7 days is expired, and stays so.
+    const id = newId('inv', now);
+    await revokePendingInvitations(tx, merchantId, toEmail(email), actor, `replaced by invitation ${id}`, now);
     const [row] = await tx.insert(invitations).values({
-      id: newId('inv', now), merchantId, email, role, tokenHash: hashSecret(token), status: 'pending', invitedBy: actor.id ?? 'unknown',
+      id, merchantId, email, role, tokenHash: hashSecret(token), status: 'pending', invitedBy: actor.id ?? 'unknown',
       expiresAt: new Date(now.getTime() + INVITATION_TTL_MS), acceptedAt: null, revokedAt: null, userId: null, createdAt: now,
     }).returning();
     await recordAudit(tx, { merchantId, action: 'invitation.created', actor, subject: row.id, after: invitationJson(row, now), at: now });

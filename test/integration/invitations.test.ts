@@ -156,6 +156,26 @@ describeEachDb('invitations', (h) => {
     expect(actions).toEqual(['invited', 'invitation_revoked']);
   });
 
+  it('a pending invitation replaced by a new one to its email is written to the audit log as revoked; an expired one stays expired', async () => {
+    const email = `replaced-${uid()}@example.com`;
+    const first = (await invite({ email, role: 'viewer' })).json().invitation;
+    clock.advance(1000);
+    const second = (await invite({ email, role: 'finance' })).json().invitation;
+    const revoked = { ...first, status: 'revoked' };
+    const audit = await h.db().orm.select().from(auditEntries).where(and(eq(auditEntries.subject, first.id), eq(auditEntries.action, 'invitation.revoked')));
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({
+      merchantId: acct.merchant.id, actor: { kind: 'merchant', id: acct.user.id }, before: first, after: revoked, note: `replaced by invitation ${second.id}`,
+    });
+    // past its 7 days it is expired, not pending: a new invitation leaves it as it is
+    clock.advance(8 * DAY);
+    const third = (await invite({ email, role: 'viewer' })).json().invitation;
+    const list = (await inject('GET', '/merchant/invitations', await fresh())).json().invitations as { id: string; status: string }[];
+    expect(list.filter((i) => [first.id, second.id, third.id].includes(i.id)).map((i) => [i.id, i.status]))
+      .toEqual([[third.id, 'pending'], [second.id, 'expired'], [first.id, 'revoked']]);
+    expect(await h.db().orm.select().from(auditEntries).where(and(eq(auditEntries.subject, second.id), eq(auditEntries.action, 'invitation.revoked')))).toEqual([]);
+  });
+
   // Inviting an email again replaces its pending invitation (README): also when two owners (or two
   // tabs) invite it at the same moment, only one link may stay valid.
   it.skipIf(h.kind !== 'postgres')('leaves one pending invitation when the same email is invited several times at once', async () => {
