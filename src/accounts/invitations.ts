@@ -104,8 +104,14 @@ export async function revokeInvitation(db: Database, merchantId: string, id: str
 
 export interface Accepted { user: UserRow; role: Role; sessionId: string; refreshToken: string }
 
-/** `POST /merchant/invitations/accept {token, password}`: the new member, signed in. */
-export async function acceptInvitation(db: Database, body: Record<string, unknown>, now: Date): Promise<Accepted> {
+/** Where a request came from, as every audit actor carries it (spec 2 "Audit entry"). */
+export type RequestOrigin = Pick<Actor, 'ip' | 'user_agent' | 'request_id'>;
+
+/**
+ * `POST /merchant/invitations/accept {token, password}`: the new member, signed in; the `user.added`
+ * entry's actor is that member, with the request's `origin`.
+ */
+export async function acceptInvitation(db: Database, body: Record<string, unknown>, now: Date, origin: RequestOrigin = {}): Promise<Accepted> {
   const password = requireNewPassword(body.password);
   if (typeof body.token !== 'string' || body.token === '') throw badRequest(INVITATION_INVALID);
   const tokenHash = hashSecret(body.token);
@@ -124,7 +130,7 @@ export async function acceptInvitation(db: Database, body: Record<string, unknow
     }).onConflictDoNothing().returning();
     if (!user) throw conflict(EMAIL_TAKEN);
     const [accepted] = await tx.update(invitations).set({ status: 'accepted', acceptedAt: now, userId: user.id }).where(eq(invitations.id, inv.id)).returning();
-    const actor: Actor = { kind: 'merchant', id: user.id, merchant_id: user.merchantId, email: user.email, role: user.role };
+    const actor: Actor = { kind: 'merchant', id: user.id, merchant_id: user.merchantId, email: user.email, role: user.role, ...origin };
     await recordAudit(tx, { merchantId: inv.merchantId, action: 'user.added', actor, subject: user.id, after: userJson(user), note: `accepted invitation ${inv.id}`, at: now });
     await emitTeamChange(tx, inv.merchantId, 'added', { user, invitation: accepted }, now);
     await noticeTeam(tx, user, { verb: 'added' }, now);

@@ -93,6 +93,22 @@ describeEachDb('invitations', (h) => {
     expect(notes[0]).toMatchObject({ title: 'Team member added', body: `${email} joined the team as finance.`, subject: me.user.id });
   });
 
+  it('audits the member an accept adds with the request it came from (ip, user_agent, request_id), like every other actor', async () => {
+    const email = `origin-${uid()}@example.com`;
+    const { invitation, accept_url } = (await invite({ email, role: 'developer' })).json();
+    const res = await t.app.inject({
+      method: 'POST', url: '/merchant/invitations/accept', remoteAddress: '10.20.30.40',
+      headers: { 'user-agent': 'joiner-browser/1.0', 'x-request-id': 'req-accept-origin-1' }, payload: { token: tokenOf(accept_url), password: 'a-long-password' },
+    });
+    expect(res.statusCode).toBe(201);
+    const [audit] = await h.db().orm.select().from(auditEntries)
+      .where(and(eq(auditEntries.merchantId, acct.merchant.id), eq(auditEntries.action, 'user.added'), eq(auditEntries.note, `accepted invitation ${invitation.id}`)));
+    expect(audit.actor).toEqual({
+      kind: 'merchant', id: expect.stringMatching(/^usr_/), merchant_id: acct.merchant.id, email, role: 'developer',
+      ip: '10.20.30.40', user_agent: 'joiner-browser/1.0', request_id: 'req-accept-origin-1',
+    });
+  });
+
   it('answers 400 `invitation is no longer valid` to an unknown, revoked or expired token', async () => {
     const one = (await invite({ email: `r-${uid()}@example.com`, role: 'viewer' })).json();
     const del = await inject('DELETE', `/merchant/invitations/${one.invitation.id}`, await fresh());

@@ -12,6 +12,7 @@ import { setRefreshCookie } from './cookies.ts';
 import { limitByIp, limitEmailProbes } from './ip-limit.ts';
 import { LOGIN_RATE_PER_IP } from './session-routes.ts';
 import { idOf } from '../../platform/http/index.ts';
+import { requestOrigin } from '../../audit/index.ts';
 
 export function registerInvitationRoutes(app: FastifyInstance, accounts: AccountsService): void {
   const { clock, config, db } = accounts.platform;
@@ -47,7 +48,7 @@ export function registerInvitationAcceptRoute(app: FastifyInstance, accounts: Ac
   const secure = config.publicUrl.startsWith('https:');
   app.post('/merchant/invitations/accept', async (req, reply) => {
     await limitByIp(accounts.limiter, 'invitation-accept', req, LOGIN_RATE_PER_IP, clock.now().getTime());
-    const s = await acceptInvitation(db, bodyObject(req.body), clock.now());
+    const s = await acceptInvitation(db, bodyObject(req.body), clock.now(), requestOrigin(req));
     const access = await accounts.tokens.issue({ userId: s.user.id, merchantId: s.user.merchantId, sessionId: s.sessionId, role: s.role }, clock.now());
     setRefreshCookie(reply, s.refreshToken, secure);
     return reply.code(201).send({ access_token: access.token, expires_at: access.expiresAt.toISOString(), role: s.role });
