@@ -25,6 +25,7 @@ import { revokePendingInvitations, toEmail } from './pending-invitations.ts';
 import { noticeTeam } from './notices.ts';
 import { invitationJson } from './invitation-json.ts';
 import { INSUFFICIENT_PERMISSIONS, type Role } from './roles.ts';
+import type { RequestOrigin } from '../audit/index.ts';
 
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
 export const INVITATION_INVALID = 'invitation is no longer valid';
@@ -103,9 +104,6 @@ export async function revokeInvitation(db: Database, merchantId: string, id: str
 }
 
 export interface Accepted { user: UserRow; role: Role; sessionId: string; refreshToken: string }
-
-/** Where a request came from, as every audit actor carries it (spec 2 "Audit entry"). */
-export type RequestOrigin = Pick<Actor, 'ip' | 'user_agent' | 'request_id'>;
 
 /**
  * `POST /merchant/invitations/accept {token, password}`: the new member, signed in; the `user.added`

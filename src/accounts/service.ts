@@ -8,6 +8,7 @@ import { signup, type SignupHook, type SignupInput, type SignupResult } from './
 import { PayerNameCache } from './payer-names.ts';
 import type { InvitationHook } from './invitations.ts';
 import { setPasswordCost } from './passwords.ts';
+import type { RequestOrigin } from '../audit/index.ts';
 
 export class AccountsService {
   readonly platform: Platform;
@@ -44,8 +45,8 @@ export class AccountsService {
     return this.#invitationHook;
   }
 
-  signup(input: SignupInput): Promise<SignupResult> {
-    return signup(this.platform.db, input, this.platform.clock.now(), this.#signupHook);
+  signup(input: SignupInput, origin: RequestOrigin = {}): Promise<SignupResult> {
+    return signup(this.platform.db, input, this.platform.clock.now(), this.#signupHook, origin);
   }
 
   async close(): Promise<void> {

@@ -9,6 +9,7 @@ import { insertApiKey } from './api-keys.ts';
 import { openSession } from './sessions.ts';
 import { DEFAULT_FEE_BPS } from './merchant.ts';
 import { EMAIL_TAKEN, isUniqueViolation, requireEmail, requireNewPassword } from './validate.ts';
+import type { RequestOrigin } from '../audit/index.ts';
 
 export const MERCHANT_NAME_REQUIRED = 'merchant_name is required';
 
@@ -33,11 +34,13 @@ export interface SignupEnrollment {
   user: UserRow;
   /** As given: the referral program decides whether it names anyone. */
   referralCode: string | null;
+  /** The signup request, for the actor of what the hook audits (a referral). */
+  origin: RequestOrigin;
   at: Date;
 }
 export type SignupHook = (tx: Tx, s: SignupEnrollment) => Promise<void>;
 
-export async function signup(db: Database, input: SignupInput, now: Date, hook?: SignupHook): Promise<SignupResult> {
+export async function signup(db: Database, input: SignupInput, now: Date, hook?: SignupHook, origin: RequestOrigin = {}): Promise<SignupResult> {
   const name = typeof input.merchant_name === 'string' ? input.merchant_name.trim() : '';
   if (!name || longerThan(name, 200)) throw badRequest(MERCHANT_NAME_REQUIRED);
   const email = requireEmail(input.email);
@@ -60,7 +63,7 @@ export async function signup(db: Database, input: SignupInput, now: Date, hook?:
         await insertApiKey(tx, { merchantId: merchant.id, livemode: false, label: 'default', access: 'full', createdBy: user.id, at: now }),
         await insertApiKey(tx, { merchantId: merchant.id, livemode: true, label: 'default', access: 'full', createdBy: user.id, at: now }),
       ];
-      await hook?.(tx, { merchant, user, referralCode: referral, at: now });
+      await hook?.(tx, { merchant, user, referralCode: referral, origin, at: now });
       const { sessionId, refreshToken } = await openSession(tx, user.id, merchant.id, now);
       return { merchant, user, keys, sessionId, refreshToken };
     });

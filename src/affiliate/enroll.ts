@@ -24,7 +24,7 @@ export async function enroll(tx: Executor, s: SignupEnrollment, months: number):
   if (!code || !affiliateId || affiliateId === s.merchant.id) return;
   await createReferral(tx, {
     merchantId: s.merchant.id, signedUpAt: s.merchant.createdAt, affiliateId, code, attachedBy: null, months, at: s.at,
-    actor: { kind: 'merchant', id: s.user.id, merchant_id: s.merchant.id, email: s.user.email, role: s.user.role },
+    actor: { kind: 'merchant', id: s.user.id, merchant_id: s.merchant.id, email: s.user.email, role: s.user.role, ...s.origin },
   });
 }
 

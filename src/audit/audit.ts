@@ -42,7 +42,10 @@ export function scrub(value: unknown): unknown {
 }
 
 /** Where a request came from: ip (X-Forwarded-For with TRUST_PROXY), user agent, request id. */
-export function requestOrigin(req: FastifyRequest): Pick<Actor, 'ip' | 'user_agent' | 'request_id'> {
+/** Where a request came from, as every audit actor carries it (spec 2 "Audit entry"). */
+export type RequestOrigin = Pick<Actor, 'ip' | 'user_agent' | 'request_id'>;
+
+export function requestOrigin(req: FastifyRequest): RequestOrigin {
   const ua = req.headers['user-agent'];
   return { ip: req.ip, ...(ua ? { user_agent: String(ua).slice(0, 500) } : {}), request_id: String(req.id) };
 }

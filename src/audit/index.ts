@@ -1,2 +1,2 @@
-export { recordAudit, requestOrigin, auditEntryJson, auditRow, scrub, AUDIT_EVENT, type Actor, type ActorKind, type AuditInput } from './audit.ts';
+export { recordAudit, requestOrigin, auditEntryJson, auditRow, scrub, AUDIT_EVENT, type Actor, type RequestOrigin, type ActorKind, type AuditInput } from './audit.ts';
 export { listAudit, parseDay, dateMessage } from './query.ts';

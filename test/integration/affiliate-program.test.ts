@@ -142,7 +142,11 @@ describeEachDb('referral program', (h) => {
       };
       // the referred merchant's log names its member; the affiliate's names only the merchant (the
       // affiliate is told its name, never who of its team signed up, nor their email)
-      expect(await auditOf(referred.merchant.id)).toMatchObject({ kind: 'merchant', id: referred.user.id, merchant_id: referred.merchant.id, role: 'owner', email: referred.user.email });
+      // with the signup request it came from, as every actor (spec 2 "Audit entry"); never in the affiliate's
+      expect(await auditOf(referred.merchant.id)).toMatchObject({
+        kind: 'merchant', id: referred.user.id, merchant_id: referred.merchant.id, role: 'owner', email: referred.user.email,
+        ip: expect.any(String), request_id: expect.any(String),
+      });
       expect(await auditOf(a.acct.merchant.id)).toEqual({ kind: 'merchant', merchant_id: referred.merchant.id });
     });
 

@@ -7,6 +7,7 @@ import { userJson } from '../users.ts';
 import { bodyObject } from '../validate.ts';
 import { setRefreshCookie } from './cookies.ts';
 import { limitByIp } from './ip-limit.ts';
+import { requestOrigin } from '../../audit/index.ts';
 
 export const SIGNUP_RATE_PER_IP = 5;
 
@@ -16,7 +17,7 @@ export function registerSignupRoutes(app: FastifyInstance, accounts: AccountsSer
 
   app.post('/merchant/signup', async (req, reply) => {
     await limitByIp(accounts.limiter, 'signup', req, SIGNUP_RATE_PER_IP, clock.now().getTime());
-    const r = await accounts.signup(bodyObject(req.body));
+    const r = await accounts.signup(bodyObject(req.body), requestOrigin(req));
     const access = await accounts.tokens.issue({ userId: r.user.id, merchantId: r.merchant.id, sessionId: r.sessionId, role: 'owner' }, clock.now());
     setRefreshCookie(reply, r.refreshToken, secure);
     return reply.code(201).send({
