@@ -45,7 +45,7 @@ export async function startPageService(kind: 'pglite' | 'postgres'): Promise<Pag
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const email = `bench-${Date.now()}@example.com`;
   const password = 'bench-password-1';
-  const account = await services.accounts.signup({ merchant_name: 'Bench shop', email, password });
+  const account = await services.accounts.signup({ merchant_name: 'Bench shop', email, password }, {});
   const key = account.keys.find((k) => !k.row.livemode)!.secret;
   return {
     db, app, services, base, email, password, key,

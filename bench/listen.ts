@@ -37,7 +37,7 @@ try {
   const app = await buildApp(services);
   const base = await app.listen({ port: 0, host: '127.0.0.1' });
   await startWorkers(services);
-  const account = await services.accounts.signup({ merchant_name: 'Bench', email: `bench-${Date.now()}@example.com`, password: 'bench-password-1' });
+  const account = await services.accounts.signup({ merchant_name: 'Bench', email: `bench-${Date.now()}@example.com`, password: 'bench-password-1' }, {});
   const testKey = account.keys.find((k) => !k.row.livemode)!.secret;
 
   const committedAt = new Map<string, number>();

@@ -62,7 +62,7 @@ async function startSide(db: Database, env: Record<string, string>): Promise<Sid
 }
 
 async function liveKeys(side: Side, db: Database): Promise<string[]> {
-  const account = await side.services.accounts.signup({ merchant_name: 'Bench', email: `bench-${Date.now()}@example.com`, password: 'bench-password-1' });
+  const account = await side.services.accounts.signup({ merchant_name: 'Bench', email: `bench-${Date.now()}@example.com`, password: 'bench-password-1' }, {});
   await db.orm.update(merchants).set({ liveEnabled: true }).where(eq(merchants.id, account.merchant.id));
   const keys: string[] = [];
   for (let i = 0; i < KEYS; i++) {

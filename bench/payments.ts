@@ -146,7 +146,7 @@ try {
   const base = await app.listen({ port: 0, host: '127.0.0.1' });
   await startWorkers(services);
 
-  const account = await services.accounts.signup({ merchant_name: 'Bench', email: `bench-${Date.now()}@example.com`, password: 'bench-password-1' });
+  const account = await services.accounts.signup({ merchant_name: 'Bench', email: `bench-${Date.now()}@example.com`, password: 'bench-password-1' }, {});
   const keys: string[] = [account.keys.find((k) => !k.row.livemode)!.secret];
   for (let i = keys.length; i < KEYS; i++) keys.push((await insertApiKey(db.orm, { merchantId: account.merchant.id, livemode: false, label: `bench-${i}`, access: 'full', createdBy: null, at: new Date() })).secret);
   // Pings go to a closed local port: each attempt fails fast and is scheduled again much later.

@@ -66,7 +66,7 @@ try {
   const base = await app.listen({ port: 0, host: '127.0.0.1' });
   await startWorkers(services);
   if (process.env.WORKER === 'off') await services.webhooks.stop();
-  const account = await services.accounts.signup({ merchant_name: 'Bench', email: `bench-${Date.now()}@example.com`, password: 'bench-password-1' });
+  const account = await services.accounts.signup({ merchant_name: 'Bench', email: `bench-${Date.now()}@example.com`, password: 'bench-password-1' }, {});
   const keys: string[] = [account.keys.find((k) => !k.row.livemode)!.secret];
   for (let i = keys.length; i < 400; i++) keys.push((await insertApiKey(db.orm, { merchantId: account.merchant.id, livemode: false, label: `b-${i}`, access: 'full', createdBy: null, at: new Date() })).secret);
   const hook = await app.inject({ method: 'PUT', url: '/v1/webhook', headers: { authorization: `Bearer ${keys[0]}` }, payload: { url: 'http://127.0.0.1:9/hook' } });

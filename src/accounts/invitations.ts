@@ -109,7 +109,7 @@ export interface Accepted { user: UserRow; role: Role; sessionId: string; refres
  * `POST /merchant/invitations/accept {token, password}`: the new member, signed in; the `user.added`
  * entry's actor is that member, with the request's `origin`.
  */
-export async function acceptInvitation(db: Database, body: Record<string, unknown>, now: Date, origin: RequestOrigin = {}): Promise<Accepted> {
+export async function acceptInvitation(db: Database, body: Record<string, unknown>, now: Date, origin: RequestOrigin): Promise<Accepted> {
   const password = requireNewPassword(body.password);
   if (typeof body.token !== 'string' || body.token === '') throw badRequest(INVITATION_INVALID);
   const tokenHash = hashSecret(body.token);

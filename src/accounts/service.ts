@@ -45,8 +45,8 @@ export class AccountsService {
     return this.#invitationHook;
   }
 
-  signup(input: SignupInput, origin: RequestOrigin = {}): Promise<SignupResult> {
-    return signup(this.platform.db, input, this.platform.clock.now(), this.#signupHook, origin);
+  signup(input: SignupInput, origin: RequestOrigin): Promise<SignupResult> {
+    return signup(this.platform.db, input, this.platform.clock.now(), origin, this.#signupHook);
   }
 
   async close(): Promise<void> {

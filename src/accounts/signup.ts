@@ -40,7 +40,7 @@ export interface SignupEnrollment {
 }
 export type SignupHook = (tx: Tx, s: SignupEnrollment) => Promise<void>;
 
-export async function signup(db: Database, input: SignupInput, now: Date, hook?: SignupHook, origin: RequestOrigin = {}): Promise<SignupResult> {
+export async function signup(db: Database, input: SignupInput, now: Date, origin: RequestOrigin, hook?: SignupHook): Promise<SignupResult> {
   const name = typeof input.merchant_name === 'string' ? input.merchant_name.trim() : '';
   if (!name || longerThan(name, 200)) throw badRequest(MERCHANT_NAME_REQUIRED);
   const email = requireEmail(input.email);
