@@ -113,11 +113,11 @@ export async function createPayment(deps: CreateDeps, caller: CreateCaller, body
       }
     }
     if (input.simulate) {
-      const payment = await insertInTransaction(deps, caller, row, now, guard, input.simulate);
+      const payment = await insertInTransaction(deps, caller, row, now, options, guard, input.simulate);
       if (payment) return { payment, created: true };
     } else {
       const view = paymentJson(row, [], { checkoutBase: deps.checkoutBase, tokenOptions: options });
-      const stored = guard ? await insertInTransaction(deps, caller, row, now, guard) : await insertPlain(deps, caller, row, view, now);
+      const stored = guard ? await insertInTransaction(deps, caller, row, now, options, guard) : await insertPlain(deps, caller, row, view, now);
       if (stored) return { payment: row, created: true, view };
     }
     const winner = await findOpenByOrder(deps.db.orm, scope, input.orderId);
@@ -150,15 +150,16 @@ async function insertPlain(deps: CreateDeps, caller: CreateCaller, row: PaymentR
 
 /**
  * With `simulate` or a guard: the payment (and the start of its simulation) in one transaction, the
- * guard's check first.
+ * guard's check first. `options`: the token_options of a payment with no coin, which its
+ * payment.created carries as insertPlain's does.
  */
-async function insertInTransaction(deps: CreateDeps, caller: CreateCaller, row: PaymentRow, now: Date, guard?: CreateGuard, outcome?: SimulationOutcome): Promise<PaymentRow | undefined> {
+async function insertInTransaction(deps: CreateDeps, caller: CreateCaller, row: PaymentRow, now: Date, options: TokenInfo[] | undefined, guard?: CreateGuard, outcome?: SimulationOutcome): Promise<PaymentRow | undefined> {
   return deps.db.transaction(async (tx) => {
     if (guard) await guard(tx);
     const inserted = await insertPayment(tx, row);
     if (!inserted) return undefined;
     await recordAudit(tx, createdAuditInput(inserted, caller.actor, now));
-    await emitPaymentEvent(tx, SOCKET_EVENTS.created, inserted, [], now);
+    await emitPaymentEvent(tx, SOCKET_EVENTS.created, inserted, [], now, options);
     await deps.timers.schedule(tx, { kind: DEADLINE_TIMER, key: inserted.id, runAt: inserted.expiresAt });
     return outcome ? deps.simulator.start(tx, inserted, outcome, now) : inserted;
   });

@@ -122,11 +122,12 @@ export function paymentEventData(p: PaymentRow, deps: readonly DepositRow[], tok
 
 /**
  * The same data from a merchant's view already built: without its checkout link (the dashboard's
- * payment:update makes it again from configuration, dashboardUpdate) and its coin options. It keeps
- * checkout_token, which the dashboard's payment needs and every webhook body leaves out
- * (buildEnvelope's paymentForWebhook), as the checkout socket's payer view does.
+ * payment:update makes it again from configuration, dashboardUpdate). It keeps checkout_token, which
+ * the dashboard's payment needs, and the token_options of a payment with no coin (a creation's
+ * payment.created is the payment as GET /merchant/payments/{id} gives it, spec 6.3); every webhook
+ * body, event list and trail leaves both out (buildEnvelope's paymentForWebhook).
  */
 export function eventDataOfView(view: Record<string, unknown>): Record<string, unknown> {
-  const { checkout_url: _u, token_options: _o, ...data } = view;
+  const { checkout_url: _u, ...data } = view;
   return data;
 }

@@ -90,6 +90,21 @@ describeEachDb('sockets fed by payments', (h) => {
     await until(() => got.some((u) => u.type === 'payment.confirmed' && u.payment.id === p.id), 15_000);
     expect(got.find((u) => u.type === 'payment.confirmed')!.payment).toEqual(await rest());
   });
+  it('the dashboard\'s payment.created of a payment with no coin carries its token_options, as GET /merchant/payments/{id} gives them', async () => {
+    const dash = connect(`${t.url}/merchant`, { auth: { token: owner.accessToken } });
+    await next(dash, 'session');
+    const got = collect<Update>(dash, 'payment:update');
+    const p = await createPayment(t.app, owner.testKey, { token: undefined });
+    await until(() => got.some((u) => u.type === 'payment.created' && u.payment.id === p.id));
+    const rest = (await t.app.inject({ method: 'GET', url: `/merchant/payments/${p.id}?mode=test`, headers: tokenHeader(owner.accessToken), remoteAddress: randomIp() })).json();
+    expect(rest.token_options.length).toBeGreaterThan(0);
+    expect(got.find((u) => u.type === 'payment.created')!.payment).toEqual(rest);
+    // created with a simulation (written in its own transaction): the same options as its answer
+    const sim = await createPayment(t.app, owner.testKey, { token: undefined, simulate: 'expired' });
+    expect(sim.token_options.length).toBeGreaterThan(0);
+    await until(() => got.some((u) => u.type === 'payment.created' && u.payment.id === sim.id));
+    expect(got.find((u) => u.type === 'payment.created' && u.payment.id === sim.id)!.payment.token_options).toEqual(sim.token_options);
+  });
   it('a payment that expires before its coin was chosen tells the payer with its token_options, as GET /checkout gives them', async () => {
     const p = await createPayment(t.app, owner.testKey, { token: undefined });
     const s = connect(t.url);
