@@ -12,7 +12,7 @@ import { isIdShaped } from '../platform/fields.ts';
 import { refuseNul } from '../platform/text-input.ts';
 import { recordAudit, type Actor } from '../audit/index.ts';
 import { invitations, users, type InvitationRow, type UserRow } from './schema.ts';
-import { lockTeam } from './team-lock.ts';
+import { lockTeam, lockTeamAsOwner } from './team-lock.ts';
 import { hashSecret } from './api-keys.ts';
 import { hashPassword } from './passwords.ts';
 import { merchantSuspended, openSession } from './sessions.ts';
@@ -24,7 +24,7 @@ import { emitTeamChange } from './socket-events.ts';
 import { revokePendingInvitations, toEmail } from './pending-invitations.ts';
 import { noticeTeam } from './notices.ts';
 import { invitationJson } from './invitation-json.ts';
-import { INSUFFICIENT_PERMISSIONS, type Role } from './roles.ts';
+import type { Role } from './roles.ts';
 import type { RequestOrigin } from '../audit/index.ts';
 
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -50,10 +50,6 @@ const emailOf = (v: unknown): string => requireEmail(typeof v === 'string' ? ref
 const emailTaken = async (ex: Executor, email: string): Promise<boolean> =>
   (await ex.select({ id: users.id }).from(users).where(eq(users.email, email)).limit(1)).length > 0;
 
-const stillOwner = async (tx: Tx, merchantId: string, userId: string | undefined): Promise<boolean> =>
-  userId !== undefined && (await tx.select({ id: users.id }).from(users)
-    .where(and(eq(users.id, userId), eq(users.merchantId, merchantId), eq(users.role, 'owner'))).limit(1)).length > 0;
-
 export async function createInvitation(db: Database, merchantId: string, body: Record<string, unknown>, actor: Actor, now: Date, hook?: InvitationHook): Promise<{ row: InvitationRow; token: string }> {
   const email = emailOf(body.email);
   const role = requireRole(body.role);
@@ -62,9 +58,8 @@ export async function createInvitation(db: Database, merchantId: string, body: R
   const created = await db.transaction(async (tx) => {
     // Two invitations of one email at once run one after the other, so the second replaces the
     // first (otherwise both stay pending, two valid links).
-    await lockTeam(tx, merchantId);
     // A member's word stands while they are an owner: removed or demoted since the route let them in, nothing is made.
-    if (actor.kind === 'merchant' && !(await stillOwner(tx, merchantId, actor.id))) throw forbidden(INSUFFICIENT_PERMISSIONS);
+    await lockTeamAsOwner(tx, merchantId, actor);
     // Again under the lock: a member added with this email meanwhile (POST /merchant/users takes it too).
     if (await emailTaken(tx, email)) throw conflict(EMAIL_TAKEN);
     // The pending one it replaces is revoked like any other (audited, told to the owners); one

@@ -7,7 +7,7 @@ import { newId } from '../platform/ids.ts';
 import type { Database, Tx } from '../platform/db/index.ts';
 import { recordAudit, type Actor } from '../audit/index.ts';
 import { users, type UserRow } from './schema.ts';
-import { lockTeam } from './team-lock.ts';
+import { lockTeamAsOwner } from './team-lock.ts';
 import { hashPassword } from './passwords.ts';
 import { isRole, ROLE_MESSAGE, type Role } from './roles.ts';
 import { userJson } from './users.ts';
@@ -36,8 +36,9 @@ export async function addUser(db: Database, merchantId: string, body: Record<str
   const passwordHash = await hashPassword(password);
   try {
     return await db.transaction(async (tx) => {
-      // After an invitation to this email being made meanwhile, which is revoked here.
-      await lockTeam(tx, merchantId);
+      // After an invitation to this email being made meanwhile, which is revoked here; and only while
+      // the member adding is still an owner.
+      await lockTeamAsOwner(tx, merchantId, actor);
       const [row] = await tx.insert(users).values({ id: newId('usr', now), merchantId, email, passwordHash, role, createdAt: now }).returning();
       await recordAudit(tx, { merchantId, action: 'user.added', actor, subject: row.id, after: userJson(row), at: now });
       await revokePendingInvitations(tx, merchantId, toEmail(email), actor, `${email} was added to the team as ${row.id}`, now);
@@ -51,9 +52,9 @@ export async function addUser(db: Database, merchantId: string, body: Record<str
   }
 }
 
-/** Locks the account, then reads the member; 404 for a member of another account. */
-async function lockedMember(tx: Tx, merchantId: string, userId: string): Promise<UserRow> {
-  await lockTeam(tx, merchantId);
+/** Locks the account (403 when the acting member is no longer an owner), then reads the member; 404 for a member of another account. */
+async function lockedMember(tx: Tx, merchantId: string, userId: string, actor: Actor): Promise<UserRow> {
+  await lockTeamAsOwner(tx, merchantId, actor);
   const [row] = await tx.select().from(users).where(and(eq(users.id, userId), eq(users.merchantId, merchantId))).limit(1);
   if (!row) throw notFound();
   return row;
@@ -68,7 +69,7 @@ async function otherOwners(tx: Tx, merchantId: string, userId: string): Promise<
 export async function changeRole(db: Database, merchantId: string, userId: string, body: Record<string, unknown>, actor: Actor, now: Date): Promise<UserRow> {
   const role = requireRole(body.role);
   return db.transaction(async (tx) => {
-    const before = await lockedMember(tx, merchantId, userId);
+    const before = await lockedMember(tx, merchantId, userId, actor);
     if (before.role === role) return before;
     if (before.role === 'owner' && (await otherOwners(tx, merchantId, userId)) === 0) throw conflict(LAST_OWNER);
     const [row] = await tx.update(users).set({ role }).where(eq(users.id, userId)).returning();
@@ -85,7 +86,7 @@ export async function changeRole(db: Database, merchantId: string, userId: strin
 /** Deletes the member (their email becomes free again); their sessions end, so a signed-in token stops at once. */
 export async function removeUser(db: Database, merchantId: string, userId: string, actor: Actor, now: Date): Promise<void> {
   await db.transaction(async (tx) => {
-    const before = await lockedMember(tx, merchantId, userId);
+    const before = await lockedMember(tx, merchantId, userId, actor);
     if (before.role === 'owner' && (await otherOwners(tx, merchantId, userId)) === 0) throw conflict(LAST_OWNER);
     const ended = await revokeUserSessions(tx, userId, 'removed', now);
     await tx.delete(users).where(eq(users.id, userId));

@@ -7,6 +7,7 @@ import { startTestApp, type TestApp } from '../harness/app.ts';
 import { addMember, PASSWORD, randomIp, signIn, signupAccount, tokenHeader, uid, type Account } from '../harness/accounts.ts';
 import { auditEntries, users } from '../../src/accounts/schema.ts';
 import { events } from '../../src/events/index.ts';
+import { addUser, changeRole, removeUser } from '../../src/accounts/team.ts';
 
 describeEachDb('accounts team', (h) => {
   let t: TestApp;
@@ -139,12 +140,36 @@ describeEachDb('accounts team', (h) => {
     const a = await signupAccount(t.app);
     const b = await addMember(t.app, a.accessToken, 'owner');
     const [r1, r2] = await Promise.all([as(a.accessToken).remove(b.id), as(b.accessToken).remove(a.user.id)]);
-    // the loser is refused by the rule (409) or, when the winner committed first, by its ended session (401)
+    // the loser, removed by the winner, is refused: by its ended session (401) when the winner committed
+    // before its request was let in, else under the team lock as no longer an owner (403)
     const codes = [r1.statusCode, r2.statusCode].sort();
     expect(codes[0]).toBe(200);
-    expect([401, 409]).toContain(codes[1]);
+    expect([401, 403]).toContain(codes[1]);
     const left = await h.db().orm.select().from(users).where(eq(users.merchantId, a.merchant.id));
     expect(left.map((u) => u.role)).toEqual(['owner']);
+  });
+
+  // The route reads the acting owner's token before the change's transaction: their removal or
+  // demotion committed in between must not leave a change made on their word (a demoted owner
+  // adding or promoting an owner would take the account back).
+  it('refuses a team change by an owner removed or demoted after the route let them in (403, nothing changed)', async () => {
+    const a = await signupAccount(t.app);
+    for (const how of ['removed', 'demoted'] as const) {
+      const acting = await addMember(t.app, a.accessToken, 'owner');
+      const target = await addMember(t.app, a.accessToken, 'viewer');
+      const actor = { kind: 'merchant' as const, id: acting.id, merchant_id: a.merchant.id, email: acting.email, role: 'owner' };
+      const res = how === 'removed' ? await as(a.accessToken).remove(acting.id) : await as(a.accessToken).patch(acting.id, { role: 'viewer' });
+      expect(res.statusCode, how).toBe(200);
+      const denied = { status: 403, message: 'insufficient permissions' };
+      const email = `late-owner-${uid()}@example.com`;
+      await expect(addUser(h.db(), a.merchant.id, { email, password: PASSWORD, role: 'owner' }, actor, new Date()), how).rejects.toMatchObject(denied);
+      await expect(changeRole(h.db(), a.merchant.id, target.id, { role: 'owner' }, actor, new Date()), how).rejects.toMatchObject(denied);
+      await expect(removeUser(h.db(), a.merchant.id, a.user.id, actor, new Date()), how).rejects.toMatchObject(denied);
+      const team = await h.db().orm.select().from(users).where(eq(users.merchantId, a.merchant.id));
+      expect(team.some((u) => u.email === email), how).toBe(false);
+      expect(team.find((u) => u.id === target.id)?.role, how).toBe('viewer');
+      expect(team.find((u) => u.id === a.user.id)?.role, how).toBe('owner');
+    }
   });
 
   it('keeps the team to owners: 403 `insufficient permissions` for the other roles', async () => {
