@@ -54,12 +54,24 @@ export function dashboardRoute(app: FastifyInstance, authn: Authenticator, spec:
   });
 }
 
-export function apiRoute(app: FastifyInstance, authn: Authenticator, spec: { method: HTTPMethods; url: string; readOnlyAllowed?: boolean; handler: Handler<ApiKeyAuth> }): void {
+export interface ApiRouteSpec {
+  method: HTTPMethods;
+  url: string;
+  readOnlyAllowed?: boolean;
+  /** A refusal of this key beyond the read-only rule (a storefront's key on the account's webhook), told before the body is read. */
+  refuse?: (auth: ApiKeyAuth) => void;
+  handler: Handler<ApiKeyAuth>;
+}
+
+export function apiRoute(app: FastifyInstance, authn: Authenticator, spec: ApiRouteSpec): void {
   app.route({
     method: spec.method,
     url: spec.url,
+    // onRequest: like the dashboard's roles, the key and what it may do are checked before the body is read.
     onRequest: async (req) => {
-      req.auth = await authn.apiKey(apiKeyOf(req), { method: req.method, readAllowed: spec.readOnlyAllowed === true });
+      const auth = await authn.apiKey(apiKeyOf(req), { method: req.method, readAllowed: spec.readOnlyAllowed === true });
+      spec.refuse?.(auth);
+      req.auth = auth;
     },
     handler: (req, reply) => spec.handler(req, reply, req.auth as ApiKeyAuth),
   });

@@ -28,19 +28,15 @@ export function registerWebhookRoutes(app: FastifyInstance, services: { accounts
     handler: async (_req, _reply, auth) => ({ webhook: webhookJson(await endpoints.get(auth.merchantId, auth.livemode)) }),
   });
   apiRoute(app, authn, {
-    method: 'PUT', url: '/v1/webhook',
+    method: 'PUT', url: '/v1/webhook', refuse: denyStorefront,
     handler: async (req, _reply, auth) => {
-      denyStorefront(auth);
       const w = await endpoints.setUrl(auth.merchantId, auth.livemode, bodyObject(req.body).url, actorOf(req, auth));
       return { webhook: webhookJson(w) };
     },
   });
   apiRoute(app, authn, {
-    method: 'DELETE', url: '/v1/webhook',
-    handler: async (req, _reply, auth) => {
-      denyStorefront(auth);
-      return { webhook: webhookJson(await endpoints.removeUrl(auth.merchantId, auth.livemode, actorOf(req, auth))) };
-    },
+    method: 'DELETE', url: '/v1/webhook', refuse: denyStorefront,
+    handler: async (req, _reply, auth) => ({ webhook: webhookJson(await endpoints.removeUrl(auth.merchantId, auth.livemode, actorOf(req, auth))) }),
   });
   apiRoute(app, authn, {
     method: 'POST', url: '/v1/webhook/test',

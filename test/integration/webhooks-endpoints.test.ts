@@ -123,6 +123,22 @@ describeEachDb('webhook endpoints', (h) => {
     expect((await call('POST', '/v1/webhook/test', keyHeader(store))).statusCode).toBe(202);
   });
 
+  // Like a read-only key's refusal and a role's, the storefront's is told before the body is read:
+  // whatever it sends (not JSON, too large), a storefront key cannot change the webhook.
+  it('refuses a storefront key\'s change of the webhook before reading its body', async () => {
+    const a = await signupAccount(t.app);
+    const storeId = `sto_${a.merchant.id}`;
+    const now = new Date();
+    await h.db().orm.insert(stores).values({ id: storeId, merchantId: a.merchant.id, name: 'Store', createdAt: now, updatedAt: now });
+    const store = await extraKey(t, a.merchant.id, { storeId });
+    for (const method of ['PUT', 'DELETE'] as const) {
+      for (const payload of ['{not json', 'x'.repeat(2 * 1024 * 1024)]) {
+        const res = await t.app.inject({ method, url: '/v1/webhook', headers: { ...keyHeader(store), 'content-type': 'application/json' }, remoteAddress: randomIp(), payload });
+        expect([res.statusCode, res.json()], `${method} ${payload.length}`).toEqual([403, { error: "a storefront's key cannot change the account's webhook: set webhook_url on its payments instead" }]);
+      }
+    }
+  });
+
   it('lets a read-only key only GET the webhook', async () => {
     const a = await signupAccount(t.app);
     const read = await extraKey(t, a.merchant.id, { access: 'read' });
