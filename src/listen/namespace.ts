@@ -1,7 +1,8 @@
 // The socket of `gateway listen` (namespace /listen): a test API key in the handshake
 // (`auth.apiKey`), then every test-mode webhook event of the key's merchant, as the exact body a
 // webhook would post. The CLI signs and forwards it to a local URL, which the spec forbids as a
-// webhook URL. Live events never go out here.
+// webhook URL. Live events never go out here. A storefront's key hears of its store's payments and
+// their settlements only, as it reads only those (spec 5, API keys 4).
 import type { Namespace } from 'socket.io';
 import type { AccountsService } from '../accounts/index.ts';
 
@@ -26,7 +27,21 @@ export interface ListenedEvent {
   body: string;
 }
 
+/** Every listening socket of the merchant (ended together when the account is suspended). */
 const roomOf = (merchantId: string) => `listen:${merchantId}`;
+/** The sockets of account-wide keys: every event. */
+const accountRoomOf = (merchantId: string) => `listen:${merchantId}:account`;
+/** The sockets of one storefront's keys: that store's payments and settlements. */
+const storeRoomOf = (merchantId: string, storeId: string) => `listen:${merchantId}:store:${storeId}`;
+/** Events about one payment, which a storefront's key may see only for its own store's payments. */
+const STORE_BOUND = ['payment.', 'settlement.'];
+
+/** The rooms an event goes to: about a payment, the account's keys and its store's; anything else, every key. */
+function roomsFor(e: StoredEvent, merchantId: string): string[] {
+  if (!STORE_BOUND.some((prefix) => e.type.startsWith(prefix))) return [roomOf(merchantId)];
+  const storeId = (e.data as { store_id?: unknown }).store_id;
+  return typeof storeId === 'string' ? [accountRoomOf(merchantId), storeRoomOf(merchantId, storeId)] : [accountRoomOf(merchantId)];
+}
 
 function refusal(message: string): Error {
   return Object.assign(new Error(message), { data: { message } });
@@ -42,6 +57,7 @@ export function listenExtension(authn: Authenticator): SocketExtension {
           if (auth.livemode) return next(refusal(LISTEN_TEST_KEYS_ONLY));
           socket.data.merchantId = auth.merchantId;
           socket.data.keyId = auth.keyId;
+          socket.data.storeId = auth.storeId;
           next();
         }, (err: unknown) => {
           // A live key of an account whose live mode is off is still a live key: the answer is the
@@ -51,7 +67,9 @@ export function listenExtension(authn: Authenticator): SocketExtension {
         });
       });
       nsp.on('connection', (socket) => {
-        void socket.join(roomOf(socket.data.merchantId as string));
+        const merchantId = socket.data.merchantId as string;
+        const storeId = socket.data.storeId as string | null;
+        void socket.join([roomOf(merchantId), storeId === null ? accountRoomOf(merchantId) : storeRoomOf(merchantId, storeId)]);
         socket.emit(LISTEN_READY, { merchant_id: socket.data.merchantId });
       });
     },
@@ -69,10 +87,11 @@ export function listenExtension(authn: Authenticator): SocketExtension {
           continue;
         }
         if (e.livemode || !e.merchantId || e.data === undefined || !WEBHOOK_EVENT_TYPES.has(e.type)) continue;
-        const room = roomOf(e.merchantId);
-        if (!nsp.adapter.rooms.has(room)) continue;
+        if (!nsp.adapter.rooms.has(roomOf(e.merchantId))) continue;
+        const rooms = roomsFor(e, e.merchantId).filter((r) => nsp.adapter.rooms.has(r));
+        if (rooms.length === 0) continue;
         const event: ListenedEvent = { id: e.id, type: e.type, body: webhookBody({ id: e.id, type: e.type, livemode: e.livemode, createdAt: e.createdAt, data: e.data }) };
-        nsp.to(room).emit(LISTEN_EVENT, event);
+        nsp.to(rooms).emit(LISTEN_EVENT, event);
       }
     },
   };

@@ -97,6 +97,42 @@ describe('gateway CLI', () => {
     }
   }, 60_000);
 
+  it('listen with a storefront\'s key forwards its store\'s payments, never the account\'s other payments', async () => {
+    const a = await signupAccount(t.app);
+    const store = await t.app.inject({ method: 'POST', url: '/merchant/stores', headers: tokenHeader(a.accessToken), payload: { name: 'Kiosk' } });
+    expect(store.statusCode, store.body).toBe(201);
+    const storeId = store.json().store.id as string;
+    const made = await t.app.inject({ method: 'POST', url: '/merchant/api-keys?mode=test', headers: tokenHeader(a.accessToken), payload: { store_id: storeId } });
+    expect(made.statusCode, made.body).toBe(201);
+    const storeKey = made.json().secret as string;
+    const heard: { type: string; paymentId?: string }[] = [];
+    const session = listen({ apiUrl: t.url, apiKey: storeKey, forwardTo: receiverUrl, onForwarded: (f) => heard.push({ type: f.event.type, paymentId: (JSON.parse(f.event.body).data as { id?: string }).id }) });
+    try {
+      await session.ready;
+      // the account-wide key's payment first: by the time the store's is confirmed, its events have gone by
+      const accountWide = await createPayment(t.app, a.testKey);
+      await confirmPayment(t, a.testKey, accountWide.id);
+      const mine = await createPayment(t.app, storeKey);
+      expect(mine.store_id).toBe(storeId);
+      await confirmPayment(t, storeKey, mine.id);
+      // until the store's payment is heard confirmed and the account's is confirmed and its events handed over
+      const confirmed = async (id: string) => (await t.app.inject({ method: 'GET', url: `/v1/payments/${id}`, headers: keyHeader(a.testKey) })).json().status === 'confirmed';
+      const end = Date.now() + 20_000;
+      while (!heard.some((h) => h.type === 'payment.confirmed') || !(await confirmed(accountWide.id))) {
+        if (Date.now() > end) throw new Error(`not forwarded; got ${heard.map((h) => h.type).join(', ')}`);
+        await t.services.payments.runDue();
+        await t.platform.outbox.drainNow();
+        await sleep(50);
+      }
+      await t.platform.outbox.drainNow();
+      await sleep(200);
+      expect(heard.filter((h) => h.type.startsWith('payment.')).map((h) => h.paymentId)).toEqual([mine.id, mine.id]);
+      expect(heard.some((h) => h.paymentId === accountWide.id)).toBe(false);
+    } finally {
+      session.close();
+    }
+  }, 60_000);
+
   it('listen tells once that the connection is lost, and again when it forwards once more', async () => {
     // a TCP path to the service that can be cut (connections dropped, new ones refused) and restored
     const port = Number(new URL(t.url).port);
