@@ -36,6 +36,7 @@ const TABLE: Row[] = [
   ['detecting, short again after the deadline', facts('detecting', 'partial', 'partial', { deadlinePassed: true }), 'deposit_failed', 'underpaid', [U]],
   ['detecting, an extra deposit dropped, rest final', facts('detecting', 'paid', 'paid'), 'deposit_failed', 'confirmed', [C]],
   ['confirmed, a deposit dropped', facts('confirmed', 'none'), 'deposit_failed', null, []],
+  ['pending, a deposit that never counted dropped', facts('pending', 'none'), 'deposit_failed', null, []],
 
   ['deadline, nothing arrived', facts('pending', 'none', 'none', { deadlinePassed: true }), 'deadline', 'expired', [X]],
   ['deadline, no coin chosen', facts('pending', 'none', 'none', { deadlinePassed: true, hasCoin: false }), 'deadline', 'expired', [X]],

@@ -76,7 +76,9 @@ export const TRANSITIONS: readonly Transition[] = [
   { rule: 'part arrived', on: ['deposit'], from: WAITING, when: partial, to: 'partially_paid', events: [E.partiallyPaid] },
   { rule: 'confirmations reached', on: [...DEPOSIT, 'deposit_failed'], from: ['detecting'], when: paidFinal, to: 'confirmed', events: [E.confirmed] },
 
-  { rule: 'funds never final', on: ['deposit_failed'], from: ['pending', 'partially_paid', 'detecting', 'underpaid'], when: nothing, to: 'failed', events: [E.failed] },
+  // Only a payment some counted money had moved: a pending one never had any (a deposit that does
+  // not count, another coin or one not enabled, leaves it pending), so one of those failing leaves it pending too.
+  { rule: 'funds never final', on: ['deposit_failed'], from: ['partially_paid', 'detecting', 'underpaid'], when: nothing, to: 'failed', events: [E.failed] },
   { rule: 'short again before the deadline', on: ['deposit_failed'], from: ['detecting'], when: (f) => partial(f) && !f.deadlinePassed, to: 'partially_paid', events: [E.partiallyPaid] },
   { rule: 'short again after the deadline', on: ['deposit_failed'], from: ['detecting'], when: (f) => partial(f) && f.deadlinePassed, to: 'underpaid', events: [E.underpaid] },
 

@@ -138,6 +138,11 @@ const CASES: Case[] = [
   ] },
   { name: 'the same transaction seen twice: its events once', steps: [{ seen: 'a', share: 'half', raises: [P.partially] }, { seen: 'a', share: 'half', raises: [] }] },
   { name: 'another coin not accepted: wrong_asset alone', steps: [{ seen: 'a', share: 'full', coin: 'TRX', raises: [P.wrong] }] },
+  // It never counted, so its failing changes nothing: the payment still waits for its coin.
+  { name: 'another coin not accepted, then dropped: nothing, and the payment is still paid on time', steps: [
+    { seen: 'a', share: 'full', coin: 'TRX', raises: [P.wrong] }, { fail: 'a', raises: [] },
+    { seen: 'b', share: 'full', raises: [P.detecting] }, { final: 'b', raises: [P.confirmed] },
+  ] },
   { name: 'another coin accepted covering the price: detecting, wrong_asset', otherAssets: true, steps: [
     { seen: 'a', share: 'full', coin: 'TRX', big: true, raises: [P.detecting, P.wrong] }, { final: 'a', raises: [P.confirmed] },
   ] },
