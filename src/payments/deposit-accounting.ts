@@ -160,6 +160,7 @@ export function applyChange(payment: AccountedPayment, deposits: readonly Deposi
     coverage: tally.coverage,
     finalCoverage: tally.finalCoverage,
     deadlinePassed: now.getTime() >= payment.expiresAt.getTime(),
+    ...(change.kind === 'deposit_seen' && deposit ? { depositCounted: tally.counted.get(deposit.id) ?? false } : {}),
   }, trigger);
 
   const events: PaymentEventType[] = step ? [...step.events] : [];

@@ -22,6 +22,7 @@ const TABLE: Row[] = [
   ['partially paid, rest arrives', facts('partially_paid', 'paid', 'partial'), 'deposit', 'detecting', [D]],
   ['pending, full amount arrives final', facts('pending', 'paid', 'paid'), 'deposit', 'confirmed', [D, C]],
   ['pending, uncounted deposit', facts('pending', 'none'), 'deposit', null, []],
+  ['partially paid, uncounted deposit', facts('partially_paid', 'partial', 'none', { depositCounted: false }), 'deposit', null, []],
   ['detecting, another deposit', facts('detecting', 'paid'), 'deposit', null, []],
 
   ['detecting, confirmations reached', facts('detecting', 'paid', 'paid'), 'deposit_final', 'confirmed', [C]],
@@ -51,6 +52,7 @@ const TABLE: Row[] = [
   ['late deposit still short (expired)', facts('expired', 'partial', 'none', { deadlinePassed: true }), 'late_deposit', 'underpaid', [L, U]],
   ['late deposit still short (underpaid)', facts('underpaid', 'partial', 'none', { deadlinePassed: true }), 'late_deposit', 'underpaid', [L, U]],
   ['late deposit that does not count', facts('expired', 'none', 'none', { deadlinePassed: true }), 'late_deposit', 'expired', [L]],
+  ['late deposit that does not count on an underpaid payment', facts('underpaid', 'partial', 'partial', { deadlinePassed: true, depositCounted: false }), 'late_deposit', 'underpaid', [L]],
   ['late deposit after confirmation', facts('confirmed', 'paid', 'paid', { deadlinePassed: true }), 'late_deposit', 'confirmed', [L]],
 ];
 

@@ -38,6 +38,8 @@ export interface PaymentFacts {
   finalCoverage: Coverage;
   /** expires_at has passed. */
   deadlinePassed: boolean;
+  /** Whether the deposit just seen counts toward the payment (another coin or one not enabled may not); absent for other triggers. */
+  depositCounted?: boolean;
 }
 
 /**
@@ -61,6 +63,8 @@ const paid = (f: PaymentFacts) => f.coverage === 'paid';
 const paidFinal = (f: PaymentFacts) => f.coverage === 'paid' && f.finalCoverage === 'paid';
 const partial = (f: PaymentFacts) => f.coverage === 'partial';
 const nothing = (f: PaymentFacts) => f.coverage === 'none';
+/** Still short after a deposit that counted: one that does not count leaves the received figures as they were. */
+const shortAgain = (f: PaymentFacts) => partial(f) && f.depositCounted !== false;
 const DEPOSIT: readonly StatusTrigger[] = ['deposit', 'deposit_final'];
 const WAITING: readonly PaymentStatus[] = ['pending', 'partially_paid'];
 
@@ -73,7 +77,7 @@ export const TRANSITIONS: readonly Transition[] = [
   { rule: 'paid and final at once', on: DEPOSIT, from: WAITING, when: paidFinal, to: 'confirmed', events: [E.detecting, E.confirmed] },
   { rule: 'full amount arrived', on: DEPOSIT, from: WAITING, when: paid, to: 'detecting', events: [E.detecting] },
   // Every counted deposit that leaves it short raises the event again: received figures changed.
-  { rule: 'part arrived', on: ['deposit'], from: WAITING, when: partial, to: 'partially_paid', events: [E.partiallyPaid] },
+  { rule: 'part arrived', on: ['deposit'], from: WAITING, when: shortAgain, to: 'partially_paid', events: [E.partiallyPaid] },
   { rule: 'confirmations reached', on: [...DEPOSIT, 'deposit_failed'], from: ['detecting'], when: paidFinal, to: 'confirmed', events: [E.confirmed] },
 
   // Only a payment some counted money had moved: a pending one never had any (a deposit that does
@@ -87,8 +91,8 @@ export const TRANSITIONS: readonly Transition[] = [
 
   { rule: 'late deposit, paid and final', on: ['late_deposit'], from: REOPENABLE, when: paidFinal, to: 'confirmed', events: [E.detecting, E.lateDeposit, E.confirmed] },
   { rule: 'late deposit completes', on: ['late_deposit'], from: REOPENABLE, when: paid, to: 'detecting', events: [E.detecting, E.lateDeposit] },
-  { rule: 'late deposit still short', on: ['late_deposit'], from: REOPENABLE, when: partial, to: 'underpaid', events: [E.lateDeposit, E.underpaid] },
-  // Uncounted (a coin not enabled) or after confirmation: recorded, status unchanged.
+  { rule: 'late deposit still short', on: ['late_deposit'], from: REOPENABLE, when: shortAgain, to: 'underpaid', events: [E.lateDeposit, E.underpaid] },
+  // Uncounted (another coin, a coin not enabled) or after confirmation: recorded, status unchanged.
   { rule: 'late deposit changes nothing', on: ['late_deposit'], from: [...REOPENABLE, 'confirmed'], when: () => true, to: 'unchanged', events: [E.lateDeposit] },
 ];
 

@@ -143,6 +143,14 @@ const CASES: Case[] = [
     { seen: 'a', share: 'full', coin: 'TRX', raises: [P.wrong] }, { fail: 'a', raises: [] },
     { seen: 'b', share: 'full', raises: [P.detecting] }, { final: 'b', raises: [P.confirmed] },
   ] },
+  // Not counted, so the received figures stay as they were: no status event is raised again.
+  { name: 'another coin not accepted on a partially paid payment: wrong_asset alone', steps: [
+    { seen: 'a', share: 'half', raises: [P.partially] }, { seen: 'b', share: 'full', coin: 'TRX', raises: [P.wrong] },
+  ] },
+  { name: 'another coin not accepted after an underpaid close: late_deposit, wrong_asset', steps: [
+    { seen: 'a', share: 'half', raises: [P.partially] }, { deadline: true, raises: [P.underpaid] },
+    { seen: 'b', share: 'full', coin: 'TRX', raises: [P.late, P.wrong] },
+  ] },
   { name: 'another coin accepted covering the price: detecting, wrong_asset', otherAssets: true, steps: [
     { seen: 'a', share: 'full', coin: 'TRX', big: true, raises: [P.detecting, P.wrong] }, { final: 'a', raises: [P.confirmed] },
   ] },
