@@ -65,18 +65,31 @@ export type CreateGuard = (tx: Executor) => Promise<void>;
 export async function createPayment(deps: CreateDeps, caller: CreateCaller, body: Record<string, unknown>, now: Date, guard?: CreateGuard): Promise<CreateResult> {
   const input = parseCreateInput(body);
   const settings = captureSettings(caller.merchant);
+  const scope = { merchantId: caller.merchant.id, livemode: caller.livemode, storeId: caller.storeId };
+  // A refusal that depends on the moment (a coin turned off or without its node since, a price no coin
+  // accepts now, no current price, a webhook_url that no longer passes its checks) is answered only
+  // when the order is not already open: a safe retry of an open order answers that payment (200).
+  const refuse = async (err: AppError): Promise<CreateResult> => {
+    const open = await findOpenByOrder(deps.db.orm, scope, input.orderId);
+    if (open) return { payment: open, created: false };
+    throw err;
+  };
   if (input.simulate && caller.livemode) throw badRequest(ONLY_TEST);
-  checkCoins(input, caller, deps, settings.enabled_tokens);
+  try {
+    checkCoins(input, caller, deps, settings.enabled_tokens);
+  } catch (err) {
+    if (err instanceof AppError) return refuse(err);
+    throw err;
+  }
   if (input.simulate && !input.token && input.simulate !== 'expired') throw badRequest(CHOOSE_COIN_FIRST);
   if (input.simulate === 'wrong_asset' && input.token && !otherCoinOf(input.token)) throw badRequest(noOtherAsset(input.token));
   let webhookUrl: string | null = null;
   if (input.webhookUrl !== undefined && input.webhookUrl !== null) {
     const checked = await checkPaymentWebhookUrl(input.webhookUrl, { allowPrivate: deps.allowPrivateWebhooks });
-    if (!checked.ok) throw badRequest(checked.error);
+    if (!checked.ok) return refuse(badRequest(checked.error));
     // The URL the policy checked (trimmed, at most 2048 characters), as PUT /v1/webhook keeps it.
     webhookUrl = checked.url;
   }
-  const scope = { merchantId: caller.merchant.id, livemode: caller.livemode, storeId: caller.storeId };
 
   const base: NewPaymentRow = {
     id: newId('pay', now), merchantId: caller.merchant.id, storeId: caller.storeId, livemode: caller.livemode,
@@ -87,13 +100,6 @@ export async function createPayment(deps: CreateDeps, caller: CreateCaller, body
     checkoutToken: pooledRandomBytes(24).toString('base64url'),
     priceAmount: input.priceAmount ?? null, priceCurrency: input.priceCurrency ?? null, priceRate: input.priceRate ?? null,
     expiresAt: new Date(now.getTime() + CHOOSE_DEADLINE_MS), createdAt: now, updatedAt: now,
-  };
-  // A price no coin accepts (400), or a coin with no current price (503), is refused, unless the
-  // order is already open (a safe retry answers it unchanged).
-  const refuse = async (err: AppError): Promise<CreateResult> => {
-    const open = await findOpenByOrder(deps.db.orm, scope, input.orderId);
-    if (open) return { payment: open, created: false };
-    throw err;
   };
   let options: TokenInfo[] | undefined;
   if (!input.token) {

@@ -184,6 +184,25 @@ describeEachDb('payments create', (h) => {
     expect((await post({ order_id: order, amount_usd: '25', token: 'ETH' }, other.testKey)).statusCode).toBe(201);
   });
 
+  it('answers the open payment to a retry of its order after its coin was turned off or its webhook_url stopped passing (safe retry)', async () => {
+    const other = await signupAccount(t.app);
+    const order = `o-${uid()}`;
+    const body = { order_id: order, amount_usd: '25', token: 'ETH' };
+    const first = await post(body, other.testKey);
+    expect(first.statusCode, first.body).toBe(201);
+    const set = await inject({ method: 'PATCH', url: '/merchant/settings', headers: tokenHeader(other.accessToken), payload: { enabled_tokens: ['BTC'] } });
+    expect(set.statusCode).toBe(200);
+    const again = await post(body, other.testKey);
+    expect([again.statusCode, again.json()]).toEqual([200, first.json()]);
+    const badUrl = await post({ ...body, token: 'BTC', webhook_url: 'not a url' }, other.testKey);
+    expect([badUrl.statusCode, badUrl.json()]).toEqual([200, first.json()]);
+    // a new order is refused as before
+    const fresh = await post({ ...body, order_id: `o-${uid()}` }, other.testKey);
+    expect([fresh.statusCode, fresh.json()]).toEqual([400, { error: 'not enabled for your account: ETH' }]);
+    const freshUrl = await post({ ...body, order_id: `o-${uid()}`, token: 'BTC', webhook_url: 'not a url' }, other.testKey);
+    expect([freshUrl.statusCode, freshUrl.json()]).toEqual([400, { error: 'webhook_url: url must be an absolute http(s) URL' }]);
+  });
+
   it('50 concurrent identical requests make exactly one payment', async () => {
     const order = `o-${uid()}`;
     const results = await Promise.all(Array.from({ length: 50 }, (_, i) => inject({
