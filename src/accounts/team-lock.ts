@@ -13,7 +13,7 @@ export async function lockTeam(tx: Tx, merchantId: string): Promise<void> {
 }
 
 /** Whether the member is an owner of the account now (read under the team lock). */
-export const stillOwner = async (tx: Tx, merchantId: string, userId: string | undefined): Promise<boolean> =>
+const stillOwner = async (tx: Tx, merchantId: string, userId: string | undefined): Promise<boolean> =>
   userId !== undefined && (await tx.select({ id: users.id }).from(users)
     .where(and(eq(users.id, userId), eq(users.merchantId, merchantId), eq(users.role, 'owner'))).limit(1)).length > 0;
 

@@ -87,7 +87,6 @@ export function listenExtension(authn: Authenticator): SocketExtension {
           continue;
         }
         if (e.livemode || !e.merchantId || e.data === undefined || !WEBHOOK_EVENT_TYPES.has(e.type)) continue;
-        if (!nsp.adapter.rooms.has(roomOf(e.merchantId))) continue;
         const rooms = roomsFor(e, e.merchantId).filter((r) => nsp.adapter.rooms.has(r));
         if (rooms.length === 0) continue;
         const event: ListenedEvent = { id: e.id, type: e.type, body: webhookBody({ id: e.id, type: e.type, livemode: e.livemode, createdAt: e.createdAt, data: e.data }) };

@@ -47,12 +47,13 @@ export interface CreateResult {
   view?: Record<string, unknown>;
 }
 
-/** Checks the coins asked for against the merchant's enabled coins and, live, the configured nodes. */
-function checkCoins(input: CreateInput, caller: CreateCaller, deps: CoinDeps, enabled: readonly TokenSymbol[]): void {
+/** Why the coins asked for cannot be had: one the merchant has not enabled or, live, one without its node. */
+function coinRefusal(input: CreateInput, caller: CreateCaller, deps: CoinDeps, enabled: readonly TokenSymbol[]): AppError | undefined {
   for (const t of [...(input.token ? [input.token] : []), ...(input.tokens ?? [])]) {
-    if (!enabled.includes(t)) throw badRequest(notEnabled(t));
-    if (!deps.catalog.available(t, caller.livemode)) throw badRequest(noNode(t));
+    if (!enabled.includes(t)) return badRequest(notEnabled(t));
+    if (!deps.catalog.available(t, caller.livemode)) return badRequest(noNode(t));
   }
+  return undefined;
 }
 
 /**
@@ -75,12 +76,8 @@ export async function createPayment(deps: CreateDeps, caller: CreateCaller, body
     throw err;
   };
   if (input.simulate && caller.livemode) throw badRequest(ONLY_TEST);
-  try {
-    checkCoins(input, caller, deps, settings.enabled_tokens);
-  } catch (err) {
-    if (err instanceof AppError) return refuse(err);
-    throw err;
-  }
+  const coinRefused = coinRefusal(input, caller, deps, settings.enabled_tokens);
+  if (coinRefused) return refuse(coinRefused);
   if (input.simulate && !input.token && input.simulate !== 'expired') throw badRequest(CHOOSE_COIN_FIRST);
   if (input.simulate === 'wrong_asset' && input.token && !otherCoinOf(input.token)) throw badRequest(noOtherAsset(input.token));
   let webhookUrl: string | null = null;

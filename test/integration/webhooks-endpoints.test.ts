@@ -9,6 +9,8 @@ import { auditEntries, stores } from '../../src/accounts/schema.ts';
 import { events } from '../../src/events/index.ts';
 import { deliveries, webhooks } from '../../src/webhooks/index.ts';
 
+const STOREFRONT_REFUSAL = "a storefront's key cannot change the account's webhook: set webhook_url on its payments instead";
+
 describeEachDb('webhook endpoints', (h) => {
   let t: TestApp;
   let strict: TestApp;
@@ -107,18 +109,23 @@ describeEachDb('webhook endpoints', (h) => {
     expect(JSON.stringify(audit[0])).not.toContain(old.secret);
   });
 
-  it('lets a storefront key read and test but not change the webhook', async () => {
-    const a = await signupAccount(t.app);
+  /** The secret of a test key of a new store of the account. */
+  const storefrontKey = async (a: Account): Promise<string> => {
     const storeId = `sto_${a.merchant.id}`;
     const now = new Date();
     await h.db().orm.insert(stores).values({ id: storeId, merchantId: a.merchant.id, name: 'Store', createdAt: now, updatedAt: now });
-    const store = await extraKey(t, a.merchant.id, { storeId });
+    return extraKey(t, a.merchant.id, { storeId });
+  };
+
+  it('lets a storefront key read and test but not change the webhook', async () => {
+    const a = await signupAccount(t.app);
+    const store = await storefrontKey(a);
     await call('PUT', '/v1/webhook', keyHeader(a.testKey), { url: 'https://203.0.113.8/h' });
     expect((await call('GET', '/v1/webhook', keyHeader(store))).statusCode).toBe(200);
     for (const [method, payload] of [['PUT', { url: 'https://203.0.113.10/h' }], ['DELETE', undefined]] as const) {
       const res = await call(method, '/v1/webhook', keyHeader(store), payload);
       expect(res.statusCode).toBe(403);
-      expect(res.json()).toEqual({ error: "a storefront's key cannot change the account's webhook: set webhook_url on its payments instead" });
+      expect(res.json()).toEqual({ error: STOREFRONT_REFUSAL });
     }
     expect((await call('POST', '/v1/webhook/test', keyHeader(store))).statusCode).toBe(202);
   });
@@ -127,14 +134,11 @@ describeEachDb('webhook endpoints', (h) => {
   // whatever it sends (not JSON, too large), a storefront key cannot change the webhook.
   it('refuses a storefront key\'s change of the webhook before reading its body', async () => {
     const a = await signupAccount(t.app);
-    const storeId = `sto_${a.merchant.id}`;
-    const now = new Date();
-    await h.db().orm.insert(stores).values({ id: storeId, merchantId: a.merchant.id, name: 'Store', createdAt: now, updatedAt: now });
-    const store = await extraKey(t, a.merchant.id, { storeId });
+    const store = await storefrontKey(a);
     for (const method of ['PUT', 'DELETE'] as const) {
       for (const payload of ['{not json', 'x'.repeat(2 * 1024 * 1024)]) {
         const res = await t.app.inject({ method, url: '/v1/webhook', headers: { ...keyHeader(store), 'content-type': 'application/json' }, remoteAddress: randomIp(), payload });
-        expect([res.statusCode, res.json()], `${method} ${payload.length}`).toEqual([403, { error: "a storefront's key cannot change the account's webhook: set webhook_url on its payments instead" }]);
+        expect([res.statusCode, res.json()], `${method} ${payload.length}`).toEqual([403, { error: STOREFRONT_REFUSAL }]);
       }
     }
   });
