@@ -52,3 +52,5 @@ export { SESSIONS_REVOKED, MERCHANT_UPDATE } from '../accounts/socket-events.ts'
 /** The dashboard's settlement and payout events, written next to every change (the `settlement.*` and `payout.*` webhooks are not sent to sockets). */
 export const SETTLEMENT_UPDATE = 'settlement:update';
 export const PAYOUT_UPDATE = 'payout:update';
+/** A delivery's change, announced by the webhooks room (its DELIVERY_EVENT). */
+export const WEBHOOK_DELIVERY = 'webhook:delivery';

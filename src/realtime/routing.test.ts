@@ -98,6 +98,15 @@ describe('routeEvent', () => {
     expect(routeEvent(ev('notification:read', { ids: [] }))).toEqual([]);
   });
 
+  it('pushes the figures when a delivery gives up, is resolved or redelivered (failed_webhooks), not on other attempts', () => {
+    const kinds = (data: object) => routeEvent(ev('webhook:delivery', { id: 'dlv_1', ...data }, { livemode: true })).map((r) => r.kind);
+    for (const d of [{ status: 'failed', attempts: 7 }, { status: 'resolved', attempts: 7 }, { status: 'pending', attempts: 0 }]) {
+      expect(kinds(d), JSON.stringify(d)).toEqual(['merchant', 'figures']);
+    }
+    expect(routeEvent(ev('webhook:delivery', { status: 'failed', attempts: 7 }, { livemode: true }))[1]).toEqual({ kind: 'figures', merchantId: 'mer_1', livemode: true });
+    for (const d of [{ status: 'pending', attempts: 3 }, { status: 'delivered', attempts: 1 }]) expect(kinds(d), JSON.stringify(d)).toEqual(['merchant']);
+  });
+
   it('ignores events it does not know, pings and events without a merchant', () => {
     expect(routeEvent(ev('ping', {}))).toEqual([]);
     expect(routeEvent(ev('something:new', {}))).toEqual([]);

@@ -3,7 +3,7 @@
 import type { StoredEvent } from '../events/index.ts';
 import { AUDIT_EVENT } from '../audit/index.ts';
 import {
-  MERCHANT_UPDATE, PAYMENT_CREATED, PAYMENT_UPDATE, REVOKE_CODES, SESSIONS_REVOKED, SUSPENDED,
+  MERCHANT_UPDATE, PAYMENT_CREATED, PAYMENT_UPDATE, REVOKE_CODES, SESSIONS_REVOKED, SUSPENDED, WEBHOOK_DELIVERY,
 } from './events.ts';
 import { checkoutUpdate, dashboardUpdate, isPaymentJson, type NamesOf } from './payer-view.ts';
 import { SUPPORT_MESSAGE, SUPPORT_MESSAGE_UPDATE, SUPPORT_READ } from '../support/index.ts';
@@ -119,5 +119,17 @@ function dashboardRoutes(e: StoredEvent): Route[] {
   const roles = AUDIENCE[e.type];
   const out: Route[] = roles ? [{ kind: 'merchant', merchantId, roles, event: e.type, payload: e.data }] : [];
   if (OPERATOR_EVENTS.has(e.type)) out.push({ kind: 'operator', event: e.type, payload: { merchant_id: merchantId, ...(e.data as object) } });
+  if (e.type === WEBHOOK_DELIVERY && movesFailedCount(e.data)) out.push({ kind: 'figures', merchantId, livemode: e.livemode });
   return out;
+}
+
+/**
+ * Whether a `webhook:delivery` may change the dashboard figures' `failed_webhooks` (spec part 2
+ * "Dashboard figures": deliveries that gave up): the delivery gave up, was resolved (it was failed),
+ * or was redelivered (attempts back to 0, from whatever status). Without this, `dashboard:update`
+ * followed payment events only and the overview kept showing a count that had changed.
+ */
+function movesFailedCount(data: unknown): boolean {
+  const d = data as { status?: unknown; attempts?: unknown } | null;
+  return d !== null && typeof d === 'object' && (d.status === 'failed' || d.status === 'resolved' || d.attempts === 0);
 }

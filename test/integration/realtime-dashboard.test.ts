@@ -8,6 +8,7 @@ import { Receiver } from '../harness/webhooks.ts';
 import { events } from '../../src/events/index.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { merchants } from '../../src/accounts/index.ts';
+import { deliveries } from '../../src/webhooks/index.ts';
 import { ask, closeSockets, collect, commitEvent, connect, fakePayment, memberToken, next, sleep, startSocketApp, until, type SocketApp } from './realtime-support.ts';
 
 interface ConnectError extends Error { data?: { code?: string } }
@@ -209,6 +210,38 @@ describeEachDb('dashboard socket', (h) => {
       expect(got.map((d) => [d.id, d.status, d.attempts])).toEqual([[id, 'pending', 1], [id, 'pending', 0], [id, 'delivered', 1]]);
       const stored = await t.platform.db.orm.select().from(events).where(and(eq(events.merchantId, acct.merchant.id), eq(events.type, 'webhook:delivery')));
       expect(stored).toEqual([]);
+    } finally {
+      await rx.close();
+    }
+  });
+
+  it('pushes the dashboard figures when a delivery gives up, is resolved or redelivered (failed_webhooks)', async () => {
+    const rx = await Receiver.start();
+    try {
+      rx.behaviour = { status: 500, body: 'down' };
+      const acct = await signupAccount(t.app);
+      const put = await t.app.inject({ method: 'PUT', url: '/v1/webhook', headers: { authorization: `Bearer ${acct.testKey}` }, payload: { url: rx.url } });
+      expect(put.statusCode).toBe(200);
+      const ping = await t.app.inject({ method: 'POST', url: '/v1/webhook/test', headers: { authorization: `Bearer ${acct.testKey}` } });
+      const id = ping.json().delivery.id as string;
+      await t.services.webhooks.worker.runDue();
+      const s = dashboard((await memberToken(t, acct.merchant.id, 'viewer')).token);
+      await next(s, 'session');
+      const figures = collect<Record<string, unknown>>(s, 'dashboard:update');
+      // the 7th attempt is due and fails: the delivery gives up
+      await t.platform.db.orm.update(deliveries).set({ attempts: 6, nextAttemptAt: new Date(0) }).where(eq(deliveries.id, id));
+      await t.services.webhooks.worker.runDue();
+      await until(() => figures.some((f) => f.livemode === false && f.failed_webhooks === 1));
+      // closed by the team: no longer counted
+      const headers = { authorization: `Bearer ${acct.accessToken}` };
+      expect((await t.app.inject({ method: 'POST', url: `/merchant/webhooks/deliveries/${id}/resolve`, headers, payload: {} })).statusCode).toBe(200);
+      await until(() => figures.at(-1)?.failed_webhooks === 0, 5000);
+      // a delivery that gave up and is redelivered is no longer counted either
+      await t.platform.db.orm.update(deliveries).set({ status: 'failed' }).where(eq(deliveries.id, id));
+      expect((await t.app.inject({ method: 'GET', url: '/merchant/dashboard?mode=test', headers })).json().failed_webhooks).toBe(1);
+      figures.length = 0;
+      expect((await t.app.inject({ method: 'POST', url: `/merchant/webhooks/deliveries/${id}/redeliver`, headers })).statusCode).toBe(202);
+      await until(() => figures.some((f) => f.livemode === false && f.failed_webhooks === 0), 5000);
     } finally {
       await rx.close();
     }
