@@ -9752,6 +9752,8 @@ export interface operations {
                     "application/json": {
                         deliveries: components["schemas"]["Delivery"][];
                         limit: number;
+                        /** @description always 0: the list is paged by `before` */
+                        offset: number;
                     };
                 };
             };

@@ -75,7 +75,9 @@ export function registerWebhookRoutes(app: FastifyInstance, services: { accounts
       const { limit } = listParams(q, LIST_DEFAULT);
       const before = q.before === undefined || q.before === '' ? undefined : String(q.before);
       const rows = await wh.list({ merchantId: auth.merchantId, livemode: livemodeOf(req), status: parseStatusFilter(q.status), limit, before });
-      return { deliveries: rows.map((r) => deliveryJson(r)), limit };
+      // Every list answers the limit and offset it applied (spec 4.4); this one has no offset paging
+      // ("no paging beyond limit"; `before` is the cursor), so the offset applied is always 0.
+      return { deliveries: rows.map((r) => deliveryJson(r)), limit, offset: 0 };
     },
   });
   dashboardRoute(app, authn, {

@@ -57,6 +57,9 @@ describeEachDb('webhook deliveries API', (h) => {
     const viewer = tokenHeader(await memberToken(t, acct.merchant.id, 'viewer'));
     const test = (await inject('GET', '/merchant/webhooks/deliveries?mode=test', viewer)).json();
     expect(test.limit).toBe(50);
+    // every list answers the limit and offset it applied (spec 4.4); this one pages by `before` only
+    expect(test.offset).toBe(0);
+    expect((await inject('GET', '/merchant/webhooks/deliveries?mode=test&offset=2', viewer)).json()).toMatchObject({ offset: 0, deliveries: test.deliveries });
     expect(test.deliveries.map((d: { payload: string }) => JSON.parse(d.payload).data.i)).toEqual([2, 1, 0]);
     expect(test.deliveries[0]).not.toHaveProperty('history');
     const live = (await inject('GET', '/merchant/webhooks/deliveries', viewer)).json();

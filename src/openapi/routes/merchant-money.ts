@@ -152,7 +152,7 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
       ...MODE, status: oneOf(['pending', 'sending', 'delivered', 'failed', 'resolved']), limit: listLimit(LIST_DEFAULT),
       before: str('the id of the last delivery already shown: the next page, older than it (a page shorter than `limit` is the last)'),
     },
-    responses: { 200: { description: 'deliveries', schema: obj({ deliveries: arr(ref('Delivery')), limit: int() }, ['deliveries', 'limit']) } },
+    responses: { 200: { description: 'deliveries', schema: obj({ deliveries: arr(ref('Delivery')), limit: int(), offset: int('always 0: the list is paged by `before`') }, ['deliveries', 'limit', 'offset']) } },
     errors: { 400: [BEFORE_MESSAGE, STATUS_FILTER_MESSAGE] },
   },
   { method: 'GET', path: '/merchant/webhooks/deliveries/:id', tag: 'Webhook', auth: 'access_token', summary: 'A delivery with its history', responses: { 200: { description: 'the delivery', schema: wrap('delivery', ref('Delivery')) } }, errors: { 404: [NOT_FOUND] } },
