@@ -39,6 +39,25 @@ describe('TokenInfo', () => {
     expect('network_fee_bps' in tokenInfo('XRP', c)).toBe(false);
   });
 
+  it('lists as min_usd the least price creation takes: twice the network fee and the exchange minimum when the merchant keeps the fees or hides (spec 1 Fees, 2 TokenInfo)', () => {
+    const keeps = { feeBps: 100, feesPaidByCustomer: false, hideBelowMinimum: false };
+    // ETH's network fee at $2: the merchant that keeps the fees is refused below $4, not $3
+    const dearFee = { ...MARKET, ETH: { ...MARKET.ETH, networkFeeUsd: dec(2) } };
+    expect(tokenInfo('ETH', ctx({ market: dearFee, merchant: keeps })).min_usd).toBe('4');
+    expect(tokenInfo('ETH', ctx({ market: dearFee })).min_usd).toBe('3');
+    // converted across networks: the least price that reaches the exchange minimum
+    const exchanged = (t: TokenSymbol): ConversionRoute => (t === 'ETH' ? 'exchange' : 'none');
+    expect(tokenInfo('ETH', ctx({ merchant: keeps, routeOf: exchanged })).min_usd).toBe('17.7');
+    expect(tokenInfo('ETH', ctx({ merchant: { ...keeps, feesPaidByCustomer: true, hideBelowMinimum: true }, routeOf: exchanged })).min_usd).toBe('16.43');
+    // fees passed on, not hidden: the customer is asked the extra, the coin's own minimum stands
+    expect(tokenInfo('ETH', ctx({ routeOf: exchanged })).min_usd).toBe('3');
+    // each figure is a price creation takes, and a cent less is refused
+    for (const [c, min] of [[ctx({ market: dearFee, merchant: keeps }), '4'], [ctx({ merchant: keeps, routeOf: exchanged }), '17.7']] as const) {
+      const at = (usd: string) => quotePayment({ usdAmount: dec(usd), token: 'ETH', merchant: c.merchant, market: c.market, route: c.routeOf('ETH') }).ok;
+      expect([at(min), at(dec(min).minus('0.01').toFixed())]).toEqual([true, false]);
+    }
+  });
+
   it('lists every enabled coin in catalog order', () => {
     expect(listTokens(['XRP', 'BTC', 'ETH'], ctx()).map((t) => t.token)).toEqual(['BTC', 'ETH', 'XRP']);
     expect(listTokens([...TOKENS], ctx())).toHaveLength(12);

@@ -4,7 +4,7 @@ import { formatUsd, type Decimal } from '../money/index.ts';
 import { TOKENS, tokenDef, type TokenSymbol } from '../tokens/index.ts';
 import type { Chain } from '../config.ts';
 import { isPriced, type MarketData } from '../market/index.ts';
-import { CONVERSION_FEE_BPS, quotePayment, type ConversionRoute, type MerchantPricing, type PriceRefusal } from './pricing.ts';
+import { CONVERSION_FEE_BPS, minimumPriceUsd, quotePayment, type ConversionRoute, type MerchantPricing, type PriceRefusal } from './pricing.ts';
 
 export interface TokenInfo {
   token: TokenSymbol;
@@ -31,6 +31,25 @@ export function feeNote(confirmations: number): string {
   return `final after ${confirmations} confirmation${confirmations === 1 ? '' : 's'}`;
 }
 
+/**
+ * min_usd of a listing: the least price creation takes in the coin for this merchant (spec 2
+ * TokenInfo "current minimum payment"; spec 1 Fees: creating below it is refused), so a price a
+ * listing shows is never refused. Fees passed on and not hidden: the coin's own minimum (an
+ * exchange's is met by extra_usd). Fees kept by the merchant: also twice the network fee; and
+ * with them kept or hidden, a coin converted across networks takes no less than the price that
+ * reaches the exchange minimum, which the refusal names (lowestTaken). When no price will do (the
+ * fees leave nothing), the coin's own figure stays.
+ */
+function listedMinimum(token: TokenSymbol, ctx: ListingContext): Decimal {
+  const minimum = minimumPriceUsd(token, ctx.market, ctx.merchant);
+  // the default account's case (and every listing's hot path): nothing more to price
+  if (ctx.merchant.feesPaidByCustomer && !ctx.merchant.hideBelowMinimum) return minimum;
+  const at = quoteIn(minimum, token, ctx);
+  if (at.ok) return minimum;
+  const lowest = lowestTaken(at, token, ctx);
+  return lowest.taken && lowest.refusal.minimumUsd ? lowest.refusal.minimumUsd : minimum;
+}
+
 /** The listing entry of one coin, without an amount. */
 export function tokenInfo(token: TokenSymbol, ctx: ListingContext): TokenInfo {
   const { chain } = tokenDef(token);
@@ -39,7 +58,7 @@ export function tokenInfo(token: TokenSymbol, ctx: ListingContext): TokenInfo {
   return {
     token,
     chain,
-    min_usd: formatUsd(m.minUsd),
+    min_usd: formatUsd(listedMinimum(token, ctx)),
     network_fee_usd: formatUsd(m.networkFeeUsd),
     ...(bps !== undefined ? { network_fee_bps: bps } : {}),
     fee_note: feeNote(ctx.confirmations[chain]),

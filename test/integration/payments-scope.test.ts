@@ -113,6 +113,13 @@ describeEachDb('payments scope', (h) => {
       expect([price, res.statusCode, res.json()]).toEqual([price, 400, refusal]);
     }
     expect((await inject({ method: 'GET', url: '/v1/tokens?amount_usd=10', headers: keyHeader(m.liveKey) }, withNode.app)).json().tokens.map((x: Json) => x.token)).not.toContain('ETH');
+    // the listings' min_usd is that same price, the least creation takes (spec 2 TokenInfo), not ETH's own $3
+    for (const url of ['/v1/tokens', '/v1/tokens?amount_usd=17.7']) {
+      const listed = (await inject({ method: 'GET', url, headers: keyHeader(m.liveKey) }, withNode.app)).json().tokens;
+      expect([url, listed.find((x: Json) => x.token === 'ETH')?.min_usd]).toEqual([url, '17.7']);
+    }
+    const dashboard = (await inject({ method: 'GET', url: '/merchant/tokens', headers: tokenHeader(m.accessToken) }, withNode.app)).json().tokens;
+    expect(dashboard.find((x: Json) => x.token === 'ETH')?.min_usd).toBe('17.7');
     const enough = await create({ amount_usd: '17.7', token: 'ETH' });
     expect(enough.statusCode).toBe(201);
     expect(enough.json()).toMatchObject({ amount_due_usd: '17.7', network_fee_bps: 50 });
