@@ -44,8 +44,13 @@ describe('checkWebhookUrl', () => {
     }
   });
 
-  it.each([undefined, null, '', '   ', 42, {}, ['https://hooks.example.com']])('url is required: %j', async (u) => {
+  it.each([undefined, null, '', '   '])('url is required: %j', async (u) => {
     expect(await errorOf(u)).toBe(URL_REQUIRED);
+  });
+
+  // spec 7: `url is required` is for a missing or empty url; a value of another type is no absolute URL
+  it.each([42, true, {}, ['https://hooks.example.com']])('a url of another type is not an absolute http(s) URL: %j', async (u) => {
+    expect(await errorOf(u)).toBe(URL_NOT_ABSOLUTE);
   });
 
   it.each([

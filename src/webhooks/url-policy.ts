@@ -82,7 +82,10 @@ export async function checkWebhookUrl(input: unknown, options: UrlPolicyOptions 
   const fail = (message: string): UrlCheck => ({ ok: false, error: (options.messagePrefix ?? '') + message });
   const allowPrivate = options.allowPrivate === true;
 
-  if (typeof input !== 'string' || input.trim() === '') return fail(URL_REQUIRED);
+  // spec 7: `url is required` is a missing or empty url; a value of another type (a number, an
+  // array) was given and is no absolute URL, as success_url and cancel_url answer it
+  if (input === undefined || input === null || (typeof input === 'string' && input.trim() === '')) return fail(URL_REQUIRED);
+  if (typeof input !== 'string') return fail(URL_NOT_ABSOLUTE);
   const url = input.trim();
   if (urlTooLong(url)) return fail(URL_TOO_LONG);
   let parsed: URL;

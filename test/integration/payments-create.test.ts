@@ -95,6 +95,10 @@ describeEachDb('payments create', (h) => {
     [{ order_id: 'a', amount_usd: '10', success_url: 'not a url' }, 'success_url must be an absolute http(s) URL'],
     [{ order_id: 'a', amount_usd: '10', customer_email: 'nope' }, 'customer_email must be an email address'],
     [{ order_id: 'a', amount_usd: '10', webhook_url: 'ftp://x/' }, 'webhook_url: url must be an absolute http(s) URL'],
+    // a value of another type is no URL (spec 7: `url is required` is a missing or empty one), as success_url answers it
+    [{ order_id: 'a', amount_usd: '10', webhook_url: 5 }, 'webhook_url: url must be an absolute http(s) URL'],
+    [{ order_id: 'a', amount_usd: '10', webhook_url: ['https://8.8.8.8/h'] }, 'webhook_url: url must be an absolute http(s) URL'],
+    [{ order_id: 'a', amount_usd: '10', success_url: 5 }, 'success_url must be an absolute http(s) URL'],
     [{ order_id: 'a', amount_usd: '10', simulate: 'maybe' }, 'simulate must be one of: confirmed, overpaid, partially_paid, underpaid, expired, failed, wrong_asset, paid_late'],
     [{ order_id: 'a', amount_usd: '10', simulate: 'confirmed' }, "choose the payment's coin first"],
     // spec 3/7: wrong_asset is impossible for a coin with no other coin on its network, at creation as on the simulate route

@@ -175,7 +175,9 @@ describeEachDb('webhook endpoints', (h) => {
   it.each([
     [{}, 'url is required'],
     [{ url: '' }, 'url is required'],
-    [{ url: 42 }, 'url is required'],
+    // another type than text is present, not empty: no absolute URL (spec 7: required means missing or empty)
+    [{ url: 42 }, 'url must be an absolute http(s) URL'],
+    [{ url: true }, 'url must be an absolute http(s) URL'],
     [{ url: 'shop.example.com/h' }, 'url must be an absolute http(s) URL'],
     [{ url: 'https://user:pw@shop.example.com/h' }, 'url must be an absolute http(s) URL'],
     [{ url: 'ftp://shop.example.com/h' }, 'url must be an absolute http(s) URL'],
