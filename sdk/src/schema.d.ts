@@ -5334,7 +5334,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; token must not contain NUL characters; token must not contain unpaired surrogates; password must not contain NUL characters; password must not contain unpaired surrogates; invitation is no longer valid; password must be at least 8 characters; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; token must not contain NUL characters; token must not contain unpaired surrogates; password must not contain NUL characters; password must not contain unpaired surrogates; invitation is no longer valid; password must be at least 8 characters; password must be at most 1024 characters; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6328,7 +6328,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; current_password must not contain NUL characters; current_password must not contain unpaired surrogates; new_password must not contain NUL characters; new_password must not contain unpaired surrogates; current_password and new_password are required; password must be at least 8 characters; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; current_password must not contain NUL characters; current_password must not contain unpaired surrogates; new_password must not contain NUL characters; new_password must not contain unpaired surrogates; current_password and new_password are required; password must be at least 8 characters; password must be at most 1024 characters; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8108,7 +8108,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; merchant_name must not contain NUL characters; merchant_name must not contain unpaired surrogates; email must not contain NUL characters; email must not contain unpaired surrogates; password must not contain NUL characters; password must not contain unpaired surrogates; referral_code must not contain NUL characters; referral_code must not contain unpaired surrogates; merchant_name is required; invalid email address; password must be at least 8 characters; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; merchant_name must not contain NUL characters; merchant_name must not contain unpaired surrogates; email must not contain NUL characters; email must not contain unpaired surrogates; password must not contain NUL characters; password must not contain unpaired surrogates; referral_code must not contain NUL characters; referral_code must not contain unpaired surrogates; merchant_name is required; invalid email address; password must be at least 8 characters; password must be at most 1024 characters; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9049,7 +9049,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; email must not contain NUL characters; email must not contain unpaired surrogates; password must not contain NUL characters; password must not contain unpaired surrogates; role must not contain NUL characters; role must not contain unpaired surrogates; invalid email address; password must be at least 8 characters; role must be one of owner, developer, finance, viewer; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; email must not contain NUL characters; email must not contain unpaired surrogates; password must not contain NUL characters; password must not contain unpaired surrogates; role must not contain NUL characters; role must not contain unpaired surrogates; invalid email address; password must be at least 8 characters; password must be at most 1024 characters; role must be one of owner, developer, finance, viewer; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;

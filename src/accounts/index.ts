@@ -35,4 +35,4 @@ export { ENABLED_TOKENS_EMPTY, SETTLEMENT_INVALID, TOLERANCE_RANGE } from './set
 export { ENABLED_REQUIRED } from './settings.ts';
 export { MERCHANT_NAME_REQUIRED } from './signup.ts';
 export { LAST_OWNER } from './team.ts';
-export { EMAIL_TAKEN, PASSWORD_TOO_SHORT } from './validate.ts';
+export { EMAIL_TAKEN, PASSWORD_TOO_LONG, PASSWORD_TOO_SHORT } from './validate.ts';

@@ -60,4 +60,34 @@ describeEachDb('password length of spec 8', (h) => {
     }
     expect((await signIn(t.app, other.email, current)).accessToken).toEqual(expect.any(String));
   });
+
+  // Spec 7 and 8 give no upper limit; README decision: 1024 characters at most, with a message of its
+  // own (an over-long password answered 'at least 8 characters', which it is); counted in characters.
+  it('an over-long password: 1024 characters are taken, 1025 refused with a message that says so, on every route that sets one', async () => {
+    const TOO_LONG = [400, { error: 'password must be at most 1024 characters' }];
+    const longest = ['x'.repeat(1024), '\u{1F600}'.repeat(1024)];
+    const over = ['x'.repeat(1025), '\u{1F600}'.repeat(1025)];
+    const signup = (password: string): InjectOptions => ({
+      method: 'POST', url: '/merchant/signup', remoteAddress: randomIp(), payload: { merchant_name: 'P', email: `p-${uid()}@example.com`, password },
+    });
+    const add = (password: string): InjectOptions => ({
+      method: 'POST', url: '/merchant/users', remoteAddress: randomIp(), headers: tokenHeader(acct.accessToken),
+      payload: { email: `m-${uid()}@example.com`, password, role: 'viewer' },
+    });
+    for (const p of over) {
+      expect(await answer(signup(p)), `signup ${p.length}`).toEqual(TOO_LONG);
+      expect(await answer(add(p)), `team ${p.length}`).toEqual(TOO_LONG);
+    }
+    for (const p of longest) {
+      clock.advance(1100);
+      expect(await answer(signup(p)), `signup ${p.length}`).toEqual([201, 'ok']);
+      expect(await answer(add(p)), `team ${p.length}`).toEqual([201, 'ok']);
+    }
+    const other = await signupAccount(t.app);
+    const s = await signIn(t.app, other.email, PASSWORD);
+    expect(await answer({ method: 'POST', url: '/merchant/me/password', headers: tokenHeader(s.accessToken), payload: { current_password: PASSWORD, new_password: over[0] } })).toEqual(TOO_LONG);
+    expect(await answer({ method: 'POST', url: '/merchant/me/password', headers: tokenHeader(s.accessToken), payload: { current_password: PASSWORD, new_password: longest[1] } })).toEqual([200, 'ok']);
+    clock.advance(1100);
+    expect((await signIn(t.app, other.email, longest[1])).accessToken).toEqual(expect.any(String));
+  });
 });

@@ -6,7 +6,7 @@ import { LIST_AUDIT, LIST_DEFAULT } from '../../platform/list-params.ts';
 import {
   ACCESS_INVALID, CREDENTIALS_REQUIRED, EMAIL_TAKEN, ENABLED_REQUIRED, ENABLED_TOKENS_EMPTY, INSUFFICIENT_PERMISSIONS,
   INVALID_CREDENTIALS, INVALID_EMAIL, INVITATION_INVALID, LABEL_INVALID, LAST_OWNER, MERCHANT_NAME_REQUIRED, NO_REFRESH_TOKEN,
-  PASSWORDS_REQUIRED, PASSWORD_TOO_SHORT, ROLE_MESSAGE, SETTLEMENT_INVALID, STORE_NAME_INVALID, STORE_NAME_MAX, TOLERANCE_RANGE,
+  PASSWORDS_REQUIRED, PASSWORD_TOO_LONG, PASSWORD_TOO_SHORT, ROLE_MESSAGE, SETTLEMENT_INVALID, STORE_NAME_INVALID, STORE_NAME_MAX, TOLERANCE_RANGE,
   UNKNOWN_STORE, SUSPENDED, WRONG_CURRENT_PASSWORD,
 } from '../../accounts/index.ts';
 import { INVALID_TOKEN, MISSING_TOKEN } from '../../accounts/authenticate.ts';
@@ -49,11 +49,11 @@ const SIGN_OUT_ERRORS = { 401: [MISSING_TOKEN, INVALID_TOKEN], 403: [SUSPENDED] 
 export const MERCHANT_ACCOUNT_ROUTES: RouteDoc[] = [
   {
     method: 'POST', path: '/merchant/signup', tag: 'Session', auth: 'none', summary: 'Open an account (5 a second per IP address)',
-    body: obj({ merchant_name: str(), email: str(), password: str(undefined, { minLength: 8 }), referral_code: str() }, ['merchant_name', 'email', 'password']),
+    body: obj({ merchant_name: str(), email: str(), password: str(undefined, { minLength: 8, maxLength: 1024 }), referral_code: str() }, ['merchant_name', 'email', 'password']),
     bodyExample: { merchant_name: 'Acme', email: 'owner@acme.example', password: 'correct-horse-9' },
     responses: { 201: { description: 'the account, its first test and live keys (secrets shown only here) and a session; sets the refresh cookie',
       schema: obj({ merchant: ref('Merchant'), user: ref('User'), api_keys: arr(obj({ api_key: ref('ApiKey'), secret: str() }, ['api_key', 'secret'])), access_token: str(), expires_at: time(), role: ROLE }, ['merchant', 'user', 'api_keys', 'access_token', 'expires_at', 'role']) } },
-    errors: { 400: [MERCHANT_NAME_REQUIRED, INVALID_EMAIL, PASSWORD_TOO_SHORT], 409: [EMAIL_TAKEN], 429: [RATE_LIMITED] },
+    errors: { 400: [MERCHANT_NAME_REQUIRED, INVALID_EMAIL, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG], 409: [EMAIL_TAKEN], 429: [RATE_LIMITED] },
   },
   {
     method: 'POST', path: '/merchant/login', tag: 'Session', auth: 'none', summary: 'Sign in (5 attempts a second per IP address); sets the refresh cookie',
@@ -79,9 +79,9 @@ export const MERCHANT_ACCOUNT_ROUTES: RouteDoc[] = [
   },
   {
     method: 'POST', path: '/merchant/me/password', tag: 'Session', auth: 'access_token', summary: 'Change the password; every session of the user ends',
-    body: obj({ current_password: str(), new_password: str(undefined, { minLength: 8 }) }, ['current_password', 'new_password']),
+    body: obj({ current_password: str(), new_password: str(undefined, { minLength: 8, maxLength: 1024 }) }, ['current_password', 'new_password']),
     responses: { 200: { description: 'changed', schema: message('password changed; sign in again') } },
-    errors: { 400: [PASSWORDS_REQUIRED, PASSWORD_TOO_SHORT], 403: [WRONG_CURRENT_PASSWORD], 429: [RATE_LIMITED] },
+    errors: { 400: [PASSWORDS_REQUIRED, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG], 403: [WRONG_CURRENT_PASSWORD], 429: [RATE_LIMITED] },
   },
   {
     method: 'GET', path: '/merchant/me/email-notifications', tag: 'Session', auth: 'access_token', summary: 'Which notifications are e-mailed to me (README "E-mail")',
@@ -98,9 +98,9 @@ export const MERCHANT_ACCOUNT_ROUTES: RouteDoc[] = [
   { method: 'GET', path: '/merchant/users', tag: 'Team', auth: 'access_token', summary: 'The team', responses: { 200: { description: 'members', schema: wrap('users', arr(ref('User'))) } } },
   {
     method: 'POST', path: '/merchant/users', tag: 'Team', auth: 'access_token', summary: 'Add a member',
-    body: obj({ email: str(), password: str(undefined, { minLength: 8 }), role: ROLE }, ['email', 'password', 'role']),
+    body: obj({ email: str(), password: str(undefined, { minLength: 8, maxLength: 1024 }), role: ROLE }, ['email', 'password', 'role']),
     responses: { 201: { description: 'the member', schema: wrap('user', ref('User')) } },
-    errors: { 400: [INVALID_EMAIL, PASSWORD_TOO_SHORT, ROLE_MESSAGE], 409: [EMAIL_TAKEN], 429: [RATE_LIMITED] },
+    errors: { 400: [INVALID_EMAIL, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG, ROLE_MESSAGE], 409: [EMAIL_TAKEN], 429: [RATE_LIMITED] },
   },
   {
     method: 'PATCH', path: '/merchant/users/:id', tag: 'Team', auth: 'access_token', summary: 'Change a member\'s role (their sessions end)',
@@ -121,8 +121,8 @@ export const MERCHANT_ACCOUNT_ROUTES: RouteDoc[] = [
   { method: 'DELETE', path: '/merchant/invitations/:id', tag: 'Team', auth: 'access_token', summary: 'Revoke an invitation', responses: { 200: { description: 'revoked', schema: message('invitation revoked') } }, errors: { 404: [NOT_FOUND], 409: [ONLY_PENDING_REVOKED] } },
   {
     method: 'POST', path: '/merchant/invitations/accept', tag: 'Team', auth: 'none', summary: 'Accept an invitation: sets a password and signs in',
-    body: obj({ token: str(), password: str(undefined, { minLength: 8 }) }, ['token', 'password']),
-    responses: { 201: { description: 'signed in', schema: SIGNED_IN } }, errors: { 400: [INVITATION_INVALID, PASSWORD_TOO_SHORT], 429: [RATE_LIMITED] },
+    body: obj({ token: str(), password: str(undefined, { minLength: 8, maxLength: 1024 }) }, ['token', 'password']),
+    responses: { 201: { description: 'signed in', schema: SIGNED_IN } }, errors: { 400: [INVITATION_INVALID, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG], 429: [RATE_LIMITED] },
   },
   {
     method: 'GET', path: '/merchant/api-keys', tag: 'API keys', auth: 'access_token', summary: 'Keys of a mode, revoked included', query: MODE,
