@@ -34,6 +34,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 interface DashboardData {
   auth?: UserAuth;
+  /** The handshake's member belongs to a suspended account: the connection only hears why it ends. */
+  suspended?: boolean;
 }
 
 export interface SessionInfo {
@@ -87,12 +89,22 @@ export class MerchantSockets {
     // Runs on recovery too (skipMiddlewares: false), so a revoked session cannot come back.
     nsp.use((socket, next) => {
       authenticate(authn, (socket.handshake.auth as { token?: unknown } | undefined)?.token).then((r) => {
+        // Spec 3: a suspended account gets a socket auth:error with code suspended; spec 5's handshake
+        // refusals are missing_token, invalid_token and wrong_kind only, none of which this token is.
+        // The connection is taken to say so and ended at once, in no room (a recovered one is taken
+        // out of the rooms it came back with), with no session.
+        if ('code' in r && r.code === SUSPENDED) {
+          for (const room of socket.rooms) if (room !== socket.id) socket.leave(room);
+          (socket.data as DashboardData).suspended = true;
+          return next();
+        }
         if ('code' in r) return next(refusal(r.code));
         (socket.data as DashboardData).auth = r.auth;
         next();
       }, (err: unknown) => { log.error({ err }, 'dashboard socket authentication failed'); next(refusal(INVALID_TOKEN)); });
     });
     nsp.on('connection', (socket: Socket) => {
+      if ((socket.data as DashboardData).suspended) return this.end(socket, SUSPENDED);
       const auth = (socket.data as DashboardData).auth!;
       this.#enter(socket, auth);
       socket.emit(SESSION, sessionInfo(auth, socket.recovered));

@@ -39,12 +39,24 @@ describeEachDb('dashboard socket', (h) => {
     }
   });
 
-  it('refuses the handshake of a suspended account with code suspended', async () => {
+  // Spec 3: a suspended account gets 'a socket auth:error with code suspended'; spec 5's handshake
+  // refusals are only missing_token, invalid_token and wrong_kind (a suspended member's token is none of them).
+  it('ends the socket of a suspended account at its handshake with auth:error suspended, before any session or event', async () => {
     const other = await signupAccount(t.app);
     await t.platform.db.orm.update(merchants).set({ status: 'suspended' }).where(eq(merchants.id, other.merchant.id));
-    const err = await refused(other.accessToken);
-    expect(err.message).toBe('unauthorized');
-    expect(err.data?.code).toBe('suspended');
+    const s = dashboard(other.accessToken);
+    const heard: string[] = [];
+    s.onAny((event) => heard.push(event));
+    const refusedAt = next<ConnectError>(s, 'connect_error', 3000).then((e) => e.data?.code ?? e.message, () => null);
+    const error = next<{ code: string }>(s, 'auth:error', 3000);
+    const gone = next<string>(s, 'disconnect', 3000);
+    expect(await error).toEqual({ code: 'suspended' });
+    expect(await gone).toBe('io server disconnect');
+    // an event of its merchant committed meanwhile never reaches it: it joined no room
+    await commitEvent(t.platform.db, { type: 'merchant:update', merchantId: other.merchant.id, data: { ...other.merchant, status: 'suspended' } });
+    await sleep(200);
+    expect(heard).toEqual(['auth:error']);
+    expect(await refusedAt).toBeNull();
   });
 
   it('sends the session on connect and refreshes it with a new token', async () => {
