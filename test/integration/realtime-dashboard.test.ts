@@ -259,6 +259,30 @@ describeEachDb('dashboard socket', (h) => {
     }
   });
 
+  // Spec 5: removal (like sign-out, role change, suspension) ends dashboard sockets at once. A socket
+  // that dropped just before and comes back within the recovery window must not be handed the
+  // events it missed, on the wire, before its handshake is refused.
+  it('sends a recovering socket of a removed member none of its missed events before refusing it', async () => {
+    const m = await memberToken(t, owner.merchant.id, 'developer');
+    const s = connect(`${t.url}/merchant`, { reconnection: false, auth: { token: m.token } });
+    await next(s, 'session');
+    const dropped = next(s, 'disconnect');
+    s.io.engine.close();
+    await dropped;
+    const removed = await t.app.inject({ method: 'DELETE', url: `/merchant/users/${m.userId}`, headers: { authorization: `Bearer ${owner.accessToken}` } });
+    expect(removed.statusCode).toBe(200);
+    await commitEvent(t.platform.db, { type: 'store:update', merchantId: owner.merchant.id, data: { id: 'sto_after_removal' } });
+    await sleep(200);
+    // what reaches the client's transport, before socket.io-client would buffer or drop it
+    const wire: string[] = [];
+    s.io.once('open', () => s.io.engine.on('packet', (p: { data?: unknown }) => wire.push(String(p.data))));
+    const refusedWith = next<ConnectError>(s, 'connect_error', 3000);
+    s.connect();
+    expect((await refusedWith).data?.code).toBe('invalid_token');
+    await sleep(100);
+    expect(wire.filter((p) => p.includes('sto_after_removal') || p.includes('auth:error'))).toEqual([]);
+  });
+
   it('replays missed dashboard events after a short drop and says so in the session', async () => {
     const s = connect(`${t.url}/merchant`, { reconnection: false, auth: { token: owner.accessToken } });
     await next(s, 'session');
