@@ -77,7 +77,7 @@ function sessionInfo(auth: UserAuth, recovered: boolean): SessionInfo {
 }
 
 /** A connection's state as socket.io's adapter restores it (socket.io-adapter's Session). */
-interface RestoredSession { sid: string; missedPackets: unknown[][] }
+interface RestoredSession { sid: string; missedPackets: unknown[][]; data?: unknown }
 type RestoreSession = (pid: string, offset: string) => Promise<RestoredSession | null> | RestoredSession | null;
 /** socket.io's EVENT packet type (socket.io-parser PacketType.EVENT). */
 const EVENT_PACKET = 2;
@@ -87,8 +87,8 @@ export class MerchantSockets {
   readonly #log: Logger;
   readonly #clock: Clock;
   readonly #timers = new Map<string, NodeJS.Timeout>();
-  /** Missed events of recovered connections (by socket id), held until their handshake passed. */
-  readonly #held = new Map<string, { packets: unknown[][]; at: number }>();
+  /** Missed events of recovered connections (by socket id), held until their handshake passed, with the member they were chosen for. */
+  readonly #held = new Map<string, { packets: unknown[][]; at: number; auth: UserAuth | undefined }>();
 
   constructor(nsp: Namespace, authn: UserAuthenticator, clock: Clock, log: Logger, onTyping: OnTyping = () => {}) {
     this.#authn = authn;
@@ -117,8 +117,8 @@ export class MerchantSockets {
       if ((socket.data as DashboardData).suspended) return this.end(socket, SUSPENDED);
       const auth = (socket.data as DashboardData).auth!;
       this.#enter(socket, auth);
-      this.#replayMissed(socket);
-      socket.emit(SESSION, sessionInfo(auth, socket.recovered));
+      const recovered = this.#replayMissed(socket, auth);
+      socket.emit(SESSION, sessionInfo(auth, recovered));
       void this.#recheck(socket, auth, (socket.handshake.auth as { token: string }).token);
       socket.on(AUTH_REFRESH, async (token: unknown, ack?: unknown) => {
         const reply = typeof ack === 'function' ? (ack as (a: unknown) => void) : () => {};
@@ -157,22 +157,30 @@ export class MerchantSockets {
     if (!restore) return;
     adapter.restoreSession = async (pid, offset) => {
       const session = await restore(pid, offset);
-      if (!session || session.missedPackets.length === 0) return session;
+      if (!session) return session;
       // a connection that went away during its handshake never collects its entry
       const now = Date.now();
       for (const [id, h] of this.#held) if (now - h.at > RECOVERY_WINDOW_MS) this.#held.delete(id);
-      this.#held.set(session.sid, { packets: session.missedPackets, at: now });
+      this.#held.set(session.sid, { packets: session.missedPackets, at: now, auth: (session.data as DashboardData | undefined)?.auth });
       return { ...session, missedPackets: [] };
     };
   }
 
-  /** The missed events held for an accepted recovered connection, as socket.io would have sent them. */
-  #replayMissed(socket: Socket): void {
+  /**
+   * The missed events held for an accepted recovered connection, written as socket.io would have;
+   * whether the connection was recovered (`session.recovered`). They were chosen by the rooms of the
+   * member who dropped: a handshake with another member's token, or the same member in another
+   * role (a viewer now, an owner then), gets none of them and is a fresh connection.
+   */
+  #replayMissed(socket: Socket, auth: UserAuth): boolean {
     const held = this.#held.get(socket.id);
-    if (!held) return;
+    if (!held) return socket.recovered;
     this.#held.delete(socket.id);
+    const then = held.auth;
+    if (!then || then.userId !== auth.userId || then.merchantId !== auth.merchantId || then.role !== auth.role) return false;
     const write = (socket as unknown as { packet(p: { type: number; data: unknown[] }): void }).packet.bind(socket);
     for (const data of held.packets) write({ type: EVENT_PACKET, data });
+    return socket.recovered;
   }
 
   /** Joins the rooms of this credential (leaving those of a previous one) and arms the expiry. */

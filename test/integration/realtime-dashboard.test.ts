@@ -7,8 +7,9 @@ import { and, eq } from 'drizzle-orm';
 import { Receiver } from '../harness/webhooks.ts';
 import { events } from '../../src/events/index.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
-import { merchants } from '../../src/accounts/index.ts';
+import { merchants, sessions } from '../../src/accounts/index.ts';
 import { deliveries } from '../../src/webhooks/index.ts';
+import { newId } from '../../src/platform/ids.ts';
 import { ask, closeSockets, collect, commitEvent, connect, fakePayment, memberToken, next, sleep, startSocketApp, until, type SocketApp } from './realtime-support.ts';
 
 interface ConnectError extends Error { data?: { code?: string } }
@@ -281,6 +282,32 @@ describeEachDb('dashboard socket', (h) => {
     expect((await refusedWith).data?.code).toBe('invalid_token');
     await sleep(100);
     expect(wire.filter((p) => p.includes('sto_after_removal') || p.includes('auth:error'))).toEqual([]);
+  });
+
+  it('replays nothing to a member who comes back in another role: the missed events were chosen for the old one', async () => {
+    const m = await memberToken(t, owner.merchant.id, 'owner');
+    const s = connect(`${t.url}/merchant`, { reconnection: false, auth: { token: m.token } });
+    await next(s, 'session');
+    const dropped = next(s, 'disconnect');
+    s.io.engine.close();
+    await dropped;
+    // made a viewer (its sessions end), then signed in again as one; owners-only events meanwhile
+    const changed = await t.app.inject({ method: 'PATCH', url: `/merchant/users/${m.userId}`, headers: { authorization: `Bearer ${owner.accessToken}` }, payload: { role: 'viewer' } });
+    expect(changed.statusCode).toBe(200);
+    await commitEvent(t.platform.db, { type: 'audit:entry', merchantId: owner.merchant.id, data: { id: 'aud_for_owners' } });
+    await sleep(200);
+    const sessionId = newId('ses');
+    const now = t.platform.clock.now();
+    await t.platform.db.orm.insert(sessions).values({ id: sessionId, userId: m.userId, merchantId: owner.merchant.id, createdAt: now, expiresAt: new Date(now.getTime() + 86400_000) });
+    const viewer = await t.services.accounts.tokens.issue({ userId: m.userId, merchantId: owner.merchant.id, sessionId, role: 'viewer' }, now);
+    const wire: string[] = [];
+    s.io.once('open', () => s.io.engine.on('packet', (p: { data?: unknown }) => wire.push(String(p.data))));
+    s.auth = { token: viewer.token };
+    const session = next<{ role: string; recovered: boolean }>(s, 'session');
+    s.connect();
+    expect(await session).toMatchObject({ role: 'viewer', recovered: false });
+    await sleep(100);
+    expect(wire.filter((p) => p.includes('aud_for_owners') || p.includes('role_changed'))).toEqual([]);
   });
 
   it('replays missed dashboard events after a short drop and says so in the session', async () => {
