@@ -73,6 +73,25 @@ describe('MARKET_FILE', () => {
     expect(() => parseMarketData(JSON.parse(`{"min_usd": {"${key}": "1"}}`))).toThrow(`MARKET_FILE: min_usd.${key} is not a token`);
   });
 
+  // USDT and USDC are priced at exactly one dollar (live mode does so; settlements' usd_rate is 1
+  // for them, spec part 2): a file rate of 0.98 priced a $102.03 payment at 104.11 USDT with
+  // rate_locked 0.98, which its settlement then valued at $104.11.
+  it.each(['0.98', '1.05', '2'])('prices a stablecoin at 1 whatever rate the file gives (%s), and says so', (rate) => {
+    for (const token of ['USDT_TRC20', 'USDT_ERC20', 'USDT_BEP20', 'USDC_ERC20', 'USDC_BEP20'] as const) {
+      const said: string[] = [];
+      expect(parseMarketData({ rates: { [token]: rate } }, undefined, (m) => said.push(m))[token].rate.toFixed()).toBe('1');
+      expect(said).toEqual([`MARKET_FILE: rates.${token} is ${rate}: USDT and USDC are priced at one dollar, so 1 is used`]);
+    }
+  });
+
+  it('takes a stablecoin rate of 1, however written, without a word', () => {
+    for (const rate of ['1', '1.0', '1.000000', ' 1 ']) {
+      const said: string[] = [];
+      expect(parseMarketData({ rates: { USDT_TRC20: rate } }, undefined, (m) => said.push(m)).USDT_TRC20.rate.toFixed()).toBe('1');
+      expect(said).toEqual([]);
+    }
+  });
+
   it('accepts zero for fees and minimums', () => {
     expect(parseMarketData({ network_fee_usd: { XRP: '0' } }).XRP.networkFeeUsd.isZero()).toBe(true);
   });

@@ -57,7 +57,7 @@ export interface MarketDeps {
 }
 
 export function createMarket({ config, clock, log, networkFees }: MarketDeps): Market {
-  if (config.marketFile) return staticMarket(loadMarketFile(config.marketFile), clock.now());
+  if (config.marketFile) return staticMarket(loadMarketFile(config.marketFile, DEFAULT_MARKET, (m) => log.warn(m)), clock.now());
   const live = new LiveMarket({
     sources: config.rateSources.map((name) => rateSource(name, config.rateSourceUrls[name])),
     clock, log, refreshMs: config.rateRefreshS * 1000, maxAgeMs: config.rateMaxAgeS * 1000,

@@ -167,7 +167,8 @@ type Req = { usd: Decimal; token: TokenSymbol; feeBps: number; feesPaidByCustome
 function toRequest(r: Req, usd: Decimal = r.usd): PriceRequest {
   const s = (d: Decimal) => d.toFixed();
   const market = parseMarketData({
-    rates: { [r.token]: s(r.m.rate) }, network_fee_usd: { [r.token]: s(r.m.fee) },
+    // a stablecoin is priced at one dollar (MARKET_FILE takes no other rate)
+    rates: { [r.token]: TOKEN_DEFS[r.token].stablecoin ? '1' : s(r.m.rate) }, network_fee_usd: { [r.token]: s(r.m.fee) },
     min_usd: { [r.token]: '0' }, exchange_min_usd: { [r.token]: s(r.m.exchangeMin) },
   });
   return { usdAmount: usd, token: r.token, route: r.route, market, merchant: { feeBps: r.feeBps, feesPaidByCustomer: r.feesPaidByCustomer, hideBelowMinimum: r.hideBelowMinimum } };
