@@ -4,7 +4,7 @@
 // carries ADMIN_TOKEN in `auth.token` (compared as the /admin routes compare it); without
 // ADMIN_TOKEN the namespace does not exist. Refusals: connect_error `unauthorized` with
 // `err.data.code` `missing_token` or `invalid_token`, or `rate_limited` once the client address has
-// sent 20 wrong admin tokens in a minute: the operator API's count (src/admin/guard.ts), shared, so
+// sent ADMIN_MAX_FAILURES (100) wrong admin tokens in a minute: the operator API's count (src/admin/guard.ts), shared, so
 // a guess over either counts and over the limit both refuse, the right token too.
 import type { IncomingMessage } from 'node:http';
 import type { Namespace, Socket } from 'socket.io';
