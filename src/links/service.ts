@@ -45,11 +45,14 @@ const NO_COIN: readonly string[] = [];
  * accepting them and, for a live link, their chain having a node (a coin turned off, or whose node
  * is gone, after the link was made is left out, not refused to the customer with a message meant
  * for the merchant); null: every coin the merchant accepts; NO_COIN: none of the link's is left,
- * and the link takes no payments until one can be paid again.
+ * and the link takes no payments until one can be paid again. A link of every coin follows the
+ * same rule: when none of the merchant's coins can be paid now (a live link whose coins' chains
+ * have no node), it is not taking payments either, rather than answering the creation's `no coin
+ * is available for this payment` while HEAD says it works.
  */
 function coinsNow(link: LinkRow, merchant: Merchant, payments: LinkPayments): readonly string[] | null {
-  if (!link.tokens) return null;
   const offered = payments.catalog.offered(captureSettings(merchant), link.livemode);
+  if (!link.tokens) return offered.length === 0 ? NO_COIN : null;
   const kept = link.tokens.filter((t) => offered.includes(t));
   return kept.length === 0 ? NO_COIN : kept;
 }

@@ -346,6 +346,26 @@ describeEachDb('payment links', (h) => {
     expect((await t.app.inject({ method: 'HEAD', url: `/l/${slugOf(both)}`, remoteAddress: randomIp() })).statusCode).toBe(200);
   });
 
+  it('a live link of every coin while none of the merchant\'s coins has a node: not taking payments, never the merchant\'s `no coin` message', async () => {
+    const acct = await signupAccount(t.app);
+    await inject({ method: 'POST', url: '/merchant/live', headers: tokenHeader(acct.accessToken), payload: { enabled: true } });
+    const accept = (coins: string[]) => inject({ method: 'PATCH', url: '/merchant/settings', headers: tokenHeader(acct.accessToken), payload: { enabled_tokens: coins } });
+    // No `tokens`: the link offers every coin the merchant accepts; this app has an Ethereum node only.
+    const link = await makeLink({ amount_usd: '100' }, acct.accessToken, '');
+    expect((await accept(['BTC'])).statusCode).toBe(200);
+    const none = await pay(slugOf(link));
+    expect([none.statusCode, none.json()]).toEqual([403, { error: 'this link is not taking payments right now' }]);
+    expect((await t.app.inject({ method: 'HEAD', url: `/l/${slugOf(link)}`, remoteAddress: randomIp() })).statusCode).toBe(404);
+    const page = await t.app.inject({ method: 'GET', url: `/l/${slugOf(link)}`, remoteAddress: randomIp() });
+    expect([page.statusCode, page.json()]).toEqual([403, { error: 'this link is not taking payments right now' }]);
+    // ETH has a node: offered again.
+    expect((await accept(['BTC', 'ETH'])).statusCode).toBe(200);
+    const back = await pay(slugOf(link));
+    expect(back.statusCode, back.body).toBe(201);
+    expect(back.json().token_options.map((o: Json) => o.token)).toEqual(['ETH']);
+    expect((await t.app.inject({ method: 'HEAD', url: `/l/${slugOf(link)}`, remoteAddress: randomIp() })).statusCode).toBe(200);
+  });
+
   it('never hands a payer an open payment the merchant made with the link\'s next order id: that number is passed over', async () => {
     const acct = await signupAccount(t.app);
     const link = await makeLink({ amount_usd: '25' }, acct.accessToken);
