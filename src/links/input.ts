@@ -46,7 +46,9 @@ export function parseNewLink(body: Record<string, unknown>): NewLink {
   return {
     name,
     amountUsd: template.usdAmount.toFixed(),
-    description: template.description ?? null,
+    // As PATCH takes it (parseLinkPatch): trimmed, and an empty or blank one is none, so the link
+    // shows no `description: ""` and its payments fall back to the link's name.
+    description: template.description?.trim() || null,
     tokens: template.tokens ?? null,
     successUrl: template.successUrl ?? null,
     cancelUrl: template.cancelUrl ?? null,

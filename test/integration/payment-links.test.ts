@@ -153,6 +153,19 @@ describeEachDb('payment links', (h) => {
     }
   });
 
+  it('takes a description as PATCH does: trimmed, and an empty or blank one is none (its payments carry the link\'s name)', async () => {
+    for (const description of ['', '   ']) {
+      const link = await makeLink({ description });
+      expect(link).not.toHaveProperty('description');
+      const p = await pay(slugOf(link));
+      expect(p.statusCode, p.body).toBe(201);
+      expect(p.json().description).toBe('T-shirt');
+    }
+    const trimmed = await makeLink({ description: '  Blue, size M ' });
+    expect(trimmed.description).toBe('Blue, size M');
+    expect((await pay(slugOf(trimmed))).json().description).toBe('Blue, size M');
+  });
+
   it('changes name, description and active; 400 for nothing to change or a bad value', async () => {
     const link = await makeLink({ description: 'old' });
     const patch = (payload: object, token = dev.accessToken) => inject({ method: 'PATCH', url: `/merchant/links/${link.id}`, headers: tokenHeader(token), payload });
