@@ -3180,8 +3180,35 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description amount_usd is below the minimum payment in BTC: $5 right now; minimum payment in USDC_ERC20 is $20 right now (it is converted on its way to the merchant, and the exchange takes no less); the fees of a payment in ETH leave nothing for the merchant; no coin is available for this payment */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description this link is not taking payments right now */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description this link's next order ids are taken by open payments: try again later */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3200,10 +3227,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description the service is busy: try again in a few seconds */
+            /** @description no current price for BNB: try again shortly; the service is busy: try again in a few seconds */
             503: {
                 headers: {
-                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`) */
+                    /** @description seconds to wait: 5 when the database is busy (`the service is busy: try again in a few seconds`); the seconds until prices are next asked for (RATE_REFRESH_S) when a coin has no current price */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };

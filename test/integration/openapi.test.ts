@@ -324,6 +324,17 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('lists the refusals of the hosted link page (GET /l/{slug}) as those of POST /l/{slug}/payments: it makes the same payment', () => {
+    const statuses = (p: string, m: string) => Object.fromEntries(Object.entries(doc.paths[p][m].responses)
+      .filter(([code]) => /^[45]/.test(code))
+      .map(([code, r]) => [code, Object.values(r.content?.['application/json']?.examples ?? {}).map((e) => e.value.error).sort()]));
+    // the page takes no body: what POST refuses in its body (customer_email, the body itself) is not the page's
+    const { 413: _tooLarge, ...post } = statuses('/l/{slug}/payments', 'post');
+    post['400'] = post['400'].filter((m) => !m.startsWith('customer_email') && m !== 'invalid request body');
+    expect(post['403']).toEqual(['this link is not taking payments right now']);
+    expect(statuses('/l/{slug}', 'get')).toEqual(post);
+  });
+
   it('says the e-mail preferences\' categories are those of the member\'s role now, as GET shows and PATCH takes them (src/mail/preferences.ts asSeenBy)', () => {
     type Op = { requestBody?: { content: { 'application/json': { schema: { properties: { categories: { description?: string } } } } } }; responses: Record<string, { content: { 'application/json': { schema: { properties: { email_notifications: { properties: { categories: { description?: string } } } } } } } }> };
     const op = (m: string) => doc.paths['/merchant/me/email-notifications'][m] as unknown as Op;

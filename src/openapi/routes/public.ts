@@ -51,7 +51,10 @@ export const PUBLIC_ROUTES: RouteDoc[] = [
   {
     method: 'GET', path: '/l/:slug', tag: 'Payment links', auth: 'none', summary: 'The hosted link page: makes the payment and redirects to its checkout',
     description: 'Served only when a checkout page is (CHECKOUT_URL not empty).',
-    responses: { 303: { description: 'redirect to the new payment\'s checkout page' } }, errors: { 404: [NOT_FOUND], 429: [RATE_LIMITED] },
+    // The page makes the payment POST /l/{slug}/payments makes, so it answers that route's refusals
+    // (but those of a body: it takes none).
+    responses: { 303: { description: 'redirect to the new payment\'s checkout page' } },
+    errors: { 400: [...BELOW_MINIMUM_ERRORS], 403: [LINK_NOT_TAKING_PAYMENTS], 404: [NOT_FOUND], 409: [LINK_NUMBERS_TAKEN], 429: [RATE_LIMITED], 503: [NO_CURRENT_PRICE_EXAMPLE] },
   },
   {
     method: 'POST', path: '/referrals/:code/click', tag: 'Referrals', auth: 'none', summary: 'Count a click on a referral link (5 a second per IP address)',
