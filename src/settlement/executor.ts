@@ -81,6 +81,9 @@ async function replanOne(tx: Executor, id: string, deps: ExecutorDeps, now: Date
     return true;
   }
   await writePlan(tx, plan, { payment, deposits, market: data, transfers: deps.transfers, fees: deps.fees ?? null, ownAddresses: deps.ownAddresses, now }, row);
+  // A credit planned again (one that waited for a market price) is a credited payment too: an
+  // `instant` merchant is paid out now, as settlePayment does, not at the next hourly run.
+  if (payment.livemode && payment.settlement === 'scheduled' && plan.balance_credit.length > 0) await instantPayout(tx, payment.merchant_id, deps, now);
   return true;
 }
 

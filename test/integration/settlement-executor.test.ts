@@ -339,6 +339,33 @@ describeEachDb('settlement executor', (h) => {
     }
   });
 
+  it('pays an instant merchant out as soon as a credit that waited for a market price is made, not at the next hourly run', async () => {
+    const m = await newMerchant();
+    await h.db().orm.update(merchants).set({ settlement: 'scheduled', payoutSchedule: 'instant' }).where(eq(merchants.id, m.id));
+    await addAddress(m, true, 'USDT_TRC20', ADDR.TRON);
+    // BTC has no current price when the payment closes: its purchase into the balance waits for one
+    const market = t.services.settlement.market;
+    const real = market.snapshot.bind(market);
+    const stale = vi.spyOn(market, 'snapshot').mockImplementation((live) => ({ ...real(live), BTC: { ...real(live).BTC, status: 'stale' } }));
+    let waiting: Awaited<ReturnType<typeof settle>>[number];
+    try {
+      [waiting] = await settle(input(payment(m.id, { livemode: true, token: 'BTC', rate_locked: '60000', settlement: 'scheduled' }), [{ amount: 100_000n, usd: '60' }], clock.now()));
+    } finally {
+      stale.mockRestore();
+    }
+    expect(waiting).toMatchObject({ status: 'pending', note: 'waiting for a current market price' });
+    expect(await h.db().orm.select().from(payouts).where(eq(payouts.merchantId, m.id))).toEqual([]);
+    // the price is back: the minute's replan credits the balance, and the credit is paid out at once
+    clock.advance(61_000);
+    await t.services.settlement.replanDue();
+    const [done] = await h.db().orm.select().from(settlements).where(eq(settlements.id, waiting.id));
+    expect(done).toMatchObject({ status: 'completed', mode: 'custodial' });
+    const credited = BigInt((done.conversion as { amount_out: string }).amount_out);
+    const made = await h.db().orm.select().from(payouts).where(eq(payouts.merchantId, m.id));
+    expect(made).toMatchObject([{ requestedBy: 'scheduler', status: 'requested', token: 'USDT_TRC20', amount: credited }]);
+    expect(await balanceOf(m.id, true, 'USDT_TRC20')).toEqual({ available: 0n, pending: credited });
+  });
+
   it('makes a weekly payout the Monday run missed at the next run, once, then waits for the next Monday', async () => {
     const m = await newMerchant();
     await h.db().orm.update(merchants).set({ settlement: 'scheduled', payoutSchedule: 'weekly', payoutScheduledAt: new Date('2026-02-23T00:30:00Z') })
