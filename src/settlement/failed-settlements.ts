@@ -16,7 +16,7 @@ import { refusedDestination } from './refused-destination.ts';
 import { executedLedger } from './conversion-ledger.ts';
 import { settlements, type SettlementRow } from './schema.ts';
 import { settlementJson, type StoredConversion } from './json.ts';
-import { postLedger, settlementEvents, transfersFor } from './settlement-writer.ts';
+import { needsSweep, postLedger, settlementEvents, transfersFor } from './settlement-writer.ts';
 import { creditBack } from './credit-back.ts';
 import { settlementRequests } from './waiting-transfers.ts';
 import { SETTLEMENT_NOT_FOUND } from './statement.ts';
@@ -107,8 +107,8 @@ export async function returnSettlement(
   if (c?.treasury) {
     // its deposit went (or goes) to the service's wallet by its own sweep: a failed sweep is tried again
     if (p?.retry && !c.payout) await p.retry(tx, row.id);
-  } else if (p && own.from) {
-    // the coins that never left: the deposit's net, before any conversion
+  } else if (p && needsSweep(row.token, own.from)) {
+    // the coins that never left: the deposit's net, before any conversion (an XRP deposit's are on the service address already)
     intents.push(await p.send(tx, { chain: own.chain, token: row.token as TokenSymbol, from: own.from, amount: c ? BigInt(c.amount_in) : row.net, purpose: 'sweep', reference: row.id }));
   }
   // the balance now holds what the conversion was to buy (its entries written, here or when it was

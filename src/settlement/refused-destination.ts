@@ -15,7 +15,7 @@ import type { StoredInput } from './stored-input.ts';
 import { refusedAddressNote } from './routing.ts';
 import { tellRefused } from './refused-address.ts';
 import { creditBack } from './credit-back.ts';
-import { settlementEvents } from './settlement-writer.ts';
+import { needsSweep, settlementEvents } from './settlement-writer.ts';
 
 /** The coin the settlement's destination receives: what its conversion buys, or the deposit's coin. */
 const paidToken = (row: SettlementRow): TokenSymbol => ((row.conversion as StoredConversion | null)?.to ?? row.token) as TokenSymbol;
@@ -40,7 +40,7 @@ export async function keepRefusedSettlement(
   await creditBack(tx, row, note, fees, now);
   const from = (row.conversion as StoredConversion | null)?.sweep ? null : (row.input as StoredInput).payment.deposit_address;
   const intents = [...(row.transferIntents ?? [])];
-  if (from) intents.push(await port.send(tx, { chain: row.chain as Chain, token: row.token as TokenSymbol, from, amount: row.amount, purpose: 'sweep', reference: row.id }));
+  if (needsSweep(row.token, from)) intents.push(await port.send(tx, { chain: row.chain as Chain, token: row.token as TokenSymbol, from, amount: row.amount, purpose: 'sweep', reference: row.id }));
   const [updated] = await tx.update(settlements).set({
     mode: 'custodial', status: 'completed', completedAt: now, note, destination: null, destinationTag: null, conversion: row.conversion,
     transferIntents: intents.length > 0 ? intents : null, updatedAt: now,

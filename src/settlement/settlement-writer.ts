@@ -21,6 +21,15 @@ import { settlementJson, SWEEP_NONE, type StoredConversion } from './json.ts';
 import { storeInput } from './stored-input.ts';
 import { settlementReference } from './ledger.ts';
 
+/**
+ * Whether a deposit kept by the service must be swept into its wallet: not when there is no deposit
+ * address, nor on XRP, whose deposits are paid to the service address itself (the XRP hot wallet,
+ * spec direct rule 7): a sweep there would pay that address to itself, which the XRP family refuses.
+ */
+export function needsSweep(token: string, depositAddress: string | null | undefined): depositAddress is string {
+  return !!depositAddress && token !== 'XRP';
+}
+
 /** A live direct settlement stays pending with this note until the chain room provides transfers. */
 export const NOTE_WAITING_TRANSFER = 'waiting for the chain transfer service';
 /** A live direct settlement to be swapped or exchanged first while its deposit's chain cannot send: it waits for that. */
@@ -71,8 +80,9 @@ export async function writePlan(tx: Executor, plan: SettlementPlan, ctx: WriteCo
       }));
     }
   }
-  // A live deposit kept in a balance (custodial, scheduled, rule 6) is the service's now: swept into its wallet.
-  if (plan.livemode && plan.mode === 'custodial' && plan.status === 'completed' && port && payment.deposit_address && !ctx.swept) {
+  // A live deposit kept in a balance (custodial, scheduled, rule 6) is the service's now: swept into its
+  // wallet. An XRP deposit already is there (its address is the service address: rule 7).
+  if (plan.livemode && plan.mode === 'custodial' && plan.status === 'completed' && port && needsSweep(plan.token, payment.deposit_address) && !ctx.swept) {
     intents.push(await port.send(tx, { chain: plan.chain, token: plan.token, ...from, amount: plan.amount, purpose: 'sweep', reference: id }));
   }
   let note = sends && !port ? NOTE_WAITING_TRANSFER : plan.note ?? null;
@@ -84,7 +94,7 @@ export async function writePlan(tx: Executor, plan: SettlementPlan, ctx: WriteCo
     note = treasuryPort ? NOTE_CONVERTING : NOTE_WAITING_CONVERSION;
     conversion = { ...conversion!, treasury: true };
     if (treasuryPort) {
-      const sweep = payment.deposit_address && plan.token !== 'XRP'
+      const sweep = needsSweep(plan.token, payment.deposit_address)
         ? await treasuryPort.send(tx, { chain: plan.chain, token: plan.token, from: payment.deposit_address, amount: plan.amount, purpose: 'sweep', reference: id })
         : SWEEP_NONE;
       if (sweep !== SWEEP_NONE) intents.push(sweep);

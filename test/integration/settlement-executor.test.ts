@@ -122,6 +122,23 @@ describeEachDb('settlement executor', (h) => {
     }
   });
 
+  it('sweeps nothing for a live XRP deposit kept in the balance: it is already on the service\'s address (rule 7)', async () => {
+    const m = await newMerchant();
+    const sent: TransferRequest[] = [];
+    t.services.settlement.useTransfers({ send: async (_tx: Executor, req) => { sent.push(req); return `intent_${sent.length}`; } });
+    try {
+      // an XRP deposit address is the service address (the XRP hot wallet) with the payment's tag: a
+      // sweep would be a payment from that address to itself, which the XRP family refuses
+      const p = payment(m.id, { livemode: true, token: 'XRP', rate_locked: '2', settlement: 'custodial', deposit_address: 'rServiceAddress' });
+      const [s] = await settle(input(p, [{ amount: 50_000_000n, usd: '100' }]));
+      expect(s).toMatchObject({ mode: 'custodial', status: 'completed', transferIntents: null });
+      expect(sent).toEqual([]);
+      expect((await balanceOf(m.id, true, 'USDT_TRC20')).available).toBeGreaterThan(0n);
+    } finally {
+      t.services.settlement.useTransfers(null);
+    }
+  });
+
   it('settles nothing for a deposit of zero units: no held settlement, no ledger entry', async () => {
     const m = await newMerchant();
     const p = payment(m.id);
