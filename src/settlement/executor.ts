@@ -48,12 +48,17 @@ export function settlePayment(ex: Database | Tx, input: SettleInput, deps: Execu
       const deposits = fresh.filter((d) => d.token === plan.token);
       rows.push(await writePlan(tx, plan, { payment, deposits, market: data, transfers: deps.transfers, fees: deps.fees ?? null, ownAddresses: deps.ownAddresses, now }));
     }
-    if (payment.livemode && payment.settlement === 'scheduled') await instantPayout(tx, payment.merchant_id, deps, now);
+    // only a credit is paid out at once: a settlement that credits nothing (held, or waiting for a
+    // price) would otherwise request again an amount the merchant canceled or the operator rejected
+    if (payment.livemode && payment.settlement === 'scheduled' && plans.some((p) => p.balance_credit.length > 0)) await instantPayout(tx, payment.merchant_id, deps, now);
     return rows;
   });
 }
 
-/** Scheduled merchants on `instant`: a payout per credited payment (under $10 it waits). */
+/**
+ * Scheduled merchants on `instant`: a payout per credited payment (under $10 it waits). Called only
+ * when a plan credited the balance (the hourly run likewise waits for a credit: scheduled.ts).
+ */
 async function instantPayout(tx: Executor, merchantId: string, deps: ExecutorDeps, now: Date): Promise<void> {
   const [m] = await tx.select({ schedule: merchants.payoutSchedule }).from(merchants).where(eq(merchants.id, merchantId));
   if (m?.schedule === 'instant') await scheduledPayout(tx, merchantId, deps.market.snapshot(true), deps.ownAddresses, now);

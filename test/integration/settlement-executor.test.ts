@@ -383,6 +383,24 @@ describeEachDb('settlement executor', (h) => {
     expect(await balanceOf(m.id, true, 'USDT_TRC20')).toEqual({ available: 0n, pending: credited });
   });
 
+  it('an instant payout the merchant canceled is not requested again by a settlement that credits nothing (held, smaller than its fees)', async () => {
+    const m = await newMerchant();
+    await h.db().orm.update(merchants).set({ settlement: 'scheduled', payoutSchedule: 'instant' }).where(eq(merchants.id, m.id));
+    await addAddress(m, true, 'USDT_TRC20', ADDR.TRON);
+    const p = () => payment(m.id, { livemode: true, settlement: 'scheduled' });
+    await settle(input(p(), [{ amount: USDT(20), usd: '20' }]));
+    const [made] = await h.db().orm.select().from(payouts).where(eq(payouts.merchantId, m.id));
+    expect(made).toMatchObject({ requestedBy: 'scheduler', status: 'requested' });
+    clock.advance(60_000);
+    await t.services.settlement.payouts.cancel(m.id, m.owner.userId, { kind: 'merchant', id: m.owner.userId }, made.id);
+    // a payment smaller than its fees: held, nothing credited, so no payout per credited payment
+    clock.advance(60_000);
+    const [held] = await settle(input(p(), [{ amount: USDT(0.5), usd: '0.5' }]));
+    expect(held).toMatchObject({ status: 'held' });
+    expect((await h.db().orm.select().from(payouts).where(eq(payouts.merchantId, m.id))).map((x) => x.status)).toEqual(['canceled']);
+    expect(await balanceOf(m.id, true, 'USDT_TRC20')).toEqual({ available: made.amount, pending: 0n });
+  });
+
   it('makes a weekly payout the Monday run missed at the next run, once, then waits for the next Monday', async () => {
     const m = await newMerchant();
     await h.db().orm.update(merchants).set({ settlement: 'scheduled', payoutSchedule: 'weekly', payoutScheduledAt: new Date('2026-02-23T00:30:00Z') })
