@@ -2968,7 +2968,7 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description invalid request body; outcome must not contain NUL characters; outcome must not contain unpaired surrogates; outcome is required; only test payments can be simulated: use a test key; choose the payment's coin first */
+            /** @description invalid request body; outcome must not contain NUL characters; outcome must not contain unpaired surrogates; outcome is required; simulate must be one of: confirmed, overpaid, partially_paid, underpaid, expired, failed, wrong_asset, paid_late; only test payments can be simulated: use a test key; choose the payment's coin first; this payment is confirmed: only a pending or partially paid payment can be simulated; a BTC address only receives BTC: wrong_asset needs a coin on Tron, Ethereum or BNB Smart Chain */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3060,7 +3060,7 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description invalid request body; token must not contain NUL characters; token must not contain unpaired surrogates; token is required; token is not one of this payment's options; this payment can no longer be paid */
+            /** @description invalid request body; token must not contain NUL characters; token must not contain unpaired surrogates; token is required; token is not one of this payment's options; amount_usd is below the minimum payment in BTC: $5 right now; minimum payment in USDC_ERC20 is $20 right now (it is converted on its way to the merchant, and the exchange takes no less); the fees of a payment in ETH leave nothing for the merchant; this payment can no longer be paid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6985,7 +6985,7 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description invalid request body; outcome must not contain NUL characters; outcome must not contain unpaired surrogates; outcome is required; only test payments can be simulated: use a test key; choose the payment's coin first; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; outcome must not contain NUL characters; outcome must not contain unpaired surrogates; outcome is required; simulate must be one of: confirmed, overpaid, partially_paid, underpaid, expired, failed, wrong_asset, paid_late; only test payments can be simulated: use a test key; choose the payment's coin first; this payment is confirmed: only a pending or partially paid payment can be simulated; a BTC address only receives BTC: wrong_asset needs a coin on Tron, Ethereum or BNB Smart Chain; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10564,7 +10564,7 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description invalid request body; outcome must not contain NUL characters; outcome must not contain unpaired surrogates; outcome is required; only test payments can be simulated: use a test key; choose the payment's coin first; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; outcome must not contain NUL characters; outcome must not contain unpaired surrogates; outcome is required; simulate must be one of: confirmed, overpaid, partially_paid, underpaid, expired, failed, wrong_asset, paid_late; only test payments can be simulated: use a test key; choose the payment's coin first; this payment is confirmed: only a pending or partially paid payment can be simulated; a BTC address only receives BTC: wrong_asset needs a coin on Tron, Ethereum or BNB Smart Chain; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10683,7 +10683,7 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description invalid request body; token must not contain NUL characters; token must not contain unpaired surrogates; token is required; token is not one of this payment's options; this payment can no longer be paid; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; token must not contain NUL characters; token must not contain unpaired surrogates; token is required; token is not one of this payment's options; amount_usd is below the minimum payment in BTC: $5 right now; minimum payment in USDC_ERC20 is $20 right now (it is converted on its way to the merchant, and the exchange takes no less); the fees of a payment in ETH leave nothing for the merchant; this payment can no longer be paid; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;

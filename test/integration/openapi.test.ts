@@ -42,6 +42,9 @@ import { amountBelowFee, balanceHolds } from '../../src/settlement/payouts/payou
 import { belowNetworkFee, referralBalanceHolds } from '../../src/affiliate/payouts/errors.ts';
 import { OWN_ADDRESS, tokenContractAddress } from '../../src/chains/wallets/own-addresses.ts';
 import { raisedMessages } from '../harness/raised-messages.ts';
+import { eq } from 'drizzle-orm';
+import { payments } from '../../src/payments/index.ts';
+import { noOtherAsset, notSimulatable } from '../../src/payments/simulation.ts';
 import { ADDR, input, payment } from '../harness/settlement.ts';
 import { LIST_AUDIT, LIST_DEFAULT, LIST_EVENTS, LIST_LEDGER, type ListRule } from '../../src/platform/list-params.ts';
 
@@ -189,6 +192,7 @@ describe('OpenAPI document', () => {
       DESCRIPTION_TOO_LONG, METADATA_TOO_LARGE, SIMULATE_UNKNOWN, positiveDecimalMessage('price_amount'), textMessage('name', 200), ...['order_id', 'name', 'description'].map(nulMessage),
       ADDRESS_NOT_ACTIVE_EXAMPLE, ...PAYOUT_QUOTE_ERRORS, balanceHolds('USDT_TRC20', 12_500_000n), amountBelowFee('USDT_TRC20', 1_000_000n), belowNetworkFee(1_000_000n), referralBalanceHolds(12_500_000n),
       tokenContractAddress('USDT_ERC20'), tokenContractAddress('USDT_TRC20'), noCurrentPriceMessage('BNB'),
+      notSimulatable('confirmed'), noOtherAsset('BTC'),
     ]);
     // What the body parser refuses in any body, named by the top-level field.
     const bodyField = (m: string) => { const field = m.split(' ')[0]; return [nulMessage(field), surrogateMessage(field), bodyDepthMessage(field)].includes(m); };
@@ -322,6 +326,46 @@ describe('OpenAPI document', () => {
       expect(bodyOf(p, m).properties.name.description, `${m} ${p}`).toMatch(new RegExp(`at most ${STORE_NAME_MAX} characters \\(code points\\) as sent, white space included`));
       expect(errors(p, m), `${m} ${p}`).toContain(STORE_NAME_INVALID);
     }
+  });
+
+  it('lists the coin choice\'s and simulate\'s refusals of spec 7 on every route that answers them (checkout, /v1, dashboard)', async () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+    ajv.addSchema(closedDocument(doc), 'openapi');
+    const k = keyHeader(acct.testKey);
+    const tk = tokenHeader(acct.accessToken);
+    const make = async (body: Record<string, unknown>) => {
+      const res = await t.app.inject({ method: 'POST', url: '/v1/payments', headers: k, payload: { order_id: `o-${uid()}`, amount_usd: '25', ...body } });
+      expect(res.statusCode).toBe(201);
+      return res.json();
+    };
+    const problems: string[] = [];
+    const answers: string[] = [];
+    const call = async (route: string, opts: InjectOptions) => {
+      const res = await t.app.inject({ remoteAddress: randomIp(), ...opts });
+      answers.push(`${route} ${res.statusCode} ${res.body}`);
+      problems.push(...answerProblems(ajv, route, res));
+    };
+    // The coin choice of a coin the price is too small for (a $4 payment; BTC takes $5 and up).
+    const small = await make({ amount_usd: '4' });
+    await call('POST /checkout/{checkoutToken}/token', { method: 'POST', url: `/checkout/${small.checkout_token}/token`, payload: { token: 'BTC' } });
+    await call('POST /v1/payments/{id}/token', { method: 'POST', url: `/v1/payments/${small.id}/token`, headers: k, payload: { token: 'BTC' } });
+    // An unknown outcome, wrong_asset on a BTC address, a payment no longer pending.
+    const btc = await make({ token: 'BTC' });
+    // (marked confirmed in its row: a simulation would take its steps' time)
+    const closed = await make({ token: 'ETH' });
+    await t.platform.db.orm.update(payments).set({ status: 'confirmed' }).where(eq(payments.id, closed.id));
+    const simulations: [string, (p: Record<string, string>) => string, Record<string, string>][] = [
+      ['POST /checkout/{checkoutToken}/simulate', (p) => `/checkout/${p.checkout_token}/simulate`, {}],
+      ['POST /v1/payments/{id}/simulate', (p) => `/v1/payments/${p.id}/simulate`, k],
+      ['POST /merchant/payments/{id}/simulate', (p) => `/merchant/payments/${p.id}/simulate`, tk],
+    ];
+    for (const [route, url, headers] of simulations) {
+      await call(route, { method: 'POST', url: url(btc), headers, payload: { outcome: 'bogus' } });
+      await call(route, { method: 'POST', url: url(btc), headers, payload: { outcome: 'wrong_asset' } });
+      await call(route, { method: 'POST', url: url(closed), headers, payload: { outcome: 'confirmed' } });
+    }
+    expect(answers.every((a) => / 400 \{"error":/.test(a)), answers.join('\n')).toBe(true);
+    expect(problems).toEqual([]);
   });
 
   it('lists the refusals of the hosted link page (GET /l/{slug}) as those of POST /l/{slug}/payments: it makes the same payment', () => {

@@ -1,15 +1,14 @@
 // Dashboard routes of payments, webhooks, money and referrals (spec 4.4; CONTRACT Payment links,
 // Customers, Referral program). Roles come from the routes themselves.
 import {
-  CHOOSE_COIN_FIRST, DAYS_MESSAGE, ONLY_TEST, OUTCOME_REQUIRED, PAYMENT_NOT_FOUND, SIMULATION_OUTCOMES,
-  SIMULATION_RUNNING, TEST_PAYMENTS_ONLY,
+  DAYS_MESSAGE, PAYMENT_NOT_FOUND, SIMULATION_OUTCOMES, SIMULATION_RUNNING, TEST_PAYMENTS_ONLY,
 } from '../../payments/index.ts';
 import type { RouteDoc } from '../describe.ts';
 import { anyObject, arr, bool, dec, int, listLimit, message, obj, oneOf, page, ref, str, time, wrap } from '../schema.ts';
 import { LIST_DEFAULT, LIST_EVENTS, LIST_LEDGER } from '../../platform/list-params.ts';
 import { CHANGED_CONCURRENTLY } from '../../payments/accounting.ts';
 import { STORE_NAME } from './merchant-account.ts';
-import { CREATE_PAYMENT_BODY, CREATE_PAYMENT_ERRORS, PAYMENT_SEARCH, PAYMENT_SEARCH_ERRORS, URL_ERRORS, usdFieldErrors } from './v1.ts';
+import { CREATE_PAYMENT_BODY, CREATE_PAYMENT_ERRORS, PAYMENT_SEARCH, PAYMENT_SEARCH_ERRORS, SIMULATE_ERRORS, URL_ERRORS, usdFieldErrors } from './v1.ts';
 import { onlyFailedResolve, STATUS_FILTER_MESSAGE } from '../../webhooks/delivery-store.ts';
 import { ADDRESS_ID_REQUIRED, UNKNOWN_PAYOUT_ADDRESS, UNKNOWN_FROM, FROM_MISMATCH, PAYOUT_STATUS_INVALID, PAYOUT_TOKEN_INVALID, addressNotActive, crossBalance } from '../../settlement/payouts/payout-service.ts';
 import { amountBelowFee, balanceHolds, PAYOUT_STATUSES } from '../../settlement/payouts/payout-store.ts';
@@ -130,7 +129,7 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
   {
     method: 'POST', path: '/merchant/payments/:id/simulate', tag: 'Payments', auth: 'access_token', summary: 'Simulate an outcome on a test payment',
     body: obj({ outcome: oneOf(SIMULATION_OUTCOMES) }, ['outcome']), responses: { 200: { description: 'the payment with simulation running', schema: ref('Payment') } },
-    errors: { 400: [OUTCOME_REQUIRED, ONLY_TEST, CHOOSE_COIN_FIRST], 404: [PAYMENT_NOT_FOUND], 409: [SIMULATION_RUNNING, CHANGED_CONCURRENTLY] },
+    errors: { 400: SIMULATE_ERRORS, 404: [PAYMENT_NOT_FOUND], 409: [SIMULATION_RUNNING, CHANGED_CONCURRENTLY] },
   },
   { method: 'GET', path: '/merchant/webhook', tag: 'Webhook', auth: 'access_token', summary: 'The webhook of a mode', query: MODE, responses: WEBHOOK },
   {

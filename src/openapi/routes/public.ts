@@ -1,12 +1,11 @@
 // Routes with no credential: the payer's checkout (spec 4.2), public coin list, payment links'
 // customer side and referral clicks (CONTRACT "Payment links", "Referral program").
 import {
-  CHOOSE_COIN_FIRST, COIN_ALREADY_CHOSEN, CUSTOMER_EMAIL_INVALID, NO_LONGER_PAYABLE, NOT_AN_OPTION, ONLY_TEST, OUTCOME_REQUIRED, PAYMENT_NOT_FOUND,
-  SIMULATION_OUTCOMES, SIMULATION_RUNNING, TOKEN_REQUIRED,
+  CHOOSE_COIN_FIRST, COIN_ALREADY_CHOSEN, CUSTOMER_EMAIL_INVALID, PAYMENT_NOT_FOUND, SIMULATION_OUTCOMES, SIMULATION_RUNNING,
 } from '../../payments/index.ts';
 import type { RouteDoc } from '../describe.ts';
 import { LINK_NOT_TAKING_PAYMENTS, LINK_NUMBERS_TAKEN } from '../../links/index.ts';
-import { BELOW_MINIMUM_ERRORS, NO_CURRENT_PRICE_EXAMPLE } from './v1.ts';
+import { BELOW_MINIMUM_ERRORS, CHOOSE_COIN_ERRORS, NO_CURRENT_PRICE_EXAMPLE, SIMULATE_ERRORS } from './v1.ts';
 import { CHANGED_CONCURRENTLY } from '../../payments/accounting.ts';
 import { arr, obj, oneOf, ref, str, wrap } from '../schema.ts';
 import { NOT_FOUND, RATE_LIMITED } from '../../platform/errors.ts';
@@ -22,13 +21,13 @@ export const PUBLIC_ROUTES: RouteDoc[] = [
     method: 'POST', path: '/checkout/:checkoutToken/token', tag: 'Checkout', auth: 'none', summary: 'Choose the coin (5 a second per IP address)',
     body: obj({ token: str('one of token_options[].token') }, ['token']), bodyExample: { token: 'USDT_TRC20' },
     responses: { 200: { description: `${PAYER_VIEW}, with coin, address, locked rate and a deadline 15 minutes ahead`, schema: ref('Payment') } },
-    errors: { 400: [TOKEN_REQUIRED, NOT_AN_OPTION, NO_LONGER_PAYABLE], 404: [PAYMENT_NOT_FOUND], 409: [COIN_ALREADY_CHOSEN], 429: [RATE_LIMITED], 503: [NO_CURRENT_PRICE_EXAMPLE] },
+    errors: { 400: CHOOSE_COIN_ERRORS, 404: [PAYMENT_NOT_FOUND], 409: [COIN_ALREADY_CHOSEN], 429: [RATE_LIMITED], 503: [NO_CURRENT_PRICE_EXAMPLE] },
   },
   {
     method: 'POST', path: '/checkout/:checkoutToken/simulate', tag: 'Checkout', auth: 'none', summary: 'Simulate an outcome on a test payment (5 a second per IP address)',
     body: obj({ outcome: oneOf(SIMULATION_OUTCOMES) }, ['outcome']),
     responses: { 200: { description: `${PAYER_VIEW}, with simulation running`, schema: ref('Payment') } },
-    errors: { 400: [OUTCOME_REQUIRED, ONLY_TEST, CHOOSE_COIN_FIRST], 404: [PAYMENT_NOT_FOUND], 409: [SIMULATION_RUNNING, CHANGED_CONCURRENTLY], 429: [RATE_LIMITED] },
+    errors: { 400: SIMULATE_ERRORS, 404: [PAYMENT_NOT_FOUND], 409: [SIMULATION_RUNNING, CHANGED_CONCURRENTLY], 429: [RATE_LIMITED] },
   },
   {
     method: 'GET', path: '/checkout/:token/qr.svg', tag: 'Checkout', auth: 'none', summary: 'QR code of the deposit address',

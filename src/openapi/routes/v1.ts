@@ -10,6 +10,7 @@ import {
 } from '../../payments/create-input.ts';
 import { noNode, notEnabled } from '../../payments/coin.ts';
 import { NO_COIN_AVAILABLE } from '../../payments/create.ts';
+import { noOtherAsset, notSimulatable } from '../../payments/simulation.ts';
 import { CHANGED_CONCURRENTLY } from '../../payments/accounting.ts';
 import { belowMinimumMessage, exchangeMinimumMessage, feesExceedPriceMessage } from '../../payments/pricing.ts';
 import { dec } from '../../money/decimal.ts';
@@ -37,8 +38,17 @@ export const usdFieldErrors = (name: string): string[] => ['x', '0', '0.001', '1
   try { parseUsdField(name, v); } catch (e) { return (e as Error).message; }
   throw new Error(`${name}=${v} was accepted`);
 });
+/** A price the coin named cannot take, as the pricing words it: also the coin choice's refusal (spec 7 "coin needs a larger payment"). */
+const COIN_PRICE_ERRORS = [belowMinimumMessage('BTC', dec('5')), exchangeMinimumMessage('USDC_ERC20', dec('20')), feesExceedPriceMessage('ETH')];
 /** A price the coin cannot take (spec 7: creating below the token's current min_usd), as the pricing words it. */
-export const BELOW_MINIMUM_ERRORS = [belowMinimumMessage('BTC', dec('5')), exchangeMinimumMessage('USDC_ERC20', dec('20')), feesExceedPriceMessage('ETH'), NO_COIN_AVAILABLE];
+export const BELOW_MINIMUM_ERRORS = [...COIN_PRICE_ERRORS, NO_COIN_AVAILABLE];
+/**
+ * The coin choice (POST /checkout/{token}/token, POST /v1/payments/{id}/token): spec 7's refusals,
+ * the price the coin cannot take included (a coin left out of token_options for it, chosen anyway).
+ */
+export const CHOOSE_COIN_ERRORS = [TOKEN_REQUIRED, NOT_AN_OPTION, ...COIN_PRICE_ERRORS, NO_LONGER_PAYABLE];
+/** Simulate (checkout, /v1, dashboard): every 400 of spec 7, in its order; a status or coin of the moment by an example. */
+export const SIMULATE_ERRORS = [OUTCOME_REQUIRED, SIMULATE_UNKNOWN, ONLY_TEST, CHOOSE_COIN_FIRST, notSimulatable('confirmed'), noOtherAsset('BTC')];
 /** POST /v1/payments and POST /merchant/payments (spec 7 "Payments and checkout"; the complete list is not shown). */
 export const CREATE_PAYMENT_ERRORS = [
   ORDER_ID_REQUIRED, ORDER_ID_LENGTH, AMOUNT_REQUIRED, ...usdFieldErrors('amount_usd'), TOKENS_NOT_ARRAY, TOKEN_NOT_STRING, unsupportedToken('DOGE2'),
@@ -114,14 +124,14 @@ export const V1_ROUTES: RouteDoc[] = [
     method: 'POST', path: '/v1/payments/:id/token', tag: 'Payments', auth: 'api_key', summary: 'Choose the coin of a payment created without one',
     body: obj({ token: str('one of the payment\'s token_options') }, ['token']),
     responses: { 200: { description: 'the payment with its coin, address, locked rate and a deadline 15 minutes ahead', schema: ref('Payment') } },
-    errors: { 400: [TOKEN_REQUIRED, NOT_AN_OPTION, NO_LONGER_PAYABLE], 404: [PAYMENT_NOT_FOUND], 409: [COIN_ALREADY_CHOSEN], 503: [NO_CURRENT_PRICE_EXAMPLE] },
+    errors: { 400: CHOOSE_COIN_ERRORS, 404: [PAYMENT_NOT_FOUND], 409: [COIN_ALREADY_CHOSEN], 503: [NO_CURRENT_PRICE_EXAMPLE] },
   },
   {
     method: 'POST', path: '/v1/payments/:id/simulate', tag: 'Payments', auth: 'api_key', summary: 'Simulate an outcome on a test payment',
     body: obj({ outcome: oneOf(SIMULATION_OUTCOMES) }, ['outcome']), bodyExample: { outcome: 'confirmed' },
     responses: { 200: { description: 'the payment with simulation {outcome, state: running}', schema: ref('Payment') } },
     errors: {
-      400: [OUTCOME_REQUIRED, ONLY_TEST, CHOOSE_COIN_FIRST],
+      400: SIMULATE_ERRORS,
       404: [PAYMENT_NOT_FOUND], 409: [SIMULATION_RUNNING, CHANGED_CONCURRENTLY],
     },
   },
