@@ -63,6 +63,26 @@ describeEachDb('accounts hardening', (h) => {
     expect((await change(a.password)).statusCode).toBe(429);
   });
 
+  it('while the member\'s re-checks are refused, a password change body refused before its password is checked still answers its 400', async () => {
+    const a = await signupAccount(t.app);
+    const change = (payload: Record<string, unknown>) => t.app.inject({ method: 'POST', url: '/merchant/me/password', headers: tokenHeader(a.accessToken), payload });
+    for (let i = 0; i < 5; i++) expect((await change({ current_password: `wrong-${i}-password`, new_password: 'another-password-1' })).statusCode).toBe(403);
+    // README "Limits besides spec 8": only the re-check is limited.
+    for (const [payload, error] of [
+      [{}, 'current_password and new_password are required'],
+      [{ current_password: a.password }, 'current_password and new_password are required'],
+      [{ current_password: a.password, new_password: 'short' }, 'password must be at least 8 characters'],
+    ] as const) {
+      const res = await change(payload);
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({ error: error });
+    }
+    // the re-check itself is still refused
+    const limited = await change({ current_password: a.password, new_password: 'another-password-1' });
+    expect(limited.statusCode).toBe(429);
+    expect(limited.headers['retry-after']).toBe('900');
+  });
+
   it('wrong passwords keep refusing re-checks for the whole 15 minutes, not less', async () => {
     const a = await signupAccount(t.app);
     for (let i = 0; i < 5; i++) expect((await addAddress(a, 'wrong-password')).statusCode).toBe(403);

@@ -11,7 +11,7 @@ import { bodyObject } from '../validate.ts';
 import { memberActor } from '../actor.ts';
 import { changePassword, PASSWORD_CHANGED } from '../password-change.ts';
 import { clearRefreshCookie } from './cookies.ts';
-import { limitPasswordRechecks } from '../recheck-limit.ts';
+import { recheckOf } from '../recheck-limit.ts';
 import { unauthorized } from '../../platform/errors.ts';
 import { INVALID_TOKEN } from '../authenticate.ts';
 
@@ -31,8 +31,9 @@ export function registerMeRoutes(app: FastifyInstance, accounts: AccountsService
   dashboardRoute(app, accounts.authn, {
     method: 'POST', url: '/merchant/me/password', roles: ANY_ROLE,
     handler: async (req, reply, auth) => {
-      await limitPasswordRechecks(accounts.limiter, auth.userId, clock.now().getTime(),
-        () => changePassword(db, auth.merchantId, auth.userId, bodyObject(req.body), memberActor(req, auth), clock.now()));
+      // only the re-check of the current password is limited, not the reading of the body
+      await changePassword(db, auth.merchantId, auth.userId, bodyObject(req.body), memberActor(req, auth), clock.now(),
+        recheckOf(accounts.limiter, auth.userId, () => clock.now().getTime()));
       clearRefreshCookie(reply, secure);
       return reply.send({ message: PASSWORD_CHANGED });
     },
