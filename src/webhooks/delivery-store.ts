@@ -5,7 +5,7 @@ import { queryRows, withTotal, type Executor, type Tx } from '../platform/db/ind
 import { badRequest, conflict, notFound } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { isIdShaped, longerThan, oneOfFilter } from '../platform/fields.ts';
-import type { Announced, NewEvent, OutboxDispatcher } from '../events/index.ts';
+import { events, type Announced, type NewEvent, type OutboxDispatcher } from '../events/index.ts';
 import { destinationKey, MAX_ATTEMPTS } from './core.ts';
 import { deliveryFromSql, deliveryJson, HISTORY_KEPT } from './delivery-json.ts';
 import { DELIVERY_STATUSES, deliveries, type DeliveryRow, type DeliveryStatus, type DeliveryTarget, type HistoryEntry } from './schema.ts';
@@ -158,8 +158,14 @@ export async function countFailedDeliveries(ex: Executor, merchantId: string, li
   return Number(r.n);
 }
 
-/** A payment's deliveries with their history, oldest first, for the payment trail. */
+/**
+ * A payment's deliveries with their history, oldest first, for the payment trail. Events raised
+ * together (spec 6.1: one deposit may raise payment.detecting and payment.late_deposit, or
+ * detecting then confirmed) share created_at, and a delivery id's tail is random: within the same
+ * moment they follow their events' order (seq), as the trail's `events` do, not a coin toss.
+ */
 export async function deliveriesForPayment(ex: Executor, paymentId: string): Promise<Record<string, unknown>[]> {
-  const rows = await ex.select().from(deliveries).where(eq(deliveries.paymentId, paymentId)).orderBy(asc(deliveries.createdAt), asc(deliveries.id));
-  return rows.map((r) => deliveryJson(r, { history: true }));
+  const rows = await ex.select({ d: deliveries }).from(deliveries).leftJoin(events, eq(events.id, deliveries.eventId))
+    .where(eq(deliveries.paymentId, paymentId)).orderBy(asc(deliveries.createdAt), asc(events.seq), asc(deliveries.id));
+  return rows.map(({ d }) => deliveryJson(d, { history: true }));
 }

@@ -251,6 +251,19 @@ describeEachDb('webhook deliveries API', (h) => {
     expect(trail[0].history).toHaveLength(1);
   });
 
+  it('gives a payment\'s deliveries of events raised in the same millisecond in the order the events were raised', async () => {
+    // One deposit raises several events at once (spec 6.1: a late deposit completing a payment raises
+    // payment.detecting and payment.late_deposit; paid and final at once, detecting then confirmed):
+    // their deliveries share created_at, and the trail lists them as the payment's events list them.
+    const types = ['payment.expired', 'payment.detecting', 'payment.late_deposit', 'payment.confirmed', 'payment.wrong_asset', 'payment.underpaid', 'payment.partially_paid', 'payment.failed'];
+    await t.platform.db.transaction(async (tx) => {
+      for (const type of types) await appendEvent(tx, { livemode: false, merchantId: acct.merchant.id, paymentId: 'pay_tie', data: { id: 'pay_tie' }, at: clock.now(), type });
+    });
+    await t.platform.outbox.drainNow();
+    const trail = await deliveriesForPayment(h.db().orm, 'pay_tie');
+    expect(trail.map((d) => d.event_type)).toEqual(types);
+  });
+
   it('keeps only the latest 50 history entries', async () => {
     rx.behaviour = { status: 500 };
     await emit({ type: 'payment.confirmed' });
