@@ -134,13 +134,27 @@ describe('config', () => {
   it('parses lists and overrides', () => {
     const c = loadConfig({
       DATA_DIR: tmp(), WEBHOOK_RETRY_DELAYS: '1,1,1,1,1,1', CONFIRMATIONS_ETHEREUM: '2',
-      TOKEN_CONTRACTS: 'USDT_ERC20=0xabc,USDT_TRC20=Txyz', TRUST_PROXY: '1', PORT: '8080',
+      TOKEN_CONTRACTS: 'USDT_ERC20=0x5FbDB2315678afecb367f032d93F642f64180aa3,USDT_TRC20=TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', TRUST_PROXY: '1', PORT: '8080',
     });
     expect(c.webhookRetryDelaysS).toEqual([1, 1, 1, 1, 1, 1]);
     expect(c.confirmations.ethereum).toBe(2);
-    expect(c.tokenContracts).toEqual({ USDT_ERC20: '0xabc', USDT_TRC20: 'Txyz' });
+    expect(c.tokenContracts).toEqual({ USDT_ERC20: '0x5FbDB2315678afecb367f032d93F642f64180aa3', USDT_TRC20: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' });
     expect(c.trustProxy).toBe(1);
     expect(c.publicUrl).toBe('http://127.0.0.1:8080');
+  });
+
+  it('TOKEN_CONTRACTS names only tokens that have a contract, each with an address of its chain', () => {
+    const evm = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
+    const tron = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
+    expect(loadConfig({ DATA_DIR: tmp(), TOKEN_CONTRACTS: `USDC_BEP20=${evm}, USDT_TRC20=${tron}` }).tokenContracts)
+      .toEqual({ USDC_BEP20: evm, USDT_TRC20: tron });
+    // a misspelt or native token was dropped without a word (its mainnet contract used on the test node)
+    for (const item of [`USDT_ERC2O=${evm}`, `ETH=${evm}`, `USDT_ERC20=0xabc`, `USDT_BEP20=${tron}`, `USDT_TRC20=${evm}`]) {
+      let err: unknown;
+      try { loadConfig({ DATA_DIR: tmp(), TOKEN_CONTRACTS: item }); } catch (e) { err = e; }
+      expect(err, item).toBeInstanceOf(ConfigError);
+      expect((err as Error).message, item).toMatch(/^invalid configuration: TOKEN_CONTRACTS .*got "/);
+    }
   });
 
   it('creates DATA_DIR with mode 0700 and narrows an existing one', () => {

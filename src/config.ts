@@ -229,6 +229,19 @@ function parseRateSourceUrls(env: Env): Partial<Record<RateSourceName, string>> 
   return urls;
 }
 
+/**
+ * The token contracts TOKEN_CONTRACTS may replace, with the address form of each one's chain. A name
+ * not among them (a misspelt token, a native coin) was dropped without a word, so the mainnet
+ * contract was looked for on the test node and the token quietly left out; an address of another
+ * form reached the chain's node (or the checkout page's wallet links) as it was. Both stop the
+ * start now, naming the variable, like any other wrong setting.
+ */
+const TOKEN_CONTRACT_FORMS: Record<string, RegExp> = {
+  USDT_ERC20: /^0x[0-9a-fA-F]{40}$/, USDC_ERC20: /^0x[0-9a-fA-F]{40}$/,
+  USDT_BEP20: /^0x[0-9a-fA-F]{40}$/, USDC_BEP20: /^0x[0-9a-fA-F]{40}$/,
+  USDT_TRC20: /^T[1-9A-HJ-NP-Za-km-z]{33}$/,
+};
+
 function parseTokenContracts(env: Env): Record<string, string> {
   const v = opt(env, 'TOKEN_CONTRACTS');
   if (v === undefined) return {};
@@ -236,6 +249,9 @@ function parseTokenContracts(env: Env): Record<string, string> {
   for (const item of v.split(',').map((s) => s.trim()).filter(Boolean)) {
     const m = /^([A-Z0-9_]+)=(\S+)$/.exec(item);
     if (!m) bad('TOKEN_CONTRACTS', `must be TOKEN=address pairs separated by commas, got "${item}"`);
+    const form = Object.hasOwn(TOKEN_CONTRACT_FORMS, m[1]) ? TOKEN_CONTRACT_FORMS[m[1]] : undefined;
+    if (!form) bad('TOKEN_CONTRACTS', `must name tokens among ${Object.keys(TOKEN_CONTRACT_FORMS).join(', ')}, got "${item}"`);
+    if (!form.test(m[2])) bad('TOKEN_CONTRACTS', `must give ${m[1]} a contract address of its chain (${m[1] === 'USDT_TRC20' ? 'T…, base58' : '0x and 40 hex digits'}), got "${item}"`);
     out[m[1]] = m[2];
   }
   return out;
