@@ -3,7 +3,8 @@
 // mode, which chains have a node. Used by GET /v1/tokens, /tokens, /merchant/tokens and pricing.
 import type { Config } from '../config.ts';
 import { quotientUnitsRoundedUp, type Decimal } from '../money/index.ts';
-import { TOKENS, tokenDef, type TokenSymbol } from '../tokens/index.ts';
+import { TOKENS, contractMissing, tokenContracts, tokenDef, type TokenSymbol } from '../tokens/index.ts';
+import { noContract, noNode } from './coin.ts';
 import type { MarketData, MarketSource } from '../market/index.ts';
 import { marketQuotes, routeCoin, type ConvertInto, type PayoutAddressInput, type Route } from '../settlement/planner.ts';
 import type { CapturedSettings } from '../accounts/index.ts';
@@ -48,11 +49,14 @@ export class Catalog {
   readonly #market: MarketSource;
   readonly #config: Config;
   readonly #addresses: PayoutAddressSource;
+  /** The token contract of each token (TOKEN_CONTRACTS, else mainnet). */
+  readonly #contracts: Partial<Record<TokenSymbol, string>>;
 
   constructor(market: MarketSource, config: Config, addresses: PayoutAddressSource) {
     this.#market = market;
     this.#config = config;
     this.#addresses = addresses;
+    this.#contracts = Object.assign({}, ...(['ethereum', 'bsc', 'tron'] as const).map((c) => tokenContracts(c, config.tokenContracts)));
   }
 
   /** The figures a mode prices from (test mode never depends on live prices). */
@@ -62,7 +66,19 @@ export class Catalog {
 
   /** A live coin needs a node on its chain (CONTRACT.md); test mode never does. */
   available(token: TokenSymbol, livemode: boolean): boolean {
-    return !livemode || this.#config.rpc[tokenDef(token).chain].length > 0;
+    return this.unavailable(token, livemode) === null;
+  }
+
+  /**
+   * Why a coin cannot be paid in a mode, null when it can: live, a chain without a node, or a token
+   * whose contract has no code on that node (CONTRACT.md TOKEN_CONTRACTS: nothing would see its deposits).
+   */
+  unavailable(token: TokenSymbol, livemode: boolean): string | null {
+    if (!livemode) return null;
+    const chain = tokenDef(token).chain;
+    if (this.#config.rpc[chain].length === 0) return noNode(token);
+    const contract = this.#contracts[token];
+    return contract !== undefined && contractMissing(token, contract) ? noContract(token) : null;
   }
 
   /** Listing and pricing context of a merchant's settings in a mode; `usdAmount` sizes the route's conversion. */

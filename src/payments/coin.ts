@@ -24,6 +24,8 @@ export const NO_LONGER_PAYABLE = 'this payment can no longer be paid';
 export const COIN_ALREADY_CHOSEN = 'the coin for this payment has already been chosen';
 export const notEnabled = (t: string): string => `not enabled for your account: ${t}`;
 export const noNode = (t: TokenSymbol): string => `${t} cannot be paid in live mode right now: no ${tokenDef(t).chain} node is configured`;
+/** A live coin whose token contract has no code on its chain's node (CONTRACT.md TOKEN_CONTRACTS). */
+export const noContract = (t: TokenSymbol): string => `${t} cannot be paid in live mode right now: its token contract has no code on the ${tokenDef(t).chain} node`;
 
 export interface CoinDeps {
   catalog: Catalog;

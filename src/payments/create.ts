@@ -14,7 +14,7 @@ import { parseCreateInput, type CreateInput, type SimulationOutcome } from './cr
 import type { CreatedPaymentWriter } from './create-statement.ts';
 import { eventDataOfView, paymentJson } from './views.ts';
 import { createdAuditInput } from './create-audit.ts';
-import { CHOOSE_DEADLINE_MS, coinFields, noNode, notEnabled, optionsOrRefusal, type CoinDeps } from './coin.ts';
+import { CHOOSE_DEADLINE_MS, coinFields, notEnabled, optionsOrRefusal, type CoinDeps } from './coin.ts';
 import { CHOOSE_COIN_FIRST, noOtherAsset, ONLY_TEST, otherCoinOf, type Simulator } from './simulation.ts';
 import { findOpenByOrder, insertPayment } from './repository.ts';
 import type { NewPaymentRow, PaymentRow } from './schema.ts';
@@ -47,11 +47,12 @@ export interface CreateResult {
   view?: Record<string, unknown>;
 }
 
-/** Why the coins asked for cannot be had: one the merchant has not enabled or, live, one without its node. */
+/** Why the coins asked for cannot be had: one the merchant has not enabled or, live, one without its node or its token contract there. */
 function coinRefusal(input: CreateInput, caller: CreateCaller, deps: CoinDeps, enabled: readonly TokenSymbol[]): AppError | undefined {
   for (const t of [...(input.token ? [input.token] : []), ...(input.tokens ?? [])]) {
     if (!enabled.includes(t)) return badRequest(notEnabled(t));
-    if (!deps.catalog.available(t, caller.livemode)) return badRequest(noNode(t));
+    const why = deps.catalog.unavailable(t, caller.livemode);
+    if (why) return badRequest(why);
   }
   return undefined;
 }

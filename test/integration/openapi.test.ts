@@ -19,7 +19,7 @@ import { unsupportedToken } from '../../src/settlement/address-rules.ts';
 import { TOO_MANY_DECIMALS } from '../../src/affiliate/payouts/errors.ts';
 import { BELOW_MINIMUM_ERRORS, URL_ERRORS, usdFieldErrors } from '../../src/openapi/routes/v1.ts';
 import { unsupportedToken as unknownToken } from '../../src/tokens/catalog.ts';
-import { noNode, notEnabled } from '../../src/payments/coin.ts';
+import { noContract, noNode, notEnabled } from '../../src/payments/coin.ts';
 import { DESCRIPTION_TOO_LONG, pageUrlMessage, positiveDecimalMessage, SIMULATE_UNKNOWN } from '../../src/payments/create-input.ts';
 import { METADATA_TOO_LARGE, nulMessage, textMessage } from '../../src/platform/fields.ts';
 import { mustBeBoolean } from '../../src/accounts/settings-patch.ts';
@@ -186,7 +186,7 @@ describe('OpenAPI document', () => {
     // Messages the code puts together from parts, built here by the code's own builders.
     const composed = new Set([
       `${PAYMENT_URL_PREFIX}${URL_NOT_HTTPS}`, dateMessage('from'), dateMessage('to'), unsupportedToken(true), TOO_MANY_DECIMALS, ...GIVEN_ONCE_ERRORS,
-      ...usdFieldErrors('amount_usd'), unknownToken('DOGE2'), notEnabled('XRP'), noNode('ETH'), pageUrlMessage('success_url'), pageUrlMessage('cancel_url'),
+      ...usdFieldErrors('amount_usd'), unknownToken('DOGE2'), notEnabled('XRP'), noNode('ETH'), noContract('USDT_ERC20'), pageUrlMessage('success_url'), pageUrlMessage('cancel_url'),
       ...URL_ERRORS.map((m) => `${PAYMENT_URL_PREFIX}${m}`), ...['accept_other_assets', 'fees_paid_by_customer', 'hide_below_minimum'].map(mustBeBoolean),
       CATEGORY_MESSAGE, STATUS_FILTER_MESSAGE, PAYOUT_STATUS_INVALID, onlyFailedResolve('pending'), invalidAddressMessage('ethereum'), MIN_PAYOUT_MESSAGE, Q_INVALID, Q_TOO_LONG, ORDER_ID_TOO_LONG, ...BELOW_MINIMUM_ERRORS,
       DESCRIPTION_TOO_LONG, METADATA_TOO_LARGE, SIMULATE_UNKNOWN, positiveDecimalMessage('price_amount'), textMessage('name', 200), ...['order_id', 'name', 'description'].map(nulMessage),

@@ -79,6 +79,18 @@ export class ChainWatcher {
     this.#stopped = true;
   }
 
+  #networkRead = false;
+
+  /**
+   * Another process watches the chain: this one still asks the node once what it serves, as the
+   * watching process does on its passes (the network of live addresses, the EVM token contracts
+   * with no code there, which are unavailable in live mode), so that every process offers the same coins.
+   */
+  async standby(): Promise<void> {
+    if (this.#networkRead || this.#stopped) return;
+    await this.#p.reader.network().then(() => { this.#networkRead = true; }, () => {});
+  }
+
   /** The lock was lost: the index is rebuilt when the chain is taken again. */
   released(): void {
     this.#pooledFed.clear();

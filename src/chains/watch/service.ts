@@ -127,6 +127,7 @@ export class ChainWatching {
     if (!held) {
       if (slot.held) slot.watcher.released();
       slot.held = false;
+      await slot.watcher.standby();
       return;
     }
     slot.held = true;

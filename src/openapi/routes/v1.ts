@@ -8,7 +8,7 @@ import {
 import {
   DESCRIPTION_TOO_LONG, pageUrlMessage, parseUsdField, positiveDecimalMessage, PRICE_CURRENCY_INVALID, PRICE_CURRENCY_REQUIRED, SIMULATE_UNKNOWN,
 } from '../../payments/create-input.ts';
-import { noNode, notEnabled } from '../../payments/coin.ts';
+import { noContract, noNode, notEnabled } from '../../payments/coin.ts';
 import { NO_COIN_AVAILABLE } from '../../payments/create.ts';
 import { noOtherAsset, notSimulatable } from '../../payments/simulation.ts';
 import { CHANGED_CONCURRENTLY } from '../../payments/accounting.ts';
@@ -52,7 +52,7 @@ export const SIMULATE_ERRORS = [OUTCOME_REQUIRED, SIMULATE_UNKNOWN, ONLY_TEST, C
 /** POST /v1/payments and POST /merchant/payments (spec 7 "Payments and checkout"; the complete list is not shown). */
 export const CREATE_PAYMENT_ERRORS = [
   ORDER_ID_REQUIRED, ORDER_ID_LENGTH, AMOUNT_REQUIRED, ...usdFieldErrors('amount_usd'), TOKENS_NOT_ARRAY, TOKEN_NOT_STRING, unsupportedToken('DOGE2'),
-  TOKEN_NOT_IN_TOKENS, notEnabled('XRP'), noNode('ETH'), ...BELOW_MINIMUM_ERRORS, METADATA_NOT_OBJECT, CUSTOMER_EMAIL_INVALID, pageUrlMessage('success_url'), pageUrlMessage('cancel_url'),
+  TOKEN_NOT_IN_TOKENS, notEnabled('XRP'), noNode('ETH'), noContract('USDT_ERC20'), ...BELOW_MINIMUM_ERRORS, METADATA_NOT_OBJECT, CUSTOMER_EMAIL_INVALID, pageUrlMessage('success_url'), pageUrlMessage('cancel_url'),
   ...URL_ERRORS.map((m) => `${PAYMENT_URL_PREFIX}${m}`), ONLY_TEST,
   DESCRIPTION_TOO_LONG, METADATA_TOO_LARGE, SIMULATE_UNKNOWN, positiveDecimalMessage('price_amount'), PRICE_CURRENCY_INVALID, PRICE_CURRENCY_REQUIRED,
   nulMessage('order_id'),

@@ -27,6 +27,7 @@ export class EvmReader implements ChainReader {
   readonly #configured: Partial<Record<TokenSymbol, string>>;
   #decimalsChecked = false;
   readonly outcomes: BlockOutcomes;
+  readonly #log: Logger | undefined;
 
   constructor(chain: Chain, endpoints: NodeEndpoints, contracts: Partial<Record<TokenSymbol, string>>, opts: { timeoutMs?: number; log?: Logger } = {}) {
     const timeoutMs = opts.timeoutMs ?? READ_TIMEOUT_MS;
@@ -38,14 +39,19 @@ export class EvmReader implements ChainReader {
     this.#configured = contracts;
     this.#contracts = new Map(Object.entries(contracts).map(([token, address]) => [address.toLowerCase(), token as TokenSymbol]));
     this.outcomes = new BlockOutcomes(this.#client, endpoints, this.#native, opts.log);
+    this.#log = opts.log;
   }
 
   /** The chain id; the first time, also that each token contract has the token's decimals (else nothing is read). */
   async network(): Promise<string> {
     const id = await this.#client.getChainId();
     if (!this.#decimalsChecked) {
-      this.#contracts = await checkTokenDecimals(this.#client, this.#configured);
+      const { contracts, missing } = await checkTokenDecimals(this.#client, this.#configured);
+      this.#contracts = contracts;
       this.#decimalsChecked = true;
+      for (const token of missing) {
+        this.#log?.warn({ chain: this.chain, token, contract: this.#configured[token] }, 'token contract has no code on the node: the token is not watched and is unavailable in live mode (set TOKEN_CONTRACTS)');
+      }
     }
     return String(id);
   }
