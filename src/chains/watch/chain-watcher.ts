@@ -62,6 +62,8 @@ export class ChainWatcher {
   readonly #pooledFed = new Set<string>();
   #state: WatcherState;
   #stopped = false;
+  /** Nodes moved on from in a row for being behind the last block finished (see #pass). */
+  #behindSkips = 0;
 
   constructor(parts: WatcherParts, opts: WatcherOptions) {
     this.#p = parts;
@@ -123,6 +125,19 @@ export class ChainWatcher {
     }
     cursor ??= await cursors.init(this.chain, await this.#startBlock(head), network, clock.now());
     let at: BlockRef = { height: cursor.height, hash: cursor.hash, parentHash: '', time: cursor.blockTime };
+    if (head.height < at.height && this.#behindSkips < this.#p.endpoints.urls.length - 1 && await this.#behind(head)) {
+      // A node behind the last block finished, on the same chain (a fallback URL that lags): while
+      // another node may have the blocks, it is moved on from and nothing is rolled back (following
+      // it back would drop waiting deposits to 0 confirmations, and audit final ones as taken by a
+      // reorganisation). One node alone cannot tell lagging from its tip block taken away: when
+      // every node was tried and shows the same, it is followed back as a reorganisation.
+      this.#behindSkips++;
+      this.#p.endpoints.skip(`behind: its best block ${head.height} is below the last block finished, ${at.height}`);
+      this.#state = { ...this.#state, height: at.height, hash: at.hash, blockTime: at.time };
+      await this.#report('syncing', this.#p.endpoints.lastError);
+      return 0;
+    }
+    this.#behindSkips = 0;
     // Below the tip, the next block's parent hash checks the cursor; at or above it, the tip itself does.
     if (head.height < at.height || (head.height === at.height && head.hash !== at.hash)) at = await this.#onBestChain(at);
     const count = await this.#counter(head);
@@ -199,6 +214,12 @@ export class ChainWatcher {
     const back = BigInt(this.#o.confirmations);
     if (head.height <= back) return (await this.#p.reader.header(0n)) ?? head;
     return (await this.#p.reader.header(head.height - back)) ?? head;
+  }
+
+  /** Whether the node's best block is one the watcher finished: the node is behind on the same chain. */
+  async #behind(head: BlockRef): Promise<boolean> {
+    const [kept] = await this.#p.cursors.recent(this.chain, head.height);
+    return kept !== undefined && kept.height === head.height && kept.hash === head.hash;
   }
 
   /** The cursor's block if it is still on the best chain, else the common ancestor (the reorganisation handled). */
