@@ -261,6 +261,8 @@ describe('OpenAPI document', () => {
     const rechecked: Record<string, { url?: string; payload: Record<string, unknown> }> = {
       'POST /merchant/payout-addresses': { payload: { token: 'USDT_TRC20', address: ADDR.TRON_2, password: 'not-the-password' } },
       'PATCH /merchant/payout-addresses/:id': { url: `/merchant/payout-addresses/${own.json().address.id}`, payload: { address: ADDR.TRON_3, password: 'not-the-password' } },
+      // a body refused before its password is checked answers its 400, limit or not
+      'POST /merchant/me/password': { payload: { current_password: 'not-the-password', new_password: 'a-new-password-1' } },
     };
     const spies = [
       vi.spyOn(t.services.accounts.limiter, 'take').mockResolvedValue(false),
