@@ -28,6 +28,9 @@ function dropQueryValues(v: unknown, depth = 0): unknown {
 
 /** pino's error serializer, without the bound values of a failed query. */
 export function serializeError(err: unknown): unknown {
+  // Background workers (chain watch, transfers) log a failure by its message alone (`err: e.message`):
+  // a failed query's message carries its values too.
+  if (typeof err === 'string') return err.replace(PARAMS_IN_TEXT, '\nparams: [redacted]');
   return dropQueryValues(err instanceof Error ? pino.stdSerializers.err(err) : err);
 }
 

@@ -34,6 +34,8 @@ describeEachDb('operations hardening', (h) => {
     expect(JSON.stringify({ m: (caught as Error).message, p: (caught as { params?: unknown }).params })).toContain(email);
     log.error({ err: caught }, 'request failed');
     log.error({ error: caught }, 'job failed');
+    // The background workers (chain watch, transfers) log a failed pass by its message alone.
+    log.error({ err: (caught as Error).message }, 'pass failed');
     const out = lines.join('');
     expect(out).toContain('no_such_table');
     expect(out).not.toContain(email);
