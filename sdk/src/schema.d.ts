@@ -7993,6 +7993,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description status must be one of pending, completed, held, failed; settlement must be one of direct, custodial; payment_id must be given once */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description missing token; invalid or expired token */
             401: {
                 headers: {

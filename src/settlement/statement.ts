@@ -11,6 +11,9 @@ import { ledgerEntryJson, settlementJson } from './json.ts';
 export const SETTLEMENT_NOT_FOUND = 'settlement not found';
 export const SETTLEMENT_STATUSES = ['pending', 'completed', 'held', 'failed'] as const;
 export const SETTLEMENT_STATUS_INVALID = `status must be one of ${SETTLEMENT_STATUSES.join(', ')}`;
+/** The `settlement` filter of GET /merchant/settlements: where the money went (the settlement's `mode`). */
+export const SETTLEMENT_MODES = ['direct', 'custodial'] as const;
+export const SETTLEMENT_MODE_INVALID = `settlement must be one of ${SETTLEMENT_MODES.join(', ')}`;
 export const CSV_COLUMNS = ['id', 'created_at', 'type', 'token', 'chain', 'amount', 'usd_amount', 'reference', 'note'] as const;
 const CSV_PAGE = 5000;
 

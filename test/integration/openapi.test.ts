@@ -29,7 +29,8 @@ import { PAYOUT_STATUS_INVALID } from '../../src/settlement/payouts/payout-servi
 import { invalidAddressMessage } from '../../src/chains/addresses/validate.ts';
 import { MIN_PAYOUT_MESSAGE } from '../../src/settlement/payouts/payout-math.ts';
 import { Q_INVALID } from '../../src/customers/input.ts';
-import { ORDER_ID_TOO_LONG, Q_TOO_LONG } from '../../src/payments/list-filters.ts';
+import { ORDER_ID_TOO_LONG, Q_TOO_LONG, givenOnce } from '../../src/payments/list-filters.ts';
+import { SETTLEMENT_MODE_INVALID, SETTLEMENT_STATUS_INVALID } from '../../src/settlement/statement.ts';
 import { BODY_INVALID, MAX_BODY } from '../../src/support/index.ts';
 import { STORE_NAME_INVALID, STORE_NAME_MAX } from '../../src/accounts/stores.ts';
 import { coveredRoute, IDEMPOTENCY_KEY_LENGTH } from '../../src/idempotency/hooks.ts';
@@ -192,7 +193,7 @@ describe('OpenAPI document', () => {
       DESCRIPTION_TOO_LONG, METADATA_TOO_LARGE, SIMULATE_UNKNOWN, positiveDecimalMessage('price_amount'), textMessage('name', 200), ...['order_id', 'name', 'description'].map(nulMessage),
       ADDRESS_NOT_ACTIVE_EXAMPLE, ...PAYOUT_QUOTE_ERRORS, balanceHolds('USDT_TRC20', 12_500_000n), amountBelowFee('USDT_TRC20', 1_000_000n), belowNetworkFee(1_000_000n), referralBalanceHolds(12_500_000n),
       tokenContractAddress('USDT_ERC20'), tokenContractAddress('USDT_TRC20'), noCurrentPriceMessage('BNB'),
-      notSimulatable('confirmed'), noOtherAsset('BTC'),
+      notSimulatable('confirmed'), noOtherAsset('BTC'), SETTLEMENT_STATUS_INVALID, SETTLEMENT_MODE_INVALID, givenOnce('payment_id'),
     ]);
     // What the body parser refuses in any body, named by the top-level field.
     const bodyField = (m: string) => { const field = m.split(' ')[0]; return [nulMessage(field), surrogateMessage(field), bodyDepthMessage(field)].includes(m); };

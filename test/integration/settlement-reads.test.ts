@@ -176,8 +176,20 @@ describeEachDb('settlement reads', (h) => {
     // a limit out of 1 to 200 is replaced by the default
     const limits = async (q: string) => (await call(m.owner, 'GET', `/merchant/settlements?mode=test${q}`)).json().limit;
     expect([await limits('&limit=200'), await limits('&limit=201'), await limits('&limit=0')]).toEqual([200, 50, 50]);
-    // an unknown status or settlement mode filters nothing
-    expect(await ids('&status=lost&settlement=sideways')).toEqual([3, [s3.id, s2.id, s1.id]]);
+  });
+
+  it('refuses an unknown or repeated settlement filter rather than listing every settlement as if none was given', async () => {
+    const m = await newMerchant();
+    await settle(input(payment(m.id), [{ amount: 20_000_000n, usd: '20' }]));
+    const res = async (q: string) => { const r = await call(m.owner, 'GET', `/merchant/settlements?mode=test${q}`); return [r.statusCode, r.json()]; };
+    // a typo (`complete`) listed the failed and held settlements too, as if they had completed
+    expect(await res('&status=complete')).toEqual([400, { error: 'status must be one of pending, completed, held, failed' }]);
+    expect(await res('&status=pending&status=failed')).toEqual([400, { error: 'status must be one of pending, completed, held, failed' }]);
+    expect(await res('&settlement=sideways')).toEqual([400, { error: 'settlement must be one of direct, custodial' }]);
+    expect(await res('&payment_id=a&payment_id=b')).toEqual([400, { error: 'payment_id must be given once' }]);
+    // empty is no filter; a known value still filters
+    expect((await res('&status=&settlement='))[1].total).toBe(1);
+    expect((await res('&status=failed'))[1].total).toBe(0);
   });
 
   it('lets the operator list settlements of one status across merchants, and refuses an unknown status', async () => {

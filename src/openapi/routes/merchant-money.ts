@@ -13,6 +13,8 @@ import { onlyFailedResolve, STATUS_FILTER_MESSAGE } from '../../webhooks/deliver
 import { ADDRESS_ID_REQUIRED, UNKNOWN_PAYOUT_ADDRESS, UNKNOWN_FROM, FROM_MISMATCH, PAYOUT_STATUS_INVALID, PAYOUT_TOKEN_INVALID, addressNotActive, crossBalance } from '../../settlement/payouts/payout-service.ts';
 import { amountBelowFee, balanceHolds, PAYOUT_STATUSES } from '../../settlement/payouts/payout-store.ts';
 import { TOKENS } from '../../tokens/index.ts';
+import { SETTLEMENT_MODES, SETTLEMENT_MODE_INVALID, SETTLEMENT_STATUSES, SETTLEMENT_STATUS_INVALID } from '../../settlement/statement.ts';
+import { givenOnce } from '../../payments/list-filters.ts';
 import { DEFAULT_ONLY_TRUE, LABEL_INVALID } from '../../settlement/address-rules.ts';
 import { AMOUNT_INVALID, MIN_PAYOUT_MESSAGE, tooManyDecimals } from '../../settlement/payouts/payout-math.ts';
 import { invalidAddressMessage } from '../../chains/addresses/validate.ts';
@@ -175,8 +177,9 @@ export const MERCHANT_MONEY_ROUTES: RouteDoc[] = [
   },
   {
     method: 'GET', path: '/merchant/settlements', tag: 'Money', auth: 'access_token', summary: 'Settlements, newest first',
-    query: { ...MODE, status: oneOf(['pending', 'completed', 'held', 'failed']), payment_id: str(), settlement: oneOf(['direct', 'custodial']), ...PAGE },
+    query: { ...MODE, status: oneOf(SETTLEMENT_STATUSES), payment_id: str(), settlement: oneOf(SETTLEMENT_MODES), ...PAGE },
     responses: { 200: { description: 'a page of settlements', schema: page('settlements', ref('Settlement')) } },
+    errors: { 400: [SETTLEMENT_STATUS_INVALID, SETTLEMENT_MODE_INVALID, givenOnce('payment_id')] },
   },
   { method: 'GET', path: '/merchant/settlements/:id', tag: 'Money', auth: 'access_token', summary: 'A settlement', responses: { 200: { description: 'the settlement', schema: wrap('settlement', ref('Settlement')) } }, errors: { 404: [SETTLEMENT_NOT_FOUND] } },
   { method: 'GET', path: '/merchant/payout-addresses', tag: 'Money', auth: 'access_token', summary: 'Payout addresses of a mode', query: MODE, responses: { 200: { description: 'addresses', schema: wrap('addresses', arr(ref('PayoutAddress'))) } } },

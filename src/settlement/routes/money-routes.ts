@@ -5,13 +5,14 @@ import { ANY_ROLE, dashboardRoute, type AccountsService } from '../../accounts/i
 import { LIST_DEFAULT, LIST_LEDGER, listParams } from '../../platform/list-params.ts';
 import { isToken, unsupportedToken } from '../../tokens/index.ts';
 import { badRequest } from '../../platform/errors.ts';
+import { oneOfFilter } from '../../platform/fields.ts';
+import { givenOnce } from '../../payments/list-filters.ts';
 import type { SettlementService } from '../service.ts';
 import { listBalances } from '../balance-store.ts';
 import { balanceJson, ledgerEntryJson, settlementJson } from '../json.ts';
-import { SETTLEMENT_STATUSES, ledgerCsv, ledgerPage, settlementById, settlementPage } from '../statement.ts';
+import { SETTLEMENT_MODES, SETTLEMENT_MODE_INVALID, SETTLEMENT_STATUSES, SETTLEMENT_STATUS_INVALID, ledgerCsv, ledgerPage, settlementById, settlementPage } from '../statement.ts';
 import { idOf, livemodeOf, queryOf, str } from './helpers.ts';
 
-const SETTLEMENT_MODES = ['direct', 'custodial'];
 
 export function registerMoneyRoutes(app: FastifyInstance, accounts: AccountsService, settlement: SettlementService): void {
   const { authn } = accounts;
@@ -55,12 +56,16 @@ export function registerMoneyRoutes(app: FastifyInstance, accounts: AccountsServ
     handler: async (req, _reply, auth) => {
       const q = queryOf(req);
       const { limit, offset } = listParams(q, LIST_DEFAULT);
-      const status = str(q.status);
-      const mode = str(q.settlement);
+      // An unknown or repeated filter is refused, as /merchant/payouts and /admin/settlements do:
+      // ignored, it listed every settlement as if none was given (`?status=complete` showed the
+      // failed and held ones among them). Empty is no filter.
+      const status = oneOfFilter(q.status, SETTLEMENT_STATUSES, SETTLEMENT_STATUS_INVALID);
+      const mode = oneOfFilter(q.settlement, SETTLEMENT_MODES, SETTLEMENT_MODE_INVALID);
+      if (Array.isArray(q.payment_id)) throw badRequest(givenOnce('payment_id'));
       const page = await settlementPage(db(), {
         merchantId: auth.merchantId, livemode: livemodeOf(req),
-        ...(status && (SETTLEMENT_STATUSES as readonly string[]).includes(status) ? { status } : {}),
-        ...(mode && SETTLEMENT_MODES.includes(mode) ? { mode } : {}),
+        ...(status ? { status } : {}),
+        ...(mode ? { mode } : {}),
         ...(str(q.payment_id) ? { paymentId: str(q.payment_id) } : {}),
       }, limit, offset);
       return { settlements: page.settlements.map(settlementJson), total: page.total, limit, offset };
