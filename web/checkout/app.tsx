@@ -3,7 +3,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { AnnounceContext, WordsContext, useT } from './fields.tsx';
 import { formats, loadMessages, rememberLanguage, fill, type Messages } from './lib/i18n.ts';
-import { follow, request, RequestError, type Api } from './lib/live.ts';
+import { follow, request, RequestError, type Api, type Following } from './lib/live.ts';
 import { screenOf, type Payment } from './lib/payment.ts';
 import type { Language } from './lib/languages.ts';
 import type { WalletNetworks } from './lib/wallet-uri.ts';
@@ -42,7 +42,15 @@ export function App(props: AppProps) {
 
   // An unknown token stays unknown (a payment never goes away): nothing to follow.
   const unknown = props.first instanceof RequestError && props.first.status === 404;
-  useEffect(() => (unknown ? undefined : follow(props.api, () => latest.current, show, fail)), []);
+  const following = useRef<Following | null>(null);
+  useEffect(() => {
+    if (unknown) return undefined;
+    following.current = follow(props.api, () => latest.current, show, fail);
+    return following.current.stop;
+  }, []);
+  // The answer of the page's own request: a poll under way read the payment before it, and must not
+  // be shown over it (the coin list coming back after the coin was chosen).
+  const gave = (p: Payment) => (following.current ? following.current.gave(p) : show(p));
 
   const words = useMemo(() => ({ m: messages, f: formats(lang, messages) }), [messages, lang]);
   useEffect(() => {
@@ -62,7 +70,7 @@ export function App(props: AppProps) {
     // The socket may show the address before this answer: the panel takes the focus either way.
     setChosenHere(true);
     try {
-      show(await request('POST', `${props.api.url}/token`, { token }));
+      gave(await request('POST', `${props.api.url}/token`, { token }));
     } catch (e) {
       setChosenHere(false);
       fail(e);
@@ -72,7 +80,7 @@ export function App(props: AppProps) {
   };
   const simulate = async (outcome: string) => {
     try {
-      show(await request('POST', `${props.api.url}/simulate`, { outcome }));
+      gave(await request('POST', `${props.api.url}/simulate`, { outcome }));
     } catch (e) {
       fail(e);
     }

@@ -60,22 +60,32 @@ function loadSocketClient(base: string): Promise<Io | null> {
   });
 }
 
+export interface Following {
+  /**
+   * Shows a payment the page got from its own request (the answer of POST .../token or /simulate):
+   * newer than whatever a poll under way read, so that poll's answer is dropped, not shown over it.
+   */
+  gave(p: Payment): void;
+  stop(): void;
+}
+
 /**
  * Follows a payment: every change goes to `onPayment`. Polls GET every 30 s while the socket is up
- * (every 4 s while it is not), until the payment is closed for good. Returns a stop function.
+ * (every 4 s while it is not), until the payment is closed for good.
  */
-export function follow(api: Api, current: () => Payment | null, onPayment: (p: Payment) => void, onError: (e: unknown) => void): () => void {
+export function follow(api: Api, current: () => Payment | null, onPayment: (p: Payment) => void, onError: (e: unknown) => void): Following {
   let socket: SocketLike | null = null;
   let socketUp = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
-  // Payments the socket has given. A poll's answer was read on the server before it arrives: when
-  // the socket gave a payment meanwhile, the poll's may be the older one (a deposit seen in
-  // between) and is dropped rather than shown over it; the socket hears of every change after it
-  // commits, and when it drops the next poll comes within 4 s.
-  let fromSocket = 0;
-  const socketGave = (p: Payment) => {
-    fromSocket += 1;
+  // Payments the socket or the page's own requests have given. A poll's answer was read on the
+  // server before it arrives: when one of those gave a payment meanwhile, the poll's may be the
+  // older one (a deposit seen, or the coin chosen, in between: the coin list would come back over
+  // the address until the next poll) and is dropped rather than shown over it; the socket hears of
+  // every change after it commits, and when it drops the next poll comes within 4 s.
+  let newerGiven = 0;
+  const gave = (p: Payment) => {
+    newerGiven += 1;
     onPayment(p);
   };
 
@@ -86,8 +96,8 @@ export function follow(api: Api, current: () => Payment | null, onPayment: (p: P
     if (stopped || (p && p.status === 'confirmed')) return;
     const open = !p || OPEN.includes(p.status);
     timer = setTimeout(() => {
-      const before = fromSocket;
-      request('GET', api.url).then((p) => { if (fromSocket === before) onPayment(p); }, onError).finally(schedule);
+      const before = newerGiven;
+      request('GET', api.url).then((p) => { if (newerGiven === before) onPayment(p); }, onError).finally(schedule);
     }, socketUp || !open ? POLL_CONNECTED_MS : POLL_OFFLINE_MS);
   };
 
@@ -98,20 +108,23 @@ export function follow(api: Api, current: () => Payment | null, onPayment: (p: P
       socket!.emit('subscribe', api.token, (ack: { ok: boolean; payment?: Payment; error?: string }) => {
         if (ack?.ok && ack.payment) {
           socketUp = true;
-          socketGave(ack.payment);
+          gave(ack.payment);
         } else if (ack) {
           onError(new RequestError(ack.error ?? 'payment not found', 404));
         }
         schedule();
       });
     });
-    socket.on('payment:update', (u: { payment?: Payment }) => { if (u?.payment) socketGave(u.payment); });
+    socket.on('payment:update', (u: { payment?: Payment }) => { if (u?.payment) gave(u.payment); });
     socket.on('disconnect', () => { socketUp = false; schedule(); });
   });
   schedule();
-  return () => {
-    stopped = true;
-    clearTimeout(timer);
-    socket?.close();
+  return {
+    gave,
+    stop: () => {
+      stopped = true;
+      clearTimeout(timer);
+      socket?.close();
+    },
   };
 }
