@@ -2,7 +2,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { CoinLogo } from './logos.tsx';
 import { CopyField, Countdown, useT } from './fields.tsx';
-import { breakdownOf, type Payment, type Screen } from './lib/payment.ts';
+import { breakdownOf, shortfallOf, type Payment, type Screen } from './lib/payment.ts';
 import { isPositive } from './lib/amounts.ts';
 import { tokenNames } from './lib/networks.ts';
 import { walletUri, type WalletNetworks } from './lib/wallet-uri.ts';
@@ -200,6 +200,9 @@ export function ClosedPanel({ p, s }: { p: Payment; s: Screen }) {
   const coin = tokenNames(p.token).coin;
   const name = p.store_name || p.merchant_name || t('theShop');
   const time = s.lateUntil ? f.dateTime(s.lateUntil) : '';
+  // Part paid in another coin counts in dollars: said in dollars (spec 2 Deposit: usd_value).
+  const short = shortfallOf(p, s);
+  const amountOf = (a: string) => (short.inUsd ? f.usd(a) : `${a} ${coin}`);
   return (
     <div class="done" id="closed">
       {p.status === 'expired' && (
@@ -210,12 +213,14 @@ export function ClosedPanel({ p, s }: { p: Payment; s: Screen }) {
       )}
       {p.status === 'underpaid' && (
         <>
-          <p id="closed-body">{t('underpaidBody', { received: `${p.received_amount ?? '0'} ${coin}`, due: `${p.crypto_amount ?? ''} ${coin}` })}</p>
-          {s.stillDue && time ? (
+          <p id="closed-body">{t('underpaidBody', { received: amountOf(short.received), due: amountOf(short.due) })}</p>
+          {short.rest && time ? (
             <>
-              <p id="late-note">{t('underpaidLate', { rest: `${s.stillDue} ${coin}`, time, name })}</p>
+              <p id="late-note">{t('underpaidLate', { rest: amountOf(short.rest), time, name })}</p>
               <NetworkLine token={p.token} />
-              <Destination p={p} amount={s.stillDue} amountLabel="stillDue" />
+              {/* Due in dollars: the coin amount is the customer's to work out at the locked rate. */}
+              <Destination p={p} amount={short.inUsd ? undefined : short.rest} amountLabel="stillDue" />
+              {short.inUsd && <p id="still-due-usd">{t('stillDueUsd', { usd: f.usd(short.rest), coin })}</p>}
             </>
           ) : !time && <p id="late-note">{t('underpaidAsk', { name })}</p>}
         </>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { breakdownOf, phaseOf, screenOf, LATE_WINDOW_MS, type Deposit, type Payment } from './payment.ts';
+import { breakdownOf, phaseOf, screenOf, shortfallOf, LATE_WINDOW_MS, type Deposit, type Payment } from './payment.ts';
 import { cents, dollars } from './amounts.ts';
 
 const base: Payment = {
@@ -52,6 +52,20 @@ describe('the screen of a payment', () => {
   it('past those 24 hours a late deposit no longer counts: no time to name', () => {
     const after = Date.parse(base.expires_at!) + LATE_WINDOW_MS + 1;
     for (const status of ['expired', 'underpaid', 'failed'] as const) expect(screenOf({ ...base, status }, after).lateUntil).toBeUndefined();
+  });
+
+  it('an underpaid payment: what arrived, of what, and the rest, in coins', () => {
+    const p = { ...base, status: 'underpaid' as const, received_amount: '0.004', received_usd: '10.00', deposits: [deposit({})] };
+    expect(shortfallOf(p, screenOf(p))).toEqual({ inUsd: false, received: '0.004', due: '0.01', rest: '0.006' });
+  });
+
+  it('an underpaid payment paid in part in another coin says it in dollars, not "0 ETH of 0.01 ETH"', () => {
+    const other = deposit({ token: 'USDT_ERC20', amount: '10', usd_value: '10.00', counted: true });
+    const p = { ...base, status: 'underpaid' as const, received_amount: '0', received_usd: '10.00', deposits: [other] };
+    expect(shortfallOf(p, screenOf(p))).toEqual({ inUsd: true, received: '10.00', due: '25.00', rest: '15.00' });
+    // Both coins: every counted dollar, the payment's coin at its locked rate included.
+    const both = { ...p, received_amount: '0.002', received_usd: '15.00', deposits: [deposit({ amount: '0.002', usd_value: '5.00' }), other] };
+    expect(shortfallOf(both, screenOf(both))).toEqual({ inUsd: true, received: '15.00', due: '25.00', rest: '10.00' });
   });
 
   it('the simulate panel: test mode, pending or partially paid, nothing running', () => {

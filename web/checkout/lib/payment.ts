@@ -126,6 +126,24 @@ export function screenOf(p: Payment, now: number = serverNow()): Screen {
   };
 }
 
+/** What an underpaid payment got, of what, and the rest that completes it (late deposit, spec 3). */
+export interface Shortfall {
+  /** In dollars (part came in another coin, counted at its dollar value), else in the payment's coin. */
+  inUsd: boolean;
+  received: string;
+  due: string;
+  /** What is still missing; absent when not known or nothing is. */
+  rest?: string;
+}
+
+export function shortfallOf(p: Payment, s: Screen): Shortfall {
+  // Another coin's deposit is no amount of this coin: "0 ETH of 0.01 ETH arrived" would deny it.
+  if (s.stillDueUsd !== undefined) {
+    return { inUsd: true, received: p.received_usd ?? '0', due: p.amount_due_usd, ...(isPositive(s.stillDueUsd) ? { rest: s.stillDueUsd } : {}) };
+  }
+  return { inUsd: false, received: p.received_amount ?? '0', due: p.crypto_amount ?? '', ...(isPositive(s.stillDue) ? { rest: s.stillDue } : {}) };
+}
+
 export interface Breakdown {
   /** The merchant's price (usd_amount). */
   price: string;
