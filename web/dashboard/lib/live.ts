@@ -41,6 +41,14 @@ export class Live {
       else void this.#connect(token);
     };
     session.subscribe((s) => { if (s.status !== 'signed-in') this.close(); });
+    // `merchant:update` (spec 6.3, everyone) carries the merchant after any change: live mode
+    // turned on or off, settings, a rename. Every page reads the merchant from the session (the
+    // overview's checklist, settings, the header's name), so it is taken there, or another tab or
+    // teammate's change would show only after a reload.
+    this.on('merchant:update', (m: { id?: string } | undefined) => {
+      const s = session.state;
+      if (s.status === 'signed-in' && m && m.id === s.merchant.id) session.setMerchant(m);
+    });
   }
 
   async #connect(token: string): Promise<void> {
