@@ -3,7 +3,8 @@
 // filters the list shows when the event comes, not those it showed when the listener was added.
 import { beforeAll, describe, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { signupAccount, uid, type Account } from '../harness/accounts.ts';
+import { signupAccount, tokenHeader, uid, type Account } from '../harness/accounts.ts';
+import { Receiver } from '../harness/webhooks.ts';
 import { chromiumPresent } from '../harness/chromium.ts';
 import { dashboardInChromium, signInOnPage } from '../harness/dashboard-chromium.ts';
 import { appendEvent } from '../../src/events/index.ts';
@@ -56,5 +57,40 @@ describe.skipIf(!hasChromium)('dashboard lists reloaded by socket events in Chro
     expect(await list.getByText('tx-old-54').count()).toBe(0);
     expect(errors).toEqual([]);
     await context.close();
+  });
+
+  // Spec 6.3: `store:update` (everyone), `api_key:update` and `webhook:update` (owners, developers)
+  // tell the pages showing them; a teammate's change shows without a reload.
+  it('the stores list follows store:update', async ({ expect }) => {
+    const context = await env.browser.newContext({ locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(`${env.t.url}/stores`);
+    await signInOnPage(page, owner);
+    const list = page.getByRole('region', { name: 'Stores' });
+    await list.getByText(/No store|in all/).first().waitFor(WAIT);
+    const made = await env.t.app.inject({ method: 'POST', url: '/merchant/stores', headers: tokenHeader(owner.accessToken), payload: { name: 'Made by a teammate' } });
+    expect(made.statusCode).toBe(201);
+    await list.getByRole('cell', { name: 'Made by a teammate', exact: true }).waitFor(WAIT);
+    await context.close();
+  });
+
+  it('the API keys and the webhook of the developers page follow api_key:update and webhook:update', async ({ expect }) => {
+    const receiver = await Receiver.start();
+    const context = await env.browser.newContext({ locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(`${env.t.url}/developers?mode=test`);
+    await signInOnPage(page, owner);
+    const keys = page.getByRole('region', { name: 'API keys (test)' });
+    await keys.getByRole('cell', { name: 'default' }).first().waitFor(WAIT);
+    const hook = page.getByRole('region', { name: 'Webhook (test)' });
+    await hook.getByLabel('Endpoint URL').waitFor(WAIT);
+    const key = await env.t.app.inject({ method: 'POST', url: '/merchant/api-keys?mode=test', headers: tokenHeader(owner.accessToken), payload: { label: 'teammate-key' } });
+    expect(key.statusCode).toBe(201);
+    await keys.getByRole('cell', { name: 'teammate-key' }).waitFor(WAIT);
+    const set = await env.t.app.inject({ method: 'PUT', url: '/merchant/webhook?mode=test', headers: tokenHeader(owner.accessToken), payload: { url: receiver.url } });
+    expect(set.statusCode).toBe(200);
+    await expect.poll(() => hook.getByLabel('Endpoint URL').inputValue(), WAIT).toBe(receiver.url);
+    await context.close();
+    await receiver.close();
   });
 });

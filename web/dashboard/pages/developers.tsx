@@ -11,6 +11,10 @@ function ApiKeys() {
   const ctx = useApp();
   const keys = useLoad(() => ctx.api.get(withMode('/merchant/api-keys', ctx)), [ctx.test]);
   const stores = useLoad(() => ctx.api.get('/merchant/stores'), []);
+  // Keys made or revoked elsewhere (spec 6.3 `api_key:update`, owners and developers; both modes
+  // arrive, filtered on livemode) and the stores a key may be tied to (`store:update`).
+  useEffect(() => ctx.live.on('api_key:update', (k: Json) => { if (k?.livemode === !ctx.test) keys.reload(); }), [ctx.test]);
+  useEffect(() => ctx.live.on('store:update', () => stores.reload()), []);
   const [f, setF] = useState({ label: '', access: 'full', store_id: '' });
   const [made, setMade] = useState<Json | null>(null);
   const create = useAction(async () => {
@@ -42,6 +46,9 @@ function ApiKeys() {
 function Webhook() {
   const ctx = useApp();
   const hook = useLoad(() => ctx.api.get(withMode('/merchant/webhook', ctx)), [ctx.test]);
+  // The URL set or removed, or the secret rolled, elsewhere (spec 6.3 `webhook:update`, without the
+  // secret: read again, so a rolled secret shows too). A URL being typed here is kept.
+  useEffect(() => ctx.live.on('webhook:update', (w: Json) => { if (w?.livemode === !ctx.test) hook.reload(); }), [ctx.test]);
   const [url, setUrl] = useState<string | null>(null);
   const [reveal, setReveal] = useState(false);
   const save = useAction(async () => { hook.set(await ctx.api.put(withMode('/merchant/webhook', ctx), { url: url ?? '' })); setUrl(null); });

@@ -1,5 +1,5 @@
 // Stores: every role reads, owners and developers add and rename (1 to 100 characters).
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { Json } from '../lib/api.ts';
 import { useApp } from '../lib/context.ts';
 import { when } from '../lib/format.ts';
@@ -15,6 +15,8 @@ function Rename({ s, onDone }: { s: Json; onDone: () => void }) {
 export default function Stores() {
   const ctx = useApp();
   const list = useLoad(() => ctx.api.get('/merchant/stores'), []);
+  // A store added or renamed in another tab or by a teammate (spec 6.3 `store:update`, everyone).
+  useEffect(() => ctx.live.on('store:update', () => list.reload()), []);
   const [name, setName] = useState('');
   const edit = ctx.role === 'owner' || ctx.role === 'developer';
   const add = useAction(async () => { await ctx.api.post('/merchant/stores', { name }); setName(''); list.reload(); });
