@@ -11,6 +11,7 @@ import { appendEvent } from '../../src/events/index.ts';
 import { newId } from '../../src/platform/ids.ts';
 import { dec } from '../../src/money/decimal.ts';
 import { payouts } from '../../src/settlement/index.ts';
+import { deliveries } from '../../src/webhooks/index.ts';
 
 const WAIT = { timeout: 30_000 };
 const hasChromium = chromiumPresent('dashboard live reload browser tests');
@@ -92,5 +93,33 @@ describe.skipIf(!hasChromium)('dashboard lists reloaded by socket events in Chro
     await expect.poll(() => hook.getByLabel('Endpoint URL').inputValue(), WAIT).toBe(receiver.url);
     await context.close();
     await receiver.close();
+  });
+
+  // A delivery's attempts go on after the payment's event (spec 6.3 `webhook:delivery`, on every
+  // attempt): the payment's page shows the outcome without a reload.
+  it("a payment's page follows its webhook deliveries (webhook:delivery)", async ({ expect }) => {
+    const made = await env.t.app.inject({ method: 'POST', url: '/merchant/payments?mode=test', headers: tokenHeader(owner.accessToken), payload: { order_id: `dlv-${uid()}`, amount_usd: '25', token: 'USDT_TRC20' } });
+    expect(made.statusCode).toBe(201);
+    const pay = made.json() as { id: string };
+    const id = `dlv_live_${uid()}`;
+    const now = new Date();
+    await env.t.platform.db.orm.insert(deliveries).values({
+      id, merchantId: owner.merchant.id, livemode: false, target: 'account' as const, url: 'https://example.com/hook', host: 'example.com', paymentId: pay.id,
+      eventId: `evt_live_${uid()}`, eventType: 'payment.detecting', payload: '{}', status: 'pending' as const, attempts: 0, maxAttempts: 7,
+      nextAttemptAt: now, history: [], createdAt: now,
+    });
+    const context = await env.browser.newContext({ locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(`${env.t.url}/payments/${pay.id}?mode=test`);
+    await signInOnPage(page, owner);
+    const section = page.getByRole('region', { name: 'Webhook deliveries' });
+    await section.getByText('0/7').waitFor(WAIT);
+    await env.t.platform.db.transaction(async (tx) => {
+      await tx.update(deliveries).set({ status: 'delivered', attempts: 1, lastStatusCode: 200, deliveredAt: new Date() }).where(eq(deliveries.id, id));
+      await appendEvent(tx, { type: 'webhook:delivery', livemode: false, merchantId: owner.merchant.id, data: { id, livemode: false, status: 'delivered', attempts: 1 }, at: new Date() });
+    });
+    await section.getByText('1/7').waitFor(WAIT);
+    expect(await section.getByText('delivered').count()).toBeGreaterThan(0);
+    await context.close();
   });
 });

@@ -1,7 +1,7 @@
 // A payment's page: its figures and the trail (spec 2 "Payment trail": deposits, events, webhook
 // deliveries with redeliver, settlements, ledger, audit), kept live from `payment:update`, and the
 // simulation of an outcome for a test payment that is still open.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Json } from '../lib/api.ts';
 import { useApp } from '../lib/context.ts';
 import { href } from '../lib/router.ts';
@@ -34,17 +34,31 @@ export default function Payment({ id }: { id?: string }) {
   const ctx = useApp();
   const trail = useLoad(() => ctx.api.get(`/merchant/payments/${encodeURIComponent(id ?? '')}/trail`), [id]);
   const [live, setLive] = useState<Json | null>(null);
+  // The trail shown, for the listeners added on an earlier render.
+  const shown = useRef<Json | undefined>(undefined);
+  shown.current = trail.data?.trail as Json | undefined;
   useEffect(() => {
     setLive(null);
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const off = ctx.live.on('payment:update', (ev: Json) => {
-      if (ev.payment?.id !== id) return;
-      setLive(ev.payment);
-      // The trail (events, settlements, ledger) follows a moment later, once per burst.
-      clearTimeout(timer);
-      timer = setTimeout(() => trail.reload(), 400);
-    });
-    return () => { off(); clearTimeout(timer); };
+    // The trail (events, settlements, ledger, deliveries) follows a moment later, once per burst.
+    const later = () => { clearTimeout(timer); timer = setTimeout(() => trail.reload(), 400); };
+    const offs = [
+      ctx.live.on('payment:update', (ev: Json) => {
+        if (ev.payment?.id !== id) return;
+        setLive(ev.payment);
+        later();
+      }),
+      // A settlement changes after its payment (a direct one completes or fails later, spec 6.3
+      // `settlement:update`), and a webhook delivery's attempts go on after its event
+      // (`webhook:delivery`, which names no payment: matched by the delivery or its event shown here).
+      ctx.live.on('settlement:update', (x: Json) => { if (x?.payment_id === id) later(); }),
+      ctx.live.on('webhook:delivery', (d: Json) => {
+        const t = shown.current;
+        if (!t || !d) return;
+        if ((t.webhook_deliveries as Json[]).some((x) => x.id === d.id) || (t.events as Json[]).some((e) => e.id === d.event_id)) later();
+      }),
+    ];
+    return () => { offs.forEach((off) => off()); clearTimeout(timer); };
   }, [id]);
   if (!trail.data) return trail.error ? <><h1>Payment</h1><ErrorNote error={trail.error} /><a href={href('/payments')}>Back to payments</a></> : <Loading what="Loading the payment" />;
   const t = trail.data.trail as Json;
