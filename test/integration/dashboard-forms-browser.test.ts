@@ -13,6 +13,7 @@ import { eq } from 'drizzle-orm';
 import { deliveries } from '../../src/webhooks/index.ts';
 import { payoutAddresses } from '../../src/settlement/index.ts';
 import { confirmPayment, createPayment } from '../harness/payments.ts';
+import { Receiver } from '../harness/webhooks.ts';
 
 const WAIT = { timeout: 30_000 };
 const hasChromium = chromiumPresent('dashboard form tests');
@@ -282,5 +283,24 @@ describe.skipIf(!hasChromium)('dashboard forms in Chromium', { timeout: 120_000 
     expect(await rows.count()).toBe(2);
     expect(errors).toEqual([]);
     await page.context().close();
+  });
+
+  it.concurrent('developers: saving the webhook form as shown keeps its URL (no "url is required")', async ({ expect }) => {
+    const receiver = await Receiver.start();
+    const owner = await signupAccount(t.app);
+    const set = await t.app.inject({ method: 'PUT', url: '/merchant/webhook?mode=test', headers: tokenHeader(owner.accessToken), payload: { url: receiver.url } });
+    expect(set.statusCode).toBe(200);
+    const { page, errors } = await openAs('/developers?mode=test', owner);
+    const form = page.getByRole('form', { name: 'Webhook URL' });
+    const field = form.getByLabel('Endpoint URL');
+    await expect.poll(() => field.inputValue(), WAIT).toBe(receiver.url);
+    await form.getByRole('button', { name: 'Save' }).click();
+    await page.waitForTimeout(1000);
+    expect(await field.getAttribute('aria-invalid')).toBeNull();
+    expect(await form.getByRole('alert').count()).toBe(0);
+    expect((await api(owner, '/merchant/webhook?mode=test')).webhook.url).toBe(receiver.url);
+    expect(errors).toEqual([]);
+    await page.context().close();
+    await receiver.close();
   });
 });

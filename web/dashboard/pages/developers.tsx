@@ -51,7 +51,9 @@ function Webhook() {
   useEffect(() => ctx.live.on('webhook:update', (w: Json) => { if (w?.livemode === !ctx.test) hook.reload(); }), [ctx.test]);
   const [url, setUrl] = useState<string | null>(null);
   const [reveal, setReveal] = useState(false);
-  const save = useAction(async () => { hook.set(await ctx.api.put(withMode('/merchant/webhook', ctx), { url: url ?? '' })); setUrl(null); });
+  // The URL the field shows: the one typed, else the stored one (saving the form untouched must not
+  // send an empty URL, which the API refuses with `url is required`).
+  const save = useAction(async () => { hook.set(await ctx.api.put(withMode('/merchant/webhook', ctx), { url: url ?? hook.data?.webhook?.url ?? '' })); setUrl(null); });
   const remove = useAction(async () => { hook.set(await ctx.api.del(withMode('/merchant/webhook', ctx))); setUrl(null); });
   const roll = useAction(async () => { hook.set(await ctx.api.post(withMode('/merchant/webhook/roll-secret', ctx))); setReveal(true); });
   const [pinged, setPinged] = useState(false);
