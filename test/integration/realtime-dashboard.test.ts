@@ -198,13 +198,19 @@ describeEachDb('dashboard socket', (h) => {
     expect(f).toHaveProperty('periods');
   });
 
+  /** A new account whose test webhook points at `rx`, which answers 500 until told otherwise. */
+  async function accountFailingAt(rx: Receiver): Promise<Account> {
+    rx.behaviour = { status: 500, body: 'down' };
+    const acct = await signupAccount(t.app);
+    const put = await t.app.inject({ method: 'PUT', url: '/v1/webhook', headers: { authorization: `Bearer ${acct.testKey}` }, payload: { url: rx.url } });
+    expect(put.statusCode).toBe(200);
+    return acct;
+  }
+
   it('sends webhook:delivery once for each attempt and each redelivery, as committed, storing no event', async () => {
     const rx = await Receiver.start();
     try {
-      rx.behaviour = { status: 500, body: 'down' };
-      const acct = await signupAccount(t.app);
-      const put = await t.app.inject({ method: 'PUT', url: '/v1/webhook', headers: { authorization: `Bearer ${acct.testKey}` }, payload: { url: rx.url } });
-      expect(put.statusCode).toBe(200);
+      const acct = await accountFailingAt(rx);
       const s = dashboard((await memberToken(t, acct.merchant.id, 'viewer')).token);
       await next(s, 'session');
       const got = collect<Record<string, unknown>>(s, 'webhook:delivery');
@@ -231,10 +237,7 @@ describeEachDb('dashboard socket', (h) => {
   it('pushes the dashboard figures when a delivery gives up, is resolved or redelivered (failed_webhooks)', async () => {
     const rx = await Receiver.start();
     try {
-      rx.behaviour = { status: 500, body: 'down' };
-      const acct = await signupAccount(t.app);
-      const put = await t.app.inject({ method: 'PUT', url: '/v1/webhook', headers: { authorization: `Bearer ${acct.testKey}` }, payload: { url: rx.url } });
-      expect(put.statusCode).toBe(200);
+      const acct = await accountFailingAt(rx);
       const ping = await t.app.inject({ method: 'POST', url: '/v1/webhook/test', headers: { authorization: `Bearer ${acct.testKey}` } });
       const id = ping.json().delivery.id as string;
       await t.services.webhooks.worker.runDue();
