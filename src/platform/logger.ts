@@ -26,11 +26,16 @@ function dropQueryValues(v: unknown, depth = 0): unknown {
   return out;
 }
 
+/** A message without the values bound to a failed query (for text kept or shown, not only logged). */
+export function withoutQueryValues(text: string): string {
+  return text.replace(PARAMS_IN_TEXT, '\nparams: [redacted]');
+}
+
 /** pino's error serializer, without the bound values of a failed query. */
 export function serializeError(err: unknown): unknown {
   // Background workers (chain watch, transfers) log a failure by its message alone (`err: e.message`):
   // a failed query's message carries its values too.
-  if (typeof err === 'string') return err.replace(PARAMS_IN_TEXT, '\nparams: [redacted]');
+  if (typeof err === 'string') return withoutQueryValues(err);
   return dropQueryValues(err instanceof Error ? pino.stdSerializers.err(err) : err);
 }
 

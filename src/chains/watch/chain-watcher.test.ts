@@ -11,7 +11,7 @@ const now = new Date('2026-03-01T12:00:00Z');
 const block = (h: number, tag = 'a'): BlockRef => ({ height: BigInt(h), hash: `${tag}${h}`, parentHash: h === 0 ? '' : `${tag}${h - 1}`, time: now });
 
 /** A watcher whose cursor is at block 10 of chain `a`, over a node whose best chain is `tip` blocks of `tag`. */
-function watcherOver(tip: number, tag = 'a') {
+function watcherOver(tip: number, tag = 'a', load?: () => Promise<unknown>) {
   // chain `tag` forks from chain `a` above block 8
   const tagOf = (h: bigint) => (h <= 8n ? 'a' : tag);
   const blocks = (h: bigint): BlockRef | null => (h <= BigInt(tip) ? { ...block(Number(h), tagOf(h)), parentHash: h === 0n ? '' : `${tagOf(h - 1n)}${h - 1n}` } : null);
@@ -26,7 +26,7 @@ function watcherOver(tip: number, tag = 'a') {
   const kept = [10, 9, 8, 7, 6].map((h) => ({ chain: 'ethereum', ...block(h) }));
   const statuses: string[] = [];
   const cursors = {
-    load: async () => ({ chain: 'ethereum', height: 10n, hash: 'a10', blockTime: now, network: '1', awaitingPrice: false }),
+    load: load ?? (async () => ({ chain: 'ethereum', height: 10n, hash: 'a10', blockTime: now, network: '1', awaitingPrice: false })),
     recent: async (_c: string, h: bigint) => kept.filter((b) => b.height <= h),
     advance: async () => {},
     setStatus: async (_c: string, r: { status: string }) => { statuses.push(r.status); },
@@ -70,5 +70,15 @@ describe('ChainWatcher', () => {
     await watcher.pass();
     expect(handle).toHaveBeenCalledTimes(1);
     expect(handle.mock.calls[0]).toMatchObject(['ethereum', { height: 10n, hash: 'a10' }, { block: { height: 8n, hash: 'a8' }, depth: 2n }]);
+  });
+
+  // The chain's last_error is stored and shown to the operator (/admin/chains): a failed query's
+  // message carries the values bound to it, which are never logged nor shown (README "Logs").
+  it('keeps a failed query\'s bound values out of the chain\'s last_error', async () => {
+    const { watcher, statuses } = watcherOver(10, 'a', async () => { throw new Error('Failed query: select * from chain_cursors where chain = $1\nparams: ethereum,secret-value'); });
+    expect(await watcher.pass()).toBe(0);
+    expect(watcher.state.status).toBe('down');
+    expect(watcher.state.lastError).toBe('Failed query: select * from chain_cursors where chain = $1\nparams: [redacted]');
+    expect(statuses).toEqual(['down']);
   });
 });

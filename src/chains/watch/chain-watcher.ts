@@ -6,7 +6,7 @@
 // deposits again. Watching resumes from the cursor after any restart or outage.
 import type { Chain } from '../../config.ts';
 import type { Clock } from '../../platform/clock.ts';
-import type { Logger } from '../../platform/logger.ts';
+import { withoutQueryValues, type Logger } from '../../platform/logger.ts';
 import type { NodeEndpoints } from '../rpc/endpoints.ts';
 import { RpcError } from '../rpc/json-rpc.ts';
 import type { CursorStore, ChainStatus } from './cursor-store.ts';
@@ -105,7 +105,8 @@ export class ChainWatcher {
     try {
       return await this.#pass();
     } catch (err) {
-      const message = (err as Error).message;
+      // stored as the chain's last_error and shown to the operator: never a failed query's values
+      const message = withoutQueryValues((err as Error).message);
       if (this.#state.status !== 'down' || this.#state.lastError !== message) log.warn({ chain: this.chain, err: message }, 'chain watch: pass failed');
       // A node that answered nonsense or from the wrong network: the next one is tried on the next pass.
       if (!(err instanceof RpcError) && !(err instanceof NetworkChanged)) endpoints.skip(message);
