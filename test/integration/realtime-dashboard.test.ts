@@ -198,6 +198,16 @@ describeEachDb('dashboard socket', (h) => {
     expect(f).toHaveProperty('periods');
   });
 
+  /** A socket signed in with `token` whose connection then dropped (socket.io may recover it within 2 minutes). */
+  async function droppedAfterSession(token: string): Promise<ReturnType<typeof connect>> {
+    const s = connect(`${t.url}/merchant`, { reconnection: false, auth: { token } });
+    await next(s, 'session');
+    const dropped = next(s, 'disconnect');
+    s.io.engine.close();
+    await dropped;
+    return s;
+  }
+
   /** A new account whose test webhook points at `rx`, which answers 500 until told otherwise. */
   async function accountFailingAt(rx: Receiver): Promise<Account> {
     rx.behaviour = { status: 500, body: 'down' };
@@ -268,11 +278,7 @@ describeEachDb('dashboard socket', (h) => {
   // events it missed, on the wire, before its handshake is refused.
   it('sends a recovering socket of a removed member none of its missed events before refusing it', async () => {
     const m = await memberToken(t, owner.merchant.id, 'developer');
-    const s = connect(`${t.url}/merchant`, { reconnection: false, auth: { token: m.token } });
-    await next(s, 'session');
-    const dropped = next(s, 'disconnect');
-    s.io.engine.close();
-    await dropped;
+    const s = await droppedAfterSession(m.token);
     const removed = await t.app.inject({ method: 'DELETE', url: `/merchant/users/${m.userId}`, headers: { authorization: `Bearer ${owner.accessToken}` } });
     expect(removed.statusCode).toBe(200);
     await commitEvent(t.platform.db, { type: 'store:update', merchantId: owner.merchant.id, data: { id: 'sto_after_removal' } });
@@ -289,11 +295,7 @@ describeEachDb('dashboard socket', (h) => {
 
   it('replays nothing to a member who comes back in another role: the missed events were chosen for the old one', async () => {
     const m = await memberToken(t, owner.merchant.id, 'owner');
-    const s = connect(`${t.url}/merchant`, { reconnection: false, auth: { token: m.token } });
-    await next(s, 'session');
-    const dropped = next(s, 'disconnect');
-    s.io.engine.close();
-    await dropped;
+    const s = await droppedAfterSession(m.token);
     // made a viewer (its sessions end), then signed in again as one; owners-only events meanwhile
     const changed = await t.app.inject({ method: 'PATCH', url: `/merchant/users/${m.userId}`, headers: { authorization: `Bearer ${owner.accessToken}` }, payload: { role: 'viewer' } });
     expect(changed.statusCode).toBe(200);
@@ -314,11 +316,7 @@ describeEachDb('dashboard socket', (h) => {
   });
 
   it('replays missed dashboard events after a short drop and says so in the session', async () => {
-    const s = connect(`${t.url}/merchant`, { reconnection: false, auth: { token: owner.accessToken } });
-    await next(s, 'session');
-    const dropped = next(s, 'disconnect');
-    s.io.engine.close();
-    await dropped;
+    const s = await droppedAfterSession(owner.accessToken);
     await commitEvent(t.platform.db, { type: 'store:update', merchantId: owner.merchant.id, data: { id: 'sto_missed' } });
     await sleep(200);
     const session = next<{ recovered: boolean }>(s, 'session');

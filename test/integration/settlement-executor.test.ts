@@ -33,6 +33,16 @@ describeEachDb('settlement executor', (h) => {
   afterEach(async () => { await expectLedgerHolds(h.db()); });
 
   const settle = (i: ReturnType<typeof input>) => t.services.settlement.settle(h.db(), i);
+  /** Runs `body` with the chain room recording each transfer asked for (`intent_<n>`), then without one again. */
+  const recordingTransfers = async (body: (sent: TransferRequest[]) => Promise<void>) => {
+    const sent: TransferRequest[] = [];
+    t.services.settlement.useTransfers({ send: async (_tx: Executor, req) => { sent.push(req); return `intent_${sent.length}`; } });
+    try {
+      await body(sent);
+    } finally {
+      t.services.settlement.useTransfers(null);
+    }
+  };
   const newMerchant = async (): Promise<{ id: string; owner: Member }> => {
     const acct = await signupAccount(t.app);
     return { id: acct.merchant.id, owner: await addMember(t, acct.merchant.id, 'owner') };
@@ -109,24 +119,18 @@ describeEachDb('settlement executor', (h) => {
 
   it('sweeps the whole of a live deposit kept in the balance into the service\'s wallet, fees included', async () => {
     const m = await newMerchant();
-    const sent: TransferRequest[] = [];
-    t.services.settlement.useTransfers({ send: async (_tx: Executor, req) => { sent.push(req); return `intent_${sent.length}`; } });
-    try {
+    await recordingTransfers(async (sent) => {
       const p = payment(m.id, { livemode: true, token: 'ETH', rate_locked: '3000', settlement: 'custodial', deposit_address: '0xDeposit' });
       const [s] = await settle(input(p, [{ amount: 10n ** 18n, usd: '3000' }]));
       expect(s).toMatchObject({ mode: 'custodial', status: 'completed', transferIntents: ['intent_1'] });
       expect(s.net).toBeLessThan(10n ** 18n);
       expect(sent).toEqual([{ chain: 'ethereum', token: 'ETH', from: '0xDeposit', amount: 10n ** 18n, purpose: 'sweep', reference: s.id }]);
-    } finally {
-      t.services.settlement.useTransfers(null);
-    }
+    });
   });
 
   it('sweeps nothing for a live XRP deposit kept in the balance: it is already on the service\'s address (rule 7)', async () => {
     const m = await newMerchant();
-    const sent: TransferRequest[] = [];
-    t.services.settlement.useTransfers({ send: async (_tx: Executor, req) => { sent.push(req); return `intent_${sent.length}`; } });
-    try {
+    await recordingTransfers(async (sent) => {
       // an XRP deposit address is the service address (the XRP hot wallet) with the payment's tag: a
       // sweep would be a payment from that address to itself, which the XRP family refuses
       const p = payment(m.id, { livemode: true, token: 'XRP', rate_locked: '2', settlement: 'custodial', deposit_address: 'rServiceAddress' });
@@ -134,9 +138,7 @@ describeEachDb('settlement executor', (h) => {
       expect(s).toMatchObject({ mode: 'custodial', status: 'completed', transferIntents: null });
       expect(sent).toEqual([]);
       expect((await balanceOf(m.id, true, 'USDT_TRC20')).available).toBeGreaterThan(0n);
-    } finally {
-      t.services.settlement.useTransfers(null);
-    }
+    });
   });
 
   it('settles nothing for a deposit of zero units: no held settlement, no ledger entry', async () => {
@@ -180,9 +182,7 @@ describeEachDb('settlement executor', (h) => {
     const [waiting] = await settle(input(p, [{ amount: USDT(50), usd: '50' }]));
     expect(waiting).toMatchObject({ mode: 'direct', status: 'pending', note: NOTE_WAITING_TRANSFER, destination: ADDR.TRON, txId: null, transferIntents: null });
 
-    const sent: TransferRequest[] = [];
-    t.services.settlement.useTransfers({ send: async (_tx: Executor, req) => { sent.push(req); return `intent_${sent.length}`; } });
-    try {
+    await recordingTransfers(async (sent) => {
       const p2 = payment(m.id, { livemode: true, deposit_address: 'TDeposit' });
       const [s] = await settle(input(p2, [{ amount: USDT(50), usd: '50' }]));
       expect(s).toMatchObject({ status: 'pending', note: null, transferIntents: ['intent_1', 'intent_2'] });
@@ -204,9 +204,7 @@ describeEachDb('settlement executor', (h) => {
       const failed = await h.db().transaction((tx) => t.services.settlement.failSettlement(tx, s.id, 'node refused the transfer'));
       expect(failed.status).toBe('failed');
       expect((await eventsOf(m.id, ['settlement.failed'])).map((e) => (e.data as { note: string }).note)).toEqual(['node refused the transfer']);
-    } finally {
-      t.services.settlement.useTransfers(null);
-    }
+    });
   });
 
   it('waits for a changed address (awaits_address), then settles to it once active; deletion settles without it', async () => {

@@ -13,7 +13,6 @@ import { balanceJson, ledgerEntryJson, settlementJson } from '../json.ts';
 import { SETTLEMENT_MODES, SETTLEMENT_MODE_INVALID, SETTLEMENT_STATUSES, SETTLEMENT_STATUS_INVALID, ledgerCsv, ledgerPage, settlementById, settlementPage } from '../statement.ts';
 import { idOf, livemodeOf, queryOf, str } from './helpers.ts';
 
-
 export function registerMoneyRoutes(app: FastifyInstance, accounts: AccountsService, settlement: SettlementService): void {
   const { authn } = accounts;
   const db = () => settlement.platform.db.orm;
