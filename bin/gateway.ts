@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import { Argument, Command, Option } from 'commander';
 import { createGateway } from '../sdk/src/index.ts';
-import { SIMULATION_OUTCOMES } from '../src/payments/index.ts';
+import { SIMULATION_OUTCOMES } from '../src/payments/simulation-outcomes.ts';
 import { LIST_DEFAULT } from '../src/platform/list-params.ts';
 import { listen } from './lib/listen.ts';
 import { CliError, Dashboard, cannotReach } from './lib/dashboard.ts';

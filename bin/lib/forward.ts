@@ -1,8 +1,8 @@
 // One event posted to the developer's URL exactly as the gateway posts a webhook (spec 6.1 headers;
 // signed afresh with `t` = now). X-Webhook-Id is the event id: a forwarded event has no delivery.
-import { USER_AGENT } from '../../src/webhooks/index.ts';
+import { USER_AGENT } from '../../src/webhooks/http-attempt.ts';
 import { signatureHeader, unixSeconds } from '../../src/webhooks/signing.ts';
-import type { ListenedEvent } from '../../src/listen/index.ts';
+import type { ListenedEvent } from '../../src/listen/protocol.ts';
 
 export const FORWARD_TIMEOUT_MS = 10_000;
 

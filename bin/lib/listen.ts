@@ -2,7 +2,7 @@
 // event it receives, in order, to a local URL. Reconnects on its own (socket.io); an event raised
 // while disconnected is not replayed (the delivery log in the dashboard keeps every event).
 import { io, type Socket } from 'socket.io-client';
-import { LISTEN_EVENT, LISTEN_NAMESPACE, LISTEN_READY, type ListenedEvent } from '../../src/listen/index.ts';
+import { LISTEN_EVENT, LISTEN_NAMESPACE, LISTEN_READY, type ListenedEvent } from '../../src/listen/protocol.ts';
 import { forwardEvent, type Forwarded } from './forward.ts';
 import { listenSigningSecret } from './signing-secret.ts';
 

@@ -14,18 +14,9 @@ import type { StoredEvent } from '../events/index.ts';
 import type { SocketExtension } from '../realtime/index.ts';
 import { WEBHOOK_EVENT_TYPES, webhookBody } from '../webhooks/index.ts';
 
-export const LISTEN_NAMESPACE = '/listen';
-/** Server → CLI: `{id, type, body}`, body being the webhook's exact bytes. */
-export const LISTEN_EVENT = 'webhook:event';
-/** Server → CLI on connect: `{merchant_id}`. */
-export const LISTEN_READY = 'listen:ready';
-export const LISTEN_TEST_KEYS_ONLY = 'listen forwards test-mode events: use a test key';
+import { LISTEN_EVENT, LISTEN_NAMESPACE, LISTEN_READY, LISTEN_TEST_KEYS_ONLY, type ListenedEvent } from './protocol.ts';
 
-export interface ListenedEvent {
-  id: string;
-  type: string;
-  body: string;
-}
+export { LISTEN_EVENT, LISTEN_NAMESPACE, LISTEN_READY, LISTEN_TEST_KEYS_ONLY, type ListenedEvent };
 
 /** Every listening socket of the merchant (ended together when the account is suspended). */
 const roomOf = (merchantId: string) => `listen:${merchantId}`;

@@ -6,9 +6,9 @@ import { longerThan, METADATA_NOT_OBJECT, METADATA_TOO_LARGE, nulMessage, textMe
 import { amountText, dec, parseAmountUsd, type Decimal } from '../money/index.ts';
 import { isToken, unsupportedToken, type TokenSymbol } from '../tokens/index.ts';
 import { URL_TOO_LONG, urlTooLong } from '../webhooks/core.ts';
+import { SIMULATION_OUTCOMES, type SimulationOutcome } from './simulation-outcomes.ts';
 
-export const SIMULATION_OUTCOMES = ['confirmed', 'overpaid', 'partially_paid', 'underpaid', 'expired', 'failed', 'wrong_asset', 'paid_late'] as const;
-export type SimulationOutcome = (typeof SIMULATION_OUTCOMES)[number];
+export { SIMULATION_OUTCOMES, type SimulationOutcome };
 export const isOutcome = (v: unknown): v is SimulationOutcome => (SIMULATION_OUTCOMES as readonly unknown[]).includes(v);
 
 export const ORDER_ID_REQUIRED = 'order_id is required';
