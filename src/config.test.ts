@@ -87,6 +87,18 @@ describe('config', () => {
     expect(adminTokenWarning(null)).toBeNull();
   });
 
+  it('refuses an ADMIN_TOKEN no Authorization header can carry, in every environment', () => {
+    // The operator sends `Authorization: Bearer <token>`: a space, a control character or anything
+    // beyond visible ASCII can never arrive as one token, so every /admin request would answer 401.
+    const refusal = new ConfigError('invalid configuration: ADMIN_TOKEN must be visible ASCII characters with no spaces (it is sent as Authorization: Bearer <token>): use at least 32 random ones (e.g. openssl rand -hex 32)');
+    for (const token of ['a'.repeat(16) + ' ' + 'b'.repeat(16), 'a'.repeat(32) + '\tb', 'é'.repeat(32), 'a'.repeat(31) + '\u0007']) {
+      expect(() => loadConfig({ DATA_DIR: tmp(), ADMIN_TOKEN: token })).toThrow(refusal);
+    }
+    // surrounding whitespace is trimmed like every other variable's, so a stray newline is harmless
+    expect(loadConfig({ DATA_DIR: tmp(), ADMIN_TOKEN: ` ${'a'.repeat(32)}\n` }).adminToken).toBe('a'.repeat(32));
+    expect(loadConfig({ DATA_DIR: tmp(), ADMIN_TOKEN: '!~' + 'Az09-._~+/='.repeat(3) }).adminToken).toBe('!~' + 'Az09-._~+/='.repeat(3));
+  });
+
   it('NODE_ENV=production refuses a short ADMIN_TOKEN and WEBHOOK_ALLOW_PRIVATE', () => {
     expect(() => loadConfig({ DATA_DIR: tmp(), NODE_ENV: 'production', ADMIN_TOKEN: 'admintoken' }))
       .toThrow(new ConfigError('invalid configuration: ADMIN_TOKEN has 10 characters: NODE_ENV=production needs at least 32 random ones (e.g. openssl rand -hex 32)'));

@@ -330,6 +330,11 @@ export function loadConfig(env: Env = process.env): Config {
   }
 
   const adminToken = opt(env, 'ADMIN_TOKEN') ?? null;
+  // Sent as `Authorization: Bearer <token>`: one run of visible ASCII is all such a header carries,
+  // so any other token would make every /admin request answer 401 (in any environment).
+  if (adminToken !== null && !/^[\x21-\x7e]+$/.test(adminToken)) {
+    bad('ADMIN_TOKEN', `must be visible ASCII characters with no spaces (it is sent as Authorization: Bearer <token>): use ${ADMIN_TOKEN_ADVICE}`);
+  }
   const webhookAllowPrivate = flag(env, 'WEBHOOK_ALLOW_PRIVATE');
   if (env.NODE_ENV === 'production') refuseDevelopmentSettings(adminToken, webhookAllowPrivate);
 
