@@ -8144,7 +8144,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid request body; merchant_name must not contain NUL characters; merchant_name must not contain unpaired surrogates; email must not contain NUL characters; email must not contain unpaired surrogates; password must not contain NUL characters; password must not contain unpaired surrogates; referral_code must not contain NUL characters; referral_code must not contain unpaired surrogates; merchant_name is required; invalid email address; password must be at least 8 characters; password must be at most 1024 characters; Idempotency-Key must be 1 to 255 characters */
+            /** @description invalid request body; merchant_name must not contain NUL characters; merchant_name must not contain unpaired surrogates; email must not contain NUL characters; email must not contain unpaired surrogates; password must not contain NUL characters; password must not contain unpaired surrogates; referral_code must not contain NUL characters; referral_code must not contain unpaired surrogates; merchant_name is required; merchant_name must be at most 200 characters; invalid email address; password must be at least 8 characters; password must be at most 1024 characters; Idempotency-Key must be 1 to 255 characters */
             400: {
                 headers: {
                     [name: string]: unknown;

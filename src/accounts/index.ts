@@ -33,6 +33,6 @@ export { NO_REFRESH_TOKEN } from './refresh.ts';
 export { ROLE_MESSAGE } from './roles.ts';
 export { ENABLED_TOKENS_EMPTY, SETTLEMENT_INVALID, TOLERANCE_RANGE } from './settings-patch.ts';
 export { ENABLED_REQUIRED } from './settings.ts';
-export { MERCHANT_NAME_REQUIRED } from './signup.ts';
+export { MERCHANT_NAME_REQUIRED, MERCHANT_NAME_TOO_LONG } from './signup.ts';
 export { LAST_OWNER } from './team.ts';
 export { EMAIL_TAKEN, PASSWORD_TOO_LONG, PASSWORD_TOO_SHORT } from './validate.ts';

@@ -1,6 +1,6 @@
 // Sign-up: a merchant, its owner, the first test and live keys and a session, in one transaction.
-import { badRequest, conflict } from '../platform/errors.ts';
-import { longerThan } from '../platform/fields.ts';
+import { conflict } from '../platform/errors.ts';
+import { requireCapped, tooLongMessage } from '../platform/text-input.ts';
 import { newId } from '../platform/ids.ts';
 import type { Database, Tx } from '../platform/db/index.ts';
 import { merchants, users, type ApiKeyRow, type MerchantRow, type UserRow } from './schema.ts';
@@ -12,6 +12,9 @@ import { EMAIL_TAKEN, isUniqueViolation, requireEmail, requireNewPassword } from
 import type { RequestOrigin } from '../audit/index.ts';
 
 export const MERCHANT_NAME_REQUIRED = 'merchant_name is required';
+/** Characters (code points, once trimmed) a merchant's name may have. */
+export const MERCHANT_NAME_MAX = 200;
+export const MERCHANT_NAME_TOO_LONG = tooLongMessage('merchant_name', MERCHANT_NAME_MAX);
 
 export interface SignupInput {
   merchant_name?: unknown;
@@ -41,8 +44,7 @@ export interface SignupEnrollment {
 export type SignupHook = (tx: Tx, s: SignupEnrollment) => Promise<void>;
 
 export async function signup(db: Database, input: SignupInput, now: Date, origin: RequestOrigin, hook?: SignupHook): Promise<SignupResult> {
-  const name = typeof input.merchant_name === 'string' ? input.merchant_name.trim() : '';
-  if (!name || longerThan(name, 200)) throw badRequest(MERCHANT_NAME_REQUIRED);
+  const name = requireCapped('merchant_name', input.merchant_name, MERCHANT_NAME_REQUIRED, MERCHANT_NAME_MAX);
   const email = requireEmail(input.email);
   const password = requireNewPassword(input.password);
   // Kept as given when it could be a code (8 of A-Z0-9, any case); anything else names no one.

@@ -66,7 +66,10 @@ describeEachDb('accounts core', (h) => {
     [{ email: 'a@b.co', password: 'longenough1' }, 'merchant_name is required'],
     [{ merchant_name: '   ', email: 'a@b.co', password: 'longenough1' }, 'merchant_name is required'],
     [{ merchant_name: 7, email: 'a@b.co', password: 'longenough1' }, 'merchant_name is required'],
-    [{ merchant_name: '\u{1F600}'.repeat(201), email: 'a@b.co', password: 'longenough1' }, 'merchant_name is required'],
+    // a name that is there but too long says so, as every other capped text field does
+    [{ merchant_name: '\u{1F600}'.repeat(201), email: 'a@b.co', password: 'longenough1' }, 'merchant_name must be at most 200 characters'],
+    [{ merchant_name: `  ${'x'.repeat(201)}  `, email: 'a@b.co', password: 'longenough1' }, 'merchant_name must be at most 200 characters'],
+    [{ merchant_name: 'A\u0000B', email: 'a@b.co', password: 'longenough1' }, 'merchant_name must not contain NUL characters'],
     [{ merchant_name: 'X', email: 'not-an-email', password: 'longenough1' }, 'invalid email address'],
     [{ merchant_name: 'X', email: ['a@b.co'], password: 'longenough1' }, 'invalid email address'],
     [{ merchant_name: 'X', email: 'a@b.co', password: 'short' }, 'password must be at least 8 characters'],

@@ -23,6 +23,7 @@ import { noContract, noNode, notEnabled } from '../../src/payments/coin.ts';
 import { DESCRIPTION_TOO_LONG, pageUrlMessage, positiveDecimalMessage, SIMULATE_UNKNOWN } from '../../src/payments/create-input.ts';
 import { METADATA_TOO_LARGE, nulMessage, textMessage } from '../../src/platform/fields.ts';
 import { mustBeBoolean } from '../../src/accounts/settings-patch.ts';
+import { MERCHANT_NAME_TOO_LONG } from '../../src/accounts/signup.ts';
 import { CATEGORY_MESSAGE } from '../../src/notifications/index.ts';
 import { onlyFailedResolve, STATUS_FILTER_MESSAGE } from '../../src/webhooks/delivery-store.ts';
 import { PAYOUT_STATUS_INVALID } from '../../src/settlement/payouts/payout-service.ts';
@@ -193,7 +194,7 @@ describe('OpenAPI document', () => {
       DESCRIPTION_TOO_LONG, METADATA_TOO_LARGE, SIMULATE_UNKNOWN, positiveDecimalMessage('price_amount'), textMessage('name', 200), ...['order_id', 'name', 'description'].map(nulMessage),
       ADDRESS_NOT_ACTIVE_EXAMPLE, ...PAYOUT_QUOTE_ERRORS, balanceHolds('USDT_TRC20', 12_500_000n), amountBelowFee('USDT_TRC20', 1_000_000n), belowNetworkFee(1_000_000n), referralBalanceHolds(12_500_000n),
       tokenContractAddress('USDT_ERC20'), tokenContractAddress('USDT_TRC20'), noCurrentPriceMessage('BNB'),
-      notSimulatable('confirmed'), noOtherAsset('BTC'), SETTLEMENT_STATUS_INVALID, SETTLEMENT_MODE_INVALID, givenOnce('payment_id'),
+      notSimulatable('confirmed'), noOtherAsset('BTC'), SETTLEMENT_STATUS_INVALID, SETTLEMENT_MODE_INVALID, givenOnce('payment_id'), MERCHANT_NAME_TOO_LONG,
     ]);
     // What the body parser refuses in any body, named by the top-level field.
     const bodyField = (m: string) => { const field = m.split(' ')[0]; return [nulMessage(field), surrogateMessage(field), bodyDepthMessage(field)].includes(m); };

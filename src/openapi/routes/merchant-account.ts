@@ -5,7 +5,7 @@ import { arr, bool, int, listLimit, message, nullable, obj, oneOf, page, ref, st
 import { LIST_AUDIT, LIST_DEFAULT } from '../../platform/list-params.ts';
 import {
   ACCESS_INVALID, CREDENTIALS_REQUIRED, EMAIL_TAKEN, ENABLED_REQUIRED, ENABLED_TOKENS_EMPTY, INSUFFICIENT_PERMISSIONS,
-  INVALID_CREDENTIALS, INVALID_EMAIL, INVITATION_INVALID, LABEL_INVALID, LAST_OWNER, MERCHANT_NAME_REQUIRED, NO_REFRESH_TOKEN,
+  INVALID_CREDENTIALS, INVALID_EMAIL, INVITATION_INVALID, LABEL_INVALID, LAST_OWNER, MERCHANT_NAME_REQUIRED, MERCHANT_NAME_TOO_LONG, NO_REFRESH_TOKEN,
   PASSWORDS_REQUIRED, PASSWORD_TOO_LONG, PASSWORD_TOO_SHORT, ROLE_MESSAGE, SETTLEMENT_INVALID, STORE_NAME_INVALID, STORE_NAME_MAX, TOLERANCE_RANGE,
   UNKNOWN_STORE, SUSPENDED, WRONG_CURRENT_PASSWORD,
 } from '../../accounts/index.ts';
@@ -53,7 +53,7 @@ export const MERCHANT_ACCOUNT_ROUTES: RouteDoc[] = [
     bodyExample: { merchant_name: 'Acme', email: 'owner@acme.example', password: 'correct-horse-9' },
     responses: { 201: { description: 'the account, its first test and live keys (secrets shown only here) and a session; sets the refresh cookie',
       schema: obj({ merchant: ref('Merchant'), user: ref('User'), api_keys: arr(obj({ api_key: ref('ApiKey'), secret: str() }, ['api_key', 'secret'])), access_token: str(), expires_at: time(), role: ROLE }, ['merchant', 'user', 'api_keys', 'access_token', 'expires_at', 'role']) } },
-    errors: { 400: [MERCHANT_NAME_REQUIRED, INVALID_EMAIL, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG], 409: [EMAIL_TAKEN], 429: [RATE_LIMITED] },
+    errors: { 400: [MERCHANT_NAME_REQUIRED, MERCHANT_NAME_TOO_LONG, INVALID_EMAIL, PASSWORD_TOO_SHORT, PASSWORD_TOO_LONG], 409: [EMAIL_TAKEN], 429: [RATE_LIMITED] },
   },
   {
     method: 'POST', path: '/merchant/login', tag: 'Session', auth: 'none', summary: 'Sign in (5 attempts a second per IP address); sets the refresh cookie',
