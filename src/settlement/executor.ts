@@ -57,11 +57,13 @@ export function settlePayment(ex: Database | Tx, input: SettleInput, deps: Execu
 
 /**
  * Scheduled merchants on `instant`: a payout per credited payment (under $10 it waits). Called only
- * when a plan credited the balance (the hourly run likewise waits for a credit: scheduled.ts).
+ * when a plan credited the balance (the hourly run likewise waits for a credit: scheduled.ts). A
+ * suspended merchant's balance is not requested out: the credit stays newer than their last
+ * scheduled payout, so the first hourly run after they are reinstated pays it, as it skips them till then.
  */
 async function instantPayout(tx: Executor, merchantId: string, deps: ExecutorDeps, now: Date): Promise<void> {
-  const [m] = await tx.select({ schedule: merchants.payoutSchedule }).from(merchants).where(eq(merchants.id, merchantId));
-  if (m?.schedule === 'instant') await scheduledPayout(tx, merchantId, deps.market.snapshot(true), deps.ownAddresses, now);
+  const [m] = await tx.select({ schedule: merchants.payoutSchedule, status: merchants.status }).from(merchants).where(eq(merchants.id, merchantId));
+  if (m?.schedule === 'instant' && m.status === 'active') await scheduledPayout(tx, merchantId, deps.market.snapshot(true), deps.ownAddresses, now);
 }
 
 /** Plans again every settlement waiting for an address whose time has come (rule 3); returns how many. */

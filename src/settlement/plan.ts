@@ -50,6 +50,11 @@ export interface PlanInput {
   now: Date;
   /** USDT_TRC20 available before this plan; rule 6's automatic payout takes all of it. Default 0. */
   balance_available?: bigint;
+  /**
+   * The merchant is suspended: rule 6's automatic payout is not requested, the fallback stays in the
+   * balance, and the automatic run (auto-retry.ts) pays it once they are reinstated.
+   */
+  payouts_paused?: boolean;
   /** Live: the coins the service can pay out from its hot wallets (conversion targets); absent: all. */
   can_pay_out?: (to: TokenSymbol, from: TokenSymbol) => boolean;
   /** The executor refused the conversion at execution (rule 5's guard): rule 6 with this note. */
@@ -244,7 +249,7 @@ function finish(b: PlanBase, input: PlanInput, fees: Omit<CoinSplit, 'amount'>, 
   }
   const balance_credit = wallet ? [] : [sent];
   let payout_request: AutoPayoutRequest | undefined;
-  if (live && route.kind === 'balance_fallback' && input.payment.settlement === 'direct' && sent.token === BALANCE_TOKEN) {
+  if (live && !input.payouts_paused && route.kind === 'balance_fallback' && input.payment.settlement === 'direct' && sent.token === BALANCE_TOKEN) {
     payout_request = autoPayout((input.balance_available ?? 0n) + sent.amount, input.addresses, input.now);
   }
   return {

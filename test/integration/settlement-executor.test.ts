@@ -10,6 +10,7 @@ import { ADDR, addMember, expectLedgerHolds, input, payment, type Member } from 
 import { ManualClock } from '../../src/platform/clock.ts';
 import { appendEvent, events } from '../../src/events/index.ts';
 import { merchants } from '../../src/accounts/schema.ts';
+import { patchMerchant } from '../../src/accounts/admin-merchants.ts';
 import type { Actor } from '../../src/audit/index.ts';
 import type { Executor } from '../../src/platform/db/index.ts';
 import type { SettleInput } from '../../src/settlement/index.ts';
@@ -294,6 +295,46 @@ describeEachDb('settlement executor', (h) => {
     const made = await h.db().orm.select().from(payouts).where(eq(payouts.merchantId, m.id));
     expect(made).toMatchObject([{ requestedBy: 'auto', status: 'requested', token: 'USDT_BEP20', fromToken: 'USDT_TRC20', amount: USDT(10) }]);
     expect(await balanceOf(m.id, true, 'USDT_TRC20')).toEqual({ available: 0n, pending: USDT(10) });
+  });
+
+  it('requests no automatic payout for a suspended merchant (instant, rule 6); once reinstated the next run pays the whole balance', async () => {
+    const admin: Actor = { kind: 'admin' };
+    const setStatus = (id: string, status: string) => patchMerchant(h.db(), id, { status }, admin, clock.now());
+    const payoutsOf = (id: string) => h.db().orm.select().from(payouts).where(eq(payouts.merchantId, id));
+
+    // a scheduled merchant paid out after each credit
+    const inst = await newMerchant();
+    await h.db().orm.update(merchants).set({ settlement: 'scheduled', payoutSchedule: 'instant' }).where(eq(merchants.id, inst.id));
+    await addAddress(inst, true, 'USDT_TRC20', ADDR.TRON);
+    await setStatus(inst.id, 'suspended');
+    const [credit] = await settle(input(payment(inst.id, { livemode: true, settlement: 'scheduled' }), [{ amount: USDT(20), usd: '20' }]));
+    expect(credit).toMatchObject({ mode: 'custodial', status: 'completed' });
+    expect(await payoutsOf(inst.id)).toEqual([]);
+    clock.advance(HOUR);
+    expect((await t.services.settlement.runScheduledPayouts()).filter((x) => x.merchantId === inst.id)).toEqual([]);
+    expect(await balanceOf(inst.id, true, 'USDT_TRC20')).toEqual({ available: credit.net, pending: 0n });
+
+    // a direct merchant whose unconvertible deposits are kept in the USDT balance (rule 6)
+    const direct = await newMerchant();
+    await addAddress(direct, true, 'USDT_BEP20', ADDR.EVM);
+    await setStatus(direct.id, 'suspended');
+    const small = () => payment(direct.id, { livemode: true, token: 'USDT_TRC20' });
+    const [s1] = await settle(input(small(), [{ amount: USDT(10), usd: '10' }]));
+    const [s2] = await settle(input(small(), [{ amount: USDT(10), usd: '10' }]));
+    expect([s1.mode, s2.mode]).toEqual(['custodial', 'custodial']);
+    await t.services.settlement.replanDue();
+    expect(await payoutsOf(direct.id)).toEqual([]);
+    expect(await balanceOf(direct.id, true, 'USDT_TRC20')).toEqual({ available: s1.net + s2.net, pending: 0n });
+
+    // reinstated: the next runs request all of it, as if the payouts had only waited
+    await setStatus(inst.id, 'active');
+    await setStatus(direct.id, 'active');
+    clock.advance(HOUR);
+    expect((await t.services.settlement.runScheduledPayouts()).filter((x) => x.merchantId === inst.id))
+      .toMatchObject([{ requestedBy: 'scheduler', status: 'requested', token: 'USDT_TRC20', amount: credit.net }]);
+    await t.services.settlement.replanDue();
+    expect(await payoutsOf(direct.id)).toMatchObject([{ requestedBy: 'auto', status: 'requested', token: 'USDT_BEP20', amount: s1.net + s2.net }]);
+    expect(await balanceOf(direct.id, true, 'USDT_TRC20')).toEqual({ available: 0n, pending: s1.net + s2.net });
   });
 
   it('pays a scheduled merchant\'s balance out daily from $10, instant ones after each credit', async () => {
