@@ -60,10 +60,12 @@ export function settlePayment(ex: Database | Tx, input: SettleInput, deps: Execu
  * when a plan credited the balance (the hourly run likewise waits for a credit: scheduled.ts). A
  * suspended merchant's balance is not requested out: the credit stays newer than their last
  * scheduled payout, so the first hourly run after they are reinstated pays it, as it skips them till then.
+ * The payment keeps the mode it was made in (its credit goes to the balance), but paying the balance
+ * out follows the merchant's settings now, as the hourly run does: one turned custodial since keeps it.
  */
 async function instantPayout(tx: Executor, merchantId: string, deps: ExecutorDeps, now: Date): Promise<void> {
-  const [m] = await tx.select({ schedule: merchants.payoutSchedule, status: merchants.status }).from(merchants).where(eq(merchants.id, merchantId));
-  if (m?.schedule === 'instant' && m.status === 'active') await scheduledPayout(tx, merchantId, deps.market.snapshot(true), deps.ownAddresses, now);
+  const [m] = await tx.select({ settlement: merchants.settlement, schedule: merchants.payoutSchedule, status: merchants.status }).from(merchants).where(eq(merchants.id, merchantId));
+  if (m?.settlement === 'scheduled' && m.schedule === 'instant' && m.status === 'active') await scheduledPayout(tx, merchantId, deps.market.snapshot(true), deps.ownAddresses, now);
 }
 
 /** Plans again every settlement waiting for an address whose time has come (rule 3); returns how many. */

@@ -337,6 +337,19 @@ describeEachDb('settlement executor', (h) => {
     expect(await balanceOf(direct.id, true, 'USDT_TRC20')).toEqual({ available: 0n, pending: s1.net + s2.net });
   });
 
+  it('a payment made while scheduled and settled after the merchant turned custodial credits the balance and pays nothing out, instant schedule or not', async () => {
+    const m = await newMerchant();
+    await h.db().orm.update(merchants).set({ settlement: 'scheduled', payoutSchedule: 'instant' }).where(eq(merchants.id, m.id));
+    await addAddress(m, true, 'USDT_TRC20', ADDR.TRON);
+    const made = payment(m.id, { livemode: true, settlement: 'scheduled' });
+    // custodial now: the balance is the merchant's to pay out by hand (the hourly run skips them too)
+    await h.db().orm.update(merchants).set({ settlement: 'custodial' }).where(eq(merchants.id, m.id));
+    const [credit] = await settle(input(made, [{ amount: USDT(20), usd: '20' }]));
+    expect(credit).toMatchObject({ mode: 'custodial', status: 'completed' });
+    expect(await h.db().orm.select().from(payouts).where(eq(payouts.merchantId, m.id))).toEqual([]);
+    expect(await balanceOf(m.id, true, 'USDT_TRC20')).toEqual({ available: credit.net, pending: 0n });
+  });
+
   it('pays a scheduled merchant\'s balance out daily from $10, instant ones after each credit', async () => {
     const m = await newMerchant();
     await h.db().orm.update(merchants).set({ settlement: 'scheduled', payoutSchedule: 'daily' }).where(eq(merchants.id, m.id));
