@@ -460,6 +460,27 @@ describeEachDb('referral payouts', (h) => {
       expect(statuses).toEqual(['requested', 'processing', 'paid']);
     });
 
+    it('is marked paid by the operator with an optional note saying how, when paid outside the usual flow', async () => {
+      const a = await setup();
+      const p = (await request(a.finance, { amount: 100 })).json().payout;
+      await admin(t, 'POST', `/admin/affiliate/payouts/${p.id}/process`);
+      for (const note of [5, ['x'], {}]) await refused(await admin(t, 'POST', `/admin/affiliate/payouts/${p.id}/paid`, { tx_id: 'abc', note }), 400, 'note must be text');
+      await refused(await admin(t, 'POST', `/admin/affiliate/payouts/${p.id}/paid`, { tx_id: 'abc', note: 'n'.repeat(501) }), 400, 'note must be at most 500 characters');
+      await refused(await admin(t, 'POST', `/admin/affiliate/payouts/${p.id}/paid`, { tx_id: 'abc', note: 'a\u0000' }), 400, 'note must not contain NUL characters');
+      const paid = await admin(t, 'POST', `/admin/affiliate/payouts/${p.id}/paid`, { tx_id: 'exchange-withdrawal-77', note: '  sent from the exchange account by hand  ' });
+      expect(paid.statusCode).toBe(200);
+      expect(paid.json().payout).toMatchObject({ status: 'paid', tx_id: 'exchange-withdrawal-77', note: 'sent from the exchange account by hand' });
+      expect((await send(a.finance, 'GET', `/merchant/affiliate/payouts/${p.id}`)).json().payout.note).toBe('sent from the exchange account by hand');
+      // without a note (or a blank one) the payout has none
+      for (const note of [undefined, null, '   ']) {
+        const q = (await request(a.finance, { amount: 100 })).json().payout;
+        await admin(t, 'POST', `/admin/affiliate/payouts/${q.id}/process`);
+        const res = await admin(t, 'POST', `/admin/affiliate/payouts/${q.id}/paid`, { tx_id: 'tx', ...(note === undefined ? {} : { note }) });
+        expect(res.json().payout.status).toBe('paid');
+        expect(res.json().payout).not.toHaveProperty('note');
+      }
+    });
+
     it('is rejected by the operator from requested or processing with a note: the amount is back, "Payout rejected"', async () => {
       const a = await setup();
       for (const process of [false, true]) {

@@ -18,7 +18,7 @@ export const OPEN_STATUSES = ['requested', 'processing'] as const;
 export type PayoutMove =
   | { to: 'canceled'; by: string }
   | { to: 'processing' }
-  | { to: 'paid'; txId: string }
+  | { to: 'paid'; txId: string; note?: string }
   | { to: 'rejected'; note: string };
 
 const FROM: Record<PayoutMove['to'], readonly string[]> = {
@@ -29,7 +29,7 @@ function changes(move: PayoutMove, now: Date): Partial<AffiliatePayoutRow> {
   switch (move.to) {
     case 'canceled': return { canceledBy: move.by, canceledAt: now };
     case 'processing': return { approvedAt: now };
-    case 'paid': return { txId: move.txId, paidAt: now };
+    case 'paid': return { txId: move.txId, paidAt: now, ...(move.note !== undefined ? { note: move.note } : {}) };
     case 'rejected': return { note: move.note, rejectedAt: now };
   }
 }

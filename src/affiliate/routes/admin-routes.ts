@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { adminRoute } from '../../admin/index.ts';
 import { bodyObject } from '../../accounts/index.ts';
-import { notFound } from '../../platform/errors.ts';
+import { badRequest, notFound } from '../../platform/errors.ts';
 import { queryOf } from '../../platform/http/index.ts';
 import { isIdShaped } from '../../platform/fields.ts';
 import { NOTE_MAX, requireCapped, requireText, TX_ID_MAX } from '../../platform/text-input.ts';
@@ -14,11 +14,24 @@ import type { PayoutMove } from '../payouts/moves.ts';
 import { listPayouts } from '../payouts/list.ts';
 
 export const REASON_REQUIRED = 'reason is required';
+/** An optional note that is there but no text (a number, blank spaces). */
+export const NOTE_NOT_TEXT = 'note must be text';
+
+/** An optional note: absent, null or blank is none; other than text 400 `note must be text`. */
+function optionalNote(v: unknown): { note?: string } {
+  if (v === undefined || v === null) return {};
+  if (typeof v !== 'string') throw badRequest(NOTE_NOT_TEXT);
+  return v.trim() === '' ? {} : { note: requireCapped('note', v, NOTE_NOT_TEXT, NOTE_MAX) };
+}
 
 /** The move an operator route asks for, from its body. */
 const MOVES: Record<'process' | 'paid' | 'reject', (body: Record<string, unknown>) => PayoutMove> = {
   process: () => ({ to: 'processing' }),
-  paid: (b) => ({ to: 'paid', txId: requireCapped('tx_id', b.tx_id, TX_ID_REQUIRED, TX_ID_MAX) }),
+  // an optional note says how it was paid when not the usual way (spec 2: `note`, "text when paid outside the usual flow")
+  paid: (b) => ({
+    to: 'paid', txId: requireCapped('tx_id', b.tx_id, TX_ID_REQUIRED, TX_ID_MAX),
+    ...optionalNote(b.note),
+  }),
   reject: (b) => ({ to: 'rejected', note: requireCapped('note', b.note, NOTE_REQUIRED, NOTE_MAX) }),
 };
 
