@@ -1,5 +1,6 @@
 // Notifications of the mode (CONTRACT.md Notifications): unread first to read, marked read one by
-// one or all at once, new ones arriving live from `notification`.
+// one or all at once, new ones arriving live from `notification`, and marks made in another tab
+// of the reader arriving from `notification:read` (sent to the reader's sockets only).
 import { useEffect, useState } from 'preact/hooks';
 import { qs, type Json } from '../lib/api.ts';
 import { useApp, withMode } from '../lib/context.ts';
@@ -11,7 +12,10 @@ export default function Notifications() {
   const [unread, setUnread] = useState(false);
   const [offset, setOffset] = useState(0);
   const list = useLoad(() => ctx.api.get(withMode(`/merchant/notifications${qs({ unread, limit: 50, offset })}`, ctx)), [ctx.test, unread, offset]);
-  useEffect(() => ctx.live.on('notification', () => list.reload()), [ctx.test, unread, offset]);
+  useEffect(() => {
+    const offs = ['notification', 'notification:read'].map((event) => ctx.live.on(event, () => list.reload()));
+    return () => { for (const off of offs) off(); };
+  }, [ctx.test, unread, offset]);
   const read = useAction(async (body: Json) => { await ctx.api.post('/merchant/notifications/read', body); list.reload(); });
   return (
     <>
