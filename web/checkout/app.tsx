@@ -110,6 +110,16 @@ interface PageProps {
   onSimulate: (outcome: string) => void;
 }
 
+/**
+ * Why the payment is not shown: an unknown token in the payer's language; another 4xx in the API's
+ * words, meant for whoever asked (e.g. a rate limit); a 5xx or no answer at all (status 0) in the
+ * payer's language, as the page keeps trying.
+ */
+function firstLoadError(error: RequestError, t: (key: 'notFound' | 'loadFailed') => string): string {
+  if (error.status === 404) return t('notFound');
+  return error.status >= 400 && error.status < 500 ? error.message : t('loadFailed');
+}
+
 function Page({ p, error, busy, chosenHere, api, networks, onChoose, onSimulate }: PageProps) {
   const { t } = useT();
   if (!p) {
@@ -118,7 +128,7 @@ function Page({ p, error, busy, chosenHere, api, networks, onChoose, onSimulate 
         <section class="card">
           <h1>{t('payment')}</h1>
           <p id="status" class="status" role="status" aria-live="polite" data-tone={error ? 'bad' : ''}>
-            {error ? (error.status === 404 ? t('notFound') : t('loadFailed')) : t('loading')}
+            {error ? firstLoadError(error, t) : t('loading')}
           </p>
         </section>
       </main>
