@@ -77,7 +77,7 @@ export interface paths {
         };
         /**
          * The hosted link page: makes the payment and redirects to its checkout
-         * @description Served only when a checkout page is (CHECKOUT_URL not empty).
+         * @description Served only when a checkout page is (CHECKOUT_URL not empty). A refusal below 500 comes as an HTML page with its status and message when the request accepts text/html (a browser), else as the JSON below.
          */
         get: operations["getLBySlug"];
         put?: never;

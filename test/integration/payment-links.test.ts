@@ -408,6 +408,35 @@ describeEachDb('payment links', (h) => {
     expect((await pay(slugOf(link))).statusCode).toBe(201);
   });
 
+  // The page is opened by people, in a browser: its refusals are a page saying why, with the same
+  // status (and Retry-After for the limit); a client asking for JSON still gets `{"error"}`.
+  it('answers a browser the hosted page\'s refusals as a readable page with their status and message', async () => {
+    const browser = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
+    const open = (slug: string, ip = randomIp()) => t.app.inject({ method: 'GET', url: `/l/${slug}`, headers: browser, remoteAddress: ip });
+    const expectPage = (res: Awaited<ReturnType<typeof open>>, status: number, message: string) => {
+      expect(res.statusCode).toBe(status);
+      expect(res.headers['content-type']).toMatch(/^text\/html; charset=utf-8/);
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.body).toMatch(/^<!doctype html>/i);
+      expect(res.body).toContain(`<p class="status" role="alert">${message}</p>`);
+    };
+    expectPage(await open('nope'), 404, 'not found');
+    const link = await makeLink();
+    const ip = randomIp();
+    for (let i = 0; i < 5; i++) expect((await pay(slugOf(link), undefined, ip)).statusCode).toBe(201);
+    const limited = await open(slugOf(link), ip);
+    expectPage(limited, 429, 'rate limit exceeded');
+    expect(limited.headers['retry-after']).toBe('1');
+    const acct = await signupAccount(t.app);
+    const btcOnly = await makeLink({ tokens: ['BTC'] }, acct.accessToken);
+    await inject({ method: 'PATCH', url: '/merchant/settings', headers: tokenHeader(acct.accessToken), payload: { enabled_tokens: ['ETH'] } });
+    expectPage(await open(slugOf(btcOnly)), 403, 'this link is not taking payments right now');
+    await inject({ method: 'PATCH', url: `/merchant/links/${link.id}`, headers: tokenHeader(dev.accessToken), payload: { active: false } });
+    expectPage(await open(slugOf(link)), 404, 'not found');
+    const json = await t.app.inject({ method: 'GET', url: `/l/${slugOf(link)}`, headers: { accept: 'application/json' }, remoteAddress: randomIp() });
+    expect([json.statusCode, json.json()]).toEqual([404, { error: 'not found' }]);
+  });
+
   it('counts the link\'s payments and confirmed volume from the outbox, once however often events are handed over', async () => {
     const acct = await signupAccount(t.app);
     const link = await makeLink({ amount_usd: '10.5' }, acct.accessToken);

@@ -2,7 +2,8 @@
 // - POST /l/{slug}/payments (CORS open): a new payment of the link, its payer's view with checkout_url;
 // - GET {checkout_base}/l/{slug}: the hosted page. It makes the payment and answers 303 to that
 //   payment's checkout page (/pay/<checkout_token>), which does the rest. Served only when a
-//   checkout page is (CHECKOUT_URL not empty).
+//   checkout page is (CHECKOUT_URL not empty). A browser is told of a refusal (unknown or inactive
+//   link, not taking payments, the rate limit) by a page with the message, other clients by JSON.
 // Both share one limit of 5 a second per IP address. Abuse: see README "Payment links".
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import cors from '@fastify/cors';
@@ -10,6 +11,8 @@ import { bodyObject, limitByIp, type AccountsService } from '../../accounts/inde
 import { requestOrigin, type Actor } from '../../audit/index.ts';
 import type { LinksService } from '../service.ts';
 import { paramOf } from '../../platform/http/index.ts';
+import { AppError } from '../../platform/errors.ts';
+import { sendErrorPage, wantsHtml } from './link-page-error.ts';
 
 export const LINK_RATE_PER_IP = 5;
 const BUCKET = 'link-pay';
@@ -50,8 +53,15 @@ export async function registerLinkPublicRoutes(app: FastifyInstance, accounts: A
     handler: async (req, reply) => {
       const slug = slugOf(req);
       reply.header('cache-control', 'no-store').header('x-robots-tag', 'noindex').header('referrer-policy', 'no-referrer');
-      await limit(req);
-      const page = await links.openPage(slug, cookieValue(req, cookieName(slug)), customerActor(req));
+      let page: Awaited<ReturnType<LinksService['openPage']>>;
+      try {
+        await limit(req);
+        page = await links.openPage(slug, cookieValue(req, cookieName(slug)), customerActor(req));
+      } catch (err) {
+        // A payer's browser gets the refusal as a page; anything else its JSON (the error mapper).
+        if (err instanceof AppError && err.status < 500 && wantsHtml(req)) return sendErrorPage(reply, err);
+        throw err;
+      }
       reply.header('set-cookie', `${cookieName(slug)}=${page.checkoutToken}; Path=/l/${slug}; Max-Age=${COOKIE_MAX_AGE_S}; HttpOnly; SameSite=Lax${secure}`);
       return reply.redirect(page.checkoutUrl, 303);
     },

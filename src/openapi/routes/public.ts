@@ -49,7 +49,7 @@ export const PUBLIC_ROUTES: RouteDoc[] = [
   },
   {
     method: 'GET', path: '/l/:slug', tag: 'Payment links', auth: 'none', summary: 'The hosted link page: makes the payment and redirects to its checkout',
-    description: 'Served only when a checkout page is (CHECKOUT_URL not empty).',
+    description: 'Served only when a checkout page is (CHECKOUT_URL not empty). A refusal below 500 comes as an HTML page with its status and message when the request accepts text/html (a browser), else as the JSON below.',
     // The page makes the payment POST /l/{slug}/payments makes, so it answers that route's refusals
     // (but those of a body: it takes none).
     responses: { 303: { description: 'redirect to the new payment\'s checkout page' } },
