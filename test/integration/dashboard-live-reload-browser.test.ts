@@ -12,6 +12,7 @@ import { newId } from '../../src/platform/ids.ts';
 import { dec } from '../../src/money/decimal.ts';
 import { payouts } from '../../src/settlement/index.ts';
 import { deliveries } from '../../src/webhooks/index.ts';
+import { ADDR } from '../harness/settlement.ts';
 
 const WAIT = { timeout: 30_000 };
 const hasChromium = chromiumPresent('dashboard live reload browser tests');
@@ -91,6 +92,31 @@ describe.skipIf(!hasChromium)('dashboard lists reloaded by socket events in Chro
     const set = await env.t.app.inject({ method: 'PUT', url: '/merchant/webhook?mode=test', headers: tokenHeader(owner.accessToken), payload: { url: receiver.url } });
     expect(set.statusCode).toBe(200);
     await expect.poll(() => hook.getByLabel('Endpoint URL').inputValue(), WAIT).toBe(receiver.url);
+    await context.close();
+    await receiver.close();
+  });
+
+  // The overview's setup checklist follows the events that change its items (spec 6.3
+  // `webhook:update`, `payout_address:update`, `api_key:update`, `dashboard:update`): a teammate's
+  // webhook or payout address ticks its item without a reload.
+  it("the overview's setup checklist follows webhook:update and payout_address:update", async ({ expect }) => {
+    const receiver = await Receiver.start();
+    const fresh = await signupAccount(env.t.app, { merchant_name: 'Checklist' });
+    const context = await env.browser.newContext({ locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(`${env.t.url}/`);
+    await signInOnPage(page, fresh);
+    const list = page.getByRole('list', { name: 'Setup checklist' });
+    const hookItem = list.getByRole('listitem').filter({ hasText: 'Webhook URL set' });
+    const addrItem = list.getByRole('listitem').filter({ hasText: 'Payout address added' });
+    await hookItem.getByRole('link', { name: 'Set it up' }).waitFor(WAIT);
+    await page.getByText('Live updates on').waitFor(WAIT);
+    const set = await env.t.app.inject({ method: 'PUT', url: '/merchant/webhook', headers: tokenHeader(fresh.accessToken), payload: { url: receiver.url } });
+    expect(set.statusCode).toBe(200);
+    const added = await env.t.app.inject({ method: 'POST', url: '/merchant/payout-addresses', headers: tokenHeader(fresh.accessToken), payload: { token: 'USDT_TRC20', address: ADDR.TRON, password: fresh.password } });
+    expect(added.statusCode).toBe(201);
+    await expect.poll(() => hookItem.getAttribute('class'), WAIT).toBe('done');
+    await expect.poll(() => addrItem.getAttribute('class'), WAIT).toBe('done');
     await context.close();
     await receiver.close();
   });

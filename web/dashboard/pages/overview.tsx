@@ -1,7 +1,7 @@
 // Overview: the dashboard figures, live from `dashboard:update` (filtered on livemode), the volume
 // chart by day and chain, and the setup checklist (key used, webhook, payout address, live mode)
 // with the owner's live-mode switch behind a confirmation.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { withMode, useApp } from '../lib/context.ts';
 import { href } from '../lib/router.ts';
 import { usd } from '../lib/format.ts';
@@ -29,6 +29,18 @@ function Checklist() {
       api.get(withMode('/merchant/payout-addresses', ctx)),
     ]);
     return { keys: keys?.api_keys as Json[] | undefined, hook: hook?.webhook as Json | undefined, addrs: addrs.addresses as Json[] };
+  }, [ctx.test]);
+  // Its items change with a teammate's (or another tab's) webhook, payout address or key, and a key
+  // is first used by a payment (dashboard:update): the list follows them without a reload. A busy
+  // account's payments stop asking once a key is seen used.
+  const keyUsed = useRef(false);
+  keyUsed.current = Boolean(state.data?.keys?.some((k) => k.last_used_at && !k.revoked_at));
+  useEffect(() => {
+    const offs = ['webhook:update', 'payout_address:update', 'api_key:update', 'dashboard:update'].map((event) => ctx.live.on(event, (x: Json) => {
+      if (event === 'dashboard:update' && (keyUsed.current || !dev)) return;
+      if (x?.livemode === undefined || x.livemode === !ctx.test) state.reload();
+    }));
+    return () => { for (const off of offs) off(); };
   }, [ctx.test]);
   const [confirming, setConfirming] = useState(false);
   const live = useAction(async (enabled: boolean) => {
