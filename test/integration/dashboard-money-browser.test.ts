@@ -2,7 +2,9 @@
 // decimal strings without trailing zeros (CONTRACT "Values and formats"); the pages write every
 // dollar figure with two decimals at least, coins as the API gives them.
 import { beforeAll, describe, it } from 'vitest';
-import { signupAccount, type Account } from '../harness/accounts.ts';
+import { signupAccount, tokenHeader, type Account } from '../harness/accounts.ts';
+import { ADMIN } from '../harness/affiliate.ts';
+import { ADDR } from '../harness/settlement.ts';
 import { createPayment } from '../harness/payments.ts';
 import { chromiumPresent } from '../harness/chromium.ts';
 import { dashboardInChromium, signInOnPage } from '../harness/dashboard-chromium.ts';
@@ -39,6 +41,33 @@ describe.skipIf(!hasChromium)('dashboard dollars in Chromium', { timeout: 120_00
     expect(text).toContain(`${usd(p.amount_due_usd)} = ${p.crypto_amount} ETH`);
     expect(text).toContain('0 ETH ($0.00)');
     expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  // The payout quote (GET /merchant/payouts/quote) in words and figures: coins with their symbol,
+  // dollars with two decimals, never the API's field names or ids.
+  it('shows a payout quote as readable figures', async ({ expect }) => {
+    const added = await env.t.app.inject({ method: 'POST', url: '/merchant/payout-addresses', headers: tokenHeader(owner.accessToken), payload: { token: 'USDT_TRC20', address: ADDR.TRON, label: 'Treasury', password: owner.password } });
+    expect(added.statusCode).toBe(201);
+    const credit = await env.t.app.inject({ method: 'POST', url: '/admin/ledger/adjustments', headers: ADMIN, payload: { merchant_id: owner.merchant.id, livemode: true, token: 'USDT_TRC20', amount: '1000', note: 'opening balance' } });
+    expect(credit.statusCode).toBe(201);
+    const context = await env.browser.newContext({ locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(`${env.t.url}/money`);
+    await signInOnPage(page, owner);
+    const form = page.getByRole('form', { name: 'Request a payout' });
+    await form.getByLabel('To address').selectOption({ label: 'USDT_TRC20 Treasury' });
+    await form.getByLabel('Amount').fill('100');
+    await form.getByRole('button', { name: 'Quote' }).click();
+    const quote = page.locator('dl[aria-label="Quote"]');
+    await quote.waitFor(WAIT);
+    const text = await quote.innerText();
+    expect(text).not.toMatch(/address id|from token|network_fee|usd_rate|pa_/i);
+    expect(text).toContain('100 USDT_TRC20 ($100.00)');
+    expect(text).toContain('Network fee');
+    expect(text).toMatch(/Sent to the address\s+\d[\d.]* USDT_TRC20 \(\$\d+\.\d{2}\) on tron/);
+    expect(text).toContain('1000 USDT_TRC20');
+    expect(text).toContain('$10.00');
     await context.close();
   });
 });

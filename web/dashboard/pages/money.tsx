@@ -102,6 +102,24 @@ function Addresses({ onChange }: { onChange: () => void }) {
   );
 }
 
+/**
+ * A payout quote in words: the balance it draws on, the amount, the network fee and what is sent
+ * (coins with their symbol, dollars to the cent), the smallest payout. Without an amount the quote
+ * has no amount, sent figures or rate: those lines are left out.
+ */
+function QuoteFigures({ q }: { q: Json }) {
+  const coins = (v: unknown, token: unknown, dollars: unknown) => (v === undefined ? null : `${v} ${token} (${usd(dollars)})`);
+  const lines: [string, string | null][] = [
+    ['Drawn from', `${q.from_token} on ${q.from_chain}, ${q.available} ${q.from_token} available`],
+    ['Amount', coins(q.amount, q.from_token, q.amount_usd)],
+    ['Network fee', coins(q.network_fee, q.from_token, q.network_fee_usd)],
+    ['Sent to the address', q.send_amount === undefined ? null : `${coins(q.send_amount, q.token, q.send_amount_usd)} on ${q.chain}`],
+    ['Rate', q.usd_rate === undefined ? null : `1 ${q.from_token} = ${usd(q.usd_rate)}`],
+    ['Smallest payout', usd(q.min_payout_usd)],
+  ];
+  return <dl class="kv" aria-label="Quote">{lines.filter(([, v]) => v !== null).flatMap(([k, v]) => [<dt key={`${k}-k`}>{k}</dt>, <dd key={`${k}-v`}>{v}</dd>])}</dl>;
+}
+
 function Payouts({ version }: { version: number }) {
   const ctx = useApp();
   const [offset, setOffset] = useState(0);
@@ -124,7 +142,7 @@ function Payouts({ version }: { version: number }) {
           <button type="submit" disabled={!f.address_id || request.busy}>Request payout</button>
         </form>
       )}
-      {quote && <dl class="kv" aria-label="Quote">{Object.entries(quote).flatMap(([k, v]) => [<dt key={`${k}-k`}>{k.replace(/_/g, ' ')}</dt>, <dd key={`${k}-v`}>{String(v)}</dd>])}</dl>}
+      {quote && <QuoteFigures q={quote} />}
       <ErrorNote error={getQuote.error ?? request.error ?? cancel.error} />
       {list.data ? <><Table caption="Payouts" head={['Requested', 'Coin', 'Amount', 'Fee', 'Sent', 'Status', '']} empty="No payout yet."
         rows={(list.data.payouts as Json[]).map((x) => [when(x.created_at), x.token, x.amount, x.network_fee, x.send_amount, <Status value={x.status} />,
