@@ -2,7 +2,8 @@
 // `gettransactioninfobyblocknum` for TRC-20 Transfer logs), confirmations counted from the height,
 // and the solidified block (walletsolidity) as the point at which a block is final whatever the count.
 import type { Chain } from '../../config.ts';
-import { tokensOnChain, type TokenSymbol } from '../../tokens/index.ts';
+import { setContractMissing, tokenContracts, tokensOnChain, type TokenSymbol } from '../../tokens/index.ts';
+import type { Logger } from '../../platform/logger.ts';
 import type { AddressIndex } from '../watch/address-index.ts';
 import type { BlockRef, ChainBlock, ChainReader, TxState } from '../watch/types.ts';
 import { blockTransfers } from './block-transfers.ts';
@@ -49,18 +50,45 @@ export function tronLogContracts(configured: Record<string, string>): Map<string
 export class TronReader implements ChainReader {
   readonly chain: Chain = 'tron';
   readonly #rpc: TronRpc;
-  readonly #contracts: ReadonlyMap<string, TokenSymbol>;
+  #contracts: Map<string, TokenSymbol>;
+  readonly #configured: Partial<Record<TokenSymbol, string>>;
+  #contractsChecked = false;
+  readonly #log: Logger | undefined;
 
-  constructor(rpc: TronRpc, configuredContracts: Record<string, string>) {
+  constructor(rpc: TronRpc, configuredContracts: Record<string, string>, log?: Logger) {
     this.#rpc = rpc;
     this.#contracts = tronLogContracts(configuredContracts);
+    this.#configured = tokenContracts('tron', configuredContracts);
+    this.#log = log;
   }
 
-  /** The genesis block's id. */
+  /** The genesis block's id; the first time, also which token contracts the node has (else the token is not watched). */
   async network(): Promise<string> {
     const ref = tronBlockRef(await this.#rpc.wallet('getblockbynum', { num: 0 }));
     if (!ref) throw new Error('the Tron node has no genesis block');
+    if (!this.#contractsChecked) await this.#checkContracts();
     return ref.hash;
+  }
+
+  /**
+   * A TRC-20 contract the node does not hold (the mainnet USDT on a test network or local node):
+   * java-tron's wallet/getcontract answers {} for it. Its token is left unwatched and unavailable in
+   * live mode (tokens/live-contracts.ts; CONTRACT.md TOKEN_CONTRACTS), as the EVM reader does for a
+   * contract without code: a live payment in it would wait for a deposit nothing sees.
+   */
+  async #checkContracts(): Promise<void> {
+    for (const [token, contract] of Object.entries(this.#configured) as [TokenSymbol, string][]) {
+      const hex = tronHex(contract);
+      if (!hex) continue;
+      const answer = await this.#rpc.wallet('getcontract', { value: hex });
+      const absent = typeof answer.contract_address !== 'string';
+      setContractMissing(token, contract, absent);
+      if (absent) {
+        this.#contracts.delete(hex.slice(2));
+        this.#log?.warn({ chain: this.chain, token, contract }, 'token contract has no code on the node: the token is not watched and is unavailable in live mode (set TOKEN_CONTRACTS)');
+      }
+    }
+    this.#contractsChecked = true;
   }
 
   async head(): Promise<BlockRef> {

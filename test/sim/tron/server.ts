@@ -57,6 +57,12 @@ export class TronSim {
       let body: Body = {};
       try {
         body = raw.trim() ? JSON.parse(raw) : {};
+        // java-tron's servlets also answer GET, their parameters in the query (tronweb reads
+        // wallet/getcontract so); `visible` arrives as text there
+        if (req.method === 'GET') {
+          const query = Object.fromEntries(new URL(req.url ?? '/', 'http://sim').searchParams);
+          body = { ...query, ...(query.visible !== undefined ? { visible: query.visible === 'true' } : {}) };
+        }
       } catch {
         return void json(res, { Error: 'class com.google.gson.stream.MalformedJsonException : Unterminated object' });
       }
@@ -115,6 +121,13 @@ export class TronSim {
         const a = c.account(hex, solidity ? c.solid : null);
         if (!a) return {};
         return { address: visible ? base58Address(hex) : hex, balance: Number(a.balance), create_time: a.createTime, free_net_usage: a.freeNetUsed };
+      }
+      case 'getcontract': {
+        // java-tron answers the stored SmartContract (its address, name, bytecode, ABI…), or {} for an
+        // address holding no contract; the simulated tokens have no real bytecode, so a marker stands in
+        const hex = hexAddress(String(b.value));
+        if (solidity || !c.tokens.has(hex)) return solidity ? undefined : {};
+        return { contract_address: visible ? base58Address(hex) : hex, name: 'SimToken', bytecode: '6080604052', origin_energy_limit: 10_000_000 };
       }
       case 'getaccountresource': {
         const a = c.account(String(b.address));

@@ -136,6 +136,15 @@ describe('TRON simulator, driven by tronweb', () => {
     expect(await tw.trx.getUnconfirmedBalance(to.address.base58)).toBe(3_000_000);
   });
 
+  it('answers wallet/getcontract with the contract, or {} for an address without one (as java-tron)', async () => {
+    const ask = async (value: string, visible = false) => (await fetch(`${sim.url}/wallet/getcontract`, { method: 'POST', body: JSON.stringify({ value, visible }) })).json();
+    const hex = utils.address.toHex(token).toLowerCase();
+    expect(await ask(hex)).toMatchObject({ contract_address: hex });
+    expect(await ask(token, true)).toMatchObject({ contract_address: token });
+    expect(await ask(owner.address.hex)).toEqual({});
+    expect((await tw.trx.getContract(token)).contract_address).toBe(hex);
+  });
+
   it('answers {} for what does not exist and an HTML error page when broken', async () => {
     const res = await fetch(`${sim.url}/wallet/getblockbynum`, { method: 'POST', body: JSON.stringify({ num: 99_999 }) });
     expect(await res.json()).toEqual({});
