@@ -18,20 +18,31 @@ export interface ChainView {
 
 export const NOT_WATCHED = 'no watcher for this chain in this version';
 
-export function chainViews(configured: readonly Chain[], rows: readonly ChainCursorRow[], own: ReadonlyMap<Chain, WatcherState>, now: Date): ChainView[] {
+/** A stored `ok`/`syncing` nobody has refreshed for longer than the chain may go without a block. */
+export const NOT_REPORTED = (seconds: number): string => `no process has reported on this chain for ${seconds} s: is the watching process running?`;
+
+/**
+ * `quietAfterS`: how long the watching process may leave its row unchanged while `ok` or `syncing`
+ * (it writes on every block finished and every change of status; a chain without a block for that
+ * long it would itself call `stale`). A row older than that, read by another process (an API-only
+ * one), was left by a watcher that stopped: shown `stale`, not the `ok` it last wrote.
+ */
+export function chainViews(configured: readonly Chain[], rows: readonly ChainCursorRow[], own: ReadonlyMap<Chain, WatcherState>, now: Date, quietAfterS?: (chain: Chain) => number): ChainView[] {
   return configured.map((chain) => {
     const row = rows.find((r) => r.chain === chain);
     const mine = own.get(chain);
     const height = mine?.height ?? row?.height ?? null;
     const blockTime = mine?.blockTime ?? row?.blockTime ?? null;
+    const quietS = row ? Math.floor((now.getTime() - row.updatedAt.getTime()) / 1000) : 0;
+    const abandoned = !mine && row !== undefined && (row.status === 'ok' || row.status === 'syncing') && quietAfterS !== undefined && quietS > quietAfterS(chain);
     return {
       chain,
-      status: mine?.status ?? (row?.status as ChainStatus | undefined) ?? 'down',
+      status: abandoned ? 'stale' : mine?.status ?? (row?.status as ChainStatus | undefined) ?? 'down',
       height: height === null ? null : Number(height),
       hash: mine?.hash ?? row?.hash ?? null,
       behind_seconds: blockTime === null ? null : Math.max(0, Math.floor((now.getTime() - blockTime.getTime()) / 1000)),
       rpc_url_index: mine?.rpcUrlIndex ?? row?.rpcUrlIndex ?? 0,
-      last_error: mine ? mine.lastError : row ? row.lastError : NOT_WATCHED,
+      last_error: abandoned ? NOT_REPORTED(quietS) : mine ? mine.lastError : row ? row.lastError : NOT_WATCHED,
     };
   });
 }

@@ -43,6 +43,7 @@ export class ChainWatching {
   readonly cursors: CursorStore;
   readonly reorgCounts: ReorgCounts = { reorgs: new Map(), deep: new Map() };
   readonly #platform: Platform;
+  readonly #staleAfterS: Partial<Record<Chain, number>>;
   readonly #locks: ChainLocks;
   readonly #slots = new Map<Chain, Slot>();
   readonly #configured: Chain[];
@@ -53,6 +54,7 @@ export class ChainWatching {
   constructor(platform: Platform, nodes: ChainNodes, readers: readonly ChainReader[], feedDeps: Omit<FeedDeps, 'db'>, opts: WatchingOptions = {}, own: Partial<Record<Chain, OwnWallet>> = {}) {
     const { db, config, clock, log } = platform;
     this.#platform = platform;
+    this.#staleAfterS = opts.staleAfterS ?? {};
     this.#configured = (Object.keys(nodes) as Chain[]).filter((c) => nodes[c]);
     this.cursors = new CursorStore(db, KEEP_BLOCKS);
     this.#locks = new ChainLocks(db.kind === 'postgres' ? db.url : null, log);
@@ -91,7 +93,7 @@ export class ChainWatching {
   /** Every chain with a node configured, as /admin/chains answers it. */
   async report(): Promise<ChainView[]> {
     const own = new Map([...this.#slots].filter(([, s]) => s.held).map(([chain, s]) => [chain, s.watcher.state] as const));
-    return chainViews(this.#configured, await this.cursors.list(), own, this.#platform.clock.now());
+    return chainViews(this.#configured, await this.cursors.list(), own, this.#platform.clock.now(), (chain) => this.#staleAfterS[chain] ?? STALE_AFTER_S[chain]);
   }
 
   /** Whether this process watches `chain` now. */
