@@ -209,7 +209,7 @@ describe('OpenAPI document', () => {
       for (const ex of Object.values(r.content?.['application/json']?.examples ?? {})) listed.add(`${status} ${ex.value.error}`);
     }
     // Code only /admin routes reach, and the pages outside the document (/pay/*, /dashboard).
-    const operatorOnly = /^(openapi|admin)\/|^(accounts\/admin-merchants|affiliate\/(adjustments|enroll)|settlement\/(adjustments|failed-settlements)|mail\/operator|realtime\/(checkout|dashboard)-page)\.ts$/;
+    const operatorOnly = /^(openapi|admin)\/|^(accounts\/admin-merchants|affiliate\/(adjustments|enroll|routes\/admin-routes)|settlement\/(adjustments|failed-settlements)|mail\/operator|realtime\/(checkout|dashboard)-page)\.ts$/;
     const operatorMessages = new Set([
       'note is required', 'tx_id is required', 'payout is being sent by the service', // payout review: POST /admin/payouts/:id/{reject,mark-sent,approve}
       'this merchant has a referral already', 'this referral is void already', // POST /admin/merchants/:id/referral/void
