@@ -12,6 +12,7 @@ import { LIVE_MODE_OFF } from '../accounts/authenticate.ts';
 import { API_KEY_UPDATE, MERCHANT_UPDATE } from '../accounts/socket-events.ts';
 import type { StoredEvent } from '../events/index.ts';
 import type { SocketExtension } from '../realtime/index.ts';
+import { RecoveryHold } from '../realtime/recovery-hold.ts';
 import { WEBHOOK_EVENT_TYPES, webhookBody } from '../webhooks/index.ts';
 
 import { LISTEN_EVENT, LISTEN_NAMESPACE, LISTEN_READY, LISTEN_TEST_KEYS_ONLY, type ListenedEvent } from './protocol.ts';
@@ -34,6 +35,14 @@ function roomsFor(e: StoredEvent, merchantId: string): string[] {
   return typeof storeId === 'string' ? [accountRoomOf(merchantId), storeRoomOf(merchantId, storeId)] : [accountRoomOf(merchantId)];
 }
 
+/** Who a listening socket is: its key and the merchant and store it reads. */
+interface Listener { merchantId: string; keyId: string; storeId: string | null }
+
+function listenerOf(data: unknown): Listener | undefined {
+  const d = data as Partial<Listener> | undefined;
+  return typeof d?.keyId === 'string' && typeof d.merchantId === 'string' ? { merchantId: d.merchantId, keyId: d.keyId, storeId: d.storeId ?? null } : undefined;
+}
+
 function refusal(message: string): Error {
   return Object.assign(new Error(message), { data: { message } });
 }
@@ -42,10 +51,17 @@ export function listenExtension(authn: Authenticator): SocketExtension {
   return {
     namespace: LISTEN_NAMESPACE,
     setUp(nsp: Namespace) {
+      // A CLI coming back within the recovery window hears what it missed only once its key passed
+      // again (a key revoked meanwhile hears nothing), and only with the same key: another key may
+      // read less (a storefront's).
+      const held = new RecoveryHold<Listener>(nsp, { principalOf: listenerOf, same: (then, now) => then.keyId === now.keyId && then.merchantId === now.merchantId });
       nsp.use((socket, next) => {
         const key = (socket.handshake.auth as { apiKey?: unknown } | undefined)?.apiKey;
         authn.apiKey(typeof key === 'string' ? key : undefined, { method: 'GET', readAllowed: true }).then((auth) => {
-          if (auth.livemode) return next(refusal(LISTEN_TEST_KEYS_ONLY));
+          if (auth.livemode) {
+            held.drop(socket.id);
+            return next(refusal(LISTEN_TEST_KEYS_ONLY));
+          }
           socket.data.merchantId = auth.merchantId;
           socket.data.keyId = auth.keyId;
           socket.data.storeId = auth.storeId;
@@ -53,6 +69,7 @@ export function listenExtension(authn: Authenticator): SocketExtension {
         }, (err: unknown) => {
           // A live key of an account whose live mode is off is still a live key: the answer is the
           // one every live key gets here (README "CLI"), not the advice to turn live mode on.
+          held.drop(socket.id);
           const message = err instanceof AppError ? (err.message === LIVE_MODE_OFF ? LISTEN_TEST_KEYS_ONLY : err.message) : 'unauthorized';
           next(refusal(message));
         });
@@ -60,7 +77,10 @@ export function listenExtension(authn: Authenticator): SocketExtension {
       nsp.on('connection', (socket) => {
         const merchantId = socket.data.merchantId as string;
         const storeId = socket.data.storeId as string | null;
+        // a recovered socket comes back in the rooms it had: those of the same key, kept
+        for (const room of socket.rooms) if (room !== socket.id) socket.leave(room);
         void socket.join([roomOf(merchantId), storeId === null ? accountRoomOf(merchantId) : storeRoomOf(merchantId, storeId)]);
+        held.replay(socket, { merchantId, keyId: socket.data.keyId as string, storeId });
         socket.emit(LISTEN_READY, { merchant_id: socket.data.merchantId });
       });
     },

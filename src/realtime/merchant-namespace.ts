@@ -6,11 +6,12 @@ import { AppError } from '../platform/errors.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Logger } from '../platform/logger.ts';
 import {
-  AUTH_ERROR, AUTH_REFRESH, INVALID_TOKEN, MISSING_TOKEN, RECOVERY_WINDOW_MS, SESSION, SUSPENDED, TOKEN_EXPIRED, UNAUTHORIZED, WRONG_KIND,
+  AUTH_ERROR, AUTH_REFRESH, INVALID_TOKEN, MISSING_TOKEN, SESSION, SUSPENDED, TOKEN_EXPIRED, UNAUTHORIZED, WRONG_KIND,
 } from './events.ts';
 import { credentialShape } from './credential-kind.ts';
 import { revokeCode, type Role } from './routing.ts';
 import { TypingGate, typingOf } from './typing.ts';
+import { RecoveryHold } from './recovery-hold.ts';
 import { SUPPORT_TYPING } from '../support/index.ts';
 
 export interface UserAuthenticator {
@@ -76,25 +77,24 @@ function sessionInfo(auth: UserAuth, recovered: boolean): SessionInfo {
   };
 }
 
-/** A connection's state as socket.io's adapter restores it (socket.io-adapter's Session). */
-interface RestoredSession { sid: string; missedPackets: unknown[][]; data?: unknown }
-type RestoreSession = (pid: string, offset: string) => Promise<RestoredSession | null> | RestoredSession | null;
-/** socket.io's EVENT packet type (socket.io-parser PacketType.EVENT). */
-const EVENT_PACKET = 2;
-
 export class MerchantSockets {
   readonly #authn: UserAuthenticator;
   readonly #log: Logger;
   readonly #clock: Clock;
   readonly #timers = new Map<string, NodeJS.Timeout>();
-  /** Missed events of recovered connections (by socket id), held until their handshake passed, with the member they were chosen for. */
-  readonly #held = new Map<string, { packets: unknown[][]; at: number; auth: UserAuth | undefined }>();
+  /** Missed events of recovered connections, held until their handshake passed; replayed to the same member in the same role only. */
+  readonly #held: RecoveryHold<UserAuth>;
 
   constructor(nsp: Namespace, authn: UserAuthenticator, clock: Clock, log: Logger, onTyping: OnTyping = () => {}) {
     this.#authn = authn;
     this.#log = log;
     this.#clock = clock;
-    this.#holdMissedEvents(nsp);
+    // They were chosen by the rooms of the member who dropped: another member's token, or the same
+    // member in another role (a viewer now, an owner then), gets none of them.
+    this.#held = new RecoveryHold<UserAuth>(nsp, {
+      principalOf: (data) => (data as DashboardData | undefined)?.auth,
+      same: (then, now) => then.userId === now.userId && then.merchantId === now.merchantId && then.role === now.role,
+    });
     // Runs on recovery too (skipMiddlewares: false), so a revoked session cannot come back.
     nsp.use((socket, next) => {
       authenticate(authn, (socket.handshake.auth as { token?: unknown } | undefined)?.token).then((r) => {
@@ -102,7 +102,7 @@ export class MerchantSockets {
         // refusals are missing_token, invalid_token and wrong_kind only, none of which this token is.
         // The connection is taken to say so and ended at once, in no room (a recovered one is taken
         // out of the rooms it came back with), with no session.
-        if ('code' in r) this.#held.delete(socket.id);
+        if ('code' in r) this.#held.drop(socket.id);
         if ('code' in r && r.code === SUSPENDED) {
           for (const room of socket.rooms) if (room !== socket.id) socket.leave(room);
           (socket.data as DashboardData).suspended = true;
@@ -111,13 +111,14 @@ export class MerchantSockets {
         if ('code' in r) return next(refusal(r.code));
         (socket.data as DashboardData).auth = r.auth;
         next();
-      }, (err: unknown) => { this.#held.delete(socket.id); log.error({ err }, 'dashboard socket authentication failed'); next(refusal(INVALID_TOKEN)); });
+      }, (err: unknown) => { this.#held.drop(socket.id); log.error({ err }, 'dashboard socket authentication failed'); next(refusal(INVALID_TOKEN)); });
     });
     nsp.on('connection', (socket: Socket) => {
       if ((socket.data as DashboardData).suspended) return this.end(socket, SUSPENDED);
       const auth = (socket.data as DashboardData).auth!;
       this.#enter(socket, auth);
-      const recovered = this.#replayMissed(socket, auth);
+      // missed events, in order, right after the connection is accepted and before `session`
+      const recovered = this.#held.replay(socket, auth);
       socket.emit(SESSION, sessionInfo(auth, recovered));
       void this.#recheck(socket, auth, (socket.handshake.auth as { token: string }).token);
       socket.on(AUTH_REFRESH, async (token: unknown, ack?: unknown) => {
@@ -141,46 +142,6 @@ export class MerchantSockets {
         if (gate.typing) onTyping((socket.data as DashboardData).auth!, false);
       });
     });
-  }
-
-  /**
-   * socket.io writes a recovered connection's missed events to the wire as it restores its state,
-   * before any middleware has read the credential: a member removed, signed out or changed role
-   * (their sessions ended, spec 5), or of an account suspended meanwhile, would be handed the events
-   * of the 2-minute window on reconnecting, then refused. The adapter's restore is wrapped so
-   * those events are held and sent only once the handshake passed (#replayMissed), in their order,
-   * right after the connection is accepted and before `session`.
-   */
-  #holdMissedEvents(nsp: Namespace): void {
-    const adapter = nsp.adapter as unknown as { restoreSession?: RestoreSession };
-    const restore = adapter.restoreSession?.bind(adapter);
-    if (!restore) return;
-    adapter.restoreSession = async (pid, offset) => {
-      const session = await restore(pid, offset);
-      if (!session) return session;
-      // a connection that went away during its handshake never collects its entry
-      const now = Date.now();
-      for (const [id, h] of this.#held) if (now - h.at > RECOVERY_WINDOW_MS) this.#held.delete(id);
-      this.#held.set(session.sid, { packets: session.missedPackets, at: now, auth: (session.data as DashboardData | undefined)?.auth });
-      return { ...session, missedPackets: [] };
-    };
-  }
-
-  /**
-   * The missed events held for an accepted recovered connection, written as socket.io would have;
-   * whether the connection was recovered (`session.recovered`). They were chosen by the rooms of the
-   * member who dropped: a handshake with another member's token, or the same member in another
-   * role (a viewer now, an owner then), gets none of them and is a fresh connection.
-   */
-  #replayMissed(socket: Socket, auth: UserAuth): boolean {
-    const held = this.#held.get(socket.id);
-    if (!held) return socket.recovered;
-    this.#held.delete(socket.id);
-    const then = held.auth;
-    if (!then || then.userId !== auth.userId || then.merchantId !== auth.merchantId || then.role !== auth.role) return false;
-    const write = (socket as unknown as { packet(p: { type: number; data: unknown[] }): void }).packet.bind(socket);
-    for (const data of held.packets) write({ type: EVENT_PACKET, data });
-    return socket.recovered;
   }
 
   /** Joins the rooms of this credential (leaving those of a previous one) and arms the expiry. */
