@@ -1,6 +1,7 @@
 // The checkout socket (spec 4.3): a payer follows one or more payments by checkout token.
 import type { Namespace, Socket } from 'socket.io';
 import type { Logger } from '../platform/logger.ts';
+import { INTERNAL_ERROR } from '../platform/errors.ts';
 import { CHECKOUT_TOKEN_REQUIRED, PAYMENT_NOT_FOUND, PAYMENT_SNAPSHOT, PAYMENT_UPDATE, SUBSCRIBE, UNSUBSCRIBE } from './events.ts';
 import { checkoutUpdate, type PaymentJson } from './payer-view.ts';
 
@@ -39,7 +40,13 @@ export function setUpCheckoutNamespace(nsp: Namespace, source: CheckoutSource, l
       try {
         payment = token.length <= MAX_TOKEN_LENGTH ? await source.payerViewByToken(token) : null;
       } catch (err) {
+        // Not an unknown token: the payer is not told the payment does not exist. The transport is
+        // dropped (not a server disconnect), so the client reconnects on its own and, as spec 4.3
+        // asks of it after every reconnect, subscribes again; meanwhile the page polls.
         log.error({ err }, 'checkout socket lookup failed');
+        ack({ ok: false, error: INTERNAL_ERROR });
+        socket.conn.close();
+        return;
       }
       if (!payment) {
         ack({ ok: false, error: PAYMENT_NOT_FOUND });

@@ -42,6 +42,32 @@ describeEachDb('checkout socket', (h) => {
     expect(await gone).toBe('io server disconnect');
   });
 
+  // A failed lookup (the database unreachable for a moment) is not an unknown token: the payer is
+  // not told the payment does not exist, and the client's own reconnection subscribes again.
+  it('answers internal error when the lookup fails, and the reconnected client subscribes again', async () => {
+    const p = addPayment();
+    const source = t.services.realtime.checkout;
+    let failures = 1;
+    t.services.realtime.use({ checkout: { payerViewByToken: async (tok) => {
+      if (failures-- > 0) throw new Error('connection terminated unexpectedly');
+      return source.payerViewByToken(tok);
+    } } });
+    try {
+      const s = connect(t.url);
+      await next(s, 'connect');
+      const dropped = next<string>(s, 'disconnect');
+      expect(await ask(s, 'subscribe', p.checkout_token)).toEqual({ ok: false, error: 'internal error' });
+      // a transport drop, which the client recovers from on its own (not 'io server disconnect')
+      expect(await dropped).not.toBe('io server disconnect');
+      await next(s, 'connect');
+      const ack = await ask<{ ok: boolean; payment: PaymentJson }>(s, 'subscribe', p.checkout_token);
+      expect(ack.ok).toBe(true);
+      expect(ack.payment.id).toBe(p.id);
+    } finally {
+      t.services.realtime.use({ checkout: source });
+    }
+  });
+
   it('acknowledges with the payer view, then sends a snapshot', async () => {
     const p = addPayment();
     const s = connect(t.url);

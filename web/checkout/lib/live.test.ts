@@ -45,4 +45,35 @@ describe('following a payment', () => {
     expect(shown).toEqual([chosen, detecting]);
     following.stop();
   });
+
+  // The gateway answers `internal error` when it could not look the payment up (a database hiccup)
+  // and drops the transport; the socket reconnects and subscribes again. The payer is not shown
+  // 'payment not found' for it, and the page polls meanwhile as while the socket is down.
+  it('a failed subscribe other than payment not found is no error: the page keeps polling every 4 s', async () => {
+    vi.useFakeTimers();
+    const handlers: Record<string, (...a: unknown[]) => void> = {};
+    let answerWith: { ok: boolean; error?: string } = { ok: false, error: 'internal error' };
+    const socket = {
+      on(event: string, fn: (...a: unknown[]) => void) { handlers[event] = fn; },
+      emit(_event: string, _token: unknown, ack: (a: unknown) => void) { ack(answerWith); },
+      close() {},
+    };
+    vi.stubGlobal('window', { io: () => socket });
+    const fetchMock = vi.fn(async () => answer(chosen));
+    vi.stubGlobal('fetch', fetchMock);
+    const errors: unknown[] = [];
+    const following = follow(apiOf('', 'tok'), () => chosen, () => {}, (e) => errors.push(e));
+    await vi.advanceTimersByTimeAsync(0);
+    handlers.connect();
+    expect(errors).toEqual([]);
+    await vi.advanceTimersByTimeAsync(4_000);
+    expect(fetchMock).toHaveBeenCalledTimes(1);
+
+    // An unknown token still is one.
+    answerWith = { ok: false, error: 'payment not found' };
+    handlers.connect();
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ message: 'payment not found', status: 404 });
+    following.stop();
+  });
 });

@@ -36,6 +36,8 @@ export async function request(method: 'GET' | 'POST', url: string, body?: unknow
   return json as Payment;
 }
 
+/** The checkout socket's answer to an unknown token (spec 4.3). */
+const PAYMENT_NOT_FOUND = 'payment not found';
 const POLL_CONNECTED_MS = 30_000;
 const POLL_OFFLINE_MS = 4_000;
 const OPEN = ['pending', 'partially_paid', 'detecting'];
@@ -109,9 +111,12 @@ export function follow(api: Api, current: () => Payment | null, onPayment: (p: P
         if (ack?.ok && ack.payment) {
           socketUp = true;
           gave(ack.payment);
-        } else if (ack) {
-          onError(new RequestError(ack.error ?? 'payment not found', 404));
+        } else if (ack?.error === PAYMENT_NOT_FOUND) {
+          onError(new RequestError(PAYMENT_NOT_FOUND, 404));
         }
+        // Anything else (`internal error`: the gateway could not look the payment up) says nothing
+        // of the payment: the gateway drops the transport, the socket reconnects and subscribes
+        // again, and until then the page polls as while the socket is down.
         schedule();
       });
     });
