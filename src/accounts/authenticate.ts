@@ -7,6 +7,7 @@ import type { Clock } from '../platform/clock.ts';
 import type { Logger } from '../platform/logger.ts';
 import { merchants, sessions, users } from './schema.ts';
 import { ApiKeyCache } from './key-cache.ts';
+import type { ChangeFeed } from '../platform/db/change-feed.ts';
 import { KeyUseRecorder } from './key-uses.ts';
 import { hashSecret, type KeyAccess } from './api-keys.ts';
 import { SUSPENDED } from './merchant.ts';
@@ -81,6 +82,11 @@ export class Authenticator {
   async sessionEnd(sessionId: string): Promise<string | null> {
     const [row] = await this.#db.orm.select({ reason: sessions.revokedReason, at: sessions.revokedAt }).from(sessions).where(eq(sessions.id, sessionId)).limit(1);
     return row?.at ? (row.reason ?? 'revoked') : null;
+  }
+
+  /** Drops keys revoked by other processes as the database announces them (ApiKeyCache.follow). */
+  followRevocations(feed: ChangeFeed): void {
+    this.#keys.follow(feed);
   }
 
   /** Evicts one key (by its secret hash) after a revocation. */

@@ -1,8 +1,10 @@
 // API keys with their merchant, kept briefly in process so a request rarely waits for a lookup.
 //
-// An entry is served only until KEY_CACHE_MS after the database read it came from: a revocation,
-// suspension or settings change made by another process is seen here within that time. One made
-// through this process evicts at once (forget/forgetMerchant).
+// An entry is served only until KEY_CACHE_MS after the database read it came from: a suspension or
+// settings change made by another process is seen here within that time. One made through this
+// process evicts at once (forget/forgetMerchant). A revocation (spec 7: immediate) made by another
+// process evicts at once too while the change feed listens (follow(): the database announces it on
+// API_KEY_REVOKED_CHANNEL, migrations/1330); without the feed, within KEY_CACHE_MS.
 //
 // Under load the same keys come back many times a second, and each expiry used to cost the next
 // request a lookup of its own. Now:
@@ -15,6 +17,10 @@ import { eq, sql } from 'drizzle-orm';
 import type { Database } from '../platform/db/index.ts';
 import { apiKeys, merchants, type ApiKeyRow } from './schema.ts';
 import type { Merchant } from './merchant.ts';
+import type { ChangeFeed } from '../platform/db/change-feed.ts';
+
+/** The database's notice of a revoked key; payload its secret hash (migrations/1330_api_key_revoked.sql). */
+export const API_KEY_REVOKED_CHANNEL = 'api_key_revoked';
 
 /** How long a read key may be served (cross-process staleness bound). */
 export const KEY_CACHE_MS = 1000;
@@ -42,6 +48,7 @@ interface Waiting {
 
 export class ApiKeyCache {
   readonly #ttlMs: number;
+  #feed: ChangeFeed | null = null;
   readonly #entries = new Map<string, Entry>();
   #generation = 0;
   /** Hashes to read in the next query, each with whoever waits for it. */
@@ -62,6 +69,7 @@ export class ApiKeyCache {
 
   /** The key of this secret hash with its merchant, or null when no key has it. */
   async get(hash: string): Promise<KeyAndMerchant | null> {
+    if (this.#feed && !this.#feed.active) this.#feed.start();
     const now = performance.now();
     const hit = this.#entries.get(hash);
     if (hit && hit.until > now) {
@@ -69,6 +77,16 @@ export class ApiKeyCache {
       return hit;
     }
     return this.#read(hash, 'tick');
+  }
+
+  /**
+   * Drops keys revoked by any process as the database announces them, from `feed` (which must
+   * listen on API_KEY_REVOKED_CHANNEL; started on the first key asked for). A feed that is not
+   * listening misses notices: the cache time still bounds what this process serves.
+   */
+  follow(feed: ChangeFeed): void {
+    this.#feed = feed;
+    feed.subscribe({ changed: (channel, hash) => { if (channel === API_KEY_REVOKED_CHANNEL) this.forget(hash); }, reset: () => {} });
   }
 
   /** Evicts one key (by its secret hash) after a revocation. */

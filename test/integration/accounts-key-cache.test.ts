@@ -9,6 +9,8 @@ import { signupAccount, type Account } from '../harness/accounts.ts';
 import { ApiKeyCache, REFRESH_AHEAD_MS } from '../../src/accounts/key-cache.ts';
 import { hashSecret, insertApiKey } from '../../src/accounts/api-keys.ts';
 import { apiKeys } from '../../src/accounts/schema.ts';
+import { ChangeFeed } from '../../src/platform/db/change-feed.ts';
+import { API_KEY_REVOKED_CHANNEL } from '../../src/accounts/key-cache.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -83,5 +85,31 @@ describeEachDb('api key cache', (h) => {
     expect((await reading)?.key.secretHash).toBe(hashes[4]);
     await cache.get(hashes[4]);
     expect(cache.lookups).toBe(2);
+  });
+
+  // Revocation is immediate (spec 7): with the database's change notices heard, another process's
+  // revocation evicts the key here at once, whatever the cache time.
+  it('drops a key revoked by another process as soon as the database announces it', async () => {
+    const feed = new ChangeFeed(h.db(), t.platform.log, [API_KEY_REVOKED_CHANNEL]);
+    const cache = new ApiKeyCache(h.db(), { ttlMs: 60_000 });
+    cache.follow(feed);
+    try {
+      const k = await insertApiKey(h.db().orm, { merchantId: account.merchant.id, livemode: false, label: 'cache-feed', access: 'full', createdBy: null, at: new Date() });
+      const hash = hashSecret(k.secret);
+      // the first key asked for starts the feed
+      expect((await cache.get(hash))?.key.revokedAt).toBeNull();
+      const end = Date.now() + 5000;
+      while (!feed.active && Date.now() < end) await sleep(10);
+      expect(feed.active).toBe(true);
+      await h.db().orm.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.secretHash, hash));
+      let revokedAt: Date | null | undefined = null;
+      while (!revokedAt && Date.now() < end) {
+        revokedAt = (await cache.get(hash))?.key.revokedAt;
+        if (!revokedAt) await sleep(10);
+      }
+      expect(revokedAt).toBeInstanceOf(Date);
+    } finally {
+      await feed.close();
+    }
   });
 });
