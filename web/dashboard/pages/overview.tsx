@@ -8,6 +8,7 @@ import { usd } from '../lib/format.ts';
 import { ErrorNote, Loading, Section, useAction, useLoad } from '../lib/ui.tsx';
 import type { Json } from '../lib/api.ts';
 import { VolumeChart } from './volume-chart.tsx';
+import { onEachUtcDay } from '../lib/day-change.ts';
 
 function Figures({ f }: { f: Json }) {
   const items: [string, string | number][] = [
@@ -83,6 +84,8 @@ export default function Overview() {
   useEffect(() => ctx.live.on('dashboard:update', (f: Json) => {
     if (f.livemode === !ctx.test) { figs.set(f); series.reload(); }
   }), [ctx.test, days]);
+  // "today" starts at midnight UTC, which no event announces: read the figures and the chart again then.
+  useEffect(() => onEachUtcDay(() => { figs.reload(); series.reload(); }), [ctx.test, days]);
   return (
     <>
       <h1>Overview</h1>
