@@ -13,6 +13,7 @@ import { API_KEY_UPDATE, MERCHANT_UPDATE } from '../accounts/socket-events.ts';
 import type { StoredEvent } from '../events/index.ts';
 import type { SocketExtension } from '../realtime/index.ts';
 import { RecoveryHold } from '../realtime/recovery-hold.ts';
+import { RECOVERY_WINDOW_MS } from '../realtime/events.ts';
 import { WEBHOOK_EVENT_TYPES, webhookBody } from '../webhooks/index.ts';
 
 import { LISTEN_EVENT, LISTEN_NAMESPACE, LISTEN_READY, LISTEN_TEST_KEYS_ONLY, type ListenedEvent } from './protocol.ts';
@@ -48,6 +49,8 @@ function refusal(message: string): Error {
 }
 
 export function listenExtension(authn: Authenticator): SocketExtension {
+  /** When a listening socket last went away (performance.now()). */
+  let lastDrop = -Infinity;
   return {
     namespace: LISTEN_NAMESPACE,
     setUp(nsp: Namespace) {
@@ -82,6 +85,7 @@ export function listenExtension(authn: Authenticator): SocketExtension {
         void socket.join([roomOf(merchantId), storeId === null ? accountRoomOf(merchantId) : storeRoomOf(merchantId, storeId)]);
         held.replay(socket, { merchantId, keyId: socket.data.keyId as string, storeId });
         socket.emit(LISTEN_READY, { merchant_id: socket.data.merchantId });
+        socket.on('disconnect', () => { lastDrop = performance.now(); });
       });
     },
     deliver(nsp: Namespace, batch: readonly StoredEvent[]) {
@@ -98,7 +102,10 @@ export function listenExtension(authn: Authenticator): SocketExtension {
           continue;
         }
         if (e.livemode || !e.merchantId || e.data === undefined || !WEBHOOK_EVENT_TYPES.has(e.type)) continue;
-        const rooms = roomsFor(e, e.merchantId).filter((r) => nsp.adapter.rooms.has(r));
+        // A socket away is in no room: after a drop everything is emitted for the recovery window,
+        // so a CLI coming back within it is replayed what it missed (spec 8).
+        const recentDrop = performance.now() - lastDrop < RECOVERY_WINDOW_MS;
+        const rooms = roomsFor(e, e.merchantId).filter((r) => recentDrop || nsp.adapter.rooms.has(r));
         if (rooms.length === 0) continue;
         const event: ListenedEvent = { id: e.id, type: e.type, body: webhookBody({ id: e.id, type: e.type, livemode: e.livemode, createdAt: e.createdAt, data: e.data }) };
         nsp.to(rooms).emit(LISTEN_EVENT, event);

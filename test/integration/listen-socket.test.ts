@@ -81,4 +81,21 @@ describeEachDb('listen socket', (h) => {
     expect(s.recovered).toBe(true);
     expect(got.map((e) => JSON.parse(e.body).data.id)).toEqual(['pay_missed_1', 'pay_missed_2']);
   });
+
+  // Spec 8: a gap under 2 minutes replays missed events. A CLI alone on its account is in no room
+  // while it is away: the events of the gap must still be kept for it.
+  it('replays the events missed by the only CLI of the account during a short drop', async () => {
+    const a = await signupAccount(t.app);
+    const s = listener(a.testKey);
+    await next(s, LISTEN_READY);
+    await drop(s);
+    await commitEvent(t.platform.db, { type: 'payment.detecting', merchantId: a.merchant.id, data: fakePayment(a.merchant.id, { id: 'pay_alone_missed' }) });
+    await t.platform.outbox.drainNow();
+    const got = collect<ListenedEvent>(s, LISTEN_EVENT);
+    const ready = next(s, LISTEN_READY);
+    s.connect();
+    await ready;
+    expect(s.recovered).toBe(true);
+    expect(got.map((e) => JSON.parse(e.body).data.id)).toEqual(['pay_alone_missed']);
+  });
 });
