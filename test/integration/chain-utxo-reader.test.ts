@@ -8,6 +8,7 @@ import { NodeEndpoints } from '../../src/chains/rpc/endpoints.ts';
 import { UtxoReader, WrongNetworkError } from '../../src/chains/utxo/reader.ts';
 import { UtxoRpc } from '../../src/chains/utxo/rpc.ts';
 import { litecoindOrSkip, startLitecoind, type LitecoinNode } from '../harness/litecoind.ts';
+import { startRpcProxy } from '../harness/rpc-proxy.ts';
 
 const seed = seedFromMnemonic('abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about');
 
@@ -110,6 +111,38 @@ describe.runIf(litecoindOrSkip())('UTXO reader on litecoind regtest', () => {
     await node.mine(1);
     const head = await reader.head();
     expect((await reader.block(head.height))!.transfers.filter((t) => t.txId === txid && t.to === legacy)).toEqual([]);
+  });
+
+  it("a many-input deposit double-spent through its last input is conflicted after a fixed number of round trips, not one or two per input", async () => {
+    const proxy = await startRpcProxy(node.url);
+    try {
+      const counted = new UtxoReader('litecoin', new UtxoRpc(new NodeEndpoints([proxy.url])));
+      await counted.network();
+      // 12 outputs of the miner's wallet, then one transaction spending all of them to a deposit address
+      const mine = await Promise.all(Array.from({ length: 12 }, () => node.minerAddress()));
+      const funding = await node.rpc<string>('sendmany', ['', Object.fromEntries(mine.map((a) => [a, 0.1]))], 'miner');
+      await node.mine(1);
+      const outs = (await node.rpc<Array<{ txid: string; vout: number; address: string }>>('listunspent', [1, 9999999, mine], 'miner')).filter((u) => u.txid === funding);
+      expect(outs).toHaveLength(12);
+      const address = deriveDepositAddress(seed, 'litecoin', true, 8).address;
+      const sign = async (inputs: typeof outs, to: Record<string, number>) => {
+        const raw = await node.rpc<string>('createrawtransaction', [inputs.map((u) => ({ txid: u.txid, vout: u.vout })), to, 0, true]);
+        return (await node.rpc<{ hex: string }>('signrawtransactionwithwallet', [raw], 'miner')).hex;
+      };
+      const deposit = await node.rpc<string>('sendrawtransaction', [await sign(outs, { [address]: 1.19 })]);
+      expect((await counted.pending!()).some((t) => t.txId === deposit)).toBe(true);
+      // the last input spent again by a transaction paying more fee: the deposit leaves the mempool
+      // (its fee beats the deposit's whole fee, a rate above the node's default cap: 0 lifts it)
+      await node.rpc<string>('sendrawtransaction', [await sign(outs.slice(-1), { [await node.minerAddress()]: 0.07 }), 0]);
+
+      const before = proxy.requests;
+      expect(await counted.txState(deposit)).toEqual({ kind: 'conflicted' });
+      // its own transaction (gone), every input's outpoint at once, the spent one's parent
+      expect(proxy.requests - before).toBeLessThanOrEqual(3);
+      expect(proxy.calls.get('gettxout')).toBe(12);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('a transaction the node never saw is unknown', async () => {
