@@ -44,6 +44,16 @@ describe('Tron token contracts on the node', () => {
     await new TronReader(rpc, {}).network();
     expect(catalog.available('USDT_TRC20', true)).toBe(true);
   });
+
+  it("a configured contract whose decimals are not the token's keeps the chain from being read (amounts would be off by powers of ten), as on the EVM chains", async () => {
+    const wrong = base58Address(sim.chain.deployToken(18));
+    const reader = new TronReader(rpc, { USDT_TRC20: wrong });
+    await expect(reader.network()).rejects.toThrow(`TOKEN_CONTRACTS: USDT_TRC20 at ${wrong} has 18 decimals, the token has 6`);
+    // still refused on the next pass, not read meanwhile
+    await expect(reader.network()).rejects.toThrow('has 18 decimals');
+    // the token's own decimals pass
+    await new TronReader(rpc, { USDT_TRC20: base58Address(sim.chain.deployToken(6)) }).network();
+  });
 });
 
 const settings = () => ({

@@ -52,6 +52,16 @@ export class TronRpc {
     return this.solidity.use((url) => post(url, `/walletsolidity/${name}`, body, this.#timeoutMs)) as Promise<T>;
   }
 
+  /** TRC-20 decimals(), asked as the zero address; null when the contract does not answer it. */
+  async tokenDecimals(contractHex: string): Promise<number | null> {
+    const r = await this.wallet('triggerconstantcontract', {
+      owner_address: `41${'0'.repeat(40)}`, contract_address: contractHex, function_selector: 'decimals()', parameter: '',
+    });
+    const out = (r.constant_result as unknown[] | undefined)?.[0];
+    const ok = (r.result as { result?: unknown } | undefined)?.result === true;
+    return ok && typeof out === 'string' && /^[0-9a-f]{1,64}$/i.test(out) ? Number(BigInt(`0x${out}`)) : null;
+  }
+
   /** TRC-20 balanceOf; null when the contract does not answer it. */
   async tokenBalance(contractHex: string, holderHex: string): Promise<bigint | null> {
     const r = await this.wallet('triggerconstantcontract', {
