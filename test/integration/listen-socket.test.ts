@@ -88,9 +88,15 @@ describeEachDb('listen socket', (h) => {
     const a = await signupAccount(t.app);
     const s = listener(a.testKey);
     await next(s, LISTEN_READY);
+    // a dashboard of the account (no CLI) tells when the batch has been emitted: an event emitted
+    // while the CLI's reconnection is in its handshake would reach neither it nor its recovery
+    const dashboard = connect(`${t.url}/merchant`, { reconnection: false, auth: { token: a.accessToken } });
+    await next(dashboard, 'connect');
     await drop(s);
+    const emitted = next(dashboard, 'payment:update');
     await commitEvent(t.platform.db, { type: 'payment.detecting', merchantId: a.merchant.id, data: fakePayment(a.merchant.id, { id: 'pay_alone_missed' }) });
     await t.platform.outbox.drainNow();
+    await emitted;
     const got = collect<ListenedEvent>(s, LISTEN_EVENT);
     const ready = next(s, LISTEN_READY);
     s.connect();
