@@ -51,9 +51,13 @@ export class ChangeFeed {
     return () => this.#subscribers.delete(s);
   }
 
-  /** Starts listening, unless it is, or is starting. */
+  /**
+   * Starts listening, unless it is, is starting, or waits to try again after a failure (callers ask
+   * on every read while it is not listening: a database refusing connections would otherwise get
+   * one from each request).
+   */
   start(): void {
-    if (this.#starting || this.#listening || this.#closed) return;
+    if (this.#starting || this.#listening || this.#closed || this.#retry) return;
     if (this.#db.pglite) this.#starting = this.#listenPglite().finally(() => { this.#starting = null; });
     else if (this.#db.url) this.#starting = this.#listen().finally(() => { this.#starting = null; });
   }
