@@ -33,18 +33,26 @@ describeEachDb('listen socket', (h) => {
     await dropped;
   }
 
-  // Spec 7: revocation is immediate. A CLI that dropped just before its key was revoked and comes
-  // back within the recovery window must not be handed the events it missed, on the wire, before
-  // its handshake is refused.
-  it('sends a recovering socket of a revoked key none of its missed events before refusing it', async () => {
+  /**
+   * A new account's CLI (its first test key) that dropped, while another CLI of the account (a
+   * second key) stays: the events of the gap are emitted to it (and kept for recovery).
+   */
+  async function droppedBesideAnother() {
     const a = await signupAccount(t.app);
     const other = await secondTestKey(a);
-    // another CLI of the account stays, so the events of the gap are emitted (and kept for recovery)
     const staying = listener(other.secret);
     await next(staying, LISTEN_READY);
     const s = listener(a.testKey);
     await next(s, LISTEN_READY);
     await drop(s);
+    return { a, staying, s };
+  }
+
+  // Spec 7: revocation is immediate. A CLI that dropped just before its key was revoked and comes
+  // back within the recovery window must not be handed the events it missed, on the wire, before
+  // its handshake is refused.
+  it('sends a recovering socket of a revoked key none of its missed events before refusing it', async () => {
+    const { a, staying, s } = await droppedBesideAnother();
     const revoked = await t.app.inject({ method: 'DELETE', url: `/merchant/api-keys/${a.testKeyId}`, headers: tokenHeader(a.accessToken) });
     expect(revoked.statusCode).toBe(200);
     const heard = next<ListenedEvent>(staying, LISTEN_EVENT);
@@ -62,13 +70,7 @@ describeEachDb('listen socket', (h) => {
   });
 
   it('replays the missed events to the same key coming back, in order, before anything new', async () => {
-    const a = await signupAccount(t.app);
-    const other = await secondTestKey(a);
-    const staying = listener(other.secret);
-    await next(staying, LISTEN_READY);
-    const s = listener(a.testKey);
-    await next(s, LISTEN_READY);
-    await drop(s);
+    const { a, staying, s } = await droppedBesideAnother();
     const heard = collect<ListenedEvent>(staying, LISTEN_EVENT);
     for (const id of ['pay_missed_1', 'pay_missed_2']) await commitEvent(t.platform.db, { type: 'payment.detecting', merchantId: a.merchant.id, data: fakePayment(a.merchant.id, { id }) });
     await t.platform.outbox.drainNow();
