@@ -184,7 +184,16 @@ export class Realtime {
     for (const e of batch) {
       // Not read: nobody could hear it when the batch was read (a socket connected since).
       if (e.data === undefined) continue;
-      for (const r of routeEvent(e, this.#names, this.#platform.config.checkoutUrl)) {
+      // An event the router cannot read is logged and skipped, not the end of the batch (the
+      // events after it, and the other namespaces', still go out).
+      let routes: ReturnType<typeof routeEvent>;
+      try {
+        routes = routeEvent(e, this.#names, this.#platform.config.checkoutUrl);
+      } catch (err) {
+        this.#platform.log.error({ err, event: e.id }, 'realtime routing failed');
+        continue;
+      }
+      for (const r of routes) {
         try {
           this.#apply(this.#io, r);
         } catch (err) {

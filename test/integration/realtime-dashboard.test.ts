@@ -182,6 +182,21 @@ describeEachDb('dashboard socket', (h) => {
     expect(got.viewer).toEqual(everyone);
   });
 
+  // One event the router cannot read (a notification without its data) is logged and skipped: the
+  // events after it in the batch, and the other namespaces' (the CLI's /listen), still go out.
+  it('delivers the rest of a batch when one of its events cannot be routed', async () => {
+    const m = await memberToken(t, owner.merchant.id, 'viewer');
+    const s = dashboard(m.token);
+    await next(s, 'session');
+    const update = next<Record<string, unknown>>(s, 'payment:update');
+    const p = fakePayment(owner.merchant.id);
+    const stored = (seq: number, type: string, data: unknown) => ({
+      seq, id: newId('evt'), type, merchantId: owner.merchant.id, paymentId: type.startsWith('payment.') ? p.id : null, livemode: false, data, webhookUrl: null, createdAt: clock.now(),
+    });
+    expect(() => t.services.realtime.deliver([stored(1, 'notification', null), stored(2, 'payment.created', p)])).not.toThrow();
+    expect(await update).toMatchObject({ type: 'payment.created', id: p.id });
+  });
+
   it('sends payment:update with merchant_id and the whole payment, and dashboard figures', async () => {
     const m = await memberToken(t, owner.merchant.id, 'viewer');
     const s = dashboard(m.token);
