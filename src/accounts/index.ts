@@ -15,7 +15,7 @@ export { MERCHANT_UPDATE, STORE_UPDATE, API_KEY_UPDATE, TEAM_UPDATE, SESSIONS_RE
 export { isTestMode } from './key-management.ts';
 export { findStore, storeJson, requireStoreName, STORE_NAME_INVALID, STORE_NAME_MAX } from './stores.ts';
 export { PayerNameCache, NAMES_CACHE_MS, PAYER_NAME_CHANGED_CHANNEL, type PayerNames } from './payer-names.ts';
-export { API_KEY_REVOKED_CHANNEL } from './key-cache.ts';
+export { API_KEY_REVOKED_CHANNEL, MERCHANT_ACCESS_CHANGED_CHANNEL } from './key-cache.ts';
 export { UNKNOWN_STORE } from './key-management.ts';
 export type { SignupEnrollment, SignupHook } from './signup.ts';
 export { acceptUrl, type InvitationHook, type InvitationSent } from './invitations.ts';

@@ -2,9 +2,10 @@
 //
 // An entry is served only until KEY_CACHE_MS after the database read it came from: a suspension or
 // settings change made by another process is seen here within that time. One made through this
-// process evicts at once (forget/forgetMerchant). A revocation (spec 7: immediate) made by another
-// process evicts at once too while the change feed listens (follow(): the database announces it on
-// API_KEY_REVOKED_CHANNEL, migrations/1330); without the feed, within KEY_CACHE_MS.
+// process evicts at once (forget/forgetMerchant). A revocation (spec 7: immediate), a suspension or
+// reinstatement and a live mode switched, made by another process, evict at once too while the
+// change feed listens (follow(): the database announces them on API_KEY_REVOKED_CHANNEL and
+// MERCHANT_ACCESS_CHANGED_CHANNEL, migrations/1330 and 1340); without the feed, within KEY_CACHE_MS.
 //
 // Under load the same keys come back many times a second, and each expiry used to cost the next
 // request a lookup of its own. Now:
@@ -21,6 +22,8 @@ import type { ChangeFeed } from '../platform/db/change-feed.ts';
 
 /** The database's notice of a revoked key; payload its secret hash (migrations/1330_api_key_revoked.sql). */
 export const API_KEY_REVOKED_CHANNEL = 'api_key_revoked';
+/** The database's notice of a merchant suspended, reinstated or its live mode switched; payload its id (migrations/1340). */
+export const MERCHANT_ACCESS_CHANGED_CHANNEL = 'merchant_access_changed';
 
 /** How long a read key may be served (cross-process staleness bound). */
 export const KEY_CACHE_MS = 1000;
@@ -80,13 +83,21 @@ export class ApiKeyCache {
   }
 
   /**
-   * Drops keys revoked by any process as the database announces them, from `feed` (which must
-   * listen on API_KEY_REVOKED_CHANNEL; started on the first key asked for). A feed that is not
-   * listening misses notices: the cache time still bounds what this process serves.
+   * Drops keys revoked, and the keys of merchants suspended, reinstated or switched in or out of
+   * live mode, by any process as the database announces them, from `feed` (which must listen on
+   * API_KEY_REVOKED_CHANNEL and MERCHANT_ACCESS_CHANGED_CHANNEL; started on the first key asked
+   * for). A feed that is not listening misses notices: the cache time still bounds what this
+   * process serves.
    */
   follow(feed: ChangeFeed): void {
     this.#feed = feed;
-    feed.subscribe({ changed: (channel, hash) => { if (channel === API_KEY_REVOKED_CHANNEL) this.forget(hash); }, reset: () => {} });
+    feed.subscribe({
+      changed: (channel, payload) => {
+        if (channel === API_KEY_REVOKED_CHANNEL) this.forget(payload);
+        else if (channel === MERCHANT_ACCESS_CHANGED_CHANNEL) this.forgetMerchant(payload);
+      },
+      reset: () => {},
+    });
   }
 
   /** Evicts one key (by its secret hash) after a revocation. */

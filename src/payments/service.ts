@@ -9,7 +9,7 @@ import type { Timers } from '../platform/timers.ts';
 import { dec } from '../money/index.ts';
 import { TOKENS } from '../tokens/index.ts';
 import { DepositAddressDeriver, seedFromMnemonic, type WalletSeed } from '../chains/addresses/index.ts';
-import { captureSettings, PAYER_NAME_CHANGED_CHANNEL, API_KEY_REVOKED_CHANNEL, type Merchant, type PayerNames } from '../accounts/index.ts';
+import { captureSettings, PAYER_NAME_CHANGED_CHANNEL, API_KEY_REVOKED_CHANNEL, MERCHANT_ACCESS_CHANGED_CHANNEL, type Merchant, type PayerNames } from '../accounts/index.ts';
 import type { Actor } from '../audit/index.ts';
 import type { MarketSource } from '../market/index.ts';
 import { listTokens } from './pure.ts';
@@ -101,7 +101,7 @@ export class PaymentsService {
     this.#trail = opts.trailSections ?? EMPTY_TRAIL_SECTIONS;
     this.#names = opts.payerNames ?? (() => ({}));
     this.groups = new PaymentGroups(() => platform.clock.now());
-    this.changes = new ChangeFeed(platform.db, platform.log, [API_KEY_REVOKED_CHANNEL, PAYMENT_CHANGED_CHANNEL, PAYER_NAME_CHANGED_CHANNEL]);
+    this.changes = new ChangeFeed(platform.db, platform.log, [API_KEY_REVOKED_CHANNEL, MERCHANT_ACCESS_CHANGED_CHANNEL, PAYMENT_CHANGED_CHANNEL, PAYER_NAME_CHANGED_CHANNEL]);
     this.checkoutCache = new CheckoutCache(this.changes);
   }
 

@@ -8,9 +8,10 @@ import { startTestApp, type TestApp } from '../harness/app.ts';
 import { signupAccount, type Account } from '../harness/accounts.ts';
 import { ApiKeyCache, REFRESH_AHEAD_MS } from '../../src/accounts/key-cache.ts';
 import { hashSecret, insertApiKey } from '../../src/accounts/api-keys.ts';
-import { apiKeys } from '../../src/accounts/schema.ts';
+import { apiKeys, merchants } from '../../src/accounts/schema.ts';
+import type { Merchant } from '../../src/accounts/merchant.ts';
 import { ChangeFeed } from '../../src/platform/db/change-feed.ts';
-import { API_KEY_REVOKED_CHANNEL } from '../../src/accounts/key-cache.ts';
+import { API_KEY_REVOKED_CHANNEL, MERCHANT_ACCESS_CHANGED_CHANNEL } from '../../src/accounts/key-cache.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -108,6 +109,41 @@ describeEachDb('api key cache', (h) => {
         if (!revokedAt) await sleep(10);
       }
       expect(revokedAt).toBeInstanceOf(Date);
+    } finally {
+      await feed.close();
+    }
+  });
+
+  // Suspension answers 403 on every route (spec 3): another process's cache must not serve the
+  // account as active for the rest of its cache time, nor its live keys once live mode is off.
+  it('drops the keys of a merchant another process suspends, reinstates or switches out of live mode, as soon as the database announces it', async () => {
+    const feed = new ChangeFeed(h.db(), t.platform.log, [API_KEY_REVOKED_CHANNEL, MERCHANT_ACCESS_CHANGED_CHANNEL]);
+    const cache = new ApiKeyCache(h.db(), { ttlMs: 60_000 });
+    cache.follow(feed);
+    const other = await signupAccount(t.app);
+    const hash = hashSecret(other.testKey);
+    const set = (change: Partial<typeof merchants.$inferInsert>) => h.db().orm.update(merchants).set(change).where(eq(merchants.id, other.merchant.id));
+    /** Asks the cache until it sees `check` hold (5 s at most). */
+    const seen = async (check: (m: Merchant) => boolean) => {
+      const end = Date.now() + 5000;
+      for (;;) {
+        const m = (await cache.get(hash))!.merchant;
+        if (check(m) || Date.now() > end) return m;
+        await sleep(10);
+      }
+    };
+    try {
+      expect((await cache.get(hash))?.merchant.status).toBe('active');
+      const end = Date.now() + 5000;
+      while (!feed.active && Date.now() < end) await sleep(10);
+      expect(feed.active).toBe(true);
+      await set({ status: 'suspended' });
+      expect((await seen((m) => m.status === 'suspended')).status).toBe('suspended');
+      await set({ status: 'active' });
+      expect((await seen((m) => m.status === 'active')).status).toBe('active');
+      const live = (await cache.get(hash))!.merchant;
+      await set({ liveEnabled: !live.liveEnabled });
+      expect((await seen((m) => m.liveEnabled !== live.liveEnabled)).liveEnabled).toBe(!live.liveEnabled);
     } finally {
       await feed.close();
     }
