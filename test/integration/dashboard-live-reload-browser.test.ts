@@ -50,6 +50,8 @@ describe.skipIf(!hasChromium)('dashboard lists reloaded by socket events in Chro
     await list.getByText('tx-old-54').waitFor(WAIT);
     await list.getByRole('button', { name: /next/i }).click();
     await list.getByText('tx-old-0', { exact: true }).waitFor(WAIT);
+    // the socket is up: the change's event cannot come before the page listens for it
+    await page.getByText('Live updates on').waitFor(WAIT);
     // the oldest payout changes (its transaction id), and the socket tells the dashboard
     await env.t.platform.db.transaction(async (tx) => {
       await tx.update(payouts).set({ txId: 'tx-new-0' }).where(eq(payouts.id, ids[0]!));
@@ -70,6 +72,8 @@ describe.skipIf(!hasChromium)('dashboard lists reloaded by socket events in Chro
     await signInOnPage(page, owner);
     const list = page.getByRole('region', { name: 'Stores' });
     await list.getByText(/No store|in all/).first().waitFor(WAIT);
+    // the socket is up: the change's event cannot come before the page listens for it
+    await page.getByText('Live updates on').waitFor(WAIT);
     const made = await env.t.app.inject({ method: 'POST', url: '/merchant/stores', headers: tokenHeader(owner.accessToken), payload: { name: 'Made by a teammate' } });
     expect(made.statusCode).toBe(201);
     await list.getByRole('cell', { name: 'Made by a teammate', exact: true }).waitFor(WAIT);
@@ -86,6 +90,8 @@ describe.skipIf(!hasChromium)('dashboard lists reloaded by socket events in Chro
     await keys.getByRole('cell', { name: 'default' }).first().waitFor(WAIT);
     const hook = page.getByRole('region', { name: 'Webhook (test)' });
     await hook.getByLabel('Endpoint URL').waitFor(WAIT);
+    // the socket is up: the change's event cannot come before the page listens for it
+    await page.getByText('Live updates on').waitFor(WAIT);
     const key = await env.t.app.inject({ method: 'POST', url: '/merchant/api-keys?mode=test', headers: tokenHeader(owner.accessToken), payload: { label: 'teammate-key' } });
     expect(key.statusCode).toBe(201);
     await keys.getByRole('cell', { name: 'teammate-key' }).waitFor(WAIT);
@@ -140,6 +146,8 @@ describe.skipIf(!hasChromium)('dashboard lists reloaded by socket events in Chro
     await signInOnPage(page, owner);
     const section = page.getByRole('region', { name: 'Webhook deliveries' });
     await section.getByText('0/7').waitFor(WAIT);
+    // the socket is up: the change's event cannot come before the page listens for it
+    await page.getByText('Live updates on').waitFor(WAIT);
     await env.t.platform.db.transaction(async (tx) => {
       await tx.update(deliveries).set({ status: 'delivered', attempts: 1, lastStatusCode: 200, deliveredAt: new Date() }).where(eq(deliveries.id, id));
       await appendEvent(tx, { type: 'webhook:delivery', livemode: false, merchantId: owner.merchant.id, data: { id, livemode: false, status: 'delivered', attempts: 1 }, at: new Date() });
