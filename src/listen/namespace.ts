@@ -13,7 +13,6 @@ import { API_KEY_UPDATE, MERCHANT_UPDATE } from '../accounts/socket-events.ts';
 import type { StoredEvent } from '../events/index.ts';
 import type { SocketExtension } from '../realtime/index.ts';
 import { RecoveryHold } from '../realtime/recovery-hold.ts';
-import { RECOVERY_WINDOW_MS } from '../realtime/events.ts';
 import { WEBHOOK_EVENT_TYPES, webhookBody } from '../webhooks/index.ts';
 
 import { LISTEN_EVENT, LISTEN_NAMESPACE, LISTEN_READY, LISTEN_TEST_KEYS_ONLY, type ListenedEvent } from './protocol.ts';
@@ -49,8 +48,6 @@ function refusal(message: string): Error {
 }
 
 export function listenExtension(authn: Authenticator): SocketExtension {
-  /** When a listening socket last went away (performance.now()). */
-  let lastDrop = -Infinity;
   return {
     namespace: LISTEN_NAMESPACE,
     setUp(nsp: Namespace) {
@@ -85,10 +82,9 @@ export function listenExtension(authn: Authenticator): SocketExtension {
         void socket.join([roomOf(merchantId), storeId === null ? accountRoomOf(merchantId) : storeRoomOf(merchantId, storeId)]);
         held.replay(socket, { merchantId, keyId: socket.data.keyId as string, storeId });
         socket.emit(LISTEN_READY, { merchant_id: socket.data.merchantId });
-        socket.on('disconnect', () => { lastDrop = performance.now(); });
       });
     },
-    deliver(nsp: Namespace, batch: readonly StoredEvent[]) {
+    deliver(nsp: Namespace, batch: readonly StoredEvent[], recentDrop: boolean) {
       for (const e of batch) {
         // Revocation is immediate (spec 7) and a suspended account receives nothing: the socket is
         // ended, and the CLI's reconnection hears the refusal from the handshake.
@@ -104,7 +100,6 @@ export function listenExtension(authn: Authenticator): SocketExtension {
         if (e.livemode || !e.merchantId || e.data === undefined || !WEBHOOK_EVENT_TYPES.has(e.type)) continue;
         // A socket away is in no room: after a drop everything is emitted for the recovery window,
         // so a CLI coming back within it is replayed what it missed (spec 8).
-        const recentDrop = performance.now() - lastDrop < RECOVERY_WINDOW_MS;
         const rooms = roomsFor(e, e.merchantId).filter((r) => recentDrop || nsp.adapter.rooms.has(r));
         if (rooms.length === 0) continue;
         const event: ListenedEvent = { id: e.id, type: e.type, body: webhookBody({ id: e.id, type: e.type, livemode: e.livemode, createdAt: e.createdAt, data: e.data }) };

@@ -15,6 +15,7 @@ import { LANGUAGES, pickLanguage, type Language } from '../../web/checkout/lib/l
 import { CATALOGUES } from '../../web/checkout/i18n/all.ts';
 import type { CheckoutSource } from './checkout-namespace.ts';
 import { PAYMENT_NOT_FOUND } from './events.ts';
+import { htmlAttr, htmlText } from '../platform/http/html.ts';
 
 export const CHECKOUT_DIST = pageDistDir('checkout');
 export const NO_ADDRESS_YET = 'choose the payment\'s coin first';
@@ -40,8 +41,6 @@ export function send(req: FastifyRequest, reply: FastifyReply, a: Asset, cache: 
   return reply.send(a.body);
 }
 
-const attr = (s: string): string => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-const text = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 interface Manifest {
   [source: string]: { file: string };
@@ -83,10 +82,10 @@ export function loadBuiltPage(opts: Pick<PageOptions, 'apiBase' | 'tokenContract
     const preload = words ? `<link rel="modulepreload" crossorigin href="${base}${words.file}">` : '';
     pages[lang] = template.split('{{EVM_CHAIN_IDS}}').map((part) => part
       .replaceAll('{{LANG}}', lang)
-      .replaceAll('{{API_BASE}}', attr(opts.apiBase))
-      .replaceAll('{{TOKEN_CONTRACTS}}', attr(JSON.stringify(opts.tokenContracts)))
-      .replaceAll('{{TITLE}}', text(CATALOGUES[lang].pageTitleNoName))
-      .replaceAll('{{LOADING}}', text(CATALOGUES[lang].loading))
+      .replaceAll('{{API_BASE}}', htmlAttr(opts.apiBase))
+      .replaceAll('{{TOKEN_CONTRACTS}}', htmlAttr(JSON.stringify(opts.tokenContracts)))
+      .replaceAll('{{TITLE}}', htmlText(CATALOGUES[lang].pageTitleNoName))
+      .replaceAll('{{LOADING}}', htmlText(CATALOGUES[lang].loading))
       .replace('<!--preload-->', preload));
   }
   let last: { ids: string; html: Record<Language, Asset> } | null = null;
@@ -94,7 +93,7 @@ export function loadBuiltPage(opts: Pick<PageOptions, 'apiBase' | 'tokenContract
     const ids = JSON.stringify(evmChainIds);
     if (last?.ids !== ids) {
       const built = {} as Record<Language, Asset>;
-      for (const lang of LANGUAGES) built[lang] = asset(pages[lang].join(attr(ids)), 'text/html; charset=utf-8');
+      for (const lang of LANGUAGES) built[lang] = asset(pages[lang].join(htmlAttr(ids)), 'text/html; charset=utf-8');
       last = { ids, html: built };
     }
     return last.html;

@@ -42,7 +42,12 @@ const NO_PAYMENTS: CheckoutSource = { payerViewByToken: async (): Promise<Paymen
 export interface SocketExtension {
   namespace: string;
   setUp(nsp: Namespace): void;
-  deliver(nsp: Namespace, batch: readonly StoredEvent[]): void;
+  /**
+   * `recentDrop`: a socket of any namespace here went away within the recovery window, so rooms
+   * nobody is in are emitted to anyway (a socket away is in none, and recovery replays only what
+   * was emitted).
+   */
+  deliver(nsp: Namespace, batch: readonly StoredEvent[], recentDrop: boolean): void;
 }
 
 export class Realtime {
@@ -201,9 +206,10 @@ export class Realtime {
         }
       }
     }
+    const recentDrop = this.#recentDrop();
     for (const ext of this.#extensions) {
       try {
-        ext.deliver(this.#io.of(ext.namespace), batch);
+        ext.deliver(this.#io.of(ext.namespace), batch, recentDrop);
       } catch (err) {
         this.#platform.log.error({ err, namespace: ext.namespace }, 'realtime emit failed');
       }

@@ -1,3 +1,3 @@
 export { TOKENS, TOKEN_DEFS, isToken, unsupportedToken, tokenDef, tokensOnChain, type TokenSymbol, type TokenDef } from './catalog.ts';
 export { tokenContracts } from './contracts.ts';
-export { contractMissing, setContractMissing } from './live-contracts.ts';
+export { checkContractDecimals, contractMissing, setContractMissing } from './live-contracts.ts';

@@ -2,7 +2,7 @@
 // `gettransactioninfobyblocknum` for TRC-20 Transfer logs), confirmations counted from the height,
 // and the solidified block (walletsolidity) as the point at which a block is final whatever the count.
 import type { Chain } from '../../config.ts';
-import { setContractMissing, tokenContracts, tokenDef, tokensOnChain, type TokenSymbol } from '../../tokens/index.ts';
+import { checkContractDecimals, setContractMissing, tokenContracts, tokensOnChain, type TokenSymbol } from '../../tokens/index.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { AddressIndex } from '../watch/address-index.ts';
 import type { BlockRef, ChainBlock, ChainReader, TxState } from '../watch/types.ts';
@@ -85,10 +85,7 @@ export class TronReader implements ChainReader {
       // A contract there with other decimals than the token's would credit amounts powers of ten
       // off: the chain is not read (the check runs again next pass) until TOKEN_CONTRACTS is fixed,
       // as evm/read/token-decimals.ts does.
-      const decimals = absent ? null : await this.#rpc.tokenDecimals(hex);
-      if (!absent && decimals !== tokenDef(token).decimals) {
-        throw new Error(`TOKEN_CONTRACTS: ${token} at ${contract} has ${decimals ?? 'no'} decimals, the token has ${tokenDef(token).decimals}`);
-      }
+      if (!absent) checkContractDecimals(token, contract, await this.#rpc.tokenDecimals(hex));
       setContractMissing(token, contract, absent);
       if (absent) {
         this.#contracts.delete(hex.slice(2));

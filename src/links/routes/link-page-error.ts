@@ -4,11 +4,10 @@
 // JSON answer every other route gives.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../platform/errors.ts';
+import { htmlText } from '../../platform/http/html.ts';
 
 /** A browser navigating asks for text/html first; fetch() and API clients do not. */
 export const wantsHtml = (req: FastifyRequest): boolean => /\btext\/html\b/i.test(String(req.headers.accept ?? ''));
-
-const escape = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 // The checkout page's colours, card and status line (web/checkout/checkout.css), light and dark.
 const STYLE = [
@@ -26,7 +25,7 @@ export function sendErrorPage(reply: FastifyReply, err: AppError): FastifyReply 
   if (err.retryAfterS !== undefined) reply.header('retry-after', String(err.retryAfterS));
   const body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">`
     + `<meta name="robots" content="noindex"><title>Payment</title><style>${STYLE}</style></head>`
-    + `<body><main class="page"><section class="card"><h1>Payment</h1><p class="status" role="alert">${escape(err.message)}</p></section></main></body></html>`;
+    + `<body><main class="page"><section class="card"><h1>Payment</h1><p class="status" role="alert">${htmlText(err.message)}</p></section></main></body></html>`;
   return reply.code(err.status)
     .header('content-type', 'text/html; charset=utf-8')
     .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")

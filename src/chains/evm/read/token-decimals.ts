@@ -5,7 +5,7 @@
 // token is unavailable in live mode (tokens/live-contracts.ts; CONTRACT.md TOKEN_CONTRACTS): a live
 // payment in it would wait for a deposit nothing watches.
 import { decodeFunctionResult, encodeFunctionData, erc20Abi, type Hex, type PublicClient } from 'viem';
-import { setContractMissing, tokenDef, type TokenSymbol } from '../../../tokens/index.ts';
+import { checkContractDecimals, setContractMissing, type TokenSymbol } from '../../../tokens/index.ts';
 
 /** `contracts`: the watched contracts by lower-case address; `missing`: the tokens whose contract has no code on the node. */
 export async function checkTokenDecimals(client: PublicClient, contracts: Partial<Record<TokenSymbol, string>>): Promise<{ contracts: Map<string, TokenSymbol>; missing: TokenSymbol[] }> {
@@ -22,9 +22,7 @@ export async function checkTokenDecimals(client: PublicClient, contracts: Partia
     }
     const { data: answer } = await client.call({ to: address as Hex, data });
     const decimals = answer && answer !== '0x' ? decodeFunctionResult({ abi: erc20Abi, functionName: 'decimals', data: answer }) : null;
-    if (decimals !== tokenDef(token).decimals) {
-      throw new Error(`TOKEN_CONTRACTS: ${token} at ${address} has ${decimals ?? 'no'} decimals, the token has ${tokenDef(token).decimals}`);
-    }
+    checkContractDecimals(token, address, decimals);
     out.set(address.toLowerCase(), token);
   }
   return { contracts: out, missing };
