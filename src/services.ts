@@ -71,8 +71,9 @@ export async function createServices(platform: Platform): Promise<Services> {
   });
   // The payer names are kept until they change, from the payments' change feed.
   accounts.names.follow(payments.changes);
-  // and a key revoked by another process is dropped from this one's key cache at once.
-  accounts.authn.followRevocations(payments.changes);
+  // and a key revoked, or a merchant suspended or switched out of live mode, by another process is
+  // dropped from this one's key cache at once.
+  accounts.authn.followAccessChanges(payments.changes);
   // Closed payments settle from the outbox, in the dispatch transaction; their transfers are sent after it commits.
   platform.outbox.subscribe(settlement.subscriber(settleInputOf));
   settlement.useTransfers(sending.transfers.port);

@@ -84,8 +84,8 @@ export class Authenticator {
     return row?.at ? (row.reason ?? 'revoked') : null;
   }
 
-  /** Drops keys revoked by other processes as the database announces them (ApiKeyCache.follow). */
-  followRevocations(feed: ChangeFeed): void {
+  /** Drops keys revoked, and those of merchants whose access changed, in other processes as the database announces them (ApiKeyCache.follow). */
+  followAccessChanges(feed: ChangeFeed): void {
     this.#keys.follow(feed);
   }
 

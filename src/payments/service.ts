@@ -34,8 +34,9 @@ import { EMPTY_TRAIL_SECTIONS, paymentEvents, paymentTrail, type TrailSections }
 import { PaymentGroups } from './payment-groups.ts';
 import { CheckoutCache, PAYMENT_CHANGED_CHANNEL } from './checkout-cache.ts';
 import { ChangeFeed } from '../platform/db/change-feed.ts';
+import { PAYMENT_NOT_FOUND } from './not-found.ts';
 
-export const PAYMENT_NOT_FOUND = 'payment not found';
+export { PAYMENT_NOT_FOUND };
 
 /** Who asks through /v1: the key's merchant, mode and store. */
 export interface KeyCaller {

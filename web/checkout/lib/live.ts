@@ -3,6 +3,7 @@
 // down. The socket.io client comes from the gateway itself, loaded after the first render.
 import type { Payment } from './payment.ts';
 import { heardServerTime } from './server-clock.ts';
+import { PAYMENT_NOT_FOUND } from '../../../src/payments/not-found.ts';
 
 export class RequestError extends Error {
   readonly status: number;
@@ -36,8 +37,6 @@ export async function request(method: 'GET' | 'POST', url: string, body?: unknow
   return json as Payment;
 }
 
-/** The checkout socket's answer to an unknown token (spec 4.3). */
-const PAYMENT_NOT_FOUND = 'payment not found';
 const POLL_CONNECTED_MS = 30_000;
 const POLL_OFFLINE_MS = 4_000;
 const OPEN = ['pending', 'partially_paid', 'detecting'];
