@@ -5,7 +5,9 @@
 // ADMIN_TOKEN the namespace does not exist. Refusals: connect_error `unauthorized` with
 // `err.data.code` `missing_token` or `invalid_token`, or `rate_limited` once the client address has
 // sent ADMIN_MAX_FAILURES (100) wrong admin tokens in a minute: the operator API's count (src/admin/guard.ts), shared, so
-// a guess over either counts and over the limit both refuse, the right token too.
+// a guess over either counts and over the limit both refuse, the right token too. An operator's
+// socket coming back within the recovery window hears what it missed only once its token passed
+// again: one that is not ADMIN_TOKEN (any more) hears none of it.
 import type { IncomingMessage } from 'node:http';
 import type { Namespace, Socket } from 'socket.io';
 import { checkAdminToken } from '../admin/index.ts';
@@ -13,6 +15,7 @@ import { isIdShaped } from '../platform/fields.ts';
 import { INVALID_TOKEN, MISSING_TOKEN, RATE_LIMITED } from './events.ts';
 import { refusal } from './merchant-namespace.ts';
 import { MAX_TYPING_NAME, TypingGate, typingOf, type TypingRelay } from './typing.ts';
+import { RecoveryHold } from './recovery-hold.ts';
 import { DEFAULT_SUPPORT_NAME, SUPPORT_TYPING } from '../support/index.ts';
 
 export const OPERATOR_NAMESPACE = '/admin';
@@ -30,18 +33,27 @@ export interface OperatorAdmission {
 }
 
 export function setUpOperatorNamespace(nsp: Namespace, adminToken: string, admission: OperatorAdmission, relay: (r: TypingRelay) => void, nowMs: () => number): void {
+  // There is one operator credential: a connection that was accepted (the only kind socket.io keeps
+  // for recovery) had it, and a returning one that passes has it too.
+  const held = new RecoveryHold<true>(nsp, { principalOf: () => true, same: () => true });
   nsp.use((socket, next) => {
     const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
     const given = typeof token === 'string' && token !== '' ? token : undefined;
+    const refuse = (err: Error) => {
+      held.drop(socket.id);
+      next(err);
+    };
     // A missing token guesses nothing and is not counted, as a request without Authorization on /admin.
     checkAdminToken(admission.server, adminToken, given, admission.clientAddress(socket.request)).then((check) => {
-      if (check === 'rate_limited') return next(refusal(RATE_LIMITED));
-      if (check === 'invalid') return next(refusal(given === undefined ? MISSING_TOKEN : INVALID_TOKEN));
+      if (check === 'rate_limited') return refuse(refusal(RATE_LIMITED));
+      if (check === 'invalid') return refuse(refusal(given === undefined ? MISSING_TOKEN : INVALID_TOKEN));
       next();
-    }, (err: unknown) => next(err instanceof Error ? err : new Error(String(err))));
+    }, (err: unknown) => refuse(err instanceof Error ? err : new Error(String(err))));
   });
   nsp.on('connection', (socket: Socket) => {
     socket.join(OPERATOR_ROOM);
+    // missed events, in order, right after the connection is accepted
+    held.replay(socket, true);
     // Per merchant: the gate and the name last signed, to say `false` as that name when the socket goes away.
     const gates = new Map<string, { gate: TypingGate; name: string }>();
     socket.on(SUPPORT_TYPING, (arg: unknown, ack?: unknown) => {
