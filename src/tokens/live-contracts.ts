@@ -1,7 +1,8 @@
 // Token contracts found with no code on their chain's live node (CONTRACT.md Environment,
 // TOKEN_CONTRACTS: "a contract with no code on the node makes that token unavailable in live mode
-// (logged)"): the mainnet contracts on a test network or local node, say. The EVM reader records
-// what it finds when it first reads the node (chains/evm/read/token-decimals.ts); the payments'
+// (logged)"): the mainnet contracts on a test network or local node, say. The EVM and Tron readers
+// record what they find when they first read the node, and again every few minutes while a contract
+// is missing (chains/evm/read/token-decimals.ts, tokens/contract-checks.ts); the payments'
 // catalog leaves such a token out of live listings and refuses live payments in it, since nothing
 // would ever see its deposits. Keyed by token and contract, one setting per process, like the
 // Bitcoin-family live networks (chains/addresses/live-networks.ts).

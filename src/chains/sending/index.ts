@@ -123,7 +123,7 @@ export class ChainSending {
       });
       ownFees.tron = family;
       families.push(family);
-      this.readers.tron = new TronReader(rpc, config.tokenContracts, platform.log?.child({ chain: 'tron' }));
+      this.readers.tron = new TronReader(rpc, config.tokenContracts, platform.log?.child({ chain: 'tron' }), platform.clock);
       // TRX and every token of the chain (a contract that cannot be read leaves its token out)
       const tronTokens = tokensOnChain('tron').filter((d) => !d.native).map((d) => d.token);
       readers.tron = async (address) => {

@@ -2,7 +2,8 @@
 // `gettransactioninfobyblocknum` for TRC-20 Transfer logs), confirmations counted from the height,
 // and the solidified block (walletsolidity) as the point at which a block is final whatever the count.
 import type { Chain } from '../../config.ts';
-import { checkContractDecimals, setContractMissing, tokenContracts, tokensOnChain, type TokenSymbol } from '../../tokens/index.ts';
+import { CONTRACT_BACK_MESSAGE, CONTRACT_MISSING_MESSAGE, ContractChecks, checkContractDecimals, setContractMissing, tokenContracts, tokensOnChain, type TokenSymbol } from '../../tokens/index.ts';
+import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { AddressIndex } from '../watch/address-index.ts';
 import type { BlockRef, ChainBlock, ChainReader, TxState } from '../watch/types.ts';
@@ -51,22 +52,29 @@ export class TronReader implements ChainReader {
   readonly chain: Chain = 'tron';
   readonly #rpc: TronRpc;
   #contracts: Map<string, TokenSymbol>;
+  /** Every contract of the chain's tokens, keyed as logs write them: #contracts less those missing from the node. */
+  readonly #allContracts: ReadonlyMap<string, TokenSymbol>;
   readonly #configured: Partial<Record<TokenSymbol, string>>;
-  #contractsChecked = false;
+  readonly #checks: ContractChecks;
   readonly #log: Logger | undefined;
 
-  constructor(rpc: TronRpc, configuredContracts: Record<string, string>, log?: Logger) {
+  constructor(rpc: TronRpc, configuredContracts: Record<string, string>, log?: Logger, clock?: Clock) {
     this.#rpc = rpc;
-    this.#contracts = tronLogContracts(configuredContracts);
+    this.#allContracts = tronLogContracts(configuredContracts);
+    this.#contracts = new Map(this.#allContracts);
     this.#configured = tokenContracts('tron', configuredContracts);
     this.#log = log;
+    this.#checks = new ContractChecks(clock);
   }
 
-  /** The genesis block's id; the first time, also which token contracts the node has (else the token is not watched). */
+  /**
+   * The genesis block's id; the first time, also which token contracts the node has (else the token
+   * is not watched), asked again every few minutes while one is missing (ContractChecks).
+   */
   async network(): Promise<string> {
     const ref = tronBlockRef(await this.#rpc.wallet('getblockbynum', { num: 0 }));
     if (!ref) throw new Error('the Tron node has no genesis block');
-    if (!this.#contractsChecked) await this.#checkContracts();
+    if (this.#checks.due()) await this.#checkContracts();
     return ref.hash;
   }
 
@@ -77,6 +85,8 @@ export class TronReader implements ChainReader {
    * contract without code: a live payment in it would wait for a deposit nothing sees.
    */
   async #checkContracts(): Promise<void> {
+    const watched = new Map(this.#allContracts);
+    const missing: TokenSymbol[] = [];
     for (const [token, contract] of Object.entries(this.#configured) as [TokenSymbol, string][]) {
       const hex = tronHex(contract);
       if (!hex) continue;
@@ -88,11 +98,14 @@ export class TronReader implements ChainReader {
       if (!absent) checkContractDecimals(token, contract, await this.#rpc.tokenDecimals(hex));
       setContractMissing(token, contract, absent);
       if (absent) {
-        this.#contracts.delete(hex.slice(2));
-        this.#log?.warn({ chain: this.chain, token, contract }, 'token contract has no code on the node: the token is not watched and is unavailable in live mode (set TOKEN_CONTRACTS)');
+        watched.delete(hex.slice(2));
+        missing.push(token);
       }
     }
-    this.#contractsChecked = true;
+    this.#contracts = watched;
+    const { gone, back } = this.#checks.checked(missing);
+    for (const token of gone) this.#log?.warn({ chain: this.chain, token, contract: this.#configured[token] }, CONTRACT_MISSING_MESSAGE);
+    for (const token of back) this.#log?.info({ chain: this.chain, token, contract: this.#configured[token] }, CONTRACT_BACK_MESSAGE);
   }
 
   async head(): Promise<BlockRef> {

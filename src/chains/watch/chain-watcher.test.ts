@@ -6,6 +6,8 @@ import { ChainWatcher, type WatcherParts } from './chain-watcher.ts';
 import { NodeEndpoints } from '../rpc/endpoints.ts';
 import { createLogger } from '../../platform/logger.ts';
 import type { BlockRef, ChainReader } from './types.ts';
+import { ManualClock } from '../../platform/clock.ts';
+import { MISSING_CONTRACT_RECHECK_MS } from '../../tokens/index.ts';
 
 const now = new Date('2026-03-01T12:00:00Z');
 const block = (h: number, tag = 'a'): BlockRef => ({ height: BigInt(h), hash: `${tag}${h}`, parentHash: h === 0 ? '' : `${tag}${h - 1}`, time: now });
@@ -80,5 +82,43 @@ describe('ChainWatcher', () => {
     expect(watcher.state.status).toBe('down');
     expect(watcher.state.lastError).toBe('Failed query: select * from chain_cursors where chain = $1\nparams: [redacted]');
     expect(statuses).toEqual(['down']);
+  });
+});
+
+// A process that does not hold the chain's lock still offers its coins, so it asks the node what
+// it serves too (the token contracts it holds among them): not on every poll, but again as often
+// as a reader asks again about a contract found missing, so a contract deployed later is offered
+// by every process, not only the watching one.
+describe('ChainWatcher on standby', () => {
+  it('asks the node what it serves once, then again every MISSING_CONTRACT_RECHECK_MS', async () => {
+    const clock = new ManualClock();
+    const network = vi.fn(async () => '1');
+    const parts = {
+      reader: { chain: 'ethereum', network }, endpoints: new NodeEndpoints(['http://first.example']),
+      clock, log: createLogger('silent'),
+    } as unknown as WatcherParts;
+    const watcher = new ChainWatcher(parts, { confirmations: 12, staleAfterMs: 300_000, maxBlocksPerPass: 100, syncingBehind: 5 });
+    await watcher.standby();
+    await watcher.standby();
+    expect(network).toHaveBeenCalledTimes(1);
+    clock.advance(MISSING_CONTRACT_RECHECK_MS - 1);
+    await watcher.standby();
+    expect(network).toHaveBeenCalledTimes(1);
+    clock.advance(1);
+    await watcher.standby();
+    await watcher.standby();
+    expect(network).toHaveBeenCalledTimes(2);
+  });
+
+  it('a node that did not answer is asked again on the next turn', async () => {
+    const network = vi.fn(async () => { throw new Error('down'); });
+    const parts = {
+      reader: { chain: 'ethereum', network }, endpoints: new NodeEndpoints(['http://first.example']),
+      clock: new ManualClock(), log: createLogger('silent'),
+    } as unknown as WatcherParts;
+    const watcher = new ChainWatcher(parts, { confirmations: 12, staleAfterMs: 300_000, maxBlocksPerPass: 100, syncingBehind: 5 });
+    await watcher.standby();
+    await watcher.standby();
+    expect(network).toHaveBeenCalledTimes(2);
   });
 });

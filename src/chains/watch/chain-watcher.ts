@@ -7,6 +7,7 @@
 import type { Chain } from '../../config.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { withoutQueryValues, type Logger } from '../../platform/logger.ts';
+import { MISSING_CONTRACT_RECHECK_MS } from '../../tokens/index.ts';
 import type { NodeEndpoints } from '../rpc/endpoints.ts';
 import { RpcError } from '../rpc/json-rpc.ts';
 import type { CursorStore, ChainStatus } from './cursor-store.ts';
@@ -81,16 +82,21 @@ export class ChainWatcher {
     this.#stopped = true;
   }
 
-  #networkRead = false;
+  /** When this process last had the node's answer to `network()` on standby (ms); null: not yet. */
+  #networkReadAt: number | null = null;
 
   /**
-   * Another process watches the chain: this one still asks the node once what it serves, as the
-   * watching process does on its passes (the network of live addresses, the EVM token contracts
-   * with no code there, which are unavailable in live mode), so that every process offers the same coins.
+   * Another process watches the chain: this one still asks the node what it serves, as the
+   * watching process does on its passes (the network of live addresses, the EVM and Tron token
+   * contracts with no code there, which are unavailable in live mode), so that every process offers
+   * the same coins. Once, then again every MISSING_CONTRACT_RECHECK_MS: the reader asks again then
+   * about a contract it found missing, which the operator may have deployed since.
    */
   async standby(): Promise<void> {
-    if (this.#networkRead || this.#stopped) return;
-    await this.#p.reader.network().then(() => { this.#networkRead = true; }, () => {});
+    if (this.#stopped) return;
+    const now = this.#p.clock.now().getTime();
+    if (this.#networkReadAt !== null && now - this.#networkReadAt < MISSING_CONTRACT_RECHECK_MS) return;
+    await this.#p.reader.network().then(() => { this.#networkReadAt = now; }, () => {});
   }
 
   /** The lock was lost: the index is rebuilt when the chain is taken again. */

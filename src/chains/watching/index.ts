@@ -15,13 +15,14 @@ import { EVM_CHAINS, kitOf, type ChainKits } from '../sending/index.ts';
  * `kits`: the chain families' code the sending half loaded for these nodes. `shared`: readers made
  * by the sending half over a connection it keeps (Tron, XRP), used as they are.
  */
-export function chainReaders(config: Platform['config'], nodes: ChainNodes, kits: ChainKits, shared: Partial<Record<Chain, ChainReader>> = {}, log?: Platform['log']): ChainReader[] {
+/** `clock`: when a token contract found missing is asked of the node again (tokens/contract-checks.ts). */
+export function chainReaders(config: Platform['config'], nodes: ChainNodes, kits: ChainKits, shared: Partial<Record<Chain, ChainReader>> = {}, log?: Platform['log'], clock?: Platform['clock']): ChainReader[] {
   const readers: ChainReader[] = Object.values(shared).filter((r): r is ChainReader => r !== undefined && nodes[r.chain] !== undefined);
   for (const chain of EVM_CHAINS) {
     const endpoints = nodes[chain];
     if (!endpoints) continue;
     const { EvmReader } = kitOf(kits.evmRead, chain);
-    readers.push(new EvmReader(chain, endpoints, tokenContracts(chain, config.tokenContracts), { log: log?.child({ chain }) }));
+    readers.push(new EvmReader(chain, endpoints, tokenContracts(chain, config.tokenContracts), { log: log?.child({ chain }), clock }));
   }
   return readers;
 }
@@ -30,5 +31,5 @@ export function createChainWatching(
   platform: Platform, nodes: ChainNodes, kits: ChainKits, deps: { intake: DepositIntake; market: MarketSource }, opts: WatchingOptions = {},
   shared: Partial<Record<Chain, ChainReader>> = {}, own: Partial<Record<Chain, OwnWallet>> = {},
 ): ChainWatching {
-  return new ChainWatching(platform, nodes, chainReaders(platform.config, nodes, kits, shared, platform.log), deps, opts, own);
+  return new ChainWatching(platform, nodes, chainReaders(platform.config, nodes, kits, shared, platform.log, platform.clock), deps, opts, own);
 }

@@ -7,7 +7,7 @@
 // in lower case.
 import { BlockNotFoundError, createPublicClient, TransactionNotFoundError, TransactionReceiptNotFoundError, type PublicClient } from 'viem';
 import type { Chain } from '../../../config.ts';
-import { tokensOnChain, type TokenSymbol } from '../../../tokens/index.ts';
+import { CONTRACT_BACK_MESSAGE, CONTRACT_MISSING_MESSAGE, ContractChecks, tokensOnChain, type TokenSymbol } from '../../../tokens/index.ts';
 import type { NodeEndpoints } from '../../rpc/endpoints.ts';
 import { endpointsTransport } from '../transport.ts';
 import type { BlockRef, ChainBlock, ChainReader, ObservedTransfer, TxState } from '../../watch/types.ts';
@@ -15,6 +15,7 @@ import { checkTokenDecimals } from './token-decimals.ts';
 import type { RawBlock } from './transfers.ts';
 import { BlockOutcomes } from './block-outcomes.ts';
 import type { Logger } from '../../../platform/logger.ts';
+import type { Clock } from '../../../platform/clock.ts';
 
 export const READ_TIMEOUT_MS = 15_000;
 
@@ -25,11 +26,11 @@ export class EvmReader implements ChainReader {
   /** Watched token contracts by lower-case address. */
   #contracts: Map<string, TokenSymbol>;
   readonly #configured: Partial<Record<TokenSymbol, string>>;
-  #decimalsChecked = false;
+  readonly #checks: ContractChecks;
   readonly outcomes: BlockOutcomes;
   readonly #log: Logger | undefined;
 
-  constructor(chain: Chain, endpoints: NodeEndpoints, contracts: Partial<Record<TokenSymbol, string>>, opts: { timeoutMs?: number; log?: Logger } = {}) {
+  constructor(chain: Chain, endpoints: NodeEndpoints, contracts: Partial<Record<TokenSymbol, string>>, opts: { timeoutMs?: number; log?: Logger; clock?: Clock } = {}) {
     const timeoutMs = opts.timeoutMs ?? READ_TIMEOUT_MS;
     this.chain = chain;
     this.#client = createPublicClient({ transport: endpointsTransport(endpoints, timeoutMs), cacheTime: 0 }) as PublicClient;
@@ -40,18 +41,22 @@ export class EvmReader implements ChainReader {
     this.#contracts = new Map(Object.entries(contracts).map(([token, address]) => [address.toLowerCase(), token as TokenSymbol]));
     this.outcomes = new BlockOutcomes(this.#client, endpoints, this.#native, opts.log);
     this.#log = opts.log;
+    this.#checks = new ContractChecks(opts.clock);
   }
 
-  /** The chain id; the first time, also that each token contract has the token's decimals (else nothing is read). */
+  /**
+   * The chain id; the first time, also that each token contract has the token's decimals (else
+   * nothing is read), and which have no code on the node; asked again every few minutes while one
+   * has none (ContractChecks), so a contract deployed later is watched from then on.
+   */
   async network(): Promise<string> {
     const id = await this.#client.getChainId();
-    if (!this.#decimalsChecked) {
+    if (this.#checks.due()) {
       const { contracts, missing } = await checkTokenDecimals(this.#client, this.#configured);
       this.#contracts = contracts;
-      this.#decimalsChecked = true;
-      for (const token of missing) {
-        this.#log?.warn({ chain: this.chain, token, contract: this.#configured[token] }, 'token contract has no code on the node: the token is not watched and is unavailable in live mode (set TOKEN_CONTRACTS)');
-      }
+      const { gone, back } = this.#checks.checked(missing);
+      for (const token of gone) this.#log?.warn({ chain: this.chain, token, contract: this.#configured[token] }, CONTRACT_MISSING_MESSAGE);
+      for (const token of back) this.#log?.info({ chain: this.chain, token, contract: this.#configured[token] }, CONTRACT_BACK_MESSAGE);
     }
     return String(id);
   }
