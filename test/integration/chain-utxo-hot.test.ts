@@ -444,6 +444,35 @@ describe.runIf(litecoindOrSkip())('LTC hot wallet on litecoind', () => {
       expect(rpc.calls.filter((m) => m !== 'gettxout')).toEqual([]);
     });
 
+    it('a stuck spend whose many inputs another mined transaction took: each funding transaction and its block asked once, in batch requests, not per input', async () => {
+      // 30 outputs of one transaction to the node's wallet, then all of them spent by the node's wallet, mined
+      const mine: string[] = [];
+      for (let i = 0; i < 30; i++) mine.push(await node.minerAddress());
+      const txid = await node.rpc<string>('sendmany', ['', Object.fromEntries(mine.map((a) => [a, 0.001]))], 'miner');
+      await node.mine(1);
+      const tx = await node.rpc<{ vout: Array<{ n: number; value: number }> }>('getrawtransaction', [txid, true]);
+      const outputs = tx.vout.filter((v) => v.value === 0.001).map((v) => ({ txid, vout: v.n }));
+      expect(outputs).toHaveLength(30);
+      const raw = await node.rpc<string>('createrawtransaction', [outputs, [{ [await node.minerAddress()]: 0.0299 }]]);
+      const signed = await node.rpc<{ hex: string }>('signrawtransactionwithwallet', [raw], 'miner');
+      await node.rpc<string>('sendrawtransaction', [signed.hex]);
+      await node.mine(1);
+
+      const rpc = new CountingRpc(new NodeEndpoints([node.url]));
+      const family = new UtxoFamily(t.services.sending.utxoReaders.litecoin!, rpc, new WalletKeys(t.config.walletMnemonic), depositTxsFromDb(h.db()), { hot: new HotOutputs(h.db()), now: () => t.clock.now() });
+      const attempts = [{ fee: { inputs: JSON.stringify(outputs) } }] as unknown as Parameters<UtxoFamily['spentElsewhere']>[0];
+      const tip = await family.tip();
+      rpc.calls.length = 0;
+      rpc.requests = 0;
+      expect(await family.spentElsewhere(attempts, tip)).toBe(true);
+      expect(rpc.calls.filter((m) => m === 'gettxout')).toHaveLength(30);
+      // the inputs' one funding transaction and its block, once each
+      expect(rpc.calls.filter((m) => m === 'getrawtransaction')).toHaveLength(1);
+      expect(rpc.calls.filter((m) => m === 'getblockheader')).toHaveLength(1);
+      // two gettxout batches (25 and 5), the funding transactions, their blocks, and the tip
+      expect(rpc.requests).toBeLessThanOrEqual(5);
+    });
+
     it('the previous transactions a send signs over are read in one batch request, each once', async () => {
       const a = await node.pay(fresh(), '0.01');
       const b = await node.pay(fresh(), '0.01');
@@ -464,12 +493,16 @@ describe.runIf(litecoindOrSkip())('LTC hot wallet on litecoind', () => {
 class CountingRpc extends UtxoRpc {
   readonly calls: string[] = [];
   batches = 0;
+  /** Requests to the node: a call, or a batch of them. */
+  requests = 0;
   override call<T>(method: string, params: unknown[] = []): Promise<T> {
+    this.requests++;
     this.calls.push(method);
     return super.call<T>(method, params);
   }
   override batch(calls: ReadonlyArray<{ method: string; params: unknown[] }>): ReturnType<UtxoRpc['batch']> {
     this.batches++;
+    this.requests++;
     this.calls.push(...calls.map((c) => c.method));
     return super.batch(calls);
   }

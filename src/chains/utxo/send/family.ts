@@ -423,14 +423,13 @@ export class UtxoFamily implements TransferFamily {
   async spentElsewhere(attempts: readonly AttemptRow[], finalHeight: bigint): Promise<boolean> {
     const record = attempts.at(-1)?.fee as unknown as SpendRecord | undefined;
     if (!record?.inputs) return false;
-    const gone: Outpoint[] = [];
     // unspent in the best chain (a spend only in the mempool is not final): asked in batches, as a
     // stuck consolidation of many inputs is asked on every pass
-    for (const o of await this.#notUnspent(JSON.parse(record.inputs) as Outpoint[])) {
-      // the output's own transaction left the best chain, or is not final: it may come back with the output
-      const funding = await this.#mined(o.txid);
-      if (funding && BigInt(funding.height) <= finalHeight) gone.push(o);
-    }
+    const notUnspent = await this.#notUnspent(JSON.parse(record.inputs) as Outpoint[]);
+    // their own transactions, each once (many inputs come from one), in batches too
+    const funding = notUnspent.length > 0 ? await this.#minedEach(notUnspent.map((o) => o.txid)) : new Map<string, number>();
+    // the output's own transaction left the best chain, or is not final: it may come back with the output
+    const gone = notUnspent.filter((o) => { const height = funding.get(o.txid); return height !== undefined && BigInt(height) <= finalHeight; });
     // a spend in a block above the final height may still be reorganised away (or be ours, just mined)
     const spentAbove = gone.length > 0 ? await this.#spentAbove(gone, finalHeight) : new Set<string>();
     const taken = gone.find((o) => !spentAbove.has(`${o.txid}:${o.vout}`));
@@ -438,6 +437,22 @@ export class UtxoFamily implements TransferFamily {
     // a hot-wallet output gone for good no longer counts in its balance
     await this.hotWallet?.store.forget(this.chain, taken);
     return true;
+  }
+
+  /**
+   * The height of the block of each of `txIds` that is in the best chain (as #mined, each asked
+   * once): the transactions in batch requests (nodeTransactions), then their blocks' headers in one.
+   */
+  async #minedEach(txIds: readonly string[]): Promise<Map<string, number>> {
+    const mined = [...(await nodeTransactions(this.#rpc, txIds)).entries()].filter(([, tx]) => inBestChain(tx)) as Array<[string, NodeTx & { blockhash: string }]>;
+    const blocks = [...new Set(mined.map(([, tx]) => tx.blockhash))];
+    const headers = blocks.length > 0 ? await this.#rpc.batch(blocks.map((hash) => ({ method: 'getblockheader', params: [hash, true] }))) : [];
+    const heights = new Map<string, number>();
+    headers.forEach((h, j) => {
+      if (h instanceof RpcError) throw h;
+      heights.set(blocks[j], (h as NodeBlockHeader).height);
+    });
+    return new Map(mined.map(([id, tx]) => [id, heights.get(tx.blockhash)!]));
   }
 
   /** Those of `outs` the best chain's UTXO set does not hold (`gettxout` without the mempool), asked as the hot wallet asks its outputs. */
