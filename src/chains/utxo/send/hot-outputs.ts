@@ -71,13 +71,18 @@ export class HotOutputs {
     return rows.map((r) => ({ txid: r.txid, vout: r.vout, amount: BigInt(r.amount), height: r.height }));
   }
 
-  /** `transferId` now holds exactly `outs` (what it held before is let go). */
+  /**
+   * `transferId` now holds exactly `outs` (what it held before is let go). Two statements however
+   * many outputs: it runs in the transaction that stores the spend, which holds the wallet's free
+   * outputs locked meanwhile, and a consolidation spends over a thousand.
+   */
   async reserve(ex: Executor, chain: UtxoChain, transferId: string, outs: readonly Outpoint[]): Promise<void> {
     await ex.update(utxoHotOutputs).set({ spentBy: null }).where(and(eq(utxoHotOutputs.chain, chain), eq(utxoHotOutputs.spentBy, transferId)));
-    for (const o of outs) {
-      await ex.update(utxoHotOutputs).set({ spentBy: transferId })
-        .where(and(eq(utxoHotOutputs.chain, chain), eq(utxoHotOutputs.txid, o.txid), eq(utxoHotOutputs.vout, o.vout)));
-    }
+    if (outs.length === 0) return;
+    await ex.execute(sql`
+      update utxo_hot_outputs o set spent_by = ${transferId}
+      from jsonb_to_recordset(${JSON.stringify(outs.map((x) => ({ txid: x.txid, vout: x.vout })))}::jsonb) as k(txid text, vout integer)
+      where o.chain = ${chain} and o.txid = k.txid and o.vout = k.vout`);
   }
 
   /** What the hot wallet holds: every tracked output no transaction of ours spends yet (those a recorded transfer reserved included). */
