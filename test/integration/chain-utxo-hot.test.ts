@@ -27,6 +27,8 @@ import { WalletKeys } from '../../src/chains/wallets/index.ts';
 import { freePort } from '../harness/process.ts';
 import { startRpcProxy } from '../harness/rpc-proxy.ts';
 import { unmatchedDeposits } from '../../src/chains/watch/index.ts';
+import { generateMnemonic } from '@scure/bip39';
+import { wordlist } from '@scure/bip39/wordlists/english.js';
 
 const units = (v: string) => parseUnits(v, 8)!;
 const fresh = () => encodeSegwit('rltc', 0, crypto.randomBytes(20));
@@ -485,6 +487,48 @@ describe.runIf(litecoindOrSkip())('LTC hot wallet on litecoind', () => {
       // a transaction the node does not know fails the read: nothing is signed over a missing one
       await expect(rawTransactions(rpc, [a, '00'.repeat(32)])).rejects.toThrow(RpcError);
       await node.mine(1);
+    });
+  });
+});
+
+describe.runIf(litecoindOrSkip())('LTC hot wallet: two passes over one transfer', () => {
+  let node: LitecoinNode;
+  beforeAll(async () => { node = await startLitecoind(); }, 60_000);
+  afterAll(async () => { await node?.close(); setLiveNetwork('litecoin', 'main'); });
+
+  describeEachDb('a pass that read the transfer before another signed it', (h) => {
+    let t: LtcApp;
+    let hot: string;
+    beforeAll(async () => {
+      // a hot wallet of its own: only the output funded here
+      t = await startLtcApp(h.db(), node, { WALLET_MNEMONIC: generateMnemonic(wordlist) });
+      hot = (await hotWallet(t, 'litecoin')).address as string;
+    });
+    afterAll(async () => { await t?.close(); });
+
+    it('finding nothing left to spend, does not let go of the outputs the signed transaction spends', async () => {
+      await node.pay(hot, '0.5');
+      await node.mine(1);
+      t.clock.advance(61_000);
+      const reference = `ref_${crypto.randomUUID()}`;
+      const id = await t.platform.db.transaction((tx) => t.services.sending.transfers.port.send(tx, { chain: 'litecoin', token: 'LTC', to: encodeSegwit('rltc', 0, crypto.randomBytes(20)), amount: 10_000_000n, purpose: 'payout', reference }));
+      const stale = (await h.db().orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.id, id)))[0];
+      // one pass signs and sends it (in the mempool, holding the wallet's only output)
+      await t.services.sending.transfers.runOnce();
+      const [sent] = await h.db().orm.select().from(outgoingTransfers).where(eq(outgoingTransfers.id, id));
+      expect(sent.status).toBe('sent');
+      const held = async () => (await h.db().orm.select().from(utxoHotOutputs).where(eq(utxoHotOutputs.spentBy, id))).map((o) => `${o.txid}:${o.vout}`);
+      const [attempt] = await h.db().orm.select().from(outgoingAttempts).where(eq(outgoingAttempts.transferId, id));
+      const spends = (await node.rpc<{ vin: Array<{ txid: string; vout: number }> }>('getrawtransaction', [attempt.txId, true])).vin.map((v) => `${v.txid}:${v.vout}`);
+      expect(await held()).toEqual(spends);
+
+      // another pass, over the row it read while the transfer was still recorded: the output is
+      // spent in the mempool, so it finds nothing to spend
+      const prep = await t.services.sending.utxoFamilies.litecoin!.prepare(stale, { feesPaidBefore: 0n, unsentFromSender: [] });
+      expect(prep.kind).toBe('no_funds');
+      // the signed transaction still holds what it spends
+      expect(await held()).toEqual(spends);
+      await t.platform.db.transaction((tx) => t.services.sending.transfers.port.cancel(tx, reference)).catch(() => {});
     });
   });
 });

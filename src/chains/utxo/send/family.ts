@@ -198,8 +198,9 @@ export class UtxoFamily implements TransferFamily {
     if (!found.inputs && await wallet.discover(this.#now())) found = await wallet.select(t.id, t.amount, feeOf, max);
     const inputs = found.inputs;
     if (!inputs) {
-      // what an earlier try of it held (a node refused that one: nothing of it is out there) is free for others meanwhile
-      await wallet.store.reserve(wallet.store.db.orm, this.chain, t.id, []);
+      // what an earlier try of it held (a node refused that one: nothing of it is out there) is free
+      // for others meanwhile; not what a parallel pass signed it with since this one read it
+      await wallet.store.releaseUnsigned(this.chain, t.id);
       const held = `the ${this.chain} hot wallet holds ${found.held} base units in ${found.count} spendable outputs`;
       const needed = `${t.amount} and the network fee are needed`;
       // enough in all, too many of them for one transaction the node relays: the smallest ones are

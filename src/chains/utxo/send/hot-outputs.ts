@@ -85,6 +85,20 @@ export class HotOutputs {
       where o.chain = ${chain} and o.txid = k.txid and o.vout = k.vout`);
   }
 
+  /**
+   * Lets go of what `transferId` held for an earlier try the node refused (nothing of it is out
+   * there), while it is still `recorded`. A parallel pass may have signed it since this one read it
+   * (the output its transaction spends then looks spent, and this pass finds nothing to spend): its
+   * row is locked first, so a signing in flight is waited for, and a transfer past `recorded` keeps
+   * what its transaction spends.
+   */
+  async releaseUnsigned(chain: UtxoChain, transferId: string): Promise<void> {
+    await this.#db.transaction(async (tx) => {
+      const [row] = await queryRows<{ status: string }>(tx, sql`select status from outgoing_transfers where id = ${transferId} for update`);
+      if (row?.status === 'recorded') await this.reserve(tx, chain, transferId, []);
+    });
+  }
+
   /** What the hot wallet holds: every tracked output no transaction of ours spends yet (those a recorded transfer reserved included). */
   async balance(chain: UtxoChain, livemode: boolean): Promise<bigint> {
     const [{ sum }] = await queryRows<{ sum: string | null }>(this.#db.orm, sql`
