@@ -2,7 +2,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { requestChildLogger } from './platform/logger.ts';
 import { sql } from 'drizzle-orm';
-import { answerFrameworkError, installBadInputGuards, trustProxyOption } from './platform/http/index.ts';
+import { MAX_PARAM_CHARS, answerFrameworkError, installBadInputGuards, trustProxyOption } from './platform/http/index.ts';
 import { BODY_LIMIT_BYTES, createMetricsRegistry, genRequestId, installErrorMapper, installJsonBody, installMetrics, installRequestId } from './platform/http/index.ts';
 import type { Services } from './services.ts';
 import { NoCurrentPriceError, registerMarketMetrics } from './market/index.ts';
@@ -29,6 +29,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     frameworkErrors: answerFrameworkError,
+    routerOptions: { maxParamLength: MAX_PARAM_CHARS },
     // Slow clients: a request must arrive whole within 30 s; a socket idle for 2 minutes is closed.
     requestTimeout: 30_000,
     connectionTimeout: 120_000,

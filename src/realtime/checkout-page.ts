@@ -118,9 +118,9 @@ export function registerCheckoutPage(app: FastifyInstance, opts: PageOptions): v
     `connect-src ${connect}`, "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
   ].join('; ');
 
-  // Any token, of any length: the router leaves a parameter over 100 characters unmatched (its
-  // maxParamLength), which would answer the JSON 404 where every other bad token gets the page
-  // saying the link is not valid. A path with more segments is no payment link.
+  // Any token, of any length: the router leaves a parameter over its maxParamLength unmatched,
+  // which would answer the JSON 404 where every other bad token gets the page saying the link is
+  // not valid. A path with more segments is no payment link.
   app.get('/pay/*', async (req, reply) => {
     const token = paramOf(req, '*');
     if (token === '' || token.includes('/')) throw notFound();

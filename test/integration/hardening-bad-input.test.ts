@@ -85,11 +85,38 @@ describeEachDb('bad input answers a spec-shaped 4xx', (h) => {
     expect([known.statusCode, known.json()]).toEqual([200, { deposits: [] }]);
   });
 
-  it('answers a malformed URL 400 `invalid url` and an oversize path parameter 404 `not found`', async () => {
+  it('answers a malformed URL 400 `invalid url`', async () => {
     expectError(await inject({ method: 'GET', url: '/v1/payments/%E0%A4%A', headers: keyHeader(f.acct.testKey) }), 400, 'invalid url');
     expectError(await inject({ method: 'GET', url: '/checkout/%zz' }), 400, 'invalid url');
-    expectError(await inject({ method: 'GET', url: `/v1/payments/${'p'.repeat(150)}`, headers: keyHeader(f.acct.testKey) }), 404, 'not found');
-    expectError(await inject({ method: 'GET', url: `/checkout/${'c'.repeat(500)}` }), 404, 'not found');
+  });
+
+  // Spec 7: an unknown payment is 404 `payment not found` (`settlement not found`, ...), and a /v1 or
+  // dashboard route without its credential is 401 first. A path id over the router's length limit
+  // was answered 404 `not found` before any of that ran.
+  it('answers an oversize path id as its route answers an unknown id, after its key or token check', async () => {
+    const auth = tokenHeader(f.acct.accessToken);
+    const key = keyHeader(f.acct.testKey);
+    const long = (c: string, n = 150): string => c.repeat(n);
+    const cases: Array<[InjectOptions, number, string]> = [
+      [{ method: 'GET', url: `/v1/payments/${long('p')}`, headers: key }, 404, 'payment not found'],
+      [{ method: 'POST', url: `/v1/payments/${long('p')}/token`, headers: key, payload: { token: 'BTC' } }, 404, 'payment not found'],
+      [{ method: 'POST', url: `/v1/payments/${long('p')}/simulate`, headers: key, payload: { outcome: 'confirmed' } }, 404, 'payment not found'],
+      [{ method: 'GET', url: `/v1/payments/${long('p')}` }, 401, 'missing api key'],
+      [{ method: 'GET', url: `/merchant/payments/${long('p')}`, headers: auth }, 404, 'payment not found'],
+      [{ method: 'GET', url: `/merchant/payments/${long('p')}/events`, headers: auth }, 404, 'payment not found'],
+      [{ method: 'GET', url: `/merchant/payments/${long('p')}/trail`, headers: auth }, 404, 'payment not found'],
+      [{ method: 'GET', url: `/merchant/settlements/${long('s')}`, headers: auth }, 404, 'settlement not found'],
+      [{ method: 'GET', url: `/merchant/settlements/${long('s')}` }, 401, 'missing token'],
+      [{ method: 'GET', url: `/merchant/webhooks/deliveries/${long('d')}`, headers: auth }, 404, 'not found'],
+      [{ method: 'PATCH', url: `/merchant/stores/${long('s')}`, headers: auth, payload: { name: 'x' } }, 404, 'not found'],
+      [{ method: 'GET', url: `/checkout/${long('c', 500)}` }, 404, 'payment not found'],
+      [{ method: 'POST', url: `/admin/payouts/${long('x')}/reject`, headers: ADMIN, payload: { note: 'n' } }, 404, 'not found'],
+      [{ method: 'POST', url: `/admin/payouts/${long('x')}/reject`, payload: { note: 'n' } }, 401, 'invalid admin token'],
+    ];
+    for (const [req, status, error] of cases) expectError(await inject(req), status, error);
+    // a read-only key is refused a write before the id is looked at, as for any id
+    const read = (await inject({ method: 'POST', url: '/merchant/api-keys?mode=test', headers: auth, payload: { access: 'read' } })).json().secret;
+    expectError(await inject({ method: 'POST', url: `/v1/payments/${long('p')}/simulate`, headers: keyHeader(read), payload: { outcome: 'confirmed' } }), 403, 'this api key is read-only: it can only read (GET)');
   });
 
   it('answers a CORS preflight without its headers in the spec shape, and a real one as before', async () => {

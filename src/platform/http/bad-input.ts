@@ -11,9 +11,17 @@ import { nulMessage } from '../fields.ts';
 
 export const INVALID_URL = 'invalid url';
 
+/**
+ * The router's limit on one path parameter. A parameter over it never reaches its route, and the
+ * route is what answers an unknown id in the spec's words (`payment not found`, `settlement not
+ * found`, ...) after its key or token check (spec 7); so the limit is the whole request head Node
+ * accepts (its default `maxHeaderSize`), and any id that arrives is the route's to answer.
+ */
+export const MAX_PARAM_CHARS = 16 * 1024;
+
 /** Fastify's `frameworkErrors`: router failures answered in the spec's shape. */
 export function answerFrameworkError(err: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
-  // A path parameter longer than any id names nothing.
+  // Past MAX_PARAM_CHARS (a server started with a larger maxHeaderSize): it names nothing.
   if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
     reply.code(404).send({ error: NOT_FOUND });
     return;
