@@ -76,7 +76,8 @@ describeEachDb('idempotency keys', (h) => {
     expect((await create(t.app, key, body)).statusCode).toBe(201);
     const other = await create(t.app, key, { ...body, amount_usd: '26' });
     expect(other.statusCode).toBe(422);
-    expect(other.json()).toEqual({ error: IDEMPOTENCY_KEY_REUSED });
+    // CONTRACT.md's words, written out: the constant alone would pass with a mistyped message
+    expect(other.json()).toEqual({ error: 'this Idempotency-Key was used with a different request' });
     expect(await paymentsOfOrder(body.order_id)).toBe(1);
   });
 
@@ -94,7 +95,7 @@ describeEachDb('idempotency keys', (h) => {
     for (const bad of ['', 'x'.repeat(256)]) {
       const res = await create(t.app, bad, order());
       expect(res.statusCode).toBe(400);
-      expect(res.json()).toEqual({ error: IDEMPOTENCY_KEY_LENGTH });
+      expect(res.json()).toEqual({ error: 'Idempotency-Key must be 1 to 255 characters' });
     }
     expect((await create(t.app, `${uid()}${'y'.repeat(245)}`, order())).statusCode).toBe(201);
   });
@@ -164,7 +165,7 @@ describeEachDb('idempotency keys', (h) => {
     expect(await elsewhere.claim(scope, new RequestFingerprints(t.config.authSecret).of('POST', '/v1/payments', body))).toEqual({ kind: 'claimed' });
     const busy = await create(t.app, key, body);
     expect(busy.statusCode).toBe(409);
-    expect(busy.json()).toEqual({ error: IDEMPOTENCY_KEY_IN_PROGRESS });
+    expect(busy.json()).toEqual({ error: 'a request with this Idempotency-Key is in progress' });
     // A different request under the running key is still a different request.
     expect((await create(t.app, key, { ...body, amount_usd: '9' })).statusCode).toBe(422);
     expect(await paymentsOfOrder(body.order_id)).toBe(0);
