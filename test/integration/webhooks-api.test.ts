@@ -137,7 +137,8 @@ describeEachDb('webhook deliveries API', (h) => {
     const viewer = tokenHeader(await memberToken(t, acct.merchant.id, 'viewer'));
     const owner = () => tokenHeader(ownerToken);
     const ownerToken = await memberToken(t, acct.merchant.id, 'owner');
-    expect((await inject('POST', `/merchant/webhooks/deliveries/${id}/redeliver`, viewer)).statusCode).toBe(403);
+    const refused = await inject('POST', `/merchant/webhooks/deliveries/${id}/redeliver`, viewer);
+    expect([refused.statusCode, refused.json()]).toEqual([403, { error: 'insufficient permissions' }]);
     // the account URL changed since the delivery gave up: the redelivery goes to the URL of now
     const now = `${rx.url}?after=redeliver`;
     expect((await inject('PUT', '/merchant/webhook?mode=test', owner(), { url: now })).statusCode).toBe(200);
@@ -153,7 +154,12 @@ describeEachDb('webhook deliveries API', (h) => {
     expect(d).toMatchObject({ status: 'delivered', attempts: 1, url: now });
     expect(rx.got.at(-1)!.url).toBe('/hook?after=redeliver');
     expect(d.history).toHaveLength(9);
-    expect((await inject('POST', '/merchant/webhooks/deliveries/dlv_nope/redeliver', owner())).statusCode).toBe(404);
+    // spec 7: `not found` for an unknown delivery, and for another account's
+    const stranger = await signupAccount(t.app);
+    for (const [who, other] of [[owner(), 'dlv_nope'], [tokenHeader(stranger.accessToken), id]] as const) {
+      const r = await inject('POST', `/merchant/webhooks/deliveries/${other}/redeliver`, who);
+      expect([r.statusCode, r.json()], other).toEqual([404, { error: 'not found' }]);
+    }
   });
 
   it('resolves only a failed delivery: resolved, resolved_at, note; 409 otherwise', async () => {

@@ -95,7 +95,8 @@ describeEachDb('webhook endpoints', (h) => {
     const a = await signupAccount(t.app);
     const old = (await call('GET', '/merchant/webhook?mode=test', tokenHeader(a.accessToken))).json().webhook;
     const dev = await memberToken(t, a.merchant.id, 'developer');
-    expect((await call('POST', '/merchant/webhook/roll-secret?mode=test', tokenHeader(dev))).statusCode).toBe(403);
+    const refused = await call('POST', '/merchant/webhook/roll-secret?mode=test', tokenHeader(dev));
+    expect([refused.statusCode, refused.json()]).toEqual([403, { error: 'insufficient permissions' }]);
     const rolled = await call('POST', '/merchant/webhook/roll-secret?mode=test', tokenHeader(a.accessToken));
     expect(rolled.statusCode).toBe(200);
     const w = rolled.json().webhook;
@@ -186,11 +187,23 @@ describeEachDb('webhook endpoints', (h) => {
     [{ url: 'https://10.1.2.3/h' }, 'url must point at a public host'],
     [{ url: 'https://localhost/h' }, 'url must point at a public host'],
     [{ url: 'https://no-such-host.invalid/h' }, 'url host does not resolve'],
-  ])('refuses PUT %j with 400 %s', async (payload, message) => {
+  ])('refuses PUT %j with 400 %s, on /v1 and on the dashboard route (spec 4.4: same bodies and errors)', async (payload, message) => {
     const a = await signupAccount(strict.app);
-    const res = await call('PUT', '/v1/webhook', keyHeader(a.testKey), payload, strict);
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ error: message });
+    for (const [url, headers] of [['/v1/webhook', keyHeader(a.testKey)], ['/merchant/webhook?mode=test', tokenHeader(a.accessToken)]] as const) {
+      const res = await call('PUT', url, headers, payload, strict);
+      expect([res.statusCode, res.json()], url).toEqual([400, { error: message }]);
+    }
+  });
+
+  it('refuses the dashboard routes as /v1 does: a test ping with no URL, a body that is not JSON', async () => {
+    const a = await signupAccount(strict.app);
+    for (const mode of ['?mode=test', '']) {
+      const none = await call('POST', `/merchant/webhook/test${mode}`, tokenHeader(a.accessToken), undefined, strict);
+      expect([none.statusCode, none.json()], mode).toEqual([400, { error: 'no webhook url is set for this mode: set one first' }]);
+    }
+    const bad = await strict.app.inject({ method: 'PUT', url: '/merchant/webhook?mode=test', headers: { ...tokenHeader(a.accessToken), 'content-type': 'application/json' }, payload: '{nope', remoteAddress: randomIp() });
+    expect([bad.statusCode, bad.json()]).toEqual([400, { error: 'invalid request body' }]);
+    expect((await call('GET', '/merchant/webhook?mode=test', tokenHeader(a.accessToken), undefined, strict)).json().webhook.url).toBeNull();
   });
 
   it.each([
