@@ -64,6 +64,19 @@ describeEachDb('payments scope', (h) => {
     expect([res.statusCode, res.json()]).toEqual([403, { error: 'this api key is read-only: it can only read (GET)' }]);
   });
 
+  it('a read-only key can neither choose a payment\'s coin nor simulate it (spec 5: anything but the four GETs is 403)', async () => {
+    const open = await createPayment(t.app, acct.testKey, { token: undefined });
+    const coin = await inject({ method: 'POST', url: `/v1/payments/${open.id}/token`, headers: keyHeader(readKey), payload: { token: 'ETH' } });
+    expect([coin.statusCode, coin.json()]).toEqual([403, { error: 'this api key is read-only: it can only read (GET)' }]);
+    const chosen = await createPayment(t.app, acct.testKey);
+    const sim = await inject({ method: 'POST', url: `/v1/payments/${chosen.id}/simulate`, headers: keyHeader(readKey), payload: { outcome: 'confirmed' } });
+    expect([sim.statusCode, sim.json()]).toEqual([403, { error: 'this api key is read-only: it can only read (GET)' }]);
+    // nothing changed: still no coin, and no simulation
+    const [a, b] = await Promise.all([open.id, chosen.id].map(async (id) => (await inject({ method: 'GET', url: `/v1/payments/${id}`, headers: keyHeader(readKey) })).json()));
+    expect(a).toMatchObject({ token: '', deposit_address: '', status: 'pending' });
+    expect(b).not.toHaveProperty('simulation');
+  });
+
   it('live: a coin with no node is refused and left out of live lists; test never needs one', async () => {
     const res = await inject({ method: 'POST', url: '/v1/payments', headers: keyHeader(acct.liveKey), payload: { order_id: `l-${uid()}`, amount_usd: '25', token: 'ETH' } });
     expect(res.statusCode).toBe(400);
