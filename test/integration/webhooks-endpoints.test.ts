@@ -211,6 +211,9 @@ describeEachDb('webhook endpoints', (h) => {
     ['https://10.1.2.3/h', 'webhook_url: url must point at a public host'],
     ['https://[::ffff:169.254.169.254]/h', 'webhook_url: url must point at a public host'],
     ['https://localhost/h', 'webhook_url: url must point at a public host'],
+    // spec 7: "and the other URL errors with this prefix"
+    ['', 'webhook_url: url is required'],
+    ['https://no-such-host.invalid/h', 'webhook_url: url host does not resolve'],
   ])('refuses a payment whose own webhook_url is %s with 400 %s, as the account URL would be', async (url, message) => {
     const a = await signupAccount(strict.app);
     const res = await call('POST', '/v1/payments', keyHeader(a.testKey), { order_id: 'own-url', amount_usd: '25', token: 'ETH', webhook_url: url }, strict);
