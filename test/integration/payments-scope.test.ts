@@ -99,6 +99,12 @@ describeEachDb('payments scope', (h) => {
     expect([sim.statusCode, sim.json()]).toEqual([400, { error: 'only test payments can be simulated: use a test key' }]);
     const atCreate = await inject({ method: 'POST', url: '/v1/payments', headers: keyHeader(acct.liveKey), payload: { order_id: `l-${uid()}`, amount_usd: '25', token: 'ETH', simulate: 'confirmed' } }, withNode.app);
     expect([atCreate.statusCode, atCreate.json()]).toEqual([400, { error: 'only test payments can be simulated: use a test key' }]);
+    // the checkout and dashboard simulate routes refuse a live payment in the same words (spec 7)
+    const page = await inject({ method: 'POST', url: `/checkout/${live.json().checkout_token}/simulate`, remoteAddress: randomIp(), payload: { outcome: 'confirmed' } }, withNode.app);
+    expect([page.statusCode, page.json()]).toEqual([400, { error: 'only test payments can be simulated: use a test key' }]);
+    const dash = await inject({ method: 'POST', url: `/merchant/payments/${live.json().id}/simulate`, headers: tokenHeader(acct.accessToken), payload: { outcome: 'confirmed' } }, withNode.app);
+    expect([dash.statusCode, dash.json()]).toEqual([400, { error: 'only test payments can be simulated: use a test key' }]);
+    expect((await inject({ method: 'GET', url: `/v1/payments/${live.json().id}`, headers: keyHeader(acct.liveKey) }, withNode.app)).json()).not.toHaveProperty('simulation');
   });
 
   it('live: a coin converted across networks is priced up to the exchange minimum (extra_usd) or offered only from the price that reaches it (spec 1 Fees, 7)', async () => {
