@@ -5,7 +5,7 @@ import type { InjectOptions } from 'fastify';
 import { asc, eq } from 'drizzle-orm';
 import { describeEachDb } from '../harness/databases.ts';
 import { startTestApp, type TestApp } from '../harness/app.ts';
-import { keyHeader, randomIp, signupAccount, tokenHeader, type Account } from '../harness/accounts.ts';
+import { keyHeader, randomIp, signIn, signupAccount, tokenHeader, type Account } from '../harness/accounts.ts';
 import { createPayment, getPayment, type Json } from '../harness/payments.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { events } from '../../src/events/index.ts';
@@ -120,6 +120,29 @@ describeEachDb('payments simulate', (h) => {
     expect(await refusal(simulate(bare.id, 'confirmed'))).toEqual([400, { error: "choose the payment's coin first" }]);
     expect((await simulate(bare.id, 'expired')).statusCode).toBe(200);
     expect((await playOut(bare.id)).status).toBe('expired');
+  });
+
+  it('refuses simulations on the checkout and dashboard routes with the same messages as /v1', async () => {
+    clock.advance(1100);
+    const token = tokenHeader((await signIn(t.app, acct.email)).accessToken);
+    const routes = {
+      checkout: (p: Json, payload: Json) => inject({ method: 'POST', url: `/checkout/${p.checkout_token}/simulate`, remoteAddress: randomIp(), payload }),
+      dashboard: (p: Json, payload: Json) => inject({ method: 'POST', url: `/merchant/payments/${p.id}/simulate`, headers: token, payload }),
+    };
+    for (const [name, sim] of Object.entries(routes)) {
+      const refusal = async (p: Json, payload: Json) => { const r = await sim(p, payload); return [name, r.statusCode, r.json()]; };
+      const p = await createPayment(t.app, acct.testKey, { token: 'BTC', amount_usd: '50' });
+      expect(await refusal(p, {})).toEqual([name, 400, { error: 'outcome is required' }]);
+      expect(await refusal(p, { outcome: 'nope' })).toEqual([name, 400, { error: 'simulate must be one of: confirmed, overpaid, partially_paid, underpaid, expired, failed, wrong_asset, paid_late' }]);
+      expect(await refusal(p, { outcome: 'wrong_asset' })).toEqual([name, 400, { error: 'a BTC address only receives BTC: wrong_asset needs a coin on Tron, Ethereum or BNB Smart Chain' }]);
+      expect((await sim(p, { outcome: 'confirmed' })).statusCode).toBe(200);
+      expect(await refusal(p, { outcome: 'confirmed' })).toEqual([name, 409, { error: 'a simulation is already running for this payment' }]);
+      await playOut(p.id);
+      clock.advance(1100);
+      expect(await refusal(p, { outcome: 'confirmed' })).toEqual([name, 400, { error: 'this payment is confirmed: only a pending or partially paid payment can be simulated' }]);
+      const bare = await createPayment(t.app, acct.testKey, { token: undefined });
+      expect(await refusal(bare, { outcome: 'confirmed' })).toEqual([name, 400, { error: "choose the payment's coin first" }]);
+    }
   });
 
   it('runs exactly one of three simulations started at once (API, checkout, dashboard), each event once', async () => {
