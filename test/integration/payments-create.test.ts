@@ -7,7 +7,7 @@ import type { InjectOptions } from 'fastify';
 import { describeEachDb } from '../harness/databases.ts';
 import { startTestApp, type TestApp } from '../harness/app.ts';
 import { keyHeader, randomIp, signupAccount, tokenHeader, uid, type Account } from '../harness/accounts.ts';
-import { createPayment, type Json } from '../harness/payments.ts';
+import { createPayment, getPayment, type Json } from '../harness/payments.ts';
 
 describeEachDb('payments create', (h) => {
   let t: TestApp;
@@ -321,6 +321,26 @@ describeEachDb('payments create', (h) => {
     const v1 = await inject({ method: 'POST', url: `/v1/payments/${q.id}/token`, headers: keyHeader(acct.testKey), payload: { token: 'BTC' } });
     expect(v1.statusCode).toBe(200);
     expect(v1.json()).toMatchObject({ token: 'BTC', chain: 'bitcoin', merchant_id: acct.merchant.id });
+  });
+
+  it('coin choice on /v1 refuses with the checkout route\'s messages (CONTRACT.md: exactly like the checkout route)', async () => {
+    clock.advance(1100);
+    const choose = (id: string, body: unknown) => inject({ method: 'POST', url: `/v1/payments/${id}/token`, headers: keyHeader(acct.testKey), payload: body as Json });
+    const refusal = async (id: string, body: unknown) => { const r = await choose(id, body); return [r.statusCode, r.json()]; };
+    const p = await createPayment(t.app, acct.testKey, { token: undefined, amount_usd: '30', tokens: ['ETH', 'BTC', 'LTC'] });
+    expect(await refusal(p.id, {})).toEqual([400, { error: 'token is required' }]);
+    expect(await refusal(p.id, { token: 'TRX' })).toEqual([400, { error: "token is not one of this payment's options" }]);
+    expect(await refusal(p.id, { token: 'BOGUS' })).toEqual([400, { error: "token is not one of this payment's options" }]);
+    expect((await choose(p.id, { token: 'ETH' })).statusCode).toBe(200);
+    expect(await refusal(p.id, { token: 'LTC' })).toEqual([409, { error: 'the coin for this payment has already been chosen' }]);
+    // the hour to choose passed, and then the payment expired
+    const late = await createPayment(t.app, acct.testKey, { token: undefined, amount_usd: '30' });
+    clock.advance(60 * 60 * 1000);
+    expect(await refusal(late.id, { token: 'BTC' })).toEqual([400, { error: 'this payment can no longer be paid' }]);
+    await t.services.payments.runDue();
+    clock.advance(1100);
+    expect(await refusal(late.id, { token: 'BTC' })).toEqual([400, { error: 'this payment can no longer be paid' }]);
+    expect(await getPayment(t.app, acct.testKey, late.id)).toMatchObject({ status: 'expired', token: '' });
   });
 
   it('limits coin choice to 5 a second per IP', async () => {
