@@ -58,6 +58,26 @@ describeEachDb('payments scope', (h) => {
     expect(filtered.payments.map((p: Json) => p.id)).toEqual([s.id]);
   });
 
+  it('answers 404 `payment not found` to a key of another store or mode on every /v1 payment route, and changes nothing', async () => {
+    const own = await createPayment(t.app, storeKey, { token: undefined });
+    const chosen = await createPayment(t.app, storeKey);
+    clock.advance(1100);
+    for (const key of [otherStoreKey, acct.liveKey]) {
+      const cases: InjectOptions[] = [
+        { method: 'GET', url: `/v1/payments/${own.id}` },
+        { method: 'POST', url: `/v1/payments/${own.id}/token`, payload: { token: 'ETH' } },
+        { method: 'POST', url: `/v1/payments/${chosen.id}/simulate`, payload: { outcome: 'confirmed' } },
+      ];
+      for (const c of cases) {
+        const res = await inject({ ...c, headers: keyHeader(key) });
+        expect([res.statusCode, res.json()], `${c.method} ${c.url}`).toEqual([404, { error: 'payment not found' }]);
+      }
+    }
+    const [a, b] = await Promise.all([own.id, chosen.id].map(async (id) => (await inject({ method: 'GET', url: `/v1/payments/${id}`, headers: keyHeader(storeKey) })).json()));
+    expect(a).toMatchObject({ token: '', deposit_address: '' });
+    expect(b).not.toHaveProperty('simulation');
+  });
+
   it('a read-only key reads but cannot create', async () => {
     expect((await inject({ method: 'GET', url: '/v1/payments', headers: keyHeader(readKey) })).statusCode).toBe(200);
     const res = await inject({ method: 'POST', url: '/v1/payments', headers: keyHeader(readKey), payload: { order_id: 'r', amount_usd: 10, token: 'ETH' } });
