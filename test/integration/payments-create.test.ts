@@ -171,6 +171,9 @@ describeEachDb('payments create', (h) => {
     const res = await post({ order_id: 'x', amount_usd: '10', token: 'BTC' }, other.testKey);
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({ error: 'not enabled for your account: BTC' });
+    // spec 1: only enabled coins are allowed in a payment's `tokens` either
+    const listed = await post({ order_id: 'y', amount_usd: '10', tokens: ['ETH', 'LTC'] }, other.testKey);
+    expect([listed.statusCode, listed.json()]).toEqual([400, { error: 'not enabled for your account: LTC' }]);
   });
 
   it('answers 200 with the same open payment for a repeated order_id, 201 in another scope', async () => {
