@@ -69,6 +69,22 @@ describeEachDb('spec 7 credential answers on every route', (h) => {
     expect(open.sort()).toEqual([...NO_TOKEN_ROUTES].sort());
   });
 
+  it('every operator route (/admin, /metrics): 401 invalid admin token without the right token, 404 not found with no ADMIN_TOKEN (CONTRACT.md)', async () => {
+    const off = await startTestApp(h.db(), { env: { ADMIN_TOKEN: '' } });
+    try {
+      const routes = listRoutes(t.app).filter((r) => r.path.startsWith('/admin/') || r.path === '/metrics');
+      expect(routes.length).toBeGreaterThanOrEqual(20);
+      for (const r of routes) {
+        expect(await answer(r, {})).toEqual([name(r), 401, { error: 'invalid admin token' }]);
+        expect(await answer(r, { authorization: 'Bearer wrong' })).toEqual([name(r), 401, { error: 'invalid admin token' }]);
+        const res = await off.app.inject({ method: r.method as InjectOptions['method'], url: r.path.replace(/:[A-Za-z_]+/g, 'zz_nope'), headers: { authorization: 'Bearer test-admin-token' }, remoteAddress: randomIp() });
+        expect([name(r), res.statusCode, res.json()]).toEqual([name(r), 404, { error: 'not found' }]);
+      }
+    } finally {
+      await off.close();
+    }
+  });
+
   it('a suspended account: 403 merchant account is suspended on every /v1 and token-taking dashboard route', async () => {
     // two sessions: signing out ends the one it is made with, so each sign-out route gets its own
     const sessions = [suspended.accessToken, (await signIn(t.app, suspended.email)).accessToken];
