@@ -5,7 +5,7 @@ export { ROLES, ANY_ROLE, OWNER, OWNER_DEVELOPER, OWNER_FINANCE, SIMULATORS, INS
 export { merchantJson, captureSettings, enabledTokensOf, iso, SUSPENDED, type Merchant, type CapturedSettings, type SettlementMode } from './merchant.ts';
 export { merchants, users, apiKeys, stores, sessions, auditEntries } from './schema.ts';
 export { registerSignupRoutes } from './routes/signup-routes.ts';
-export { limitByIp } from './routes/ip-limit.ts';
+export { ipLimitHook, limitByIp } from './routes/ip-limit.ts';
 export { limitPasswordRechecks, recheckOf, RECHECK_MAX_FAILURES, RECHECK_WINDOW_MS } from './recheck-limit.ts';
 export { bodyObject, requireEmail, INVALID_EMAIL } from './validate.ts';
 export { registerAccountRoutes } from './routes/index.ts';

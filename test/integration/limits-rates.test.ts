@@ -89,4 +89,26 @@ describeEachDb('request rates of spec 8', (h) => {
     expect(await answer(choose(p.checkout_token))).toEqual([400, { error: 'token is required' }, undefined]);
     expect(await answer(simulate(p.checkout_token))).toEqual([400, { error: 'outcome is required' }, undefined]);
   });
+
+  // CONTRACT.md: a limit admits N requests in any one-second window, whatever they carry. A body
+  // that was not JSON was answered 400 before the per-IP limit was asked: it was never counted, and
+  // past the limit it got 400 where every other request got 429 (the /v1 key limit and the referral
+  // payout request, spec 7 "checked in this order", count it and refuse it 429).
+  it('counts a body that is not JSON against each per-IP limit, and refuses it 429 past the limit', async () => {
+    const p = await createPayment(t.app, acct.testKey, { token: undefined });
+    const link = (await t.app.inject({ method: 'POST', url: '/merchant/links?mode=test', headers: { authorization: `Bearer ${acct.accessToken}` }, payload: { name: 'n', amount_usd: '10' } })).json().link;
+    const code = (await t.app.inject({ method: 'GET', url: '/merchant/affiliate', headers: { authorization: `Bearer ${acct.accessToken}` } })).json().code;
+    const notJson = { 'content-type': 'application/json' };
+    for (const url of ['/merchant/login', '/merchant/signup', '/merchant/invitations/accept', `/checkout/${p.checkout_token}/token`, `/checkout/${p.checkout_token}/simulate`, `/l/${String(link.url).split('/l/')[1]}/payments`, `/referrals/${code}/click`]) {
+      clock.advance(1100);
+      const ip = randomIp();
+      const bad = (): InjectOptions => ({ method: 'POST', url, remoteAddress: ip, headers: notJson, payload: '{"email":' });
+      expect(await statuses(5, bad), url).toEqual([400, 400, 400, 400, 400]);
+      expect([url, ...(await answer(bad()))]).toEqual([url, ...LIMITED]);
+      // the five that were not JSON spent the budget of well-formed requests too
+      expect([url, ...(await answer({ method: 'POST', url, remoteAddress: ip, payload: {} }))]).toEqual([url, ...LIMITED]);
+      clock.advance(1000);
+      expect((await t.app.inject(bad())).statusCode, url).toBe(400);
+    }
+  });
 });

@@ -9,7 +9,7 @@ import { memberActor } from '../actor.ts';
 import { acceptInvitation, acceptUrl, createInvitation, INVITATION_REVOKED, listInvitations, revokeInvitation } from '../invitations.ts';
 import { invitationJson } from '../invitation-json.ts';
 import { setRefreshCookie } from './cookies.ts';
-import { limitByIp, limitEmailProbes } from './ip-limit.ts';
+import { ipLimitHook, limitEmailProbes } from './ip-limit.ts';
 import { LOGIN_RATE_PER_IP } from './session-routes.ts';
 import { idOf } from '../../platform/http/index.ts';
 import { requestOrigin } from '../../audit/index.ts';
@@ -46,8 +46,7 @@ export function registerInvitationRoutes(app: FastifyInstance, accounts: Account
 export function registerInvitationAcceptRoute(app: FastifyInstance, accounts: AccountsService): void {
   const { clock, config, db } = accounts.platform;
   const secure = config.publicUrl.startsWith('https:');
-  app.post('/merchant/invitations/accept', async (req, reply) => {
-    await limitByIp(accounts.limiter, 'invitation-accept', req, LOGIN_RATE_PER_IP, clock.now().getTime());
+  app.post('/merchant/invitations/accept', { onRequest: ipLimitHook(accounts.limiter, 'invitation-accept', LOGIN_RATE_PER_IP, () => clock.now().getTime()) }, async (req, reply) => {
     const s = await acceptInvitation(db, bodyObject(req.body), clock.now(), requestOrigin(req));
     const access = await accounts.tokens.issue({ userId: s.user.id, merchantId: s.user.merchantId, sessionId: s.sessionId, role: s.role }, clock.now());
     setRefreshCookie(reply, s.refreshToken, secure);

@@ -49,6 +49,14 @@ export async function limitByIp(limiter: RateLimiter, bucket: string, req: Fasti
   if (!(await limiter.take(`${bucket}:${ipLimitKey(req.ip)}`, perSecond, 1000, nowMs))) throw tooManyRequests(1000);
 }
 
+/**
+ * A per-IP limit as a route's `onRequest` hook. It runs before the body is read: asked from the
+ * handler, a body that is not JSON was answered 400 first, never counted, and past the limit got 400
+ * where any other request gets 429 (CONTRACT.md: N requests in any one-second window).
+ */
+export const ipLimitHook = (limiter: RateLimiter, bucket: string, perSecond: number, nowMs: () => number) =>
+  async (req: FastifyRequest): Promise<void> => limitByIp(limiter, bucket, req, perSecond, nowMs());
+
 /** Routes that tell whether an email is registered anywhere (adding a member, inviting one): as many a
  * second as sign-up per client address, and per signed-in member a budget over ten seconds (a team
  * added by a script in a burst passes; a member probing emails from many addresses is held to two a

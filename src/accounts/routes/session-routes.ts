@@ -9,7 +9,7 @@ import { bearer } from '../guards.ts';
 import type { Role } from '../roles.ts';
 import { bodyObject } from '../validate.ts';
 import { clearRefreshCookie, setRefreshCookie } from './cookies.ts';
-import { limitByIp } from './ip-limit.ts';
+import { ipLimitHook } from './ip-limit.ts';
 
 export const LOGIN_RATE_PER_IP = 5;
 
@@ -23,8 +23,7 @@ export function registerSessionRoutes(app: FastifyInstance, accounts: AccountsSe
     return reply.send({ access_token: access.token, expires_at: access.expiresAt.toISOString(), role: s.role });
   };
 
-  app.post('/merchant/login', async (req, reply) => {
-    await limitByIp(accounts.limiter, 'login', req, LOGIN_RATE_PER_IP, clock.now().getTime());
+  app.post('/merchant/login', { onRequest: ipLimitHook(accounts.limiter, 'login', LOGIN_RATE_PER_IP, () => clock.now().getTime()) }, async (req, reply) => {
     const s = await login(db, bodyObject(req.body), clock.now());
     return signedIn(reply, { userId: s.user.id, merchantId: s.user.merchantId, sessionId: s.sessionId, role: s.role, refreshToken: s.refreshToken });
   });

@@ -6,7 +6,7 @@ import { apiKeyJson } from '../api-keys.ts';
 import { userJson } from '../users.ts';
 import { bodyObject } from '../validate.ts';
 import { setRefreshCookie } from './cookies.ts';
-import { limitByIp } from './ip-limit.ts';
+import { ipLimitHook } from './ip-limit.ts';
 import { requestOrigin } from '../../audit/index.ts';
 
 export const SIGNUP_RATE_PER_IP = 5;
@@ -15,8 +15,7 @@ export function registerSignupRoutes(app: FastifyInstance, accounts: AccountsSer
   const { clock, config } = accounts.platform;
   const secure = config.publicUrl.startsWith('https:');
 
-  app.post('/merchant/signup', async (req, reply) => {
-    await limitByIp(accounts.limiter, 'signup', req, SIGNUP_RATE_PER_IP, clock.now().getTime());
+  app.post('/merchant/signup', { onRequest: ipLimitHook(accounts.limiter, 'signup', SIGNUP_RATE_PER_IP, () => clock.now().getTime()) }, async (req, reply) => {
     const r = await accounts.signup(bodyObject(req.body), requestOrigin(req));
     const access = await accounts.tokens.issue({ userId: r.user.id, merchantId: r.merchant.id, sessionId: r.sessionId, role: 'owner' }, clock.now());
     setRefreshCookie(reply, r.refreshToken, secure);

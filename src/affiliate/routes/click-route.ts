@@ -2,7 +2,7 @@
 // website, 5 a second per IP address; 204, or 404 `not found` for an unknown or suspended code.
 import type { FastifyInstance } from 'fastify';
 import cors from '@fastify/cors';
-import { limitByIp, type AccountsService } from '../../accounts/index.ts';
+import { ipLimitHook, type AccountsService } from '../../accounts/index.ts';
 import { paramOf } from '../../platform/http/index.ts';
 import type { AffiliateService } from '../service.ts';
 
@@ -12,8 +12,7 @@ export async function registerClickRoute(app: FastifyInstance, accounts: Account
   const { clock } = affiliate.platform;
   await app.register(async (scope) => {
     await scope.register(cors, { origin: '*' });
-    scope.post('/:code/click', async (req, reply) => {
-      await limitByIp(accounts.limiter, 'referral-click', req, CLICKS_PER_IP_PER_SECOND, clock.now().getTime());
+    scope.post('/:code/click', { onRequest: ipLimitHook(accounts.limiter, 'referral-click', CLICKS_PER_IP_PER_SECOND, () => clock.now().getTime()) }, async (req, reply) => {
       await affiliate.click(paramOf(req, 'code'));
       return reply.code(204).send();
     });

@@ -38,10 +38,10 @@ export async function registerLinkPublicRoutes(app: FastifyInstance, accounts: A
 
   await app.register(async (scope) => {
     await scope.register(cors, { origin: '*' });
-    scope.post('/:slug/payments', async (req, reply) => {
-      await limit(req);
-      return reply.code(201).send(await links.pay(slugOf(req), bodyObject(req.body), customerActor(req)));
-    });
+    // the limit before the body is read, so every request counts (CONTRACT.md); the page below asks it
+    // itself, to answer a refusal as a page
+    scope.post('/:slug/payments', { onRequest: limit }, async (req, reply) =>
+      reply.code(201).send(await links.pay(slugOf(req), bodyObject(req.body), customerActor(req))));
   }, { prefix: '/l' });
 
   if (links.checkoutBase === null) return;

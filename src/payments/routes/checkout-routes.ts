@@ -2,7 +2,7 @@
 // any website on /checkout* and /tokens. Coin choice and simulate are limited to 5/s per IP.
 import type { FastifyInstance } from 'fastify';
 import cors from '@fastify/cors';
-import { bodyObject, limitByIp, type AccountsService } from '../../accounts/index.ts';
+import { bodyObject, ipLimitHook, type AccountsService } from '../../accounts/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { PaymentsService } from '../service.ts';
 import { isLiveQuery, paramOf } from '../../platform/http/index.ts';
@@ -19,14 +19,11 @@ export async function registerCheckoutRoutes(app: FastifyInstance, accounts: Acc
     await scope.register(cors, { origin: '*', exposedHeaders: 'Date' });
     // The body comes as JSON text (kept between reads of an unchanged payment): sent as is.
     scope.get('/:checkoutToken', async (req, reply) => reply.type(JSON_TYPE).send(await payments.checkoutBody(paramOf(req, 'checkoutToken'))));
-    scope.post('/:checkoutToken/token', async (req) => {
-      await limitByIp(accounts.limiter, 'checkout-token', req, PER_IP_PER_SECOND, clock.now().getTime());
-      return payments.chooseByCheckout(paramOf(req, 'checkoutToken'), bodyObject(req.body).token);
-    });
-    scope.post('/:checkoutToken/simulate', async (req) => {
-      await limitByIp(accounts.limiter, 'checkout-simulate', req, PER_IP_PER_SECOND, clock.now().getTime());
-      return payments.simulateByCheckout(paramOf(req, 'checkoutToken'), bodyObject(req.body).outcome);
-    });
+    const nowMs = () => clock.now().getTime();
+    scope.post('/:checkoutToken/token', { onRequest: ipLimitHook(accounts.limiter, 'checkout-token', PER_IP_PER_SECOND, nowMs) }, async (req) =>
+      payments.chooseByCheckout(paramOf(req, 'checkoutToken'), bodyObject(req.body).token));
+    scope.post('/:checkoutToken/simulate', { onRequest: ipLimitHook(accounts.limiter, 'checkout-simulate', PER_IP_PER_SECOND, nowMs) }, async (req) =>
+      payments.simulateByCheckout(paramOf(req, 'checkoutToken'), bodyObject(req.body).outcome));
   }, { prefix: '/checkout' });
 
   await app.register(async (scope) => {
