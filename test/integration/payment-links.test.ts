@@ -13,10 +13,13 @@ import { events } from '../../src/events/index.ts';
 import { paymentLinks } from '../../src/links/index.ts';
 import pg from 'pg';
 import { committedMeanwhile, untilLockWaiterOr, untilLockWaiters } from '../harness/lock-waits.ts';
+import { FreezableClock } from '../harness/freezable-clock.ts';
 
 const LIVE_LINK_OFF = 'live mode is off for this account: the owner can turn it on in the dashboard; until then make a test link (?mode=test)';
 
 describeEachDb('payment links', (h) => {
+  // real time, held still where five requests must fall in one second of a per-IP limit
+  const clock = new FreezableClock();
   let t: TestApp;
   let owner: Account;
   let dev: Member;
@@ -24,7 +27,7 @@ describeEachDb('payment links', (h) => {
   let finance: Member;
   beforeAll(async () => {
     // A node URL makes ETH payable in live mode (nothing is started: workers stay off in tests).
-    t = await startTestApp(h.db(), { env: { SIMULATION_STEP_MS: '0', ETHEREUM_RPC_URL: 'http://127.0.0.1:8545' } });
+    t = await startTestApp(h.db(), { clock, env: { SIMULATION_STEP_MS: '0', ETHEREUM_RPC_URL: 'http://127.0.0.1:8545' } });
     owner = await signupAccount(t.app);
     dev = await addMember(t.app, owner.accessToken, 'developer');
     viewer = await addMember(t.app, owner.accessToken, 'viewer');
@@ -399,9 +402,11 @@ describeEachDb('payment links', (h) => {
     const link = await makeLink();
     const ip = randomIp();
     const codes: number[] = [];
-    for (let i = 0; i < 4; i++) codes.push((await pay(slugOf(link), undefined, ip)).statusCode);
-    codes.push((await t.app.inject({ method: 'GET', url: `/l/${slugOf(link)}`, remoteAddress: ip })).statusCode);
-    const refused = await pay(slugOf(link), undefined, ip);
+    const refused = await clock.frozen(async () => {
+      for (let i = 0; i < 4; i++) codes.push((await pay(slugOf(link), undefined, ip)).statusCode);
+      codes.push((await t.app.inject({ method: 'GET', url: `/l/${slugOf(link)}`, remoteAddress: ip })).statusCode);
+      return pay(slugOf(link), undefined, ip);
+    });
     expect(codes).toEqual([201, 201, 201, 201, 303]);
     expect(refused.statusCode).toBe(429);
     expect(refused.json()).toEqual({ error: 'rate limit exceeded' });
@@ -423,8 +428,10 @@ describeEachDb('payment links', (h) => {
     expectPage(await open('nope'), 404, 'not found');
     const link = await makeLink();
     const ip = randomIp();
-    for (let i = 0; i < 5; i++) expect((await pay(slugOf(link), undefined, ip)).statusCode).toBe(201);
-    const limited = await open(slugOf(link), ip);
+    const limited = await clock.frozen(async () => {
+      for (let i = 0; i < 5; i++) expect((await pay(slugOf(link), undefined, ip)).statusCode).toBe(201);
+      return open(slugOf(link), ip);
+    });
     expectPage(limited, 429, 'rate limit exceeded');
     expect(limited.headers['retry-after']).toBe('1');
     const acct = await signupAccount(t.app);
