@@ -22,6 +22,29 @@ function cpuMsOf(statPath: string): number | undefined {
   }
 }
 
+/**
+ * How long a thread was ready to run but waited for a core (Linux schedstat's second field, ns), in
+ * ms; undefined without schedstats. CPU time says what a request costs; this says how long the
+ * event loop, with work to do, stood in the run queue behind other threads and processes.
+ */
+function waitedMsOf(schedstatPath: string): number | undefined {
+  try {
+    const waited = Number(fs.readFileSync(schedstatPath, 'utf8').split(' ')[1]);
+    return Number.isFinite(waited) ? waited / 1e6 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The run-queue wait of a side's event loop: this process's main thread or the baseline's (its thread id is its pid). */
+function eventLoopWaitedMs(side: 'service' | 'bare', barePid: number | undefined): number | undefined {
+  if (side === 'service') return waitedMsOf(`/proc/self/task/${process.pid}/schedstat`);
+  return barePid ? waitedMsOf(`/proc/${barePid}/task/${barePid}/schedstat`) : undefined;
+}
+
+/** The split's key for the event loop's run-queue wait: not CPU, so left out of the CPU figures. */
+const WAITED = 'event loop waited for a core';
+
 /** This process's threads grouped by name: Node names the event loop MainThread, V8's pool V8Worker, a Worker WorkerThread. */
 function ownThreads(): Map<string, number> {
   const out = new Map<string, number>();
@@ -84,6 +107,7 @@ export function cpuProbe(opts: { database: string; barePid: number | undefined; 
     start() {
       const own = opts.side === 'service' ? ownThreads() : new Map<string, number>();
       const bare = opts.side === 'bare' && opts.barePid ? cpuMsOf(`/proc/${opts.barePid}/stat`) : undefined;
+      const waited = eventLoopWaitedMs(opts.side, opts.barePid);
       const first = backendsOf(opts.database);
       const last = new Map(first);
       const look = () => { for (const [pid, ms] of backendsOf(opts.database)) last.set(pid, ms); };
@@ -99,6 +123,8 @@ export function cpuProbe(opts: { database: string; barePid: number | undefined; 
           for (const [pid, ms] of last) pg += ms - (first.get(pid) ?? 0);
           if (last.size > 0) split.set('PostgreSQL', pg);
           if (loadCpuMs !== undefined) split.set('load', loadCpuMs);
+          const waitedNow = eventLoopWaitedMs(opts.side, opts.barePid);
+          if (waited !== undefined && waitedNow !== undefined) split.set(WAITED, waitedNow - waited);
           return split;
         },
       };
@@ -115,8 +141,15 @@ export function addSplits(splits: readonly CpuSplit[]): CpuSplit {
 
 /** "event loop 0.31, V8 helpers 0.06, …, total 0.85" in ms per request; '' when nothing was read. */
 export function perRequest(split: CpuSplit, requests: number): { text: string; total: number } {
-  if (split.size === 0 || requests === 0) return { text: '', total: 0 };
-  const parts = [...split].filter(([, v]) => v > 0).map(([k, v]) => `${k} ${(v / requests).toFixed(3)}`);
-  const total = [...split.values()].reduce((a, v) => a + v, 0) / requests;
+  const cpu = [...split].filter(([k]) => k !== WAITED);
+  if (cpu.length === 0 || requests === 0) return { text: '', total: 0 };
+  const parts = cpu.filter(([, v]) => v > 0).map(([k, v]) => `${k} ${(v / requests).toFixed(3)}`);
+  const total = cpu.reduce((a, [, v]) => a + v, 0) / requests;
   return { text: `${parts.join(', ')}, total ${total.toFixed(3)}`, total };
+}
+
+/** Ms a request the side's event loop waited for a core, as text ('?' where schedstats are not kept). */
+export function waitedPerRequest(split: CpuSplit, requests: number): string {
+  const ms = split.get(WAITED);
+  return ms === undefined || requests === 0 ? '?' : (ms / requests).toFixed(3);
 }

@@ -43,7 +43,7 @@ import { insertApiKey } from '../src/accounts/api-keys.ts';
 import { merchants } from '../src/accounts/schema.ts';
 import { startAnvil } from '../test/harness/anvil.ts';
 import { holdProcess } from '../test/harness/held-outside.ts';
-import { addSplits, cpuProbe, perRequest, type CpuProbe, type CpuSplit } from './_cpu-split.ts';
+import { addSplits, cpuProbe, perRequest, waitedPerRequest, type CpuProbe, type CpuSplit } from './_cpu-split.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const MARKET = path.resolve(HERE, '../test/fixtures/market.json');
@@ -163,6 +163,8 @@ try {
     const x = perRequest(a.cpu, a.requests);
     const y = perRequest(b.cpu, b.requests);
     if (x.total > 0 && y.total > 0) console.log(`${''.padEnd(24)} CPU ms a request: ${names[0]}: ${x.text} | ${names[1]}: ${y.text} | CPU-bound ratio ${(y.total / x.total).toFixed(2)}`);
+    // Not CPU: how long each event loop, with work to do, waited in the run queue for a core.
+    console.log(`${''.padEnd(24)} event loop waited for a core, ms a request: ${names[0]} ${waitedPerRequest(a.cpu, a.requests)} | ${names[1]} ${waitedPerRequest(b.cpu, b.requests)}`);
   };
   // Latencies are whole milliseconds: a 0 ms divisor counts as 1.
   const over = (x: number, y: number) => x / Math.max(1, y);
