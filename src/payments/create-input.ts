@@ -5,7 +5,7 @@ import { badRequest } from '../platform/errors.ts';
 import { longerThan, METADATA_NOT_OBJECT, METADATA_TOO_LARGE, nulMessage, textMessage } from '../platform/fields.ts';
 import { amountText, dec, parseAmountUsd, type Decimal } from '../money/index.ts';
 import { isToken, unsupportedToken, type TokenSymbol } from '../tokens/index.ts';
-import { URL_TOO_LONG, urlTooLong } from '../webhooks/core.ts';
+import { URL_NOT_ABSOLUTE, URL_TOO_LONG, urlTooLong } from '../webhooks/core.ts';
 import { SIMULATION_OUTCOMES, type SimulationOutcome } from './simulation-outcomes.ts';
 
 export { SIMULATION_OUTCOMES, type SimulationOutcome };
@@ -72,8 +72,11 @@ function text(name: string, v: unknown, max = MAX_TEXT): string | undefined {
   return v;
 }
 
-/** `success_url must be an absolute http(s) URL` (and cancel_url). */
-export const pageUrlMessage = (name: string): string => `${name} must be an absolute http(s) URL`;
+/**
+ * `success_url: url must be an absolute http(s) URL` (and cancel_url): spec 7 gives a payment's own
+ * URLs the webhook URL errors with the field's prefix, as webhook_url and the too-long answer carry it.
+ */
+export const pageUrlMessage = (name: string): string => `${name}: ${URL_NOT_ABSOLUTE}`;
 
 function pageUrl(name: string, v: unknown): string | undefined {
   if (!present(v)) return undefined;

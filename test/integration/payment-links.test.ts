@@ -100,8 +100,8 @@ describeEachDb('payment links', (h) => {
     [{ name: 'n', amount_usd: -3 }, 'amount_usd must be greater than 0'],
     [{ name: 'n', amount_usd: '5', tokens: 'ETH' }, 'tokens must be an array of token symbols'],
     [{ name: 'n', amount_usd: '5', tokens: ['FOO'] }, 'unsupported token: FOO'],
-    [{ name: 'n', amount_usd: '5', success_url: 'ftp://x' }, 'success_url must be an absolute http(s) URL'],
-    [{ name: 'n', amount_usd: '5', cancel_url: 'nope' }, 'cancel_url must be an absolute http(s) URL'],
+    [{ name: 'n', amount_usd: '5', success_url: 'ftp://x' }, 'success_url: url must be an absolute http(s) URL'],
+    [{ name: 'n', amount_usd: '5', cancel_url: 'nope' }, 'cancel_url: url must be an absolute http(s) URL'],
     [{ name: 'n', amount_usd: '5', description: 'd'.repeat(1001) }, 'description must be a string of at most 1000 characters'],
     [{ name: 'n', amount_usd: '5', description: 'a\u0000' }, 'description must not contain NUL characters'],
   ])('refuses %j: 400 %s', async (payload, error) => {

@@ -92,13 +92,15 @@ describeEachDb('payments create', (h) => {
     [{ order_id: 'a', amount_usd: '10', price_currency: 'EUR', price_amount: '0' }, 'price_amount must be a positive decimal number'],
     [{ order_id: 'a', amount_usd: '10', price_currency: 'EUR', price_amount: 'nine' }, 'price_amount must be a positive decimal number'],
     [{ order_id: 'a', amount_usd: '10', metadata: [1] }, 'metadata must be an object'],
-    [{ order_id: 'a', amount_usd: '10', success_url: 'not a url' }, 'success_url must be an absolute http(s) URL'],
+    [{ order_id: 'a', amount_usd: '10', success_url: 'not a url' }, 'success_url: url must be an absolute http(s) URL'],
+    // spec 7 and CONTRACT.md: a payment's own URLs answer the URL errors with the field's prefix, as webhook_url and too-long ones do
+    [{ order_id: 'a', amount_usd: '10', cancel_url: 'https://' }, 'cancel_url: url must be an absolute http(s) URL'],
     [{ order_id: 'a', amount_usd: '10', customer_email: 'nope' }, 'customer_email must be an email address'],
     [{ order_id: 'a', amount_usd: '10', webhook_url: 'ftp://x/' }, 'webhook_url: url must be an absolute http(s) URL'],
     // a value of another type is no URL (spec 7: `url is required` is a missing or empty one), as success_url answers it
     [{ order_id: 'a', amount_usd: '10', webhook_url: 5 }, 'webhook_url: url must be an absolute http(s) URL'],
     [{ order_id: 'a', amount_usd: '10', webhook_url: ['https://8.8.8.8/h'] }, 'webhook_url: url must be an absolute http(s) URL'],
-    [{ order_id: 'a', amount_usd: '10', success_url: 5 }, 'success_url must be an absolute http(s) URL'],
+    [{ order_id: 'a', amount_usd: '10', success_url: 5 }, 'success_url: url must be an absolute http(s) URL'],
     [{ order_id: 'a', amount_usd: '10', simulate: 'maybe' }, 'simulate must be one of: confirmed, overpaid, partially_paid, underpaid, expired, failed, wrong_asset, paid_late'],
     [{ order_id: 'a', amount_usd: '10', simulate: 'confirmed' }, "choose the payment's coin first"],
     // spec 3/7: wrong_asset is impossible for a coin with no other coin on its network, at creation as on the simulate route
