@@ -90,6 +90,31 @@ describeEachDb('bad input answers a spec-shaped 4xx', (h) => {
     expectError(await inject({ method: 'GET', url: '/checkout/%zz' }), 400, 'invalid url');
   });
 
+  // Spec 1: the public checkout API is CORS open to any website (CONTRACT.md: /l/{slug}/payments and
+  // the referral click too), so a browser page can read its error answers. A malformed URL or a NUL in
+  // the query was answered before the route's CORS ran, without the header: the page saw no answer.
+  it('answers a malformed URL or a NUL query value of a CORS-open route with its CORS header, and no other route with one', async () => {
+    const origin = { origin: 'https://shop.example' };
+    const open: InjectOptions[] = [
+      { method: 'GET', url: '/checkout/%zz', headers: origin },
+      { method: 'POST', url: '/checkout/%zz/token', headers: origin, payload: { token: 'BTC' } },
+      { method: 'GET', url: '/tokens/?live=%00', headers: origin },
+      { method: 'GET', url: '/checkout/abc?x=%00', headers: origin },
+      { method: 'POST', url: '/l/%zz/payments', headers: origin, payload: {} },
+      { method: 'POST', url: '/referrals/%E0%A4%A/click', headers: origin },
+    ];
+    for (const o of open) {
+      const res = await inject(o);
+      expect([res.statusCode, res.headers['access-control-allow-origin']], o.url as string).toEqual([400, '*']);
+    }
+    // as the checkout API's own answers: the page reads the gateway's clock from `Date`
+    expect((await inject(open[0])).headers['access-control-expose-headers']).toBe('Date');
+    for (const url of ['/v1/payments/%zz', '/merchant/payments/%zz', '/v1/payments?status=%00', '/checkoutx/%zz', '/l/%zz']) {
+      const res = await inject({ method: 'GET', url, headers: { ...origin, ...keyHeader(f.acct.testKey) } });
+      expect([res.statusCode, res.headers['access-control-allow-origin']], url).toEqual([400, undefined]);
+    }
+  });
+
   // Spec 7: an unknown payment is 404 `payment not found` (`settlement not found`, ...), and a /v1 or
   // dashboard route without its credential is 401 first. A path id over the router's length limit
   // was answered 404 `not found` before any of that ran.

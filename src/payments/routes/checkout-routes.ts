@@ -5,7 +5,7 @@ import cors from '@fastify/cors';
 import { bodyObject, ipLimitHook, type AccountsService } from '../../accounts/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { PaymentsService } from '../service.ts';
-import { isLiveQuery, paramOf } from '../../platform/http/index.ts';
+import { CHECKOUT_EXPOSED_HEADERS, isLiveQuery, paramOf } from '../../platform/http/index.ts';
 
 const PER_IP_PER_SECOND = 5;
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -16,7 +16,7 @@ export async function registerCheckoutRoutes(app: FastifyInstance, accounts: Acc
   await app.register(async (scope) => {
     // `Date` shown to other origins too: the hosted page counts down by the gateway's clock, read
     // from it, also when its API is on another host (API_BASE).
-    await scope.register(cors, { origin: '*', exposedHeaders: 'Date' });
+    await scope.register(cors, { origin: '*', exposedHeaders: CHECKOUT_EXPOSED_HEADERS });
     // The body comes as JSON text (kept between reads of an unchanged payment): sent as is.
     scope.get('/:checkoutToken', async (req, reply) => reply.type(JSON_TYPE).send(await payments.checkoutBody(paramOf(req, 'checkoutToken'))));
     const nowMs = () => clock.now().getTime();

@@ -5,9 +5,11 @@
 //   carrying one would fail. An id holding one names nothing, and its route says so as it does for
 //   any unknown id; a query value holding one is a 400 naming its field.
 // - Error answers some plugin wrote as text (e.g. @fastify/cors's strict preflight check).
+// The first two are answered before a CORS-open route's own CORS runs: they carry its headers here.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { NOT_FOUND } from '../errors.ts';
 import { nulMessage } from '../fields.ts';
+import { corsOpenHeaders } from './cors-open.ts';
 
 export const INVALID_URL = 'invalid url';
 
@@ -20,13 +22,19 @@ export const INVALID_URL = 'invalid url';
 export const MAX_PARAM_CHARS = 16 * 1024;
 
 /** Fastify's `frameworkErrors`: router failures answered in the spec's shape. */
-export function answerFrameworkError(err: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
+export function answerFrameworkError(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
+  withCors(req, reply);
   // Past MAX_PARAM_CHARS (a server started with a larger maxHeaderSize): it names nothing.
   if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
     reply.code(404).send({ error: NOT_FOUND });
     return;
   }
   reply.code(400).send({ error: INVALID_URL });
+}
+
+function withCors(req: FastifyRequest, reply: FastifyReply): void {
+  const headers = corsOpenHeaders(req.url);
+  if (headers !== null) reply.headers(headers);
 }
 
 const hasNul = (v: unknown): boolean =>
@@ -49,6 +57,7 @@ export function installBadInputGuards(app: FastifyInstance): void {
     if (query) {
       for (const k in query) {
         if (hasNul(query[k]) || k.includes('\u0000')) {
+          withCors(req, reply);
           reply.code(400).send({ error: nulMessage(k.replaceAll('\u0000', '').slice(0, 40) || 'query') });
           return;
         }
