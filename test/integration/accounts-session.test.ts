@@ -169,6 +169,13 @@ describeEachDb('accounts sessions', (h) => {
     expect(res.json()).toEqual({ error: 'no refresh token' });
   });
 
+  // spec 7: refresh without the cookie is 401 `no refresh token`, whatever body came with it (the
+  // route takes none; a credential is checked before the body, as on every other route)
+  it('answers 401 `no refresh token` without the cookie even with a body that is not JSON', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/merchant/auth/refresh', headers: { 'content-type': 'application/json' }, payload: '{"a":', remoteAddress: randomIp() });
+    expect([res.statusCode, res.json()]).toEqual([401, { error: 'no refresh token' }]);
+  });
+
   it('answers 401 `invalid or expired token` to an unknown cookie', async () => {
     const res = await refresh(`refresh_token=${'a'.repeat(64)}`);
     expect(res.statusCode).toBe(401);
