@@ -147,6 +147,39 @@ describe.runIf(litecoindOrSkip())('LTC hot wallet of many small outputs', () => 
       // the transaction and each of its inputs' transactions once
       expect(proxy.calls.get('getrawtransaction')).toBe(prevTxs.size + 1);
     }, 120_000);
+
+    it('coin selection and the spent check ask the node about hundreds of outputs in a few requests, and about a few of the oldest for a small send', async () => {
+      await manySmall(t, hot);
+      await manySmall(t, hot);
+      const wallet = t.services.sending.utxoFamilies.litecoin!.hotWallet!;
+      t.clock.advance(61_000);
+      await wallet.discover(t.clock.now());
+      const free = await wallet.store.free(h.db().orm, 'litecoin', true, null);
+      expect(free.length).toBeGreaterThanOrEqual(2 * COUNT);
+      const feeOf = (n: number) => BigInt(n) * 200n;
+      const asked = () => proxy.calls.get('gettxout') ?? 0;
+
+      // a small send: the first batch of the oldest outputs covers it, the others are not asked about
+      proxy.requests = 0;
+      proxy.calls.clear();
+      expect((await wallet.select('tr_probe', SMALL, feeOf, MAX)).inputs).toHaveLength(2);
+      expect([proxy.requests, asked()]).toEqual([1, 25]);
+
+      // more than the wallet holds: every output asked, in batches growing from 25 (was 25 each: a round trip per 25 outputs)
+      proxy.requests = 0;
+      proxy.calls.clear();
+      const all = await wallet.select('tr_probe', 10n ** 12n, feeOf, MAX);
+      expect(all.inputs).toBeNull();
+      expect(all.confirmed).toHaveLength(free.length);
+      expect(asked()).toBe(free.length);
+      expect(proxy.requests).toBeLessThanOrEqual(Math.ceil(Math.log2(free.length / 25 + 1)));
+
+      // whether they are still unspent: up to 500 a request
+      proxy.requests = 0;
+      proxy.calls.clear();
+      expect(await wallet.missing(all.confirmed)).toBe(0);
+      expect([proxy.requests, asked()]).toEqual([Math.ceil(free.length / 500), free.length]);
+    }, 120_000);
   });
 
   describeEachDb('consolidation', (h) => {

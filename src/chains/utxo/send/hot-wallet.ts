@@ -15,8 +15,19 @@ import { inBestChain, scriptAddress } from '../node-shapes.ts';
 import { RPC_INVALID_ADDRESS_OR_KEY, type UtxoRpc } from '../rpc.ts';
 import type { HotOutput, HotOutputs } from './hot-outputs.ts';
 
-/** Outputs asked of the node (`gettxout`) per JSON-RPC batch. */
-export const VERIFY_BATCH = 25;
+/**
+ * Outputs asked of the node (`gettxout`) per JSON-RPC batch: an answer is a few hundred bytes, so a
+ * request stays near 100 kB, and a wallet of 5,000 outputs is asked in 10 round trips, not 200.
+ */
+export const VERIFY_BATCH = 500;
+/**
+ * Coin selection's first batch: a send is most often covered by a few of the oldest outputs, and
+ * the rest are not asked about. Each further batch is twice the last, up to VERIFY_BATCH, so a send
+ * that needs them all still takes a few round trips.
+ */
+export const FIRST_SELECT_BATCH = 25;
+/** Decoded transactions (getrawtransaction verbose) per batch, as raw-transactions.ts reads them. */
+const TX_BATCH = 100;
 
 /** What `scantxoutset start` answers (amounts in coins). */
 interface UtxoScan { height?: number; unspents?: Array<{ txid: string; vout: number; amount: CoinAmount; height: number }> }
@@ -99,20 +110,27 @@ export class UtxoHotWallet {
       const coins = await this.#rpc.batch(chunk.map((o) => ({ method: 'gettxout', params: [o.txid, o.vout, false] })));
       const missing = chunk.filter((_, j) => coins[j] === null);
       if (missing.length === 0) continue;
-      const funding = await this.#rpc.batch(missing.map((o) => ({ method: 'getrawtransaction', params: [o.txid, 1] })));
-      const gone = missing.filter((_, j) => {
-        const tx = funding[j];
-        return tx instanceof RpcError ? tx.code === RPC_INVALID_ADDRESS_OR_KEY : inBestChain(tx as NodeTx | null);
-      });
-      await this.store.forgetFree(this.chain, true, gone);
+      // each funding transaction once (many outputs may share one), TX_BATCH to a request: a decoded
+      // transaction is kilobytes, and VERIFY_BATCH of them would make an answer of megabytes
+      const ids = [...new Set(missing.map((o) => o.txid))];
+      const goneTx = new Set<string>();
+      for (let k = 0; k < ids.length; k += TX_BATCH) {
+        const part = ids.slice(k, k + TX_BATCH);
+        const funding = await this.#rpc.batch(part.map((txid) => ({ method: 'getrawtransaction', params: [txid, 1] })));
+        part.forEach((txid, j) => {
+          const tx = funding[j];
+          if (tx instanceof RpcError ? tx.code === RPC_INVALID_ADDRESS_OR_KEY : inBestChain(tx as NodeTx | null)) goneTx.add(txid);
+        });
+      }
+      await this.store.forgetFree(this.chain, true, missing.filter((o) => goneTx.has(o.txid)));
     }
   }
 
   /**
    * The outputs `transferId` may spend that cover `amount` and the fee of spending them
    * (`feeOf(n)`), at most `max` of them (the node's standard size), each confirmed unspent by the
-   * node: the oldest ones first, asked in batches and only as far as needed (a wallet of thousands of
-   * small outputs is not asked about all of them); when `max` of the oldest fall short, the largest
+   * node: the oldest ones first, asked in growing batches and only as far as needed (a wallet of
+   * thousands of small outputs is not asked about all of them); when `max` of the oldest fall short, the largest
    * ones (all of them asked). Short: null with what the node confirmed in all of them and what
    * the `max` largest are worth (`within`).
    */
@@ -121,8 +139,8 @@ export class UtxoHotWallet {
     const free = await this.store.free(this.store.db.orm, this.chain, true, transferId);
     const confirmed: HotOutput[] = [];
     let held = 0n;
-    for (let i = 0; i < free.length; i += VERIFY_BATCH) {
-      const chunk = free.slice(i, i + VERIFY_BATCH);
+    for (let i = 0, size = FIRST_SELECT_BATCH; i < free.length; i += size, size = Math.min(size * 2, VERIFY_BATCH)) {
+      const chunk = free.slice(i, i + size);
       for (const o of await this.#unspent(chunk)) {
         confirmed.push(o);
         held += o.amount;
