@@ -23,6 +23,10 @@ import { maxHotInputs } from '../../src/chains/utxo/send/family.ts';
 import { WalletKeys } from '../../src/chains/wallets/index.ts';
 import { startRpcProxy, type RpcProxy } from '../harness/rpc-proxy.ts';
 import { coinsToBaseUnits } from '../../src/chains/utxo/coins.ts';
+import { rawTransactions } from '../../src/chains/utxo/send/raw-transactions.ts';
+import { UtxoRpc } from '../../src/chains/utxo/rpc.ts';
+import { NodeEndpoints } from '../../src/chains/rpc/endpoints.ts';
+import { hex } from '@scure/base';
 
 const fresh = () => encodeSegwit('rltc', 0, crypto.randomBytes(20));
 const SMALL = 100_000n;
@@ -179,6 +183,23 @@ describe.runIf(litecoindOrSkip())('LTC hot wallet of many small outputs', () => 
       proxy.calls.clear();
       expect(await wallet.missing(all.confirmed)).toBe(0);
       expect([proxy.requests, asked()]).toEqual([Math.ceil(free.length / 500), free.length]);
+    }, 120_000);
+
+    it('the whole previous transactions a legacy spend signs over are read 100 to a request, not all in one', async () => {
+      // the coinbase transactions of the chain's blocks (over 100: the node starts with 101; mining
+      // more here would reach MWEB's activation height), one asked twice
+      const tip = await node.rpc<number>('getblockcount', []);
+      const txids: string[] = [];
+      for (let height = 1; height <= tip; height++) {
+        txids.push((await node.rpc<{ tx: string[] }>('getblock', [await node.rpc<string>('getblockhash', [height]), 1])).tx[0]);
+      }
+      expect(txids.length).toBeGreaterThan(100);
+      proxy.requests = 0;
+      proxy.calls.clear();
+      const raw = await rawTransactions(new UtxoRpc(new NodeEndpoints([proxy.url])), [...txids, txids[0]]);
+      expect(raw.size).toBe(txids.length);
+      expect(hex.encode(raw.get(txids[7])!)).toBe(await node.rpc<string>('getrawtransaction', [txids[7], 0]));
+      expect([proxy.requests, proxy.calls.get('getrawtransaction')]).toEqual([Math.ceil(txids.length / 100), txids.length]);
     }, 120_000);
   });
 

@@ -288,7 +288,7 @@ export class UtxoFamily implements TransferFamily {
 
   /**
    * The hot wallet's outputs as inputs to sign. Dogecoin's legacy inputs sign over their whole
-   * previous transaction: those are read in one batch request.
+   * previous transaction: those are read in batch requests, each once, 100 to a request.
    */
   async #hotInputs(network: UtxoNetwork, outs: ReadonlyArray<{ txid: string; vout: number; amount: bigint }>, address: string): Promise<UnspentInput[]> {
     const script = scriptOfAddress(network, address)!;

@@ -10,20 +10,27 @@ import type { UtxoRpc } from '../rpc.ts';
 
 /**
  * Transactions per batch request: a node's decoded transaction is a few kilobytes (tens for one of
- * many outputs), so a request stays well within its answer size and time limit.
+ * many outputs; a raw one about half that), so a request stays well within its answer size and time limit.
  */
 const BATCH = 100;
 
-/** The raw bytes of transactions `txids` (each once), read in one batch request; a transaction the node does not give fails the whole read. */
+/**
+ * The raw bytes of transactions `txids` (each once), BATCH to a request (a consolidation of hundreds
+ * of legacy inputs would otherwise be one answer of megabytes); a transaction the node does not give
+ * fails the whole read.
+ */
 export async function rawTransactions(rpc: UtxoRpc, txids: readonly string[]): Promise<Map<string, Uint8Array>> {
   const unique = [...new Set(txids)];
-  const answers = await rpc.batch(unique.map((txid) => ({ method: 'getrawtransaction', params: [txid, 0] })));
   const out = new Map<string, Uint8Array>();
-  answers.forEach((a, i) => {
-    if (a instanceof RpcError) throw a;
-    if (typeof a !== 'string') throw new Error(`the node gave no transaction ${unique[i]}`);
-    out.set(unique[i], hex.decode(a));
-  });
+  for (let i = 0; i < unique.length; i += BATCH) {
+    const part = unique.slice(i, i + BATCH);
+    const answers = await rpc.batch(part.map((txid) => ({ method: 'getrawtransaction', params: [txid, 0] })));
+    answers.forEach((a, j) => {
+      if (a instanceof RpcError) throw a;
+      if (typeof a !== 'string') throw new Error(`the node gave no transaction ${part[j]}`);
+      out.set(part[j], hex.decode(a));
+    });
+  }
   return out;
 }
 
