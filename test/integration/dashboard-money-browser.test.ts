@@ -70,4 +70,44 @@ describe.skipIf(!hasChromium)('dashboard dollars in Chromium', { timeout: 120_00
     expect(text).toContain('$10.00');
     await context.close();
   });
+
+  // A USDT payout may draw on any USDT balance (spec 1 "Payouts": `from_token`, `from_chain`); the
+  // form offers the USDT balances the merchant holds, leaves the choice to the API by default (the
+  // address's own balance, or the fullest USDT one when it is empty), and quotes what is chosen.
+  it('lets a payout draw on another USDT balance than the address\'s coin, quoted for it', async ({ expect }) => {
+    const m = await signupAccount(env.t.app, { merchant_name: 'Balances' });
+    const added = await env.t.app.inject({ method: 'POST', url: '/merchant/payout-addresses', headers: tokenHeader(m.accessToken), payload: { token: 'USDT_BEP20', address: ADDR.EVM, label: 'BSC wallet', password: m.password } });
+    expect(added.statusCode).toBe(201);
+    for (const [token, amount] of [['USDT_TRC20', '1000'], ['USDT_ERC20', '50'], ['ETH', '1']]) {
+      const credit = await env.t.app.inject({ method: 'POST', url: '/admin/ledger/adjustments', headers: ADMIN, payload: { merchant_id: m.merchant.id, livemode: true, token, amount, note: 'opening balance' } });
+      expect(credit.statusCode).toBe(201);
+    }
+    const context = await env.browser.newContext({ locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(`${env.t.url}/money`);
+    await signInOnPage(page, m);
+    const form = page.getByRole('form', { name: 'Request a payout' });
+    await form.getByLabel('To address').selectOption({ label: 'USDT_BEP20 BSC wallet' });
+    const from = form.getByLabel('From balance');
+    await from.waitFor(WAIT);
+    // Only the USDT balances held (none of USDT_BEP20, and ETH cannot go to a USDT address).
+    const offered = await from.locator('option').allInnerTexts();
+    expect(offered.slice(1).sort()).toEqual(['USDT_ERC20 on ethereum: 50 available', 'USDT_TRC20 on tron: 1000 available']);
+    expect(await from.inputValue()).toBe('');
+    const quote = page.locator('dl[aria-label="Quote"]');
+    await form.getByRole('button', { name: 'Quote' }).click();
+    await quote.waitFor(WAIT);
+    expect(await quote.innerText()).toContain('USDT_TRC20 on tron, 1000 USDT_TRC20 available');
+    await from.selectOption({ label: 'USDT_ERC20 on ethereum: 50 available' });
+    await form.getByLabel('Amount').fill('20');
+    await form.getByRole('button', { name: 'Quote' }).click();
+    await expect.poll(() => quote.innerText().catch(() => ''), WAIT).toContain('USDT_ERC20 on ethereum, 50 USDT_ERC20 available');
+    expect(await quote.innerText()).toContain('20 USDT_ERC20 ($20.00)');
+    await form.getByRole('button', { name: 'Request payout' }).click();
+    const row = page.getByRole('table', { name: 'Payouts' }).getByRole('row').nth(1);
+    await expect.poll(() => row.innerText().catch(() => ''), WAIT).toContain('20 USDT_ERC20');
+    const list = await env.t.app.inject({ method: 'GET', url: '/merchant/payouts', headers: tokenHeader(m.accessToken) });
+    expect(list.json().payouts.map((p: { token: string; from_token: string; amount: string }) => [p.token, p.from_token, p.amount])).toEqual([['USDT_BEP20', 'USDT_ERC20', '20']]);
+    await context.close();
+  });
 });

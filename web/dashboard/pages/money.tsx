@@ -120,23 +120,47 @@ function QuoteFigures({ q }: { q: Json }) {
   return <dl class="kv" aria-label="Quote">{lines.filter(([, v]) => v !== null).flatMap(([k, v]) => [<dt key={`${k}-k`}>{k}</dt>, <dd key={`${k}-v`}>{v}</dd>])}</dl>;
 }
 
+/**
+ * The live balances a payout to an address of `token` may draw on (spec 1 "Payouts"): a USDT
+ * balance can go to any USDT address, other coins only to their own; only balances with something
+ * available are offered.
+ */
+export function payableBalances(token: string, balances: Json[]): Json[] {
+  const usdt = (t: string) => t.startsWith('USDT_');
+  return balances.filter((b) => (usdt(token) ? usdt(b.token) : b.token === token) && /[1-9]/.test(String(b.available)));
+}
+
 function Payouts({ version }: { version: number }) {
   const ctx = useApp();
   const [offset, setOffset] = useState(0);
   const list = useLoad(() => ctx.api.get(`/merchant/payouts${qs({ limit: 50, offset })}`), [offset]);
   const addrs = useLoad(() => ctx.api.get('/merchant/payout-addresses'), [version]);
-  const [f, setF] = useState({ address_id: '', amount: '' });
+  const balances = useLoad(() => ctx.api.get('/merchant/balances'), []);
+  const [f, setF] = useState({ address_id: '', amount: '', from_token: '' });
   const [quote, setQuote] = useState<Json | null>(null);
   const canPay = ctx.role === 'owner' || ctx.role === 'finance';
   useEffect(() => ctx.live.on('payout:update', () => list.reload()), []);
-  const getQuote = useAction(async () => { setQuote((await ctx.api.get(`/merchant/payouts/quote${qs({ address_id: f.address_id, amount: f.amount })}`)).quote); });
-  const request = useAction(async () => { await ctx.api.post('/merchant/payouts', { address_id: f.address_id, amount: f.amount || undefined }); setQuote(null); list.reload(); });
+  useEffect(() => ctx.live.on('balance:update', (x: Json) => { if (x.livemode) balances.set({ balances: x.balances }); }), []);
+  // Only a USDT address can be paid from another balance than its own coin's: the choice is shown
+  // for those. Left at "Default", the API picks (the address's own balance, or the fullest USDT
+  // balance when that one is empty) and the quote says which.
+  const to = (addrs.data?.addresses as Json[] | undefined)?.find((x) => x.id === f.address_id);
+  const fromChoices = to && to.token.startsWith('USDT_') ? payableBalances(to.token, balances.data?.balances ?? []) : [];
+  const from = fromChoices.some((b) => b.token === f.from_token) ? f.from_token : undefined;
+  const getQuote = useAction(async () => { setQuote((await ctx.api.get(`/merchant/payouts/quote${qs({ address_id: f.address_id, amount: f.amount, from_token: from })}`)).quote); });
+  const request = useAction(async () => { await ctx.api.post('/merchant/payouts', { address_id: f.address_id, amount: f.amount || undefined, from_token: from }); setQuote(null); list.reload(); });
   const cancel = useAction(async (id: string) => { await ctx.api.post(`/merchant/payouts/${id}/cancel`); list.reload(); });
   return (
     <Section title="Payouts (live)">
       {canPay && (
         <form class="inline" aria-label="Request a payout" onSubmit={(e) => { e.preventDefault(); void request.run(); }}>
-          <Field label="To address">{(p) => <select {...p} value={f.address_id} onChange={(e) => { setQuote(null); setF({ ...f, address_id: e.currentTarget.value }); }}><option value="">Choose…</option>{(addrs.data?.addresses ?? []).map((x: Json) => <option key={x.id} value={x.id}>{x.token} {x.label || x.address.slice(0, 10)}</option>)}</select>}</Field>
+          <Field label="To address">{(p) => <select {...p} value={f.address_id} onChange={(e) => { setQuote(null); setF({ ...f, address_id: e.currentTarget.value, from_token: '' }); }}><option value="">Choose…</option>{(addrs.data?.addresses ?? []).map((x: Json) => <option key={x.id} value={x.id}>{x.token} {x.label || x.address.slice(0, 10)}</option>)}</select>}</Field>
+          {to && to.token.startsWith('USDT_') && (
+            <Field label="From balance" hint="A USDT balance can go to any USDT address">{(p) => <select {...p} value={from ?? ''} onChange={(e) => { setQuote(null); setF({ ...f, from_token: e.currentTarget.value }); }}>
+              <option value="">Default: {to.token}, or the fullest USDT balance when it is empty</option>
+              {fromChoices.map((b) => <option key={b.token} value={b.token}>{b.token} on {b.chain}: {b.available} available</option>)}
+            </select>}</Field>
+          )}
           <Field label="Amount" hint="Empty: the whole balance">{(p) => <input {...p} inputMode="decimal" value={f.amount} onInput={(e) => { setQuote(null); setF({ ...f, amount: e.currentTarget.value }); }} />}</Field>
           <button type="button" class="ghost" disabled={!f.address_id || getQuote.busy} onClick={() => { void getQuote.run(); }}>Quote</button>
           <button type="submit" disabled={!f.address_id || request.busy}>Request payout</button>
@@ -144,8 +168,8 @@ function Payouts({ version }: { version: number }) {
       )}
       {quote && <QuoteFigures q={quote} />}
       <ErrorNote error={getQuote.error ?? request.error ?? cancel.error} />
-      {list.data ? <><Table caption="Payouts" head={['Requested', 'Coin', 'Amount', 'Fee', 'Sent', 'Status', '']} empty="No payout yet."
-        rows={(list.data.payouts as Json[]).map((x) => [when(x.created_at), x.token, x.amount, x.network_fee, x.send_amount, <Status value={x.status} />,
+      {list.data ? <><Table caption="Payouts" head={['Requested', 'To', 'Amount', 'Fee', 'Sent', 'Status', '']} empty="No payout yet."
+        rows={(list.data.payouts as Json[]).map((x) => [when(x.created_at), x.token, `${x.amount} ${x.from_token}`, x.network_fee, x.send_amount, <Status value={x.status} />,
           canPay && x.status === 'requested' ? <button type="button" class="ghost" onClick={() => { void cancel.run(x.id); }}>Cancel</button> : x.tx_id ? <span class="mono">{x.tx_id}</span> : x.review_note ?? ''])} />
         <Pager total={list.data.total} limit={50} offset={offset} onPage={setOffset} /></> : list.error ? <ErrorNote error={list.error} /> : <Loading />}
     </Section>
