@@ -1,6 +1,9 @@
 // The dashboard's calls to /merchant (spec 4.4): the access token in the Authorization header
 // (never in a URL), one refresh by cookie and a retry when a token has just expired, and every
-// error answer turned into an ApiError carrying the spec's message, shown beside its cause.
+// error answer turned into an ApiError carrying the spec's message, shown beside its cause. Each
+// answer's Date header tells the gateway's clock (the figures' day is the gateway's).
+import { heardServerTime } from './server-clock.ts';
+
 export class ApiError extends Error {
   readonly status: number;
   constructor(message: string, status: number) {
@@ -29,7 +32,9 @@ export class Api {
     const headers: Record<string, string> = {};
     if (token) headers.authorization = `Bearer ${token}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
-    return fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });
+    const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });
+    heardServerTime(res.headers.get('date'));
+    return res;
   }
 
   /** The raw answer (for CSV), refreshed and retried once on an expired token. */
