@@ -1,4 +1,4 @@
-// Payments: the list route's filters (status, coin, chain, days, a search and an exact order id),
+// Payments: the list route's filters (status, coin, chain, store, days, a search and an exact order id),
 // 50 rows a page, rows kept live from `payment:update` (a changed row in place, a new one on top
 // of the first unfiltered page), CSV of the rows shown, and a test payment made here.
 import { useEffect, useState } from 'preact/hooks';
@@ -15,8 +15,8 @@ const CHAINS = ['tron', 'ethereum', 'bsc', 'bitcoin', 'litecoin', 'dogecoin', 'x
 const LIMIT = 50;
 const CSV_COLUMNS = ['id', 'created_at', 'order_id', 'status', 'token', 'chain', 'usd_amount', 'amount_due_usd', 'received_usd', 'crypto_amount', 'received_amount', 'customer_email', 'deposit_address', 'livemode'];
 
-interface Filters { status: string; token: string; chain: string; from: string; to: string; q: string; order_id: string }
-const EMPTY: Filters = { status: '', token: '', chain: '', from: '', to: '', q: '', order_id: '' };
+interface Filters { status: string; token: string; chain: string; store_id: string; from: string; to: string; q: string; order_id: string }
+const EMPTY: Filters = { status: '', token: '', chain: '', store_id: '', from: '', to: '', q: '', order_id: '' };
 
 function NewTestPayment({ onMade }: { onMade: (p: Json) => void }) {
   const { api } = useApp();
@@ -44,6 +44,10 @@ export default function Payments() {
   const [offset, setOffset] = useState(0);
   const list = useLoad(() => ctx.api.get(withMode(`/merchant/payments${qs({ ...filters, limit: LIMIT, offset })}`, ctx)), [ctx.test, filters, offset]);
   const unfiltered = Object.values(filters).every((v) => v === '');
+  // The account's stores, for the store filter (spec 4.4: the /v1/payments filters, store_id among them).
+  const stores = useLoad(() => ctx.api.get('/merchant/stores'), []);
+  useEffect(() => ctx.live.on('store:update', () => stores.reload()), []);
+  const storeList: Json[] = stores.data?.stores ?? [];
   useEffect(() => ctx.live.on('payment:update', (ev: Json) => {
     const p = ev.payment as Json;
     if (!p || p.livemode === ctx.test) return;
@@ -63,6 +67,7 @@ export default function Payments() {
           <Field label="Status">{(p) => <select {...p} value={draft.status} onChange={set('status')}><option value="">Any</option>{STATUSES.map((s) => <option key={s} value={s}>{s.replace(/_/g, ' ')}</option>)}</select>}</Field>
           <Field label="Coin">{(p) => <select {...p} value={draft.token} onChange={set('token')}><option value="">Any</option>{TOKENS.map((t) => <option key={t}>{t}</option>)}</select>}</Field>
           <Field label="Chain">{(p) => <select {...p} value={draft.chain} onChange={set('chain')}><option value="">Any</option>{CHAINS.map((c) => <option key={c}>{c}</option>)}</select>}</Field>
+          {storeList.length > 0 && <Field label="Store">{(p) => <select {...p} value={draft.store_id} onChange={set('store_id')}><option value="">Any</option>{storeList.map((s) => <option key={s.id} value={s.id}>{s.name}</option>)}</select>}</Field>}
           <Field label="From (UTC day)">{(p) => <input {...p} type="date" value={draft.from} onInput={set('from')} />}</Field>
           <Field label="To (UTC day)">{(p) => <input {...p} type="date" value={draft.to} onInput={set('to')} />}</Field>
           <button type="submit">Apply</button>
