@@ -54,4 +54,27 @@ describe.skipIf(!hasChromium)('dashboard: what spec 4.4 lets a member do, in Chr
     expect(errors).toEqual([]);
     await page.context().close();
   });
+
+  it.concurrent('audit log: filtered by subject, payment and actor (spec 4.4 Audit)', async ({ expect }) => {
+    const owner = await signupAccount(t.app);
+    const kiosk = (await call(owner, 'POST', '/merchant/stores', { name: 'Kiosk' })).json().store;
+    await call(owner, 'POST', '/merchant/stores', { name: 'Cafe' });
+    const p = await createPayment(t.app, owner.testKey, { token: 'TRX', amount_usd: '15', order_id: 'audited-1' });
+    const { page, errors } = await openAs('/audit', owner);
+    const form = page.getByRole('form', { name: 'Filter' });
+    const table = page.getByRole('table', { name: 'Audit entries' });
+    const shownActions = () => table.getByRole('row').allInnerTexts().then((rows) => rows.slice(1).map((r) => r.split('\t')[1]));
+    for (const [label, param, value] of [['Subject', 'subject', kiosk.id], ['Payment id', 'payment_id', p.id], ['Actor id', 'actor_id', owner.testKeyId]] as const) {
+      const expected = (await call(owner, 'GET', `/merchant/audit?${param}=${encodeURIComponent(value)}`)).json().entries.map((e: { action: string }) => e.action);
+      expect(expected.length, param).toBeGreaterThan(0);
+      for (const other of ['Subject', 'Payment id', 'Actor id']) await form.getByLabel(other).fill('');
+      await form.getByLabel(label).fill(value);
+      const asked = page.waitForResponse((r) => r.url().includes('/merchant/audit?') && r.url().includes(`${param}=${encodeURIComponent(value)}`));
+      await form.getByRole('button', { name: 'Apply' }).click();
+      expect((await asked).status()).toBe(200);
+      await expect.poll(shownActions, WAIT).toEqual(expected);
+    }
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
 });
