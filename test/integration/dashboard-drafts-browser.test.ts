@@ -69,7 +69,7 @@ describe.skipIf(!hasChromium)('dashboard drafts kept across a sign-in, in Chromi
     // the restored text is what the form sends
     await again.getByLabel('Your password').fill(owner.password);
     await again.getByRole('button', { name: 'Add address' }).click();
-    await page.getByRole('cell', { name: 'Cold wallet, second floor safe' }).waitFor(WAIT);
+    await page.getByRole('cell', { name: 'Cold wallet, second floor safe', exact: true }).waitFor(WAIT);
     expect(errors).toEqual([]);
     await page.context().close();
   });

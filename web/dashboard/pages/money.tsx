@@ -1,12 +1,13 @@
 // Money: balances (live from `balance:update`), the ledger with its CSV statement, settlements,
-// payout addresses (the password asked again, the 24-hour activation shown) and payouts (live
-// only: quote, request, cancel), for owners and finance; every role reads.
+// payout addresses (added, edited, deleted; the password asked again for a new address or tag, the
+// 24-hour activation shown) and payouts (live only: quote, request, cancel), for owners and
+// finance; every role reads.
 import { useEffect, useState } from 'preact/hooks';
 import { qs, type Json } from '../lib/api.ts';
 import { useApp, withMode } from '../lib/context.ts';
 import { download } from '../lib/csv.ts';
 import { usd, when } from '../lib/format.ts';
-import { ErrorNote, Field, Loading, Pager, Section, Status, Table, useAction, useLoad, usePaged } from '../lib/ui.tsx';
+import { ErrorNote, Field, Loading, Pager, Section, Status, Table, errorFor, useAction, useLoad, usePaged } from '../lib/ui.tsx';
 
 const TOKENS = ['USDT_TRC20', 'TRX', 'ETH', 'USDT_ERC20', 'USDC_ERC20', 'BNB', 'USDT_BEP20', 'USDC_BEP20', 'BTC', 'LTC', 'DOGE', 'XRP'];
 
@@ -57,10 +58,47 @@ function Settlements() {
   );
 }
 
+/**
+ * The edit form of one payout address (spec 4.4 PATCH): its label, address and, for XRP, tag; only
+ * the changed fields are sent. A new address or tag asks for the password again (spec 5), a label
+ * does not; a live address moved is used 24 hours later and its requested payouts are canceled.
+ */
+function EditAddress({ address: x, onDone }: { address: Json; onDone: () => void }) {
+  const ctx = useApp();
+  const [f, setF] = useState({ address: x.address as string, tag: x.tag === undefined ? '' : String(x.tag), label: (x.label ?? '') as string, password: '' });
+  const moves = f.address.trim() !== x.address || (x.token === 'XRP' && f.tag !== (x.tag === undefined ? '' : String(x.tag)));
+  const save = useAction(async () => {
+    const body: Json = {};
+    if (f.label !== (x.label ?? '')) body.label = f.label;
+    if (f.address.trim() !== x.address) body.address = f.address.trim();
+    if (x.token === 'XRP' && f.tag !== (x.tag === undefined ? '' : String(x.tag))) body.tag = f.tag === '' ? null : Number(f.tag);
+    if (moves) body.password = f.password;
+    if (Object.keys(body).length > 0) await ctx.api.patch(`/merchant/payout-addresses/${x.id}`, body);
+    onDone();
+  });
+  const passwordErr = errorFor(save.error, 'password');
+  return (
+    <form aria-label="Edit payout address" onSubmit={(e) => { e.preventDefault(); void save.run(); }}>
+      <h3>Edit the {x.token} address {x.label || x.address}</h3>
+      <p class="muted">A new address or tag asks for your password again; in live mode it is used 24 hours later, and payouts still requested to this address are canceled. The team is told of every change.</p>
+      <div class="row">
+        <Field label="Address">{(p) => <input {...p} required class="mono" value={f.address} onInput={(e) => setF({ ...f, address: e.currentTarget.value })} />}</Field>
+        {x.token === 'XRP' && <Field label="Destination tag">{(p) => <input {...p} inputMode="numeric" value={f.tag} onInput={(e) => setF({ ...f, tag: e.currentTarget.value })} />}</Field>}
+        <Field label="Label">{(p) => <input {...p} value={f.label} onInput={(e) => setF({ ...f, label: e.currentTarget.value })} />}</Field>
+        <Field label="Your password" error={passwordErr} hint="Only when the address or tag changes">{(p) => <input {...p} type="password" autocomplete="current-password" required={moves} value={f.password} onInput={(e) => setF({ ...f, password: e.currentTarget.value })} />}</Field>
+        <button type="submit" disabled={save.busy}>Save address</button>
+        <button type="button" class="ghost" onClick={onDone}>Cancel</button>
+      </div>
+      {!passwordErr && <ErrorNote error={save.error} />}
+    </form>
+  );
+}
+
 function Addresses({ onChange }: { onChange: () => void }) {
   const ctx = useApp();
   const a = useLoad(() => ctx.api.get(withMode('/merchant/payout-addresses', ctx)), [ctx.test]);
   const [f, setF] = useState({ token: 'USDT_TRC20', address: '', tag: '', label: '', password: '' });
+  const [editing, setEditing] = useState<Json | null>(null);
   const canEdit = ctx.role === 'owner' || ctx.role === 'finance';
   useEffect(() => ctx.live.on('payout_address:update', () => a.reload()), [ctx.test]);
   const add = useAction(async () => {
@@ -81,8 +119,11 @@ function Addresses({ onChange }: { onChange: () => void }) {
       {a.data ? <><Table caption="Payout addresses" head={['Coin', 'Address', 'Label', 'Default', 'In use', '']} empty="No payout address yet."
         rows={page.shown.map((x) => [x.token, <span class="mono">{x.address}{x.tag !== undefined ? ` tag ${x.tag}` : ''}</span>, x.label ?? '', x.default ? 'yes' : canEdit ? <button type="button" class="ghost" onClick={() => { void makeDefault.run(x.id); }}>Make default</button> : 'no',
           Date.parse(x.active_at) <= now ? 'yes' : <span class="badge s-pending">from {when(x.active_at)}</span>,
-          canEdit ? <button type="button" class="ghost" onClick={() => { if (confirm('Delete this payout address?')) void del.run(x.id); }}>Delete</button> : null])} />{page.pager}</> : a.error ? <ErrorNote error={a.error} /> : <Loading />}
+          canEdit ? <span class="row">
+            <button type="button" class="ghost" aria-label={`Edit ${x.label || x.address}`} onClick={() => setEditing(x)}>Edit</button>
+            <button type="button" class="ghost" onClick={() => { if (confirm('Delete this payout address?')) void del.run(x.id); }}>Delete</button></span> : null])} />{page.pager}</> : a.error ? <ErrorNote error={a.error} /> : <Loading />}
       <ErrorNote error={del.error ?? makeDefault.error} />
+      {canEdit && editing && <EditAddress key={editing.id} address={editing} onDone={() => { setEditing(null); a.reload(); onChange(); }} />}
       {canEdit && (
         <form aria-label="Add a payout address" onSubmit={(e) => { e.preventDefault(); void add.run(); }}>
           <h3>Add an address</h3>
