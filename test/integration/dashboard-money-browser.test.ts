@@ -110,4 +110,22 @@ describe.skipIf(!hasChromium)('dashboard dollars in Chromium', { timeout: 120_00
     expect(list.json().payouts.map((p: { token: string; from_token: string; amount: string }) => [p.token, p.from_token, p.amount])).toEqual([['USDT_BEP20', 'USDT_ERC20', '20']]);
     await context.close();
   });
+
+  // spec 6.3 `payout_address:update` (everyone): an address a teammate adds (or another tab) is
+  // offered for a payout without reloading the page, as the addresses table already shows it.
+  it('offers for a payout an address added elsewhere, without a reload', async ({ expect }) => {
+    const m = await signupAccount(env.t.app, { merchant_name: 'Teammates' });
+    const context = await env.browser.newContext({ locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(`${env.t.url}/money`);
+    await signInOnPage(page, m);
+    await page.waitForFunction(() => document.querySelector('.live-dot.up'), null, WAIT);
+    const to = page.getByRole('form', { name: 'Request a payout' }).getByLabel('To address');
+    await to.waitFor(WAIT);
+    const added = await env.t.app.inject({ method: 'POST', url: '/merchant/payout-addresses', headers: tokenHeader(m.accessToken), payload: { token: 'USDT_TRC20', address: ADDR.TRON_3, label: 'Added elsewhere', password: m.password } });
+    expect(added.statusCode).toBe(201);
+    await page.getByRole('table', { name: 'Payout addresses' }).getByRole('row').filter({ hasText: 'Added elsewhere' }).waitFor(WAIT);
+    await expect.poll(() => to.locator('option').allInnerTexts(), WAIT).toContain('USDT_TRC20 Added elsewhere');
+    await context.close();
+  });
 });

@@ -181,6 +181,8 @@ function Payouts({ version }: { version: number }) {
   const [quote, setQuote] = useState<Json | null>(null);
   const canPay = ctx.role === 'owner' || ctx.role === 'finance';
   useEffect(() => ctx.live.on('payout:update', () => list.reload()), []);
+  // An address a teammate (or another tab) adds, changes or deletes: `version` counts this tab's only.
+  useEffect(() => ctx.live.on('payout_address:update', () => addrs.reload()), []);
   useEffect(() => ctx.live.on('balance:update', (x: Json) => { if (x.livemode) balances.set({ balances: x.balances }); }), []);
   // Only a USDT address can be paid from another balance than its own coin's: the choice is shown
   // for those. Left at "Default", the API picks (the address's own balance, or the fullest USDT
