@@ -1,6 +1,7 @@
 // What spec 4.4 lets a member do from the dashboard and the pages did not offer: the payments list
-// filtered by store (the `/v1/payments` filters), the audit log by subject, payment and actor, and a
-// payout address's label, address or tag changed (the password asked again for address or tag).
+// filtered by store (the `/v1/payments` filters), the audit log by subject, payment and actor, a
+// payout address's label, address or tag changed (the password asked again for address or tag),
+// and the whole payment trail (spec 2), its unmatched deposits included.
 import { beforeAll, describe, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { signupAccount, tokenHeader, type Account } from '../harness/accounts.ts';
@@ -9,6 +10,7 @@ import { chromiumPresent } from '../harness/chromium.ts';
 import { dashboardInChromium, signInOnPage } from '../harness/dashboard-chromium.ts';
 import { createPayment } from '../harness/payments.ts';
 import { ADDR } from '../harness/settlement.ts';
+import { unmatchedDeposits } from '../../src/chains/watch/index.ts';
 
 const WAIT = { timeout: 30_000 };
 const hasChromium = chromiumPresent('dashboard spec browser tests');
@@ -114,6 +116,27 @@ describe.skipIf(!hasChromium)('dashboard: what spec 4.4 lets a member do, in Chr
     // A live address changed is used 24 hours later (spec 1 Settlement 2), as the row says.
     expect(Date.parse(moved.active_at)).toBeGreaterThan(Date.now() + 23 * 3_600_000);
     expect(await table.getByRole('row').filter({ hasText: ADDR.TRON_2 }).innerText()).toContain('from ');
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it.concurrent('payment page: the trail\'s unmatched deposits, transfers to its address after it closed (spec 2 "Payment trail", spec 1 Payment behaviour 6)', async ({ expect }) => {
+    const owner = await signupAccount(t.app);
+    const p = await createPayment(t.app, owner.testKey, { token: 'TRX', amount_usd: '15', order_id: 'closed-1' });
+    // What the chain watcher records for a transfer no payment took (src/chains/watch/unmatched.ts).
+    await t.platform.db.orm.insert(unmatchedDeposits).values({
+      id: `ud_${p.id}`, chain: 'tron', token: 'TRX', address: p.deposit_address, txId: 'too-late-tx-1', amount: 12_500_000n, usdValue: '3.1',
+      block: 1234, merchantId: owner.merchant.id, paymentId: p.id, seenAt: new Date(),
+    });
+    const trail = (await call(owner, 'GET', `/merchant/payments/${p.id}/trail`)).json().trail;
+    expect(trail.unmatched_deposits).toHaveLength(1);
+    const { page, errors } = await openAs(`/payments/${p.id}?mode=test`, owner);
+    const section = page.getByRole('region', { name: 'Unmatched deposits' });
+    await section.waitFor(WAIT);
+    const row = await section.getByRole('row').nth(1).innerText();
+    expect(row).toContain('too-late-tx-1');
+    expect(row).toContain('12.5 TRX');
+    expect(row).toContain('$3.10');
     expect(errors).toEqual([]);
     await page.context().close();
   });

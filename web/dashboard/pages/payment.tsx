@@ -1,6 +1,6 @@
-// A payment's page: its figures and the trail (spec 2 "Payment trail": deposits, events, webhook
-// deliveries with redeliver, settlements, ledger, audit), kept live from `payment:update`, and the
-// simulation of an outcome for a test payment that is still open.
+// A payment's page: its figures and the trail (spec 2 "Payment trail": deposits, unmatched deposits
+// when there are any, events, webhook deliveries with redeliver, settlements, ledger, audit), kept
+// live from `payment:update`, and the simulation of an outcome for a test payment that is still open.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Json } from '../lib/api.ts';
 import { useApp } from '../lib/context.ts';
@@ -94,6 +94,11 @@ export default function Payment({ id }: { id?: string }) {
         <Table caption="Deposits" head={['Transaction', 'Amount', 'Dollars', 'Counted', 'Confirmations', 'Status']}
           rows={(t.deposits as Json[]).map((d) => [<span class="mono">{d.tx_id}</span>, `${d.amount} ${d.token ?? p.token}`, usd(d.usd_value), d.counted ? 'yes' : 'no', `${d.confirmations ?? ''}/${d.confirmations_required ?? ''}`, <Status value={d.status} />])} />
       </Section>
+      {(t.unmatched_deposits as Json[]).length > 0 && <Section title="Unmatched deposits">
+        <p class="muted">Sent to this payment's address after it could take no more: no payment counted them.</p>
+        <Table caption="Unmatched deposits" head={['Seen', 'Transaction', 'Amount', 'Dollars', 'Block']}
+          rows={(t.unmatched_deposits as Json[]).map((u) => [when(u.seen_at), <span class="mono">{u.tx_id}</span>, `${u.amount} ${u.token}`, u.usd_value === undefined ? '—' : usd(u.usd_value), u.block ?? '—'])} />
+      </Section>}
       <Section title="Events">
         <Table caption="Events" head={['When', 'Event', 'Status']} rows={(t.events as Json[]).map((e) => [when(e.created_at), e.type, e.data?.status ? <Status value={e.data.status} /> : '—'])} />
       </Section>
