@@ -1,7 +1,7 @@
 // What spec 4.4 lets a member do from the dashboard and the pages did not offer: the payments list
 // filtered by store (the `/v1/payments` filters), the audit log by subject, payment and actor, a
 // payout address's label, address or tag changed (the password asked again for address or tag),
-// and the whole payment trail (spec 2), its unmatched deposits included.
+// the whole payment trail (spec 2), its unmatched deposits included, and why a settlement waits.
 import { beforeAll, describe, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { signupAccount, tokenHeader, type Account } from '../harness/accounts.ts';
@@ -9,7 +9,7 @@ import type { SocketApp } from './realtime-support.ts';
 import { chromiumPresent } from '../harness/chromium.ts';
 import { dashboardInChromium, signInOnPage } from '../harness/dashboard-chromium.ts';
 import { createPayment } from '../harness/payments.ts';
-import { ADDR } from '../harness/settlement.ts';
+import { ADDR, input, payment } from '../harness/settlement.ts';
 import { unmatchedDeposits } from '../../src/chains/watch/index.ts';
 
 const WAIT = { timeout: 30_000 };
@@ -137,6 +137,24 @@ describe.skipIf(!hasChromium)('dashboard: what spec 4.4 lets a member do, in Chr
     expect(row).toContain('too-late-tx-1');
     expect(row).toContain('12.5 TRX');
     expect(row).toContain('$3.10');
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it.concurrent('settlements: one waiting for a changed payout address says until when (spec 1 Settlement 3: awaits_address.until)', async ({ expect }) => {
+    const owner = await signupAccount(t.app);
+    const added = (await call(owner, 'POST', '/merchant/payout-addresses', { token: 'USDT_TRC20', address: ADDR.TRON, password: owner.password })).json().address;
+    expect((await call(owner, 'PATCH', `/merchant/payout-addresses/${added.id}`, { address: ADDR.TRON_2, password: owner.password })).statusCode).toBe(200);
+    const [row] = await t.services.settlement.settle(t.platform.db, input(payment(owner.merchant.id, { livemode: true }), [{ amount: 30_000_000n, usd: '30', tx: 'waiting-deposit-1' }]));
+    const s = (await call(owner, 'GET', `/merchant/settlements/${row.id}`)).json().settlement;
+    expect(s.status).toBe('pending');
+    const until = s.awaits_address.until as string;
+    const { page, errors } = await openAs('/money', owner);
+    const settlements = page.getByRole('table', { name: 'Settlements' });
+    const shown = settlements.getByRole('row').filter({ hasText: 'pending' });
+    await shown.waitFor(WAIT);
+    const untilText = await page.evaluate((iso) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }), until);
+    expect(await shown.innerText()).toContain(`Waits for the new payout address, in use from ${untilText}`);
     expect(errors).toEqual([]);
     await page.context().close();
   });

@@ -7,6 +7,7 @@ import { qs, type Json } from '../lib/api.ts';
 import { useApp, withMode } from '../lib/context.ts';
 import { download } from '../lib/csv.ts';
 import { usd, when } from '../lib/format.ts';
+import { SettlementState } from '../lib/settlement-state.tsx';
 import { ErrorNote, Field, Loading, Pager, Section, Status, Table, errorFor, useAction, useLoad, usePaged } from '../lib/ui.tsx';
 
 const TOKENS = ['USDT_TRC20', 'TRX', 'ETH', 'USDT_ERC20', 'USDC_ERC20', 'BNB', 'USDT_BEP20', 'USDC_BEP20', 'BTC', 'LTC', 'DOGE', 'XRP'];
@@ -52,7 +53,7 @@ function Settlements() {
   return (
     <Section title="Settlements">
       {s.data ? <><Table caption="Settlements" head={['Created', 'Payment', 'Mode', 'Coin', 'Amount', 'Net', 'Status', 'Transaction']} empty="No settlement yet."
-        rows={(s.data.settlements as Json[]).map((x) => [when(x.created_at), <a href={`/payments/${x.payment_id}${ctx.test ? '?mode=test' : ''}`}>payment</a>, x.mode, x.token, x.amount, `${x.net} (${usd(x.net_usd)})`, <Status value={x.status} />, x.tx_id ? <span class="mono">{x.tx_id}</span> : x.note ?? '—'])} />
+        rows={(s.data.settlements as Json[]).map((x) => [when(x.created_at), <a href={`/payments/${x.payment_id}${ctx.test ? '?mode=test' : ''}`}>payment</a>, x.mode, x.token, x.amount, `${x.net} (${usd(x.net_usd)})`, <Status value={x.status} />, <SettlementState s={x} />])} />
         <Pager total={s.data.total} limit={50} offset={offset} onPage={setOffset} /></> : s.error ? <ErrorNote error={s.error} /> : <Loading />}
     </Section>
   );

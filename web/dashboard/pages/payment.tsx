@@ -6,6 +6,7 @@ import type { Json } from '../lib/api.ts';
 import { useApp } from '../lib/context.ts';
 import { href } from '../lib/router.ts';
 import { usd, when } from '../lib/format.ts';
+import { SettlementState } from '../lib/settlement-state.tsx';
 import { ErrorNote, Field, Loading, Section, Status, Table, useAction, useLoad } from '../lib/ui.tsx';
 
 const OUTCOMES = ['confirmed', 'overpaid', 'partially_paid', 'underpaid', 'expired', 'failed', 'wrong_asset', 'paid_late'];
@@ -107,8 +108,8 @@ export default function Payment({ id }: { id?: string }) {
           rows={(t.webhook_deliveries as Json[]).map((d) => [when(d.created_at), d.event_type, <Status value={d.status} />, `${d.attempts}/${d.max_attempts}`, d.last_status_code ?? d.last_error ?? '—', dev ? <Redeliver id={d.id} onDone={trail.reload} /> : null])} />
       </Section>
       <Section title="Settlements">
-        <Table caption="Settlements" head={['Created', 'Mode', 'Coin', 'Amount', 'Fees', 'Net', 'Status']}
-          rows={(t.settlements as Json[]).map(({ settlement: s }) => [when(s.created_at), s.mode, s.token, s.amount, `${s.service_fee} + ${s.network_fee} + ${s.conversion_fee}`, `${s.net} (${usd(s.net_usd)})`, <Status value={s.status} />])} />
+        <Table caption="Settlements" head={['Created', 'Mode', 'Coin', 'Amount', 'Fees', 'Net', 'Status', 'Transaction']}
+          rows={(t.settlements as Json[]).map(({ settlement: s }) => [when(s.created_at), s.mode, s.token, s.amount, `${s.service_fee} + ${s.network_fee} + ${s.conversion_fee}`, `${s.net} (${usd(s.net_usd)})`, <Status value={s.status} />, <SettlementState s={s} />])} />
       </Section>
       <Section title="Ledger">
         <Table caption="Ledger" head={['When', 'Type', 'Amount', 'Dollars']} rows={(t.ledger as Json[]).map((l) => [when(l.created_at), l.type, `${l.amount} ${l.token}`, usd(l.usd_amount)])} />
