@@ -158,4 +158,29 @@ describe.skipIf(!hasChromium)('dashboard: what spec 4.4 lets a member do, in Chr
     expect(errors).toEqual([]);
     await page.context().close();
   });
+
+  it.concurrent('settlements: filtered by status and by where the money went (spec 4.4: status, settlement)', async ({ expect }) => {
+    const owner = await signupAccount(t.app);
+    const added = (await call(owner, 'POST', '/merchant/payout-addresses', { token: 'USDT_TRC20', address: ADDR.TRON, password: owner.password })).json().address;
+    expect((await call(owner, 'PATCH', `/merchant/payout-addresses/${added.id}`, { address: ADDR.TRON_2, password: owner.password })).statusCode).toBe(200);
+    // one direct, pending (waiting for the changed address); one custodial, completed (in the balance)
+    await t.services.settlement.settle(t.platform.db, input(payment(owner.merchant.id, { livemode: true }), [{ amount: 30_000_000n, usd: '30' }]));
+    await t.services.settlement.settle(t.platform.db, input(payment(owner.merchant.id, { livemode: true, settlement: 'custodial' }), [{ amount: 40_000_000n, usd: '40' }]));
+    const { page, errors } = await openAs('/money', owner);
+    const section = page.getByRole('region', { name: 'Settlements' });
+    const statuses = () => section.getByRole('table', { name: 'Settlements' }).getByRole('row').allInnerTexts().then((rows) => rows.slice(1).map((r) => `${r.split('\t')[2]} ${r.split('\t')[6]}`).sort());
+    await expect.poll(statuses, WAIT).toEqual(['custodial completed', 'direct pending']);
+    const asked = (q: string) => page.waitForResponse((r) => r.url().includes('/merchant/settlements?') && r.url().includes(q));
+    let answer = asked('status=pending');
+    await section.getByLabel('Status').selectOption('pending');
+    expect((await answer).status()).toBe(200);
+    await expect.poll(statuses, WAIT).toEqual(['direct pending']);
+    answer = asked('settlement=custodial');
+    await section.getByLabel('Status').selectOption('');
+    await section.getByLabel('Went to').selectOption('custodial');
+    expect((await answer).status()).toBe(200);
+    await expect.poll(statuses, WAIT).toEqual(['custodial completed']);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
 });

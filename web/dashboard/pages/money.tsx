@@ -10,6 +10,7 @@ import { usd, when } from '../lib/format.ts';
 import { SettlementState } from '../lib/settlement-state.tsx';
 import { ErrorNote, Field, Loading, Pager, Section, Status, Table, errorFor, useAction, useLoad, usePaged } from '../lib/ui.tsx';
 
+const SETTLEMENT_STATUSES = ['pending', 'completed', 'held', 'failed'];
 const TOKENS = ['USDT_TRC20', 'TRX', 'ETH', 'USDT_ERC20', 'USDC_ERC20', 'BNB', 'USDT_BEP20', 'USDC_BEP20', 'BTC', 'LTC', 'DOGE', 'XRP'];
 
 function Balances() {
@@ -48,10 +49,15 @@ function Ledger() {
 function Settlements() {
   const ctx = useApp();
   const [offset, setOffset] = useState(0);
-  const s = useLoad(() => ctx.api.get(withMode(`/merchant/settlements${qs({ limit: 50, offset })}`, ctx)), [ctx.test, offset]);
+  // The route's filters (spec 4.4): status, and where the money went (direct: the merchant's wallet).
+  const [status, setStatus] = useState('');
+  const [mode, setMode] = useState('');
+  const s = useLoad(() => ctx.api.get(withMode(`/merchant/settlements${qs({ status, settlement: mode, limit: 50, offset })}`, ctx)), [ctx.test, status, mode, offset]);
   useEffect(() => ctx.live.on('settlement:update', (x: Json) => { if (x.livemode === !ctx.test) s.reload(); }), [ctx.test]);
   return (
-    <Section title="Settlements">
+    <Section title="Settlements" actions={<span class="row">
+      <label>Status <select value={status} onChange={(e) => { setOffset(0); setStatus(e.currentTarget.value); }}><option value="">Any</option>{SETTLEMENT_STATUSES.map((x) => <option key={x}>{x}</option>)}</select></label>
+      <label>Went to <select value={mode} onChange={(e) => { setOffset(0); setMode(e.currentTarget.value); }}><option value="">Anywhere</option><option value="direct">Your wallet (direct)</option><option value="custodial">Your balance (custodial)</option></select></label></span>}>
       {s.data ? <><Table caption="Settlements" head={['Created', 'Payment', 'Mode', 'Coin', 'Amount', 'Net', 'Status', 'Transaction']} empty="No settlement yet."
         rows={(s.data.settlements as Json[]).map((x) => [when(x.created_at), <a href={`/payments/${x.payment_id}${ctx.test ? '?mode=test' : ''}`}>payment</a>, x.mode, x.token, x.amount, `${x.net} (${usd(x.net_usd)})`, <Status value={x.status} />, <SettlementState s={x} />])} />
         <Pager total={s.data.total} limit={50} offset={offset} onPage={setOffset} /></> : s.error ? <ErrorNote error={s.error} /> : <Loading />}
