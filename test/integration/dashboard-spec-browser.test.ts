@@ -11,6 +11,7 @@ import { dashboardInChromium, signInOnPage } from '../harness/dashboard-chromium
 import { createPayment } from '../harness/payments.ts';
 import { ADDR, input, payment } from '../harness/settlement.ts';
 import { unmatchedDeposits } from '../../src/chains/watch/index.ts';
+import { usd } from '../../web/dashboard/lib/format.ts';
 
 const WAIT = { timeout: 30_000 };
 const hasChromium = chromiumPresent('dashboard spec browser tests');
@@ -180,6 +181,26 @@ describe.skipIf(!hasChromium)('dashboard: what spec 4.4 lets a member do, in Chr
     await section.getByLabel('Went to').selectOption('custodial');
     expect((await answer).status()).toBe(200);
     await expect.poll(statuses, WAIT).toEqual(['custodial completed']);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it.concurrent('payment page: the payment\'s store, locked rate, network fee, settlement and metadata (spec 2 Payment object)', async ({ expect }) => {
+    const owner = await signupAccount(t.app);
+    const store = (await call(owner, 'POST', '/merchant/stores', { name: 'Pop-up shop' })).json().store;
+    const key = (await call(owner, 'POST', '/merchant/api-keys?mode=test', { label: 'pop-up', store_id: store.id })).json().secret;
+    const p = await createPayment(t.app, key, { token: 'TRX', amount_usd: '15', order_id: 'meta-1', metadata: { plan: 'pro', seats: 3 } });
+    expect(p.store_id).toBe(store.id);
+    const { page, errors } = await openAs(`/payments/${p.id}?mode=test`, owner);
+    const details = page.getByTestId('payment-details');
+    await details.waitFor(WAIT);
+    const text = await details.innerText();
+    expect(text).toContain('Pop-up shop');
+    expect(text).toContain(`1 TRX = ${usd(p.rate_locked)}`);
+    expect(text).toContain(`${p.network_fee} TRX`);
+    expect(text).toContain(p.settlement);
+    expect(text).toMatch(/"plan": "pro"/);
+    expect(text).toMatch(/"seats": 3/);
     expect(errors).toEqual([]);
     await page.context().close();
   });

@@ -1,4 +1,5 @@
-// A payment's page: its figures and the trail (spec 2 "Payment trail": deposits, unmatched deposits
+// A payment's page: its figures (spec 2 Payment object: the store, rate, fees, settlement mode,
+// metadata among them) and the trail (spec 2 "Payment trail": deposits, unmatched deposits
 // when there are any, events, webhook deliveries with redeliver, settlements, ledger, audit), kept
 // live from `payment:update`, and the simulation of an outcome for a test payment that is still open.
 import { useEffect, useRef, useState } from 'preact/hooks';
@@ -34,6 +35,8 @@ function Redeliver({ id, onDone }: { id: string; onDone: () => void }) {
 export default function Payment({ id }: { id?: string }) {
   const ctx = useApp();
   const trail = useLoad(() => ctx.api.get(`/merchant/payments/${encodeURIComponent(id ?? '')}/trail`), [id]);
+  // A storefront key's payment carries its store_id: named from the account's stores.
+  const stores = useLoad(() => ctx.api.get('/merchant/stores'), []);
   const [live, setLive] = useState<Json | null>(null);
   // The trail shown, for the listeners added on an earlier render.
   const shown = useRef<Json | undefined>(undefined);
@@ -80,12 +83,21 @@ export default function Payment({ id }: { id?: string }) {
           <dt>Due</dt><dd>{usd(p.amount_due_usd)}{p.token ? ` = ${p.crypto_amount} ${p.token}` : ''}</dd>
           <dt>Received</dt><dd>{p.received_amount ?? '0'} {p.token} ({usd(p.received_usd ?? '0')})</dd>
           <dt>Coin</dt><dd>{p.token ? `${p.token} on ${p.chain}` : 'not chosen yet'}</dd>
+          {p.token && p.rate_locked && <><dt>Rate</dt><dd>1 {p.token} = {usd(p.rate_locked)}</dd></>}
+          {p.network_fee !== undefined && p.token && <><dt>Network fee</dt><dd>{p.network_fee} {p.token} ({usd(p.network_fee_usd)}){p.network_fee_note ? `: ${p.network_fee_note}` : ''}</dd></>}
+          {p.extra_usd && p.extra_usd !== '0' && <><dt>Extra to reach the exchange minimum</dt><dd>{usd(p.extra_usd)}</dd></>}
+          {p.price_amount && <><dt>Shown price</dt><dd>{p.price_amount} {p.price_currency}</dd></>}
+          <dt>Fees paid by</dt><dd>{p.fees_paid_by_customer ? 'the customer' : 'you'}</dd>
+          {p.settlement && <><dt>Settlement</dt><dd>{p.settlement}</dd></>}
+          {p.store_id && <><dt>Store</dt><dd>{((stores.data?.stores ?? []) as Json[]).find((s) => s.id === p.store_id)?.name ?? <span class="mono">{p.store_id}</span>}</dd></>}
           <dt>Address</dt><dd class="mono">{p.deposit_address || '—'}{p.destination_tag !== undefined ? ` tag ${p.destination_tag}` : ''}</dd>
           {p.confirmations !== undefined && <><dt>Confirmations</dt><dd>{p.confirmations} of {p.confirmations_required}</dd></>}
           <dt>Created</dt><dd>{when(p.created_at)}</dd>
           <dt>Expires</dt><dd>{when(p.expires_at)}</dd>
           {p.customer_email && <><dt>Customer</dt><dd>{p.customer_email}</dd></>}
           {p.description && <><dt>Description</dt><dd>{p.description}</dd></>}
+          {p.metadata && <><dt>Metadata</dt><dd><pre class="mono">{JSON.stringify(p.metadata, null, 2)}</pre></dd></>}
+          {p.webhook_url && <><dt>Its webhook URL</dt><dd class="mono">{p.webhook_url}</dd></>}
           {p.checkout_url && <><dt>Checkout</dt><dd><a href={p.checkout_url} target="_blank" rel="noopener">Open the checkout page</a></dd></>}
           {p.simulation && <><dt>Simulation</dt><dd>{p.simulation.outcome} ({p.simulation.state})</dd></>}
         </dl>
