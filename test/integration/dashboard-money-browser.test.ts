@@ -9,6 +9,8 @@ import { createPayment } from '../harness/payments.ts';
 import { chromiumPresent } from '../harness/chromium.ts';
 import { dashboardInChromium, signInOnPage } from '../harness/dashboard-chromium.ts';
 import { usd } from '../../web/dashboard/lib/format.ts';
+import { eq } from 'drizzle-orm';
+import { payouts } from '../../src/settlement/index.ts';
 
 const WAIT = { timeout: 30_000 };
 const hasChromium = chromiumPresent('dashboard money browser tests');
@@ -126,6 +128,35 @@ describe.skipIf(!hasChromium)('dashboard dollars in Chromium', { timeout: 120_00
     expect(added.statusCode).toBe(201);
     await page.getByRole('table', { name: 'Payout addresses' }).getByRole('row').filter({ hasText: 'Added elsewhere' }).waitFor(WAIT);
     await expect.poll(() => to.locator('option').allInnerTexts(), WAIT).toContain('USDT_TRC20 Added elsewhere');
+    await context.close();
+  });
+
+  // spec 2 Merchant payout object: `requested_by` is a user id, `scheduler` or `auto` (spec 1
+  // Settlement 6: a USDT balance paid out by itself): the table says who asked for each payout.
+  it('says who requested each payout: you, a teammate, the schedule or the service by itself', async ({ expect }) => {
+    const m = await signupAccount(env.t.app, { merchant_name: 'Requesters' });
+    const add = await env.t.app.inject({ method: 'POST', url: '/merchant/payout-addresses', headers: tokenHeader(m.accessToken), payload: { token: 'USDT_TRC20', address: ADDR.TRON, password: m.password } });
+    const credit = await env.t.app.inject({ method: 'POST', url: '/admin/ledger/adjustments', headers: ADMIN, payload: { merchant_id: m.merchant.id, livemode: true, token: 'USDT_TRC20', amount: '1000', note: 'opening balance' } });
+    expect([add.statusCode, credit.statusCode]).toEqual([201, 201]);
+    const ids: string[] = [];
+    for (const amount of ['20', '30', '40', '50']) {
+      const r = await env.t.app.inject({ method: 'POST', url: '/merchant/payouts', headers: tokenHeader(m.accessToken), payload: { address_id: add.json().address.id, amount } });
+      expect(r.statusCode, r.body).toBe(201);
+      ids.push(r.json().payout.id);
+    }
+    // The other requesters, written as the scheduler, the service and a teammate would have.
+    for (const [i, by] of [[1, 'scheduler'], [2, 'auto'], [3, 'usr_someone_else']] as const) {
+      await env.t.platform.db.orm.update(payouts).set({ requestedBy: by }).where(eq(payouts.id, ids[i]));
+    }
+    const context = await env.browser.newContext({ locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(`${env.t.url}/money`);
+    await signInOnPage(page, m);
+    const table = page.getByRole('table', { name: 'Payouts' });
+    const byAmount = async () => Object.fromEntries((await table.getByRole('row').allInnerTexts()).slice(1).map((r) => r.split('\t')).map((c) => [c[2], c[3]]));
+    await expect.poll(byAmount, WAIT).toEqual({
+      '20 USDT_TRC20': 'you', '30 USDT_TRC20': 'the payout schedule', '40 USDT_TRC20': 'the service (balance paid out by itself)', '50 USDT_TRC20': 'a teammate',
+    });
     await context.close();
   });
 });

@@ -200,6 +200,11 @@ function Payouts({ version }: { version: number }) {
   const getQuote = useAction(async () => { setQuote((await ctx.api.get(`/merchant/payouts/quote${qs({ address_id: f.address_id, amount: f.amount, from_token: from })}`)).quote); });
   const request = useAction(async () => { await ctx.api.post('/merchant/payouts', { address_id: f.address_id, amount: f.amount || undefined, from_token: from }); setQuote(null); list.reload(); });
   const cancel = useAction(async (id: string) => { await ctx.api.post(`/merchant/payouts/${id}/cancel`); list.reload(); });
+  // requested_by (spec 2): a member's id, `scheduler` or `auto`. Owners may list the team and see
+  // the member's e-mail; other roles see "a teammate".
+  const team = useLoad(async () => (ctx.role === 'owner' ? ctx.api.get('/merchant/users') : { users: [] }), []);
+  const requester = (by: string): string => (by === ctx.user.id ? 'you' : by === 'scheduler' ? 'the payout schedule' : by === 'auto' ? 'the service (balance paid out by itself)'
+    : ((team.data?.users ?? []) as Json[]).find((u) => u.id === by)?.email ?? 'a teammate');
   return (
     <Section title="Payouts (live)">
       {canPay && (
@@ -218,8 +223,8 @@ function Payouts({ version }: { version: number }) {
       )}
       {quote && <QuoteFigures q={quote} />}
       <ErrorNote error={getQuote.error ?? request.error ?? cancel.error} />
-      {list.data ? <><Table caption="Payouts" head={['Requested', 'To', 'Amount', 'Fee', 'Sent', 'Status', '']} empty="No payout yet."
-        rows={(list.data.payouts as Json[]).map((x) => [when(x.created_at), x.token, `${x.amount} ${x.from_token}`, x.network_fee, x.send_amount, <Status value={x.status} />,
+      {list.data ? <><Table caption="Payouts" head={['Requested', 'To', 'Amount', 'Requested by', 'Fee', 'Sent', 'Status', '']} empty="No payout yet."
+        rows={(list.data.payouts as Json[]).map((x) => [when(x.created_at), x.token, `${x.amount} ${x.from_token}`, requester(x.requested_by), `${x.network_fee} ${x.from_token}`, `${x.send_amount} ${x.from_token}`, <Status value={x.status} />,
           canPay && x.status === 'requested' ? <button type="button" class="ghost" onClick={() => { void cancel.run(x.id); }}>Cancel</button> : x.tx_id ? <span class="mono">{x.tx_id}</span> : x.review_note ?? ''])} />
         <Pager total={list.data.total} limit={50} offset={offset} onPage={setOffset} /></> : list.error ? <ErrorNote error={list.error} /> : <Loading />}
     </Section>
