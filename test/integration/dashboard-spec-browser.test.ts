@@ -204,4 +204,24 @@ describe.skipIf(!hasChromium)('dashboard: what spec 4.4 lets a member do, in Chr
     expect(errors).toEqual([]);
     await page.context().close();
   });
+
+  it.concurrent('team: the owner adds a member with a password (spec 4.4 Team: POST /merchant/users), who can sign in', async ({ expect }) => {
+    const { page, errors, owner } = await openAs('/team');
+    const form = page.getByRole('form', { name: 'Add a member' });
+    const email = `added-${Date.now()}@example.com`;
+    await form.getByLabel('Email').fill(email);
+    await form.getByLabel('Their password').fill('first-password-123');
+    await form.getByLabel('Role').selectOption('finance');
+    await form.getByRole('button', { name: 'Add member' }).click();
+    const row = page.getByRole('table', { name: 'Members' }).getByRole('row').filter({ hasText: email });
+    await row.waitFor(WAIT);
+    expect(await row.getByRole('combobox').inputValue()).toBe('finance');
+    expect(await form.getByLabel('Their password').inputValue()).toBe('');
+    const users = (await call(owner, 'GET', '/merchant/users')).json().users;
+    expect(users.find((u: { email: string }) => u.email === email)).toMatchObject({ role: 'finance' });
+    const login = await t.app.inject({ method: 'POST', url: '/merchant/login', payload: { email, password: 'first-password-123' } });
+    expect(login.json().role).toBe('finance');
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
 });
