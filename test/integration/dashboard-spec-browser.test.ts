@@ -224,4 +224,26 @@ describe.skipIf(!hasChromium)('dashboard: what spec 4.4 lets a member do, in Chr
     expect(errors).toEqual([]);
     await page.context().close();
   });
+
+  it.concurrent('payment links: a new link with its coins, return pages and store (CONTRACT "Payment links": POST /merchant/links)', async ({ expect }) => {
+    const owner = await signupAccount(t.app);
+    const store = (await call(owner, 'POST', '/merchant/stores', { name: 'Market stall' })).json().store;
+    const { page, errors } = await openAs('/links?mode=test', owner);
+    const form = page.getByRole('form', { name: 'New payment link' });
+    await form.getByLabel('Name').fill('Tickets');
+    await form.getByLabel('Amount (USD)').fill('25');
+    await form.getByLabel('Success URL').fill('https://shop.example.com/thanks');
+    await form.getByLabel('Cancel URL').fill('https://shop.example.com/cart');
+    await form.getByLabel('Store').selectOption({ label: 'Market stall' });
+    const coins = form.getByRole('group', { name: 'Coins offered' });
+    await coins.getByLabel('USDT_TRC20').check();
+    await coins.getByLabel('BTC').check();
+    await form.getByRole('button', { name: 'Create link' }).click();
+    await page.getByRole('table', { name: 'Payment links' }).getByRole('row').filter({ hasText: 'Tickets' }).waitFor(WAIT);
+    const [link] = (await call(owner, 'GET', '/merchant/links?mode=test')).json().links;
+    expect(link).toMatchObject({ name: 'Tickets', amount_usd: '25', success_url: 'https://shop.example.com/thanks', cancel_url: 'https://shop.example.com/cart', store_id: store.id, livemode: false });
+    expect([...link.tokens].sort()).toEqual(['BTC', 'USDT_TRC20']);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
 });
