@@ -1,7 +1,9 @@
-// What spec 4.4 lets a member do from the dashboard and the pages did not offer: the payments list
-// filtered by store (the `/v1/payments` filters), the audit log by subject, payment and actor, a
-// payout address's label, address or tag changed (the password asked again for address or tag),
-// the whole payment trail (spec 2), its unmatched deposits included, and why a settlement waits.
+// What spec 4.4 and CONTRACT.md let a member do or see from the dashboard and the pages did not
+// offer: the payments list filtered by store, the audit log by subject, payment and actor, a payout
+// address's label, address or tag changed (the password asked again for address or tag), the whole
+// payment (spec 2: its store, rate, fees, metadata) and trail (its unmatched deposits), why a
+// settlement waits and the settlements filtered, a member added with a password, a payment link with
+// its coins, return pages and store, and a customer's recent payments.
 import { beforeAll, describe, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { signupAccount, tokenHeader, type Account } from '../harness/accounts.ts';
@@ -243,6 +245,27 @@ describe.skipIf(!hasChromium)('dashboard: what spec 4.4 lets a member do, in Chr
     const [link] = (await call(owner, 'GET', '/merchant/links?mode=test')).json().links;
     expect(link).toMatchObject({ name: 'Tickets', amount_usd: '25', success_url: 'https://shop.example.com/thanks', cancel_url: 'https://shop.example.com/cart', store_id: store.id, livemode: false });
     expect([...link.tokens].sort()).toEqual(['BTC', 'USDT_TRC20']);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it.concurrent('customers: a customer\'s recent payments, each leading to its page (CONTRACT "Customers": GET /merchant/customers/{id})', async ({ expect }) => {
+    const owner = await signupAccount(t.app);
+    const email = `buyer-${Date.now()}@example.com`;
+    const p = await createPayment(t.app, owner.testKey, { token: 'TRX', amount_usd: '18', order_id: 'bought-1', customer_email: email });
+    await createPayment(t.app, owner.testKey, { token: 'TRX', amount_usd: '19', order_id: 'someone-else', customer_email: 'other@example.com' });
+    const { page, errors } = await openAs('/customers?mode=test', owner);
+    const table = page.getByRole('table', { name: 'Customers' });
+    await table.getByRole('button', { name: `Payments of ${email}` }).click();
+    const recent = page.getByRole('table', { name: `Recent payments of ${email}` });
+    await recent.waitFor(WAIT);
+    const rows = (await recent.getByRole('row').allInnerTexts()).slice(1);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toContain('bought-1');
+    expect(rows[0]).toContain('$18.00');
+    await recent.getByRole('link', { name: 'bought-1' }).click();
+    await page.waitForURL((u) => u.pathname === `/payments/${p.id}`, WAIT);
+    await page.getByTestId('payment-details').waitFor(WAIT);
     expect(errors).toEqual([]);
     await page.context().close();
   });

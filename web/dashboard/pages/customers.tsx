@@ -1,10 +1,12 @@
-// Customers of the mode (CONTRACT.md Customers): search by email or name, paged; owners,
-// developers and finance add one by hand and edit its name and metadata. Live from `customer:update`.
+// Customers of the mode (CONTRACT.md Customers): search by email or name, paged, a customer's recent
+// payments (GET /merchant/customers/{id}); owners, developers and finance add one by hand and edit
+// its name and metadata. Live from `customer:update`.
 import { useEffect, useState } from 'preact/hooks';
 import { qs, type Json } from '../lib/api.ts';
 import { useApp, withMode } from '../lib/context.ts';
 import { usd, when } from '../lib/format.ts';
-import { ErrorNote, Field, Loading, Pager, Section, Table, errorFor, useAction, useLoad } from '../lib/ui.tsx';
+import { href } from '../lib/router.ts';
+import { ErrorNote, Field, Loading, Pager, Section, Status, Table, errorFor, useAction, useLoad } from '../lib/ui.tsx';
 
 /** Said when the metadata box holds no JSON at all (the API's own message covers the rest). */
 export const METADATA_NOT_JSON = 'metadata must be a JSON object, like {"plan": "pro"}';
@@ -38,6 +40,21 @@ function EditCustomer({ customer, onDone }: { customer: Json; onDone: () => void
   );
 }
 
+/** A customer's recent payments (up to 20, as the API gives them), each leading to its page. */
+function CustomerPayments({ customer, onClose }: { customer: Json; onClose: () => void }) {
+  const ctx = useApp();
+  const c = useLoad(() => ctx.api.get(`/merchant/customers/${customer.id}`), [customer.id]);
+  useEffect(() => ctx.live.on('customer:update', (x: Json) => { if (x?.id === customer.id) c.reload(); }), [customer.id]);
+  const payments = c.data?.customer?.recent_payments as Json[] | undefined;
+  return (
+    <Section title={`Payments of ${customer.email}`} actions={<button type="button" class="ghost" onClick={onClose}>Close</button>}>
+      {payments ? <Table caption={`Recent payments of ${customer.email}`} head={['Created', 'Order', 'Status', 'Amount', 'Coin']} empty="No payment yet."
+        rows={payments.map((p) => [when(p.created_at), <a href={href(`/payments/${p.id}`)}>{p.order_id}</a>, <Status value={p.status} />, usd(p.usd_amount), p.token || '—'])} />
+        : c.error ? <ErrorNote error={c.error} /> : <Loading />}
+    </Section>
+  );
+}
+
 export default function Customers() {
   const ctx = useApp();
   const [q, setQ] = useState('');
@@ -48,6 +65,7 @@ export default function Customers() {
   const edit = ctx.role !== 'viewer';
   const [f, setF] = useState({ email: '', name: '' });
   const [editing, setEditing] = useState<Json | null>(null);
+  const [viewing, setViewing] = useState<Json | null>(null);
   const add = useAction(async () => { await ctx.api.post(withMode('/merchant/customers', ctx), { email: f.email, name: f.name || undefined }); setF({ email: '', name: '' }); list.reload(); });
   return (
     <>
@@ -66,11 +84,13 @@ export default function Customers() {
           <ErrorNote error={add.error} />
         </form></Section>}
       {editing && <EditCustomer key={editing.id} customer={editing} onDone={() => { setEditing(null); list.reload(); }} />}
+      {viewing && <CustomerPayments key={viewing.id} customer={viewing} onClose={() => setViewing(null)} />}
       <Section title="Customers">
         <ErrorNote error={list.error} />
-        {list.data ? <><Table caption="Customers" head={edit ? ['Email', 'Name', 'Payments', 'Volume', 'Last payment', ''] : ['Email', 'Name', 'Payments', 'Volume', 'Last payment']} empty="No customer yet."
-          rows={(list.data.customers as Json[]).map((c) => [c.email, c.name ?? '', c.payments, usd(c.volume_usd), when(c.last_payment_at),
-            ...(edit ? [<button type="button" class="ghost" aria-label={`Edit ${c.email}`} onClick={() => setEditing(c)}>Edit</button>] : [])])} />
+        {list.data ? <><Table caption="Customers" head={['Email', 'Name', 'Payments', 'Volume', 'Last payment', '']} empty="No customer yet."
+          rows={(list.data.customers as Json[]).map((c) => [c.email, c.name ?? '', c.payments, usd(c.volume_usd), when(c.last_payment_at), <span class="row">
+            <button type="button" class="ghost" aria-label={`Payments of ${c.email}`} onClick={() => setViewing(c)}>Payments</button>
+            {edit && <button type="button" class="ghost" aria-label={`Edit ${c.email}`} onClick={() => setEditing(c)}>Edit</button>}</span>])} />
           <Pager total={list.data.total} limit={50} offset={offset} onPage={setOffset} /></> : <Loading />}
       </Section>
     </>
