@@ -37,4 +37,24 @@ describe.skipIf(!hasChromium)('the notifications page in Chromium', { timeout: 1
     expect(errors).toEqual([]);
     await context.close();
   });
+
+  // CONTRACT "Notifications": the list route filters by `category`; the page offers the categories
+  // the member's role sees.
+  it('lists one category of notifications, among those the role sees', async ({ expect }) => {
+    const owner = await signupAccount(env.t.app, { merchant_name: 'Categories' });
+    for (const [category, title] of [['account', 'About the account'], ['payouts', 'About a payout'], ['security', 'About security']] as const) {
+      await env.t.platform.db.transaction((tx) => raiseNotification(tx, { merchantId: owner.merchant.id, category, title, body: 'A notification.', at: new Date() }));
+    }
+    const context = await env.browser.newContext({ locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(`${env.t.url}/notifications`);
+    await signInOnPage(page, owner);
+    const titles = () => page.locator('main li strong').allInnerTexts();
+    await expect.poll(async () => (await titles()).sort(), WAIT).toEqual(['About a payout', 'About security', 'About the account']);
+    const category = page.getByLabel('Category');
+    expect(await category.locator('option').allInnerTexts()).toEqual(['All', 'account', 'payments', 'webhooks', 'payouts', 'affiliates', 'support', 'team', 'security']);
+    await category.selectOption('payouts');
+    await expect.poll(titles, WAIT).toEqual(['About a payout']);
+    await context.close();
+  });
 });
