@@ -97,7 +97,7 @@ describe.skipIf(!hasChromium)('dashboard forms in Chromium', { timeout: 120_000 
     const customer = made.json().customer;
     const { page, errors } = await openAs('/customers?mode=test', owner);
     await page.getByRole('button', { name: 'Edit ada@example.com' }).click();
-    const metadata = page.getByLabel('Metadata (JSON)');
+    const metadata = page.getByRole('form', { name: 'Edit customer' }).getByLabel('Metadata (JSON)');
     await metadata.fill('[1, 2]');
     await page.getByRole('button', { name: 'Save customer' }).click();
     expect(await fieldError(metadata)).toBe('metadata must be an object');

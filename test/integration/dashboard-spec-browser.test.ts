@@ -269,4 +269,20 @@ describe.skipIf(!hasChromium)('dashboard: what spec 4.4 lets a member do, in Chr
     expect(errors).toEqual([]);
     await page.context().close();
   });
+
+  it.concurrent('customers: one added by hand with its metadata (CONTRACT "Customers": POST body email, name, metadata)', async ({ expect }) => {
+    const { page, errors, owner } = await openAs('/customers?mode=test');
+    const form = page.getByRole('form', { name: 'Add a customer' });
+    const email = `by-hand-${Date.now()}@example.com`;
+    await form.getByLabel('Email').fill(email);
+    await form.getByLabel('Name').fill('Ada');
+    await form.getByLabel('Metadata (JSON)').fill('{"crm_id": "A-17"}');
+    await form.getByRole('button', { name: 'Add' }).click();
+    await page.getByRole('table', { name: 'Customers' }).getByRole('row').filter({ hasText: email }).waitFor(WAIT);
+    const [c] = (await call(owner, 'GET', '/merchant/customers?mode=test')).json().customers;
+    expect(c).toMatchObject({ email, name: 'Ada', metadata: { crm_id: 'A-17' }, livemode: false });
+    expect(await form.getByLabel('Metadata (JSON)').inputValue()).toBe('');
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
 });

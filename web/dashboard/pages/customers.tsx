@@ -1,6 +1,6 @@
 // Customers of the mode (CONTRACT.md Customers): search by email or name, paged, a customer's recent
-// payments (GET /merchant/customers/{id}); owners, developers and finance add one by hand and edit
-// its name and metadata. Live from `customer:update`.
+// payments (GET /merchant/customers/{id}); owners, developers and finance add one by hand (email,
+// name, metadata) and edit its name and metadata. Live from `customer:update`.
 import { useEffect, useState } from 'preact/hooks';
 import { qs, type Json } from '../lib/api.ts';
 import { useApp, withMode } from '../lib/context.ts';
@@ -11,15 +11,18 @@ import { ErrorNote, Field, Loading, Pager, Section, Status, Table, errorFor, use
 /** Said when the metadata box holds no JSON at all (the API's own message covers the rest). */
 export const METADATA_NOT_JSON = 'metadata must be a JSON object, like {"plan": "pro"}';
 
+/** The metadata box's text as the API takes it: empty is none (null), else a JSON value. */
+function parseMetadata(text: string): unknown {
+  if (text.trim() === '') return null;
+  try { return JSON.parse(text); } catch { throw new Error(METADATA_NOT_JSON); }
+}
+
 /** The edit form of one customer (PATCH: `name`, `metadata`; empty removes either). */
 function EditCustomer({ customer, onDone }: { customer: Json; onDone: () => void }) {
   const ctx = useApp();
   const [f, setF] = useState({ name: (customer.name ?? '') as string, metadata: customer.metadata ? JSON.stringify(customer.metadata, null, 2) : '' });
   const save = useAction(async () => {
-    let metadata: unknown = null;
-    if (f.metadata.trim() !== '') {
-      try { metadata = JSON.parse(f.metadata); } catch { throw new Error(METADATA_NOT_JSON); }
-    }
+    const metadata = parseMetadata(f.metadata);
     await ctx.api.patch(`/merchant/customers/${customer.id}`, { name: f.name.trim() === '' ? null : f.name, metadata });
     onDone();
   });
@@ -63,10 +66,16 @@ export default function Customers() {
   const list = useLoad(() => ctx.api.get(withMode(`/merchant/customers${qs({ q: query, limit: 50, offset })}`, ctx)), [ctx.test, query, offset]);
   useEffect(() => ctx.live.on('customer:update', () => list.reload()), [ctx.test, query, offset]);
   const edit = ctx.role !== 'viewer';
-  const [f, setF] = useState({ email: '', name: '' });
+  const [f, setF] = useState({ email: '', name: '', metadata: '' });
   const [editing, setEditing] = useState<Json | null>(null);
   const [viewing, setViewing] = useState<Json | null>(null);
-  const add = useAction(async () => { await ctx.api.post(withMode('/merchant/customers', ctx), { email: f.email, name: f.name || undefined }); setF({ email: '', name: '' }); list.reload(); });
+  const add = useAction(async () => {
+    const metadata = parseMetadata(f.metadata);
+    await ctx.api.post(withMode('/merchant/customers', ctx), { email: f.email, name: f.name || undefined, ...(metadata === null ? {} : { metadata }) });
+    setF({ email: '', name: '', metadata: '' });
+    list.reload();
+  });
+  const addMetaErr = errorFor(add.error, 'metadata');
   return (
     <>
       <h1>Customers</h1>
@@ -80,8 +89,9 @@ export default function Customers() {
         <form class="inline" aria-label="Add a customer" onSubmit={(e) => { e.preventDefault(); void add.run(); }}>
           <Field label="Email">{(p) => <input {...p} type="email" required value={f.email} onInput={(e) => setF({ ...f, email: e.currentTarget.value })} />}</Field>
           <Field label="Name">{(p) => <input {...p} value={f.name} onInput={(e) => setF({ ...f, name: e.currentTarget.value })} />}</Field>
+          <Field label="Metadata (JSON)" error={addMetaErr} hint="Optional, like {&quot;plan&quot;: &quot;pro&quot;}">{(p) => <textarea {...p} rows={1} class="mono" value={f.metadata} onInput={(e) => setF({ ...f, metadata: e.currentTarget.value })} />}</Field>
           <button type="submit" disabled={add.busy}>Add</button>
-          <ErrorNote error={add.error} />
+          {!addMetaErr && <ErrorNote error={add.error} />}
         </form></Section>}
       {editing && <EditCustomer key={editing.id} customer={editing} onDone={() => { setEditing(null); list.reload(); }} />}
       {viewing && <CustomerPayments key={viewing.id} customer={viewing} onClose={() => setViewing(null)} />}
