@@ -285,4 +285,22 @@ describe.skipIf(!hasChromium)('dashboard: what spec 4.4 lets a member do, in Chr
     expect(errors).toEqual([]);
     await page.context().close();
   });
+
+  it.concurrent('referral program: referrals listed by status (CONTRACT "Referral program": query status, active or void)', async ({ expect }) => {
+    const owner = await signupAccount(t.app);
+    const code = (await call(owner, 'GET', '/merchant/affiliate')).json().code;
+    await signupAccount(t.app, { merchant_name: `Referred ${Date.now()}`, referral_code: code });
+    const { page, errors } = await openAs('/referral-program', owner);
+    const section = page.getByRole('region', { name: 'Referrals' });
+    const rows = () => section.getByRole('table', { name: 'Referrals' }).getByRole('row').allInnerTexts().then((r) => r.slice(1));
+    await expect.poll(async () => (await rows()).length, WAIT).toBe(1);
+    const asked = page.waitForResponse((r) => r.url().includes('/merchant/affiliate/referrals?') && r.url().includes('status=void'));
+    await section.getByLabel('Status').selectOption('void');
+    expect((await asked).status()).toBe(200);
+    await section.getByText('No void referral.').waitFor(WAIT);
+    await section.getByLabel('Status').selectOption('active');
+    await expect.poll(async () => (await rows()).join(), WAIT).toContain('Referred');
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
 });

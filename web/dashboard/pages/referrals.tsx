@@ -19,14 +19,15 @@ export default function Referrals() {
   const ctx = useApp();
   const info = useLoad(() => ctx.api.get('/merchant/affiliate'), []);
   const [at, setAt] = useState({ refs: 0, comms: 0, payouts: 0 });
-  const refs = useLoad(() => ctx.api.get(`/merchant/affiliate/referrals${qs({ limit: LIMIT, offset: at.refs })}`), [at.refs]);
+  const [refStatus, setRefStatus] = useState('');
+  const refs = useLoad(() => ctx.api.get(`/merchant/affiliate/referrals${qs({ status: refStatus, limit: LIMIT, offset: at.refs })}`), [at.refs, refStatus]);
   const comms = useLoad(() => ctx.api.get(`/merchant/affiliate/commissions${qs({ limit: LIMIT, offset: at.comms })}`), [at.comms]);
   const payouts = useLoad(() => ctx.api.get(`/merchant/affiliate/payouts${qs({ limit: LIMIT, offset: at.payouts })}`), [at.payouts]);
   const pager = (k: keyof typeof at, total: number) => <Pager total={total} limit={LIMIT} offset={at[k]} onPage={(o) => setAt({ ...at, [k]: o })} />;
   useEffect(() => {
     const offs = ['affiliate:balance', 'affiliate:payout', 'affiliate:commission', 'affiliate:referral'].map((e) => ctx.live.on(e, () => { info.reload(); refs.reload(); comms.reload(); payouts.reload(); }));
     return () => offs.forEach((o) => o());
-  }, [at]);
+  }, [at, refStatus]);
   // The live payout addresses the API accepts for a referral payout: USDT on Tron.
   const addrs = useLoad(() => ctx.api.get('/merchant/payout-addresses'), []);
   useEffect(() => ctx.live.on('payout_address:update', () => addrs.reload()), []);
@@ -77,8 +78,8 @@ export default function Referrals() {
         {payouts.data ? <><Table caption="Referral payouts" head={['Requested', 'Amount', 'Sent', 'Status', 'Due', '']} empty="No payout yet."
           rows={(payouts.data.payouts as Json[]).map((p) => [when(p.created_at), p.amount, p.send_amount, <Status value={p.status} />, when(p.due_at), p.status === 'requested' ? <button type="button" class="ghost" onClick={() => { void cancel.run(p.id); }}>Cancel</button> : p.tx_id ?? p.note ?? ''])} />{pager('payouts', payouts.data.total)}</> : <Loading />}
       </Section>
-      <Section title="Referrals">
-        {refs.data ? <><Table caption="Referrals" head={['Merchant', 'Signed up', 'Status', 'Volume', 'Earned']} empty="No referral yet."
+      <Section title="Referrals" actions={<label>Status <select value={refStatus} onChange={(e) => { setAt({ ...at, refs: 0 }); setRefStatus(e.currentTarget.value); }}><option value="">Any</option><option>active</option><option>void</option></select></label>}>
+        {refs.data ? <><Table caption="Referrals" head={['Merchant', 'Signed up', 'Status', 'Volume', 'Earned']} empty={refStatus ? `No ${refStatus} referral.` : 'No referral yet.'}
           rows={(refs.data.referrals as Json[]).map((r) => [r.merchant_name, when(r.signed_up_at), <Status value={r.status} />, usd(r.volume_usd), usd(r.earned_usd)])} />{pager('refs', refs.data.total)}</> : <Loading />}
       </Section>
       <Section title="Commissions">
