@@ -6,7 +6,8 @@
 // its coins, return pages and store, and a customer's recent payments.
 import { beforeAll, describe, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { signupAccount, tokenHeader, type Account } from '../harness/accounts.ts';
+import { addMember, signupAccount, tokenHeader, type Account } from '../harness/accounts.ts';
+import { PAGES, mayOpen, type PageName, type Role } from '../../web/dashboard/lib/paths.ts';
 import type { SocketApp } from './realtime-support.ts';
 import { chromiumPresent } from '../harness/chromium.ts';
 import { dashboardInChromium, signInOnPage } from '../harness/dashboard-chromium.ts';
@@ -303,4 +304,32 @@ describe.skipIf(!hasChromium)('dashboard: what spec 4.4 lets a member do, in Chr
     expect(errors).toEqual([]);
     await page.context().close();
   });
+
+  // Spec 5 "Roles and permissions": a page a role may open asks the API only for what that role may
+  // read (a 403 there is a section the member is shown and cannot have).
+  for (const role of ['developer', 'finance', 'viewer'] as Role[]) {
+    it.concurrent(`asks nothing a ${role} is refused, on every page the role may open, in both modes`, async ({ expect }) => {
+      const owner = await signupAccount(t.app);
+      await call(owner, 'POST', '/merchant/payout-addresses', { token: 'USDT_TRC20', address: ADDR.TRON, password: owner.password });
+      const p = await createPayment(t.app, owner.testKey, { token: 'TRX', amount_usd: '15', customer_email: 'who@example.com' });
+      const member = await addMember(t.app, owner.accessToken, role);
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+      const page = await context.newPage();
+      const refused: string[] = [];
+      page.on('response', (r) => { if (r.status() === 403 && new URL(r.url()).pathname.startsWith('/merchant')) refused.push(`${r.request().method()} ${new URL(r.url()).pathname}`); });
+      await page.goto(`${t.url}/`);
+      await signInOnPage(page, member);
+      await page.getByRole('navigation', { name: 'Main' }).waitFor(WAIT);
+      const pages = (Object.keys(PAGES) as PageName[]).filter((n) => mayOpen(n, role) && !PAGES[n].path.includes(':id'));
+      for (const mode of ['', '?mode=test']) {
+        for (const n of [...pages.map((x) => PAGES[x].path), `/payments/${p.id}`]) {
+          await page.goto(`${t.url}${n}${mode}`);
+          await page.locator('main h1').first().waitFor(WAIT);
+          await page.waitForFunction(() => !document.querySelector('main .loading'), null, WAIT);
+        }
+      }
+      expect(refused).toEqual([]);
+      await context.close();
+    });
+  }
 });
