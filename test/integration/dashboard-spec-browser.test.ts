@@ -15,6 +15,7 @@ import { createPayment } from '../harness/payments.ts';
 import { ADDR, input, payment } from '../harness/settlement.ts';
 import { unmatchedDeposits } from '../../src/chains/watch/index.ts';
 import { usd } from '../../web/dashboard/lib/format.ts';
+import { credit } from '../harness/affiliate.ts';
 
 const WAIT = { timeout: 30_000 };
 const hasChromium = chromiumPresent('dashboard spec browser tests');
@@ -332,4 +333,24 @@ describe.skipIf(!hasChromium)('dashboard: what spec 4.4 lets a member do, in Chr
       await context.close();
     });
   }
+
+  it.concurrent('referral program: payouts listed by status, each with the address it goes to (spec 4.4 referral payouts: status; spec 2: address)', async ({ expect }) => {
+    const owner = await signupAccount(t.app);
+    await call(owner, 'POST', '/merchant/payout-addresses', { token: 'USDT_TRC20', address: ADDR.TRON, password: owner.password });
+    await credit(t, owner.merchant.id, '200');
+    const first = await call(owner, 'POST', '/merchant/affiliate/payouts', { amount: '60' });
+    expect(first.statusCode, first.body).toBe(201);
+    expect((await call(owner, 'POST', `/merchant/affiliate/payouts/${first.json().payout.id}/cancel`)).statusCode).toBe(200);
+    expect((await call(owner, 'POST', '/merchant/affiliate/payouts', { amount: '70' })).statusCode).toBe(201);
+    const { page, errors } = await openAs('/referral-program', owner);
+    const section = page.getByRole('region', { name: 'Payouts' });
+    const rows = () => section.getByRole('table', { name: 'Referral payouts' }).getByRole('row').allInnerTexts().then((r) => r.slice(1).map((x) => x.split('\t').slice(1, 3).join(' ')));
+    await expect.poll(async () => (await rows()).sort(), WAIT).toEqual([`60 ${ADDR.TRON}`, `70 ${ADDR.TRON}`]);
+    const asked = page.waitForResponse((r) => r.url().includes('/merchant/affiliate/payouts?') && r.url().includes('status=canceled'));
+    await section.getByLabel('Status').selectOption('canceled');
+    expect((await asked).status()).toBe(200);
+    await expect.poll(rows, WAIT).toEqual([`60 ${ADDR.TRON}`]);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
 });

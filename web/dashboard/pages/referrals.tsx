@@ -11,6 +11,8 @@ import { ErrorNote, Field, Loading, Pager, Section, Status, Table, errorFor, use
 /** The only coin referral payouts are paid in. */
 const REFERRAL_TOKEN = 'USDT_TRC20';
 const LIMIT = 50;
+/** Referral payout states (spec 2), the list's status filter. */
+const PAYOUT_STATUSES = ['requested', 'processing', 'paid', 'rejected', 'canceled'];
 /** The `to` choices besides an address id. */
 const DEFAULT = '';
 const OTHER = 'other';
@@ -22,12 +24,13 @@ export default function Referrals() {
   const [refStatus, setRefStatus] = useState('');
   const refs = useLoad(() => ctx.api.get(`/merchant/affiliate/referrals${qs({ status: refStatus, limit: LIMIT, offset: at.refs })}`), [at.refs, refStatus]);
   const comms = useLoad(() => ctx.api.get(`/merchant/affiliate/commissions${qs({ limit: LIMIT, offset: at.comms })}`), [at.comms]);
-  const payouts = useLoad(() => ctx.api.get(`/merchant/affiliate/payouts${qs({ limit: LIMIT, offset: at.payouts })}`), [at.payouts]);
+  const [payoutStatus, setPayoutStatus] = useState('');
+  const payouts = useLoad(() => ctx.api.get(`/merchant/affiliate/payouts${qs({ status: payoutStatus, limit: LIMIT, offset: at.payouts })}`), [at.payouts, payoutStatus]);
   const pager = (k: keyof typeof at, total: number) => <Pager total={total} limit={LIMIT} offset={at[k]} onPage={(o) => setAt({ ...at, [k]: o })} />;
   useEffect(() => {
     const offs = ['affiliate:balance', 'affiliate:payout', 'affiliate:commission', 'affiliate:referral'].map((e) => ctx.live.on(e, () => { info.reload(); refs.reload(); comms.reload(); payouts.reload(); }));
     return () => offs.forEach((o) => o());
-  }, [at, refStatus]);
+  }, [at, refStatus, payoutStatus]);
   // The live payout addresses the API accepts for a referral payout: USDT on Tron.
   const addrs = useLoad(() => ctx.api.get('/merchant/payout-addresses'), []);
   useEffect(() => ctx.live.on('payout_address:update', () => addrs.reload()), []);
@@ -58,7 +61,7 @@ export default function Referrals() {
           <dt>Clicks</dt><dd>{a.clicks}</dd><dt>Referrals</dt><dd>{a.referrals.active} active, {a.referrals.void} void</dd>
           <dt>Balance</dt><dd>{a.balance.available} {a.balance.token} available, {a.balance.pending_payout} held, {a.balance.paid_out} paid out</dd></dl>
       </Section>
-      <Section title="Payouts">
+      <Section title="Payouts" actions={<label>Status <select value={payoutStatus} onChange={(e) => { setAt({ ...at, payouts: 0 }); setPayoutStatus(e.currentTarget.value); }}><option value="">Any</option>{PAYOUT_STATUSES.map((x) => <option key={x}>{x}</option>)}</select></label>}>
         <form class="inline" aria-label="Request a referral payout" onSubmit={(e) => { e.preventDefault(); void request.run(); }}>
           <Field label="Amount (USDT)" error={err.amount} hint={`Empty: all; at least ${a.payouts.min_payout_usd}`}>{(p) => <input {...p} inputMode="decimal" value={amount} onInput={(e) => setAmount(e.currentTarget.value)} />}</Field>
           <Field label="Pay to" error={to === OTHER ? null : err.address} hint="Your USDT (Tron) payout addresses, or another Tron address">{(p) => (
@@ -75,8 +78,8 @@ export default function Referrals() {
           {!err.amount && !err.address && !err.password && <ErrorNote error={request.error} />}
         </form>
         <ErrorNote error={cancel.error} />
-        {payouts.data ? <><Table caption="Referral payouts" head={['Requested', 'Amount', 'Sent', 'Status', 'Due', '']} empty="No payout yet."
-          rows={(payouts.data.payouts as Json[]).map((p) => [when(p.created_at), p.amount, p.send_amount, <Status value={p.status} />, when(p.due_at), p.status === 'requested' ? <button type="button" class="ghost" onClick={() => { void cancel.run(p.id); }}>Cancel</button> : p.tx_id ?? p.note ?? ''])} />{pager('payouts', payouts.data.total)}</> : <Loading />}
+        {payouts.data ? <><Table caption="Referral payouts" head={['Requested', 'Amount', 'To', 'Sent', 'Status', 'Due', '']} empty={payoutStatus ? `No ${payoutStatus} payout.` : 'No payout yet.'}
+          rows={(payouts.data.payouts as Json[]).map((p) => [when(p.created_at), p.amount, <span class="mono">{p.address}</span>, p.send_amount, <Status value={p.status} />, when(p.due_at), p.status === 'requested' ? <button type="button" class="ghost" onClick={() => { void cancel.run(p.id); }}>Cancel</button> : p.tx_id ?? p.note ?? ''])} />{pager('payouts', payouts.data.total)}</> : <Loading />}
       </Section>
       <Section title="Referrals" actions={<label>Status <select value={refStatus} onChange={(e) => { setAt({ ...at, refs: 0 }); setRefStatus(e.currentTarget.value); }}><option value="">Any</option><option>active</option><option>void</option></select></label>}>
         {refs.data ? <><Table caption="Referrals" head={['Merchant', 'Signed up', 'Status', 'Volume', 'Earned']} empty={refStatus ? `No ${refStatus} referral.` : 'No referral yet.'}
