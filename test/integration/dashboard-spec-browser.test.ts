@@ -353,4 +353,16 @@ describe.skipIf(!hasChromium)('dashboard: what spec 4.4 lets a member do, in Chr
     expect(errors).toEqual([]);
     await page.context().close();
   });
+
+  it.concurrent('API keys: a storefront key names its store (spec 2 API key object: store_id)', async ({ expect }) => {
+    const owner = await signupAccount(t.app);
+    const store = (await call(owner, 'POST', '/merchant/stores', { name: 'Corner shop' })).json().store;
+    expect((await call(owner, 'POST', '/merchant/api-keys?mode=test', { label: 'corner-key', store_id: store.id })).statusCode).toBe(201);
+    const { page, errors } = await openAs('/developers?mode=test', owner);
+    const row = page.getByRole('table', { name: 'API keys' }).getByRole('row').filter({ hasText: 'corner-key' });
+    await row.waitFor(WAIT);
+    await expect.poll(async () => (await row.innerText()).split('\t')[3], WAIT).toBe('Corner shop');
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
 });

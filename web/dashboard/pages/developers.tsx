@@ -25,6 +25,8 @@ function ApiKeys() {
   });
   const revoke = useAction(async (id: string) => { await ctx.api.del(`/merchant/api-keys/${id}`); keys.reload(); });
   const page = usePaged<Json>(keys.data?.api_keys, 'API keys');
+  // A storefront key's store by its name (the id while the stores load, or for one not listed).
+  const storeName = (id: string) => ((stores.data?.stores ?? []) as Json[]).find((x) => x.id === id)?.name ?? id;
   return (
     <Section title={`API keys (${ctx.test ? 'test' : 'live'})`}>
       {made && <SecretOnce label={`New key "${made.api_key.label}"`} secret={made.secret} onDone={() => setMade(null)} />}
@@ -37,7 +39,7 @@ function ApiKeys() {
       </form>
       <ErrorNote error={revoke.error ?? keys.error} />
       {keys.data ? <><Table caption="API keys" head={['Label', 'Ends in', 'Access', 'Store', 'Created', 'Last used', '']}
-        rows={page.shown.map((k) => [k.label, <code>…{k.last4}</code>, k.access, k.store_id ?? 'all', when(k.created_at), when(k.last_used_at),
+        rows={page.shown.map((k) => [k.label, <code>…{k.last4}</code>, k.access, k.store_id ? storeName(k.store_id) : 'all', when(k.created_at), when(k.last_used_at),
           k.revoked_at ? <Status value="revoked" /> : <button type="button" class="ghost" onClick={() => { if (confirm(`Revoke "${k.label}"? It stops working at once.`)) void revoke.run(k.id); }}>Revoke</button>])} />{page.pager}</> : <Loading />}
     </Section>
   );
