@@ -11,7 +11,7 @@ import { PAGES, mayOpen, type PageName, type Role } from '../../web/dashboard/li
 import type { SocketApp } from './realtime-support.ts';
 import { chromiumPresent } from '../harness/chromium.ts';
 import { dashboardInChromium, signInOnPage } from '../harness/dashboard-chromium.ts';
-import { createPayment } from '../harness/payments.ts';
+import { confirmPayment, createPayment } from '../harness/payments.ts';
 import { ADDR, input, payment } from '../harness/settlement.ts';
 import { unmatchedDeposits } from '../../src/chains/watch/index.ts';
 import { usd } from '../../web/dashboard/lib/format.ts';
@@ -21,7 +21,8 @@ const WAIT = { timeout: 30_000 };
 const hasChromium = chromiumPresent('dashboard spec browser tests');
 
 describe.skipIf(!hasChromium)('dashboard: what spec 4.4 lets a member do, in Chromium', { timeout: 120_000 }, () => {
-  const env = dashboardInChromium();
+  // Simulations step at once: confirmPayment runs them to their end.
+  const env = dashboardInChromium({ env: { SIMULATION_STEP_MS: '0' } });
   let t: SocketApp;
   let browser: Browser;
   beforeAll(() => { ({ t, browser } = env); });
@@ -362,6 +363,21 @@ describe.skipIf(!hasChromium)('dashboard: what spec 4.4 lets a member do, in Chr
     const row = page.getByRole('table', { name: 'API keys' }).getByRole('row').filter({ hasText: 'corner-key' });
     await row.waitFor(WAIT);
     await expect.poll(async () => (await row.innerText()).split('\t')[3], WAIT).toBe('Corner shop');
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it.concurrent('overview: each period says how many payments were confirmed, besides its volume (spec 2 Dashboard figures: periods.*.confirmed)', async ({ expect }) => {
+    const owner = await signupAccount(t.app);
+    const paid = await createPayment(t.app, owner.testKey, { token: 'TRX', amount_usd: '21' });
+    await confirmPayment(t, owner.testKey, paid.id);
+    expect((await call(owner, 'GET', '/merchant/dashboard?mode=test')).json().periods.last_7_days.confirmed).toBe(1);
+    const { page, errors } = await openAs('/?mode=test', owner);
+    const figures = page.getByTestId('figures');
+    await figures.waitFor(WAIT);
+    for (const period of ['Last 7 days', 'Last 30 days', 'All time']) {
+      await expect.poll(() => figures.locator('.figure').filter({ hasText: period }).locator('dd').innerText(), WAIT).toBe('$21.00 (1 confirmed)');
+    }
     expect(errors).toEqual([]);
     await page.context().close();
   });

@@ -14,7 +14,8 @@ function Figures({ f }: { f: Json }) {
   const items: [string, string | number][] = [
     ['Confirmed today', f.confirmed_today], ['Volume today', usd(f.volume_usd_today)], ['Open payments', f.pending],
     ['Expired today', f.expired_today], ['Failed webhooks', f.failed_webhooks],
-    ['Last 7 days', usd(f.periods.last_7_days.volume_usd)], ['Last 30 days', usd(f.periods.last_30_days.volume_usd)], ['All time', usd(f.periods.all_time.volume_usd)],
+    ...([['Last 7 days', 'last_7_days'], ['Last 30 days', 'last_30_days'], ['All time', 'all_time']] as const)
+      .map(([k, p]): [string, string] => [k, `${usd(f.periods[p].volume_usd)} (${f.periods[p].confirmed} confirmed)`]),
   ];
   return <dl class="figures" aria-label="Figures" data-testid="figures">{items.map(([k, v]) => <div class="figure" key={k}><dt>{k}</dt><dd>{v}</dd></div>)}</dl>;
 }
