@@ -16,6 +16,7 @@ import { ADDR, input, payment } from '../harness/settlement.ts';
 import { unmatchedDeposits } from '../../src/chains/watch/index.ts';
 import { usd } from '../../web/dashboard/lib/format.ts';
 import { credit } from '../harness/affiliate.ts';
+import { deliveries } from '../../src/webhooks/index.ts';
 
 const WAIT = { timeout: 30_000 };
 const hasChromium = chromiumPresent('dashboard spec browser tests');
@@ -378,6 +379,27 @@ describe.skipIf(!hasChromium)('dashboard: what spec 4.4 lets a member do, in Chr
     for (const period of ['Last 7 days', 'Last 30 days', 'All time']) {
       await expect.poll(() => figures.locator('.figure').filter({ hasText: period }).locator('dd').innerText(), WAIT).toBe('$21.00 (1 confirmed)');
     }
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it.concurrent('deliveries inspector: where a delivery went (the account\'s URL or the payment\'s own) and when it was delivered (spec 2 Delivery object)', async ({ expect }) => {
+    const owner = await signupAccount(t.app);
+    const at = new Date(Date.now() - 60_000);
+    // written as the dispatcher writes a delivered one (test mode), to a payment's own webhook_url
+    await t.platform.db.orm.insert(deliveries).values({
+      id: `dlv_own_${owner.merchant.id}`, merchantId: owner.merchant.id, livemode: false, target: 'payment', url: 'https://shop.example.com/own-hook', host: 'shop.example.com',
+      eventId: `evt_own_${owner.merchant.id}`, eventType: 'payment.confirmed', payload: '{}', status: 'delivered', attempts: 1, maxAttempts: 7,
+      nextAttemptAt: at, lastAttemptAt: at, deliveredAt: at, lastStatusCode: 200, history: [], createdAt: at,
+    });
+    const { page, errors } = await openAs('/developers?mode=test', owner);
+    await page.getByRole('button', { name: /^Inspect payment\.confirmed/ }).click();
+    const inspector = page.getByRole('region', { name: 'Delivery' });
+    await inspector.waitFor(WAIT);
+    const text = await inspector.innerText();
+    expect(text).toContain('the payment\'s own webhook URL');
+    const deliveredText = await page.evaluate((iso) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }), at.toISOString());
+    expect(text).toMatch(new RegExp(`Delivered\\s+${deliveredText.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
     expect(errors).toEqual([]);
     await page.context().close();
   });

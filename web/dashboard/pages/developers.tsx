@@ -96,7 +96,14 @@ function Delivery({ id, onClose }: { id: string; onClose: () => void }) {
   return (
     <section class="card" aria-label="Delivery">
       <header class="card-head"><h2>Delivery {x.event_type} <Status value={x.status} /></h2><button type="button" class="ghost" onClick={onClose}>Close</button></header>
-      <dl class="kv"><dt>URL</dt><dd class="mono">{x.url}</dd><dt>Attempts</dt><dd>{x.attempts} of {x.max_attempts}</dd><dt>Next attempt</dt><dd>{when(x.next_attempt_at)}</dd>{x.resolution_note && <><dt>Note</dt><dd>{x.resolution_note}</dd></>}</dl>
+      <dl class="kv"><dt>URL</dt><dd class="mono">{x.url}</dd>
+        {/* spec 2 Delivery `target`: a payment with its own webhook_url gets its events there */}
+        <dt>Sent to</dt><dd>{x.target === 'payment' ? 'the payment\'s own webhook URL' : 'the account\'s webhook URL'}</dd>
+        <dt>Attempts</dt><dd>{x.attempts} of {x.max_attempts}</dd>
+        {x.last_attempt_at && <><dt>Last attempt</dt><dd>{when(x.last_attempt_at)}</dd></>}
+        {x.delivered_at ? <><dt>Delivered</dt><dd>{when(x.delivered_at)}</dd></> : x.resolved_at ? <><dt>Resolved</dt><dd>{when(x.resolved_at)}</dd></>
+          : ['pending', 'sending'].includes(x.status) ? <><dt>Next attempt</dt><dd>{when(x.next_attempt_at)}</dd></> : null}
+        {x.resolution_note && <><dt>Note</dt><dd>{x.resolution_note}</dd></>}</dl>
       {dev && (
         <div class="row">
           <button type="button" disabled={redeliver.busy} onClick={() => { void redeliver.run(); }}>Redeliver</button>
