@@ -43,3 +43,22 @@ export async function signInOnPage(page: Page, who: { email: string; password: s
   await page.getByLabel('Password').fill(who.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
+
+/**
+ * A page of its own (new context) on the dashboard's `path`, `who` signed in through the form, once
+ * the navigation is up and no section is still loading. `errors` collects the page's uncaught errors
+ * and, with `consoleErrors`, what it logs as an error other than a refused (40x) answer.
+ */
+export async function openSignedIn(browser: Browser, baseUrl: string, path: string, who: { email: string; password: string }, opts: { consoleErrors?: boolean } = {}): Promise<{ page: Page; errors: string[] }> {
+  const wait = { timeout: 30_000 };
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  if (opts.consoleErrors) page.on('console', (m) => { if (m.type() === 'error' && !/status of 40[0-9]/.test(m.text())) errors.push(m.text()); });
+  await page.goto(`${baseUrl}${path}`);
+  await signInOnPage(page, who);
+  await page.getByRole('navigation', { name: 'Main' }).waitFor(wait);
+  await page.waitForFunction(() => !document.querySelector('main .loading'), null, wait);
+  return { page, errors };
+}

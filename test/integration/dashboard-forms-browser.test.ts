@@ -8,7 +8,7 @@ import { addMember, randomIp, signupAccount, tokenHeader, type Account } from '.
 import { ADDR } from '../harness/settlement.ts';
 import type { SocketApp } from './realtime-support.ts';
 import { chromiumPresent } from '../harness/chromium.ts';
-import { dashboardInChromium, signInOnPage } from '../harness/dashboard-chromium.ts';
+import { dashboardInChromium, openSignedIn } from '../harness/dashboard-chromium.ts';
 import { eq } from 'drizzle-orm';
 import { deliveries } from '../../src/webhooks/index.ts';
 import { payoutAddresses } from '../../src/settlement/index.ts';
@@ -28,16 +28,7 @@ describe.skipIf(!hasChromium)('dashboard forms in Chromium', { timeout: 120_000 
   /** A new merchant's owner, signed in on `url`, with the page loaded. */
   async function openAs(url: string, who?: Account): Promise<{ page: Page; errors: string[]; owner: Account }> {
     const owner = who ?? await signupAccount(t.app);
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    page.on('console', (m) => { if (m.type() === 'error' && !/status of 40[0-9]/.test(m.text())) errors.push(m.text()); });
-    await page.goto(`${t.url}${url}`);
-    await signInOnPage(page, owner);
-    await page.getByRole('navigation', { name: 'Main' }).waitFor(WAIT);
-    await page.waitForFunction(() => !document.querySelector('main .loading'), null, WAIT);
-    return { page, errors, owner };
+    return { ...(await openSignedIn(browser, t.url, url, owner, { consoleErrors: true })), owner };
   }
 
   /** The text of the error tied to a field (aria-invalid, aria-describedby). */

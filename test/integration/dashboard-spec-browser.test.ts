@@ -10,7 +10,7 @@ import { addMember, signupAccount, tokenHeader, type Account } from '../harness/
 import { PAGES, mayOpen, type PageName, type Role } from '../../web/dashboard/lib/paths.ts';
 import type { SocketApp } from './realtime-support.ts';
 import { chromiumPresent } from '../harness/chromium.ts';
-import { dashboardInChromium, signInOnPage } from '../harness/dashboard-chromium.ts';
+import { dashboardInChromium, openSignedIn, signInOnPage } from '../harness/dashboard-chromium.ts';
 import { confirmPayment, createPayment } from '../harness/payments.ts';
 import { ADDR, input, payment } from '../harness/settlement.ts';
 import { unmatchedDeposits } from '../../src/chains/watch/index.ts';
@@ -31,15 +31,7 @@ describe.skipIf(!hasChromium)('dashboard: what spec 4.4 lets a member do, in Chr
   /** A new merchant's owner (or `who`), signed in on `url`, with the page loaded. */
   async function openAs(url: string, who?: Account): Promise<{ page: Page; errors: string[]; owner: Account }> {
     const owner = who ?? await signupAccount(t.app);
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`${t.url}${url}`);
-    await signInOnPage(page, owner);
-    await page.getByRole('navigation', { name: 'Main' }).waitFor(WAIT);
-    await page.waitForFunction(() => !document.querySelector('main .loading'), null, WAIT);
-    return { page, errors, owner };
+    return { ...(await openSignedIn(browser, t.url, url, owner)), owner };
   }
 
   const call = (owner: Account, method: 'GET' | 'POST' | 'PATCH', url: string, payload?: Record<string, unknown>) =>
