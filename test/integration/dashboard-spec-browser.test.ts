@@ -375,6 +375,23 @@ describe.skipIf(!hasChromium)('dashboard: what spec 4.4 lets a member do, in Chr
     await page.context().close();
   });
 
+  // Spec 4.4: payout addresses are added by the owner and finance. The checklist's link to the
+  // money page is for them; another role is told who adds one instead of being sent to a page
+  // without the form.
+  it.concurrent('overview checklist: a payout address to add links to the money page only for roles that can add one', async ({ expect }) => {
+    const owner = await signupAccount(t.app);
+    for (const role of ['finance', 'developer', 'viewer'] as Role[]) {
+      const member = await addMember(t.app, owner.accessToken, role);
+      const { page, errors } = await openSignedIn(browser, t.url, '/?mode=test', member);
+      const item = page.getByRole('list', { name: 'Setup checklist' }).getByRole('listitem').filter({ hasText: 'Payout address added' });
+      await item.waitFor(WAIT);
+      if (role === 'finance') await expect(item.getByRole('link', { name: 'Set it up' }).count()).resolves.toBe(1);
+      else expect([await item.getByRole('link').count(), (await item.innerText()).replace(/\s+/g, ' ')]).toEqual([0, 'Payout address added (an owner or finance member adds one)']);
+      expect(errors).toEqual([]);
+      await page.context().close();
+    }
+  });
+
   it.concurrent('deliveries inspector: where a delivery went (the account\'s URL or the payment\'s own) and when it was delivered (spec 2 Delivery object)', async ({ expect }) => {
     const owner = await signupAccount(t.app);
     const at = new Date(Date.now() - 60_000);

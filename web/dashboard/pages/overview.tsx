@@ -52,14 +52,18 @@ function Checklist() {
   });
   if (!state.data) return state.error ? <ErrorNote error={state.error} /> : <Loading />;
   const d = state.data;
-  const item = (done: boolean | undefined, text: string, link: string, unknown = false) => (
-    <li class={done ? 'done' : 'todo'}>{text}{unknown ? <span class="muted"> (a developer or owner can check)</span> : !done && <a href={href(link)}>Set it up</a>}</li>
+  // `unknown`: the role cannot read whether it is done; `who`: the role can read it but not do it
+  // (the link would lead to a page without the form), so the item says who does.
+  const item = (done: boolean | undefined, text: string, link: string, unknown = false, who?: string) => (
+    <li class={done ? 'done' : 'todo'}>{text}{unknown ? <span class="muted"> (a developer or owner can check)</span> : !done && (who ? <span class="muted"> ({who})</span> : <a href={href(link)}>Set it up</a>)}</li>
   );
+  // spec 4.4: payout addresses are added by the owner and finance
+  const addsAddresses = role === 'owner' || role === 'finance';
   return (
     <ul class="checklist" aria-label="Setup checklist">
       {item(d.keys?.some((k) => k.last_used_at && !k.revoked_at), 'An API key has been used', '/developers', !dev)}
       {item(d.hook ? Boolean(d.hook.url) : undefined, 'Webhook URL set', '/developers', !dev)}
-      {item(d.addrs.length > 0, 'Payout address added', '/money')}
+      {item(d.addrs.length > 0, 'Payout address added', '/money', false, addsAddresses ? undefined : 'an owner or finance member adds one')}
       <li class={merchant.live_enabled ? 'done' : 'todo'}>
         Live mode {merchant.live_enabled ? 'on' : 'off'}
         {role === 'owner' && !confirming && <button type="button" class="ghost" onClick={() => setConfirming(true)}>{merchant.live_enabled ? 'Turn live mode off' : 'Turn live mode on'}</button>}
