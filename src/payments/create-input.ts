@@ -77,12 +77,14 @@ function text(name: string, v: unknown, max = MAX_TEXT): string | undefined {
  * URLs the webhook URL errors with the field's prefix, as webhook_url and the too-long answer carry it.
  */
 export const pageUrlMessage = (name: string): string => `${name}: ${URL_NOT_ABSOLUTE}`;
+/** A payment's own URL over the length every URL is held to (URL_MAX_CHARS). */
+export const pageUrlTooLongMessage = (name: string): string => `${name}: ${URL_TOO_LONG}`;
 
 function pageUrl(name: string, v: unknown): string | undefined {
   if (!present(v)) return undefined;
   const bad = badRequest(pageUrlMessage(name));
   if (typeof v !== 'string') throw bad;
-  if (urlTooLong(v)) throw badRequest(`${name}: ${URL_TOO_LONG}`);
+  if (urlTooLong(v)) throw badRequest(pageUrlTooLongMessage(name));
   let u: URL;
   try { u = new URL(v); } catch { throw bad; }
   if (u.protocol !== 'https:' && u.protocol !== 'http:') throw bad;

@@ -12,7 +12,7 @@ import { openTestDatabase } from '../harness/databases.ts';
 import { startTestApp, type TestApp } from '../harness/app.ts';
 import { keyHeader, randomIp, signupAccount, tokenHeader, uid, type Account } from '../harness/accounts.ts';
 import { openApiPath, ROUTE_DOCS, takesIdempotencyKey, type RouteDoc } from '../../src/openapi/index.ts';
-import { PAYMENT_URL_PREFIX, URL_NOT_HTTPS } from '../../src/webhooks/url-policy.ts';
+import { PAYMENT_URL_PREFIX, URL_NOT_HTTPS, URL_TOO_LONG } from '../../src/webhooks/url-policy.ts';
 import { dateMessage } from '../../src/audit/query.ts';
 import { GIVEN_ONCE_ERRORS } from '../../src/payments/index.ts';
 import { unsupportedToken } from '../../src/settlement/address-rules.ts';
@@ -20,7 +20,7 @@ import { TOO_MANY_DECIMALS } from '../../src/affiliate/payouts/errors.ts';
 import { BELOW_MINIMUM_ERRORS, URL_ERRORS, usdFieldErrors } from '../../src/openapi/routes/v1.ts';
 import { unsupportedToken as unknownToken } from '../../src/tokens/catalog.ts';
 import { noContract, noNode, notEnabled } from '../../src/payments/coin.ts';
-import { DESCRIPTION_TOO_LONG, pageUrlMessage, positiveDecimalMessage, SIMULATE_UNKNOWN } from '../../src/payments/create-input.ts';
+import { DESCRIPTION_TOO_LONG, pageUrlMessage, pageUrlTooLongMessage, positiveDecimalMessage, SIMULATE_UNKNOWN } from '../../src/payments/create-input.ts';
 import { METADATA_TOO_LARGE, nulMessage, textMessage } from '../../src/platform/fields.ts';
 import { mustBeBoolean } from '../../src/accounts/settings-patch.ts';
 import { MERCHANT_NAME_TOO_LONG } from '../../src/accounts/signup.ts';
@@ -189,7 +189,7 @@ describe('OpenAPI document', () => {
     const composed = new Set([
       `${PAYMENT_URL_PREFIX}${URL_NOT_HTTPS}`, dateMessage('from'), dateMessage('to'), unsupportedToken(true), TOO_MANY_DECIMALS, ...GIVEN_ONCE_ERRORS,
       ...usdFieldErrors('amount_usd'), unknownToken('DOGE2'), notEnabled('XRP'), noNode('ETH'), noContract('USDT_ERC20'), pageUrlMessage('success_url'), pageUrlMessage('cancel_url'),
-      ...URL_ERRORS.map((m) => `${PAYMENT_URL_PREFIX}${m}`), ...['accept_other_assets', 'fees_paid_by_customer', 'hide_below_minimum'].map(mustBeBoolean),
+      pageUrlTooLongMessage('success_url'), pageUrlTooLongMessage('cancel_url'), URL_TOO_LONG, ...URL_ERRORS.map((m) => `${PAYMENT_URL_PREFIX}${m}`), ...['accept_other_assets', 'fees_paid_by_customer', 'hide_below_minimum'].map(mustBeBoolean),
       CATEGORY_MESSAGE, STATUS_FILTER_MESSAGE, PAYOUT_STATUS_INVALID, onlyFailedResolve('pending'), invalidAddressMessage('ethereum'), MIN_PAYOUT_MESSAGE, Q_INVALID, Q_TOO_LONG, ORDER_ID_TOO_LONG, ...BELOW_MINIMUM_ERRORS,
       DESCRIPTION_TOO_LONG, METADATA_TOO_LARGE, SIMULATE_UNKNOWN, positiveDecimalMessage('price_amount'), textMessage('name', 200), ...['order_id', 'name', 'description'].map(nulMessage),
       ADDRESS_NOT_ACTIVE_EXAMPLE, ...PAYOUT_QUOTE_ERRORS, balanceHolds('USDT_TRC20', 12_500_000n), amountBelowFee('USDT_TRC20', 1_000_000n), belowNetworkFee(1_000_000n), referralBalanceHolds(12_500_000n),

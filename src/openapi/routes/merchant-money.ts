@@ -25,7 +25,7 @@ import { minPayoutMessage } from '../../affiliate/terms.ts';
 import { MAX_NAME as CUSTOMER_MAX_NAME, Q_INVALID } from '../../customers/input.ts';
 import { MAX_DESCRIPTION as LINK_MAX_DESCRIPTION, NAME_INVALID as LINK_NAME_INVALID } from '../../links/input.ts';
 import { AMOUNT_REQUIRED, TOKENS_NOT_ARRAY } from '../../payments/index.ts';
-import { DESCRIPTION_TOO_LONG, pageUrlMessage } from '../../payments/create-input.ts';
+import { DESCRIPTION_TOO_LONG, pageUrlMessage, pageUrlTooLongMessage } from '../../payments/create-input.ts';
 import { notEnabled } from '../../payments/coin.ts';
 import { unsupportedToken } from '../../tokens/catalog.ts';
 import { METADATA_NOT_OBJECT, METADATA_TOO_LARGE, nulMessage, textMessage } from '../../platform/fields.ts';
@@ -42,7 +42,8 @@ import { AMOUNT_NOT_POSITIVE, ONLY_XRP_TAGS, PASSWORD_INCORRECT, PAYOUT_STATE_CO
 // are the payment body's, plus its name and store.
 const LINK_ERRORS = [
   LINK_NAME_INVALID, AMOUNT_REQUIRED, ...usdFieldErrors('amount_usd'), TOKENS_NOT_ARRAY, unsupportedToken('DOGE2'), notEnabled('XRP'),
-  DESCRIPTION_TOO_LONG, pageUrlMessage('success_url'), pageUrlMessage('cancel_url'), nulMessage('description'), UNKNOWN_STORE,
+  DESCRIPTION_TOO_LONG, pageUrlMessage('success_url'), pageUrlMessage('cancel_url'), pageUrlTooLongMessage('success_url'), pageUrlTooLongMessage('cancel_url'),
+  nulMessage('description'), UNKNOWN_STORE,
 ];
 const LINK_PATCH_ERRORS = [NOTHING_TO_UPDATE, LINK_NAME_INVALID, textMessage('description', LINK_MAX_DESCRIPTION), nulMessage('name'), ACTIVE_INVALID];
 const CUSTOMER_ERRORS = [textMessage('name', CUSTOMER_MAX_NAME), METADATA_NOT_OBJECT, METADATA_TOO_LARGE];

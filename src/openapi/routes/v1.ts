@@ -6,7 +6,7 @@ import {
   TOKEN_REQUIRED, TOKENS_NOT_ARRAY,
 } from '../../payments/index.ts';
 import {
-  DESCRIPTION_TOO_LONG, pageUrlMessage, parseUsdField, positiveDecimalMessage, PRICE_CURRENCY_INVALID, PRICE_CURRENCY_REQUIRED, SIMULATE_UNKNOWN,
+  DESCRIPTION_TOO_LONG, pageUrlMessage, pageUrlTooLongMessage, parseUsdField, positiveDecimalMessage, PRICE_CURRENCY_INVALID, PRICE_CURRENCY_REQUIRED, SIMULATE_UNKNOWN,
 } from '../../payments/create-input.ts';
 import { noContract, noNode, notEnabled } from '../../payments/coin.ts';
 import { NO_COIN_AVAILABLE } from '../../payments/create.ts';
@@ -24,11 +24,11 @@ import { INVALID_REQUEST_BODY } from '../../platform/errors.ts';
 import { METADATA_NOT_OBJECT, METADATA_TOO_LARGE, nulMessage } from '../../platform/fields.ts';
 import {
   COULD_NOT_REMOVE, COULD_NOT_SET, NO_URL_SET_FIRST, STOREFRONT_CANNOT_CHANGE, URL_DOES_NOT_RESOLVE, URL_NOT_ABSOLUTE,
-  URL_NOT_HTTPS, URL_NOT_PUBLIC, URL_REQUIRED,
+  URL_NOT_HTTPS, URL_NOT_PUBLIC, URL_REQUIRED, URL_TOO_LONG,
 } from '../../webhooks/index.ts';
 
 const amount = (description: string): Schema => ({ anyOf: [str(undefined, { pattern: '^\\d+(\\.\\d{1,2})?$' }), { type: 'number', exclusiveMinimum: 0 }], description });
-const URL_ERRORS = [URL_REQUIRED, URL_NOT_ABSOLUTE, URL_NOT_HTTPS, URL_DOES_NOT_RESOLVE, URL_NOT_PUBLIC];
+const URL_ERRORS = [URL_REQUIRED, URL_TOO_LONG, URL_NOT_ABSOLUTE, URL_NOT_HTTPS, URL_DOES_NOT_RESOLVE, URL_NOT_PUBLIC];
 
 /** A live coin with no current price (CONTRACT "Live market data"): answered with Retry-After. */
 export const NO_CURRENT_PRICE_EXAMPLE = noCurrentPriceMessage('BNB');
@@ -53,7 +53,7 @@ export const SIMULATE_ERRORS = [OUTCOME_REQUIRED, SIMULATE_UNKNOWN, ONLY_TEST, C
 export const CREATE_PAYMENT_ERRORS = [
   ORDER_ID_REQUIRED, ORDER_ID_LENGTH, AMOUNT_REQUIRED, ...usdFieldErrors('amount_usd'), TOKENS_NOT_ARRAY, TOKEN_NOT_STRING, unsupportedToken('DOGE2'),
   TOKEN_NOT_IN_TOKENS, notEnabled('XRP'), noNode('ETH'), noContract('USDT_ERC20'), ...BELOW_MINIMUM_ERRORS, METADATA_NOT_OBJECT, CUSTOMER_EMAIL_INVALID, pageUrlMessage('success_url'), pageUrlMessage('cancel_url'),
-  ...URL_ERRORS.map((m) => `${PAYMENT_URL_PREFIX}${m}`), ONLY_TEST,
+  pageUrlTooLongMessage('success_url'), pageUrlTooLongMessage('cancel_url'), ...URL_ERRORS.map((m) => `${PAYMENT_URL_PREFIX}${m}`), ONLY_TEST,
   DESCRIPTION_TOO_LONG, METADATA_TOO_LARGE, SIMULATE_UNKNOWN, positiveDecimalMessage('price_amount'), PRICE_CURRENCY_INVALID, PRICE_CURRENCY_REQUIRED,
   nulMessage('order_id'),
 ];
