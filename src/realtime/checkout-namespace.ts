@@ -4,7 +4,7 @@ import type { Logger } from '../platform/logger.ts';
 import { INTERNAL_ERROR } from '../platform/errors.ts';
 import { CHECKOUT_TOKEN_REQUIRED, PAYMENT_NOT_FOUND, PAYMENT_SNAPSHOT, PAYMENT_UPDATE, SUBSCRIBE, UNSUBSCRIBE } from './events.ts';
 import { checkoutUpdate, type PaymentJson } from './payer-view.ts';
-import { RecoveryHold } from './recovery-hold.ts';
+import { ONE_PRINCIPAL, RecoveryHold } from './recovery-hold.ts';
 
 /** What the sockets need of the payments room: the payer's view, as GET /checkout/{token} gives it. */
 export interface CheckoutSource {
@@ -34,7 +34,7 @@ const hasToken = (t: unknown): t is string => typeof t === 'string' && t !== '';
 export function setUpCheckoutNamespace(nsp: Namespace, source: CheckoutSource, log: Logger): void {
   // The payer has no credential to check again: the hold is for what socket.io's recovery misses,
   // the updates emitted to the connection's payments while it was coming back (recovery-hold.ts).
-  const held = new RecoveryHold<true>(nsp, { principalOf: () => true, same: () => true });
+  const held = new RecoveryHold(nsp, ONE_PRINCIPAL);
   nsp.on('connection', (socket: Socket) => {
     held.replay(socket, true);
     const data = socket.data as CheckoutData;

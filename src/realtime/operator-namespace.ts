@@ -15,7 +15,7 @@ import { isIdShaped } from '../platform/fields.ts';
 import { INVALID_TOKEN, MISSING_TOKEN, RATE_LIMITED } from './events.ts';
 import { refusal } from './merchant-namespace.ts';
 import { MAX_TYPING_NAME, TypingGate, typingOf, type TypingRelay } from './typing.ts';
-import { RecoveryHold } from './recovery-hold.ts';
+import { ONE_PRINCIPAL, RecoveryHold } from './recovery-hold.ts';
 import { DEFAULT_SUPPORT_NAME, SUPPORT_TYPING } from '../support/index.ts';
 
 export const OPERATOR_NAMESPACE = '/admin';
@@ -35,7 +35,7 @@ export interface OperatorAdmission {
 export function setUpOperatorNamespace(nsp: Namespace, adminToken: string, admission: OperatorAdmission, relay: (r: TypingRelay) => void, nowMs: () => number): void {
   // There is one operator credential: a connection that was accepted (the only kind socket.io keeps
   // for recovery) had it, and a returning one that passes has it too.
-  const held = new RecoveryHold<true>(nsp, { principalOf: () => true, same: () => true });
+  const held = new RecoveryHold(nsp, ONE_PRINCIPAL);
   nsp.use((socket, next) => {
     const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
     const given = typeof token === 'string' && token !== '' ? token : undefined;

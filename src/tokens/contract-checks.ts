@@ -3,18 +3,27 @@
 // and unavailable in live mode), again every MISSING_CONTRACT_RECHECK_MS: an operator who deploys
 // the contract, or points the node at the right network, gets the token back without a restart.
 // Once every contract was found, the node is not asked again (a contract's code does not go away).
+import type { Chain } from '../config.ts';
 import { systemClock, type Clock } from '../platform/clock.ts';
+import type { Logger } from '../platform/logger.ts';
 import type { TokenSymbol } from './catalog.ts';
 
 /** How long a token contract found missing stays so before the node is asked again (README, chain watching). */
 export const MISSING_CONTRACT_RECHECK_MS = 5 * 60_000;
 
+/** One chain reader's checks: when they are due, and the log of what each one changed. */
 export class ContractChecks {
+  readonly #chain: Chain;
+  readonly #configured: Partial<Record<TokenSymbol, string>>;
+  readonly #log: Logger | undefined;
   readonly #clock: Clock;
   #checkedAt: number | null = null;
   #missing = new Set<TokenSymbol>();
 
-  constructor(clock: Clock = systemClock) {
+  constructor(chain: Chain, configured: Partial<Record<TokenSymbol, string>>, log?: Logger, clock: Clock = systemClock) {
+    this.#chain = chain;
+    this.#configured = configured;
+    this.#log = log;
     this.#clock = clock;
   }
 
@@ -24,14 +33,15 @@ export class ContractChecks {
     return this.#missing.size > 0 && this.#clock.now().getTime() - this.#checkedAt >= MISSING_CONTRACT_RECHECK_MS;
   }
 
-  /** A check that completed: `missing`, the tokens whose contract has no code. Returns those missing since it and those found again. */
-  checked(missing: readonly TokenSymbol[]): { gone: TokenSymbol[]; back: TokenSymbol[] } {
+  /** A check that completed: `missing`, the tokens whose contract has no code. Logs those missing since the last one (warn) and those found again (info). */
+  checked(missing: readonly TokenSymbol[]): void {
     const now = new Set(missing);
     const gone = missing.filter((t) => !this.#missing.has(t));
     const back = [...this.#missing].filter((t) => !now.has(t));
     this.#missing = now;
     this.#checkedAt = this.#clock.now().getTime();
-    return { gone, back };
+    for (const token of gone) this.#log?.warn({ chain: this.#chain, token, contract: this.#configured[token] }, CONTRACT_MISSING_MESSAGE);
+    for (const token of back) this.#log?.info({ chain: this.#chain, token, contract: this.#configured[token] }, CONTRACT_BACK_MESSAGE);
   }
 }
 

@@ -1,4 +1,4 @@
 export { TOKENS, TOKEN_DEFS, isToken, unsupportedToken, tokenDef, tokensOnChain, type TokenSymbol, type TokenDef } from './catalog.ts';
 export { tokenContracts } from './contracts.ts';
 export { checkContractDecimals, contractMissing, setContractMissing } from './live-contracts.ts';
-export { CONTRACT_BACK_MESSAGE, CONTRACT_MISSING_MESSAGE, ContractChecks, MISSING_CONTRACT_RECHECK_MS } from './contract-checks.ts';
+export { ContractChecks, MISSING_CONTRACT_RECHECK_MS } from './contract-checks.ts';

@@ -2,7 +2,7 @@
 // `gettransactioninfobyblocknum` for TRC-20 Transfer logs), confirmations counted from the height,
 // and the solidified block (walletsolidity) as the point at which a block is final whatever the count.
 import type { Chain } from '../../config.ts';
-import { CONTRACT_BACK_MESSAGE, CONTRACT_MISSING_MESSAGE, ContractChecks, checkContractDecimals, setContractMissing, tokenContracts, tokensOnChain, type TokenSymbol } from '../../tokens/index.ts';
+import { ContractChecks, checkContractDecimals, setContractMissing, tokenContracts, tokensOnChain, type TokenSymbol } from '../../tokens/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { AddressIndex } from '../watch/address-index.ts';
@@ -64,7 +64,7 @@ export class TronReader implements ChainReader {
     this.#contracts = new Map(this.#allContracts);
     this.#configured = tokenContracts('tron', configuredContracts);
     this.#log = log;
-    this.#checks = new ContractChecks(clock);
+    this.#checks = new ContractChecks(this.chain, this.#configured, log, clock);
   }
 
   /**
@@ -103,9 +103,7 @@ export class TronReader implements ChainReader {
       }
     }
     this.#contracts = watched;
-    const { gone, back } = this.#checks.checked(missing);
-    for (const token of gone) this.#log?.warn({ chain: this.chain, token, contract: this.#configured[token] }, CONTRACT_MISSING_MESSAGE);
-    for (const token of back) this.#log?.info({ chain: this.chain, token, contract: this.#configured[token] }, CONTRACT_BACK_MESSAGE);
+    this.#checks.checked(missing);
   }
 
   async head(): Promise<BlockRef> {

@@ -72,13 +72,16 @@ function Settlements() {
  */
 function EditAddress({ address: x, onDone }: { address: Json; onDone: () => void }) {
   const ctx = useApp();
-  const [f, setF] = useState({ address: x.address as string, tag: x.tag === undefined ? '' : String(x.tag), label: (x.label ?? '') as string, password: '' });
-  const moves = f.address.trim() !== x.address || (x.token === 'XRP' && f.tag !== (x.tag === undefined ? '' : String(x.tag)));
+  const savedTag = x.tag === undefined ? '' : String(x.tag);
+  const [f, setF] = useState({ address: x.address as string, tag: savedTag, label: (x.label ?? '') as string, password: '' });
+  const addressChanged = f.address.trim() !== x.address;
+  const tagChanged = x.token === 'XRP' && f.tag !== savedTag;
+  const moves = addressChanged || tagChanged;
   const save = useAction(async () => {
     const body: Json = {};
     if (f.label !== (x.label ?? '')) body.label = f.label;
-    if (f.address.trim() !== x.address) body.address = f.address.trim();
-    if (x.token === 'XRP' && f.tag !== (x.tag === undefined ? '' : String(x.tag))) body.tag = f.tag === '' ? null : Number(f.tag);
+    if (addressChanged) body.address = f.address.trim();
+    if (tagChanged) body.tag = f.tag === '' ? null : Number(f.tag);
     if (moves) body.password = f.password;
     if (Object.keys(body).length > 0) await ctx.api.patch(`/merchant/payout-addresses/${x.id}`, body);
     onDone();
@@ -195,7 +198,8 @@ function Payouts({ version }: { version: number }) {
   // for those. Left at "Default", the API picks (the address's own balance, or the fullest USDT
   // balance when that one is empty) and the quote says which.
   const to = (addrs.data?.addresses as Json[] | undefined)?.find((x) => x.id === f.address_id);
-  const fromChoices = to && to.token.startsWith('USDT_') ? payableBalances(to.token, balances.data?.balances ?? []) : [];
+  const toUsdt = Boolean(to?.token.startsWith('USDT_'));
+  const fromChoices = toUsdt ? payableBalances(to!.token, balances.data?.balances ?? []) : [];
   const from = fromChoices.some((b) => b.token === f.from_token) ? f.from_token : undefined;
   const getQuote = useAction(async () => { setQuote((await ctx.api.get(`/merchant/payouts/quote${qs({ address_id: f.address_id, amount: f.amount, from_token: from })}`)).quote); });
   const request = useAction(async () => { await ctx.api.post('/merchant/payouts', { address_id: f.address_id, amount: f.amount || undefined, from_token: from }); setQuote(null); list.reload(); });
@@ -210,7 +214,7 @@ function Payouts({ version }: { version: number }) {
       {canPay && (
         <form class="inline" aria-label="Request a payout" onSubmit={(e) => { e.preventDefault(); void request.run(); }}>
           <Field label="To address">{(p) => <select {...p} value={f.address_id} onChange={(e) => { setQuote(null); setF({ ...f, address_id: e.currentTarget.value, from_token: '' }); }}><option value="">Choose…</option>{(addrs.data?.addresses ?? []).map((x: Json) => <option key={x.id} value={x.id}>{x.token} {x.label || x.address.slice(0, 10)}</option>)}</select>}</Field>
-          {to && to.token.startsWith('USDT_') && (
+          {to && toUsdt && (
             <Field label="From balance" hint="A USDT balance can go to any USDT address">{(p) => <select {...p} value={from ?? ''} onChange={(e) => { setQuote(null); setF({ ...f, from_token: e.currentTarget.value }); }}>
               <option value="">Default: {to.token}, or the fullest USDT balance when it is empty</option>
               {fromChoices.map((b) => <option key={b.token} value={b.token}>{b.token} on {b.chain}: {b.available} available</option>)}

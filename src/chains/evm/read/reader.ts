@@ -7,7 +7,7 @@
 // in lower case.
 import { BlockNotFoundError, createPublicClient, TransactionNotFoundError, TransactionReceiptNotFoundError, type PublicClient } from 'viem';
 import type { Chain } from '../../../config.ts';
-import { CONTRACT_BACK_MESSAGE, CONTRACT_MISSING_MESSAGE, ContractChecks, tokensOnChain, type TokenSymbol } from '../../../tokens/index.ts';
+import { ContractChecks, tokensOnChain, type TokenSymbol } from '../../../tokens/index.ts';
 import type { NodeEndpoints } from '../../rpc/endpoints.ts';
 import { endpointsTransport } from '../transport.ts';
 import type { BlockRef, ChainBlock, ChainReader, ObservedTransfer, TxState } from '../../watch/types.ts';
@@ -41,7 +41,7 @@ export class EvmReader implements ChainReader {
     this.#contracts = new Map(Object.entries(contracts).map(([token, address]) => [address.toLowerCase(), token as TokenSymbol]));
     this.outcomes = new BlockOutcomes(this.#client, endpoints, this.#native, opts.log);
     this.#log = opts.log;
-    this.#checks = new ContractChecks(opts.clock);
+    this.#checks = new ContractChecks(chain, this.#configured, opts.log, opts.clock);
   }
 
   /**
@@ -54,9 +54,7 @@ export class EvmReader implements ChainReader {
     if (this.#checks.due()) {
       const { contracts, missing } = await checkTokenDecimals(this.#client, this.#configured);
       this.#contracts = contracts;
-      const { gone, back } = this.#checks.checked(missing);
-      for (const token of gone) this.#log?.warn({ chain: this.chain, token, contract: this.#configured[token] }, CONTRACT_MISSING_MESSAGE);
-      for (const token of back) this.#log?.info({ chain: this.chain, token, contract: this.#configured[token] }, CONTRACT_BACK_MESSAGE);
+      this.#checks.checked(missing);
     }
     return String(id);
   }

@@ -14,6 +14,7 @@ import type { NodeTx } from '../node-shapes.ts';
 import { inBestChain, scriptAddress } from '../node-shapes.ts';
 import { RPC_INVALID_ADDRESS_OR_KEY, type UtxoRpc } from '../rpc.ts';
 import type { HotOutput, HotOutputs } from './hot-outputs.ts';
+import { TXS_PER_REQUEST } from './raw-transactions.ts';
 
 /**
  * Outputs asked of the node (`gettxout`) per JSON-RPC batch: an answer is a few hundred bytes, so a
@@ -26,8 +27,6 @@ export const VERIFY_BATCH = 500;
  * that needs them all still takes a few round trips.
  */
 export const FIRST_SELECT_BATCH = 25;
-/** Decoded transactions (getrawtransaction verbose) per batch, as raw-transactions.ts reads them. */
-const TX_BATCH = 100;
 
 /** What `scantxoutset start` answers (amounts in coins). */
 interface UtxoScan { height?: number; unspents?: Array<{ txid: string; vout: number; amount: CoinAmount; height: number }> }
@@ -110,12 +109,12 @@ export class UtxoHotWallet {
       const coins = await this.#rpc.batch(chunk.map((o) => ({ method: 'gettxout', params: [o.txid, o.vout, false] })));
       const missing = chunk.filter((_, j) => coins[j] === null);
       if (missing.length === 0) continue;
-      // each funding transaction once (many outputs may share one), TX_BATCH to a request: a decoded
-      // transaction is kilobytes, and VERIFY_BATCH of them would make an answer of megabytes
+      // each funding transaction once (many outputs may share one), TXS_PER_REQUEST to a request as
+      // raw-transactions.ts reads them: VERIFY_BATCH decoded ones would make an answer of megabytes
       const ids = [...new Set(missing.map((o) => o.txid))];
       const goneTx = new Set<string>();
-      for (let k = 0; k < ids.length; k += TX_BATCH) {
-        const part = ids.slice(k, k + TX_BATCH);
+      for (let k = 0; k < ids.length; k += TXS_PER_REQUEST) {
+        const part = ids.slice(k, k + TXS_PER_REQUEST);
         const funding = await this.#rpc.batch(part.map((txid) => ({ method: 'getrawtransaction', params: [txid, 1] })));
         part.forEach((txid, j) => {
           const tx = funding[j];

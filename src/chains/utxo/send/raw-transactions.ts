@@ -12,18 +12,18 @@ import type { UtxoRpc } from '../rpc.ts';
  * Transactions per batch request: a node's decoded transaction is a few kilobytes (tens for one of
  * many outputs; a raw one about half that), so a request stays well within its answer size and time limit.
  */
-const BATCH = 100;
+export const TXS_PER_REQUEST = 100;
 
 /**
- * The raw bytes of transactions `txids` (each once), BATCH to a request (a consolidation of hundreds
+ * The raw bytes of transactions `txids` (each once), TXS_PER_REQUEST to a request (a consolidation of hundreds
  * of legacy inputs would otherwise be one answer of megabytes); a transaction the node does not give
  * fails the whole read.
  */
 export async function rawTransactions(rpc: UtxoRpc, txids: readonly string[]): Promise<Map<string, Uint8Array>> {
   const unique = [...new Set(txids)];
   const out = new Map<string, Uint8Array>();
-  for (let i = 0; i < unique.length; i += BATCH) {
-    const part = unique.slice(i, i + BATCH);
+  for (let i = 0; i < unique.length; i += TXS_PER_REQUEST) {
+    const part = unique.slice(i, i + TXS_PER_REQUEST);
     const answers = await rpc.batch(part.map((txid) => ({ method: 'getrawtransaction', params: [txid, 0] })));
     answers.forEach((a, j) => {
       if (a instanceof RpcError) throw a;
@@ -36,12 +36,12 @@ export async function rawTransactions(rpc: UtxoRpc, txids: readonly string[]): P
 
 /**
  * Transactions `txids` as the node decodes them (getrawtransaction verbose, with their hex), each
- * read once, BATCH to a request. One the node does not know (`maybe`'s null) is absent from the map;
+ * read once, TXS_PER_REQUEST to a request. One the node does not know (`maybe`'s null) is absent from the map;
  * any other refusal fails the whole read.
  */
 export async function nodeTransactions(rpc: UtxoRpc, txids: readonly string[]): Promise<Map<string, NodeTx & { hex: string }>> {
   const unique = [...new Set(txids)];
-  const answers = await rpc.maybeEach<NodeTx & { hex: string }>(unique.map((txid) => ({ method: 'getrawtransaction', params: [txid, 1] })), BATCH);
+  const answers = await rpc.maybeEach<NodeTx & { hex: string }>(unique.map((txid) => ({ method: 'getrawtransaction', params: [txid, 1] })), TXS_PER_REQUEST);
   const out = new Map<string, NodeTx & { hex: string }>();
   answers.forEach((a, j) => { if (a) out.set(unique[j], a); });
   return out;
